@@ -1,0 +1,99 @@
+-- 0001: the initial fact tables (see schema/ for one file per table).
+
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE capture (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  sha256 TEXT NOT NULL UNIQUE,
+  bytes INTEGER NOT NULL,
+  format TEXT NOT NULL CHECK (format IN ('har', 'scenario-evidence')),
+  format_version TEXT,
+  creator TEXT,
+  start_url TEXT,
+  request_bodies_selected INTEGER,
+  response_bodies_selected INTEGER,
+  header_values_selected INTEGER,
+  loaded_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE page (
+  capture_id INTEGER NOT NULL REFERENCES capture (id),
+  position INTEGER NOT NULL,
+  page_id TEXT NOT NULL,
+  title TEXT,
+  started_ms REAL,
+  PRIMARY KEY (capture_id, position)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE body (
+  id INTEGER PRIMARY KEY,
+  sha256 TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('none', 'base64', 'cut', 'json', 'text')),
+  is_usable INTEGER NOT NULL CHECK (is_usable IN (0, 1)),
+  unusable_reason TEXT,
+  content ANY
+) STRICT;
+CREATE UNIQUE INDEX body_identity ON body (sha256, kind, ifnull(unusable_reason, ''));
+
+CREATE TABLE record (
+  id INTEGER PRIMARY KEY,
+  capture_id INTEGER NOT NULL REFERENCES capture (id),
+  ordinal INTEGER NOT NULL,
+  method TEXT NOT NULL,
+  url TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  path TEXT NOT NULL,
+  query TEXT,
+  is_url_redacted INTEGER NOT NULL CHECK (is_url_redacted IN (0, 1)),
+  status INTEGER NOT NULL,
+  status_text TEXT,
+  http_version TEXT,
+  started_ms REAL,
+  duration_ms REAL NOT NULL,
+  page_id TEXT,
+  step_id TEXT,
+  transaction_id TEXT,
+  redirected_from_transaction_id TEXT,
+  resource_type TEXT,
+  request_media_type TEXT,
+  response_media_type TEXT,
+  request_body_id INTEGER NOT NULL REFERENCES body (id),
+  response_body_id INTEGER NOT NULL REFERENCES body (id),
+  UNIQUE (capture_id, ordinal)
+) STRICT;
+
+CREATE TABLE query_param (
+  record_id INTEGER NOT NULL REFERENCES record (id),
+  position INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (record_id, position)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE header (
+  record_id INTEGER NOT NULL REFERENCES record (id),
+  side TEXT NOT NULL CHECK (side IN ('request', 'response')),
+  source TEXT NOT NULL CHECK (source IN ('header', 'cookie')),
+  position INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  value TEXT,
+  is_redacted INTEGER NOT NULL CHECK (is_redacted IN (0, 1)),
+  PRIMARY KEY (record_id, side, source, position)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE member (
+  body_id INTEGER NOT NULL REFERENCES body (id),
+  pointer TEXT NOT NULL,
+  parent_pointer TEXT,
+  key TEXT,
+  position INTEGER NOT NULL,
+  depth INTEGER NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('object', 'array', 'string', 'integer', 'real', 'true', 'false', 'null')),
+  value ANY,
+  PRIMARY KEY (body_id, pointer)
+) STRICT, WITHOUT ROWID;

@@ -1,0 +1,28 @@
+-- One row per recorded exchange: a HAR entry, or a scenario transaction with a response
+-- (OQ-3). `ordinal` is 1-based record order; times are epoch milliseconds.
+CREATE TABLE record (
+  id INTEGER PRIMARY KEY,
+  capture_id INTEGER NOT NULL REFERENCES capture (id),
+  ordinal INTEGER NOT NULL,
+  method TEXT NOT NULL,
+  url TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  path TEXT NOT NULL,
+  query TEXT,
+  is_url_redacted INTEGER NOT NULL CHECK (is_url_redacted IN (0, 1)),
+  status INTEGER NOT NULL,
+  status_text TEXT,
+  http_version TEXT,
+  started_ms REAL,
+  duration_ms REAL NOT NULL,
+  page_id TEXT,
+  step_id TEXT,
+  transaction_id TEXT,
+  redirected_from_transaction_id TEXT,
+  resource_type TEXT,
+  request_media_type TEXT,
+  response_media_type TEXT,
+  request_body_id INTEGER NOT NULL REFERENCES body (id),
+  response_body_id INTEGER NOT NULL REFERENCES body (id),
+  UNIQUE (capture_id, ordinal)
+) STRICT;

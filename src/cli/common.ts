@@ -1,0 +1,74 @@
+/**
+ * Shared CLI pieces: argument fragments, output helpers, and the one place that turns
+ * errors into messages and exit codes (0 ok, 1 bad input or failed check, 2 usage).
+ */
+import type { ArgsDef } from 'citty';
+import { CapstateError } from '../errors.js';
+
+/** The version of every `--json` document's shape (STYLE.md §12: keys are never renamed). */
+export const JSON_FORMAT_VERSION = 1;
+
+export const dbArg = {
+  db: { type: 'string', description: 'Store file', default: 'capstate.sqlite', valueHint: 'FILE' },
+} as const satisfies ArgsDef;
+
+export const jsonArg = {
+  json: { type: 'boolean', description: 'Print one JSON document on stdout', default: false },
+} as const satisfies ArgsDef;
+
+/** Writes data to stdout. Progress and logs go through `log` to stderr. */
+export function out(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+}
+
+export function log(text: string): void {
+  process.stderr.write(`capstate: ${text}\n`);
+}
+
+/** JSON with bigint digits kept exact (64-bit integers from the store). */
+export function toJson(value: unknown, indent = 2): string {
+  const marker = '\u0000bigint:';
+  const s = JSON.stringify(value, (_k, v) => {
+    if (typeof v === 'bigint') return marker + v.toString();
+    if (Buffer.isBuffer(v) || v instanceof Uint8Array) return { base64: Buffer.from(v).toString('base64') };
+    return v;
+  }, indent);
+  return s.replace(/"\\u0000bigint:(-?\d+)"/g, '$1');
+}
+
+export function printJson(doc: Record<string, unknown>): void {
+  out(toJson({ format_version: JSON_FORMAT_VERSION, ...doc }));
+}
+
+/** Warns about flags a command does not define (citty accepts typos silently). */
+export function warnUnknownFlags(rawArgs: string[], args: ArgsDef): void {
+  const known = new Set<string>(['help', 'h']);
+  for (const [name, def] of Object.entries(args)) {
+    known.add(name);
+    known.add(name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase()));
+    for (const a of ([] as string[]).concat((def as { alias?: string | string[] }).alias ?? [])) known.add(a);
+    if (def.type === 'boolean') known.add(`no-${name}`);
+  }
+  for (const raw of rawArgs) {
+    if (raw === '--') break;
+    const m = /^--?([^=]+)/.exec(raw);
+    if (m && !/^-\d/.test(raw) && !known.has(m[1])) log(`warning: unknown option ${raw.split('=')[0]} (ignored); see --help`);
+  }
+}
+
+/** Reports an error the way the user asked (`--json` or text) and returns the exit code. */
+export function reportError(e: unknown, asJson: boolean): number {
+  if (e instanceof CapstateError) {
+    if (asJson) out(toJson({ format_version: JSON_FORMAT_VERSION, ...e.toJSON() }));
+    process.stderr.write(`capstate: error: ${e.describe()}\n`);
+    return e.exitCode;
+  }
+  if (e instanceof Error && e.name === 'CLIError') {
+    process.stderr.write(`capstate: ${e.message}\n`);
+    return 2;
+  }
+  const err = e as Error;
+  if (asJson) out(toJson({ format_version: JSON_FORMAT_VERSION, ok: false, code: 'internal', message: String(err?.message ?? err), context: {} }));
+  process.stderr.write(`capstate: internal error (please report it): ${err?.stack ?? err}\n`);
+  return 1;
+}

@@ -1,0 +1,81 @@
+import { defineCommand } from 'citty';
+import { sql } from 'kysely';
+import { kyselyFor, openStore } from '../store/open.js';
+import { dbArg, jsonArg, out, printJson } from './common.js';
+
+export const args = { ...dbArg, ...jsonArg } as const;
+
+export interface StoreInfo {
+  db: string;
+  schema_version: number;
+  captures: {
+    id: number; path: string; format: string; creator: string | null; bytes: number; sha256: string;
+    records: number; timeline_order: string | null; origins: { origin: string; records: number }[];
+    response_bodies_by_kind: Record<string, number>;
+  }[];
+  bodies: { kind: string; is_usable: number; unusable_reason: string | null; bodies: number; bytes: number }[];
+  members: number;
+  views: string[];
+}
+
+/** Everything `capstate info` shows, read through typed queries. */
+export async function readInfo(file: string): Promise<StoreInfo> {
+  const db = openStore(file);
+  const k = kyselyFor(db);
+  try {
+    const captures = await k.selectFrom('capture')
+      .leftJoin('capture_timeline', 'capture_timeline.capture_id', 'capture.id')
+      .select(['capture.id', 'capture.path', 'capture.format', 'capture.creator', 'capture.bytes', 'capture.sha256', 'capture_timeline.timeline_order',
+        (eb) => eb.fn.coalesce('capture_timeline.records', sql.lit(0)).as('records')])
+      .orderBy('capture.id').execute();
+    const origins = await k.selectFrom('record').select(['capture_id', 'origin', (eb) => eb.fn.countAll<number>().as('records')])
+      .groupBy(['capture_id', 'origin']).orderBy('capture_id').orderBy('records', 'desc').orderBy('origin').execute();
+    const kinds = await k.selectFrom('record').innerJoin('body', 'body.id', 'record.response_body_id')
+      .select(['record.capture_id', 'body.kind', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(['record.capture_id', 'body.kind']).execute();
+    const bodies = await k.selectFrom('body')
+      .select(['kind', 'is_usable', 'unusable_reason', (eb) => eb.fn.countAll<number>().as('bodies'), (eb) => eb.fn.sum<number>('bytes').as('bytes')])
+      .groupBy(['kind', 'is_usable', 'unusable_reason']).orderBy('kind').orderBy('unusable_reason').execute();
+    const members = await k.selectFrom('member').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const views = await k.selectFrom(sql<{ name: string; type: string }>`sqlite_master`.as('m'))
+      .select('m.name').where('m.type', '=', 'view').orderBy('m.name').execute();
+    return {
+      db: file,
+      schema_version: db.pragma('user_version', { simple: true }) as number,
+      captures: captures.map((c) => ({
+        ...c,
+        records: Number(c.records),
+        origins: origins.filter((o) => o.capture_id === c.id).map((o) => ({ origin: o.origin, records: o.records })),
+        response_bodies_by_kind: Object.fromEntries(kinds.filter((x) => x.capture_id === c.id).map((x) => [x.kind, x.n])),
+      })),
+      bodies: bodies.map((b) => ({ ...b, bytes: Number(b.bytes) })),
+      members: members.n,
+      views: views.map((v) => v.name),
+    };
+  } finally {
+    await k.destroy();
+  }
+}
+
+export default defineCommand({
+  meta: { name: 'info', description: 'Summarise the store: captures, records, origins, bodies by kind, members, views' },
+  args,
+  async run({ args: a }) {
+    const info = await readInfo(a.db);
+    if (a.json) return printJson({ ok: true, ...info });
+    const lines: string[] = [`store ${info.db} (schema version ${info.schema_version})`];
+    if (info.captures.length === 0) lines.push('no captures yet: capstate load CAPTURE');
+    for (const c of info.captures) {
+      lines.push('', `capture ${c.id}: ${c.path}`,
+        `  ${c.format}${c.creator ? ` by ${c.creator}` : ''}, ${(c.bytes / 1e6).toFixed(2)} MB, sha256 ${c.sha256.slice(0, 16)}…`,
+        `  ${c.records} records, timeline by ${c.timeline_order ?? 'n/a'} (ES-6)`,
+        `  origins: ${c.origins.map((o) => `${o.origin} ${o.records}`).join(', ') || 'none'}`,
+        `  response bodies: ${Object.entries(c.response_bodies_by_kind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`);
+    }
+    lines.push('', 'distinct bodies (kind, usable or why not):');
+    for (const b of info.bodies) lines.push(`  ${b.kind.padEnd(6)} ${(b.is_usable ? 'usable' : b.unusable_reason ?? '').padEnd(15)} ${String(b.bodies).padStart(6)} bodies ${String(b.bytes).padStart(10)} bytes`);
+    lines.push('', `JSON members: ${info.members.toLocaleString('en-US')}`, `views: ${info.views.join(', ')}`,
+      '', `explore: capstate sql "select * from records_timeline limit 10" --db ${info.db}`);
+    out(lines.join('\n'));
+  },
+});

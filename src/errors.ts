@@ -1,0 +1,46 @@
+/**
+ * The one error shape for expected failures (bad input, failed checks). The CLI prints
+ * `message` and `context` without a stack; `--json` and MCP return `toJSON()`.
+ */
+export interface ErrorContext {
+  file?: string;
+  /** 1-based record ordinal (HAR entry index + 1, scenario transaction order). */
+  record?: number;
+  /** JSON path inside the capture file, e.g. `log.entries[4].response.status`. */
+  path?: string;
+  /** Byte offset in the capture file. */
+  offset?: number;
+  [key: string]: unknown;
+}
+
+export class CapstateError extends Error {
+  readonly code: string;
+  readonly context: ErrorContext;
+  /** Exit code for the CLI: 1 bad input or failed check, 2 usage. */
+  readonly exitCode: 1 | 2;
+
+  constructor(code: string, message: string, context: ErrorContext = {}, exitCode: 1 | 2 = 1) {
+    super(message);
+    this.name = 'CapstateError';
+    this.code = code;
+    this.context = context;
+    this.exitCode = exitCode;
+  }
+
+  /** `file: record #5 (log.entries[4].request.url): message` */
+  describe(): string {
+    const c = this.context;
+    const where: string[] = [];
+    if (c.file) where.push(c.file);
+    const loc: string[] = [];
+    if (c.record !== undefined) loc.push(`record #${c.record}`);
+    if (c.path) loc.push(c.path);
+    if (c.offset !== undefined && c.record === undefined) loc.push(`byte ${c.offset}`);
+    if (loc.length) where.push(loc.length === 2 ? `${loc[0]} (${loc[1]})` : loc[0]);
+    return `${where.length ? where.join(': ') + ': ' : ''}${this.message}`;
+  }
+
+  toJSON(): { ok: false; code: string; message: string; context: ErrorContext } {
+    return { ok: false, code: this.code, message: this.message, context: this.context };
+  }
+}

@@ -1,0 +1,285 @@
+/**
+ * The single owner of body classification and exact JSON (ES-4, ES-5, DESC-6, OQ-33,
+ * OQ-34). Loaders hand every retained body here; nothing else decodes bodies or parses
+ * JSON out of them. Replay, the state view and descriptions read the result from the
+ * store (`body.kind`, `member`) or call these functions.
+ */
+import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+import JSONbig from 'json-bigint';
+import BigNumber from 'bignumber.js';
+
+export type BodyKind = 'none' | 'base64' | 'cut' | 'json' | 'text';
+
+/** Why a retained body is not usable for state. */
+export type UnusableReason =
+  | 'no-body' | 'binary' | 'cut' | 'not-json' | 'oversize' | 'invalid-utf8' | 'invalid-unicode'
+  | 'too-deep' | 'invalid-json' | 'duplicate-key' | 'proto-member' | 'inexact-number';
+
+/** ES-4: bodies larger than this (decoded bytes) are not parsed. */
+export const MAX_USABLE_BODY_BYTES = 256 * 1024;
+/** Nesting deeper than this is unusable; it also bounds the recursive parser's stack. */
+export const MAX_BODY_DEPTH = 512;
+
+/** What a capture retained of one body, before classification. */
+export interface RetainedBody {
+  /** Absent when the capture kept no body (HAR `content.text` missing). */
+  text?: string;
+  /** Present when the producer retained bytes (base64 already decoded). */
+  bytes?: Buffer;
+  mediaType: string | null;
+  /** The producer says only part of the body was retained. */
+  isCut: boolean;
+}
+
+export interface ClassifiedBody {
+  kind: BodyKind;
+  sha256: string;
+  /** The stored bytes: exactly what `sha256` covers. */
+  bytes: Buffer;
+  /** TEXT for UTF-8 bodies, BLOB otherwise; the same bytes either way. */
+  content: string | Buffer;
+  isUsable: boolean;
+  reason: UnusableReason | null;
+  /** The exact JSON value when `kind` is `json`. */
+  value?: JsonValue;
+}
+
+/** An exact JSON value: integers beyond 2^53 are `bigint`; objects have no prototype. */
+export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
+
+const EMPTY = Buffer.alloc(0);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+const exactParser = JSONbig({ strict: true, protoAction: 'preserve', constructorAction: 'preserve' });
+
+export function sha256Hex(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function essence(mediaType: string | null): string {
+  return (mediaType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** OQ-34: JSON media types. */
+export function isJsonMediaType(mediaType: string | null): boolean {
+  const m = essence(mediaType);
+  return m === 'application/json' || m === 'text/json' || m.endsWith('+json');
+}
+
+const GENERIC = new Set(['', 'text/plain', 'application/octet-stream', 'binary/octet-stream']);
+
+/** Media types whose bytes are text (kept as text when a producer base64-encoded them). */
+export function isTextMediaType(mediaType: string | null): boolean {
+  const m = essence(mediaType);
+  return m.startsWith('text/') || isJsonMediaType(mediaType) || m.endsWith('+xml') || m.endsWith('/xml')
+    || m === 'application/javascript' || m === 'application/x-www-form-urlencoded' || m === 'application/graphql';
+}
+
+function firstNonSpace(bytes: Buffer): number {
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return c;
+  }
+  return -1;
+}
+
+/** OQ-34: JSON-like = a JSON media type, or no/generic media type and a body starting `{` or `[`. */
+export function isJsonLike(mediaType: string | null, bytes: Buffer): boolean {
+  if (isJsonMediaType(mediaType)) return true;
+  if (!GENERIC.has(essence(mediaType))) return false;
+  const c = firstNonSpace(bytes);
+  return c === 0x7b || c === 0x5b;
+}
+
+/** Strict base64 (RFC 4648 alphabet, padding, line breaks allowed); null when invalid. */
+export function decodeBase64Strict(text: string): Buffer | null {
+  const s = /[\r\n]/.test(text) ? text.replace(/[\r\n]/g, '') : text;
+  if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(s)) return null;
+  return Buffer.from(s, 'base64');
+}
+
+/** Deepest nesting of `{`/`[` outside strings; stops counting past `limit`. */
+function nestingDepth(bytes: Buffer, limit: number): number {
+  let depth = 0, max = 0, inStr = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inStr) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inStr = false;
+    } else if (c === 0x22) inStr = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) { max = depth; if (max > limit) return max; }
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}
+
+type ParseResult = { ok: true; value: JsonValue } | { ok: false; reason: UnusableReason; detail: string };
+
+/**
+ * Parses exact JSON (ES-4): duplicate keys, `__proto__` members at any depth, integers
+ * outside 64 bits and decimals a double cannot hold digit for digit are rejected, so
+ * whatever is accepted survives SQLite and comes back the same.
+ */
+export function parseExactJson(text: string): ParseResult {
+  const bytes = Buffer.from(text, 'utf8');
+  if (nestingDepth(bytes, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+    return { ok: false, reason: 'too-deep', detail: `nesting deeper than ${MAX_BODY_DEPTH} levels` };
+  }
+  let raw: unknown;
+  try {
+    raw = exactParser.parse(text);
+  } catch (e) {
+    const msg = (e as { message?: string }).message ?? String(e);
+    if (/Duplicate key/.test(msg)) return { ok: false, reason: 'duplicate-key', detail: msg };
+    if (/Bad number/.test(msg)) return { ok: false, reason: 'inexact-number', detail: msg };
+    return { ok: false, reason: 'invalid-json', detail: msg };
+  }
+  try {
+    return { ok: true, value: toExact(raw) };
+  } catch (e) {
+    if (e instanceof Unusable) return { ok: false, reason: e.reason, detail: e.message };
+    throw e;
+  }
+}
+
+class Unusable extends Error {
+  constructor(readonly reason: UnusableReason, message: string) { super(message); }
+}
+
+function toExact(v: unknown): JsonValue {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v;
+  if (BigNumber.isBigNumber(v)) {
+    const bn = v as BigNumber;
+    if (bn.isInteger()) {
+      const big = BigInt(bn.toFixed());
+      if (big < INT64_MIN || big > INT64_MAX) throw new Unusable('inexact-number', `integer ${bn.toFixed()} is outside 64 bits`);
+      return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+    }
+    const n = bn.toNumber();
+    if (!new BigNumber(String(n)).eq(bn)) throw new Unusable('inexact-number', `number ${bn.toString()} has more digits than a double keeps`);
+    return n;
+  }
+  if (Array.isArray(v)) return v.map(toExact);
+  const out: { [key: string]: JsonValue } = Object.create(null);
+  for (const k of Object.keys(v as object)) {
+    if (k === '__proto__') throw new Unusable('proto-member', 'the body has a "__proto__" member');
+    out[k] = toExact((v as Record<string, unknown>)[k]);
+  }
+  return out;
+}
+
+/** Classifies one retained body (OQ-33) and, for JSON, parses it exactly (ES-4). */
+export function classifyRetainedBody(body: RetainedBody): ClassifiedBody {
+  let bytes: Buffer;
+  let fromText = false;
+  if (body.bytes !== undefined) bytes = body.bytes;
+  else if (body.text !== undefined) {
+    bytes = Buffer.from(body.text, 'utf8');
+    fromText = true;
+  } else bytes = EMPTY;
+
+  const make = (kind: BodyKind, reason: UnusableReason | null, value?: JsonValue): ClassifiedBody => {
+    const utf8 = fromText || isUtf8(bytes);
+    return {
+      kind, sha256: sha256Hex(bytes), bytes,
+      content: kind !== 'base64' && utf8 ? bytes.toString('utf8') : bytes,
+      isUsable: kind === 'json', reason, value,
+    };
+  };
+
+  if (bytes.length === 0 && !body.isCut) return make('none', 'no-body');
+  if (body.isCut) return make('cut', 'cut');
+  if (fromText && !body.text!.isWellFormed()) return make('text', 'invalid-unicode');
+  const jsonLike = isJsonLike(body.mediaType, bytes);
+  if (!fromText && !jsonLike && !isTextMediaType(body.mediaType)) return make('base64', 'binary');
+  if (!fromText && !isUtf8(bytes)) return make(jsonLike ? 'text' : 'base64', jsonLike ? 'invalid-utf8' : 'binary');
+  if (!jsonLike) return make('text', 'not-json');
+  if (bytes.length > MAX_USABLE_BODY_BYTES) return make('text', 'oversize');
+  const parsed = parseExactJson(fromText ? body.text! : bytes.toString('utf8'));
+  if (!parsed.ok) return make('text', parsed.reason);
+  return make('json', null, parsed.value);
+}
+
+/** One `member` row (schema/member.sql). */
+export interface MemberRow {
+  pointer: string;
+  parentPointer: string | null;
+  key: string | null;
+  position: number;
+  depth: number;
+  type: 'object' | 'array' | 'string' | 'integer' | 'real' | 'true' | 'false' | 'null';
+  value: string | number | bigint | null;
+}
+
+function escapePointerToken(k: string): string {
+  return k.includes('~') || k.includes('/') ? k.replace(/~/g, '~0').replace(/\//g, '~1') : k;
+}
+
+/** Flattens an exact JSON value into member rows, the root first, in document order. */
+export function flattenMembers(root: JsonValue, emit: (row: MemberRow) => void): void {
+  const walk = (v: JsonValue, pointer: string, parent: string | null, key: string | null, position: number, depth: number) => {
+    if (v === null) emit({ pointer, parentPointer: parent, key, position, depth, type: 'null', value: null });
+    else if (typeof v === 'string') emit({ pointer, parentPointer: parent, key, position, depth, type: 'string', value: v });
+    else if (typeof v === 'boolean') emit({ pointer, parentPointer: parent, key, position, depth, type: v ? 'true' : 'false', value: v ? 1 : 0 });
+    else if (typeof v === 'bigint') emit({ pointer, parentPointer: parent, key, position, depth, type: 'integer', value: v });
+    else if (typeof v === 'number') emit({ pointer, parentPointer: parent, key, position, depth, type: Number.isInteger(v) ? 'integer' : 'real', value: v });
+    else if (Array.isArray(v)) {
+      emit({ pointer, parentPointer: parent, key, position, depth, type: 'array', value: null });
+      for (let i = 0; i < v.length; i++) walk(v[i], `${pointer}/${i}`, pointer, null, i, depth + 1);
+    } else {
+      emit({ pointer, parentPointer: parent, key, position, depth, type: 'object', value: null });
+      let i = 0;
+      for (const k of Object.keys(v)) walk(v[k], `${pointer}/${escapePointerToken(k)}`, pointer, k, i++, depth + 1);
+    }
+  };
+  walk(root, '', null, null, 0, 0);
+}
+
+/** Rebuilds the exact JSON value from member rows (any order); the inverse of flattenMembers. */
+export function membersToValue(rows: Iterable<MemberRow>): JsonValue {
+  const byPointer = new Map<string, MemberRow>();
+  const children = new Map<string, MemberRow[]>();
+  for (const r of rows) {
+    byPointer.set(r.pointer, r);
+    if (r.parentPointer !== null) {
+      const list = children.get(r.parentPointer) ?? [];
+      list.push(r);
+      children.set(r.parentPointer, list);
+    }
+  }
+  const build = (r: MemberRow): JsonValue => {
+    switch (r.type) {
+      case 'null': return null;
+      case 'true': return true;
+      case 'false': return false;
+      case 'string': return r.value as string;
+      case 'integer': {
+        const v = r.value as number | bigint;
+        return typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+      }
+      case 'real': return Number(r.value);
+      case 'array': return (children.get(r.pointer) ?? []).sort((a, b) => a.position - b.position).map(build);
+      case 'object': {
+        const out: { [key: string]: JsonValue } = Object.create(null);
+        for (const c of (children.get(r.pointer) ?? []).sort((a, b) => a.position - b.position)) out[c.key as string] = build(c);
+        return out;
+      }
+    }
+  };
+  const root = byPointer.get('');
+  if (!root) throw new Error('no root member');
+  return build(root);
+}
+
+/** Compact JSON with exact integers (OQ-30): bigint digits as written, no whitespace. */
+export function stringifyExact(v: JsonValue): string {
+  if (v === null) return 'null';
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return '[' + v.map(stringifyExact).join(',') + ']';
+  return '{' + Object.keys(v).map((k) => JSON.stringify(k) + ':' + stringifyExact(v[k])).join(',') + '}';
+}

@@ -1,0 +1,259 @@
+/**
+ * Loading captures into the store: one transaction for the whole command, so a failed
+ * or killed load leaves the store as it was. A store that does not exist yet is built in
+ * a temporary file beside it and renamed into place only after the commit.
+ */
+import { createReadStream, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { basename, dirname, join, resolve } from 'node:path';
+import { CapstateError } from '../errors.js';
+import { openStore, type Sqlite } from '../store/open.js';
+import type { BodyKind } from './bodies.js';
+import { readHarEntry, readHarPages } from './har.js';
+import { ScenarioReader } from './scenario.js';
+import { splitJson, formatPath, type Piece } from './split.js';
+import { FactWriter, noKinds } from './writer.js';
+
+export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
+
+export interface LoadOptions {
+  db: string;
+  files: string[];
+  onProgress?: (p: LoadProgress) => void;
+  /** Messages for stderr (warnings, skipped duplicates). */
+  log?: (message: string) => void;
+  /** Fixed load time for reproducible stores (tests); defaults to now. */
+  loadedAt?: string;
+}
+
+export interface LoadedCapture {
+  file: string;
+  capture_id: number;
+  sha256: string;
+  format: 'har' | 'scenario-evidence';
+  bytes: number;
+  /** True when the same bytes were already loaded; nothing was added. */
+  already_loaded: boolean;
+  records: number;
+  /** How each record's response body was classified (OQ-33). */
+  response_bodies_by_kind: Record<BodyKind, number>;
+  request_bodies_by_kind: Record<BodyKind, number>;
+  new_bodies: number;
+  members: number;
+  duration_ms: number;
+}
+
+async function fileSha256(file: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(file, { highWaterMark: 4 * 1024 * 1024 })) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+function parsePiece(file: string, p: Piece): unknown {
+  try {
+    return JSON.parse(p.bytes.toString('utf8'));
+  } catch (e) {
+    const record = p.path[0] === 'log' && p.path[1] === 'entries' ? (p.path[2] as number) + 1 : undefined;
+    throw new CapstateError('bad-json', `not valid JSON: ${(e as Error).message}`, { file, record, path: formatPath(p.path), offset: p.offset });
+  }
+}
+
+/** Counts object keys in a parsed value, to compare with the splitter's `:` count (duplicate keys). */
+function countKeys(v: unknown): number {
+  if (v === null || typeof v !== 'object') return 0;
+  if (Array.isArray(v)) { let n = 0; for (const x of v) n += countKeys(x); return n; }
+  let n = 0;
+  for (const k in v as object) { n++; n += countKeys((v as Record<string, unknown>)[k]); }
+  return n;
+}
+
+/** Finds the first duplicate key's path in raw JSON bytes (slow path, only after a mismatch). */
+function findDuplicateKey(text: string): string {
+  // A tiny recursive-descent walk over the structure; strings are skipped with JSON.parse.
+  let i = 0;
+  const path: (string | number)[] = [];
+  const ws = () => { while (i < text.length && ' \t\n\r'.includes(text[i])) i++; };
+  const str = (): string => {
+    const start = i; i++;
+    while (text[i] !== '"') { if (text[i] === '\\') i++; i++; }
+    i++;
+    return JSON.parse(text.slice(start, i));
+  };
+  let found: string | null = null;
+  const value = (): void => {
+    ws();
+    if (found) return;
+    if (text[i] === '{') {
+      i++; const seen = new Set<string>(); ws();
+      if (text[i] === '}') { i++; return; }
+      for (;;) {
+        ws(); const k = str(); ws(); i++; // ':'
+        if (seen.has(k)) { found = formatPath([...path, k]); return; }
+        seen.add(k); path.push(k); value(); path.pop(); if (found) return;
+        ws(); if (text[i] === ',') { i++; continue; } i++; return;
+      }
+    } else if (text[i] === '[') {
+      i++; ws(); let n = 0;
+      if (text[i] === ']') { i++; return; }
+      for (;;) {
+        path.push(n++); value(); path.pop(); if (found) return;
+        ws(); if (text[i] === ',') { i++; continue; } i++; return;
+      }
+    } else if (text[i] === '"') str();
+    else while (i < text.length && !',}] \t\n\r'.includes(text[i])) i++;
+  };
+  value();
+  return found ?? '';
+}
+
+function checkDuplicates(file: string, p: Piece, value: unknown, record: number | undefined): void {
+  if (countKeys(value) === p.keyCount) return;
+  const inner = findDuplicateKey(p.bytes.toString('utf8'));
+  const path = formatPath(p.path) + (inner.startsWith('[') || inner === '' ? inner : '.' + inner);
+  throw new CapstateError('duplicate-key', 'a member name appears twice in one object, so the capture is ambiguous here; fix or re-export the capture', { file, record, path });
+}
+
+async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions): Promise<LoadedCapture> {
+  const t0 = performance.now();
+  const st = statSync(file);
+  if (!st.isFile()) throw new CapstateError('not-a-file', `${file} is not a file`, { file });
+  const sha256 = await fileSha256(file);
+  const existing = db.prepare('select id, format from capture where sha256 = ?').get(sha256) as { id: number; format: LoadedCapture['format'] } | undefined;
+  if (existing) {
+    opts.log?.(`${file}: already loaded as capture ${existing.id} (same SHA-256); skipped`);
+    return { file, capture_id: existing.id, sha256, format: existing.format, bytes: st.size, already_loaded: true, records: 0,
+      response_bodies_by_kind: noKinds(), request_bodies_by_kind: noKinds(), new_bodies: 0, members: 0, duration_ms: performance.now() - t0 };
+  }
+  const before = { ...writer.counts, request: { ...writer.counts.bodiesByKind.request }, response: { ...writer.counts.bodiesByKind.response } };
+
+  let format: LoadedCapture['format'] | null = null;
+  const root = new Map<string, unknown>();
+  let captureId = -1;
+  let scenario: ScenarioReader | null = null;
+  let records = 0;
+  let pagePosition = 0;
+  const loadedAt = opts.loadedAt ?? new Date().toISOString();
+
+  const startCapture = (fmt: LoadedCapture['format']) => {
+    format = fmt;
+    const creator = root.get('creator') as { name?: unknown; version?: unknown } | undefined;
+    const meta = fmt === 'scenario-evidence' ? ScenarioReader.readMeta(file, root) : null;
+    captureId = writer.writeCapture({
+      path: resolve(file), sha256, bytes: st.size, format: fmt,
+      formatVersion: meta ? meta.formatVersion : typeof root.get('version') === 'string' ? (root.get('version') as string) : null,
+      creator: creator && typeof creator.name === 'string' ? `${creator.name}${typeof creator.version === 'string' ? ' ' + creator.version : ''}` : null,
+      startUrl: meta?.startUrl ?? null,
+      requestBodiesSelected: meta?.requestBodies ?? null,
+      responseBodiesSelected: meta?.responseBodies ?? null,
+      headerValuesSelected: meta?.headerValues ?? null,
+    }, loadedAt);
+    if (fmt === 'scenario-evidence') scenario = new ScenarioReader(file, (b, side) => writer.writeBody(b, side));
+  };
+
+  const pieces = splitJson(file, {
+    stream: [['log', 'entries'], ['events']],
+    onBytes: (n) => opts.onProgress?.({ file, bytesRead: n, bytesTotal: st.size, records }),
+  });
+  for await (const p of pieces) {
+    const top = p.path[0];
+    if (top === 'log' && p.path[1] === 'entries') {
+      if (format === null) startCapture('har');
+      const index = p.path[2] as number;
+      const value = parsePiece(file, p);
+      checkDuplicates(file, p, value, index + 1);
+      const out = readHarEntry(file, index, value);
+      const requestBodyId = writer.writeBody(out.requestBody, 'request');
+      const responseBodyId = writer.writeBody(out.responseBody, 'response');
+      writer.writeRecord(captureId, { ...out.record, requestBodyId, responseBodyId });
+      records++;
+    } else if (top === 'events') {
+      if (format === null) startCapture('scenario-evidence');
+      if (format !== 'scenario-evidence') throw new CapstateError('unknown-format', 'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is', { file });
+      const value = parsePiece(file, p);
+      checkDuplicates(file, p, value, undefined);
+      scenario!.onEvent(p.path[1] as number, value);
+    } else if (top === 'log') {
+      const key = p.path[1] as string;
+      const value = parsePiece(file, p);
+      checkDuplicates(file, p, value, undefined);
+      if (key === 'pages') {
+        const pages = readHarPages(file, value);
+        // Pages may come before or after the entries; store them once the capture row exists.
+        if (format === null) startCapture('har');
+        for (const pg of pages) writer.writePage(captureId, pagePosition++, pg.id, pg.title, pg.startedMs);
+      } else {
+        root.set(key, value); // version, creator, browser, comment
+      }
+    } else {
+      const value = parsePiece(file, p);
+      checkDuplicates(file, p, value, undefined);
+      root.set(top as string, value);
+    }
+  }
+  if (format === null) {
+    if (root.has('schema_version') || root.has('steps')) startCapture('scenario-evidence');
+    else throw new CapstateError('unknown-format', 'not a HAR 1.2 file (no log.entries) nor scenario Evidence (no events); capstate reads those two formats', { file });
+  }
+  if (scenario) {
+    const s = scenario as ScenarioReader;
+    for (const r of s.finish()) { writer.writeRecord(captureId, r); records++; }
+    if (s.skippedWithoutRequest) opts.log?.(`${file}: ${s.skippedWithoutRequest} response event(s) without a request event were skipped`);
+  }
+  const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {
+    const d = noKinds();
+    for (const k of Object.keys(d) as BodyKind[]) d[k] = now[k] - then[k];
+    return d;
+  };
+  return {
+    file, capture_id: captureId, sha256, format: format!, bytes: st.size, already_loaded: false, records,
+    response_bodies_by_kind: delta(writer.counts.bodiesByKind.response, before.response),
+    request_bodies_by_kind: delta(writer.counts.bodiesByKind.request, before.request), new_bodies: writer.counts.newBodies - before.newBodies,
+    members: writer.counts.members - before.members, duration_ms: performance.now() - t0,
+  };
+}
+
+/**
+ * Loads capture files into the store at `opts.db` in one transaction. Throws a
+ * CapstateError for bad input; the store is then exactly as before.
+ */
+export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> {
+  const target = resolve(opts.db);
+  const isNew = !existsSync(target);
+  // A new store is written beside its target and renamed after the commit, so neither a
+  // failure nor SIGKILL can leave a half-built file under the target's name.
+  const work = isNew ? join(dirname(target), `.${basename(target)}.loading-${process.pid}`) : target;
+  if (isNew) rmSync(work, { force: true });
+  let db: Sqlite | null = null;
+  try {
+    db = openStore(work, { write: true });
+    if (isNew) {
+      // Bulk-load settings are safe only for a file nobody sees until the rename.
+      db.pragma('journal_mode = OFF');
+      db.pragma('synchronous = OFF');
+    }
+    db.pragma('cache_size = -65536');
+    const writer = new FactWriter(db);
+    const results: LoadedCapture[] = [];
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const file of opts.files) {
+        if (!existsSync(file)) throw new CapstateError('no-such-file', `${file}: no such file`, { file });
+        results.push(await loadOne(db, writer, file, opts));
+      }
+      db.exec('COMMIT');
+    } catch (e) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw e;
+    }
+    if (isNew) {
+      db.pragma('journal_mode = DELETE');
+      db.close();
+      db = null;
+      renameSync(work, target);
+    }
+    return results;
+  } finally {
+    if (db) db.close();
+    if (isNew) rmSync(work, { force: true });
+  }
+}

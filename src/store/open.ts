@@ -1,0 +1,140 @@
+/**
+ * Opening the store: migrations (append-only, tracked by PRAGMA user_version) and the rule
+ * views from queries/ (rebuilt when their hash changes, so `sqlite3 capstate.sqlite` sees
+ * them without capstate). Read-only opens never write; they detect stale views instead.
+ */
+import Database from 'better-sqlite3';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kysely, SqliteDialect } from 'kysely';
+import { CapstateError } from '../errors.js';
+import { sha256Hex } from '../load/bodies.js';
+import type { DB } from './types.js';
+
+export type Sqlite = Database.Database;
+
+/** The package root (holds migrations/ and queries/), from src/ or dist/src/. */
+export const packageRoot: string = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('capstate: package root not found');
+    dir = up;
+  }
+  return dir;
+})();
+
+export interface Migration { version: number; name: string; sql: string }
+
+export function listMigrations(): Migration[] {
+  const dir = join(packageRoot, 'migrations');
+  return readdirSync(dir)
+    .filter((f) => /^\d{4}-.+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.slice(0, 4)), name: f, sql: readFileSync(join(dir, f), 'utf8') }));
+}
+
+export interface ViewFile { name: string; file: string; sql: string; rule: string; says: string; grain: string; reads: string[] }
+
+/** Parses the header every queries/*.sql file carries (STYLE.md §1). */
+export function listViews(): ViewFile[] {
+  const dir = join(packageRoot, 'queries');
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.sql')).sort();
+  return files.map((f) => {
+    const sql = readFileSync(join(dir, f), 'utf8');
+    const tag = (name: string) => sql.match(new RegExp(`^--\\s*@${name}\\s+(.+)$`, 'm'))?.[1].trim() ?? '';
+    const name = sql.match(/create\s+view\s+([a-z_][a-z0-9_]*)/i)?.[1];
+    if (!name) throw new Error(`queries/${f}: no "create view"`);
+    return {
+      name, file: `queries/${f}`, sql, rule: tag('rule'), says: tag('says'), grain: tag('grain'),
+      reads: tag('reads').split(',').map((s) => s.trim()).filter(Boolean),
+    };
+  });
+}
+
+/** Views in dependency order (a view after every view it reads). */
+export function orderViews(views: ViewFile[]): ViewFile[] {
+  const byName = new Map(views.map((v) => [v.name, v]));
+  const done = new Set<string>();
+  const out: ViewFile[] = [];
+  const visit = (v: ViewFile, path: string[]) => {
+    if (done.has(v.name)) return;
+    if (path.includes(v.name)) throw new Error(`queries: views read each other in a cycle: ${[...path, v.name].join(' -> ')}`);
+    for (const r of v.reads) { const dep = byName.get(r); if (dep) visit(dep, [...path, v.name]); }
+    done.add(v.name);
+    out.push(v);
+  };
+  for (const v of views) visit(v, []);
+  return out;
+}
+
+export function queriesHash(views = listViews()): string {
+  return sha256Hex(views.map((v) => `${v.file}\n${v.sql}`).join('\n\0'));
+}
+
+function migrate(db: Sqlite): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const m of listMigrations()) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`); // version is an integer parsed from the file name
+    })();
+  }
+}
+
+function rebuildViews(db: Sqlite): void {
+  const views = listViews();
+  const hash = queriesHash(views);
+  const stored = db.prepare('select value from meta where key = ?').pluck().get('queries_sha256');
+  if (stored === hash) return;
+  db.transaction(() => {
+    const existing = db.prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[];
+    // Drop order does not matter to SQLite; views are checked when used, not when dropped.
+    for (const name of existing) db.exec(`drop view "${name.replace(/"/g, '""')}"`);
+    for (const v of orderViews(views)) db.exec(v.sql);
+    db.prepare('insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value')
+      .run('queries_sha256', hash);
+  })();
+}
+
+export interface OpenOptions {
+  /** Open for writing: create the file if needed, migrate, rebuild stale views. */
+  write?: boolean;
+}
+
+/** Opens a store. Read-only opens fail with `stale-store` when migrations or views are behind. */
+export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
+  if (opts.write) {
+    const db = new Database(file);
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    rebuildViews(db);
+    return db;
+  }
+  if (!existsSync(file)) {
+    throw new CapstateError('no-store', `no store at ${file}; load a capture first: capstate load CAPTURE --db ${file}`, { file });
+  }
+  let db: Sqlite;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    db.pragma('user_version', { simple: true });
+  } catch (e) {
+    throw new CapstateError('not-a-store', `${file} is not a capstate store (${(e as Error).message})`, { file });
+  }
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const latest = Math.max(...listMigrations().map((m) => m.version));
+  const fix = `run: capstate migrate --db ${file}`;
+  if (version === 0) { db.close(); throw new CapstateError('not-a-store', `${file} is not a capstate store (no migrations applied)`, { file }); }
+  if (version < latest) { db.close(); throw new CapstateError('stale-store', `${file} is at schema version ${version}, this capstate needs ${latest}; ${fix}`, { file }); }
+  if (version > latest) { db.close(); throw new CapstateError('newer-store', `${file} was written by a newer capstate (schema version ${version}); upgrade capstate`, { file }); }
+  const stored = db.prepare('select value from meta where key = ?').pluck().get('queries_sha256');
+  if (stored !== queriesHash()) { db.close(); throw new CapstateError('stale-store', `the views in ${file} were built from other queries; ${fix}`, { file }); }
+  return db;
+}
+
+/** A typed Kysely instance over an open connection (reads in the CLI, views for the renderer). */
+export function kyselyFor(db: Sqlite): Kysely<DB> {
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: db }) });
+}

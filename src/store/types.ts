@@ -1,0 +1,155 @@
+/**
+ * Kysely types: one interface per table (schema/) and per view (queries/). A test checks
+ * these column lists against the store, so they cannot drift.
+ */
+import type { Generated } from 'kysely';
+
+export interface CaptureTable {
+  id: Generated<number>;
+  path: string;
+  sha256: string;
+  bytes: number;
+  format: 'har' | 'scenario-evidence';
+  format_version: string | null;
+  creator: string | null;
+  start_url: string | null;
+  request_bodies_selected: number | null;
+  response_bodies_selected: number | null;
+  header_values_selected: number | null;
+  loaded_at: string;
+}
+
+export interface PageTable {
+  capture_id: number;
+  position: number;
+  page_id: string;
+  title: string | null;
+  started_ms: number | null;
+}
+
+export interface BodyTable {
+  id: Generated<number>;
+  sha256: string;
+  bytes: number;
+  kind: 'none' | 'base64' | 'cut' | 'json' | 'text';
+  is_usable: number;
+  unusable_reason: string | null;
+  content: string | Buffer | null;
+}
+
+export interface RecordTable {
+  id: Generated<number>;
+  capture_id: number;
+  ordinal: number;
+  method: string;
+  url: string;
+  origin: string;
+  path: string;
+  query: string | null;
+  is_url_redacted: number;
+  status: number;
+  status_text: string | null;
+  http_version: string | null;
+  started_ms: number | null;
+  duration_ms: number;
+  page_id: string | null;
+  step_id: string | null;
+  transaction_id: string | null;
+  redirected_from_transaction_id: string | null;
+  resource_type: string | null;
+  request_media_type: string | null;
+  response_media_type: string | null;
+  request_body_id: number;
+  response_body_id: number;
+}
+
+export interface QueryParamTable {
+  record_id: number;
+  position: number;
+  name: string;
+  value: string;
+}
+
+export interface HeaderTable {
+  record_id: number;
+  side: 'request' | 'response';
+  source: 'header' | 'cookie';
+  position: number;
+  name: string;
+  value: string | null;
+  is_redacted: number;
+}
+
+export interface MemberTable {
+  body_id: number;
+  pointer: string;
+  parent_pointer: string | null;
+  key: string | null;
+  position: number;
+  depth: number;
+  type: 'object' | 'array' | 'string' | 'integer' | 'real' | 'true' | 'false' | 'null';
+  value: string | number | bigint | null;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+/** queries/records_timeline.sql (ES-6) */
+export interface RecordsTimelineView {
+  capture_id: number;
+  timeline_position: number;
+  ordinal: number;
+  record_id: number;
+  timeline_order: 'start-time' | 'record-order';
+  method: string;
+  url: string;
+  path: string;
+  query: string | null;
+  status: number;
+  started_ms: number | null;
+  duration_ms: number;
+  ended_ms: number | null;
+  is_url_redacted: number;
+}
+
+/** queries/capture_timeline.sql (ES-6) */
+export interface CaptureTimelineView {
+  capture_id: number;
+  timeline_order: 'start-time' | 'record-order';
+  records: number;
+  records_with_start: number;
+}
+
+/** queries/response_members.sql */
+export interface ResponseMembersView {
+  capture_id: number;
+  ordinal: number;
+  record_id: number;
+  method: string;
+  path: string;
+  query: string | null;
+  status: number;
+  pointer: string;
+  parent_pointer: string | null;
+  key: string | null;
+  position: number;
+  depth: number;
+  type: MemberTable['type'];
+  value: string | number | bigint | null;
+}
+
+export interface DB {
+  capture: CaptureTable;
+  page: PageTable;
+  body: BodyTable;
+  record: RecordTable;
+  query_param: QueryParamTable;
+  header: HeaderTable;
+  member: MemberTable;
+  meta: MetaTable;
+  records_timeline: RecordsTimelineView;
+  capture_timeline: CaptureTimelineView;
+  response_members: ResponseMembersView;
+}
