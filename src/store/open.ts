@@ -104,6 +104,29 @@ export interface OpenOptions {
   write?: boolean;
 }
 
+/**
+ * A read-only connection. A load killed mid-transaction leaves a hot journal that only a
+ * writer can roll back (SQLITE_READONLY_ROLLBACK): roll it back, which restores the store
+ * exactly as it was before that load, then reopen read-only.
+ */
+function openReadOnly(file: string): Sqlite {
+  const probe = (db: Sqlite) => db.prepare('select count(*) from sqlite_master').get();
+  let db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    probe(db);
+    return db;
+  } catch (e) {
+    db.close();
+    if ((e as { code?: string }).code !== 'SQLITE_READONLY_ROLLBACK') throw e;
+  }
+  const writer = new Database(file, { fileMustExist: true });
+  probe(writer);
+  writer.close();
+  db = new Database(file, { readonly: true, fileMustExist: true });
+  probe(db);
+  return db;
+}
+
 /** Opens a store. Read-only opens fail with `stale-store` when migrations or views are behind. */
 export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
   if (opts.write) {
@@ -118,8 +141,7 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
   }
   let db: Sqlite;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    db.pragma('user_version', { simple: true });
+    db = openReadOnly(file);
   } catch (e) {
     throw new CapstateError('not-a-store', `${file} is not a capstate store (${(e as Error).message})`, { file });
   }

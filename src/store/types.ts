@@ -1,6 +1,6 @@
 /**
- * Kysely types: one interface per table (schema/) and per view (queries/). A test checks
- * these column lists against the store, so they cannot drift.
+ * Kysely types: one interface per table (schema/) and per view (queries/). test/store.test.ts
+ * checks the column lists in COLUMNS against the store, so they cannot drift.
  */
 import type { Generated } from 'kysely';
 
@@ -153,3 +153,21 @@ export interface DB {
   capture_timeline: CaptureTimelineView;
   response_members: ResponseMembersView;
 }
+
+/** A column list that must name every key of T (a compile error otherwise). */
+const cols = <T>() => <const L extends readonly (keyof T & string)[]>(list: L & (Exclude<keyof T, L[number]> extends never ? unknown : never)): L => list;
+
+/** Column names per table and view, checked against the store by test/store.test.ts. */
+export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
+  capture: cols<CaptureTable>()(['id', 'path', 'sha256', 'bytes', 'format', 'format_version', 'creator', 'start_url', 'request_bodies_selected', 'response_bodies_selected', 'header_values_selected', 'loaded_at']),
+  page: cols<PageTable>()(['capture_id', 'position', 'page_id', 'title', 'started_ms']),
+  body: cols<BodyTable>()(['id', 'sha256', 'bytes', 'kind', 'is_usable', 'unusable_reason', 'content']),
+  record: cols<RecordTable>()(['id', 'capture_id', 'ordinal', 'method', 'url', 'origin', 'path', 'query', 'is_url_redacted', 'status', 'status_text', 'http_version', 'started_ms', 'duration_ms', 'page_id', 'step_id', 'transaction_id', 'redirected_from_transaction_id', 'resource_type', 'request_media_type', 'response_media_type', 'request_body_id', 'response_body_id']),
+  query_param: cols<QueryParamTable>()(['record_id', 'position', 'name', 'value']),
+  header: cols<HeaderTable>()(['record_id', 'side', 'source', 'position', 'name', 'value', 'is_redacted']),
+  member: cols<MemberTable>()(['body_id', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
+  meta: cols<MetaTable>()(['key', 'value']),
+  records_timeline: cols<RecordsTimelineView>()(['capture_id', 'timeline_position', 'ordinal', 'record_id', 'timeline_order', 'method', 'url', 'path', 'query', 'status', 'started_ms', 'duration_ms', 'ended_ms', 'is_url_redacted']),
+  capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
+  response_members: cols<ResponseMembersView>()(['capture_id', 'ordinal', 'record_id', 'method', 'path', 'query', 'status', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
+};

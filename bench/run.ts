@@ -1,0 +1,317 @@
+/**
+ * `npm run bench`: generate the HAR corpus (cached), then for each file run the parse-only
+ * baseline and the real `capstate load` as separate processes, measuring wall time and
+ * peak RSS of each, and print a comparison table (stdout) plus bench/out/results.json.
+ *
+ * Env:
+ *   BENCH_SIZES  comma-separated sizes in MB (10^6 bytes), default "50,500"
+ *   BENCH_SEED   generator seed, default gen-har's DEFAULT_SEED
+ *   BENCH_RUNS   runs per measurement, default 1 (median wall time, max RSS are reported)
+ *   BENCH_CLI    path of the capstate CLI script, default dist/src/cli/main.js
+ *
+ * Each measurement is its own process so peak RSS is that job's alone, and node start-up is
+ * paid equally by both sides (the ratio compares like with like).
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { DEFAULT_SEED, GENERATOR_VERSION, generateHar, type GenStats } from './gen-har.js';
+
+// dist/bench/run.js → repository root two levels up; commands run from there.
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const OUT = join(ROOT, 'bench', 'out');
+const BASELINE_JS = join(ROOT, 'dist', 'bench', 'baseline.js');
+// BENCH_CLI lets the same harness measure another build (e.g. a release) of the CLI.
+const CLI_JS = process.env.BENCH_CLI ? resolve(process.env.BENCH_CLI) : join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const TIME_BIN = '/usr/bin/time';
+
+const log = (msg: string) => process.stderr.write(msg + '\n');
+
+// ---------------------------------------------------------------------------------------------
+// Corpus
+
+interface Meta {
+  generatorVersion: number;
+  seed: number;
+  targetBytes: number;
+  bytes: number;
+  sha256: string;
+  stats: GenStats;
+}
+
+function sha256File(file: string): Promise<string> {
+  return new Promise((ok, fail) => {
+    const h = createHash('sha256');
+    createReadStream(file, { highWaterMark: 4 << 20 })
+      .on('data', (b) => h.update(b))
+      .on('end', () => ok(h.digest('hex')))
+      .on('error', fail);
+  });
+}
+
+/** Returns the HAR for `mb`, regenerating only if the cached file does not match its sidecars. */
+async function ensureHar(mb: number, seed: number): Promise<{ file: string; meta: Meta }> {
+  const name = seed === DEFAULT_SEED ? `h${mb}` : `h${mb}-s${seed}`;
+  const file = join(OUT, `${name}.har`);
+  const shaFile = file + '.sha256';
+  const metaFile = file + '.meta.json';
+  const targetBytes = Math.round(mb * 1e6);
+  if (existsSync(file) && existsSync(shaFile) && existsSync(metaFile)) {
+    try {
+      const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Meta;
+      const recorded = readFileSync(shaFile, 'utf8').split(/\s+/)[0];
+      const same = meta.generatorVersion === GENERATOR_VERSION && meta.seed === seed && meta.targetBytes === targetBytes
+        && statSync(file).size === meta.bytes && recorded === meta.sha256;
+      if (same) {
+        log(`[gen] ${relative(ROOT, file)}: cached, checking sha256…`);
+        if ((await sha256File(file)) === recorded) return { file, meta };
+        log(`[gen] ${relative(ROOT, file)}: sha256 mismatch, regenerating`);
+      }
+    } catch {
+      // Unreadable sidecars: fall through and regenerate.
+    }
+  }
+  log(`[gen] generating ${relative(ROOT, file)} (${mb} MB, seed ${seed})…`);
+  const t0 = performance.now();
+  const res = generateHar(file, targetBytes, seed, (b) => log(`[gen]   ${(b / 1e6).toFixed(0)} MB`));
+  const meta: Meta = { generatorVersion: GENERATOR_VERSION, seed, targetBytes, bytes: res.bytes, sha256: res.sha256, stats: res.stats };
+  // Sidecars are written only after the HAR is complete, so their presence means a whole file.
+  writeFileSync(metaFile, JSON.stringify(meta, null, 2) + '\n');
+  writeFileSync(shaFile, `${res.sha256}  ${basename(file)}\n`);
+  log(`[gen]   ${res.bytes.toLocaleString('en')} bytes, ${res.stats.entries} entries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return { file, meta };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring a child process
+
+interface Measured {
+  code: number | null;
+  wallMs: number;
+  /** Peak RSS in MB (10^6 bytes) from GNU time's %M; null when /usr/bin/time is unavailable. */
+  rssMB: number | null;
+  stdout: string;
+}
+
+const haveTime = existsSync(TIME_BIN);
+
+function measure(args: string[]): Promise<Measured> {
+  // GNU time writes to its own -o file, so the child's stderr (progress, errors) passes through
+  // untouched and cannot be confused with the measurement.
+  const timeOut = join(tmpdir(), `capstate-bench-${process.pid}-${Math.floor(performance.now())}.time`);
+  const [cmd, argv] = haveTime
+    ? [TIME_BIN, ['-o', timeOut, '-f', '%M', process.execPath, ...args]]
+    : [process.execPath, args];
+  return new Promise((ok, fail) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => chunks.push(b));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - t0;
+      let rssMB: number | null = null;
+      if (haveTime && existsSync(timeOut)) {
+        // The last line holds %M (KiB); earlier lines may say "Command exited with non-zero status".
+        const lines = readFileSync(timeOut, 'utf8').trim().split('\n');
+        const kib = Number(lines[lines.length - 1]);
+        if (Number.isFinite(kib)) rssMB = (kib * 1024) / 1e6;
+        rmSync(timeOut, { force: true });
+      }
+      ok({ code, wallMs, rssMB, stdout: Buffer.concat(chunks).toString('utf8') });
+    });
+  });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two jobs
+
+interface BaselineRun { wallMs: number; workMs: number; rssMB: number | null; entries: number }
+
+async function runBaseline(file: string): Promise<BaselineRun> {
+  const m = await measure([BASELINE_JS, file]);
+  if (m.code !== 0) throw new Error(`baseline exited with ${m.code} on ${file}`);
+  const line = m.stdout.trim().split('\n').pop() ?? '';
+  const out = JSON.parse(line) as { entries: number; ms: number };
+  return { wallMs: m.wallMs, workMs: out.ms, rssMB: m.rssMB, entries: out.entries };
+}
+
+interface LoadRun {
+  wallMs: number;
+  rssMB: number | null;
+  records: number | null;
+  members: number | null;
+  dbBytes: number;
+  /** The CLI's --json document, kept verbatim for results.json; its fields are not relied on. */
+  report: unknown;
+}
+
+function removeDb(db: string): void {
+  for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(db + suffix, { force: true });
+}
+
+function countRows(db: string): { records: number | null; members: number | null } {
+  const conn = new Database(db, { readonly: true, fileMustExist: true });
+  try {
+    const has = (t: string) => conn.prepare("select 1 from sqlite_master where type in ('table','view') and name = ?").get(t) !== undefined;
+    const count = (t: string) => (has(t) ? (conn.prepare(`select count(*) as n from "${t}"`).get() as { n: number }).n : null);
+    return { records: count('record'), members: count('member') };
+  } finally {
+    conn.close();
+  }
+}
+
+async function runLoad(file: string, db: string): Promise<LoadRun> {
+  removeDb(db);
+  const m = await measure([CLI_JS, 'load', file, '--db', db, '--json']);
+  if (m.code !== 0) throw new Error(`capstate load exited with ${m.code} on ${file}${m.stdout ? `; stdout: ${m.stdout.slice(0, 2000)}` : ''}`);
+  let report: unknown = m.stdout.trim();
+  try { report = JSON.parse(m.stdout); } catch { /* keep the raw text */ }
+  const { records, members } = countRows(db);
+  let dbBytes = 0;
+  for (const suffix of ['', '-wal']) if (existsSync(db + suffix)) dbBytes += statSync(db + suffix).size;
+  return { wallMs: m.wallMs, rssMB: m.rssMB, records, members, dbBytes, report };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reporting
+
+interface FileResult {
+  file: string;
+  bytes: number;
+  sha256: string;
+  generated: GenStats;
+  baseline: { runs: BaselineRun[]; wallMs: number; workMs: number; rssMB: number | null; entries: number; mbPerSec: number; workMbPerSec: number };
+  load:
+    | { runs: LoadRun[]; wallMs: number; rssMB: number | null; records: number | null; members: number | null; dbBytes: number; mbPerSec: number; recordsPerSec: number | null; membersPerSec: number | null; dbTimesHar: number; vsBaseline: number }
+    | { error: string };
+}
+
+const maxOrNull = (xs: (number | null)[]): number | null => (xs.some((x) => x === null) ? null : Math.max(...(xs as number[])));
+
+function fmt(x: number | null | undefined, digits = 1): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  return x.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function table(results: FileResult[]): string {
+  const head = ['file', 'MB', 'entries', 'base s', 'base MB/s', 'base work MB/s', 'load s', 'load MB/s', 'load rec/s',
+    'member rows/s', 'base RSS MB', 'load RSS MB', 'load/base', 'db ×HAR'];
+  const rows = results.map((r) => {
+    const b = r.baseline;
+    const l = 'error' in r.load ? null : r.load;
+    return [basename(r.file), fmt(r.bytes / 1e6), fmt(b.entries, 0), fmt(b.wallMs / 1000, 2), fmt(b.mbPerSec), fmt(b.workMbPerSec),
+      fmt(l?.wallMs !== undefined ? l.wallMs / 1000 : null, 2), fmt(l?.mbPerSec), fmt(l?.recordsPerSec, 0), fmt(l?.membersPerSec, 0),
+      fmt(b.rssMB, 0), fmt(l?.rssMB, 0), l ? fmt(l.vsBaseline, 2) : 'n/a', fmt(l?.dbTimesHar, 2)];
+  });
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => '| ' + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ') + ' |';
+  const sep = '|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|';
+  const errors = results.filter((r) => 'error' in r.load).map((r) => `load failed for ${basename(r.file)}: ${(r.load as { error: string }).error}`);
+  return [line(head), sep, ...rows.map(line), ...errors].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const sizes = (process.env.BENCH_SIZES ?? '50,500').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
+  const seed = process.env.BENCH_SEED ? Number(process.env.BENCH_SEED) : DEFAULT_SEED;
+  const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1) | 0);
+  if (!sizes.length || !Number.isInteger(seed)) {
+    log('bench: BENCH_SIZES must list sizes in MB (e.g. "50,500"), BENCH_SEED must be an integer');
+    return 2;
+  }
+  if (!existsSync(BASELINE_JS)) {
+    log(`bench: ${relative(ROOT, BASELINE_JS)} is missing; run \`npm run bench\` (it builds first) or \`npx tsc -p tsconfig.json\``);
+    return 2;
+  }
+  const cliMissing = !existsSync(CLI_JS);
+  if (cliMissing) {
+    log(`bench: ERROR ${relative(ROOT, CLI_JS)} does not exist, so \`capstate load\` cannot be measured.`);
+    log('bench: the loader CLI (src/cli/main.ts) is not built yet; running generation and the baseline only.');
+  }
+  if (!haveTime) log(`bench: ${TIME_BIN} not found; peak RSS will be reported as "–" (apt-get install time)`);
+  mkdirSync(OUT, { recursive: true });
+
+  const results: FileResult[] = [];
+  for (const mb of sizes) {
+    const { file, meta } = await ensureHar(mb, seed);
+    const mbytes = meta.bytes / 1e6;
+
+    const bRuns: BaselineRun[] = [];
+    for (let i = 0; i < runs; i++) {
+      log(`[baseline] ${basename(file)} run ${i + 1}/${runs}…`);
+      bRuns.push(await runBaseline(file));
+      log(`[baseline]   ${(bRuns[i].wallMs / 1000).toFixed(2)} s wall, ${fmt(bRuns[i].rssMB, 0)} MB RSS, ${bRuns[i].entries} entries`);
+    }
+    const bWall = median(bRuns.map((r) => r.wallMs));
+    const bWork = median(bRuns.map((r) => r.workMs));
+    const baseline = {
+      runs: bRuns, wallMs: bWall, workMs: bWork, rssMB: maxOrNull(bRuns.map((r) => r.rssMB)), entries: bRuns[0].entries,
+      mbPerSec: mbytes / (bWall / 1000), workMbPerSec: mbytes / (bWork / 1000),
+    };
+    if (baseline.entries !== meta.stats.entries) log(`bench: WARNING baseline saw ${baseline.entries} entries, generator wrote ${meta.stats.entries}`);
+
+    let load: FileResult['load'];
+    if (cliMissing) {
+      load = { error: `${relative(ROOT, CLI_JS)} not found (loader CLI not built)` };
+    } else {
+      const db = join(OUT, basename(file, '.har') + '.sqlite');
+      try {
+        const lRuns: LoadRun[] = [];
+        for (let i = 0; i < runs; i++) {
+          log(`[load] ${basename(file)} → ${relative(ROOT, db)} run ${i + 1}/${runs}…`);
+          lRuns.push(await runLoad(file, db));
+          const l = lRuns[i];
+          log(`[load]   ${(l.wallMs / 1000).toFixed(2)} s wall, ${fmt(l.rssMB, 0)} MB RSS, ${l.records ?? '?'} records, ${l.members ?? 'no'} member rows`);
+        }
+        const last = lRuns[lRuns.length - 1];
+        const wall = median(lRuns.map((r) => r.wallMs));
+        const s = wall / 1000;
+        if (last.records !== null && last.records !== meta.stats.entries) log(`bench: WARNING record table has ${last.records} rows for ${meta.stats.entries} entries`);
+        load = {
+          runs: lRuns, wallMs: wall, rssMB: maxOrNull(lRuns.map((r) => r.rssMB)), records: last.records, members: last.members,
+          dbBytes: last.dbBytes, mbPerSec: mbytes / s,
+          recordsPerSec: last.records === null ? null : last.records / s,
+          membersPerSec: last.members === null ? null : last.members / s,
+          dbTimesHar: last.dbBytes / meta.bytes, vsBaseline: mbytes / s / baseline.mbPerSec,
+        };
+      } catch (err) {
+        load = { error: err instanceof Error ? err.message : String(err) };
+        log(`bench: ${load.error}`);
+      }
+    }
+    results.push({ file: relative(ROOT, file), bytes: meta.bytes, sha256: meta.sha256, generated: meta.stats, baseline, load });
+  }
+
+  const doc = {
+    // Wall-clock stamp for the record only; nothing generated depends on it.
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memMB: Math.round(totalmem() / 1e6), node: process.version, platform: process.platform },
+    env: { sizes, seed, runs },
+    results,
+  };
+  writeFileSync(join(OUT, 'results.json'), JSON.stringify(doc, null, 2) + '\n');
+  process.stdout.write(table(results) + '\n');
+  log(`[bench] wrote ${relative(ROOT, join(OUT, 'results.json'))}`);
+  return results.some((r) => 'error' in r.load) ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,83 @@
+/**
+ * Golden comparisons: each fixture folder's capture, loaded through the CLI, must give the
+ * hand-verified facts in its expected/summary.json (STYLE §6).
+ */
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { cli, fixture, root, tempDir } from './helpers.js';
+
+interface Summary {
+  format: 'har' | 'scenario-evidence';
+  records: number;
+  records_with_start: number;
+  timeline_order: 'start-time' | 'record-order';
+  bodies_by_kind: Record<string, number>;
+  secrets: string[];
+  origins: Record<string, number>;
+  ordinals_by_start: number[];
+}
+
+const dir = tempDir();
+const cases = readdirSync(join(root, 'fixtures'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+
+function captureFile(name: string): string {
+  const files = readdirSync(fixture(name)).filter((f) => f.endsWith('.har') || f.endsWith('.json'));
+  expect(files, `fixtures/${name} holds one capture`).toHaveLength(1);
+  return fixture(name, files[0]);
+}
+
+function loadFixture(name: string): Database.Database {
+  const db = join(dir, `${name}.sqlite`);
+  if (!existsSync(db)) {
+    const r = cli(['load', captureFile(name), '--db', db, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+  }
+  return new Database(db, { readonly: true });
+}
+
+describe('fixtures: every folder has a capture, a README and expected/', () => {
+  it.each(cases)('%s is complete', (name) => {
+    expect(existsSync(fixture(name, 'README.md'))).toBe(true);
+    expect(existsSync(fixture(name, 'expected', 'summary.json'))).toBe(true);
+    captureFile(name);
+  });
+});
+
+describe.each(cases)('fixture %s', (name) => {
+  const expected = JSON.parse(readFileSync(fixture(name, 'expected', 'summary.json'), 'utf8')) as Summary;
+
+  it('loads with the expected format, records and origins', () => {
+    const db = loadFixture(name);
+    expect(db.prepare('select format from capture').pluck().get()).toBe(expected.format);
+    expect(db.prepare('select count(*) from record').pluck().get()).toBe(expected.records);
+    const origins = Object.fromEntries(db.prepare('select origin, count(*) n from record group by origin').raw().all() as [string, number][]);
+    expect(origins).toEqual(expected.origins);
+  });
+
+  it('classifies each record\'s response body as expected (DESC-6, OQ-33)', () => {
+    const db = loadFixture(name);
+    const rows = db.prepare('select b.kind, count(*) from record r join body b on b.id = r.response_body_id group by b.kind').raw().all() as [string, number][];
+    const got = { json: 0, text: 0, base64: 0, cut: 0, none: 0, ...Object.fromEntries(rows) };
+    expect(got).toEqual({ json: 0, text: 0, base64: 0, cut: 0, none: 0, ...expected.bodies_by_kind });
+  });
+
+  it('ES-6 orders the timeline by start time, ties in record order, or by record order when a start is missing', () => {
+    const db = loadFixture(name);
+    expect(db.prepare('select count(started_ms) from record').pluck().get()).toBe(expected.records_with_start);
+    expect(db.prepare('select distinct timeline_order from records_timeline').pluck().all()).toEqual([expected.timeline_order]);
+    expect(db.prepare('select timeline_order from capture_timeline').pluck().get()).toBe(expected.timeline_order);
+    expect(db.prepare('select ordinal from records_timeline order by timeline_position').pluck().all()).toEqual(expected.ordinals_by_start);
+  });
+
+  it('keeps no credential value anywhere in the store file (byte scan)', () => {
+    loadFixture(name).close();
+    const bytes = readFileSync(join(dir, `${name}.sqlite`));
+    expect(expected.secrets.length).toBeGreaterThan(0);
+    for (const secret of expected.secrets) {
+      expect(bytes.includes(Buffer.from(secret, 'utf8')), `${secret} found in the store`).toBe(false);
+      expect(bytes.includes(Buffer.from(Buffer.from(secret).toString('base64').slice(0, 12))), `${secret} (base64) found`).toBe(false);
+    }
+  });
+});
