@@ -3,7 +3,7 @@
  * or killed load leaves the store as it was. A store that does not exist yet is built in
  * a temporary file beside it and renamed into place only after the commit.
  */
-import { createReadStream, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CapstateError } from '../errors.js';
@@ -192,7 +192,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
   }
   if (format === null) {
     if (root.has('schema_version') || root.has('steps')) startCapture('scenario-evidence');
-    else throw new CapstateError('unknown-format', 'not a HAR 1.2 file (no log.entries) nor scenario Evidence (no events); capstate reads those two formats', { file });
+    else throw new CapstateError('unknown-format', 'not a HAR 1.2 file (no log.entries) nor scenario Evidence (no events); capstate reads those two formats', { file, path: '(root)' });
   }
   if (scenario) {
     const s = scenario as ScenarioReader;
@@ -212,6 +212,25 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
   };
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes work files of loads into `target` whose process is gone (killed mid-load). */
+function removeAbandonedWork(target: string): void {
+  const prefix = `.${basename(target)}.loading-`;
+  for (const f of readdirSync(dirname(target))) {
+    if (!f.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)/.exec(f.slice(prefix.length))?.[1]);
+    if (pid === process.pid || !isAlive(pid)) rmSync(join(dirname(target), f), { force: true });
+  }
+}
+
 /**
  * Loads capture files into the store at `opts.db` in one transaction. Throws a
  * CapstateError for bad input; the store is then exactly as before.
@@ -222,7 +241,7 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
   // A new store is written beside its target and renamed after the commit, so neither a
   // failure nor SIGKILL can leave a half-built file under the target's name.
   const work = isNew ? join(dirname(target), `.${basename(target)}.loading-${process.pid}`) : target;
-  if (isNew) rmSync(work, { force: true });
+  if (isNew) removeAbandonedWork(target);
   let db: Sqlite | null = null;
   try {
     db = openStore(work, { write: true });
@@ -254,6 +273,6 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
     return results;
   } finally {
     if (db) db.close();
-    if (isNew) rmSync(work, { force: true });
+    if (isNew) removeAbandonedWork(target);
   }
 }

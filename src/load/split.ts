@@ -78,7 +78,9 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
   const fh = await open(file, 'r');
   const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024;
   const fail = (code: string, message: string, offset: number, path: JsonPath): never => {
-    throw new CapstateError(code, message, { file, offset, path: formatPath(path) });
+    // Inside a HAR entry the record is known: name it (1-based ordinal).
+    const record = path[0] === 'log' && path[1] === 'entries' && typeof path[2] === 'number' ? path[2] + 1 : undefined;
+    throw new CapstateError(code, message, { file, record, path: formatPath(path), offset });
   };
 
   const stack: Frame[] = [];
@@ -192,7 +194,7 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
           if (c === C.Quote) { inStr = true; i++; continue; }
           if (c === C.LBrace || c === C.LBracket) {
             capDepth++;
-            if (stack.length + capDepth > MAX_NESTING) fail('too-deep', `nesting deeper than ${MAX_NESTING} levels; this is not a capture capstate can read`, base + i, capPath);
+            if (stack.length + capDepth > MAX_NESTING) fail('too-deep', `nesting deeper than ${MAX_NESTING} levels; no capture producer writes this, so the file is corrupt or not a capture: remove the deeply nested value or re-export`, base + i, capPath);
           } else if (c === C.RBrace || c === C.RBracket) {
             capDepth--;
             if (capDepth === 0) { i++; finishCapture(buf, i); continue; }
@@ -246,7 +248,7 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
         const pk = pathKey(path);
         if (streamPaths.has(pk) || prefixes.has(pk)) {
           const isArray = streamPaths.has(pk);
-          if (c !== (isArray ? C.LBracket : C.LBrace)) fail('bad-format', `expected ${isArray ? 'an array' : 'an object'} here`, base + i, path);
+          if (c !== (isArray ? C.LBracket : C.LBrace)) fail('unknown-format', `expected ${isArray ? 'an array' : 'an object'} at ${formatPath(path)}; capstate reads HAR 1.2 files (log.entries) and scenario Evidence (events)`, base + i, path);
           stack.push({ isArray, path, expect: 'first', key: null, index: 0, stream: isArray });
           i++;
           continue;
@@ -284,7 +286,7 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
       // A scalar running to the end of the file, e.g. a bare root value: not a capture.
       fail('truncated', 'the file ends inside a value; it is truncated', capOffset, capPath);
     }
-    if (!seenRoot) fail('bad-json', 'the file is empty', 0, []);
+    if (!seenRoot) fail('bad-json', 'the file is empty; capstate reads HAR 1.2 files and scenario Evidence JSON', 0, []);
     if (!rootDone) {
       const where = capturing ? capPath : stack[stack.length - 1]?.path ?? [];
       fail('truncated', 'the file ends before the JSON document is complete; it is truncated (re-export or re-copy the capture)', base, where);
