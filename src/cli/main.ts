@@ -3,19 +3,14 @@
  * The capstate CLI. Exit codes: 0 ok, 1 bad input or failed check, 2 usage.
  * stdout carries data only (`--json` is one document); progress and logs go to stderr.
  */
-import { defineCommand, renderUsage, runCommand, showUsage, type CommandDef } from 'citty';
+import { defineCommand, renderUsage, runCommand, showUsage } from 'citty';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../store/open.js';
 import { reportError, warnUnknownFlags } from './common.js';
-import load from './load.js';
-import info from './info.js';
-import sqlCmd from './sql.js';
-import migrate from './migrate.js';
+import { commands } from './commands.js';
 
 const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
-
-export const commands: Record<string, CommandDef<any>> = { load, info, sql: sqlCmd, migrate };
 
 const main = defineCommand({
   meta: {

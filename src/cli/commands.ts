@@ -1,0 +1,9 @@
+/** The command table: one file per command (STYLE §13). */
+import type { CommandDef } from 'citty';
+import load from './load.js';
+import info from './info.js';
+import sql from './sql.js';
+import migrate from './migrate.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
+export const commands: Record<string, CommandDef<any>> = { load, info, sql, migrate };

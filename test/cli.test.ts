@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { commands } from '../src/cli/commands.js';
+import { cli, fixture, root, sha256File, tempDir } from './helpers.js';
+
+const dir = tempDir();
+const db = join(dir, 'cli.sqlite');
+const grafana = fixture('grafana-mini', 'capture.har');
+
+/** stdout must be exactly one JSON document. */
+function oneJson(stdout: string): Record<string, unknown> {
+  const doc = JSON.parse(stdout) as Record<string, unknown>;
+  expect(doc.format_version).toBe(1);
+  return doc;
+}
+
+describe('capstate load', () => {
+  it('prints a summary on stdout and, with --json, exactly one JSON document', () => {
+    const r = cli(['load', grafana, '--db', db, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const doc = oneJson(r.stdout);
+    expect(doc.ok).toBe(true);
+    const [c] = doc.captures as { records: number; format: string; response_bodies_by_kind: Record<string, number>; already_loaded: boolean }[];
+    expect(c).toMatchObject({ records: 13, format: 'har', already_loaded: false });
+    expect(c.response_bodies_by_kind.json).toBe(10);
+  });
+
+  it('reports progress on stderr only, for captures over a few MB', () => {
+    const big = join(dir, 'big.har');
+    const entry = (i: number) => JSON.stringify({
+      startedDateTime: new Date(Date.UTC(2024, 0, 1, 0, 0, 0, i)).toISOString(), time: 1,
+      request: { method: 'GET', url: `http://localhost/api/items/${i}`, headers: [] },
+      response: { status: 200, headers: [], content: { mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'x'.repeat(3000) }) } },
+    });
+    writeFileSync(big, `{"log":{"version":"1.2","entries":[${Array.from({ length: 2500 }, (_, i) => entry(i)).join(',')}]}}`);
+    const r = cli(['load', big, '--db', join(dir, 'big.sqlite'), '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/MB, [\d,]+ records/);
+    expect((oneJson(r.stdout).captures as { records: number }[])[0].records).toBe(2500);
+  });
+
+  it('loading the same capture again adds nothing and says so', () => {
+    const before = sha256File(db);
+    const r = cli(['load', grafana, '--db', db]);
+    expect(r.status).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/already loaded as capture 1/);
+    expect(sha256File(db)).toBe(before);
+  });
+});
+
+describe('capstate info', () => {
+  it('summarises captures, records, origins and bodies by kind', () => {
+    const r = cli(['info', '--db', db]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/13 records, timeline by start-time/);
+    expect(r.stdout).toMatch(/http:\/\/localhost:3000 12, https:\/\/grafana.com 1/);
+    const doc = oneJson(cli(['info', '--db', db, '--json']).stdout);
+    expect((doc.captures as unknown[]).length).toBe(1);
+    expect(doc.views).toContain('records_timeline');
+  });
+
+  it('fails with exit 1 and says what to do when there is no store', () => {
+    const r = cli(['info', '--db', join(dir, 'missing.sqlite')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/capstate load CAPTURE/);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('capstate sql', () => {
+  it('prints a table, CSV, or one JSON document with exact 64-bit integers', () => {
+    const q = "select value from response_members where key = 'externalId'";
+    expect(cli(['sql', q, '--db', db]).stdout).toMatch(/9007199254740993\n/);
+    expect(cli(['sql', q, '--db', db, '--csv']).stdout).toBe('value\r\n9007199254740993\n');
+    const r = cli(['sql', q, '--db', db, '--json']);
+    expect(r.stdout).toMatch(/\[\s*9007199254740993\s*\]/);
+    expect(oneJson(r.stdout).columns).toEqual(['value']);
+  });
+
+  it('runs on a read-only connection: writes fail with exit 1 and the store is unchanged', () => {
+    const before = sha256File(db);
+    for (const q of ['delete from record returning id', 'insert into meta values (1, 2) returning key', 'update record set status = 0 returning id']) {
+      const r = cli(['sql', q, '--db', db]);
+      expect(r.status, q).toBe(1);
+      expect(r.stderr).toMatch(/readonly|read-only/);
+    }
+    const r = cli(['sql', 'create table x (a)', '--db', db, '--json']);
+    expect(r.status).toBe(1);
+    expect(oneJson(r.stdout)).toMatchObject({ ok: false, code: 'not-a-query' });
+    expect(sha256File(db)).toBe(before);
+  });
+
+  it('caps the rows it prints', () => {
+    const r = cli(['sql', 'select * from member', '--db', db, '--json', '--max-rows', '5']);
+    expect((oneJson(r.stdout).rows as unknown[]).length).toBe(5);
+    expect(r.stderr).toMatch(/stopped after 5 rows/);
+  });
+});
+
+describe('exit codes and usage', () => {
+  it('no command or an unknown command is a usage error (exit 2), help exits 0 and documents exit codes', () => {
+    expect(cli([]).status).toBe(2);
+    expect(cli(['frobnicate']).status).toBe(2);
+    const help = cli(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/0 ok, 1 bad input or failed check, 2 usage/);
+  });
+
+  it('a missing required argument is a usage error (exit 2) with usage on stderr', () => {
+    const r = cli(['sql', '--db', db]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/QUERY/);
+  });
+
+  it('warns about unknown options on stderr', () => {
+    const r = cli(['info', '--db', db, '--jsno']);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/unknown option --jsno/);
+  });
+});
+
+describe('docs (STYLE §8)', () => {
+  it('every CLI command is documented in the README', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    for (const name of Object.keys(commands)) expect(readme, name).toMatch(new RegExp(`capstate ${name}\\b`));
+  });
+});

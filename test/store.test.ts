@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { listMigrations, listViews, openStore, orderViews, queriesHash } from '../src/store/open.js';
+import { COLUMNS } from '../src/store/types.js';
+import { cli, fixture, root, tempDir } from './helpers.js';
+
+const dir = tempDir();
+const normalise = (sql: string) => sql.replace(/--.*$/gm, '').replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')').trim().toLowerCase();
+
+describe('migrations', () => {
+  it('are numbered, append-only files applied in order and tracked by PRAGMA user_version', () => {
+    const ms = listMigrations();
+    expect(ms.map((m) => m.version)).toEqual(ms.map((_, i) => i + 1));
+    const db = openStore(join(dir, 'm.sqlite'), { write: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(ms.length);
+    db.close();
+  });
+
+  it('schema/ holds the reference DDL of every table, one file each, matching the migrated store', () => {
+    const db = openStore(join(dir, 'schema.sqlite'), { write: true });
+    const objects = db.prepare("select type, name, sql from sqlite_master where sql is not null and type in ('table', 'index') order by name").all() as { type: string; name: string; sql: string }[];
+    const tables = objects.filter((o) => o.type === 'table').map((o) => o.name);
+    const files = readdirSync(join(root, 'schema')).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, ''));
+    expect(files.sort()).toEqual([...tables].sort());
+    for (const o of objects) {
+      const owner = o.type === 'table' ? o.name : (db.prepare('select tbl_name from sqlite_master where name = ?').pluck().get(o.name) as string);
+      const ddl = readFileSync(join(root, 'schema', `${owner}.sql`), 'utf8');
+      const statements = ddl.replace(/--.*$/gm, '').split(';').map(normalise).filter(Boolean);
+      expect(statements, `${o.name} in schema/${owner}.sql`).toContain(normalise(o.sql));
+    }
+    db.close();
+  });
+
+  it('every fact table is STRICT', () => {
+    const db = openStore(join(dir, 'strict.sqlite'), { write: true });
+    const rows = db.prepare("select name, strict from pragma_table_list where schema = 'main' and type = 'table' and name not like 'sqlite_%'").all() as { name: string; strict: number }[];
+    expect(rows.length).toBeGreaterThan(5);
+    for (const r of rows) expect(r.strict, r.name).toBe(1);
+    db.close();
+  });
+
+  it('the Kysely types name exactly the columns of every table and view', () => {
+    const db = openStore(join(dir, 'types.sqlite'), { write: true });
+    for (const [name, cols] of Object.entries(COLUMNS)) {
+      const actual = (db.prepare('select name from pragma_table_info(?)').pluck().all(name) as string[]);
+      expect(actual, name).toEqual([...cols]);
+    }
+    const all = db.prepare("select name from sqlite_master where type in ('table', 'view') and name not like 'sqlite_%'").pluck().all() as string[];
+    expect(all.sort()).toEqual(Object.keys(COLUMNS).sort());
+    db.close();
+  });
+});
+
+describe('views from queries/', () => {
+  it('every queries/ file holds one view with a header naming its rule, what it says, its grain and what it reads', () => {
+    const views = listViews();
+    expect(views.length).toBeGreaterThan(0);
+    for (const v of views) {
+      expect((v.sql.match(/create\s+view/gi) ?? []).length, v.file).toBe(1);
+      expect(v.rule, `${v.file} @rule`).toMatch(/^([A-Z]+-\d+|none)$/);
+      expect(v.says.length, `${v.file} @says`).toBeGreaterThan(10);
+      expect(v.grain, `${v.file} @grain`).toMatch(/^one row per /);
+      expect(v.reads.length, `${v.file} @reads`).toBeGreaterThan(0);
+      expect(v.sql, `${v.file}: rule views use no JSON functions`).not.toMatch(/\bjson_\w+\s*\(|->>?/i);
+    }
+  });
+
+  it('every rule a view names has a test whose name carries the rule ID', () => {
+    const tests = readdirSync(join(root, 'test')).filter((f) => f.endsWith('.test.ts')).map((f) => readFileSync(join(root, 'test', f), 'utf8')).join('\n');
+    for (const v of listViews().filter((x) => x.rule !== 'none')) {
+      expect(new RegExp(`(it|describe|test)(\\.each\\([^)]*\\))?\\(\\s*['"\`][^'"\`]*${v.rule}\\b`).test(tests), `${v.file} names ${v.rule}`).toBe(true);
+    }
+  });
+
+  it('views are created in dependency order', () => {
+    const order = orderViews(listViews()).map((v) => v.name);
+    expect(order.indexOf('records_timeline')).toBeLessThan(order.indexOf('capture_timeline'));
+  });
+
+  it('are stored inside the .sqlite file, so the sqlite3 command sees them without capstate', () => {
+    const db = join(dir, 'cli.sqlite');
+    expect(cli(['load', fixture('grafana-mini', 'capture.har'), '--db', db]).status).toBe(0);
+    const which = spawnSync('sqlite3', ['-version'], { encoding: 'utf8' });
+    expect(which.status, 'the sqlite3 command is installed (.ci/run installs it)').toBe(0);
+    const out = execFileSync('sqlite3', [db, 'select count(*), min(timeline_order) from records_timeline; select count(*) from response_members where pointer = \'\';'], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual(['13|start-time', '10']);
+  });
+
+  it('a read-only open detects stale views and names the command that fixes them', () => {
+    const file = join(dir, 'stale.sqlite');
+    openStore(file, { write: true }).close();
+    const w = new Database(file);
+    w.prepare("update meta set value = 'old' where key = 'queries_sha256'").run();
+    w.close();
+    expect(() => openStore(file)).toThrow(/capstate migrate --db/);
+    const r = cli(['info', '--db', file]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/capstate migrate --db/);
+    expect(cli(['migrate', '--db', file]).status).toBe(0);
+    const db = openStore(file);
+    expect(db.prepare("select value from meta where key = 'queries_sha256'").pluck().get()).toBe(queriesHash());
+    db.close();
+  });
+
+  it('opening an up-to-date store for writing writes nothing', () => {
+    const file = join(dir, 'same.sqlite');
+    openStore(file, { write: true }).close();
+    const before = readFileSync(file);
+    openStore(file, { write: true }).close();
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(existsSync(`${file}-journal`)).toBe(false);
+  });
+});
