@@ -40,6 +40,19 @@ CREATE TABLE body (
 ) STRICT;
 CREATE UNIQUE INDEX body_identity ON body (sha256, kind, ifnull(unusable_reason, ''));
 
+CREATE TABLE tool (
+  id INTEGER PRIMARY KEY,
+  capture_id INTEGER NOT NULL REFERENCES capture (id),
+  name TEXT NOT NULL,
+  method TEXT NOT NULL,
+  template TEXT NOT NULL,
+  root_path TEXT NOT NULL,
+  is_query_post INTEGER NOT NULL CHECK (is_query_post IN (0, 1)),
+  template_source TEXT NOT NULL CHECK (template_source IN ('inferred', 'override')),
+  UNIQUE (capture_id, name),
+  UNIQUE (capture_id, method, template)
+) STRICT;
+
 CREATE TABLE record (
   id INTEGER PRIMARY KEY,
   capture_id INTEGER NOT NULL REFERENCES capture (id),
@@ -64,6 +77,7 @@ CREATE TABLE record (
   response_media_type TEXT,
   request_body_id INTEGER NOT NULL REFERENCES body (id),
   response_body_id INTEGER NOT NULL REFERENCES body (id),
+  tool_id INTEGER REFERENCES tool (id),
   UNIQUE (capture_id, ordinal)
 ) STRICT;
 
@@ -96,4 +110,28 @@ CREATE TABLE member (
   type TEXT NOT NULL CHECK (type IN ('object', 'array', 'string', 'integer', 'real', 'true', 'false', 'null')),
   value ANY,
   PRIMARY KEY (body_id, pointer)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE manifest (
+  capture_id INTEGER PRIMARY KEY REFERENCES capture (id),
+  subject_origin TEXT NOT NULL,
+  subject_source TEXT NOT NULL CHECK (subject_source IN ('page', 'json-responses', 'all-responses', 'start-url')),
+  api_base TEXT NOT NULL,
+  api_base_source TEXT NOT NULL CHECK (api_base_source IN ('inferred', 'override')),
+  override_sha256 TEXT
+) STRICT;
+
+CREATE TABLE admission_note (
+  capture_id INTEGER NOT NULL REFERENCES capture (id),
+  position INTEGER NOT NULL,
+  note TEXT NOT NULL,
+  PRIMARY KEY (capture_id, position)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE path_param (
+  record_id INTEGER NOT NULL REFERENCES record (id),
+  position INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (record_id, position)
 ) STRICT, WITHOUT ROWID;

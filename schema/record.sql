@@ -1,5 +1,6 @@
 -- One row per recorded exchange: a HAR entry, or a scenario transaction with a response
--- (OQ-3). `ordinal` is 1-based record order; times are epoch milliseconds.
+-- (OQ-3). `ordinal` is 1-based record order; times are epoch milliseconds. `tool_id` is
+-- the manifest tool the record belongs to; NULL when the manifest did not admit it.
 CREATE TABLE record (
   id INTEGER PRIMARY KEY,
   capture_id INTEGER NOT NULL REFERENCES capture (id),
@@ -24,5 +25,6 @@ CREATE TABLE record (
   response_media_type TEXT,
   request_body_id INTEGER NOT NULL REFERENCES body (id),
   response_body_id INTEGER NOT NULL REFERENCES body (id),
+  tool_id INTEGER REFERENCES tool (id),
   UNIQUE (capture_id, ordinal)
 ) STRICT;

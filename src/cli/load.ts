@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { loadCaptures, type LoadedCapture } from '../load/index.js';
 import { dbArg, jsonArg, log, out, printJson } from './common.js';
+import { loadInputArgs, loadInputs } from './load-inputs.js';
 
 /** Progress is shown for files over this size, at most twice a second. */
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -8,19 +9,21 @@ const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
 export const args = {
   ...dbArg,
   ...jsonArg,
+  ...loadInputArgs,
   quiet: { type: 'boolean', description: 'No progress on stderr', default: false },
 } as const;
 
 export default defineCommand({
   meta: { name: 'load', description: 'Load HAR 1.2 or scenario Evidence captures into the store (one transaction; all or nothing)' },
   args: { ...args, captures: { type: 'positional', description: 'Capture files (HAR or scenario Evidence JSON)', required: true, valueHint: 'CAPTURE' } },
-  async run({ args: a }) {
+  async run({ args: a, rawArgs }) {
     const files = (a._ as string[]).length ? (a._ as string[]) : [a.captures as string];
     let last = 0;
     const results = await loadCaptures({
       db: a.db,
       files,
       log,
+      ...loadInputs(a, rawArgs),
       onProgress: (p) => {
         if (a.quiet || p.bytesTotal < PROGRESS_MIN_BYTES) return;
         const now = Date.now();

@@ -45,8 +45,20 @@ export interface ClassifiedBody {
   value?: JsonValue;
 }
 
-/** An exact JSON value: integers beyond 2^53 are `bigint`; objects have no prototype. */
-export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
+/**
+ * An exact JSON value: integers beyond 2^53 are `bigint`; objects have no prototype. An
+ * object with an array-index-like key (`"2"`) is a `Map`, because JavaScript objects list
+ * such keys first and the body's key order matters (IDN-1).
+ */
+export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | JsonObject | Map<string, JsonValue>;
+export type JsonObject = { [key: string]: JsonValue };
+
+const INDEX_LIKE = /^(0|[1-9]\d{0,9})$/;
+
+/** The entries of an object in body order, whichever representation it has. */
+export function objectEntries(v: JsonObject | Map<string, JsonValue>): [string, JsonValue][] {
+  return v instanceof Map ? [...v] : Object.keys(v).map((k) => [k, v[k]]);
+}
 
 const EMPTY = Buffer.alloc(0);
 const INT64_MIN = -(2n ** 63n);
@@ -138,7 +150,10 @@ export function parseExactJson(text: string): ParseResult {
     return { ok: false, reason: 'invalid-json', detail: msg };
   }
   try {
-    return { ok: true, value: toExact(raw) };
+    const needsOrder = { found: false };
+    const value = toExact(raw, needsOrder);
+    // Objects with index-like keys lost their order in the parser: rebuild them in body order.
+    return { ok: true, value: needsOrder.found ? reorder(value, objectKeyOrders(text)) : value };
   } catch (e) {
     if (e instanceof Unusable) return { ok: false, reason: e.reason, detail: e.message };
     throw e;
@@ -149,7 +164,7 @@ class Unusable extends Error {
   constructor(readonly reason: UnusableReason, message: string) { super(message); }
 }
 
-function toExact(v: unknown): JsonValue {
+function toExact(v: unknown, needsOrder: { found: boolean }): JsonValue {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number') return v;
   if (BigNumber.isBigNumber(v)) {
@@ -163,13 +178,53 @@ function toExact(v: unknown): JsonValue {
     if (!new BigNumber(String(n)).eq(bn)) throw new Unusable('inexact-number', `number ${bn.toString()} has more digits than a double keeps`);
     return n;
   }
-  if (Array.isArray(v)) return v.map(toExact);
-  const out: { [key: string]: JsonValue } = Object.create(null);
+  if (Array.isArray(v)) return v.map((x) => toExact(x, needsOrder));
+  const out: JsonObject = Object.create(null);
   for (const k of Object.keys(v as object)) {
     if (k === '__proto__') throw new Unusable('proto-member', 'the body has a "__proto__" member');
-    out[k] = toExact((v as Record<string, unknown>)[k]);
+    if (INDEX_LIKE.test(k)) needsOrder.found = true;
+    out[k] = toExact((v as Record<string, unknown>)[k], needsOrder);
   }
   return out;
+}
+
+/** The key sequence of every object in `text`, in the order the objects open. */
+function objectKeyOrders(text: string): string[][] {
+  const orders: string[][] = [];
+  const stack: number[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i++;
+      while (text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
+      i++;
+      let j = i;
+      while (j < text.length && /\s/.test(text[j])) j++;
+      if (text[j] === ':' && stack.length) orders[stack[stack.length - 1]].push(JSON.parse(text.slice(start, i)));
+      continue;
+    }
+    if (c === 0x7b) { stack.push(orders.length); orders.push([]); } else if (c === 0x7d) stack.pop();
+    i++;
+  }
+  return orders;
+}
+
+/** Rebuilds objects in body order; those with index-like keys become Maps. */
+function reorder(v: JsonValue, orders: string[][]): JsonValue {
+  let next = 0;
+  const walk = (x: JsonValue): JsonValue => {
+    if (Array.isArray(x)) return x.map(walk);
+    if (x === null || typeof x !== 'object' || x instanceof Map) return x;
+    const keys = orders[next++];
+    const obj = x as JsonObject;
+    if (!keys.some((k) => INDEX_LIKE.test(k))) {
+      for (const k of keys) obj[k] = walk(obj[k]);
+      return obj;
+    }
+    return new Map(keys.map((k) => [k, walk(obj[k])]));
+  };
+  return walk(v);
 }
 
 /** Classifies one retained body (OQ-33) and, for JSON, parses it exactly (ES-4). */
@@ -212,6 +267,7 @@ export interface MemberRow {
   position: number;
   depth: number;
   type: 'object' | 'array' | 'string' | 'integer' | 'real' | 'true' | 'false' | 'null';
+  /** Integers (and true/false as 1/0) are bigint so they bind as SQLite INTEGER. */
   value: string | number | bigint | null;
 }
 
@@ -224,16 +280,20 @@ export function flattenMembers(root: JsonValue, emit: (row: MemberRow) => void):
   const walk = (v: JsonValue, pointer: string, parent: string | null, key: string | null, position: number, depth: number) => {
     if (v === null) emit({ pointer, parentPointer: parent, key, position, depth, type: 'null', value: null });
     else if (typeof v === 'string') emit({ pointer, parentPointer: parent, key, position, depth, type: 'string', value: v });
-    else if (typeof v === 'boolean') emit({ pointer, parentPointer: parent, key, position, depth, type: v ? 'true' : 'false', value: v ? 1 : 0 });
+    // Integers go to SQLite as bigint: a JS number binds as REAL, which an ANY column keeps.
+    else if (typeof v === 'boolean') emit({ pointer, parentPointer: parent, key, position, depth, type: v ? 'true' : 'false', value: v ? 1n : 0n });
     else if (typeof v === 'bigint') emit({ pointer, parentPointer: parent, key, position, depth, type: 'integer', value: v });
-    else if (typeof v === 'number') emit({ pointer, parentPointer: parent, key, position, depth, type: Number.isInteger(v) ? 'integer' : 'real', value: v });
+    else if (typeof v === 'number') {
+      if (Number.isInteger(v)) emit({ pointer, parentPointer: parent, key, position, depth, type: 'integer', value: BigInt(v) });
+      else emit({ pointer, parentPointer: parent, key, position, depth, type: 'real', value: v });
+    }
     else if (Array.isArray(v)) {
       emit({ pointer, parentPointer: parent, key, position, depth, type: 'array', value: null });
       for (let i = 0; i < v.length; i++) walk(v[i], `${pointer}/${i}`, pointer, null, i, depth + 1);
     } else {
       emit({ pointer, parentPointer: parent, key, position, depth, type: 'object', value: null });
       let i = 0;
-      for (const k of Object.keys(v)) walk(v[k], `${pointer}/${escapePointerToken(k)}`, pointer, k, i++, depth + 1);
+      for (const [k, x] of objectEntries(v)) walk(x, `${pointer}/${escapePointerToken(k)}`, pointer, k, i++, depth + 1);
     }
   };
   walk(root, '', null, null, 0, 0);
@@ -264,8 +324,10 @@ export function membersToValue(rows: Iterable<MemberRow>): JsonValue {
       case 'real': return Number(r.value);
       case 'array': return (children.get(r.pointer) ?? []).sort((a, b) => a.position - b.position).map(build);
       case 'object': {
-        const out: { [key: string]: JsonValue } = Object.create(null);
-        for (const c of (children.get(r.pointer) ?? []).sort((a, b) => a.position - b.position)) out[c.key as string] = build(c);
+        const kids = (children.get(r.pointer) ?? []).sort((a, b) => a.position - b.position);
+        if (kids.some((c) => INDEX_LIKE.test(c.key as string))) return new Map(kids.map((c) => [c.key as string, build(c)]));
+        const out: JsonObject = Object.create(null);
+        for (const c of kids) out[c.key as string] = build(c);
         return out;
       }
     }
@@ -281,5 +343,5 @@ export function stringifyExact(v: JsonValue): string {
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return '[' + v.map(stringifyExact).join(',') + ']';
-  return '{' + Object.keys(v).map((k) => JSON.stringify(k) + ':' + stringifyExact(v[k])).join(',') + '}';
+  return '{' + objectEntries(v).map(([k, x]) => JSON.stringify(k) + ':' + stringifyExact(x)).join(',') + '}';
 }

@@ -13,6 +13,9 @@ import { readHarEntry, readHarPages } from './har.js';
 import { ScenarioReader } from './scenario.js';
 import { splitJson, formatPath, type Piece } from './split.js';
 import { FactWriter, noKinds } from './writer.js';
+import { kyselyFor } from '../store/open.js';
+import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
+import { SensitiveLiterals } from './secrets.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
 
@@ -24,6 +27,10 @@ export interface LoadOptions {
   log?: (message: string) => void;
   /** Fixed load time for reproducible stores (tests); defaults to now. */
   loadedAt?: string;
+  /** The user's manifest override (`--manifest FILE`), stored with each capture. */
+  manifest?: { override: ManifestOverride; sha256: string };
+  /** Literals that must not reach the store (`--sensitive VALUE`): a capture carrying one is rejected. */
+  sensitive?: string[];
 }
 
 export interface LoadedCapture {
@@ -120,6 +127,10 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
   const sha256 = await fileSha256(file);
   const existing = db.prepare('select id, format from capture where sha256 = ?').get(sha256) as { id: number; format: LoadedCapture['format'] } | undefined;
   if (existing) {
+    const stored = db.prepare('select override_sha256 from manifest where capture_id = ?').pluck().get(existing.id) as string | null | undefined;
+    if ((stored ?? null) !== (opts.manifest?.sha256 ?? null)) {
+      throw new CapstateError('manifest-differs', `this capture is already loaded as capture ${existing.id} with ${stored ? 'another' : 'no'} --manifest override; its tools are fixed by what it was loaded with. Load it into another store (--db) to use a different override`, { file });
+    }
     opts.log?.(`${file}: already loaded as capture ${existing.id} (same SHA-256); skipped`);
     return { file, capture_id: existing.id, sha256, format: existing.format, bytes: st.size, already_loaded: true, records: 0,
       response_bodies_by_kind: noKinds(), request_bodies_by_kind: noKinds(), new_bodies: 0, members: 0, duration_ms: performance.now() - t0 };
@@ -134,20 +145,24 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
   let pagePosition = 0;
   const loadedAt = opts.loadedAt ?? new Date().toISOString();
 
+  // The capture row is written when the first piece needs it; what it says about the
+  // producer comes from root members that may follow the entries, so it is filled in last.
   const startCapture = (fmt: LoadedCapture['format']) => {
     format = fmt;
+    captureId = writer.writeCapture({ path: resolve(file), sha256, bytes: st.size, format: fmt }, loadedAt);
+    if (fmt === 'scenario-evidence') scenario = new ScenarioReader(file, (b, side, where) => writer.writeBody(b, side, where));
+  };
+  const describeCapture = () => {
     const creator = root.get('creator') as { name?: unknown; version?: unknown } | undefined;
-    const meta = fmt === 'scenario-evidence' ? ScenarioReader.readMeta(file, root) : null;
-    captureId = writer.writeCapture({
-      path: resolve(file), sha256, bytes: st.size, format: fmt,
+    const meta = format === 'scenario-evidence' ? ScenarioReader.readMeta(file, root) : null;
+    writer.describeCapture(captureId, {
       formatVersion: meta ? meta.formatVersion : typeof root.get('version') === 'string' ? (root.get('version') as string) : null,
       creator: creator && typeof creator.name === 'string' ? `${creator.name}${typeof creator.version === 'string' ? ' ' + creator.version : ''}` : null,
       startUrl: meta?.startUrl ?? null,
       requestBodiesSelected: meta?.requestBodies ?? null,
       responseBodiesSelected: meta?.responseBodies ?? null,
       headerValuesSelected: meta?.headerValues ?? null,
-    }, loadedAt);
-    if (fmt === 'scenario-evidence') scenario = new ScenarioReader(file, (b, side) => writer.writeBody(b, side));
+    });
   };
 
   const pieces = splitJson(file, {
@@ -162,9 +177,10 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
       const value = parsePiece(file, p);
       checkDuplicates(file, p, value, index + 1);
       const out = readHarEntry(file, index, value);
-      const requestBodyId = writer.writeBody(out.requestBody, 'request');
-      const responseBodyId = writer.writeBody(out.responseBody, 'response');
-      writer.writeRecord(captureId, { ...out.record, requestBodyId, responseBodyId });
+      const at = (path: string) => ({ file, record: index + 1, path: `log.entries[${index}].${path}` });
+      const requestBodyId = writer.writeBody(out.requestBody, 'request', at('request.postData'));
+      const responseBodyId = writer.writeBody(out.responseBody, 'response', at('response.content.text'));
+      writer.writeRecord(captureId, { ...out.record, requestBodyId, responseBodyId }, at('request'));
       records++;
     } else if (top === 'events') {
       if (format === null) startCapture('scenario-evidence');
@@ -194,11 +210,16 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
     if (root.has('schema_version') || root.has('steps')) startCapture('scenario-evidence');
     else throw new CapstateError('unknown-format', 'not a HAR 1.2 file (no log.entries) nor scenario Evidence (no events); capstate reads those two formats', { file, path: '(root)' });
   }
+  describeCapture();
   if (scenario) {
     const s = scenario as ScenarioReader;
-    for (const r of s.finish()) { writer.writeRecord(captureId, r); records++; }
+    for (const { record, where } of s.finish()) { writer.writeRecord(captureId, record, where); records++; }
     if (s.skippedWithoutRequest) opts.log?.(`${file}: ${s.skippedWithoutRequest} response event(s) without a request event were skipped`);
   }
+  // The manifest groups the records into tools (OQ-1) and decides admission (OQ-2); a
+  // rejection throws here, inside the transaction, so nothing of the capture is stored.
+  const manifest = await inferManifest(kyselyFor(db), captureId, file, opts.manifest?.override);
+  writer.writeManifest(captureId, manifest, opts.manifest?.sha256 ?? null);
   const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {
     const d = noKinds();
     for (const k of Object.keys(d) as BodyKind[]) d[k] = now[k] - then[k];
@@ -251,7 +272,7 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
       db.pragma('synchronous = OFF');
     }
     db.pragma('cache_size = -65536');
-    const writer = new FactWriter(db);
+    const writer = new FactWriter(db, new SensitiveLiterals(opts.sensitive ?? []));
     const results: LoadedCapture[] = [];
     db.exec('BEGIN IMMEDIATE');
     try {

@@ -4,7 +4,7 @@
  * Bodies are classified and stored as their content events stream past, so memory holds
  * transaction metadata only.
  */
-import { CapstateError } from '../errors.js';
+import { CapstateError, type ErrorContext } from '../errors.js';
 import { decodeBase64Strict, sha256Hex, type RetainedBody } from './bodies.js';
 import { FieldReader, type Obj } from './fields.js';
 import { parseUrl } from './har.js';
@@ -25,6 +25,8 @@ const CUT_STATES = new Set(['body-size-limit', 'body-allocation-limit']);
 interface Transaction {
   id: string;
   order: number;
+  /** Index of the transaction's request event, to name it in errors. */
+  eventIndex: number;
   requestSeq: number;
   responseSeq: number | null;
   method: string;
@@ -60,7 +62,7 @@ export class ScenarioReader {
   private readonly seqToTx = new Map<number, { tx: string; side: 'request' | 'response' }>();
   skippedWithoutRequest = 0;
 
-  constructor(private readonly file: string, private readonly writeBody: (b: RetainedBody, side: 'request' | 'response') => number) {}
+  constructor(private readonly file: string, private readonly writeBody: (b: RetainedBody, side: 'request' | 'response', where: ErrorContext) => number) {}
 
   /** Root members other than `events`. */
   static readMeta(file: string, root: Map<string, unknown>): ScenarioMeta {
@@ -101,7 +103,7 @@ export class ScenarioReader {
       const rawUrl = f.string(ev, [], 'url', { required: true, nonEmpty: true })!;
       const urlReader = new FieldReader(this.file, undefined, ['events', index]);
       this.txs.set(txId, {
-        id: txId, order: this.txs.size, requestSeq: seq, responseSeq: null,
+        id: txId, order: this.txs.size, eventIndex: index, requestSeq: seq, responseSeq: null,
         method: f.string(ev, [], 'method', { required: true, nonEmpty: true })!,
         url: parseUrlAt(urlReader, rawUrl), rawUrl,
         stepId: f.string(ev, [], 'step_id'),
@@ -175,20 +177,20 @@ export class ScenarioReader {
         if (bytes === null) f.fail([...path, 'base64'], 'body.base64 is not valid base64; the capture is corrupt', 'invalid-base64');
         retained = { bytes, mediaType, isCut: true };
       }
-      const id = this.writeBody(retained, src.side);
+      const id = this.writeBody(retained, src.side, { file: this.file, path: `events[${index}].body` });
       if (src.side === 'request') { tx.requestBodyId = id; tx.requestMediaType = mediaType; }
       else { tx.responseBodyId = id; tx.responseMediaType = mediaType; }
     }
   }
 
-  /** The records, in the order of their transactions' request events. */
-  finish(): LoadedRecord[] {
+  /** The records, in the order of their transactions' request events, with where each came from. */
+  finish(): { record: LoadedRecord; where: ErrorContext }[] {
     for (const { index, ev } of this.pendingContent) this.applyContent(index, ev);
-    const none = (side: 'request' | 'response'): number => this.writeBody({ mediaType: null, isCut: false }, side);
-    const out: LoadedRecord[] = [];
+    const none = (side: 'request' | 'response'): number => this.writeBody({ mediaType: null, isCut: false }, side, { file: this.file });
+    const out: { record: LoadedRecord; where: ErrorContext }[] = [];
     for (const tx of [...this.txs.values()].sort((a, b) => a.order - b.order)) {
       if (tx.status === null) continue; // OQ-3: no response, no record
-      out.push({
+      out.push({ where: { file: this.file, record: out.length + 1, path: `events[${tx.eventIndex}]` }, record: {
         ordinal: out.length + 1, method: tx.method, url: tx.url, rawUrl: tx.rawUrl,
         // BS-59: the browser's start when reported, else when capstate observed the request.
         startedMs: tx.startedAt ?? tx.observedAt, durationMs: tx.elapsedMs ?? 0,
@@ -198,7 +200,7 @@ export class ScenarioReader {
         requestBodyId: tx.requestBodyId ?? none('request'), responseBodyId: tx.responseBodyId ?? none('response'),
         requestHeaders: tx.requestHeaders, responseHeaders: tx.responseHeaders,
         requestCookies: [], responseCookies: [],
-      });
+      } });
     }
     return out;
   }

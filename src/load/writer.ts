@@ -7,9 +7,11 @@
  * the load is a bulk hot path (millions of member rows) and Kysely's async per-query
  * compilation costs more than the insert itself (docs/decisions.md, "Loader inserts").
  */
+import { CapstateError, type ErrorContext } from '../errors.js';
+import type { InferredManifest } from '../manifest/infer.js';
 import type { Sqlite } from '../store/open.js';
 import { classifyRetainedBody, flattenMembers, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
-import { isCredentialHeader, isRedactedUrl } from './secrets.js';
+import { isCredentialHeader, isRedactedUrl, isSensitiveQueryParam, SensitiveLiterals } from './secrets.js';
 
 export interface HeaderIn { name: string; value: string | null }
 
@@ -43,6 +45,10 @@ export interface CaptureIn {
   sha256: string;
   bytes: number;
   format: 'har' | 'scenario-evidence';
+}
+
+/** What a capture says about itself, known once its root members are read. */
+export interface CaptureMeta {
   formatVersion: string | null;
   creator: string | null;
   startUrl: string | null;
@@ -72,12 +78,12 @@ export class FactWriter {
 
   private readonly st;
 
-  constructor(private readonly db: Sqlite) {
+  constructor(private readonly db: Sqlite, private readonly sensitive = new SensitiveLiterals([])) {
     const memberCols = '(?, ?, ?, ?, ?, ?, ?, ?)';
     this.st = {
-      capture: db.prepare(`insert into capture (path, sha256, bytes, format, format_version, creator, start_url,
-        request_bodies_selected, response_bodies_selected, header_values_selected, loaded_at)
-        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      capture: db.prepare('insert into capture (path, sha256, bytes, format, loaded_at) values (?, ?, ?, ?, ?)'),
+      describeCapture: db.prepare(`update capture set format_version = ?, creator = ?, start_url = ?,
+        request_bodies_selected = ?, response_bodies_selected = ?, header_values_selected = ? where id = ?`),
       page: db.prepare('insert into page (capture_id, position, page_id, title, started_ms) values (?, ?, ?, ?, ?)'),
       findBody: db.prepare("select id from body where sha256 = ? and kind = ? and ifnull(unusable_reason, '') = ?").pluck(),
       body: db.prepare('insert into body (sha256, bytes, kind, is_usable, unusable_reason, content) values (?, ?, ?, ?, ?, ?)'),
@@ -89,22 +95,38 @@ export class FactWriter {
       param: db.prepare('insert into query_param (record_id, position, name, value) values (?, ?, ?, ?)'),
       header: db.prepare('insert into header (record_id, side, source, position, name, value, is_redacted) values (?, ?, ?, ?, ?, ?, ?)'),
       member1: db.prepare(`insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value) values ${memberCols}`),
+      manifest: db.prepare(`insert into manifest (capture_id, subject_origin, subject_source, api_base, api_base_source, override_sha256)
+        values (?, ?, ?, ?, ?, ?)`),
+      note: db.prepare('insert into admission_note (capture_id, position, note) values (?, ?, ?)'),
+      tool: db.prepare(`insert into tool (capture_id, name, method, template, root_path, is_query_post, template_source)
+        values (?, ?, ?, ?, ?, ?, ?)`),
+      recordTool: db.prepare('update record set tool_id = ? where id = ?'),
+      pathParam: db.prepare('insert into path_param (record_id, position, name, value) values (?, ?, ?, ?)'),
       memberN: db.prepare(`insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value) values ${Array(MEMBER_BATCH).fill(memberCols).join(', ')}`),
     };
   }
 
   writeCapture(c: CaptureIn, loadedAt: string): number {
-    const r = this.st.capture.run(c.path, c.sha256, c.bytes, c.format, c.formatVersion, c.creator, c.startUrl,
-      bool(c.requestBodiesSelected), bool(c.responseBodiesSelected), bool(c.headerValuesSelected), loadedAt);
-    return Number(r.lastInsertRowid);
+    return Number(this.st.capture.run(c.path, c.sha256, c.bytes, c.format, loadedAt).lastInsertRowid);
+  }
+
+  describeCapture(captureId: number, m: CaptureMeta): void {
+    this.st.describeCapture.run(m.formatVersion, m.creator, m.startUrl, bool(m.requestBodiesSelected),
+      bool(m.responseBodiesSelected), bool(m.headerValuesSelected), captureId);
   }
 
   writePage(captureId: number, position: number, pageId: string, title: string | null, startedMs: number | null): void {
     this.st.page.run(captureId, position, pageId, title, startedMs);
   }
 
-  /** Classifies a retained body (bodies.ts), stores it once per identity, returns its id. */
-  writeBody(retained: RetainedBody, side: 'request' | 'response'): number {
+  /**
+   * Classifies a retained body (bodies.ts), stores it once per identity, returns its id.
+   * `where` names the body in errors (a declared sensitive literal found in it).
+   */
+  writeBody(retained: RetainedBody, side: 'request' | 'response', where: ErrorContext): number {
+    if (this.sensitive.size > 0 && this.sensitive.find(retained.bytes ?? retained.text) !== -1) {
+      throw new CapstateError('sensitive-value', `the ${side} body carries a value declared with --sensitive; remove or redact it in the capture and load again`, where);
+    }
     const b = classifyRetainedBody(retained);
     this.counts.bodiesByKind[side][b.kind]++;
     const identity = `${b.sha256}\0${b.kind}\0${b.reason ?? ''}`;
@@ -141,7 +163,29 @@ export class FactWriter {
     this.memberCount = 0;
   }
 
-  writeRecord(captureId: number, r: LoadedRecord): number {
+  /** Refuses a record that would carry a credential into the store (OQ-2). */
+  private checkSensitive(r: LoadedRecord, where: ErrorContext): void {
+    for (const [name, value] of r.url.searchParams) {
+      if (isSensitiveQueryParam(name, value)) {
+        throw new CapstateError('sensitive-value', `the URL's query parameter "${name}" carries a credential; remove or redact it (e.g. ${name}=[REDACTED]) in the capture and load again`, { ...where, path: `${where.path}.url` });
+      }
+    }
+    if (this.sensitive.size === 0) return;
+    if (this.sensitive.find(r.rawUrl) !== -1) {
+      throw new CapstateError('sensitive-value', 'the URL carries a value declared with --sensitive; remove or redact it in the capture and load again', { ...where, path: `${where.path}.url` });
+    }
+    for (const [side, headers] of [['request', r.requestHeaders], ['response', r.responseHeaders]] as const) {
+      for (const h of headers) {
+        if (!isCredentialHeader(h.name) && this.sensitive.find(h.value) !== -1) {
+          throw new CapstateError('sensitive-value', `the ${side} header "${h.name}" carries a value declared with --sensitive; remove or redact it in the capture and load again`, where);
+        }
+      }
+    }
+  }
+
+  /** Stores a record; `where` names it in errors (`{file, record, path}`). */
+  writeRecord(captureId: number, r: LoadedRecord, where: ErrorContext): number {
+    this.checkSensitive(r, where);
     const u = r.url;
     const query = u.search ? u.search.slice(1) : null;
     const id = Number(this.st.record.run(captureId, r.ordinal, r.method, r.rawUrl, u.origin, u.pathname, query,
@@ -158,6 +202,19 @@ export class FactWriter {
     return id;
   }
 
+  /** Stores the manifest of a capture (OQ-1): admission, tools, each record's tool and path parameters. */
+  writeManifest(captureId: number, m: InferredManifest, overrideSha256: string | null): void {
+    this.st.manifest.run(captureId, m.subjectOrigin, m.subjectSource, m.apiBase, m.apiBaseSource, overrideSha256);
+    m.notes.forEach((note, i) => this.st.note.run(captureId, i, note));
+    for (const t of m.tools) {
+      const toolId = Number(this.st.tool.run(captureId, t.name, t.method, t.template, t.rootPath, t.isQueryPost ? 1 : 0, t.source).lastInsertRowid);
+      for (const r of t.records) {
+        this.st.recordTool.run(toolId, r.id);
+        r.params.forEach((p, i) => this.st.pathParam.run(r.id, i, p.name, p.value));
+      }
+    }
+  }
+
   private writeHeaders(recordId: number, side: 'request' | 'response', headers: HeaderIn[]): void {
     headers.forEach((h, i) => {
       // BS-65: the name stays, the credential value never reaches the store.
@@ -166,3 +223,4 @@ export class FactWriter {
     });
   }
 }
+

@@ -61,6 +61,7 @@ export interface RecordTable {
   response_media_type: string | null;
   request_body_id: number;
   response_body_id: number;
+  tool_id: number | null;
 }
 
 export interface QueryParamTable {
@@ -89,6 +90,39 @@ export interface MemberTable {
   depth: number;
   type: 'object' | 'array' | 'string' | 'integer' | 'real' | 'true' | 'false' | 'null';
   value: string | number | bigint | null;
+}
+
+export interface ToolTable {
+  id: Generated<number>;
+  capture_id: number;
+  name: string;
+  method: string;
+  template: string;
+  root_path: string;
+  is_query_post: number;
+  template_source: 'inferred' | 'override';
+}
+
+export interface ManifestTable {
+  capture_id: number;
+  subject_origin: string;
+  subject_source: 'page' | 'json-responses' | 'all-responses' | 'start-url';
+  api_base: string;
+  api_base_source: 'inferred' | 'override';
+  override_sha256: string | null;
+}
+
+export interface AdmissionNoteTable {
+  capture_id: number;
+  position: number;
+  note: string;
+}
+
+export interface PathParamTable {
+  record_id: number;
+  position: number;
+  name: string;
+  value: string;
 }
 
 export interface MetaTable {
@@ -149,6 +183,10 @@ export interface DB {
   header: HeaderTable;
   member: MemberTable;
   meta: MetaTable;
+  tool: ToolTable;
+  manifest: ManifestTable;
+  admission_note: AdmissionNoteTable;
+  path_param: PathParamTable;
   records_timeline: RecordsTimelineView;
   capture_timeline: CaptureTimelineView;
   response_members: ResponseMembersView;
@@ -162,11 +200,15 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   capture: cols<CaptureTable>()(['id', 'path', 'sha256', 'bytes', 'format', 'format_version', 'creator', 'start_url', 'request_bodies_selected', 'response_bodies_selected', 'header_values_selected', 'loaded_at']),
   page: cols<PageTable>()(['capture_id', 'position', 'page_id', 'title', 'started_ms']),
   body: cols<BodyTable>()(['id', 'sha256', 'bytes', 'kind', 'is_usable', 'unusable_reason', 'content']),
-  record: cols<RecordTable>()(['id', 'capture_id', 'ordinal', 'method', 'url', 'origin', 'path', 'query', 'is_url_redacted', 'status', 'status_text', 'http_version', 'started_ms', 'duration_ms', 'page_id', 'step_id', 'transaction_id', 'redirected_from_transaction_id', 'resource_type', 'request_media_type', 'response_media_type', 'request_body_id', 'response_body_id']),
+  record: cols<RecordTable>()(['id', 'capture_id', 'ordinal', 'method', 'url', 'origin', 'path', 'query', 'is_url_redacted', 'status', 'status_text', 'http_version', 'started_ms', 'duration_ms', 'page_id', 'step_id', 'transaction_id', 'redirected_from_transaction_id', 'resource_type', 'request_media_type', 'response_media_type', 'request_body_id', 'response_body_id', 'tool_id']),
   query_param: cols<QueryParamTable>()(['record_id', 'position', 'name', 'value']),
   header: cols<HeaderTable>()(['record_id', 'side', 'source', 'position', 'name', 'value', 'is_redacted']),
   member: cols<MemberTable>()(['body_id', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
   meta: cols<MetaTable>()(['key', 'value']),
+  tool: cols<ToolTable>()(['id', 'capture_id', 'name', 'method', 'template', 'root_path', 'is_query_post', 'template_source']),
+  manifest: cols<ManifestTable>()(['capture_id', 'subject_origin', 'subject_source', 'api_base', 'api_base_source', 'override_sha256']),
+  admission_note: cols<AdmissionNoteTable>()(['capture_id', 'position', 'note']),
+  path_param: cols<PathParamTable>()(['record_id', 'position', 'name', 'value']),
   records_timeline: cols<RecordsTimelineView>()(['capture_id', 'timeline_position', 'ordinal', 'record_id', 'timeline_order', 'method', 'url', 'path', 'query', 'status', 'started_ms', 'duration_ms', 'ended_ms', 'is_url_redacted']),
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
   response_members: cols<ResponseMembersView>()(['capture_id', 'ordinal', 'record_id', 'method', 'path', 'query', 'status', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),

@@ -1,0 +1,38 @@
+/** The load inputs `load` and `manifest` share: `--manifest FILE` and repeatable `--sensitive VALUE`. */
+import { readFileSync } from 'node:fs';
+import type { ArgsDef } from 'citty';
+import { CapstateError } from '../errors.js';
+import { sha256Hex } from '../load/bodies.js';
+import { parseOverride } from '../manifest/infer.js';
+import type { LoadOptions } from '../load/index.js';
+
+export const loadInputArgs = {
+  manifest: { type: 'string', description: 'Manifest override JSON: {"template_rules": [{"method", "template"}], "api_base"}', valueHint: 'FILE' },
+  sensitive: { type: 'string', description: 'A literal that must not reach the store; a capture carrying it is rejected (repeatable)', valueHint: 'VALUE' },
+} as const satisfies ArgsDef;
+
+/** citty keeps only the last of repeated options; collect every `--sensitive`. */
+function allValues(rawArgs: string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i];
+    if (a === `--${name}`) {
+      if (i + 1 >= rawArgs.length) throw new CapstateError('usage', `--${name} needs a value`, {}, 2);
+      out.push(rawArgs[++i]);
+    } else if (a.startsWith(`--${name}=`)) out.push(a.slice(name.length + 3));
+  }
+  return out;
+}
+
+export function loadInputs(args: { manifest?: string }, rawArgs: string[]): Pick<LoadOptions, 'manifest' | 'sensitive'> {
+  const sensitive = allValues(rawArgs, 'sensitive');
+  if (sensitive.some((s) => s.length < 4)) throw new CapstateError('usage', '--sensitive values must be at least 4 characters (shorter ones match too much)', {}, 2);
+  if (!args.manifest) return { sensitive };
+  let text: string;
+  try {
+    text = readFileSync(args.manifest, 'utf8');
+  } catch (e) {
+    throw new CapstateError('no-such-file', `cannot read the manifest override: ${(e as Error).message}`, { file: args.manifest });
+  }
+  return { sensitive, manifest: { override: parseOverride(args.manifest, text), sha256: sha256Hex(text) } };
+}

@@ -1,0 +1,434 @@
+/**
+ * The environment manifest (OQ-1, OQ-2, OQ-5, OQ-7): the single owner of grouping records
+ * into tools. Deterministic: the same facts and override give the same tools. The loader
+ * stores the result as facts (`manifest`, `tool`, `path_param`, `record.tool_id`); every
+ * reader joins on those and never regroups records.
+ */
+import type { Kysely } from 'kysely';
+import { CapstateError } from '../errors.js';
+import type { DB } from '../store/types.js';
+import { isVersionSegment, looksLikeId, matchTemplate, parsePath, parseTemplate, renderTemplate, type PathShape, type TemplateShape } from './paths.js';
+
+/** OQ-9: identity names in priority order. */
+export const IDENTITY_NAMES = ['id', 'uuid', 'uid', 'guid', '_id'];
+
+/** The user's `--manifest FILE`. */
+export interface ManifestOverride {
+  template_rules?: { method: string; template: string }[];
+  api_base?: string;
+}
+
+export interface InferredTool {
+  name: string;
+  method: string;
+  template: string;
+  rootPath: string;
+  isQueryPost: boolean;
+  source: 'inferred' | 'override';
+  records: { id: number; ordinal: number; params: { name: string; value: string }[] }[];
+}
+
+export interface InferredManifest {
+  subjectOrigin: string;
+  subjectSource: 'page' | 'json-responses' | 'all-responses' | 'start-url';
+  apiBase: string;
+  apiBaseSource: 'inferred' | 'override';
+  notes: string[];
+  tools: InferredTool[];
+}
+
+interface Rec {
+  id: number;
+  ordinal: number;
+  method: string;
+  origin: string;
+  path: string;
+  shape: PathShape;
+  responseBodyId: number;
+  requestBodyId: number;
+  isJson: boolean;
+}
+
+const QUERY_SEGMENT = /^(_?search|query|find|lookup|filter|count|batch-?get|graphql)$/i;
+
+/** Validates a `--manifest` document; errors name the file and the JSON path. */
+export function parseOverride(file: string, text: string): ManifestOverride {
+  let doc: unknown;
+  const fail = (path: string, message: string): never => { throw new CapstateError('bad-manifest', message, { file, path }); };
+  try { doc = JSON.parse(text); } catch (e) { return fail('(root)', `not valid JSON: ${(e as Error).message}`); }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return fail('(root)', 'a manifest override is an object {"template_rules": [...], "api_base": "/api"}');
+  const o = doc as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== 'template_rules' && k !== 'api_base') fail(k, `unknown field "${k}"; allowed: template_rules, api_base`);
+  const out: ManifestOverride = {};
+  if (o.api_base !== undefined) {
+    if (typeof o.api_base !== 'string' || !/^\/([^/]+(\/[^/]+)*)?$/.test(o.api_base)) fail('api_base', 'api_base is a path such as "/api" or "/ghost/api/admin" (no trailing slash)');
+    out.api_base = o.api_base as string;
+  }
+  if (o.template_rules !== undefined) {
+    if (!Array.isArray(o.template_rules)) fail('template_rules', 'template_rules is an array of {"method", "template"}');
+    out.template_rules = (o.template_rules as unknown[]).map((r, i) => {
+      const at = `template_rules[${i}]`;
+      if (!r || typeof r !== 'object' || Array.isArray(r)) fail(at, 'a rule is {"method": "GET", "template": "/api/folders/{uid}"}');
+      const rule = r as Record<string, unknown>;
+      for (const k of Object.keys(rule)) if (k !== 'method' && k !== 'template') fail(`${at}.${k}`, `unknown field "${k}"; allowed: method, template`);
+      if (typeof rule.method !== 'string' || !/^[A-Za-z]+$/.test(rule.method)) fail(`${at}.method`, 'method is an HTTP method such as "GET"');
+      if (typeof rule.template !== 'string') fail(`${at}.template`, 'template is a path template such as "/api/folders/{uid}"');
+      try { parseTemplate(rule.template as string); } catch (e) { fail(`${at}.template`, (e as Error).message); }
+      return { method: (rule.method as string).toUpperCase(), template: rule.template as string };
+    });
+  }
+  return out;
+}
+
+/** Computes the manifest of one loaded capture from its facts. Throws CapstateError on rejection. */
+export async function inferManifest(k: Kysely<DB>, captureId: number, file: string, override: ManifestOverride = {}): Promise<InferredManifest> {
+  const capture = await k.selectFrom('capture').selectAll().where('id', '=', captureId).executeTakeFirstOrThrow();
+  const rows = await k.selectFrom('record').innerJoin('body', 'body.id', 'record.response_body_id')
+    .select(['record.id', 'record.ordinal', 'record.method', 'record.origin', 'record.path', 'record.response_body_id', 'record.request_body_id', 'body.kind'])
+    .where('record.capture_id', '=', captureId).orderBy('record.ordinal').execute();
+  const recs: Rec[] = rows.map((r) => ({
+    id: r.id, ordinal: r.ordinal, method: r.method.toUpperCase(), origin: r.origin, path: r.path, shape: parsePath(r.path),
+    responseBodyId: r.response_body_id, requestBodyId: r.request_body_id, isJson: r.kind === 'json',
+  }));
+
+  // ES-2 / OQ-2 format: a scenario capture is admissible only when it selected response bodies.
+  if (capture.format === 'scenario-evidence' && capture.response_bodies_selected !== 1) {
+    throw new CapstateError('response-bodies-not-selected', 'this scenario capture did not select response bodies (scenario.network_content.response_body), so no state can be inferred from it; record it again with "capture": {"network": {"response_body": true}}', { file, path: 'scenario.network_content.response_body' });
+  }
+
+  // OQ-2 subject: the page's origin, the scenario's start URL, else the most frequent origin of JSON answers.
+  let subjectOrigin: string | null = null;
+  let subjectSource: InferredManifest['subjectSource'] = 'json-responses';
+  if (capture.format === 'scenario-evidence' && capture.start_url) {
+    subjectOrigin = originOf(capture.start_url);
+    subjectSource = 'start-url';
+  } else if (capture.format === 'har') {
+    const page = await k.selectFrom('page').select('title').where('capture_id', '=', captureId).orderBy('position').executeTakeFirst();
+    const o = page?.title ? originOf(page.title) : null;
+    if (o) { subjectOrigin = o; subjectSource = 'page'; }
+  }
+  if (!subjectOrigin) {
+    const json = recs.filter((r) => r.isJson);
+    subjectOrigin = mostFrequentOrigin(json.length > 0 ? json : recs);
+    subjectSource = json.length > 0 ? 'json-responses' : 'all-responses';
+  }
+  const admitted = recs.filter((r) => r.origin === subjectOrigin);
+  if (admitted.length === 0) {
+    throw new CapstateError('no-subject-records', `no record is on the capture's subject origin ${subjectOrigin ?? '(none)'}; capture traffic of the app itself`, { file });
+  }
+  const notes: string[] = [];
+  const others = new Map<string, number>();
+  for (const r of recs) if (r.origin !== subjectOrigin) others.set(r.origin, (others.get(r.origin) ?? 0) + 1);
+  if (others.size > 0) {
+    const n = recs.length - admitted.length;
+    notes.push(`${n} record${n === 1 ? '' : 's'} of other origins not admitted: ${[...others].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([o, c]) => `${o} ${c}`).join(', ')}`);
+  }
+
+  const lists = new ListIndex(k, admitted);
+  const own = new OwnMembers(k);
+
+  // Override rules first (they take precedence), then inference for the rest.
+  const ruleShapes = (override.template_rules ?? []).map((r) => ({ ...r, shape: parseTemplate(r.template) }));
+  const byOverride = new Map<number, { method: string; shape: TemplateShape; values: string[] }>();
+  for (const r of admitted) {
+    for (const rule of ruleShapes) {
+      if (rule.method !== r.method) continue;
+      const values = matchTemplate(rule.shape, r.shape);
+      if (values) { byOverride.set(r.id, { method: rule.method, shape: rule.shape, values }); break; }
+    }
+  }
+  const inferred = admitted.filter((r) => !byOverride.has(r.id));
+  const isParam = await decideParams(inferred, lists);
+  const named = await nameParams(inferred, isParam, lists, own);
+
+  // Group into tools.
+  const toolMap = new Map<string, InferredTool>();
+  const addTo = (method: string, shape: TemplateShape, source: InferredTool['source'], r: Rec, values: string[]) => {
+    const template = renderTemplate(shape);
+    const key = `${method} ${template}`;
+    let tool = toolMap.get(key);
+    if (!tool) {
+      tool = { name: '', method, template, rootPath: '', isQueryPost: false, source, records: [] };
+      toolMap.set(key, tool);
+    }
+    const names = shape.parts.filter((p) => p.kind === 'param').map((p) => (p as { name: string }).name);
+    tool.records.push({ id: r.id, ordinal: r.ordinal, params: values.map((value, i) => ({ name: names[i], value })) });
+    return tool;
+  };
+  for (const r of admitted) {
+    const o = byOverride.get(r.id);
+    if (o) addTo(o.method, o.shape, 'override', r, o.values);
+    else {
+      const shape = named.get(r.id)!;
+      const values = r.shape.segments.filter((_, i) => isParam.get(r.id)![i]);
+      addTo(r.method, shape, 'inferred', r, values);
+    }
+  }
+  const tools = [...toolMap.values()].sort((a, b) => (a.template < b.template ? -1 : a.template > b.template ? 1 : a.method.localeCompare(b.method)));
+
+  // OQ-5 type roots.
+  const jsonTemplates = tools.filter((t) => t.records.some((tr) => admitted.find((r) => r.id === tr.id)!.isJson)).map((t) => parseTemplate(t.template));
+  const apiBase = override.api_base ?? inferApiBase(jsonTemplates.length > 0 ? jsonTemplates : tools.map((t) => parseTemplate(t.template)));
+  for (const t of tools) t.rootPath = rootPath(parseTemplate(t.template), apiBase);
+
+  // OQ-7 query POSTs, per tool.
+  for (const t of tools) t.isQueryPost = t.method === 'POST' && await isQueryPost(k, t, admitted);
+
+  assignNames(tools);
+  return { subjectOrigin: subjectOrigin!, subjectSource, apiBase, apiBaseSource: override.api_base ? 'override' : 'inferred', notes, tools };
+}
+
+function originOf(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+function mostFrequentOrigin(recs: Rec[]): string | null {
+  const counts = new Map<string, { n: number; first: number }>();
+  for (const r of recs) {
+    const c = counts.get(r.origin);
+    if (c) c.n++; else counts.set(r.origin, { n: 1, first: r.ordinal });
+  }
+  let best: string | null = null;
+  for (const [o, c] of counts) {
+    const b = best === null ? null : counts.get(best)!;
+    if (!b || c.n > b.n || (c.n === b.n && c.first < b.first)) best = o;
+  }
+  return best;
+}
+
+/** OQ-1 (b): scalar member values of objects listed by JSON responses of a path (with or without a format suffix). */
+class ListIndex {
+  private readonly byPath = new Map<string, Rec[]>();
+  private readonly cache = new Map<string, Map<string, string[]>>();
+
+  constructor(private readonly k: Kysely<DB>, admitted: Rec[]) {
+    for (const r of admitted) {
+      if (r.method !== 'GET' || !r.isJson) continue;
+      const key = r.shape.segments.join('/');
+      const list = this.byPath.get(key) ?? [];
+      list.push(r);
+      this.byPath.set(key, list);
+    }
+  }
+
+  /** Member names (key order, identity names first) whose listed value equals `value` under `prefix`. */
+  async namesFor(prefix: string[], value: string): Promise<string[]> {
+    const key = prefix.join('/');
+    let values = this.cache.get(key);
+    if (!values) {
+      values = new Map();
+      const bodies = [...new Set((this.byPath.get(key) ?? []).map((r) => r.responseBodyId))];
+      if (bodies.length > 0) {
+        const rows = await this.k.selectFrom('member as m')
+          .innerJoin('member as o', (j) => j.onRef('o.body_id', '=', 'm.body_id').onRef('o.pointer', '=', 'm.parent_pointer'))
+          .innerJoin('member as a', (j) => j.onRef('a.body_id', '=', 'o.body_id').onRef('a.pointer', '=', 'o.parent_pointer'))
+          .select(['m.key', 'm.value', 'm.type'])
+          .where('m.body_id', 'in', bodies).where('m.type', 'in', ['string', 'integer'])
+          .where('o.type', '=', 'object').where('a.type', '=', 'array')
+          .orderBy('m.body_id').orderBy('m.pointer').execute();
+        for (const row of rows) {
+          const v = String(row.value);
+          const names = values.get(v) ?? [];
+          if (row.key !== null && !names.includes(row.key)) names.push(row.key);
+          values.set(v, names);
+        }
+      }
+      this.cache.set(key, values);
+    }
+    return values.get(value) ?? [];
+  }
+}
+
+/** Members of a record's own response (root, or one level inside a wrapper object) that repeat a path value. */
+class OwnMembers {
+  private readonly cache = new Map<number, { key: string; value: string; depth: number; position: number }[]>();
+  constructor(private readonly k: Kysely<DB>) {}
+
+  async namesFor(bodyId: number, value: string): Promise<string[]> {
+    let rows = this.cache.get(bodyId);
+    if (!rows) {
+      const found = await this.k.selectFrom('member as m')
+        .innerJoin('member as p', (j) => j.onRef('p.body_id', '=', 'm.body_id').onRef('p.pointer', '=', 'm.parent_pointer'))
+        .select(['m.key', 'm.value', 'm.depth', 'm.position'])
+        .where('m.body_id', '=', bodyId).where('m.depth', '<=', 2).where('m.type', 'in', ['string', 'integer'])
+        .where('p.type', '=', 'object').orderBy('m.depth').orderBy('m.pointer').execute();
+      rows = found.filter((r) => r.key !== null).map((r) => ({ key: r.key!, value: String(r.value), depth: r.depth, position: r.position }));
+      this.cache.set(bodyId, rows);
+    }
+    return rows.filter((r) => r.value === value).map((r) => r.key);
+  }
+}
+
+/** Which segments of each record are parameters (OQ-1 a, b, c). */
+async function decideParams(recs: Rec[], lists: ListIndex): Promise<Map<number, boolean[]>> {
+  const isParam = new Map<number, boolean[]>();
+  for (const r of recs) {
+    const flags: boolean[] = [];
+    for (let i = 0; i < r.shape.segments.length; i++) {
+      const seg = r.shape.segments[i];
+      flags.push(looksLikeId(seg) || (!isVersionSegment(seg) && (await lists.namesFor(r.shape.segments.slice(0, i), seg)).length > 0));
+    }
+    isParam.set(r.id, flags);
+  }
+  // (c) sibling paths: a segment before the last varies among paths of the same length,
+  // templated prefix and last segment. Never the first segment (`/api`, `/repos`, `/public`
+  // name areas, not entities), and a value that is itself a recorded path is a collection
+  // name, not a parameter.
+  const recorded = new Set(recs.map((r) => r.shape.segments.join('/')));
+  const maxLen = Math.max(0, ...recs.map((r) => r.shape.segments.length));
+  for (let i = 1; i < maxLen - 1; i++) {
+    const groups = new Map<string, Rec[]>();
+    for (const r of recs) {
+      const n = r.shape.segments.length;
+      if (i >= n - 1) continue;
+      const flags = isParam.get(r.id)!;
+      const prefix = r.shape.segments.slice(0, i).map((s, j) => (flags[j] ? '\u0000' : s));
+      const last = flags[n - 1] ? '\u0000' : r.shape.segments[n - 1];
+      const key = JSON.stringify([n, r.shape.trailingSlash, r.shape.suffix, prefix, last]);
+      const g = groups.get(key) ?? [];
+      g.push(r);
+      groups.set(key, g);
+    }
+    for (const g of groups.values()) {
+      const candidates = g.filter((r) => !isParam.get(r.id)![i] && !isVersionSegment(r.shape.segments[i])
+        && !recorded.has(r.shape.segments.slice(0, i + 1).join('/')));
+      const distinct = new Set(g.map((r) => r.shape.segments[i]));
+      if (distinct.size < 2) continue;
+      for (const r of candidates) isParam.get(r.id)![i] = true;
+    }
+  }
+  return isParam;
+}
+
+/** Names each parameter from the members it matched (OQ-1 naming), else id, id2, … */
+async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: ListIndex, own: OwnMembers): Promise<Map<number, TemplateShape>> {
+  // Records with the same static skeleton share parameter names, across methods.
+  const groups = new Map<string, Rec[]>();
+  const skeleton = (r: Rec) => JSON.stringify([r.shape.trailingSlash, r.shape.suffix, r.shape.segments.map((s, i) => (isParam.get(r.id)![i] ? null : s))]);
+  for (const r of recs) {
+    const key = skeleton(r);
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const out = new Map<number, TemplateShape>();
+  for (const g of groups.values()) {
+    const first = g[0];
+    const flags = isParam.get(first.id)!;
+    const names: (string | null)[] = [];
+    for (let i = 0; i < flags.length; i++) {
+      if (!flags[i]) { names.push(null); continue; }
+      const votes = new Map<string, { n: number; order: number }>();
+      let order = 0;
+      for (const r of g) {
+        const seg = r.shape.segments[i];
+        const listed = await lists.namesFor(r.shape.segments.slice(0, i), seg);
+        const candidates = listed.length > 0 ? listed : await own.namesFor(r.responseBodyId, seg);
+        const best = pickName(candidates);
+        if (best) {
+          const v = votes.get(best) ?? { n: 0, order: order++ };
+          v.n++;
+          votes.set(best, v);
+        }
+      }
+      const ranked = [...votes].sort((a, b) => b[1].n - a[1].n || rank(a[0]) - rank(b[0]) || a[1].order - b[1].order);
+      names.push(ranked.length ? sanitizeParamName(ranked[0][0]) : '');
+    }
+    // Unnamed → id, id2, …; duplicates get a number too.
+    const used = new Set<string>();
+    const unique = (base: string) => {
+      if (!used.has(base)) { used.add(base); return base; }
+      for (let n = 2; ; n++) if (!used.has(`${base}${n}`)) { used.add(`${base}${n}`); return `${base}${n}`; }
+    };
+    for (const n of names) if (n) unique(n);
+    used.clear();
+    const finalNames = names.map((n) => (n === null ? null : unique(n || 'id')));
+    for (const r of g) {
+      out.set(r.id, {
+        parts: r.shape.segments.map((s, i) => (finalNames[i] !== null ? { kind: 'param' as const, name: finalNames[i]! } : { kind: 'static' as const, text: s })),
+        trailingSlash: r.shape.trailingSlash,
+        suffix: r.shape.suffix,
+      });
+    }
+  }
+  return out;
+}
+
+const rank = (name: string) => { const i = IDENTITY_NAMES.indexOf(name); return i === -1 ? IDENTITY_NAMES.length : i; };
+
+/** Identity names first (OQ-9 priority), then the first candidate in key order. */
+function pickName(candidates: string[]): string | null {
+  if (candidates.length === 0) return null;
+  return [...candidates].sort((a, b) => rank(a) - rank(b))[0];
+}
+
+function sanitizeParamName(name: string): string {
+  const s = name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(\d)/, '_$1');
+  return s || 'id';
+}
+
+/** OQ-5: the longest common segment prefix of the JSON-answering templates, capped. */
+export function inferApiBase(templates: TemplateShape[]): string {
+  if (templates.length === 0) return '/';
+  const segs = templates.map((t) => t.parts);
+  let n = Math.min(...segs.map((s) => s.length - 1)); // every path keeps one segment after the base
+  for (let i = 0; i < n; i++) {
+    const p = segs[0][i];
+    if (p.kind !== 'static' || !segs.every((s) => s[i].kind === 'static' && (s[i] as { text: string }).text === p.text)) { n = i; break; }
+  }
+  const base = segs[0].slice(0, Math.max(0, n)).map((p) => (p as { text: string }).text);
+  if (base.length > 0 && isVersionSegment(base[base.length - 1])) base.pop(); // the version is not part of the base
+  return '/' + base.join('/');
+}
+
+/** ES-7: API base + version segment (when present) + one segment. */
+export function rootPath(t: TemplateShape, apiBase: string): string {
+  const base = apiBase === '/' ? [] : apiBase.slice(1).split('/');
+  const parts = t.parts.map((p) => (p.kind === 'static' ? p.text : `{${p.name}}`));
+  const under = base.every((b, i) => parts[i] === b);
+  let i = under ? base.length : 0;
+  const out = parts.slice(0, i);
+  if (i < parts.length && isVersionSegment(parts[i]) && i + 1 < parts.length) out.push(parts[i++]);
+  if (i < parts.length) out.push(parts[i]);
+  // A format suffix belongs to the representation, not the type: /issues.json and
+  // /issues/{id}.json share the root /issues.
+  return '/' + out.join('/');
+}
+
+/** OQ-7: a POST tool is a query by its last static segment, or GraphQL without mutations. */
+async function isQueryPost(k: Kysely<DB>, t: InferredTool, admitted: Rec[]): Promise<boolean> {
+  const shape = parseTemplate(t.template);
+  const statics = shape.parts.filter((p) => p.kind === 'static').map((p) => (p as { text: string }).text);
+  const last = statics[statics.length - 1] ?? '';
+  if (!QUERY_SEGMENT.test(last) && !/(search|query)$/i.test(last)) return false;
+  if (last.toLowerCase() !== 'graphql') return true;
+  const ids = new Set(t.records.map((r) => r.id));
+  const bodies = admitted.filter((r) => ids.has(r.id)).map((r) => r.requestBodyId);
+  const docs = await k.selectFrom('member').select(['value']).where('body_id', 'in', bodies)
+    .where('key', '=', 'query').where('type', '=', 'string').where('depth', '<=', 2).execute();
+  // A GraphQL document is a mutation when its first operation keyword says so.
+  return !docs.some((d) => /^\s*(#[^\n]*\n\s*)*mutation\b/.test(String(d.value)));
+}
+
+/** OQ-1 tool names: `<method>_<static segments and by_<param>>`, unique, at most 64 characters. */
+function assignNames(tools: InferredTool[]): void {
+  const used = new Set<string>();
+  for (const t of tools) {
+    const shape = parseTemplate(t.template);
+    const words = shape.parts.map((p) => (p.kind === 'static' ? p.text : `by_${p.name}`));
+    if (shape.suffix) words.push(shape.suffix.slice(1));
+    let base = [t.method.toLowerCase(), ...(words.length ? words : ['root'])].join('_')
+      .toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '');
+    base = base.slice(0, 64).replace(/_$/, '');
+    let name = base;
+    for (let n = 2; used.has(name); n++) {
+      const suffix = `_${n}`;
+      name = base.slice(0, 64 - suffix.length).replace(/_$/, '') + suffix;
+    }
+    used.add(name);
+    t.name = name;
+  }
+}

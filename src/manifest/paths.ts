@@ -1,0 +1,103 @@
+/**
+ * Path shapes for the manifest (OQ-1, OQ-5): segments, trailing slashes, format
+ * suffixes, id-looking and version segments, and matching a path against a template.
+ */
+
+export interface PathShape {
+  /** Percent-decoded segments; a format suffix is removed from the last one. */
+  segments: string[];
+  /** Segments as written in the URL (still percent-encoded), suffix removed. */
+  raw: string[];
+  trailingSlash: boolean;
+  /** `.json`, `.xml`, … on the last segment, or ''. */
+  suffix: string;
+}
+
+const SUFFIX = /^(.*[^.])(\.(?:json|xml|csv|txt|atom|rss|ya?ml|html?))$/i;
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** `/issues/12.json` → segments ['issues', '12'], suffix '.json'. */
+export function parsePath(pathname: string): PathShape {
+  let p = pathname.startsWith('/') ? pathname.slice(1) : pathname;
+  const trailingSlash = p.length > 0 && p.endsWith('/');
+  if (trailingSlash) p = p.slice(0, -1);
+  const raw = p === '' ? [] : p.split('/');
+  let suffix = '';
+  if (raw.length > 0) {
+    const m = SUFFIX.exec(raw[raw.length - 1]);
+    if (m) {
+      raw[raw.length - 1] = m[1];
+      suffix = m[2];
+    }
+  }
+  return { segments: raw.map(decode), raw, trailingSlash, suffix };
+}
+
+/** OQ-5: `v1`, `v2.1`, `2024-01-01`. */
+export function isVersionSegment(s: string): boolean {
+  return /^v\d+(\.\d+)*$/i.test(s) || /^\d{4}-\d{2}-\d{2}$/.test(s);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** OQ-1 (a): all digits, a UUID, hex of 8+ characters, or 4+ characters mixing letters and digits. */
+export function looksLikeId(s: string): boolean {
+  if (isVersionSegment(s)) return false;
+  // A file name (`fav32.png`, `main.3f2a1b9c.js`) names a static asset, not an entity.
+  if (/\.[a-z][a-z0-9]{0,5}$/i.test(s)) return false;
+  if (/^\d+$/.test(s)) return true;
+  if (UUID.test(s)) return true;
+  if (/^[0-9a-f]{8,}$/i.test(s) && /\d/.test(s)) return true;
+  return s.length >= 4 && /[a-z]/i.test(s) && /\d/.test(s) && /^[\w.~:@-]+$/.test(s);
+}
+
+/** A template such as `/repos/{owner}/{repo}/issues/{number}.json` split into parts. */
+export interface TemplateShape {
+  parts: ({ kind: 'static'; text: string } | { kind: 'param'; name: string })[];
+  trailingSlash: boolean;
+  suffix: string;
+}
+
+/** Parses a template string; throws with a message on malformed templates. */
+export function parseTemplate(template: string): TemplateShape {
+  if (!template.startsWith('/')) throw new Error('a template starts with "/"');
+  const shape = parsePath(template);
+  const parts = shape.raw.map((seg) => {
+    const m = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(seg);
+    if (m) return { kind: 'param' as const, name: m[1] };
+    if (/[{}]/.test(seg)) throw new Error(`segment ${JSON.stringify(seg)} mixes text and a parameter; a parameter is a whole segment`);
+    return { kind: 'static' as const, text: decode(seg) };
+  });
+  return { parts, trailingSlash: shape.trailingSlash, suffix: shape.suffix };
+}
+
+/** Whether a path fits a template; returns the parameter values or null. */
+export function matchTemplate(t: TemplateShape, p: PathShape): string[] | null {
+  if (t.parts.length !== p.segments.length || t.trailingSlash !== p.trailingSlash || t.suffix.toLowerCase() !== p.suffix.toLowerCase()) return null;
+  const values: string[] = [];
+  for (let i = 0; i < t.parts.length; i++) {
+    const part = t.parts[i];
+    if (part.kind === 'static') {
+      if (part.text !== p.segments[i]) return null;
+    } else values.push(p.segments[i]);
+  }
+  return values;
+}
+
+/** Renders parts back to a template string. */
+export function renderTemplate(t: TemplateShape): string {
+  const body = t.parts.map((p) => (p.kind === 'param' ? `{${p.name}}` : encodeSegment(p.text))).join('/');
+  return `/${body}${t.suffix}${t.trailingSlash ? '/' : ''}`;
+}
+
+function encodeSegment(s: string): string {
+  // Keep what URLs commonly leave readable; encode the rest.
+  return s.replace(/[^\w.~:@!$&'()*+,;=-]/g, (c) => encodeURIComponent(c));
+}

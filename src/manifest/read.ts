@@ -1,0 +1,80 @@
+/**
+ * Reading a stored manifest (the facts the loader wrote from inferManifest) in the shape
+ * `capstate manifest --json` prints and later consumers (state view, MCP) reuse.
+ */
+import type { Kysely } from 'kysely';
+import { CapstateError } from '../errors.js';
+import type { DB } from '../store/types.js';
+
+export interface ManifestTool {
+  name: string;
+  method: string;
+  template: string;
+  root_path: string;
+  is_query_post: boolean;
+  template_source: 'inferred' | 'override';
+  record_ordinals: number[];
+  /** DESC-4: the sorted distinct statuses of the tool's records; the manifest owns this set. */
+  statuses: number[];
+}
+
+export interface Manifest {
+  capture_id: number;
+  capture_path: string;
+  admission: {
+    decision: 'admitted';
+    format: 'har' | 'scenario-evidence';
+    subject_origin: string;
+    subject_source: string;
+    records: number;
+    admitted_records: number;
+    notes: string[];
+  };
+  api_base: string;
+  api_base_source: 'inferred' | 'override';
+  template_rules: { method: string; template: string; tool: string }[];
+  tools: ManifestTool[];
+}
+
+export async function listCaptureIds(k: Kysely<DB>): Promise<number[]> {
+  return (await k.selectFrom('capture').select('id').orderBy('id').execute()).map((r) => r.id);
+}
+
+/** The manifest of one stored capture. */
+export async function readManifest(k: Kysely<DB>, captureId: number): Promise<Manifest> {
+  const capture = await k.selectFrom('capture').innerJoin('manifest', 'manifest.capture_id', 'capture.id')
+    .selectAll('manifest').select(['capture.path', 'capture.format'])
+    .where('capture.id', '=', captureId).executeTakeFirst();
+  if (!capture) throw new CapstateError('no-such-capture', `no capture ${captureId} in the store; see capstate info`, { capture: captureId });
+  const notes = await k.selectFrom('admission_note').select('note').where('capture_id', '=', captureId).orderBy('position').execute();
+  const counts = await k.selectFrom('record').select([(eb) => eb.fn.countAll<number>().as('records'), (eb) => eb.fn.count<number>('tool_id').as('admitted')])
+    .where('capture_id', '=', captureId).executeTakeFirstOrThrow();
+  const tools = await k.selectFrom('tool').selectAll().where('capture_id', '=', captureId).orderBy('template').orderBy('method').execute();
+  const recs = await k.selectFrom('record').select(['tool_id', 'ordinal', 'status'])
+    .where('capture_id', '=', captureId).where('tool_id', 'is not', null).orderBy('ordinal').execute();
+  const byTool = new Map<number, { ordinals: number[]; statuses: Set<number> }>();
+  for (const r of recs) {
+    const t = byTool.get(r.tool_id!) ?? { ordinals: [], statuses: new Set<number>() };
+    t.ordinals.push(r.ordinal);
+    t.statuses.add(r.status);
+    byTool.set(r.tool_id!, t);
+  }
+  const out: ManifestTool[] = tools.map((t) => ({
+    name: t.name, method: t.method, template: t.template, root_path: t.root_path,
+    is_query_post: t.is_query_post === 1, template_source: t.template_source,
+    record_ordinals: byTool.get(t.id)?.ordinals ?? [],
+    statuses: [...(byTool.get(t.id)?.statuses ?? [])].sort((a, b) => a - b),
+  }));
+  return {
+    capture_id: captureId,
+    capture_path: capture.path,
+    admission: {
+      decision: 'admitted', format: capture.format, subject_origin: capture.subject_origin, subject_source: capture.subject_source,
+      records: Number(counts.records), admitted_records: Number(counts.admitted), notes: notes.map((n) => n.note),
+    },
+    api_base: capture.api_base,
+    api_base_source: capture.api_base_source,
+    template_rules: out.map((t) => ({ method: t.method, template: t.template, tool: t.name })),
+    tools: out,
+  };
+}
