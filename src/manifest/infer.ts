@@ -103,9 +103,12 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
     subjectOrigin = originOf(capture.start_url);
     subjectSource = 'start-url';
   } else if (capture.format === 'har') {
+    // The page's origin, when the app's API answers there. A single-page app on
+    // app.example.com calling api.example.com has its API on another origin: then the
+    // origin of the JSON answers decides (docs/decisions.md, OQ-2).
     const page = await k.selectFrom('page').select('title').where('capture_id', '=', captureId).orderBy('position').executeTakeFirst();
     const o = page?.title ? originOf(page.title) : null;
-    if (o) { subjectOrigin = o; subjectSource = 'page'; }
+    if (o && recs.some((r) => r.origin === o && r.isJson)) { subjectOrigin = o; subjectSource = 'page'; }
   }
   if (!subjectOrigin) {
     const json = recs.filter((r) => r.isJson);
@@ -201,13 +204,19 @@ function mostFrequentOrigin(recs: Rec[]): string | null {
   return best;
 }
 
-/** OQ-1 (b): scalar member values of objects listed by JSON responses of a path (with or without a format suffix). */
+/**
+ * OQ-1 (b): scalar member values of objects listed by JSON responses of a path (with or
+ * without a format suffix). Only values that occur as path segments are kept, so memory
+ * follows the number of distinct segments, not the size of the listings.
+ */
 class ListIndex {
   private readonly byPath = new Map<string, Rec[]>();
   private readonly cache = new Map<string, Map<string, string[]>>();
+  private readonly wanted = new Set<string>();
 
   constructor(private readonly k: Kysely<DB>, admitted: Rec[]) {
     for (const r of admitted) {
+      for (const seg of r.shape.segments) this.wanted.add(seg);
       if (r.method !== 'GET' || !r.isJson) continue;
       const key = r.shape.segments.join('/');
       const list = this.byPath.get(key) ?? [];
@@ -216,25 +225,27 @@ class ListIndex {
     }
   }
 
-  /** Member names (key order, identity names first) whose listed value equals `value` under `prefix`. */
+  /** Member names (in body order) whose listed value equals `value` under `prefix`. */
   async namesFor(prefix: string[], value: string): Promise<string[]> {
+    if (!this.wanted.has(value)) return [];
     const key = prefix.join('/');
     let values = this.cache.get(key);
     if (!values) {
       values = new Map();
       const bodies = [...new Set((this.byPath.get(key) ?? []).map((r) => r.responseBodyId))];
       if (bodies.length > 0) {
-        const rows = await this.k.selectFrom('member as m')
+        const rows = this.k.selectFrom('member as m')
           .innerJoin('member as o', (j) => j.onRef('o.body_id', '=', 'm.body_id').onRef('o.pointer', '=', 'm.parent_pointer'))
           .innerJoin('member as a', (j) => j.onRef('a.body_id', '=', 'o.body_id').onRef('a.pointer', '=', 'o.parent_pointer'))
-          .select(['m.key', 'm.value', 'm.type'])
+          .select(['m.key', 'm.value'])
           .where('m.body_id', 'in', bodies).where('m.type', 'in', ['string', 'integer'])
           .where('o.type', '=', 'object').where('a.type', '=', 'array')
-          .orderBy('m.body_id').orderBy('m.pointer').execute();
-        for (const row of rows) {
+          .orderBy('m.body_id').orderBy('m.pointer').stream();
+        for await (const row of rows) {
           const v = String(row.value);
+          if (!this.wanted.has(v) || row.key === null) continue;
           const names = values.get(v) ?? [];
-          if (row.key !== null && !names.includes(row.key)) names.push(row.key);
+          if (!names.includes(row.key)) names.push(row.key);
           values.set(v, names);
         }
       }
@@ -246,23 +257,20 @@ class ListIndex {
 
 /** Members of a record's own response (root, or one level inside a wrapper object) that repeat a path value. */
 class OwnMembers {
-  private readonly cache = new Map<number, { key: string; value: string; depth: number; position: number }[]>();
   constructor(private readonly k: Kysely<DB>) {}
 
   async namesFor(bodyId: number, value: string): Promise<string[]> {
-    let rows = this.cache.get(bodyId);
-    if (!rows) {
-      const found = await this.k.selectFrom('member as m')
-        .innerJoin('member as p', (j) => j.onRef('p.body_id', '=', 'm.body_id').onRef('p.pointer', '=', 'm.parent_pointer'))
-        .select(['m.key', 'm.value', 'm.depth', 'm.position'])
-        .where('m.body_id', '=', bodyId).where('m.depth', '<=', 2).where('m.type', 'in', ['string', 'integer'])
-        .where('p.type', '=', 'object').orderBy('m.depth').orderBy('m.pointer').execute();
-      rows = found.filter((r) => r.key !== null).map((r) => ({ key: r.key!, value: String(r.value), depth: r.depth, position: r.position }));
-      this.cache.set(bodyId, rows);
-    }
-    return rows.filter((r) => r.value === value).map((r) => r.key);
+    const found = await this.k.selectFrom('member as m')
+      .innerJoin('member as p', (j) => j.onRef('p.body_id', '=', 'm.body_id').onRef('p.pointer', '=', 'm.parent_pointer'))
+      .select(['m.key', 'm.value'])
+      .where('m.body_id', '=', bodyId).where('m.depth', '<=', 2).where('m.type', 'in', ['string', 'integer'])
+      .where('p.type', '=', 'object').orderBy('m.depth').orderBy('m.pointer').execute();
+    return found.filter((r) => r.key !== null && String(r.value) === value).map((r) => r.key!);
   }
 }
+
+/** Records per template whose members vote on parameter names: enough to agree, bounded for big captures. */
+const NAMING_SAMPLE = 16;
 
 /** Which segments of each record are parameters (OQ-1 a, b, c). */
 async function decideParams(recs: Rec[], lists: ListIndex): Promise<Map<number, boolean[]>> {
@@ -323,7 +331,7 @@ async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: L
       if (!flags[i]) { names.push(null); continue; }
       const votes = new Map<string, { n: number; order: number }>();
       let order = 0;
-      for (const r of g) {
+      for (const r of g.slice(0, NAMING_SAMPLE)) {
         const seg = r.shape.segments[i];
         const listed = await lists.namesFor(r.shape.segments.slice(0, i), seg);
         const candidates = listed.length > 0 ? listed : await own.namesFor(r.responseBodyId, seg);
