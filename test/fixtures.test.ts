@@ -81,3 +81,32 @@ describe.each(cases)('fixture %s', (name) => {
     }
   });
 });
+
+interface ExpectedManifest {
+  subject_origin: string;
+  not_admitted: Record<string, number>;
+  api_base: string;
+  tools: { method: string; template: string; root_path: string; is_query_post: boolean; record_ordinals: number[]; statuses: number[] }[];
+}
+
+const manifestCases = cases.filter((c) => existsSync(fixture(c, 'expected', 'manifest.json')));
+
+describe.each(manifestCases)('OQ-1 / ES-2 / ES-7 manifest of fixture %s', (name) => {
+  it('draws the tools a careful reader draws by hand (expected/manifest.json)', () => {
+    const expected = JSON.parse(readFileSync(fixture(name, 'expected', 'manifest.json'), 'utf8')) as ExpectedManifest;
+    const db = join(dir, `${name}.sqlite`);
+    loadFixture(name).close();
+    const r = cli(['manifest', '--db', db, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const [m] = (JSON.parse(r.stdout) as { manifests: { admission: { subject_origin: string }; api_base: string; tools: ExpectedManifest['tools'] }[] }).manifests;
+    const store = new Database(db, { readonly: true });
+    const notAdmitted = Object.fromEntries(store.prepare('select origin, count(*) from record where tool_id is null group by origin').raw().all() as [string, number][]);
+    store.close();
+    expect({
+      subject_origin: m.admission.subject_origin,
+      not_admitted: notAdmitted,
+      api_base: m.api_base,
+      tools: m.tools.map(({ method, template, root_path, is_query_post, record_ordinals, statuses }) => ({ method, template, root_path, is_query_post, record_ordinals, statuses })),
+    }).toEqual(expected);
+  });
+});

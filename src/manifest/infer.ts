@@ -285,8 +285,8 @@ async function decideParams(recs: Rec[], lists: ListIndex): Promise<Map<number, 
   }
   // (c) sibling paths: a segment before the last varies among paths of the same length,
   // templated prefix and last segment. Never the first segment (`/api`, `/repos`, `/public`
-  // name areas, not entities), and a value that is itself a recorded path is a collection
-  // name, not a parameter.
+  // name areas, not entities), never a collection name (followed by an id, or itself a
+  // recorded path), and only where a static segment follows before the end.
   const recorded = new Set(recs.map((r) => r.shape.segments.join('/')));
   const maxLen = Math.max(0, ...recs.map((r) => r.shape.segments.length));
   for (let i = 1; i < maxLen - 1; i++) {
@@ -303,6 +303,12 @@ async function decideParams(recs: Rec[], lists: ListIndex): Promise<Map<number, 
       groups.set(key, g);
     }
     for (const g of groups.values()) {
+      // A collection name is followed by its item id (`/api/items/12`, `/api/teams/1/members`);
+      // a parameter like an owner is followed by more path and then a static segment
+      // (`/repos/octocat/hello-world/issues/1`).
+      const collectionLike = g.some((r) => isParam.get(r.id)![i + 1]);
+      const staticLater = g.every((r) => isParam.get(r.id)!.slice(i + 1, -1).some((p) => !p));
+      if (collectionLike || !staticLater) continue;
       const candidates = g.filter((r) => !isParam.get(r.id)![i] && !isVersionSegment(r.shape.segments[i])
         && !recorded.has(r.shape.segments.slice(0, i + 1).join('/')));
       const distinct = new Set(g.map((r) => r.shape.segments[i]));

@@ -1,0 +1,40 @@
+/** Builds small HAR files for tests: one line per exchange, like the spec's examples. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Exchange {
+  method?: string;
+  url: string;
+  status?: number;
+  /** A JSON value (serialised) or a string body. */
+  body?: unknown;
+  mimeType?: string;
+  requestBody?: unknown;
+  headers?: { name: string; value: string }[];
+}
+
+/** Writes a HAR with distinct, increasing start times; returns its path. */
+export function writeHar(dir: string, name: string, exchanges: Exchange[], opts: { pageTitle?: string } = {}): string {
+  const t0 = Date.UTC(2026, 0, 1, 10, 0, 0);
+  const entries = exchanges.map((x, i) => ({
+    startedDateTime: new Date(t0 + i * 1000).toISOString(),
+    time: 20,
+    request: {
+      method: x.method ?? 'GET', url: x.url, httpVersion: 'HTTP/1.1', headers: x.headers ?? [], queryString: [], cookies: [],
+      ...(x.requestBody !== undefined ? { postData: { mimeType: 'application/json', text: typeof x.requestBody === 'string' ? x.requestBody : JSON.stringify(x.requestBody) } } : {}),
+    },
+    response: {
+      status: x.status ?? 200, statusText: '', httpVersion: 'HTTP/1.1', headers: [], cookies: [],
+      content: x.body === undefined ? { size: 0, mimeType: x.mimeType ?? 'application/json' } : {
+        size: -1, mimeType: x.mimeType ?? 'application/json', text: typeof x.body === 'string' ? x.body : JSON.stringify(x.body),
+      },
+      redirectURL: '',
+    },
+    cache: {},
+    timings: { send: 1, wait: 18, receive: 1 },
+  }));
+  const pages = opts.pageTitle ? [{ startedDateTime: new Date(t0).toISOString(), id: 'page_1', title: opts.pageTitle, pageTimings: {} }] : [];
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify({ log: { version: '1.2', creator: { name: 'capstate-test', version: '1' }, pages, entries } }, null, 2));
+  return file;
+}
