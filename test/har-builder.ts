@@ -11,14 +11,18 @@ export interface Exchange {
   mimeType?: string;
   requestBody?: unknown;
   headers?: { name: string; value: string }[];
+  /** Start time-of-day `10:00:01.050` on 2026-01-01 (UTC); default: one second apart. Null: no start time. */
+  start?: string | null;
+  /** Duration in ms (HAR `time`); default 20. */
+  time?: number;
 }
 
 /** Writes a HAR with distinct, increasing start times; returns its path. */
 export function writeHar(dir: string, name: string, exchanges: Exchange[], opts: { pageTitle?: string } = {}): string {
   const t0 = Date.UTC(2026, 0, 1, 10, 0, 0);
   const entries = exchanges.map((x, i) => ({
-    startedDateTime: new Date(t0 + i * 1000).toISOString(),
-    time: 20,
+    ...(x.start === null ? {} : { startedDateTime: x.start ? `2026-01-01T${x.start}Z` : new Date(t0 + i * 1000).toISOString() }),
+    time: x.time ?? 20,
     request: {
       method: x.method ?? 'GET', url: x.url, httpVersion: 'HTTP/1.1', headers: x.headers ?? [], queryString: [], cookies: [],
       ...(x.requestBody !== undefined ? { postData: { mimeType: 'application/json', text: typeof x.requestBody === 'string' ? x.requestBody : JSON.stringify(x.requestBody) } } : {}),

@@ -174,6 +174,49 @@ export interface ResponseMembersView {
   value: string | number | bigint | null;
 }
 
+/** queries/writes.sql (ES-8) */
+export interface WritesView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  timeline_position: number;
+  timeline_order: 'start-time' | 'record-order';
+  method: string;
+  status: number;
+  tool: string;
+  root_path: string;
+  started_ms: number | null;
+  ended_ms: number | null;
+  is_url_redacted: number;
+}
+
+/** queries/first_write_per_root.sql (ES-8) */
+export interface FirstWritePerRootView {
+  capture_id: number;
+  root_path: string;
+  write_record_id: number;
+  write_ordinal: number;
+  write_timeline_position: number;
+  write_started_ms: number | null;
+  write_ended_ms: number | null;
+  is_redacted_bound: number;
+}
+
+/** queries/reads_before_first_write.sql (ES-8) */
+export interface ReadsBeforeFirstWriteView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  timeline_position: number;
+  tool: string;
+  root_path: string;
+  method: string;
+  status: number;
+  position_to_bound: 'before' | 'overlaps' | 'after' | 'unbounded';
+  write_ordinal: number | null;
+  is_redacted_bound: number | null;
+}
+
 export interface DB {
   capture: CaptureTable;
   page: PageTable;
@@ -190,6 +233,9 @@ export interface DB {
   records_timeline: RecordsTimelineView;
   capture_timeline: CaptureTimelineView;
   response_members: ResponseMembersView;
+  writes: WritesView;
+  first_write_per_root: FirstWritePerRootView;
+  reads_before_first_write: ReadsBeforeFirstWriteView;
 }
 
 /** A column list that must name every key of T (a compile error otherwise). */
@@ -211,5 +257,8 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   path_param: cols<PathParamTable>()(['record_id', 'position', 'name', 'value']),
   records_timeline: cols<RecordsTimelineView>()(['capture_id', 'timeline_position', 'ordinal', 'record_id', 'timeline_order', 'method', 'url', 'path', 'query', 'status', 'started_ms', 'duration_ms', 'ended_ms', 'is_url_redacted']),
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
+  writes: cols<WritesView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'method', 'status', 'tool', 'root_path', 'started_ms', 'ended_ms', 'is_url_redacted']),
+  first_write_per_root: cols<FirstWritePerRootView>()(['capture_id', 'root_path', 'write_record_id', 'write_ordinal', 'write_timeline_position', 'write_started_ms', 'write_ended_ms', 'is_redacted_bound']),
+  reads_before_first_write: cols<ReadsBeforeFirstWriteView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'tool', 'root_path', 'method', 'status', 'position_to_bound', 'write_ordinal', 'is_redacted_bound']),
   response_members: cols<ResponseMembersView>()(['capture_id', 'ordinal', 'record_id', 'method', 'path', 'query', 'status', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
 };
