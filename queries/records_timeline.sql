@@ -1,12 +1,13 @@
 -- @rule   ES-6
--- @says   Records in timeline order: by start time with ties in record order, or by record order for the whole capture when any record lacks a start time.
--- @grain  one row per record
+-- @says   The primary-source records (admitted by the manifest, OQ-3) in timeline order: by start time with ties in record order, or by record order for the whole capture when any of them lacks a start time.
+-- @grain  one row per admitted record
 -- @reads  record
 create view records_timeline as
 with records as (
   select id as record_id, capture_id, ordinal, method, url, path, query, status,
          started_ms, duration_ms, is_url_redacted
   from record
+  where tool_id is not null -- OQ-3: records of other origins are not primary-source records
 ),
 capture_basis as (
   -- ES-6: one missing start time switches the whole capture to record order (OQ-6).

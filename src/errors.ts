@@ -27,11 +27,14 @@ export class CapstateError extends Error {
     this.exitCode = exitCode;
   }
 
-  /** `file: record #5 (log.entries[4].request.url): message` */
+  /**
+   * `file: record #5 (log.entries[4].request.url): message`. The file is left out when the
+   * message already names it (`t.txt is not a capstate store`), so it is not printed twice.
+   */
   describe(): string {
     const c = this.context;
     const where: string[] = [];
-    if (c.file) where.push(c.file);
+    if (c.file && !mentions(this.message, c.file)) where.push(c.file);
     const loc: string[] = [];
     if (c.record !== undefined) loc.push(`record #${c.record}`);
     if (c.path) loc.push(c.path);
@@ -43,4 +46,14 @@ export class CapstateError extends Error {
   toJSON(): { ok: false; code: string; message: string; context: ErrorContext } {
     return { ok: false, code: this.code, message: this.message, context: this.context };
   }
+}
+
+/** Whether `text` names `file` as a whole word (so a file `t` is not found inside `at`). */
+function mentions(text: string, file: string): boolean {
+  for (let i = text.indexOf(file); i >= 0; i = text.indexOf(file, i + 1)) {
+    const before = i === 0 ? '' : text[i - 1];
+    const after = text.slice(i + file.length, i + file.length + 2);
+    if (/^(|[\s"'`(\[])$/.test(before) && /^(|[\s"'`)\]:;,!?].?|\.\s?)$/.test(after)) return true;
+  }
+  return false;
 }

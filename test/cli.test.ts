@@ -53,7 +53,7 @@ describe('capstate info', () => {
   it('summarises captures, records, origins and bodies by kind', () => {
     const r = cli(['info', '--db', db]);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/13 records, timeline by start-time/);
+    expect(r.stdout).toMatch(/13 records, 12 admitted \(OQ-2\), timeline by start-time/);
     expect(r.stdout).toMatch(/http:\/\/localhost:3000 12, https:\/\/grafana.com 1/);
     const doc = oneJson(cli(['info', '--db', db, '--json']).stdout);
     expect((doc.captures as unknown[]).length).toBe(1);
@@ -72,7 +72,7 @@ describe('capstate sql', () => {
   it('prints a table, CSV, or one JSON document with exact 64-bit integers', () => {
     const q = "select value from response_members where key = 'externalId'";
     expect(cli(['sql', q, '--db', db]).stdout).toMatch(/9007199254740993\n/);
-    expect(cli(['sql', q, '--db', db, '--csv']).stdout).toBe('value\r\n9007199254740993\n');
+    expect(cli(['sql', q, '--db', db, '--csv']).stdout).toBe('value\r\n9007199254740993\r\n');
     const r = cli(['sql', q, '--db', db, '--json']);
     expect(r.stdout).toMatch(/\[\s*9007199254740993\s*\]/);
     expect(oneJson(r.stdout).columns).toEqual(['value']);
@@ -125,5 +125,68 @@ describe('docs (STYLE §8)', () => {
   it('every CLI command is documented in the README', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     for (const name of Object.keys(commands)) expect(readme, name).toMatch(new RegExp(`capstate ${name}\\b`));
+  });
+});
+
+describe('CLI fixes', () => {
+  it('sql --json prints BLOBs as {"base64": …}', () => {
+    const r = cli(['sql', "select x'00ff' as b, 1 as n", '--db', db, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(oneJson(r.stdout).rows).toEqual([[{ base64: 'AP8=' }, 1]]);
+  });
+
+  it('sql --csv ends every line with CRLF, the last one too, and NULL is an empty field', () => {
+    const r = cli(['sql', "select 1 as a, null as b, 'x,\"y' as c, x'00ff' as d union all select 2, 'z', null, null", '--db', db, '--csv']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('a,b,c,d\r\n1,,"x,""y",AP8=\r\n2,z,,\r\n');
+    expect(cli(['sql', '--help']).stdout).toMatch(/NULL prints as an empty field/);
+  });
+
+  it('sql --json with --csv is a usage error (exit 2)', () => {
+    const r = cli(['sql', 'select 1', '--db', db, '--json', '--csv']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--json and --csv/);
+  });
+
+  it('the command is the first argument naming one, so options may come first', () => {
+    const r = cli(['--db', db, 'info']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^capture 1: .*capture\.har$/m);
+    const s = cli(['--db', db, '--json', 'sql', 'select 1 as one']);
+    expect(s.status, s.stderr).toBe(0);
+    expect(oneJson(s.stdout).rows).toEqual([[1]]);
+    const u = cli(['--db', db, 'frobnicate']);
+    expect(u.status).toBe(2);
+    expect(u.stderr).toMatch(/frobnicate/);
+  });
+
+  it('an error naming the file in its message does not print the path twice', () => {
+    const t = join(dir, 't.txt');
+    writeFileSync(t, 'not sqlite at all, just some text that is long enough to not be a database header');
+    const r = cli(['info', '--db', t]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.split(t).length - 1, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/is not a capstate store/);
+    const missing = join(dir, 'nope.sqlite');
+    const m = cli(['info', '--db', missing]);
+    expect(m.stderr).not.toContain(`${missing}: no store at ${missing}`);
+  });
+
+  it('manifest text says "1 tool" and "2 tools"', () => {
+    const one = join(dir, 'one.har');
+    const two = join(dir, 'two.har');
+    const entry = (url: string, i: number) => ({
+      startedDateTime: new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString(), time: 1,
+      request: { method: 'GET', url, headers: [] },
+      response: { status: 200, headers: [], content: { mimeType: 'application/json', text: JSON.stringify({ id: i }) } },
+    });
+    writeFileSync(one, JSON.stringify({ log: { version: '1.2', entries: [entry('http://app.test/api/me', 0)] } }));
+    writeFileSync(two, JSON.stringify({ log: { version: '1.2', entries: [entry('http://app.test/api/me', 0), entry('http://app.test/api/teams', 1)] } }));
+    const r1 = cli(['manifest', one]);
+    expect(r1.status, r1.stderr).toBe(0);
+    expect(r1.stdout).toMatch(/^1 tool:$/m);
+    const r2 = cli(['manifest', two]);
+    expect(r2.status, r2.stderr).toBe(0);
+    expect(r2.stdout).toMatch(/^2 tools:$/m);
   });
 });

@@ -108,7 +108,8 @@ describe('OQ-1 tool names', () => {
     const ex: Exchange[] = [
       { url: `${A}/api/folders`, body: [{ uid: 'nErXDvCkzz' }] },
       { url: `${A}/api/folders/nErXDvCkzz`, body: { uid: 'nErXDvCkzz' } },
-      { url: `${A}/api/folders/`, body: [] },
+      { url: `${A}/api/folders-archive`, body: [] },
+      { url: `${A}/api/folders_archive`, body: [] },
       { url: `${A}/${'very-long-segment/'.repeat(6)}end`, body: {} },
     ];
     const a = manifestOf(ex);
@@ -119,7 +120,8 @@ describe('OQ-1 tool names', () => {
     for (const name of names) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
     expect(names).toContain('get_api_folders_by_uid');
     expect(names).toContain('get_api_folders');
-    expect(names).toContain('get_api_folders_2');
+    expect(names).toContain('get_api_folders_archive');
+    expect(names).toContain('get_api_folders_archive_2');
   });
 });
 
@@ -255,13 +257,14 @@ describe('ES-2 admission (OQ-2)', () => {
     expect(existsSync(store)).toBe(false);
   });
 
-  it('ES-2 a capture with no record on its subject origin is rejected', () => {
+  it('ES-2 a capture with no recorded exchange is rejected (nothing to admit)', () => {
     const file = join(dir, 'nosubject.json');
     writeFileSync(file, JSON.stringify({
       schema_version: 1, scenario: { start_url: `${A}/`, network_content: { request_body: true, response_body: true, header_values: true } },
       steps: [], events: [
-        { sequence: 1, kind: 'request', transaction_id: 't1', redirected_from_transaction_id: null, method: 'GET', url: 'https://other.test/x' },
-        { sequence: 2, kind: 'response', transaction_id: 't1', status: 200 },
+        { sequence: 1, kind: 'request', transaction_id: 't1', redirected_from_transaction_id: null, method: 'GET', url: `${A}/x` },
+        { sequence: 2, kind: 'request-failed', transaction_id: 't1', error_text: 'net::ERR_CONNECTION_REFUSED' },
+        { sequence: 3, kind: 'console', text: 'hello' },
       ],
     }));
     const r = cli(['load', file, '--db', join(dir, 'ns.sqlite'), '--json']);

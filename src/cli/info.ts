@@ -10,7 +10,7 @@ export interface StoreInfo {
   schema_version: number;
   captures: {
     id: number; path: string; format: string; creator: string | null; bytes: number; sha256: string;
-    records: number; timeline_order: string | null; origins: { origin: string; records: number }[];
+    records: number; admitted_records: number; timeline_order: string | null; origins: { origin: string; records: number }[];
     response_bodies_by_kind: Record<string, number>;
   }[];
   bodies: { kind: string; is_usable: number; unusable_reason: string | null; bodies: number; bytes: number }[];
@@ -26,8 +26,9 @@ export async function readInfo(file: string): Promise<StoreInfo> {
     const captures = await k.selectFrom('capture')
       .leftJoin('capture_timeline', 'capture_timeline.capture_id', 'capture.id')
       .select(['capture.id', 'capture.path', 'capture.format', 'capture.creator', 'capture.bytes', 'capture.sha256', 'capture_timeline.timeline_order',
-        (eb) => eb.fn.coalesce('capture_timeline.records', sql.lit(0)).as('records')])
+        (eb) => eb.fn.coalesce('capture_timeline.records', sql.lit(0)).as('admitted_records')])
       .orderBy('capture.id').execute();
+    const totals = await k.selectFrom('record').select(['capture_id', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('capture_id').execute();
     const origins = await k.selectFrom('record').select(['capture_id', 'origin', (eb) => eb.fn.countAll<number>().as('records')])
       .groupBy(['capture_id', 'origin']).orderBy('capture_id').orderBy('records', 'desc').orderBy('origin').execute();
     const kinds = await k.selectFrom('record').innerJoin('body', 'body.id', 'record.response_body_id')
@@ -44,7 +45,8 @@ export async function readInfo(file: string): Promise<StoreInfo> {
       schema_version: db.pragma('user_version', { simple: true }) as number,
       captures: captures.map((c) => ({
         ...c,
-        records: Number(c.records),
+        records: Number(totals.find((t) => t.capture_id === c.id)?.n ?? 0),
+        admitted_records: Number(c.admitted_records),
         origins: origins.filter((o) => o.capture_id === c.id).map((o) => ({ origin: o.origin, records: o.records })),
         response_bodies_by_kind: Object.fromEntries(kinds.filter((x) => x.capture_id === c.id).map((x) => [x.kind, x.n])),
       })),
@@ -68,7 +70,7 @@ export default defineCommand({
     for (const c of info.captures) {
       lines.push('', `capture ${c.id}: ${c.path}`,
         `  ${c.format}${c.creator ? ` by ${c.creator}` : ''}, ${(c.bytes / 1e6).toFixed(2)} MB, sha256 ${c.sha256.slice(0, 16)}…`,
-        `  ${c.records} records, timeline by ${c.timeline_order ?? 'n/a'} (ES-6)`,
+        `  ${c.records} records, ${c.admitted_records} admitted (OQ-2), timeline by ${c.timeline_order ?? 'n/a'} (ES-6)`,
         `  origins: ${c.origins.map((o) => `${o.origin} ${o.records}`).join(', ') || 'none'}`,
         `  response bodies: ${Object.entries(c.response_bodies_by_kind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`);
     }

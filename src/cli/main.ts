@@ -24,16 +24,22 @@ const main = defineCommand({
 
 async function run(rawArgs: string[]): Promise<number> {
   const asJson = rawArgs.includes('--json');
-  const name = rawArgs.find((a) => !a.startsWith('-'));
   if (rawArgs.length === 0) { process.stderr.write((await renderUsage(main)) + '\n'); return 2; }
   if (rawArgs[0] === '--help' || rawArgs[0] === '-h') { await showUsage(main); return 0; }
   if (rawArgs[0] === '--version' || rawArgs[0] === '-v') { process.stdout.write(version + '\n'); return 0; }
-  const cmd = name ? commands[name] : undefined;
-  if (!cmd) {
-    process.stderr.write(`capstate: unknown command ${JSON.stringify(name ?? rawArgs[0])}; commands: ${Object.keys(commands).join(', ')}\n`);
+  // The command is the first argument (before any `--`) that names one, so options may
+  // come first: `capstate --db x.sqlite info`. Those options are passed to the command.
+  const end = rawArgs.includes('--') ? rawArgs.indexOf('--') : rawArgs.length;
+  const at = rawArgs.slice(0, end).findIndex((a) => Object.hasOwn(commands, a));
+  if (at < 0) {
+    const words = rawArgs.slice(0, end).filter((a) => !a.startsWith('-'));
+    const what = words.length === 0 ? `no command given` :
+      words.length === 1 ? `unknown command ${JSON.stringify(words[0])}` : `no command among ${words.map((w) => JSON.stringify(w)).join(', ')}`;
+    process.stderr.write(`capstate: ${what}; commands: ${Object.keys(commands).join(', ')}\n`);
     return 2;
   }
-  const rest = rawArgs.slice(rawArgs.indexOf(name!) + 1);
+  const cmd = commands[rawArgs[at]];
+  const rest = [...rawArgs.slice(0, at), ...rawArgs.slice(at + 1)];
   if (rest.includes('--help') || rest.includes('-h')) { await showUsage(cmd, main); return 0; }
   try {
     warnUnknownFlags(rest, (cmd.args ?? {}) as Record<string, never>);

@@ -58,7 +58,7 @@ function describe(m: Manifest): string {
     `admitted: subject ${a.subject_origin} (from ${a.subject_source}), ${a.admitted_records} of ${a.records} records`,
     ...a.notes.map((n) => `  note: ${n}`),
     `api base: ${m.api_base} (${m.api_base_source})`,
-    `${m.tools.length} tools:`,
+    `${m.tools.length} tool${m.tools.length === 1 ? '' : 's'}:`,
   ];
   const w = (f: (t: Manifest['tools'][number]) => string) => Math.max(...m.tools.map((t) => f(t).length));
   const wn = w((t) => t.name), wm = w((t) => t.method), wt = w((t) => t.template), wr = w((t) => t.root_path);

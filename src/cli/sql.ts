@@ -9,7 +9,7 @@ const DEFAULT_MAX_ROWS = 10_000;
 export const args = {
   ...dbArg,
   ...jsonArg,
-  csv: { type: 'boolean', description: 'Print CSV (RFC 4180)', default: false },
+  csv: { type: 'boolean', description: 'Print CSV (RFC 4180: CRLF after every line; NULL is an empty field, BLOBs are base64)', default: false },
   'max-rows': { type: 'string', description: `Stop after this many rows (default ${DEFAULT_MAX_ROWS})`, valueHint: 'N' },
 } as const;
 
@@ -60,16 +60,22 @@ function csvCell(v: unknown): string {
 }
 
 export default defineCommand({
-  meta: { name: 'sql', description: 'Run a read-only SQL query against the store (tables and rule views)' },
+  meta: {
+    name: 'sql',
+    description: 'Run a read-only SQL query against the store (tables and rule views). ' +
+      'Output: a table, --json (BLOBs as {"base64": …}) or --csv (RFC 4180, CRLF line ends; NULL prints as an empty field)',
+  },
   args: { ...args, query: { type: 'positional', description: 'One SQL statement that returns rows', required: true, valueHint: 'QUERY' } },
   run({ args: a }) {
     const max = a['max-rows'] === undefined ? DEFAULT_MAX_ROWS : Number(a['max-rows']);
     if (!Number.isInteger(max) || max < 1) throw new CapstateError('usage', '--max-rows must be a positive integer', {}, 2);
+    if (a.json && a.csv) throw new CapstateError('usage', '--json and --csv cannot be used together', {}, 2);
     const r = runReadOnlySql(a.db, a.query, max);
     if (r.truncated) process.stderr.write(`capstate: stopped after ${max} rows (--max-rows)\n`);
     if (a.json) return printJson({ ok: true, columns: r.columns, rows: r.rows, truncated: r.truncated });
     if (a.csv) {
-      out([r.columns.map(csvCell).join(','), ...r.rows.map((row) => row.map(csvCell).join(','))].join('\r\n'));
+      // RFC 4180: every record, the last one too, ends with CRLF.
+      process.stdout.write([r.columns, ...r.rows].map((row) => row.map(csvCell).join(',') + '\r\n').join(''));
       return;
     }
     const text = r.rows.map((row) => row.map(cell).map((s) => s.replace(/\s+/g, ' ')));

@@ -15,7 +15,8 @@ import { splitJson, formatPath, type Piece } from './split.js';
 import { FactWriter, noKinds } from './writer.js';
 import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
-import { SensitiveLiterals } from './secrets.js';
+import { credentialValues, isCredentialHeader, MIN_CREDENTIAL_LENGTH, Redactor, SensitiveLiterals } from './secrets.js';
+import type { Obj } from './fields.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
 
@@ -120,6 +121,46 @@ function checkDuplicates(file: string, p: Piece, value: unknown, record: number 
   throw new CapstateError('duplicate-key', 'a member name appears twice in one object, so the capture is ambiguous here; fix or re-export the capture', { file, record, path });
 }
 
+/**
+ * First pass: the credential values this capture carries in headers and cookies, so the
+ * second pass can keep them out of bodies, URLs and other headers that echo them (a login
+ * response returning the bearer token, a session id in a Referer). Costs one more parse.
+ */
+async function collectCredentials(file: string): Promise<Set<string>> {
+  const found = new Set<string>();
+  const take = (name: unknown, value: unknown) => {
+    if (typeof name === 'string' && typeof value === 'string' && isCredentialHeader(name)) for (const v of credentialValues(name, value)) found.add(v);
+  };
+  const fromHeaders = (list: unknown) => {
+    if (Array.isArray(list)) for (const h of list) if (h && typeof h === 'object') take((h as Obj).name, (h as Obj).value);
+  };
+  const fromCookies = (list: unknown) => {
+    if (!Array.isArray(list)) return;
+    for (const c of list) {
+      const v = c && typeof c === 'object' ? (c as Obj).value : undefined;
+      if (typeof v === 'string' && v.length >= MIN_CREDENTIAL_LENGTH) found.add(v);
+    }
+  };
+  for await (const p of splitJson(file, { stream: [['log', 'entries'], ['events']] })) {
+    const isEntry = p.path[0] === 'log' && p.path[1] === 'entries';
+    if (!isEntry && p.path[0] !== 'events') continue;
+    let v: unknown;
+    try { v = JSON.parse(p.bytes.toString('utf8')); } catch { continue; } // the second pass reports it
+    if (!v || typeof v !== 'object') continue;
+    const o = v as Obj;
+    if (isEntry) {
+      for (const side of [o.request, o.response]) {
+        if (!side || typeof side !== 'object') continue;
+        fromHeaders((side as Obj).headers);
+        fromCookies((side as Obj).cookies);
+      }
+    } else if (o.kind === 'network-content' && o.headers && typeof o.headers === 'object') {
+      fromHeaders((o.headers as Obj).values);
+    }
+  }
+  return found;
+}
+
 async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions): Promise<LoadedCapture> {
   const t0 = performance.now();
   const st = statSync(file);
@@ -131,10 +172,22 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
     if ((stored ?? null) !== (opts.manifest?.sha256 ?? null)) {
       throw new CapstateError('manifest-differs', `this capture is already loaded as capture ${existing.id} with ${stored ? 'another' : 'no'} --manifest override; its tools are fixed by what it was loaded with. Load it into another store (--db) to use a different override`, { file });
     }
+    // The literals the user declares now must not be in the store already.
+    for (const literal of opts.sensitive ?? []) {
+      const hit = db.prepare(`select r.ordinal from record r
+          join body req on req.id = r.request_body_id join body res on res.id = r.response_body_id
+          where r.capture_id = ? and (instr(r.url, ?) > 0 or instr(cast(req.content as text), ?) > 0 or instr(cast(res.content as text), ?) > 0
+            or exists (select 1 from header h where h.record_id = r.id and instr(h.value, ?) > 0))
+          order by r.ordinal limit 1`).pluck().get(existing.id, literal, literal, literal, literal) as number | undefined;
+      if (hit !== undefined) {
+        throw new CapstateError('sensitive-value', `this capture is already in the store as capture ${existing.id}, and record #${hit} carries a value declared with --sensitive; delete the store (or load the redacted capture into a new one)`, { file, record: hit });
+      }
+    }
     opts.log?.(`${file}: already loaded as capture ${existing.id} (same SHA-256); skipped`);
     return { file, capture_id: existing.id, sha256, format: existing.format, bytes: st.size, already_loaded: true, records: 0,
       response_bodies_by_kind: noKinds(), request_bodies_by_kind: noKinds(), new_bodies: 0, members: 0, duration_ms: performance.now() - t0 };
   }
+  writer.redactor = new Redactor(await collectCredentials(file));
   const before = { ...writer.counts, request: { ...writer.counts.bodiesByKind.request }, response: { ...writer.counts.bodiesByKind.response } };
 
   let format: LoadedCapture['format'] | null = null;
@@ -162,11 +215,17 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
       requestBodiesSelected: meta?.requestBodies ?? null,
       responseBodiesSelected: meta?.responseBodies ?? null,
       headerValuesSelected: meta?.headerValues ?? null,
-    });
+    }, { file, path: 'scenario.start_url' });
   };
 
   const pieces = splitJson(file, {
     stream: [['log', 'entries'], ['events']],
+    // An empty `entries` or `events` array still says which format this is.
+    onContainer: (path) => {
+      if (format !== null) return;
+      if (path[0] === 'log' && path[1] === 'entries') startCapture('har');
+      else if (path[0] === 'events') startCapture('scenario-evidence');
+    },
     onBytes: (n) => opts.onProgress?.({ file, bytesRead: n, bytesTotal: st.size, records }),
   });
   for await (const p of pieces) {
@@ -196,7 +255,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
         const pages = readHarPages(file, value);
         // Pages may come before or after the entries; store them once the capture row exists.
         if (format === null) startCapture('har');
-        for (const pg of pages) writer.writePage(captureId, pagePosition++, pg.id, pg.title, pg.startedMs);
+        pages.forEach((pg, i) => writer.writePage(captureId, pagePosition++, pg.id, pg.title, pg.startedMs, { file, path: `log.pages[${i}].title` }));
       } else {
         root.set(key, value); // version, creator, browser, comment
       }

@@ -11,9 +11,18 @@ const ALWAYS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-c
  * `X-CSRF-Token`, `X-CSRFToken`, `Private-Token`, `X-Amz-Security-Token`, …). Broad on
  * purpose: a redacted harmless value costs little, a stored credential costs a lot.
  */
-const CREDENTIAL_NAME = /auth|token|secret|passw|api[-_]?key|csrf|xsrf|session|signature|credential|cookie/i;
+const CREDENTIAL_NAME = /auth|token|secret|passw|api[-_]?key|access[-_]?key|(^|[-_])key$|csrf|xsrf|session|signature|credential|cookie/i;
+
+/** Headers whose value is a URL that may carry a token-like query parameter (OQ-2). */
+const URL_HEADERS = new Set(['referer', 'location', 'content-location', 'origin', 'link']);
+
+export function isUrlHeader(name: string): boolean {
+  return URL_HEADERS.has(name.toLowerCase());
+}
 
 export function isCredentialHeader(name: string): boolean {
+  // HTTP/2 pseudo-headers (`:authority`, `:path`) are not credentials, whatever they spell.
+  if (name.startsWith(':')) return false;
   return ALWAYS.has(name.toLowerCase()) || CREDENTIAL_NAME.test(name);
 }
 
@@ -54,5 +63,87 @@ export class SensitiveLiterals {
     const buf = typeof haystack === 'string' ? Buffer.from(haystack, 'utf8') : haystack;
     for (const n of this.needles) if (buf.includes(n.bytes)) return n.literal;
     return -1;
+  }
+}
+
+/** Credential values shorter than this are not searched for elsewhere (`consent=1` would match everything). */
+export const MIN_CREDENTIAL_LENGTH = 8;
+
+/**
+ * The values a credential header or cookie carries: the whole value, an Authorization
+ * scheme's token, each cookie's value (`Cookie: a=b; c=d`), a Set-Cookie's value.
+ */
+export function credentialValues(name: string, value: string | null | undefined): string[] {
+  if (!value) return [];
+  const out = new Set<string>([value.trim()]);
+  const lower = name.toLowerCase();
+  if (lower === 'authorization' || lower === 'proxy-authorization') {
+    const m = /^\S+\s+(.+)$/.exec(value.trim());
+    if (m) out.add(m[1].trim());
+  }
+  if (lower === 'cookie') {
+    for (const part of value.split(';')) {
+      const eq = part.indexOf('=');
+      if (eq > 0) out.add(part.slice(eq + 1).trim());
+    }
+  }
+  if (lower === 'set-cookie') {
+    const first = value.split(';')[0];
+    const eq = first.indexOf('=');
+    if (eq > 0) out.add(first.slice(eq + 1).trim());
+  }
+  return [...out].filter((v) => v.length >= MIN_CREDENTIAL_LENGTH);
+}
+
+/**
+ * Replaces credential values found anywhere else in a capture (a token echoed in a login
+ * response, a session id in a Referer) with `[REDACTED]`, as written and URL-, form- and
+ * JSON-escaped (BS-65 does the same for declared secrets). Longest values first, so a
+ * cookie header is replaced whole before the cookie value inside it.
+ */
+export class Redactor {
+  static readonly MARKER = '[REDACTED]';
+  private readonly needles: Buffer[];
+  private readonly strings: string[];
+
+  constructor(values: Iterable<string>) {
+    const spellings = new Set<string>();
+    for (const v of values) {
+      for (const s of [v, encodeURIComponent(v), encodeURIComponent(v).replace(/%20/g, '+'), JSON.stringify(v).slice(1, -1)]) {
+        if (s.length >= MIN_CREDENTIAL_LENGTH) spellings.add(s);
+      }
+    }
+    this.strings = [...spellings].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    this.needles = this.strings.map((s) => Buffer.from(s, 'utf8'));
+  }
+
+  get size(): number {
+    return this.strings.length;
+  }
+
+  text(s: string): string;
+  text(s: string | null): string | null;
+  text(s: string | null): string | null {
+    if (s === null || this.strings.length === 0) return s;
+    let out = s;
+    for (const n of this.strings) if (out.includes(n)) out = out.split(n).join(Redactor.MARKER);
+    return out;
+  }
+
+  bytes(b: Buffer): Buffer {
+    if (this.needles.length === 0) return b;
+    let out = b;
+    for (const n of this.needles) {
+      if (!out.includes(n)) continue;
+      const parts: Buffer[] = [];
+      let from = 0;
+      for (let at = out.indexOf(n); at !== -1; at = out.indexOf(n, from)) {
+        parts.push(out.subarray(from, at), Buffer.from(Redactor.MARKER));
+        from = at + n.length;
+      }
+      parts.push(out.subarray(from));
+      out = Buffer.concat(parts);
+    }
+    return out;
   }
 }

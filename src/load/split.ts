@@ -26,8 +26,10 @@ export interface SplitOptions {
   /** Arrays whose elements are yielded one by one, e.g. `[['log','entries']]`. */
   stream: string[][];
   chunkBytes?: number;
-  /** Called after each chunk with the bytes read so far. */
+  /** Called after each chunk's pieces were consumed, with the bytes read so far. */
   onBytes?: (bytesRead: number) => void;
+  /** Called when a descended object or streamed array opens (e.g. `['log','entries']`). */
+  onContainer?: (path: JsonPath) => void;
 }
 
 /** Nesting deeper than this is bad input (no capture producer nests this deep). */
@@ -48,6 +50,8 @@ interface Frame {
   key: string | null;
   index: number;
   stream: boolean;
+  /** Member names seen in a structural object, to refuse duplicates (`"entries"` twice). */
+  keys: Set<string>;
 }
 
 function pathKey(p: JsonPath): string {
@@ -134,6 +138,8 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
       const buf = bytesRead === chunkBytes ? chunk : chunk.subarray(0, bytesRead);
       const len = buf.length;
       let i = 0;
+      // Some Windows tools start a HAR with a UTF-8 byte order mark.
+      if (base === 0 && len >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) i = 3;
       if (capturing) capChunkStart = 0;
       const chunkStartedInString = inStr;
 
@@ -172,6 +178,10 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
             try { key = JSON.parse('"' + raw.toString('utf8') + '"'); } catch {
               fail('bad-json', 'invalid string escape in a key', base + q, top.path);
             }
+            if (top.keys.has(key!)) {
+              fail('duplicate-key', `the member "${key!}" appears twice in one object, so the capture is ambiguous here; fix or re-export the capture`, base + q, [...top.path, key!]);
+            }
+            top.keys.add(key!);
             top.key = key!;
             top.expect = 'colon';
           }
@@ -210,7 +220,7 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
         if (!seenRoot) {
           if (c !== C.LBrace) fail('bad-json', i === 0 && base === 0 ? 'the file does not start with a JSON object; capstate reads HAR 1.2 files and scenario Evidence JSON' : 'expected a JSON object', base + i, []);
           seenRoot = true;
-          stack.push({ isArray: false, path: [], expect: 'first', key: null, index: 0, stream: false });
+          stack.push({ isArray: false, path: [], expect: 'first', key: null, index: 0, stream: false, keys: new Set() });
           i++;
           continue;
         }
@@ -249,7 +259,8 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
         if (streamPaths.has(pk) || prefixes.has(pk)) {
           const isArray = streamPaths.has(pk);
           if (c !== (isArray ? C.LBracket : C.LBrace)) fail('unknown-format', `expected ${isArray ? 'an array' : 'an object'} at ${formatPath(path)}; capstate reads HAR 1.2 files (log.entries) and scenario Evidence (events)`, base + i, path);
-          stack.push({ isArray, path, expect: 'first', key: null, index: 0, stream: isArray });
+          stack.push({ isArray, path, expect: 'first', key: null, index: 0, stream: isArray, keys: new Set() });
+          opts.onContainer?.(path);
           i++;
           continue;
         }
@@ -278,9 +289,9 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
         }
       }
       base += bytesRead;
-      opts.onBytes?.(base);
       for (const p of out) yield p;
       out.length = 0;
+      opts.onBytes?.(base);
     }
     if (capturing && capScalar && !inStr) {
       // A scalar running to the end of the file, e.g. a bare root value: not a capture.

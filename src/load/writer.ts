@@ -11,7 +11,7 @@ import { CapstateError, type ErrorContext } from '../errors.js';
 import type { InferredManifest } from '../manifest/infer.js';
 import type { Sqlite } from '../store/open.js';
 import { classifyRetainedBody, flattenMembers, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
-import { isCredentialHeader, isRedactedUrl, isSensitiveQueryParam, SensitiveLiterals } from './secrets.js';
+import { isCredentialHeader, isRedactedUrl, isSensitiveQueryParam, isUrlHeader, Redactor, SensitiveLiterals } from './secrets.js';
 
 export interface HeaderIn { name: string; value: string | null }
 
@@ -78,6 +78,9 @@ export class FactWriter {
 
   private readonly st;
 
+  /** The redactor is replaced per capture: it holds that capture's credential values. */
+  redactor = new Redactor([]);
+
   constructor(private readonly db: Sqlite, private readonly sensitive = new SensitiveLiterals([])) {
     const memberCols = '(?, ?, ?, ?, ?, ?, ?, ?)';
     this.st = {
@@ -110,13 +113,19 @@ export class FactWriter {
     return Number(this.st.capture.run(c.path, c.sha256, c.bytes, c.format, loadedAt).lastInsertRowid);
   }
 
-  describeCapture(captureId: number, m: CaptureMeta): void {
-    this.st.describeCapture.run(m.formatVersion, m.creator, m.startUrl, bool(m.requestBodiesSelected),
+  describeCapture(captureId: number, m: CaptureMeta, where: ErrorContext): void {
+    if (this.sensitive.find(m.startUrl) !== -1) {
+      throw new CapstateError('sensitive-value', 'the scenario start_url carries a value declared with --sensitive; remove or redact it in the capture and load again', where);
+    }
+    this.st.describeCapture.run(m.formatVersion, m.creator, this.redactor.text(m.startUrl), bool(m.requestBodiesSelected),
       bool(m.responseBodiesSelected), bool(m.headerValuesSelected), captureId);
   }
 
-  writePage(captureId: number, position: number, pageId: string, title: string | null, startedMs: number | null): void {
-    this.st.page.run(captureId, position, pageId, title, startedMs);
+  writePage(captureId: number, position: number, pageId: string, title: string | null, startedMs: number | null, where: ErrorContext): void {
+    if (this.sensitive.find(title) !== -1) {
+      throw new CapstateError('sensitive-value', 'the page title carries a value declared with --sensitive; remove or redact it in the capture and load again', where);
+    }
+    this.st.page.run(captureId, position, pageId, this.redactor.text(title), startedMs);
   }
 
   /**
@@ -127,7 +136,12 @@ export class FactWriter {
     if (this.sensitive.size > 0 && this.sensitive.find(retained.bytes ?? retained.text) !== -1) {
       throw new CapstateError('sensitive-value', `the ${side} body carries a value declared with --sensitive; remove or redact it in the capture and load again`, where);
     }
-    const b = classifyRetainedBody(retained);
+    // Credential values echoed in a body are replaced before hashing (BS-65: digests
+    // describe the retained representation after redaction).
+    const redacted: RetainedBody = this.redactor.size === 0 ? retained
+      : retained.bytes !== undefined ? { ...retained, bytes: this.redactor.bytes(retained.bytes) }
+      : retained.text !== undefined ? { ...retained, text: this.redactor.text(retained.text) } : retained;
+    const b = classifyRetainedBody(redacted);
     this.counts.bodiesByKind[side][b.kind]++;
     const identity = `${b.sha256}\0${b.kind}\0${b.reason ?? ''}`;
     const cached = this.bodyIds.get(identity);
@@ -186,10 +200,14 @@ export class FactWriter {
   /** Stores a record; `where` names it in errors (`{file, record, path}`). */
   writeRecord(captureId: number, r: LoadedRecord, where: ErrorContext): number {
     this.checkSensitive(r, where);
-    const u = r.url;
+    // A credential value from elsewhere in the capture may sit in the URL (a session id).
+    // Only the part after the origin is searched, so the URL stays a URL.
+    const origin = r.url.origin;
+    const rawUrl = r.rawUrl.startsWith(origin) ? origin + this.redactor.text(r.rawUrl.slice(origin.length)) : r.rawUrl;
+    const u = rawUrl === r.rawUrl ? r.url : new URL(rawUrl);
     const query = u.search ? u.search.slice(1) : null;
-    const id = Number(this.st.record.run(captureId, r.ordinal, r.method, r.rawUrl, u.origin, u.pathname, query,
-      isRedactedUrl(r.rawUrl) ? 1 : 0, r.status, r.statusText, r.httpVersion, r.startedMs, r.durationMs,
+    const id = Number(this.st.record.run(captureId, r.ordinal, r.method, rawUrl, u.origin, u.pathname, query,
+      isRedactedUrl(rawUrl) ? 1 : 0, r.status, r.statusText, r.httpVersion, r.startedMs, r.durationMs,
       r.pageId, r.stepId, r.transactionId, r.redirectedFromTransactionId, r.resourceType,
       r.requestMediaType, r.responseMediaType, r.requestBodyId, r.responseBodyId).lastInsertRowid);
     let p = 0;
@@ -217,10 +235,22 @@ export class FactWriter {
 
   private writeHeaders(recordId: number, side: 'request' | 'response', headers: HeaderIn[]): void {
     headers.forEach((h, i) => {
-      // BS-65: the name stays, the credential value never reaches the store.
-      const redacted = isCredentialHeader(h.name);
-      this.st.header.run(recordId, side, 'header', i, h.name, redacted ? null : h.value, redacted || h.value === null ? 1 : 0);
+      // BS-65: the name stays, the credential value never reaches the store; nor does a
+      // URL-valued header (Referer, Location) whose query carries a token (OQ-2).
+      const redacted = isCredentialHeader(h.name) || (isUrlHeader(h.name) && h.value !== null && urlCarriesToken(h.value));
+      const value = redacted ? null : this.redactor.text(h.value);
+      this.st.header.run(recordId, side, 'header', i, h.name, value, redacted || h.value === null ? 1 : 0);
     });
   }
 }
 
+
+function urlCarriesToken(value: string): boolean {
+  try {
+    for (const [name, v] of new URL(value).searchParams) if (isSensitiveQueryParam(name, v)) return true;
+  } catch {
+    // Not an absolute URL (e.g. `Link: <…>; rel=next`): look for the pattern in the text.
+    return /[?&][^=&]*(token|api[-_]?key|secret|passw|signature|sig|auth)[^=&]*=[^&\s[]/i.test(value);
+  }
+  return false;
+}

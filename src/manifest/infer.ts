@@ -7,6 +7,8 @@
 import type { Kysely } from 'kysely';
 import { CapstateError } from '../errors.js';
 import type { DB } from '../store/types.js';
+import { parseExactJson } from '../load/bodies.js';
+import { isGraphqlQueryOnly } from './graphql.js';
 import { isVersionSegment, looksLikeId, matchTemplate, parsePath, parseTemplate, renderTemplate, type PathShape, type TemplateShape } from './paths.js';
 
 /** OQ-9: identity names in priority order. */
@@ -99,21 +101,25 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
   // OQ-2 subject: the page's origin, the scenario's start URL, else the most frequent origin of JSON answers.
   let subjectOrigin: string | null = null;
   let subjectSource: InferredManifest['subjectSource'] = 'json-responses';
+  // The page's (or start URL's) origin, when the app's API answers there. A single-page
+  // app on app.example.com calling api.example.com has its API on another origin: then
+  // the origin of the JSON answers decides (docs/decisions.md, OQ-2).
+  const servesJson = (o: string | null) => o !== null && recs.some((r) => r.origin === o && r.isJson);
   if (capture.format === 'scenario-evidence' && capture.start_url) {
-    subjectOrigin = originOf(capture.start_url);
-    subjectSource = 'start-url';
+    const o = originOf(capture.start_url);
+    if (servesJson(o)) { subjectOrigin = o; subjectSource = 'start-url'; }
   } else if (capture.format === 'har') {
-    // The page's origin, when the app's API answers there. A single-page app on
-    // app.example.com calling api.example.com has its API on another origin: then the
-    // origin of the JSON answers decides (docs/decisions.md, OQ-2).
     const page = await k.selectFrom('page').select('title').where('capture_id', '=', captureId).orderBy('position').executeTakeFirst();
     const o = page?.title ? originOf(page.title) : null;
-    if (o && recs.some((r) => r.origin === o && r.isJson)) { subjectOrigin = o; subjectSource = 'page'; }
+    if (servesJson(o)) { subjectOrigin = o; subjectSource = 'page'; }
   }
   if (!subjectOrigin) {
     const json = recs.filter((r) => r.isJson);
     subjectOrigin = mostFrequentOrigin(json.length > 0 ? json : recs);
     subjectSource = json.length > 0 ? 'json-responses' : 'all-responses';
+  }
+  if (recs.length === 0) {
+    throw new CapstateError('no-subject-records', 'the capture holds no request that got a response, so there is nothing to admit; record the app\'s traffic (for a scenario: select network events)', { file });
   }
   const admitted = recs.filter((r) => r.origin === subjectOrigin);
   if (admitted.length === 0) {
@@ -141,7 +147,7 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
     }
   }
   const inferred = admitted.filter((r) => !byOverride.has(r.id));
-  const isParam = await decideParams(inferred, lists);
+  const isParam = await decideParams(inferred, lists, own);
   const named = await nameParams(inferred, isParam, lists, own);
 
   // Group into tools.
@@ -170,12 +176,13 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
   const tools = [...toolMap.values()].sort((a, b) => (a.template < b.template ? -1 : a.template > b.template ? 1 : a.method.localeCompare(b.method)));
 
   // OQ-5 type roots.
-  const jsonTemplates = tools.filter((t) => t.records.some((tr) => admitted.find((r) => r.id === tr.id)!.isJson)).map((t) => parseTemplate(t.template));
+  const byId = new Map(admitted.map((r) => [r.id, r]));
+  const jsonTemplates = tools.filter((t) => t.records.some((tr) => byId.get(tr.id)!.isJson)).map((t) => parseTemplate(t.template));
   const apiBase = override.api_base ?? inferApiBase(jsonTemplates.length > 0 ? jsonTemplates : tools.map((t) => parseTemplate(t.template)));
   for (const t of tools) t.rootPath = rootPath(parseTemplate(t.template), apiBase);
 
   // OQ-7 query POSTs, per tool.
-  for (const t of tools) t.isQueryPost = t.method === 'POST' && await isQueryPost(k, t, admitted);
+  for (const t of tools) t.isQueryPost = t.method === 'POST' && await isQueryPost(k, t, byId);
 
   assignNames(tools);
   return { subjectOrigin: subjectOrigin!, subjectSource, apiBase, apiBaseSource: override.api_base ? 'override' : 'inferred', notes, tools };
@@ -202,6 +209,13 @@ function mostFrequentOrigin(recs: Rec[]): string | null {
     if (!b || c.n > b.n || (c.n === b.n && c.first < b.first)) best = o;
   }
   return best;
+}
+
+/** Bound parameter lists stay far below SQLite's variable limit. */
+function chunks<T>(items: T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 /**
@@ -233,12 +247,12 @@ class ListIndex {
     if (!values) {
       values = new Map();
       const bodies = [...new Set((this.byPath.get(key) ?? []).map((r) => r.responseBodyId))];
-      if (bodies.length > 0) {
+      for (const chunk of chunks(bodies)) {
         const rows = this.k.selectFrom('member as m')
           .innerJoin('member as o', (j) => j.onRef('o.body_id', '=', 'm.body_id').onRef('o.pointer', '=', 'm.parent_pointer'))
           .innerJoin('member as a', (j) => j.onRef('a.body_id', '=', 'o.body_id').onRef('a.pointer', '=', 'o.parent_pointer'))
           .select(['m.key', 'm.value'])
-          .where('m.body_id', 'in', bodies).where('m.type', 'in', ['string', 'integer'])
+          .where('m.body_id', 'in', chunk).where('m.type', 'in', ['string', 'integer'])
           .where('o.type', '=', 'object').where('a.type', '=', 'array')
           .orderBy('m.body_id').orderBy('m.pointer').stream();
         for await (const row of rows) {
@@ -273,7 +287,7 @@ class OwnMembers {
 const NAMING_SAMPLE = 16;
 
 /** Which segments of each record are parameters (OQ-1 a, b, c). */
-async function decideParams(recs: Rec[], lists: ListIndex): Promise<Map<number, boolean[]>> {
+async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMembers): Promise<Map<number, boolean[]>> {
   const isParam = new Map<number, boolean[]>();
   for (const r of recs) {
     const flags: boolean[] = [];
@@ -297,10 +311,9 @@ async function decideParams(recs: Rec[], lists: ListIndex): Promise<Map<number, 
       const flags = isParam.get(r.id)!;
       const prefix = r.shape.segments.slice(0, i).map((s, j) => (flags[j] ? '\u0000' : s));
       const last = flags[n - 1] ? '\u0000' : r.shape.segments[n - 1];
-      const key = JSON.stringify([n, r.shape.trailingSlash, r.shape.suffix, prefix, last]);
-      const g = groups.get(key) ?? [];
-      g.push(r);
-      groups.set(key, g);
+      const key = JSON.stringify([n, r.shape.suffix, prefix, last]);
+      const g = groups.get(key);
+      if (g) g.push(r); else groups.set(key, [r]);
     }
     for (const g of groups.values()) {
       // A collection name is followed by its item id (`/api/items/12`, `/api/teams/1/members`);
@@ -316,6 +329,28 @@ async function decideParams(recs: Rec[], lists: ListIndex): Promise<Map<number, 
       for (const r of candidates) isParam.get(r.id)![i] = true;
     }
   }
+  // (d) consistency across sibling paths: under the same templated prefix, a value that is a
+  // parameter in one path is one in every path (`/repos/octocat/hello-world/pulls` beside
+  // `/repos/{id}/{id2}/issues/{number}`), and so is a value the record's own response
+  // repeats in an identity-name member (`/api/folders/general` beside `/api/folders/{uid}`).
+  for (let i = 1; i < maxLen; i++) {
+    const paramValues = new Map<string, Set<string>>();
+    const prefixKey = (r: Rec) => JSON.stringify([r.shape.suffix && i === r.shape.segments.length - 1 ? r.shape.suffix : '', r.shape.segments.slice(0, i).map((s, j) => (isParam.get(r.id)![j] ? '\u0000' : s))]);
+    for (const r of recs) {
+      if (i >= r.shape.segments.length || !isParam.get(r.id)![i]) continue;
+      const key = prefixKey(r);
+      const set = paramValues.get(key) ?? new Set<string>();
+      set.add(r.shape.segments[i]);
+      paramValues.set(key, set);
+    }
+    for (const r of recs) {
+      if (i >= r.shape.segments.length || isParam.get(r.id)![i] || isVersionSegment(r.shape.segments[i])) continue;
+      const seen = paramValues.get(prefixKey(r));
+      if (!seen) continue;
+      const seg = r.shape.segments[i];
+      if (seen.has(seg) || (await own.namesFor(r.responseBodyId, seg)).some((k) => IDENTITY_NAMES.includes(k))) isParam.get(r.id)![i] = true;
+    }
+  }
   return isParam;
 }
 
@@ -323,10 +358,12 @@ async function decideParams(recs: Rec[], lists: ListIndex): Promise<Map<number, 
 async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: ListIndex, own: OwnMembers): Promise<Map<number, TemplateShape>> {
   // Records with the same static skeleton share parameter names, across methods.
   const groups = new Map<string, Rec[]>();
-  const skeleton = (r: Rec) => JSON.stringify([r.shape.trailingSlash, r.shape.suffix, r.shape.segments.map((s, i) => (isParam.get(r.id)![i] ? null : s))]);
+  // OQ-1: a trailing slash is remembered for rendering but ignored for shape.
+  const skeleton = (r: Rec) => JSON.stringify([r.shape.suffix, r.shape.segments.map((s, i) => (isParam.get(r.id)![i] ? null : s))]);
   for (const r of recs) {
     const key = skeleton(r);
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    const g = groups.get(key);
+    if (g) g.push(r); else groups.set(key, [r]);
   }
   const out = new Map<number, TemplateShape>();
   for (const g of groups.values()) {
@@ -363,7 +400,7 @@ async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: L
     for (const r of g) {
       out.set(r.id, {
         parts: r.shape.segments.map((s, i) => (finalNames[i] !== null ? { kind: 'param' as const, name: finalNames[i]! } : { kind: 'static' as const, text: s })),
-        trailingSlash: r.shape.trailingSlash,
+        trailingSlash: first.shape.trailingSlash,
         suffix: r.shape.suffix,
       });
     }
@@ -406,25 +443,33 @@ export function rootPath(t: TemplateShape, apiBase: string): string {
   let i = under ? base.length : 0;
   const out = parts.slice(0, i);
   if (i < parts.length && isVersionSegment(parts[i]) && i + 1 < parts.length) out.push(parts[i++]);
-  if (i < parts.length) out.push(parts[i]);
+  // A root names a type: it never ends in a parameter (`/repos/{owner}/…` has the root `/repos`).
+  if (i < parts.length && t.parts[i].kind === 'static') out.push(parts[i]);
+  if (out.length === 0 && t.parts[0]?.kind === 'static') out.push(parts[0]);
   // A format suffix belongs to the representation, not the type: /issues.json and
   // /issues/{id}.json share the root /issues.
   return '/' + out.join('/');
 }
 
 /** OQ-7: a POST tool is a query by its last static segment, or GraphQL without mutations. */
-async function isQueryPost(k: Kysely<DB>, t: InferredTool, admitted: Rec[]): Promise<boolean> {
+async function isQueryPost(k: Kysely<DB>, t: InferredTool, byId: Map<number, Rec>): Promise<boolean> {
   const shape = parseTemplate(t.template);
   const statics = shape.parts.filter((p) => p.kind === 'static').map((p) => (p as { text: string }).text);
   const last = statics[statics.length - 1] ?? '';
   if (!QUERY_SEGMENT.test(last) && !/(search|query)$/i.test(last)) return false;
   if (last.toLowerCase() !== 'graphql') return true;
-  const ids = new Set(t.records.map((r) => r.id));
-  const bodies = admitted.filter((r) => ids.has(r.id)).map((r) => r.requestBodyId);
-  const docs = await k.selectFrom('member').select(['value']).where('body_id', 'in', bodies)
-    .where('key', '=', 'query').where('type', '=', 'string').where('depth', '<=', 2).execute();
-  // A GraphQL document is a mutation when its first operation keyword says so.
-  return !docs.some((d) => /^\s*(#[^\n]*\n\s*)*mutation\b/.test(String(d.value)));
+  // GraphQL: a query POST only when every recorded document provably runs queries only.
+  const bodies: unknown[] = [];
+  for (const chunk of chunks(t.records.map((r) => byId.get(r.id)!.requestBodyId))) {
+    const rows = await k.selectFrom('body').select(['kind', 'content']).where('id', 'in', chunk).execute();
+    for (const b of rows) {
+      if (b.kind === 'json') {
+        const parsed = parseExactJson(String(b.content));
+        bodies.push(parsed.ok ? parsed.value : null);
+      } else bodies.push(b.kind === 'text' ? String(b.content) : null);
+    }
+  }
+  return isGraphqlQueryOnly(bodies);
 }
 
 /** OQ-1 tool names: `<method>_<static segments and by_<param>>`, unique, at most 64 characters. */

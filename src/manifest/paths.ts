@@ -80,7 +80,8 @@ export function parseTemplate(template: string): TemplateShape {
 
 /** Whether a path fits a template; returns the parameter values or null. */
 export function matchTemplate(t: TemplateShape, p: PathShape): string[] | null {
-  if (t.parts.length !== p.segments.length || t.trailingSlash !== p.trailingSlash || t.suffix.toLowerCase() !== p.suffix.toLowerCase()) return null;
+  // OQ-1: a trailing slash does not change the shape.
+  if (t.parts.length !== p.segments.length || t.suffix.toLowerCase() !== p.suffix.toLowerCase()) return null;
   const values: string[] = [];
   for (let i = 0; i < t.parts.length; i++) {
     const part = t.parts[i];
