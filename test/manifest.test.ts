@@ -320,3 +320,65 @@ describe('capstate manifest', () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 });
+
+describe('OQ-1 shape details', () => {
+  it('OQ-1 a trailing slash is ignored for shape: /x/1 and /x/1/ are one tool', () => {
+    const m = manifestOf([{ url: `${A}/api/runs/12/`, body: {} }, { url: `${A}/api/runs/13`, body: {} }]);
+    expect(templates(m)).toEqual(['GET /api/runs/{id}/']);
+    expect(m.tools[0].record_ordinals).toEqual([1, 2]);
+  });
+
+  it('OQ-1 a value that is a parameter in one path is one in its siblings; a root never ends in a parameter', () => {
+    const m = manifestOf([
+      { url: `${A}/repos/octocat/hello-world/issues/1`, body: { number: 1 } },
+      { url: `${A}/repos/torvalds/linux/issues/3`, body: { number: 3 } },
+      { url: `${A}/repos/octocat/hello-world/pulls`, body: [] },
+    ]);
+    expect(templates(m)).toEqual(['GET /repos/{id}/{id2}/issues/{number}', 'GET /repos/{id}/{id2}/pulls']);
+    expect(m.tools.map((t) => t.root_path)).toEqual(['/repos', '/repos']);
+  });
+
+  it('OQ-1 a letter-only last segment whose own response repeats it as an identity joins its sibling template', () => {
+    const m = manifestOf([
+      { url: `${A}/api/folders`, body: [{ uid: 'nErXDvCkzz' }] },
+      { url: `${A}/api/folders/nErXDvCkzz`, body: { uid: 'nErXDvCkzz' } },
+      { url: `${A}/api/folders/general`, body: { uid: 'general', title: 'General' } },
+    ]);
+    expect(m.tools.find((t) => t.template === '/api/folders/{uid}')!.record_ordinals).toEqual([2, 3]);
+  });
+
+  it('ES-2 a scenario whose start URL serves no JSON takes the origin of the JSON answers (SPA + API origin)', () => {
+    const file = join(dir, 'spa.json');
+    const body = Buffer.from('[{"id":"it-01"}]');
+    writeFileSync(file, JSON.stringify({
+      schema_version: 1, scenario: { start_url: 'http://127.0.0.1:3000/', network_content: { request_body: true, response_body: true, header_values: true } },
+      steps: [], events: [
+        { sequence: 1, kind: 'request', transaction_id: 't1', redirected_from_transaction_id: null, method: 'GET', url: 'http://127.0.0.1:3000/' },
+        { sequence: 2, kind: 'response', transaction_id: 't1', status: 200 },
+        { sequence: 3, kind: 'request', transaction_id: 't2', redirected_from_transaction_id: null, method: 'GET', url: 'http://127.0.0.1:8080/api/items' },
+        { sequence: 4, kind: 'response', transaction_id: 't2', status: 200 },
+        { sequence: 5, kind: 'network-content', transaction_id: 't2', source_event_sequence: 4, body: { state: 'captured', base64: body.toString('base64'), bytes: body.length, media_type: 'application/json' } },
+      ],
+    }));
+    const r = cli(['manifest', file, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).manifests[0].admission).toMatchObject({ subject_origin: 'http://127.0.0.1:8080', subject_source: 'json-responses' });
+  });
+});
+
+describe('OQ-7 at scale', () => {
+  it('OQ-7 35,000 GraphQL POSTs load (bound parameter lists stay under SQLite\'s limit)', () => {
+    const file = join(dir, 'many-gql.har');
+    const entries = Array.from({ length: 35_000 }, (_, i) => JSON.stringify({
+      startedDateTime: new Date(Date.UTC(2026, 0, 1) + i).toISOString(), time: 1,
+      request: { method: 'POST', url: `${A}/graphql`, headers: [], postData: { mimeType: 'application/json', text: `{"query":"query Q${i} { item(id: ${i}) { id } }"}` } },
+      response: { status: 200, headers: [], content: { mimeType: 'application/json', text: `{"data":{"item":{"id":${i}}}}` } },
+    }));
+    writeFileSync(file, `{"log":{"version":"1.2","entries":[${entries.join(',')}]}}`);
+    const r = cli(['manifest', file, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const [t] = JSON.parse(r.stdout).manifests[0].tools;
+    expect(t).toMatchObject({ template: '/graphql', is_query_post: true });
+    expect(t.record_ordinals).toHaveLength(35_000);
+  });
+});

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { formatPath, splitJson, type JsonPath, type Piece } from '../src/load/split.js';
-import { tempDir } from './helpers.js';
+import { cli, tempDir } from './helpers.js';
 
 const dir = tempDir();
 /** The loader's stream configuration (src/load/index.ts). */
@@ -229,5 +229,34 @@ describe('formatPath: JSON paths as capstate prints them in errors', () => {
     [['é'], '["é"]'],
   ])('%j → %s', (path, want) => {
     expect(formatPath(path)).toBe(want);
+  });
+});
+
+describe('capture-level structure (issue 2 bad input)', () => {
+  const dir2 = tempDir();
+  const har = (entries: string) => `{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[${entries}]}}`;
+  const entry = '{"startedDateTime":"2026-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"http://a.test/api/x","headers":[]},"response":{"status":200,"headers":[],"content":{"mimeType":"application/json","text":"{}"}}}';
+
+  it('a UTF-8 byte order mark before the document is accepted', () => {
+    const file = join(dir2, 'bom.har');
+    writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(har(entry))]));
+    const r = cli(['load', file, '--db', join(dir2, 'bom.sqlite')]);
+    expect(r.status, r.stderr).toBe(0);
+  });
+
+  it('a structural member named twice ("entries" twice) is a duplicate-key error naming it', () => {
+    const file = join(dir2, 'dup.har');
+    writeFileSync(file, `{"log":{"entries":[${entry}],"entries":[${entry}]}}`);
+    const r = cli(['load', file, '--db', join(dir2, 'dup.sqlite'), '--json']);
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ code: 'duplicate-key', context: { path: 'log.entries' } });
+  });
+
+  it('an empty entries array is a HAR with nothing to admit, not an unknown format', () => {
+    const file = join(dir2, 'empty.har');
+    writeFileSync(file, har(''));
+    const r = cli(['load', file, '--db', join(dir2, 'empty.sqlite'), '--json']);
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stdout).code).toBe('no-subject-records');
   });
 });

@@ -1,0 +1,83 @@
+/**
+ * Secrets never reach the store (issue 2, BS-65, OQ-2): credential header and cookie values
+ * are dropped, and wherever else the capture echoes them they are replaced by [REDACTED].
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { cli, tempDir } from './helpers.js';
+import { writeHar } from './har-builder.js';
+
+const dir = tempDir();
+const A = 'http://app.test';
+let n = 0;
+
+function loadHar(exchanges: Parameters<typeof writeHar>[2], args: string[] = [], opts: { pageTitle?: string } = {}) {
+  const file = writeHar(dir, `s${n}.har`, exchanges, opts);
+  const db = join(dir, `s${n++}.sqlite`);
+  const r = cli(['load', file, '--db', db, ...args]);
+  return { r, db, file };
+}
+
+const bytesOf = (db: string) => readFileSync(db);
+
+describe('BS-65 credential values never reach the store', () => {
+  it('BS-65 a bearer token echoed in a login response body is replaced, and the body stays usable JSON', () => {
+    const token = 'eyJhbGciOiJIUzI1NiJ9.tok-4f1c9e';
+    const { r, db } = loadHar([
+      { method: 'POST', url: `${A}/api/login`, requestBody: { user: 'ann' }, body: { token, user: { id: 1 } } },
+      { url: `${A}/api/user`, headers: [{ name: 'Authorization', value: `Bearer ${token}` }], body: { id: 1 } },
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(bytesOf(db).includes(Buffer.from(token))).toBe(false);
+    const s = new Database(db, { readonly: true });
+    expect(s.prepare("select b.kind, m.value from record r join body b on b.id = r.response_body_id join member m on m.body_id = b.id and m.pointer = '/token' where r.ordinal = 1").raw().get()).toEqual(['json', '[REDACTED]']);
+    expect(s.prepare("select value, is_redacted from header where name = 'Authorization'").raw().get()).toEqual([null, 1]);
+  });
+
+  it('BS-65 a session cookie value echoed in a URL or another header is replaced', () => {
+    const sid = 'sess-0a1b2c3d4e5f';
+    const { r, db } = loadHar([
+      { url: `${A}/api/a`, headers: [{ name: 'Cookie', value: `sid=${sid}; theme=dark` }], body: {} },
+      { url: `${A}/api/debug?echo=${sid}`, headers: [{ name: 'X-Echo', value: `seen ${sid}` }], body: {} },
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(bytesOf(db).includes(Buffer.from(sid))).toBe(false);
+    const s = new Database(db, { readonly: true });
+    expect(s.prepare('select url, is_url_redacted from record where ordinal = 2').raw().get()).toEqual([`${A}/api/debug?echo=[REDACTED]`, 1]);
+    expect(s.prepare("select value from header where name = 'X-Echo'").pluck().get()).toBe('seen [REDACTED]');
+  });
+
+  it('BS-65 access keys are credentials; HTTP/2 pseudo-headers are not', () => {
+    const { r, db } = loadHar([{ url: `${A}/api/a`, headers: [{ name: 'X-Access-Key', value: 'AKIAKEY12345' }, { name: ':authority', value: 'app.test' }], body: {} }]);
+    expect(r.status, r.stderr).toBe(0);
+    const s = new Database(db, { readonly: true });
+    expect(s.prepare('select name, value, is_redacted from header order by position').raw().all()).toEqual([['X-Access-Key', null, 1], [':authority', 'app.test', 0]]);
+  });
+
+  it('OQ-2 a Referer whose query carries a token is dropped like a credential header', () => {
+    const { r, db } = loadHar([{ url: `${A}/api/a`, headers: [{ name: 'Referer', value: `${A}/cb?access_token=TOPSECRET99` }], body: {} }]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(bytesOf(db).includes(Buffer.from('TOPSECRET99'))).toBe(false);
+  });
+
+  it('OQ-2 --sensitive literals are refused in page titles and scenario start URLs too', () => {
+    const { r } = loadHar([{ url: `${A}/api/a`, body: {} }], ['--sensitive', 'PAGESECRET'], { pageTitle: `${A}/login?password=PAGESECRET` });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/log\.pages\[0\]\.title.*--sensitive/);
+    const ev = join(dir, 'start.json');
+    writeFileSync(ev, JSON.stringify({ schema_version: 1, scenario: { start_url: `${A}/?k=STARTSECRET`, network_content: { request_body: true, response_body: true, header_values: true } }, steps: [], events: [] }));
+    const r2 = cli(['load', ev, '--db', join(dir, 'ev.sqlite'), '--sensitive', 'STARTSECRET']);
+    expect(r2.status).toBe(1);
+    expect(r2.stderr).toMatch(/scenario\.start_url/);
+  });
+
+  it('OQ-2 loading a capture already in the store with a --sensitive value it carries fails', () => {
+    const { r, db, file } = loadHar([{ url: `${A}/api/a`, body: { note: 'hunter2-in-body' } }]);
+    expect(r.status).toBe(0);
+    const again = cli(['load', file, '--db', db, '--sensitive', 'hunter2-in-body']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/record #1 carries a value declared with --sensitive/);
+  });
+});
