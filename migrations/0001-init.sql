@@ -72,6 +72,7 @@ CREATE TABLE record (
   step_id TEXT,
   transaction_id TEXT,
   redirected_from_transaction_id TEXT,
+  redirect_state TEXT CHECK (redirect_state IN ('linked', 'root', 'unknown')),
   resource_type TEXT,
   request_media_type TEXT,
   response_media_type TEXT,

@@ -1,6 +1,8 @@
 -- One row per recorded exchange: a HAR entry, or a scenario transaction with a response
 -- (OQ-3). `ordinal` is 1-based record order; times are epoch milliseconds. `tool_id` is
 -- the manifest tool the record belongs to; NULL when the manifest did not admit it.
+-- `redirect_state` (scenario captures, BS-61): `linked` to an observed predecessor,
+-- `root` when the browser observed none, `unknown` otherwise; NULL for HAR.
 CREATE TABLE record (
   id INTEGER PRIMARY KEY,
   capture_id INTEGER NOT NULL REFERENCES capture (id),
@@ -20,6 +22,7 @@ CREATE TABLE record (
   step_id TEXT,
   transaction_id TEXT,
   redirected_from_transaction_id TEXT,
+  redirect_state TEXT CHECK (redirect_state IN ('linked', 'root', 'unknown')),
   resource_type TEXT,
   request_media_type TEXT,
   response_media_type TEXT,

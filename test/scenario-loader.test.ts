@@ -180,6 +180,27 @@ describe('BS-61 redirects keep their link', () => {
   });
 });
 
+describe('BS-61 redirect state', () => {
+  it('BS-61 a predecessor the capture observed is linked; the browser saying "root" is root; a null predecessor without a state is unknown', () => {
+    const { db } = loadEvidence('redirect-states', evidence([
+      request(1, 'a', { redirected_from_transaction_state: 'root' }), response(2, 'a', 302),
+      request(3, 'b', { redirected_from_transaction_id: 'a' }), response(4, 'b'),
+      request(5, 'c'), response(6, 'c'),
+      request(7, 'd', { redirected_from_transaction_id: 'never-seen' }), response(8, 'd'),
+    ]));
+    expect(db.prepare('select transaction_id, redirected_from_transaction_id, redirect_state from record order by ordinal').raw().all()).toEqual([
+      ['a', null, 'root'], ['b', 'a', 'linked'], ['c', null, 'unknown'], ['d', null, 'unknown'],
+    ]);
+  });
+
+  it('BS-61 a state other than root or unknown is malformed', () => {
+    const file = writeEvidence('redirect-bogus', evidence([request(1, 'a', { redirected_from_transaction_state: 'bogus' }), response(2, 'a')]));
+    const r = cli(['load', file, '--db', join(dir, 'bogus.sqlite'), '--json']);
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ code: 'bad-field', context: { path: 'events[0].redirected_from_transaction_state' } });
+  });
+});
+
 describe('scenario records keep transaction_id, step_id and resource_type', () => {
   it('each record carries its transaction and step', () => {
     expect(mini().prepare('select transaction_id, step_id, resource_type, origin from record order by ordinal').raw().all()).toEqual([

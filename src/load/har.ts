@@ -96,7 +96,7 @@ export function readHarEntry(file: string, index: number, entry: unknown): HarEn
       statusText: f.string(res, ['response'], 'statusText'),
       httpVersion: f.string(res, ['response'], 'httpVersion') ?? f.string(req, ['request'], 'httpVersion'),
       pageId: f.string(e, [], 'pageref'),
-      stepId: null, transactionId: null, redirectedFromTransactionId: null,
+      stepId: null, transactionId: null, redirectedFromTransactionId: null, redirectState: null,
       resourceType: typeof e._resourceType === 'string' ? e._resourceType : null,
       requestMediaType, responseMediaType,
       requestHeaders: headers(f, req, ['request']),

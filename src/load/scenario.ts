@@ -34,6 +34,8 @@ interface Transaction {
   rawUrl: string;
   stepId: string | null;
   redirectedFrom: string | null;
+  /** `redirected_from_transaction_state` as recorded (BS-61). */
+  redirectStateField: 'root' | 'unknown' | null;
   resourceType: string | null;
   observedAt: number | null;
   startedAt: number | null;
@@ -108,6 +110,7 @@ export class ScenarioReader {
         url: parseUrlAt(urlReader, rawUrl), rawUrl,
         stepId: f.string(ev, [], 'step_id'),
         redirectedFrom: f.string(ev, [], 'redirected_from_transaction_id'),
+        redirectStateField: redirectState(f, ev),
         resourceType: f.string(ev, [], 'resource_type'),
         observedAt: f.instant(ev, [], 'observed_at'),
         startedAt: null, elapsedMs: null, status: null, statusText: null,
@@ -195,7 +198,11 @@ export class ScenarioReader {
         // BS-59: the browser's start when reported, else when capstate observed the request.
         startedMs: tx.startedAt ?? tx.observedAt, durationMs: tx.elapsedMs ?? 0,
         status: tx.status, statusText: tx.statusText, httpVersion: null, pageId: null,
-        stepId: tx.stepId, transactionId: tx.id, redirectedFromTransactionId: tx.redirectedFrom,
+        stepId: tx.stepId, transactionId: tx.id,
+        // BS-61: linked only to a predecessor this capture observed; a null predecessor
+        // without a state field (older captures) proves nothing.
+        redirectedFromTransactionId: tx.redirectedFrom !== null && this.txs.has(tx.redirectedFrom) ? tx.redirectedFrom : null,
+        redirectState: tx.redirectedFrom !== null ? (this.txs.has(tx.redirectedFrom) ? 'linked' : 'unknown') : (tx.redirectStateField ?? 'unknown'),
         resourceType: tx.resourceType, requestMediaType: tx.requestMediaType, responseMediaType: tx.responseMediaType,
         requestBodyId: tx.requestBodyId ?? none('request'), responseBodyId: tx.responseBodyId ?? none('response'),
         requestHeaders: tx.requestHeaders, responseHeaders: tx.responseHeaders,
@@ -216,4 +223,10 @@ function parseUrlAt(f: FieldReader, raw: string): URL {
     }
     throw e;
   }
+}
+
+function redirectState(f: FieldReader, ev: Obj): 'root' | 'unknown' | null {
+  const v = f.string(ev, [], 'redirected_from_transaction_state');
+  if (v !== null && v !== 'root' && v !== 'unknown') f.fail(['redirected_from_transaction_state'], `must be "root" or "unknown", got ${JSON.stringify(v)}`, 'bad-field');
+  return v as 'root' | 'unknown' | null;
 }

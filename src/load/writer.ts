@@ -29,6 +29,8 @@ export interface LoadedRecord {
   stepId: string | null;
   transactionId: string | null;
   redirectedFromTransactionId: string | null;
+  /** BS-61; null for HAR. */
+  redirectState: 'linked' | 'root' | 'unknown' | null;
   resourceType: string | null;
   requestMediaType: string | null;
   responseMediaType: string | null;
@@ -92,9 +94,9 @@ export class FactWriter {
       body: db.prepare('insert into body (sha256, bytes, kind, is_usable, unusable_reason, content) values (?, ?, ?, ?, ?, ?)'),
       record: db.prepare(`insert into record (capture_id, ordinal, method, url, origin, path, query, is_url_redacted,
         status, status_text, http_version, started_ms, duration_ms, page_id, step_id, transaction_id,
-        redirected_from_transaction_id, resource_type, request_media_type, response_media_type,
+        redirected_from_transaction_id, redirect_state, resource_type, request_media_type, response_media_type,
         request_body_id, response_body_id)
-        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       param: db.prepare('insert into query_param (record_id, position, name, value) values (?, ?, ?, ?)'),
       header: db.prepare('insert into header (record_id, side, source, position, name, value, is_redacted) values (?, ?, ?, ?, ?, ?, ?)'),
       member1: db.prepare(`insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value) values ${memberCols}`),
@@ -208,7 +210,7 @@ export class FactWriter {
     const query = u.search ? u.search.slice(1) : null;
     const id = Number(this.st.record.run(captureId, r.ordinal, r.method, rawUrl, u.origin, u.pathname, query,
       isRedactedUrl(rawUrl) ? 1 : 0, r.status, r.statusText, r.httpVersion, r.startedMs, r.durationMs,
-      r.pageId, r.stepId, r.transactionId, r.redirectedFromTransactionId, r.resourceType,
+      r.pageId, r.stepId, r.transactionId, r.redirectedFromTransactionId, r.redirectState, r.resourceType,
       r.requestMediaType, r.responseMediaType, r.requestBodyId, r.responseBodyId).lastInsertRowid);
     let p = 0;
     for (const [name, value] of u.searchParams) this.st.param.run(id, p++, name, value);

@@ -50,20 +50,26 @@ export async function readManifest(k: Kysely<DB>, captureId: number): Promise<Ma
   const counts = await k.selectFrom('record').select([(eb) => eb.fn.countAll<number>().as('records'), (eb) => eb.fn.count<number>('tool_id').as('admitted')])
     .where('capture_id', '=', captureId).executeTakeFirstOrThrow();
   const tools = await k.selectFrom('tool').selectAll().where('capture_id', '=', captureId).orderBy('template').orderBy('method').execute();
-  const recs = await k.selectFrom('record').select(['tool_id', 'ordinal', 'status'])
+  const recs = await k.selectFrom('record').select(['tool_id', 'ordinal'])
     .where('capture_id', '=', captureId).where('tool_id', 'is not', null).orderBy('ordinal').execute();
-  const byTool = new Map<number, { ordinals: number[]; statuses: Set<number> }>();
+  const ordinals = new Map<number, number[]>();
   for (const r of recs) {
-    const t = byTool.get(r.tool_id!) ?? { ordinals: [], statuses: new Set<number>() };
-    t.ordinals.push(r.ordinal);
-    t.statuses.add(r.status);
-    byTool.set(r.tool_id!, t);
+    const list = ordinals.get(r.tool_id!);
+    if (list) list.push(r.ordinal); else ordinals.set(r.tool_id!, [r.ordinal]);
+  }
+  // DESC-4: the statuses come from their rule view, the one place that states them.
+  const statusRows = await k.selectFrom('tool_statuses').select(['tool_id', 'status'])
+    .where('capture_id', '=', captureId).orderBy('tool_id').orderBy('status').execute();
+  const statuses = new Map<number, number[]>();
+  for (const r of statusRows) {
+    const list = statuses.get(r.tool_id);
+    if (list) list.push(r.status); else statuses.set(r.tool_id, [r.status]);
   }
   const out: ManifestTool[] = tools.map((t) => ({
     name: t.name, method: t.method, template: t.template, root_path: t.root_path,
     is_query_post: t.is_query_post === 1, template_source: t.template_source,
-    record_ordinals: byTool.get(t.id)?.ordinals ?? [],
-    statuses: [...(byTool.get(t.id)?.statuses ?? [])].sort((a, b) => a - b),
+    record_ordinals: ordinals.get(t.id) ?? [],
+    statuses: statuses.get(t.id) ?? [],
   }));
   return {
     capture_id: captureId,

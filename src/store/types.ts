@@ -56,6 +56,7 @@ export interface RecordTable {
   step_id: string | null;
   transaction_id: string | null;
   redirected_from_transaction_id: string | null;
+  redirect_state: 'linked' | 'root' | 'unknown' | null;
   resource_type: string | null;
   request_media_type: string | null;
   response_media_type: string | null;
@@ -217,6 +218,15 @@ export interface ReadsBeforeFirstWriteView {
   is_redacted_bound: number | null;
 }
 
+/** queries/tool_statuses.sql (DESC-4) */
+export interface ToolStatusesView {
+  capture_id: number;
+  tool_id: number;
+  tool: string;
+  status: number;
+  records: number;
+}
+
 export interface DB {
   capture: CaptureTable;
   page: PageTable;
@@ -236,6 +246,7 @@ export interface DB {
   writes: WritesView;
   first_write_per_root: FirstWritePerRootView;
   reads_before_first_write: ReadsBeforeFirstWriteView;
+  tool_statuses: ToolStatusesView;
 }
 
 /** A column list that must name every key of T (a compile error otherwise). */
@@ -246,7 +257,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   capture: cols<CaptureTable>()(['id', 'path', 'sha256', 'bytes', 'format', 'format_version', 'creator', 'start_url', 'request_bodies_selected', 'response_bodies_selected', 'header_values_selected', 'loaded_at']),
   page: cols<PageTable>()(['capture_id', 'position', 'page_id', 'title', 'started_ms']),
   body: cols<BodyTable>()(['id', 'sha256', 'bytes', 'kind', 'is_usable', 'unusable_reason', 'content']),
-  record: cols<RecordTable>()(['id', 'capture_id', 'ordinal', 'method', 'url', 'origin', 'path', 'query', 'is_url_redacted', 'status', 'status_text', 'http_version', 'started_ms', 'duration_ms', 'page_id', 'step_id', 'transaction_id', 'redirected_from_transaction_id', 'resource_type', 'request_media_type', 'response_media_type', 'request_body_id', 'response_body_id', 'tool_id']),
+  record: cols<RecordTable>()(['id', 'capture_id', 'ordinal', 'method', 'url', 'origin', 'path', 'query', 'is_url_redacted', 'status', 'status_text', 'http_version', 'started_ms', 'duration_ms', 'page_id', 'step_id', 'transaction_id', 'redirected_from_transaction_id', 'redirect_state', 'resource_type', 'request_media_type', 'response_media_type', 'request_body_id', 'response_body_id', 'tool_id']),
   query_param: cols<QueryParamTable>()(['record_id', 'position', 'name', 'value']),
   header: cols<HeaderTable>()(['record_id', 'side', 'source', 'position', 'name', 'value', 'is_redacted']),
   member: cols<MemberTable>()(['body_id', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
@@ -260,5 +271,6 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   writes: cols<WritesView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'method', 'status', 'tool', 'root_path', 'started_ms', 'ended_ms', 'is_url_redacted']),
   first_write_per_root: cols<FirstWritePerRootView>()(['capture_id', 'root_path', 'write_record_id', 'write_ordinal', 'write_timeline_position', 'write_started_ms', 'write_ended_ms', 'is_redacted_bound']),
   reads_before_first_write: cols<ReadsBeforeFirstWriteView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'tool', 'root_path', 'method', 'status', 'position_to_bound', 'write_ordinal', 'is_redacted_bound']),
+  tool_statuses: cols<ToolStatusesView>()(['capture_id', 'tool_id', 'tool', 'status', 'records']),
   response_members: cols<ResponseMembersView>()(['capture_id', 'ordinal', 'record_id', 'method', 'path', 'query', 'status', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
 };
