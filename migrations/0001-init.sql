@@ -119,6 +119,7 @@ CREATE TABLE manifest (
   subject_source TEXT NOT NULL CHECK (subject_source IN ('page', 'json-responses', 'all-responses', 'start-url')),
   api_base TEXT NOT NULL,
   api_base_source TEXT NOT NULL CHECK (api_base_source IN ('inferred', 'override')),
+  override_json TEXT,
   override_sha256 TEXT
 ) STRICT;
 

@@ -298,6 +298,46 @@ describe('OQ-1 the user override (--manifest FILE)', () => {
     expect(r.stderr).toMatch(/another --manifest override/);
   });
 
+  it('OQ-1 overrides are checked: a parameter named twice or a rule listed twice is refused', () => {
+    const har = writeHar(dir, 'chk.har', [{ url: `${A}/api/x/1/2`, body: {} }]);
+    const cases: [unknown, RegExp][] = [
+      [{ template_rules: [{ method: 'GET', template: '/api/x/{a}/{a}' }] }, /template_rules\[0\]\.template.*\{a\} appears twice/],
+      [{ template_rules: [{ method: 'GET', template: '/api/x/{a}/{b}' }, { method: 'get', template: '/api/x/{a}/{b}' }] }, /template_rules\[1\].*listed twice/],
+      [{ template_rules: [], colour: 'red' }, /colour.*unknown field/],
+    ];
+    for (const [doc, message] of cases) {
+      const f = join(dir, `chk${n++}.json`);
+      writeFileSync(f, JSON.stringify(doc));
+      const r = cli(['load', har, '--db', join(dir, `chk${n++}.sqlite`), '--manifest', f]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+
+  it('OQ-1 rules that match nothing and an api_base that prefixes nothing are noted; the override is stored canonically', () => {
+    const f = join(dir, 'noted.json');
+    writeFileSync(f, JSON.stringify({ template_rules: [{ method: 'GET', template: '/nowhere/{id}' }], api_base: '/nothere' }, null, 4));
+    const m = manifestOf([{ url: `${A}/api/x`, body: {} }], { args: ['--manifest', f] });
+    expect(m.admission.notes).toEqual([
+      'override rule GET /nowhere/{id} matched no admitted record',
+      'override api_base /nothere is a prefix of no admitted path; type roots fall back to first segments',
+    ]);
+    expect((m as unknown as { override: unknown }).override).toEqual({ api_base: '/nothere', template_rules: [{ method: 'GET', template: '/nowhere/{id}' }] });
+  });
+
+  it('OQ-1 the same override reformatted is the same input', () => {
+    const store = join(dir, 'fmt.sqlite');
+    const har = writeHar(dir, 'fmt.har', [{ url: `${A}/api/teams/platform`, body: {} }]);
+    const a = join(dir, 'fmt-a.json');
+    const b = join(dir, 'fmt-b.json');
+    writeFileSync(a, JSON.stringify({ template_rules: [{ method: 'GET', template: '/api/teams/{team}' }] }));
+    writeFileSync(b, JSON.stringify({ template_rules: [{ template: '/api/teams/{team}', method: 'get' }] }, null, 2));
+    expect(cli(['load', har, '--db', store, '--manifest', a]).status).toBe(0);
+    const r = cli(['load', har, '--db', store, '--manifest', b]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/already loaded/);
+  });
+
   it('OQ-1 a malformed override names the file and the field', () => {
     const bad = join(dir, 'bad-over.json');
     writeFileSync(bad, JSON.stringify({ template_rules: [{ method: 'GET', template: '/api/x{id}' }] }));

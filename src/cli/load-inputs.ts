@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { ArgsDef } from 'citty';
 import { CapstateError } from '../errors.js';
 import { sha256Hex } from '../load/bodies.js';
-import { parseOverride } from '../manifest/infer.js';
+import { canonicalOverride, parseOverride } from '../manifest/infer.js';
 import type { LoadOptions } from '../load/index.js';
 
 export const loadInputArgs = {
@@ -34,5 +34,8 @@ export function loadInputs(args: { manifest?: string }, rawArgs: string[]): Pick
   } catch (e) {
     throw new CapstateError('no-such-file', `cannot read the manifest override: ${(e as Error).message}`, { file: args.manifest });
   }
-  return { sensitive, manifest: { override: parseOverride(args.manifest, text), sha256: sha256Hex(text) } };
+  // The override is stored and compared in canonical form: reformatting the file changes nothing.
+  const override = parseOverride(args.manifest, text);
+  const json = canonicalOverride(override);
+  return { sensitive, manifest: { override, json, sha256: sha256Hex(json) } };
 }

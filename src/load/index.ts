@@ -28,8 +28,8 @@ export interface LoadOptions {
   log?: (message: string) => void;
   /** Fixed load time for reproducible stores (tests); defaults to now. */
   loadedAt?: string;
-  /** The user's manifest override (`--manifest FILE`), stored with each capture. */
-  manifest?: { override: ManifestOverride; sha256: string };
+  /** The user's manifest override (`--manifest FILE`), stored with each capture: canonical JSON and its hash. */
+  manifest?: { override: ManifestOverride; json: string; sha256: string };
   /** Literals that must not reach the store (`--sensitive VALUE`): a capture carrying one is rejected. */
   sensitive?: string[];
 }
@@ -278,7 +278,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
   // The manifest groups the records into tools (OQ-1) and decides admission (OQ-2); a
   // rejection throws here, inside the transaction, so nothing of the capture is stored.
   const manifest = await inferManifest(kyselyFor(db), captureId, file, opts.manifest?.override);
-  writer.writeManifest(captureId, manifest, opts.manifest?.sha256 ?? null);
+  writer.writeManifest(captureId, manifest, opts.manifest ?? null);
   const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {
     const d = noKinds();
     for (const k of Object.keys(d) as BodyKind[]) d[k] = now[k] - then[k];

@@ -100,8 +100,8 @@ export class FactWriter {
       param: db.prepare('insert into query_param (record_id, position, name, value) values (?, ?, ?, ?)'),
       header: db.prepare('insert into header (record_id, side, source, position, name, value, is_redacted) values (?, ?, ?, ?, ?, ?, ?)'),
       member1: db.prepare(`insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value) values ${memberCols}`),
-      manifest: db.prepare(`insert into manifest (capture_id, subject_origin, subject_source, api_base, api_base_source, override_sha256)
-        values (?, ?, ?, ?, ?, ?)`),
+      manifest: db.prepare(`insert into manifest (capture_id, subject_origin, subject_source, api_base, api_base_source, override_json, override_sha256)
+        values (?, ?, ?, ?, ?, ?, ?)`),
       note: db.prepare('insert into admission_note (capture_id, position, note) values (?, ?, ?)'),
       tool: db.prepare(`insert into tool (capture_id, name, method, template, root_path, is_query_post, template_source)
         values (?, ?, ?, ?, ?, ?, ?)`),
@@ -223,8 +223,8 @@ export class FactWriter {
   }
 
   /** Stores the manifest of a capture (OQ-1): admission, tools, each record's tool and path parameters. */
-  writeManifest(captureId: number, m: InferredManifest, overrideSha256: string | null): void {
-    this.st.manifest.run(captureId, m.subjectOrigin, m.subjectSource, m.apiBase, m.apiBaseSource, overrideSha256);
+  writeManifest(captureId: number, m: InferredManifest, override: { json: string; sha256: string } | null): void {
+    this.st.manifest.run(captureId, m.subjectOrigin, m.subjectSource, m.apiBase, m.apiBaseSource, override?.json ?? null, override?.sha256 ?? null);
     m.notes.forEach((note, i) => this.st.note.run(captureId, i, note));
     for (const t of m.tools) {
       const toolId = Number(this.st.tool.run(captureId, t.name, t.method, t.template, t.rootPath, t.isQueryPost ? 1 : 0, t.source).lastInsertRowid);

@@ -75,11 +75,30 @@ export function parseOverride(file: string, text: string): ManifestOverride {
       for (const k of Object.keys(rule)) if (k !== 'method' && k !== 'template') fail(`${at}.${k}`, `unknown field "${k}"; allowed: method, template`);
       if (typeof rule.method !== 'string' || !/^[A-Za-z]+$/.test(rule.method)) fail(`${at}.method`, 'method is an HTTP method such as "GET"');
       if (typeof rule.template !== 'string') fail(`${at}.template`, 'template is a path template such as "/api/folders/{uid}"');
-      try { parseTemplate(rule.template as string); } catch (e) { fail(`${at}.template`, (e as Error).message); }
+      let shape: TemplateShape | null = null;
+      try { shape = parseTemplate(rule.template as string); } catch (e) { fail(`${at}.template`, (e as Error).message); }
+      const names = shape!.parts.filter((p) => p.kind === 'param').map((p) => (p as { name: string }).name);
+      const dup = names.find((n, j) => names.indexOf(n) !== j);
+      if (dup) fail(`${at}.template`, `the parameter {${dup}} appears twice; name each parameter once`);
+      if (names.includes('__proto__')) fail(`${at}.template`, 'a parameter cannot be named __proto__');
       return { method: (rule.method as string).toUpperCase(), template: rule.template as string };
+    });
+    const seen = new Set<string>();
+    out.template_rules.forEach((r, i) => {
+      const key = `${r.method} ${r.template}`;
+      if (seen.has(key)) fail(`template_rules[${i}]`, `the rule ${key} is listed twice`);
+      seen.add(key);
     });
   }
   return out;
+}
+
+/** The override in canonical form (fixed key order), for storing and hashing. */
+export function canonicalOverride(o: ManifestOverride): string {
+  return JSON.stringify({
+    ...(o.api_base !== undefined ? { api_base: o.api_base } : {}),
+    ...(o.template_rules !== undefined ? { template_rules: o.template_rules.map((r) => ({ method: r.method, template: r.template })) } : {}),
+  });
 }
 
 /** Computes the manifest of one loaded capture from its facts. Throws CapstateError on rejection. */
@@ -138,15 +157,17 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
 
   // Override rules first (they take precedence), then inference for the rest.
   const ruleShapes = (override.template_rules ?? []).map((r) => ({ ...r, shape: parseTemplate(r.template) }));
-  const byOverride = new Map<number, { method: string; shape: TemplateShape; values: string[] }>();
+  const byOverride = new Map<number, { method: string; shape: TemplateShape; values: string[]; rule: (typeof ruleShapes)[number] }>();
   for (const r of admitted) {
     for (const rule of ruleShapes) {
       if (rule.method !== r.method) continue;
       const values = matchTemplate(rule.shape, r.shape);
-      if (values) { byOverride.set(r.id, { method: rule.method, shape: rule.shape, values }); break; }
+      if (values) { byOverride.set(r.id, { method: rule.method, shape: rule.shape, values, rule }); break; }
     }
   }
   const inferred = admitted.filter((r) => !byOverride.has(r.id));
+  const used = new Set([...byOverride.values()].map((o) => o.rule));
+  for (const rule of ruleShapes) if (!used.has(rule)) notes.push(`override rule ${rule.method} ${rule.template} matched no admitted record`);
   const isParam = await decideParams(inferred, lists, own);
   const named = await nameParams(inferred, isParam, lists, own);
 
@@ -180,6 +201,9 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
   const jsonTemplates = tools.filter((t) => t.records.some((tr) => byId.get(tr.id)!.isJson)).map((t) => parseTemplate(t.template));
   const apiBase = override.api_base ?? inferApiBase(jsonTemplates.length > 0 ? jsonTemplates : tools.map((t) => parseTemplate(t.template)));
   for (const t of tools) t.rootPath = rootPath(parseTemplate(t.template), apiBase);
+  if (override.api_base && override.api_base !== '/' && !tools.some((t) => t.template === override.api_base || t.template.startsWith(`${override.api_base}/`))) {
+    notes.push(`override api_base ${override.api_base} is a prefix of no admitted path; type roots fall back to first segments`);
+  }
 
   // OQ-7 query POSTs, per tool.
   for (const t of tools) t.isQueryPost = t.method === 'POST' && await isQueryPost(k, t, byId);

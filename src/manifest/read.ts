@@ -32,6 +32,8 @@ export interface Manifest {
   };
   api_base: string;
   api_base_source: 'inferred' | 'override';
+  /** The `--manifest` override the capture was loaded with, or null. */
+  override: unknown;
   template_rules: { method: string; template: string; tool: string }[];
   tools: ManifestTool[];
 }
@@ -80,6 +82,7 @@ export async function readManifest(k: Kysely<DB>, captureId: number): Promise<Ma
     },
     api_base: capture.api_base,
     api_base_source: capture.api_base_source,
+    override: capture.override_json === null ? null : JSON.parse(capture.override_json),
     template_rules: out.map((t) => ({ method: t.method, template: t.template, tool: t.name })),
     tools: out,
   };

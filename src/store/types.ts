@@ -110,6 +110,7 @@ export interface ManifestTable {
   subject_source: 'page' | 'json-responses' | 'all-responses' | 'start-url';
   api_base: string;
   api_base_source: 'inferred' | 'override';
+  override_json: string | null;
   override_sha256: string | null;
 }
 
@@ -263,7 +264,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   member: cols<MemberTable>()(['body_id', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
   meta: cols<MetaTable>()(['key', 'value']),
   tool: cols<ToolTable>()(['id', 'capture_id', 'name', 'method', 'template', 'root_path', 'is_query_post', 'template_source']),
-  manifest: cols<ManifestTable>()(['capture_id', 'subject_origin', 'subject_source', 'api_base', 'api_base_source', 'override_sha256']),
+  manifest: cols<ManifestTable>()(['capture_id', 'subject_origin', 'subject_source', 'api_base', 'api_base_source', 'override_json', 'override_sha256']),
   admission_note: cols<AdmissionNoteTable>()(['capture_id', 'position', 'note']),
   path_param: cols<PathParamTable>()(['record_id', 'position', 'name', 'value']),
   records_timeline: cols<RecordsTimelineView>()(['capture_id', 'timeline_position', 'ordinal', 'record_id', 'timeline_order', 'method', 'url', 'path', 'query', 'status', 'started_ms', 'duration_ms', 'ended_ms', 'is_url_redacted']),
