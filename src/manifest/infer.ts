@@ -244,17 +244,16 @@ function chunks<T>(items: T[], size = 500): T[][] {
 
 /**
  * OQ-1 (b): scalar member values of objects listed by JSON responses of a path (with or
- * without a format suffix). Only values that occur as path segments are kept, so memory
- * follows the number of distinct segments, not the size of the listings.
+ * without a format suffix). Per prefix, SQLite looks only for the values that occur right
+ * after that prefix in some recorded path, so neither memory nor time follows the size
+ * of the listings.
  */
 class ListIndex {
   private readonly byPath = new Map<string, Rec[]>();
   private readonly cache = new Map<string, Map<string, string[]>>();
-  private readonly wanted = new Set<string>();
 
-  constructor(private readonly k: Kysely<DB>, admitted: Rec[]) {
+  constructor(private readonly k: Kysely<DB>, private readonly admitted: Rec[]) {
     for (const r of admitted) {
-      for (const seg of r.shape.segments) this.wanted.add(seg);
       if (r.method !== 'GET' || !r.isJson) continue;
       const key = r.shape.segments.join('/');
       const list = this.byPath.get(key) ?? [];
@@ -265,26 +264,41 @@ class ListIndex {
 
   /** Member names (in body order) whose listed value equals `value` under `prefix`. */
   async namesFor(prefix: string[], value: string): Promise<string[]> {
-    if (!this.wanted.has(value)) return [];
     const key = prefix.join('/');
     let values = this.cache.get(key);
     if (!values) {
       values = new Map();
       const bodies = [...new Set((this.byPath.get(key) ?? []).map((r) => r.responseBodyId))];
-      for (const chunk of chunks(bodies)) {
-        const rows = this.k.selectFrom('member as m')
-          .innerJoin('member as o', (j) => j.onRef('o.body_id', '=', 'm.body_id').onRef('o.pointer', '=', 'm.parent_pointer'))
-          .innerJoin('member as a', (j) => j.onRef('a.body_id', '=', 'o.body_id').onRef('a.pointer', '=', 'o.parent_pointer'))
-          .select(['m.key', 'm.value'])
-          .where('m.body_id', 'in', chunk).where('m.type', 'in', ['string', 'integer'])
-          .where('o.type', '=', 'object').where('a.type', '=', 'array')
-          .orderBy('m.body_id').orderBy('m.pointer').stream();
-        for await (const row of rows) {
-          const v = String(row.value);
-          if (!this.wanted.has(v) || row.key === null) continue;
-          const names = values.get(v) ?? [];
-          if (!names.includes(row.key)) names.push(row.key);
-          values.set(v, names);
+      if (bodies.length > 0) {
+        // The values to look for: what follows this prefix in the recorded paths.
+        const wanted = new Set<string>();
+        for (const r of this.admitted) {
+          const segs = r.shape.segments;
+          if (segs.length > prefix.length && prefix.every((p, i) => segs[i] === p)) wanted.add(segs[prefix.length]);
+        }
+        // Integers are stored as INTEGER in the ANY column: look for both spellings.
+        const needles: (string | bigint)[] = [];
+        for (const w of wanted) {
+          needles.push(w);
+          if (/^-?(0|[1-9]\d{0,17})$/.test(w)) needles.push(BigInt(w));
+        }
+        for (const bodyChunk of chunks(bodies)) {
+          for (const valueChunk of chunks(needles)) {
+            const rows = await this.k.selectFrom('member as m')
+              .innerJoin('member as o', (j) => j.onRef('o.body_id', '=', 'm.body_id').onRef('o.pointer', '=', 'm.parent_pointer'))
+              .innerJoin('member as a', (j) => j.onRef('a.body_id', '=', 'o.body_id').onRef('a.pointer', '=', 'o.parent_pointer'))
+              .select(['m.key', 'm.value', 'm.body_id', 'm.pointer'])
+              .where('m.body_id', 'in', bodyChunk).where('m.type', 'in', ['string', 'integer'])
+              .where('m.value', 'in', valueChunk as string[])
+              .where('o.type', '=', 'object').where('a.type', '=', 'array')
+              .orderBy('m.body_id').orderBy('m.pointer').execute();
+            for (const row of rows) {
+              const v = String(row.value);
+              const names = values.get(v) ?? [];
+              if (row.key !== null && !names.includes(row.key)) names.push(row.key);
+              values.set(v, names);
+            }
+          }
         }
       }
       this.cache.set(key, values);
