@@ -85,7 +85,7 @@ function body(db: Database.Database, tx: string, side: 'request' | 'response'): 
 // ---------------------------------------------------------------- records
 
 describe('OQ-3 scenario records: one per transaction with a response event', () => {
-  it('OQ-3 scenario-mini: t1–t5 are records, t6 (request-failed) and t7 (request-unfinished) are not', () => {
+  it('OQ-3 / BS-66 scenario-mini: t1–t5 are records, t6 (request-failed) and t7 (request-unfinished) are not', () => {
     expect(col(mini(), 'select transaction_id from record order by ordinal')).toEqual(['t1', 't2', 't3', 't4', 't5']);
     expect(col(mini(), "select count(*) from record where transaction_id in ('t6', 't7')")).toEqual([0]);
   });
@@ -117,8 +117,8 @@ describe('OQ-3 scenario records: one per transaction with a response event', () 
   });
 });
 
-describe('BS-59 / ES-6 scenario start time and duration', () => {
-  it('BS-59 start = request-finished started_at, else the request observed_at; duration = elapsed_ms, else 0 (scenario-mini)', () => {
+describe('BS-58 / BS-59 / ES-6 scenario start time and duration', () => {
+  it('BS-58 / BS-59 start = request-finished started_at, else the request observed_at; duration = elapsed_ms, else 0 (scenario-mini)', () => {
     expect(mini().prepare('select transaction_id, started_ms, duration_ms from record order by ordinal').raw().all()).toEqual([
       ['t1', ms('2026-11-29T10:00:00.012Z'), 55.8], // started_at, not observed_at .031
       ['t2', ms('2026-11-29T10:00:01.236Z'), 0], // request-finished without started_at/elapsed_ms
@@ -161,7 +161,7 @@ describe('BS-59 / ES-6 scenario start time and duration', () => {
     expect(col(db, 'select timeline_order from capture_timeline')).toEqual(['record-order']);
   });
 
-  it('ES-6 scenario-legacy (no timing fields at all): no start times, durations 0, record order, no error', () => {
+  it('ES-6 / BS-60 scenario-legacy (no timing fields at all) loads: no start times, durations 0, record order', () => {
     expect(legacy().prepare('select ordinal, started_ms, duration_ms from record order by ordinal').raw().all()).toEqual([
       [1, null, 0], [2, null, 0], [3, null, 0], [4, null, 0], [5, null, 0],
     ]);
@@ -374,8 +374,8 @@ describe('scenario: console and other non-network events are skipped', () => {
   });
 });
 
-describe('scenario capture row', () => {
-  it('scenario-mini: format scenario-evidence, format_version 1, start_url and the network_content selection', () => {
+describe('BS-62 scenario capture row records the content selection', () => {
+  it('BS-62 scenario-mini: format scenario-evidence, format_version 1, start_url and the network_content selection', () => {
     expect(mini().prepare('select format, format_version, creator, start_url, request_bodies_selected, response_bodies_selected, header_values_selected from capture').get()).toEqual({
       format: 'scenario-evidence', format_version: '1', creator: null, start_url: 'http://127.0.0.1:3000/',
       request_bodies_selected: 1, response_bodies_selected: 1, header_values_selected: 1,
