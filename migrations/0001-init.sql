@@ -48,6 +48,7 @@ CREATE TABLE tool (
   template TEXT NOT NULL,
   root_path TEXT NOT NULL,
   is_query_post INTEGER NOT NULL CHECK (is_query_post IN (0, 1)),
+  ends_in_param INTEGER NOT NULL CHECK (ends_in_param IN (0, 1)),
   template_source TEXT NOT NULL CHECK (template_source IN ('inferred', 'override')),
   UNIQUE (capture_id, name),
   UNIQUE (capture_id, method, template)

@@ -1,19 +1,10 @@
 -- @rule   ES-8
 -- @says   Each read of a type is before, overlapping or after its type's first write: only reads that ended before that write started can be initial reads.
--- @grain  one row per admitted read record (GET, HEAD, OPTIONS, TRACE or query POST)
--- @reads  records_timeline, record, tool, first_write_per_root
+-- @grain  one row per admitted read record
+-- @reads  read_records, first_write_per_root
 create view reads_before_first_write as
-with timeline as (
-  select capture_id, record_id, ordinal, timeline_position, timeline_order, started_ms, ended_ms
-  from records_timeline
-),
-reads as (
-  select t.*, r.method, r.status, o.name as tool, o.root_path
-  from timeline t
-  join record r on r.id = t.record_id
-  join tool o on o.id = r.tool_id
-  where upper(r.method) in ('GET', 'HEAD', 'OPTIONS', 'TRACE')
-     or (upper(r.method) = 'POST' and o.is_query_post = 1)
+with reads as (
+  select * from read_records
 ),
 classified as (
   select d.*, b.write_ordinal, b.is_redacted_bound,

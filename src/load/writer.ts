@@ -103,8 +103,8 @@ export class FactWriter {
       manifest: db.prepare(`insert into manifest (capture_id, subject_origin, subject_source, api_base, api_base_source, override_json, override_sha256)
         values (?, ?, ?, ?, ?, ?, ?)`),
       note: db.prepare('insert into admission_note (capture_id, position, note) values (?, ?, ?)'),
-      tool: db.prepare(`insert into tool (capture_id, name, method, template, root_path, is_query_post, template_source)
-        values (?, ?, ?, ?, ?, ?, ?)`),
+      tool: db.prepare(`insert into tool (capture_id, name, method, template, root_path, is_query_post, ends_in_param, template_source)
+        values (?, ?, ?, ?, ?, ?, ?, ?)`),
       recordTool: db.prepare('update record set tool_id = ? where id = ?'),
       pathParam: db.prepare('insert into path_param (record_id, position, name, value) values (?, ?, ?, ?)'),
       memberN: db.prepare(`insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value) values ${Array(MEMBER_BATCH).fill(memberCols).join(', ')}`),
@@ -227,7 +227,7 @@ export class FactWriter {
     this.st.manifest.run(captureId, m.subjectOrigin, m.subjectSource, m.apiBase, m.apiBaseSource, override?.json ?? null, override?.sha256 ?? null);
     m.notes.forEach((note, i) => this.st.note.run(captureId, i, note));
     for (const t of m.tools) {
-      const toolId = Number(this.st.tool.run(captureId, t.name, t.method, t.template, t.rootPath, t.isQueryPost ? 1 : 0, t.source).lastInsertRowid);
+      const toolId = Number(this.st.tool.run(captureId, t.name, t.method, t.template, t.rootPath, t.isQueryPost ? 1 : 0, t.endsInParam ? 1 : 0, t.source).lastInsertRowid);
       for (const r of t.records) {
         this.st.recordTool.run(toolId, r.id);
         r.params.forEach((p, i) => this.st.pathParam.run(r.id, i, p.name, p.value));

@@ -26,6 +26,8 @@ export interface InferredTool {
   template: string;
   rootPath: string;
   isQueryPost: boolean;
+  /** The template's last segment is a parameter: an item template (glossary). */
+  endsInParam: boolean;
   source: 'inferred' | 'override';
   records: { id: number; ordinal: number; params: { name: string; value: string }[] }[];
 }
@@ -178,7 +180,8 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
     const key = `${method} ${template}`;
     let tool = toolMap.get(key);
     if (!tool) {
-      tool = { name: '', method, template, rootPath: '', isQueryPost: false, source, records: [] };
+      const lastPart = shape.parts[shape.parts.length - 1];
+      tool = { name: '', method, template, rootPath: '', isQueryPost: false, endsInParam: lastPart?.kind === 'param', source, records: [] };
       toolMap.set(key, tool);
     }
     const names = shape.parts.filter((p) => p.kind === 'param').map((p) => (p as { name: string }).name);

@@ -101,6 +101,7 @@ export interface ToolTable {
   template: string;
   root_path: string;
   is_query_post: number;
+  ends_in_param: number;
   template_source: 'inferred' | 'override';
 }
 
@@ -228,6 +229,75 @@ export interface ToolStatusesView {
   records: number;
 }
 
+/** queries/read_records.sql */
+export interface ReadRecordsView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  timeline_position: number;
+  timeline_order: 'start-time' | 'record-order';
+  started_ms: number | null;
+  ended_ms: number | null;
+  method: string;
+  status: number;
+  response_body_id: number;
+  tool_id: number;
+  tool: string;
+  root_path: string;
+  ends_in_param: number;
+}
+
+/** queries/list_locations.sql (OQ-11) */
+export interface ListLocationsView {
+  body_id: number;
+  list_pointer: string;
+  entries: number;
+  identity_key: string | null;
+  identity_source: 'name' | 'suffix' | null;
+}
+
+/** queries/read_shown_ids.sql (ES-10) */
+export interface ReadShownIdsView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  timeline_position: number;
+  timeline_order: 'start-time' | 'record-order';
+  started_ms: number | null;
+  ended_ms: number | null;
+  root_path: string;
+  shown_id: string;
+  shown_by: 'list' | 'item';
+}
+
+/** queries/post_created_ids.sql (ES-9) */
+export interface PostCreatedIdsView {
+  capture_id: number;
+  root_path: string;
+  post_record_id: number;
+  post_ordinal: number;
+  post_timeline_position: number;
+  post_started_ms: number | null;
+  post_ended_ms: number | null;
+  created_id: string;
+}
+
+/** queries/initial_reads.sql (ES-8, ES-9) */
+export interface InitialReadsView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  timeline_position: number;
+  tool_id: number;
+  tool: string;
+  root_path: string;
+  method: string;
+  status: number;
+  response_body_id: number;
+  bound_ordinal: number | null;
+  bound_rule: 'ES-8' | 'ES-9' | null;
+}
+
 export interface DB {
   capture: CaptureTable;
   page: PageTable;
@@ -248,6 +318,11 @@ export interface DB {
   first_write_per_root: FirstWritePerRootView;
   reads_before_first_write: ReadsBeforeFirstWriteView;
   tool_statuses: ToolStatusesView;
+  read_records: ReadRecordsView;
+  list_locations: ListLocationsView;
+  read_shown_ids: ReadShownIdsView;
+  post_created_ids: PostCreatedIdsView;
+  initial_reads: InitialReadsView;
 }
 
 /** A column list that must name every key of T (a compile error otherwise). */
@@ -263,7 +338,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   header: cols<HeaderTable>()(['record_id', 'side', 'source', 'position', 'name', 'value', 'is_redacted']),
   member: cols<MemberTable>()(['body_id', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
   meta: cols<MetaTable>()(['key', 'value']),
-  tool: cols<ToolTable>()(['id', 'capture_id', 'name', 'method', 'template', 'root_path', 'is_query_post', 'template_source']),
+  tool: cols<ToolTable>()(['id', 'capture_id', 'name', 'method', 'template', 'root_path', 'is_query_post', 'ends_in_param', 'template_source']),
   manifest: cols<ManifestTable>()(['capture_id', 'subject_origin', 'subject_source', 'api_base', 'api_base_source', 'override_json', 'override_sha256']),
   admission_note: cols<AdmissionNoteTable>()(['capture_id', 'position', 'note']),
   path_param: cols<PathParamTable>()(['record_id', 'position', 'name', 'value']),
@@ -272,6 +347,11 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   writes: cols<WritesView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'method', 'status', 'tool', 'root_path', 'started_ms', 'ended_ms', 'is_url_redacted']),
   first_write_per_root: cols<FirstWritePerRootView>()(['capture_id', 'root_path', 'write_record_id', 'write_ordinal', 'write_timeline_position', 'write_started_ms', 'write_ended_ms', 'is_redacted_bound']),
   reads_before_first_write: cols<ReadsBeforeFirstWriteView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'tool', 'root_path', 'method', 'status', 'position_to_bound', 'write_ordinal', 'is_redacted_bound']),
+  read_records: cols<ReadRecordsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'method', 'status', 'response_body_id', 'tool_id', 'tool', 'root_path', 'ends_in_param']),
+  list_locations: cols<ListLocationsView>()(['body_id', 'list_pointer', 'entries', 'identity_key', 'identity_source']),
+  read_shown_ids: cols<ReadShownIdsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'root_path', 'shown_id', 'shown_by']),
+  post_created_ids: cols<PostCreatedIdsView>()(['capture_id', 'root_path', 'post_record_id', 'post_ordinal', 'post_timeline_position', 'post_started_ms', 'post_ended_ms', 'created_id']),
+  initial_reads: cols<InitialReadsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'tool_id', 'tool', 'root_path', 'method', 'status', 'response_body_id', 'bound_ordinal', 'bound_rule']),
   tool_statuses: cols<ToolStatusesView>()(['capture_id', 'tool_id', 'tool', 'status', 'records']),
   response_members: cols<ResponseMembersView>()(['capture_id', 'ordinal', 'record_id', 'method', 'path', 'query', 'status', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
 };

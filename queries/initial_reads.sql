@@ -1,0 +1,38 @@
+-- @rule   ES-8
+-- @says   A type's initial reads are its reads that ended before its bound: the first write under its root (ES-8) or the earliest POST elsewhere that created one of its entities (ES-9), whichever comes first; reads overlapping the bound are excluded.
+-- @grain  one row per initial read record
+-- @reads  read_records, first_write_per_root, post_created_ids
+create view initial_reads as
+with reads as (
+  select * from read_records
+),
+bounds as (
+  select capture_id, root_path, write_timeline_position as bound_position, write_started_ms as bound_started_ms,
+         write_ended_ms as bound_ended_ms, write_ordinal as bound_ordinal, 'ES-8' as bound_rule
+  from first_write_per_root
+  union all
+  select capture_id, root_path, post_timeline_position, post_started_ms, post_ended_ms, post_ordinal, 'ES-9'
+  from post_created_ids
+),
+first_bound as (
+  select * from (
+    select b.*, row_number() over (partition by capture_id, root_path order by bound_position) as rn from bounds b
+  ) where rn = 1
+),
+classified as (
+  select d.*, b.bound_ordinal, b.bound_rule,
+         case
+           when b.bound_position is null then 1
+           when d.timeline_order = 'record-order' then d.timeline_position < b.bound_position
+           else d.ended_ms < b.bound_started_ms
+         end as is_initial
+  from reads d
+  left join first_bound b on b.capture_id = d.capture_id and b.root_path = d.root_path
+),
+final as (
+  select capture_id, record_id, ordinal, timeline_position, tool_id, tool, root_path, method, status,
+         response_body_id, bound_ordinal, bound_rule
+  from classified
+  where is_initial
+)
+select * from final;

@@ -1,0 +1,86 @@
+-- @rule   OQ-11
+-- @says   The list of a JSON body: a root array of objects, else an array of objects at a top-level member or inside a top-level wrapper object, preferring identity-name identified arrays, then suffix-named ones with 2+ entries (IDN-4), then member order; an envelope carrying a scalar identity-name member is an entity, not a list (ES-22).
+-- @grain  one row per JSON body that has a non-empty list
+-- @reads  member
+create view list_locations as
+with members as (
+  select body_id, pointer, parent_pointer, key, position, depth, type, value from member
+),
+roots as (
+  select body_id, type as root_type from members where depth = 0
+),
+entity_objects as (
+  -- ES-22: an object (the root, or a top-level wrapper) that carries a scalar identity name is an entity.
+  select distinct body_id, parent_pointer as object_pointer
+  from members
+  where depth in (1, 2) and key in ('id', 'uuid', 'uid', 'guid', '_id') and type in ('string', 'integer')
+),
+arrays as (
+  select a.body_id, a.pointer, a.depth, coalesce(p.position, a.position) as outer_position, a.position
+  from members a
+  join roots r on r.body_id = a.body_id
+  left join members p on p.body_id = a.body_id and p.pointer = a.parent_pointer
+  where a.type = 'array'
+    and (
+      a.depth = 0
+      or (a.depth = 1 and r.root_type = 'object')
+      or (a.depth = 2 and r.root_type = 'object' and p.type = 'object')
+    )
+    and not exists (select 1 from entity_objects e where e.body_id = a.body_id and e.object_pointer = '')
+    and not (a.depth = 2 and exists (select 1 from entity_objects e where e.body_id = a.body_id and e.object_pointer = a.parent_pointer))
+),
+candidates as (
+  select a.*, count(*) as entries
+  from arrays a
+  join members e on e.body_id = a.body_id and e.parent_pointer = a.pointer
+  group by a.body_id, a.pointer, a.depth, a.outer_position, a.position
+  having sum(e.type = 'object') = count(*)
+),
+fields as (
+  select c.body_id, c.pointer as list_pointer, c.entries, o.position as entry_index,
+         f.key, f.position as key_position, f.value
+  from candidates c
+  join members o on o.body_id = c.body_id and o.parent_pointer = c.pointer
+  join members f on f.body_id = o.body_id and f.parent_pointer = o.pointer
+  where f.type in ('string', 'integer')
+),
+name_identity as (
+  -- ES-11: the same identity name on every entry, with pairwise distinct values (OQ-9 order).
+  select body_id, list_pointer, key,
+         case key when 'id' then 0 when 'uuid' then 1 when 'uid' then 2 when 'guid' then 3 else 4 end as name_rank
+  from fields
+  where key in ('id', 'uuid', 'uid', 'guid', '_id')
+  group by body_id, list_pointer, key
+  having count(*) = max(entries) and count(distinct value) = max(entries)
+),
+suffix_identity as (
+  -- IDN-1: a name ending in Id or _id on every entry, pairwise distinct, over 2+ entries;
+  -- the first such key in the first entry's key order.
+  select body_id, list_pointer, key, min(case when entry_index = 0 then key_position end) as first_position
+  from fields
+  where (key glob '*Id' or key glob '*_id') and entries >= 2
+  group by body_id, list_pointer, key
+  having count(*) = max(entries) and count(distinct value) = max(entries)
+),
+identified as (
+  select c.*,
+         (select n.key from name_identity n where n.body_id = c.body_id and n.list_pointer = c.pointer order by n.name_rank limit 1) as name_key,
+         (select s.key from suffix_identity s where s.body_id = c.body_id and s.list_pointer = c.pointer order by s.first_position limit 1) as suffix_key
+  from candidates c
+),
+ranked as (
+  select i.*,
+         row_number() over (
+           partition by body_id
+           order by case when name_key is not null then 0 when suffix_key is not null then 1 else 2 end, outer_position, position
+         ) as rn
+  from identified i
+),
+final as (
+  select body_id, pointer as list_pointer, entries,
+         coalesce(name_key, suffix_key) as identity_key,
+         case when name_key is not null then 'name' when suffix_key is not null then 'suffix' end as identity_source
+  from ranked
+  where rn = 1
+)
+select * from final;

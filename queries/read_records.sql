@@ -1,0 +1,19 @@
+-- @rule   none
+-- @says   The admitted reads (glossary: read tool): GET, HEAD, OPTIONS and TRACE records and query POSTs, with their tool, type root and timing.
+-- @grain  one row per admitted read record
+-- @reads  records_timeline, record, tool
+create view read_records as
+with timeline as (
+  select capture_id, record_id, ordinal, timeline_position, timeline_order, started_ms, ended_ms
+  from records_timeline
+),
+final as (
+  select t.capture_id, t.record_id, t.ordinal, t.timeline_position, t.timeline_order, t.started_ms, t.ended_ms,
+         r.method, r.status, r.response_body_id, o.id as tool_id, o.name as tool, o.root_path, o.ends_in_param
+  from timeline t
+  join record r on r.id = t.record_id
+  join tool o on o.id = r.tool_id
+  where upper(r.method) in ('GET', 'HEAD', 'OPTIONS', 'TRACE')
+     or (upper(r.method) = 'POST' and o.is_query_post = 1)
+)
+select * from final;
