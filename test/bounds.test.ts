@@ -1,21 +1,12 @@
 /** ES-9, ES-10, OQ-11 (with ES-22, IDN-1, IDN-2, IDN-4) and the composed initial reads. */
 import { describe, expect, it } from 'vitest';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { cli, tempDir } from './helpers.js';
-import { writeHar, type Exchange } from './har-builder.js';
+import { tempDir } from './helpers.js';
+import { loadHar, type Exchange } from './har-builder.js';
 
 const dir = tempDir();
-let n = 0;
 const A = 'http://app.test';
-
-function load(exchanges: Exchange[]): Database.Database {
-  const file = writeHar(dir, `b${n}.har`, exchanges);
-  const db = join(dir, `b${n++}.sqlite`);
-  const r = cli(['load', file, '--db', db]);
-  expect(r.status, r.stderr).toBe(0);
-  return new Database(db, { readonly: true });
-}
+const load = (exchanges: Exchange[]) => loadHar(dir, exchanges);
 
 /** The list location of record #ordinal's response: [pointer, entries, identity key, source] or undefined. */
 const listOf = (db: Database.Database, ordinal: number) => db.prepare(`select l.list_pointer, l.entries, l.identity_key, l.identity_source

@@ -1,6 +1,9 @@
 /** Builds small HAR files for tests: one line per exchange, like the spec's examples. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { expect } from 'vitest';
+import { cli } from './helpers.js';
 
 export interface Exchange {
   method?: string;
@@ -41,4 +44,16 @@ export function writeHar(dir: string, name: string, exchanges: Exchange[], opts:
   const file = join(dir, name);
   writeFileSync(file, JSON.stringify({ log: { version: '1.2', creator: { name: 'capstate-test', version: '1' }, pages, entries } }, null, 2));
   return file;
+}
+
+let loaded = 0;
+
+/** Writes exchanges as a HAR, loads it with the CLI into a new store, returns a read-only connection. */
+export function loadHar(dir: string, exchanges: Exchange[]): Database.Database {
+  const name = `load-${process.pid}-${loaded++}`;
+  const file = writeHar(dir, `${name}.har`, exchanges);
+  const db = join(dir, `${name}.sqlite`);
+  const r = cli(['load', file, '--db', db]);
+  expect(r.status, r.stderr).toBe(0);
+  return new Database(db, { readonly: true });
 }

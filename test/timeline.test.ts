@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { cli, tempDir } from './helpers.js';
-import { writeHar, type Exchange } from './har-builder.js';
+import { tempDir } from './helpers.js';
+import { loadHar, type Exchange } from './har-builder.js';
 
 const dir = tempDir();
-let n = 0;
 const A = 'http://app.test';
-
-/** Loads exchanges and returns a read-only connection to the store. */
-function load(exchanges: Exchange[]): Database.Database {
-  const file = writeHar(dir, `t${n}.har`, exchanges);
-  const db = join(dir, `t${n++}.sqlite`);
-  const r = cli(['load', file, '--db', db]);
-  expect(r.status, r.stderr).toBe(0);
-  return new Database(db, { readonly: true });
-}
+const load = (exchanges: Exchange[]) => loadHar(dir, exchanges);
 
 const positions = (db: Database.Database) =>
   Object.fromEntries(db.prepare('select ordinal, position_to_bound from reads_before_first_write order by ordinal').raw().all() as [number, string][]);
