@@ -81,3 +81,15 @@ describe('BS-65 credential values never reach the store', () => {
     expect(again.stderr).toMatch(/record #1 carries a value declared with --sensitive/);
   });
 });
+
+describe('BS-65 the redactor', () => {
+  it('BS-65 replaces values with regex metacharacters literally, longest spelling first, in text and bytes', async () => {
+    const { Redactor } = await import('../src/load/secrets.js');
+    const token = 'a+b/c.d=e$f(g)';
+    const r = new Redactor([token]);
+    expect(r.text(`x ${token} y ${encodeURIComponent(token)} z`)).toBe('x [REDACTED] y [REDACTED] z');
+    expect(r.text('a+b/c.d=e$f(h) stays')).toBe('a+b/c.d=e$f(h) stays');
+    expect(r.bytes(Buffer.from(`{"t":"${token}"}`)).toString()).toBe('{"t":"[REDACTED]"}');
+    expect(new Redactor(['short']).size).toBe(0); // under 8 characters: never searched
+  });
+});

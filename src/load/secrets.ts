@@ -105,6 +105,9 @@ export class Redactor {
   static readonly MARKER = '[REDACTED]';
   private readonly needles: Buffer[];
   private readonly strings: string[];
+  /** One alternation of all spellings, longest first: a single scan per string. */
+  private readonly any: RegExp | null;
+  private readonly all: RegExp | null;
 
   constructor(values: Iterable<string>) {
     const spellings = new Set<string>();
@@ -115,6 +118,9 @@ export class Redactor {
     }
     this.strings = [...spellings].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
     this.needles = this.strings.map((s) => Buffer.from(s, 'utf8'));
+    const source = this.strings.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+    this.any = source ? new RegExp(source) : null;
+    this.all = source ? new RegExp(source, 'g') : null;
   }
 
   get size(): number {
@@ -124,10 +130,8 @@ export class Redactor {
   text(s: string): string;
   text(s: string | null): string | null;
   text(s: string | null): string | null {
-    if (s === null || this.strings.length === 0) return s;
-    let out = s;
-    for (const n of this.strings) if (out.includes(n)) out = out.split(n).join(Redactor.MARKER);
-    return out;
+    if (s === null || this.any === null || !this.any.test(s)) return s;
+    return s.replace(this.all!, Redactor.MARKER);
   }
 
   bytes(b: Buffer): Buffer {
