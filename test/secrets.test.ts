@@ -93,3 +93,37 @@ describe('BS-65 the redactor', () => {
     expect(new Redactor(['short']).size).toBe(0); // under 8 characters: never searched
   });
 });
+
+describe('BS-65 echoed credentials in every spelling, and nothing else', () => {
+  it('BS-65 echoes spelled with \\/, lower-case %xx, under an upper-case host, quoted or Basic-encoded are replaced', () => {
+    const bearer = 'eyJhbGciOi/JIUzI1+NiJ9abc';
+    const apiKey = 'tok en/ZZ+9xy';
+    const quoted = 'Zm9vYmFyYmF6cXV4MTIz';
+    const basicPassword = 'hunter2-passw0rd';
+    const { r, db } = loadHar([
+      { url: `${A}/api/a`, headers: [{ name: 'Authorization', value: `Bearer ${bearer}` }], body: '{"a":"eyJhbGciOi\\/JIUzI1+NiJ9abc"}' },
+      { url: 'http://APP.test/api/sessions/sess-0123456789abcdef', headers: [{ name: 'Cookie', value: 'sid=sess-0123456789abcdef' }], body: {} },
+      { url: `${A}/api/p/tok%20en%2fzz%2b9xy`.replace('%2fzz', '%2fZZ'), headers: [{ name: 'X-Api-Key', value: apiKey }], body: {} },
+      { url: `${A}/api/q`, headers: [{ name: 'Set-Cookie', value: `qt="${quoted}"; Path=/` }], body: { b: quoted } },
+      { url: `${A}/api/r`, headers: [{ name: 'Authorization', value: `Basic ${Buffer.from(`ann:${basicPassword}`).toString('base64')}` }], body: { echo: basicPassword } },
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const bytes = bytesOf(db);
+    for (const secret of ['eyJhbGciOi\\/JIUzI1', 'sess-0123456789abcdef', 'tok%20en%2fZZ', quoted, basicPassword]) {
+      expect(bytes.includes(Buffer.from(secret)), secret).toBe(false);
+    }
+    const s = new Database(db, { readonly: true });
+    expect(s.prepare("select b.kind from record r join body b on b.id = r.response_body_id where r.ordinal in (1, 4, 5) order by r.ordinal").pluck().all()).toEqual(['json', 'json', 'json']);
+  });
+
+  it('BS-65 values of non-credential cookies, and parts of longer words or numbers, are left alone', () => {
+    const { r, db } = loadHar([
+      { url: `${A}/api/a`, headers: [{ name: 'Cookie', value: 'consent=accepted; ts=1700000000; sid=12345678' }], body: { n: 123456789, ts: 17000000001234, state: 'accepted' } },
+      { url: `${A}/api/invites/accepted`, body: {} },
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const s = new Database(db, { readonly: true });
+    expect(s.prepare("select content from record r join body b on b.id = r.response_body_id where r.ordinal = 1").pluck().get()).toBe('{"n":123456789,"ts":17000000001234,"state":"accepted"}');
+    expect(s.prepare('select url, is_url_redacted from record where ordinal = 2').raw().get()).toEqual([`${A}/api/invites/accepted`, 0]);
+  });
+});

@@ -15,7 +15,7 @@ import { splitJson, formatPath, type Piece } from './split.js';
 import { FactWriter, noKinds } from './writer.js';
 import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
-import { credentialValues, isCredentialHeader, MIN_CREDENTIAL_LENGTH, Redactor, SensitiveLiterals } from './secrets.js';
+import { credentialValues, isCredentialHeader, Redactor, SensitiveLiterals } from './secrets.js';
 import type { Obj } from './fields.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
@@ -135,10 +135,10 @@ async function collectCredentials(file: string): Promise<Set<string>> {
     if (Array.isArray(list)) for (const h of list) if (h && typeof h === 'object') take((h as Obj).name, (h as Obj).value);
   };
   const fromCookies = (list: unknown) => {
-    if (!Array.isArray(list)) return;
-    for (const c of list) {
-      const v = c && typeof c === 'object' ? (c as Obj).value : undefined;
-      if (typeof v === 'string' && v.length >= MIN_CREDENTIAL_LENGTH) found.add(v);
+    // A HAR cookie is searched for like the same pair in a Cookie header.
+    if (Array.isArray(list)) for (const c of list) {
+      const o = c && typeof c === 'object' ? (c as Obj) : {};
+      if (typeof o.name === 'string' && typeof o.value === 'string') take('cookie', `${o.name}=${o.value}`);
     }
   };
   for await (const p of splitJson(file, { stream: [['log', 'entries'], ['events']] })) {

@@ -69,37 +69,85 @@ export class SensitiveLiterals {
 /** Credential values shorter than this are not searched for elsewhere (`consent=1` would match everything). */
 export const MIN_CREDENTIAL_LENGTH = 8;
 
+/** Cookie names that hold credentials (sessions, tokens, CSRF, remember-me). */
+const CREDENTIAL_COOKIE = /sess|sid|token|auth|csrf|xsrf|jwt|key|secret|pass|remember|login|connect/i;
+
+/** A value that looks like a generated token: long, letters mixed with digits. */
+function looksLikeToken(v: string): boolean {
+  return v.length >= 16 && /[A-Za-z]/.test(v) && /\d/.test(v);
+}
+
+function unquote(v: string): string {
+  const t = v.trim();
+  return t.length >= 2 && t.startsWith('"') && t.endsWith('"') ? t.slice(1, -1) : t;
+}
+
+function decoded(v: string): string | null {
+  try {
+    const d = decodeURIComponent(v);
+    return d === v ? null : d;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * The values a credential header or cookie carries: the whole value, an Authorization
- * scheme's token, each cookie's value (`Cookie: a=b; c=d`), a Set-Cookie's value.
+ * The secret values a credential header or cookie carries, to be searched for elsewhere:
+ * an Authorization scheme's token (and a Basic pair's password), a credential-named
+ * header's value, and the values of cookies that hold credentials (by name, or because
+ * they look like generated tokens). Non-credential cookies (`consent=accepted`,
+ * `ts=1700000000`) are not searched for: their values occur innocently everywhere.
  */
 export function credentialValues(name: string, value: string | null | undefined): string[] {
   if (!value) return [];
-  const out = new Set<string>([value.trim()]);
+  const out = new Set<string>();
   const lower = name.toLowerCase();
-  if (lower === 'authorization' || lower === 'proxy-authorization') {
-    const m = /^\S+\s+(.+)$/.exec(value.trim());
-    if (m) out.add(m[1].trim());
-  }
+  const cookie = (cookieName: string, cookieValue: string) => {
+    const v = unquote(cookieValue);
+    if (!CREDENTIAL_COOKIE.test(cookieName) && !looksLikeToken(v)) return;
+    out.add(v);
+    const d = decoded(v);
+    if (d) out.add(d);
+  };
   if (lower === 'cookie') {
     for (const part of value.split(';')) {
       const eq = part.indexOf('=');
-      if (eq > 0) out.add(part.slice(eq + 1).trim());
+      if (eq > 0) cookie(part.slice(0, eq).trim(), part.slice(eq + 1));
     }
-  }
-  if (lower === 'set-cookie') {
+  } else if (lower === 'set-cookie') {
     const first = value.split(';')[0];
     const eq = first.indexOf('=');
-    if (eq > 0) out.add(first.slice(eq + 1).trim());
+    if (eq > 0) cookie(first.slice(0, eq).trim(), first.slice(eq + 1));
+  } else {
+    const v = value.trim();
+    const m = /^(\S+)\s+(.+)$/.exec(v);
+    if ((lower === 'authorization' || lower === 'proxy-authorization') && m) {
+      out.add(m[2].trim());
+      if (m[1].toLowerCase() === 'basic') {
+        const pair = Buffer.from(m[2].trim(), 'base64').toString('utf8');
+        const colon = pair.indexOf(':');
+        if (colon > 0) out.add(pair.slice(colon + 1));
+      }
+    } else out.add(v);
   }
   return [...out].filter((v) => v.length >= MIN_CREDENTIAL_LENGTH);
 }
 
+/** The spellings a value may take where it is echoed: as is, URL-encoded (either hex case), form-encoded, JSON-escaped (with or without `\/`). */
+function spellingsOf(v: string): string[] {
+  const url = encodeURIComponent(v);
+  const json = JSON.stringify(v).slice(1, -1);
+  return [v, url, url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), url.replace(/%20/g, '+'), json, json.replace(/\//g, '\\/')];
+}
+
+const TOKEN_CHAR = /[A-Za-z0-9]/;
+
 /**
  * Replaces credential values found anywhere else in a capture (a token echoed in a login
- * response, a session id in a Referer) with `[REDACTED]`, as written and URL-, form- and
- * JSON-escaped (BS-65 does the same for declared secrets). Longest values first, so a
- * cookie header is replaced whole before the cookie value inside it.
+ * response, a session id in a URL) with `[REDACTED]`, in every spelling of spellingsOf
+ * (BS-65 does the same for declared secrets). Only whole tokens are replaced: a match
+ * touching a letter or digit on either side is part of something else and stays.
+ * Longest spellings first.
  */
 export class Redactor {
   static readonly MARKER = '[REDACTED]';
@@ -111,16 +159,13 @@ export class Redactor {
 
   constructor(values: Iterable<string>) {
     const spellings = new Set<string>();
-    for (const v of values) {
-      for (const s of [v, encodeURIComponent(v), encodeURIComponent(v).replace(/%20/g, '+'), JSON.stringify(v).slice(1, -1)]) {
-        if (s.length >= MIN_CREDENTIAL_LENGTH) spellings.add(s);
-      }
-    }
+    for (const v of values) for (const s of spellingsOf(v)) if (s.length >= MIN_CREDENTIAL_LENGTH) spellings.add(s);
     this.strings = [...spellings].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
     this.needles = this.strings.map((s) => Buffer.from(s, 'utf8'));
     const source = this.strings.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
-    this.any = source ? new RegExp(source) : null;
-    this.all = source ? new RegExp(source, 'g') : null;
+    const whole = `(?<![A-Za-z0-9])(?:${source})(?![A-Za-z0-9])`;
+    this.any = source ? new RegExp(whole) : null;
+    this.all = source ? new RegExp(whole, 'g') : null;
   }
 
   get size(): number {
@@ -141,10 +186,14 @@ export class Redactor {
       if (!out.includes(n)) continue;
       const parts: Buffer[] = [];
       let from = 0;
-      for (let at = out.indexOf(n); at !== -1; at = out.indexOf(n, from)) {
+      for (let at = out.indexOf(n); at !== -1; at = out.indexOf(n, at + 1)) {
+        const before = at > 0 ? String.fromCharCode(out[at - 1]) : '';
+        const after = at + n.length < out.length ? String.fromCharCode(out[at + n.length]) : '';
+        if (at < from || TOKEN_CHAR.test(before) || TOKEN_CHAR.test(after)) continue;
         parts.push(out.subarray(from, at), Buffer.from(Redactor.MARKER));
         from = at + n.length;
       }
+      if (parts.length === 0) continue;
       parts.push(out.subarray(from));
       out = Buffer.concat(parts);
     }

@@ -203,9 +203,10 @@ export class FactWriter {
   writeRecord(captureId: number, r: LoadedRecord, where: ErrorContext): number {
     this.checkSensitive(r, where);
     // A credential value from elsewhere in the capture may sit in the URL (a session id).
-    // Only the part after the origin is searched, so the URL stays a URL.
-    const origin = r.url.origin;
-    const rawUrl = r.rawUrl.startsWith(origin) ? origin + this.redactor.text(r.rawUrl.slice(origin.length)) : r.rawUrl;
+    // Only the part after the authority is searched, so the URL stays a URL (hosts may be
+    // spelled in any case, so find the first "/" after "//" rather than the origin).
+    const pathStart = r.rawUrl.indexOf('/', r.rawUrl.indexOf('//') + 2);
+    const rawUrl = pathStart === -1 ? r.rawUrl : r.rawUrl.slice(0, pathStart) + this.redactor.text(r.rawUrl.slice(pathStart));
     const u = rawUrl === r.rawUrl ? r.url : new URL(rawUrl);
     const query = u.search ? u.search.slice(1) : null;
     const id = Number(this.st.record.run(captureId, r.ordinal, r.method, rawUrl, u.origin, u.pathname, query,
