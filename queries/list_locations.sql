@@ -1,5 +1,5 @@
 -- @rule   OQ-11
--- @says   The list of a JSON body: a root array of objects, else an array of objects at a top-level member or inside a top-level wrapper object, preferring identity-name identified arrays, then suffix-named ones with 2+ entries (IDN-4), then member order; an envelope carrying a scalar identity-name member is an entity, not a list (ES-22).
+-- @says   The list of a JSON body: a root array of objects, else an array of objects at a top-level member or inside a top-level wrapper object, preferring identity-name identified arrays, then suffix-named ones with 2+ entries (IDN-4), then top-level over wrapped, then member order; ids compare by their spelling (OQ-9); an envelope carrying a scalar identity-name member is an entity, not a list (ES-22).
 -- @grain  one row per JSON body that has a non-empty list
 -- @reads  member
 create view list_locations as
@@ -51,7 +51,7 @@ name_identity as (
   from fields
   where key in ('id', 'uuid', 'uid', 'guid', '_id')
   group by body_id, list_pointer, key
-  having count(*) = max(entries) and count(distinct value) = max(entries)
+  having count(*) = max(entries) and count(distinct cast(value as text)) = max(entries)
 ),
 suffix_identity as (
   -- IDN-1: a name ending in Id or _id on every entry, pairwise distinct, over 2+ entries;
@@ -60,7 +60,7 @@ suffix_identity as (
   from fields
   where (key glob '*Id' or key glob '*_id') and entries >= 2
   group by body_id, list_pointer, key
-  having count(*) = max(entries) and count(distinct value) = max(entries)
+  having count(*) = max(entries) and count(distinct cast(value as text)) = max(entries)
 ),
 identified as (
   select c.*,
@@ -72,7 +72,7 @@ ranked as (
   select i.*,
          row_number() over (
            partition by body_id
-           order by case when name_key is not null then 0 when suffix_key is not null then 1 else 2 end, outer_position, position
+           order by case when name_key is not null then 0 when suffix_key is not null then 1 else 2 end, depth, outer_position, position
          ) as rn
   from identified i
 ),

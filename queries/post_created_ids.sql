@@ -20,8 +20,12 @@ named_ids as (
   select p.*, cast(m.value as text) as created_id
   from posts p
   join root_members m on m.body_id = p.response_body_id
-  where m.key in ('id', 'uuid', 'uid', 'guid', '_id') and m.type in ('string', 'integer')
-    and (m.depth = 1 or (m.depth = 2 and (select count(*) from root_members w where w.body_id = m.body_id and w.depth = 1) = 1))
+  where m.key is not null and m.key in ('id', 'uuid', 'uid', 'guid', '_id') and m.type in ('string', 'integer')
+    and (m.parent_pointer = '' and exists (select 1 from root_members r where r.body_id = m.body_id and r.depth = 0 and r.type = 'object')
+         -- OQ-10: inside the object held by the body object's only member
+         or (m.depth = 2 and exists (select 1 from root_members r where r.body_id = m.body_id and r.depth = 0 and r.type = 'object')
+             and (select count(*) from root_members w where w.body_id = m.body_id and w.depth = 1) = 1
+             and exists (select 1 from root_members w where w.body_id = m.body_id and w.depth = 1 and w.type = 'object')))
   union
   -- a bare scalar body
   select p.*, cast(m.value as text)
@@ -34,6 +38,7 @@ named_ids as (
   from posts p
   join root_members m on m.body_id = p.response_body_id
   where m.depth = 1 and m.type in ('string', 'integer')
+    and exists (select 1 from root_members r where r.body_id = m.body_id and r.depth = 0 and r.type = 'object')
     and (select count(*) from root_members s where s.body_id = m.body_id and s.depth = 1 and s.type in ('string', 'integer', 'real', 'true', 'false', 'null')) = 1
 ),
 types as (

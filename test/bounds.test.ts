@@ -147,3 +147,51 @@ describe('ES-8 initial reads compose the ES-8 and ES-9 bounds', () => {
     ]);
   });
 });
+
+describe('review cases: ES-10, OQ-11, ES-9 edges', () => {
+  it('ES-10 a 404 body, or a nested member, repeating the path id shows nothing', () => {
+    const db = load([
+      { url: `${A}/api/projects/prj-2002`, status: 404, body: { error: { code: 'not_found', id: 'prj-2002' } } },
+      { url: `${A}/api/projects/prj-1001`, body: { id: 'prj-1001', link: { aliasOf: 'prj-3003' } } },
+      { url: `${A}/api/projects/prj-3003`, body: { data: { owner: { ref: 'prj-3003' } } } },
+      { url: `${A}/api/projects/prj-4004`, body: { project: { id: 'prj-4004' } } },
+      { url: `${A}/api/projects/prj-5005`, body: [{ id: 'prj-5005' }] },
+    ]);
+    expect(db.prepare('select ordinal, shown_id from read_shown_ids order by ordinal').raw().all()).toEqual([
+      [2, 'prj-1001'], [4, 'prj-4004'], [5, 'prj-5005'],
+    ]);
+  });
+
+  it('OQ-11 a top-level array comes before an array inside a wrapper object', () => {
+    const db = load([{ url: `${A}/api/x`, body: { meta: { links: [{ id: 'lnk-1' }, { id: 'lnk-2' }] }, items: [{ id: 'itm-1' }, { id: 'itm-2' }] } }]);
+    expect(listOf(db, 1)).toEqual(['/items', 2, 'id', 'name']);
+  });
+
+  it('OQ-11 ids compare by spelling: 7 and "7" do not identify two entries', () => {
+    const db = load([{ url: `${A}/api/x`, body: [{ id: 7 }, { id: '7' }] }]);
+    expect(listOf(db, 1)).toEqual(['', 2, null, null]);
+  });
+
+  it('ES-10 when one entry lacks the identity name, the first distinct suffix-named field identifies the entries (the letter of ES-10)', () => {
+    const db = load([{ url: `${A}/api/links`, body: [{ id: 'l-0001', projectId: 'prj-1' }, { projectId: 'prj-2' }] }]);
+    expect(shown(db, 1)).toEqual(['prj-1', 'prj-2']);
+  });
+
+  it('ES-9 an array body names no id', () => {
+    const db = load([
+      { method: 'POST', url: `${A}/api/imports`, status: 201, body: [{ id: 'prj-2002' }] },
+      { url: `${A}/api/projects`, body: [{ id: 'prj-2002' }] },
+    ]);
+    expect(db.prepare('select count(*) from post_created_ids').pluck().get()).toBe(0);
+  });
+
+  it('ES-9 in record order: "after the POST started" means later in record order', () => {
+    const db = load([
+      { start: null, url: `${A}/api/projects`, body: [{ id: 'prj-1001' }] },
+      { method: 'POST', url: `${A}/api/imports`, status: 201, body: { id: 'prj-2002' } },
+      { url: `${A}/api/projects`, body: [{ id: 'prj-1001' }, { id: 'prj-2002' }] },
+    ]);
+    expect(db.prepare('select post_ordinal, created_id from post_created_ids').raw().all()).toEqual([[2, 'prj-2002']]);
+    expect(initial(db)).toEqual([1]);
+  });
+});

@@ -80,14 +80,25 @@ describe('OQ-1 templates', () => {
     expect(templates(m)).toEqual(['GET /api/labels', 'GET /api/labels/{slug}']);
   });
 
-  it('OQ-1 several parameters: sibling paths that vary before the last segment (GitHub-like)', () => {
+  it('OQ-1 several parameters: sibling paths whose other segments are identical, to a fixpoint (GitHub-like)', () => {
     const m = manifestOf([
       { url: `${A}/repos/octocat/hello-world/issues/1`, body: { id: 1001, number: 1, title: 'a' } },
-      { url: `${A}/repos/octocat/hello-world/issues/2`, body: { id: 1002, number: 2, title: 'b' } },
+      { url: `${A}/repos/octocat/spoon-knife/issues/2`, body: { id: 1002, number: 2, title: 'b' } },
       { url: `${A}/repos/torvalds/linux/issues/3`, body: { id: 1003, number: 3, title: 'c' } },
+      { url: `${A}/repos/torvalds/subsurface/issues/4`, body: { id: 1004, number: 4, title: 'd' } },
     ]);
     expect(templates(m)).toEqual(['GET /repos/{id}/{id2}/issues/{number}']);
     expect(m.tools[0].name).toBe('get_repos_by_id_by_id2_issues_by_number');
+  });
+
+  it('OQ-1 two segments that only vary together stay static (they may be a collection and an alias)', () => {
+    const m = manifestOf([
+      { url: `${A}/api/users/me/settings`, body: {} },
+      { url: `${A}/api/orgs/current/settings`, body: {} },
+      { method: 'PUT', url: `${A}/api/orgs/current/settings`, body: {} },
+    ]);
+    expect(templates(m)).toEqual(['GET /api/orgs/current/settings', 'PUT /api/orgs/current/settings', 'GET /api/users/me/settings']);
+    expect(new Set(m.tools.map((t) => t.root_path))).toEqual(new Set(['/api/orgs', '/api/users']));
   });
 
   it('OQ-1 static segments that look like ids are not parameters: versions, dates, file names, collection names', () => {
@@ -371,7 +382,9 @@ describe('OQ-1 shape details', () => {
   it('OQ-1 a value that is a parameter in one path is one in its siblings; a root never ends in a parameter', () => {
     const m = manifestOf([
       { url: `${A}/repos/octocat/hello-world/issues/1`, body: { number: 1 } },
+      { url: `${A}/repos/octocat/spoon-knife/issues/2`, body: { number: 2 } },
       { url: `${A}/repos/torvalds/linux/issues/3`, body: { number: 3 } },
+      { url: `${A}/repos/torvalds/subsurface/issues/4`, body: { number: 4 } },
       { url: `${A}/repos/octocat/hello-world/pulls`, body: [] },
     ]);
     expect(templates(m)).toEqual(['GET /repos/{id}/{id2}/issues/{number}', 'GET /repos/{id}/{id2}/pulls']);

@@ -30,6 +30,14 @@ describe('ES-8 the first write bounds a type', () => {
     expect(positions(db)).toEqual({ 1: 'overlaps' });
   });
 
+  it('ES-8 a zero-length read starting in the same millisecond as the write overlaps it', () => {
+    const db = load([
+      { start: '10:00:00.000', time: 0, url: `${A}/api/things`, body: [] },
+      { start: '10:00:00.000', time: 5, method: 'POST', url: `${A}/api/things`, body: { id: 'th-1' }, status: 201 },
+    ]);
+    expect(positions(db)).toEqual({ 1: 'overlaps' });
+  });
+
   it('ES-8 a query POST does not count as a write', () => {
     const db = load([
       { url: `${A}/api/v1/items`, body: [] },

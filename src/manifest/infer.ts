@@ -338,36 +338,40 @@ async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMembers): Pro
     }
     isParam.set(r.id, flags);
   }
-  // (c) sibling paths: a segment before the last varies among paths of the same length,
-  // templated prefix and last segment. Never the first segment (`/api`, `/repos`, `/public`
-  // name areas, not entities), never a collection name (followed by an id, or itself a
-  // recorded path), and only where a static segment follows before the end.
+  // (c) sibling paths (OQ-1): a segment before the last that shows 2+ values among paths
+  // whose other segments are identical (parameters masked), repeated until nothing changes,
+  // so `/repos/octocat/hello-world/…` and `/repos/octocat/spoon-knife/…` make `{repo}`, and
+  // then `/repos/octocat/{repo}/…` and `/repos/torvalds/{repo}/…` make `{owner}`. Never the
+  // first segment (`/api`, `/repos` name areas), never a collection name (followed by an
+  // item id, or itself a recorded path), and only where a static segment follows.
   const recorded = new Set(recs.map((r) => r.shape.segments.join('/')));
   const maxLen = Math.max(0, ...recs.map((r) => r.shape.segments.length));
-  for (let i = 1; i < maxLen - 1; i++) {
-    const groups = new Map<string, Rec[]>();
-    for (const r of recs) {
-      const n = r.shape.segments.length;
-      if (i >= n - 1) continue;
-      const flags = isParam.get(r.id)!;
-      const prefix = r.shape.segments.slice(0, i).map((s, j) => (flags[j] ? '\u0000' : s));
-      const last = flags[n - 1] ? '\u0000' : r.shape.segments[n - 1];
-      const key = JSON.stringify([n, r.shape.suffix, prefix, last]);
-      const g = groups.get(key);
-      if (g) g.push(r); else groups.set(key, [r]);
-    }
-    for (const g of groups.values()) {
-      // A collection name is followed by its item id (`/api/items/12`, `/api/teams/1/members`);
-      // a parameter like an owner is followed by more path and then a static segment
-      // (`/repos/octocat/hello-world/issues/1`).
-      const collectionLike = g.some((r) => isParam.get(r.id)![i + 1]);
-      const staticLater = g.every((r) => isParam.get(r.id)!.slice(i + 1, -1).some((p) => !p));
-      if (collectionLike || !staticLater) continue;
-      const candidates = g.filter((r) => !isParam.get(r.id)![i] && !isVersionSegment(r.shape.segments[i])
-        && !recorded.has(r.shape.segments.slice(0, i + 1).join('/')));
-      const distinct = new Set(g.map((r) => r.shape.segments[i]));
-      if (distinct.size < 2) continue;
-      for (const r of candidates) isParam.get(r.id)![i] = true;
+  // Parameters by shape or listing (a, b): what follows a collection name.
+  const itemId = new Map([...isParam].map(([id, flags]) => [id, [...flags]]));
+  for (let changed = true; changed;) {
+    changed = false;
+    for (let i = 1; i < maxLen - 1; i++) {
+      const groups = new Map<string, Rec[]>();
+      for (const r of recs) {
+        const n = r.shape.segments.length;
+        if (i >= n - 1) continue;
+        const flags = isParam.get(r.id)!;
+        const others = r.shape.segments.map((s, j) => (j === i ? null : flags[j] ? '\u0000' : s));
+        const key = JSON.stringify([r.shape.suffix, others]);
+        const g = groups.get(key);
+        if (g) g.push(r); else groups.set(key, [r]);
+      }
+      for (const g of groups.values()) {
+        const collectionLike = g.some((r) => itemId.get(r.id)![i + 1]);
+        const staticLater = g.every((r) => isParam.get(r.id)!.slice(i + 1, -1).some((p) => !p));
+        if (collectionLike || !staticLater) continue;
+        if (new Set(g.map((r) => r.shape.segments[i])).size < 2) continue;
+        for (const r of g) {
+          if (isParam.get(r.id)![i] || isVersionSegment(r.shape.segments[i]) || recorded.has(r.shape.segments.slice(0, i + 1).join('/'))) continue;
+          isParam.get(r.id)![i] = true;
+          changed = true;
+        }
+      }
     }
   }
   // (d) consistency across sibling paths: under the same templated prefix, a value that is a
