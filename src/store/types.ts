@@ -298,6 +298,28 @@ export interface InitialReadsView {
   bound_rule: 'ES-8' | 'ES-9' | null;
 }
 
+/** queries/item_locations.sql (ES-38, IDN-5) */
+export interface ItemLocationsView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  tool_id: number;
+  tool: string;
+  root_path: string;
+  path_value: string;
+  entity_pointer: string;
+  identity_key: string;
+}
+
+/** queries/type_identities.sql (ES-11, IDN-1) */
+export interface TypeIdentitiesView {
+  capture_id: number;
+  root_path: string;
+  identity_field: string;
+  identity_source: 'path' | 'name' | 'suffix';
+  evidence_reads: number;
+}
+
 export interface DB {
   capture: CaptureTable;
   page: PageTable;
@@ -323,6 +345,8 @@ export interface DB {
   read_shown_ids: ReadShownIdsView;
   post_created_ids: PostCreatedIdsView;
   initial_reads: InitialReadsView;
+  item_locations: ItemLocationsView;
+  type_identities: TypeIdentitiesView;
 }
 
 /** A column list that must name every key of T (a compile error otherwise). */
@@ -352,6 +376,8 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   read_shown_ids: cols<ReadShownIdsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'root_path', 'shown_id', 'shown_by']),
   post_created_ids: cols<PostCreatedIdsView>()(['capture_id', 'root_path', 'post_record_id', 'post_ordinal', 'post_timeline_position', 'post_started_ms', 'post_ended_ms', 'created_id']),
   initial_reads: cols<InitialReadsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'tool_id', 'tool', 'root_path', 'method', 'status', 'response_body_id', 'bound_ordinal', 'bound_rule']),
+  item_locations: cols<ItemLocationsView>()(['capture_id', 'record_id', 'ordinal', 'tool_id', 'tool', 'root_path', 'path_value', 'entity_pointer', 'identity_key']),
+  type_identities: cols<TypeIdentitiesView>()(['capture_id', 'root_path', 'identity_field', 'identity_source', 'evidence_reads']),
   tool_statuses: cols<ToolStatusesView>()(['capture_id', 'tool_id', 'tool', 'status', 'records']),
   response_members: cols<ResponseMembersView>()(['capture_id', 'ordinal', 'record_id', 'method', 'path', 'query', 'status', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
 };
