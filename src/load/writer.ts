@@ -83,7 +83,7 @@ export class FactWriter {
   /** The redactor is replaced per capture: it holds that capture's credential values. */
   redactor = new Redactor([]);
 
-  constructor(private readonly db: Sqlite, private readonly sensitive = new SensitiveLiterals([])) {
+  constructor(db: Sqlite, private readonly sensitive = new SensitiveLiterals([])) {
     const memberCols = '(?, ?, ?, ?, ?, ?, ?, ?)';
     this.st = {
       capture: db.prepare('insert into capture (path, sha256, bytes, format, loaded_at) values (?, ?, ?, ?, ?)'),
