@@ -320,6 +320,56 @@ export interface TypeIdentitiesView {
   evidence_reads: number;
 }
 
+/** queries/entity_observations.sql (ES-26) */
+export interface EntityObservationsView {
+  capture_id: number;
+  root_path: string;
+  record_id: number;
+  ordinal: number;
+  timeline_position: number;
+  tool_id: number;
+  tool: string;
+  view_kind: 'list' | 'item';
+  entity_pointer: string;
+  list_index: number | null;
+  entity_id: string;
+  body_id: number;
+}
+
+/** queries/collection_order.sql (ES-33, ES-34) */
+export interface CollectionOrderView {
+  capture_id: number;
+  root_path: string;
+  entity_id: string;
+  state_order: number;
+  order_source: 'row' | 'appearance';
+  order_record_id: number | null;
+}
+
+/** queries/list_counters.sql (ES-36) */
+export interface ListCountersView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  tool: string;
+  list_pointer: string;
+  entries: number;
+  member_pointer: string;
+  value: number;
+  is_counter: number;
+}
+
+/** queries/list_membership.sql (ES-35) */
+export interface ListMembershipView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  tool: string;
+  list_pointer: string;
+  entries: number;
+  membership: 'all' | 'recorded';
+}
+
 export interface DB {
   capture: CaptureTable;
   page: PageTable;
@@ -347,6 +397,10 @@ export interface DB {
   initial_reads: InitialReadsView;
   item_locations: ItemLocationsView;
   type_identities: TypeIdentitiesView;
+  entity_observations: EntityObservationsView;
+  collection_order: CollectionOrderView;
+  list_counters: ListCountersView;
+  list_membership: ListMembershipView;
 }
 
 /** A column list that must name every key of T (a compile error otherwise). */
@@ -378,6 +432,10 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   initial_reads: cols<InitialReadsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'tool_id', 'tool', 'root_path', 'method', 'status', 'response_body_id', 'bound_ordinal', 'bound_rule']),
   item_locations: cols<ItemLocationsView>()(['capture_id', 'record_id', 'ordinal', 'tool_id', 'tool', 'root_path', 'path_value', 'entity_pointer', 'identity_key']),
   type_identities: cols<TypeIdentitiesView>()(['capture_id', 'root_path', 'identity_field', 'identity_source', 'evidence_reads']),
+  entity_observations: cols<EntityObservationsView>()(['capture_id', 'root_path', 'record_id', 'ordinal', 'timeline_position', 'tool_id', 'tool', 'view_kind', 'entity_pointer', 'list_index', 'entity_id', 'body_id']),
+  collection_order: cols<CollectionOrderView>()(['capture_id', 'root_path', 'entity_id', 'state_order', 'order_source', 'order_record_id']),
+  list_counters: cols<ListCountersView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'member_pointer', 'value', 'is_counter']),
+  list_membership: cols<ListMembershipView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'membership']),
   tool_statuses: cols<ToolStatusesView>()(['capture_id', 'tool_id', 'tool', 'status', 'records']),
   response_members: cols<ResponseMembersView>()(['capture_id', 'ordinal', 'record_id', 'method', 'path', 'query', 'status', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
 };

@@ -1,0 +1,28 @@
+-- @rule   ES-36
+-- @says   An item-total envelope member of a list read (total, count and compounds, not page counts; top level or in a top-level object beside the list), and whether it equals the listed count (a counter).
+-- @grain  one row per (list read record, item-total member)
+-- @reads  read_records, list_locations, member
+create view list_counters as
+with lists as (
+  select r.capture_id, r.record_id, r.ordinal, r.tool, r.response_body_id as body_id, l.list_pointer, l.entries
+  from read_records r
+  join list_locations l on l.body_id = r.response_body_id
+  where r.ends_in_param = 0 and r.status between 200 and 299
+),
+totals as (
+  select s.*, m.pointer, m.value,
+         replace(replace(lower(m.key), '_', ''), '-', '') as plain
+  from lists s
+  join member m on m.body_id = s.body_id
+  where m.type in ('integer', 'real')
+    and exists (select 1 from member r where r.body_id = m.body_id and r.depth = 0 and r.type = 'object')
+    and (m.depth = 1
+         or (m.depth = 2 and exists (select 1 from member p where p.body_id = m.body_id and p.pointer = m.parent_pointer and p.depth = 1 and p.type = 'object')))
+),
+final as (
+  select capture_id, record_id, ordinal, tool, list_pointer, entries, pointer as member_pointer, value,
+         value = entries as is_counter
+  from totals
+  where (plain in ('total', 'count') or plain like '%total%' or plain like '%count%') and plain not like '%page%'
+)
+select * from final;

@@ -1,0 +1,33 @@
+-- @rule   ES-35
+-- @says   A list read has all membership only when no item-total member differs from the number it lists and no has_more, next or next-page token is set.
+-- @grain  one row per successful list read with a list
+-- @reads  read_records, list_locations, list_counters, member
+create view list_membership as
+with lists as (
+  select r.capture_id, r.record_id, r.ordinal, r.tool, r.response_body_id as body_id, l.list_pointer, l.entries
+  from read_records r
+  join list_locations l on l.body_id = r.response_body_id
+  where r.ends_in_param = 0 and r.status between 200 and 299
+),
+next_tokens as (
+  -- OQ-24: a next-page token or has-more flag that is set (not null, false or empty).
+  select distinct m.body_id
+  from member m
+  where m.depth <= 2
+    -- `cursor.next` is the depth-2 `next`
+    and m.key in ('next', 'nextPageToken', 'next_page_token', 'nextCursor', 'next_cursor', 'nextPage', 'next_page',
+                  'has_more', 'hasMore', 'hasNextPage')
+    and m.type not in ('null', 'false')
+    and not (m.type = 'string' and m.value = '')
+    and not (m.type in ('object', 'array'))
+),
+differing as (
+  select distinct record_id from list_counters where not is_counter
+),
+final as (
+  select s.capture_id, s.record_id, s.ordinal, s.tool, s.list_pointer, s.entries,
+         case when s.record_id in (select record_id from differing) or s.body_id in (select body_id from next_tokens)
+              then 'recorded' else 'all' end as membership
+  from lists s
+)
+select * from final;
