@@ -3,7 +3,7 @@
 -- @grain  one row per (capture_id, root_path, entity_id)
 -- @reads  entity_observations, query_param
 create view collection_order as
-with obs as (
+with obs as materialized (
   select * from entity_observations
 ),
 entities as (

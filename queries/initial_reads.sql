@@ -6,7 +6,7 @@ create view initial_reads as
 with reads as (
   select * from read_records
 ),
-bounds as (
+bounds as materialized (
   select capture_id, root_path, write_timeline_position as bound_position, write_started_ms as bound_started_ms,
          write_ended_ms as bound_ended_ms, write_ordinal as bound_ordinal, 'ES-8' as bound_rule
   from first_write_per_root

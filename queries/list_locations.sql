@@ -29,14 +29,14 @@ arrays as (
     and not exists (select 1 from entity_objects e where e.body_id = a.body_id and e.object_pointer = '')
     and not (a.depth = 2 and exists (select 1 from entity_objects e where e.body_id = a.body_id and e.object_pointer = a.parent_pointer))
 ),
-candidates as (
+candidates as materialized (
   select a.*, count(*) as entries
   from arrays a
   join members e on e.body_id = a.body_id and e.parent_pointer = a.pointer
   group by a.body_id, a.pointer, a.depth, a.outer_position, a.position
   having sum(e.type = 'object') = count(*)
 ),
-fields as (
+fields as materialized (
   select c.body_id, c.pointer as list_pointer, c.entries, o.position as entry_index,
          f.key, f.position as key_position, f.value
   from candidates c

@@ -44,13 +44,13 @@ named_ids as (
 types as (
   select distinct capture_id, root_path from tool
 ),
-candidates as (
+candidates as materialized (
   -- ES-9 "elsewhere": a type root other than the POST's own (that one is bounded by ES-8).
   select n.*, t.root_path as type_root
   from named_ids n
   join types t on t.capture_id = n.capture_id and t.root_path <> n.root_path
 ),
-shows as (
+shows as materialized (
   -- Which shown ids completed before the POST started (record order: came earlier).
   select c.capture_id, c.record_id as post_record_id, c.type_root, c.created_id,
          case when c.timeline_order = 'record-order' then s.timeline_position < c.timeline_position
