@@ -1,13 +1,10 @@
 -- @rule   ES-36
 -- @says   An item-total envelope member of a list read (total, count and compounds, not page counts; top level or in a top-level object beside the list), and whether it equals the listed count (a counter).
 -- @grain  one row per (list read record, item-total member)
--- @reads  read_records, list_locations, member
+-- @reads  list_reads, member
 create view list_counters as
-with lists as (
-  select r.capture_id, r.record_id, r.ordinal, r.tool, r.response_body_id as body_id, l.list_pointer, l.entries
-  from read_records r
-  join list_locations l on l.body_id = r.response_body_id
-  where r.ends_in_param = 0 and r.status between 200 and 299
+with lists as materialized (
+  select * from list_reads
 ),
 totals as (
   select s.*, m.pointer, m.value,

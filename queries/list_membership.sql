@@ -1,13 +1,10 @@
 -- @rule   ES-35
 -- @says   A list read has all membership only when no item-total member differs from the number it lists and no has_more, next or next-page token is set.
 -- @grain  one row per successful list read with a list
--- @reads  read_records, list_locations, list_counters, member
+-- @reads  list_reads, list_counters, member
 create view list_membership as
-with lists as (
-  select r.capture_id, r.record_id, r.ordinal, r.tool, r.response_body_id as body_id, l.list_pointer, l.entries
-  from read_records r
-  join list_locations l on l.body_id = r.response_body_id
-  where r.ends_in_param = 0 and r.status between 200 and 299
+with lists as materialized (
+  select * from list_reads
 ),
 next_tokens as (
   -- OQ-24: a next-page token or has-more flag that is set (not null, false or empty).

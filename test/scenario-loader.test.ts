@@ -284,7 +284,7 @@ describe('OQ-33 scenario body states', () => {
   });
 });
 
-describe('scenario body integrity: base64, bytes and sha256 must agree', () => {
+describe('BS-63 / BS-64 scenario body integrity: base64, bytes and sha256 must agree', () => {
   const events = (sha: string): Json[] => {
     const b = Buffer.from('{"name":"Lamp"}');
     return [
@@ -382,7 +382,7 @@ describe('BS-62 scenario capture row records the content selection', () => {
     });
   });
 
-  it('start_url given as {url}, request bodies not selected, header_values absent → start_url, 0, 1, NULL', () => {
+  it('BS-57 / BS-62 start_url given as {url}, request bodies not selected, header_values absent → start_url, 0, 1, NULL', () => {
     const { db } = loadEvidence('capture-row', evidence([request(1, 'a'), response(2, 'a')], {
       start_url: { url: 'http://127.0.0.1:3000/app' }, network_content: { request_body: false, response_body: true },
     }));

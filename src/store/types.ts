@@ -346,6 +346,17 @@ export interface CollectionOrderView {
   order_record_id: number | null;
 }
 
+/** queries/list_reads.sql */
+export interface ListReadsView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  tool: string;
+  body_id: number;
+  list_pointer: string;
+  entries: number;
+}
+
 /** queries/list_counters.sql (ES-36) */
 export interface ListCountersView {
   capture_id: number;
@@ -399,6 +410,7 @@ export interface DB {
   type_identities: TypeIdentitiesView;
   entity_observations: EntityObservationsView;
   collection_order: CollectionOrderView;
+  list_reads: ListReadsView;
   list_counters: ListCountersView;
   list_membership: ListMembershipView;
 }
@@ -434,6 +446,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   type_identities: cols<TypeIdentitiesView>()(['capture_id', 'root_path', 'identity_field', 'identity_source', 'evidence_reads']),
   entity_observations: cols<EntityObservationsView>()(['capture_id', 'root_path', 'record_id', 'ordinal', 'timeline_position', 'tool_id', 'tool', 'view_kind', 'entity_pointer', 'list_index', 'entity_id', 'body_id']),
   collection_order: cols<CollectionOrderView>()(['capture_id', 'root_path', 'entity_id', 'state_order', 'order_source', 'order_record_id']),
+  list_reads: cols<ListReadsView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'body_id', 'list_pointer', 'entries']),
   list_counters: cols<ListCountersView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'member_pointer', 'value', 'is_counter']),
   list_membership: cols<ListMembershipView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'membership']),
   tool_statuses: cols<ToolStatusesView>()(['capture_id', 'tool_id', 'tool', 'status', 'records']),
