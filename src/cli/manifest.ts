@@ -1,53 +1,20 @@
 import { defineCommand } from 'citty';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CapstateError } from '../errors.js';
-import { loadCaptures } from '../load/index.js';
-import { listCaptureIds, readManifest, type Manifest } from '../manifest/read.js';
-import { kyselyFor, openStore } from '../store/open.js';
-import { dbArg, jsonArg, log, out, printJson } from './common.js';
-import { loadInputArgs, loadInputs } from './load-inputs.js';
-
-export const args = {
-  ...dbArg,
-  ...jsonArg,
-  ...loadInputArgs,
-  capture: { type: 'string', description: 'Capture id in the store (default: every capture)', valueHint: 'ID' },
-} as const;
+import { readManifest, type Manifest } from '../manifest/read.js';
+import { jsonArg, out, printJson } from './common.js';
+import { sourceArgs, withCaptures } from './source.js';
 
 export default defineCommand({
   meta: { name: 'manifest', description: 'Print the environment manifest: admission, template rules, and per tool its template, type root, query-POST flag, records and statuses' },
-  args: { ...args, source: { type: 'positional', description: 'A capture file to load first (into a temporary store unless --db is given)', required: false, valueHint: 'CAPTURE' } },
+  args: { ...sourceArgs, ...jsonArg },
   async run({ args: a, rawArgs }) {
-    const explicitDb = rawArgs.some((r) => r === '--db' || r.startsWith('--db='));
-    let db = a.db;
-    let temp: string | null = null;
-    let only: number | null = a.capture === undefined ? null : Number(a.capture);
-    if (only !== null && !Number.isInteger(only)) throw new CapstateError('usage', '--capture takes a capture id (see capstate info)', {}, 2);
-    try {
-      if (a.source) {
-        if (!explicitDb) {
-          temp = mkdtempSync(join(tmpdir(), 'capstate-'));
-          db = join(temp, 'capstate.sqlite');
-        }
-        const [loaded] = await loadCaptures({ db, files: [a.source], log, ...loadInputs(a, rawArgs) });
-        only = loaded.capture_id;
-      }
-      const store = openStore(db);
-      const k = kyselyFor(store);
-      const manifests: Manifest[] = [];
-      try {
-        for (const id of only !== null ? [only] : await listCaptureIds(k)) manifests.push(await readManifest(k, id));
-      } finally {
-        await k.destroy();
-      }
-      if (a.json) return printJson({ ok: true, manifests });
-      if (manifests.length === 0) return out('no captures yet: capstate load CAPTURE');
-      out(manifests.map(describe).join('\n\n'));
-    } finally {
-      if (temp) rmSync(temp, { recursive: true, force: true });
-    }
+    const manifests = await withCaptures(a, rawArgs, async (k, ids) => {
+      const list: Manifest[] = [];
+      for (const id of ids) list.push(await readManifest(k, id));
+      return list;
+    });
+    if (a.json) return printJson({ ok: true, manifests });
+    if (manifests.length === 0) return out('no captures yet: capstate load CAPTURE');
+    out(manifests.map(describe).join('\n\n'));
   },
 });
 

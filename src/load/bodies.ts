@@ -337,11 +337,21 @@ export function membersToValue(rows: Iterable<MemberRow>): JsonValue {
   return build(root);
 }
 
-/** Compact JSON with exact integers (OQ-30): bigint digits as written, no whitespace. */
-export function stringifyExact(v: JsonValue): string {
-  if (v === null) return 'null';
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
-  if (Array.isArray(v)) return '[' + v.map(stringifyExact).join(',') + ']';
-  return '{' + objectEntries(v).map(([k, x]) => JSON.stringify(k) + ':' + stringifyExact(x)).join(',') + '}';
+/**
+ * JSON with exact integers (OQ-30): bigint digits as written, key order kept. Compact (no
+ * whitespace) by default, which is what sizes and digests are taken of; `indent` pretty-prints.
+ */
+export function stringifyExact(v: JsonValue, indent = 0): string {
+  const go = (x: JsonValue, pad: string): string => {
+    if (x === null) return 'null';
+    if (typeof x === 'bigint') return x.toString();
+    if (typeof x === 'number' || typeof x === 'boolean' || typeof x === 'string') return JSON.stringify(x);
+    const inner = indent ? pad + ' '.repeat(indent) : '';
+    const [open, sep, close] = indent ? ['\n' + inner, ',\n' + inner, '\n' + pad] : ['', ',', ''];
+    if (Array.isArray(x)) return x.length === 0 ? '[]' : '[' + open + x.map((y) => go(y, inner)).join(sep) + close + ']';
+    const entries = objectEntries(x);
+    if (entries.length === 0) return '{}';
+    return '{' + open + entries.map(([k, y]) => JSON.stringify(k) + (indent ? ': ' : ':') + go(y, inner)).join(sep) + close + '}';
+  };
+  return go(v, '');
 }

@@ -1,0 +1,61 @@
+/**
+ * Where a reading command's captures come from: a capture file given as the positional
+ * argument (loaded first, into a temporary store unless --db is given), or the store.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import { CapstateError } from '../errors.js';
+import { loadCaptures } from '../load/index.js';
+import { listCaptureIds } from '../manifest/read.js';
+import { kyselyFor, openStore } from '../store/open.js';
+import type { DB } from '../store/types.js';
+import { dbArg, log } from './common.js';
+import { loadInputArgs, loadInputs } from './load-inputs.js';
+
+export const sourceArgs = {
+  ...dbArg,
+  ...loadInputArgs,
+  capture: { type: 'string', description: 'Capture id in the store (see capstate info)', valueHint: 'ID' },
+  source: { type: 'positional', description: 'A capture file to load first (into a temporary store unless --db is given)', required: false, valueHint: 'CAPTURE' },
+} as const;
+
+type SourceArgValues = { db: string; capture?: string; source?: string } & Parameters<typeof loadInputs>[0];
+
+/**
+ * Runs `fn` with a store connection and the capture ids to read: the loaded capture, the
+ * `--capture` one, or every capture in the store.
+ */
+export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn: (k: Kysely<DB>, ids: number[]) => Promise<T>): Promise<T> {
+  const explicitDb = rawArgs.some((r) => r === '--db' || r.startsWith('--db='));
+  let db = a.db;
+  let temp: string | null = null;
+  let only: number | null = a.capture === undefined ? null : Number(a.capture);
+  if (only !== null && !Number.isInteger(only)) throw new CapstateError('usage', '--capture takes a capture id (see capstate info)', {}, 2);
+  try {
+    if (a.source) {
+      if (!explicitDb) {
+        temp = mkdtempSync(join(tmpdir(), 'capstate-'));
+        db = join(temp, 'capstate.sqlite');
+      }
+      const [loaded] = await loadCaptures({ db, files: [a.source], log, ...loadInputs(a, rawArgs) });
+      only = loaded.capture_id;
+    }
+    const k = kyselyFor(openStore(db));
+    try {
+      return await fn(k, only !== null ? [only] : await listCaptureIds(k));
+    } finally {
+      await k.destroy();
+    }
+  } finally {
+    if (temp) rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/** The one capture a single-capture command reads: given, loaded, or the store's only one. */
+export function oneCapture(ids: number[], db: string): number {
+  if (ids.length === 1) return ids[0];
+  if (ids.length === 0) throw new CapstateError('no-captures', `the store ${db} holds no capture yet: capstate load CAPTURE --db ${db}`, { file: db });
+  throw new CapstateError('usage', `the store ${db} holds ${ids.length} captures (${ids.join(', ')}); pick one with --capture ID`, { file: db }, 2);
+}

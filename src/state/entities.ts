@@ -1,0 +1,121 @@
+/**
+ * ES-26 / OQ-19: one entity per collection and identity, merged from the observations the
+ * `entity_observations` view lists (already limited to initial reads, ES-8/ES-9), in
+ * timeline order.
+ */
+import type { JsonValue } from '../load/bodies.js';
+import type { StateFacts } from './facts.js';
+import { at, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
+import type { StateEntity, StateType } from './types.js';
+
+/** The collection name of a type root: its last segment, or the whole root when two roots share it. */
+export function collectionNames(roots: string[]): Map<string, string> {
+  const last = (r: string) => r.split('/').filter(Boolean).pop() ?? r;
+  const counts = new Map<string, number>();
+  for (const r of roots) counts.set(last(r), (counts.get(last(r)) ?? 0) + 1);
+  return new Map(roots.map((r) => [r, counts.get(last(r))! > 1 ? r.replace(/^\//, '') : last(r)]));
+}
+
+export interface Observation {
+  tool: string;
+  view_kind: 'list' | 'item';
+  ordinal: number;
+  record_id: number;
+  object: JsonValue;
+}
+
+export interface MergedTypes {
+  types: StateType[];
+  entities: StateEntity[];
+  /** Per root path: the entities by id. */
+  byRoot: Map<string, Map<string, StateEntity>>;
+  /** Per tool: its observations of entities, in timeline order. */
+  observationsByTool: Map<string, Observation[]>;
+}
+
+export function mergeEntities(facts: StateFacts): MergedTypes {
+  const names = collectionNames(facts.identities.map((t) => t.root_path));
+  const obsByEntity = new Map<string, { root: string; id: string; obs: Observation[] }>();
+  const observationsByTool = new Map<string, Observation[]>();
+  for (const o of facts.observations) {
+    const body = facts.bodyValue(o.body_id);
+    const object = body === undefined ? undefined : at(body, o.entity_pointer);
+    if (!isObject(object)) continue;
+    const key = `${o.root_path}\u0000${o.entity_id}`;
+    const entry = obsByEntity.get(key) ?? { root: o.root_path, id: o.entity_id, obs: [] };
+    const ob: Observation = { tool: o.tool, view_kind: o.view_kind, ordinal: o.ordinal, record_id: o.record_id, object };
+    entry.obs.push(ob);
+    obsByEntity.set(key, entry);
+    const list = observationsByTool.get(o.tool) ?? [];
+    list.push(ob);
+    observationsByTool.set(o.tool, list);
+  }
+
+  const stateOrder = new Map(facts.order.map((r) => [`${r.root_path}\u0000${r.entity_id}`, r.state_order]));
+  const byRoot = new Map<string, Map<string, StateEntity>>();
+  const entities: StateEntity[] = [];
+  for (const [key, { root, id, obs }] of obsByEntity) {
+    const collection = names.get(root);
+    if (collection === undefined) continue;
+    const entity: StateEntity = {
+      collection, id, value: merge(obs), view_values: viewValues(obs, undefined), state_order: stateOrder.get(key) ?? 0,
+      record_ordinals: [...new Set(obs.map((o) => o.ordinal))],
+    };
+    entity.view_values = viewValues(obs, entity.value);
+    entities.push(entity);
+    const m = byRoot.get(root) ?? new Map<string, StateEntity>();
+    m.set(id, entity);
+    byRoot.set(root, m);
+  }
+  const rootOf = new Map(facts.identities.map((t) => [names.get(t.root_path)!, t.root_path]));
+  entities.sort((a, b) => (rootOf.get(a.collection)! < rootOf.get(b.collection)! ? -1 : rootOf.get(a.collection)! > rootOf.get(b.collection)! ? 1 : a.state_order - b.state_order));
+
+  const types: StateType[] = facts.identities.map((t) => {
+    const order = facts.order.filter((o) => o.root_path === t.root_path);
+    return {
+      collection: names.get(t.root_path)!, root_path: t.root_path, identity: t.identity_field, identity_source: t.identity_source,
+      order_source: order[0]?.order_source ?? 'appearance', initial_order: order.map((o) => o.entity_id),
+    };
+  });
+  return { types, entities, byRoot, observationsByTool };
+}
+
+/**
+ * The entity's value: item views first — the latest item observation in timeline order wins
+ * field by field — and list views fill only the fields no item view shows (their latest
+ * value). A value that changed between repeats with no write between is volatile and keeps
+ * its latest value, which this latest-wins merge gives (ES-26).
+ */
+function merge(obs: Observation[]): JsonValue {
+  const fields = new Map<string, JsonValue>();
+  const take = (kind: 'item' | 'list', overwrite: boolean) => {
+    for (const o of obs) {
+      if (o.view_kind !== kind) continue;
+      for (const k of keysOf(o.object)) {
+        if (overwrite || !fields.has(k)) fields.set(k, member(o.object, k)!);
+      }
+    }
+  };
+  take('item', true);
+  const itemFields = new Set(fields.keys());
+  for (const o of obs) {
+    if (o.view_kind !== 'list') continue;
+    for (const k of keysOf(o.object)) if (!itemFields.has(k)) fields.set(k, member(o.object, k)!);
+  }
+  return objectFrom([...fields]);
+}
+
+/** OQ-19: per tool, the fields whose latest value in that view differs from the entity's. */
+function viewValues(obs: Observation[], value: JsonValue | undefined): Record<string, Record<string, JsonValue>> {
+  const out: Record<string, Record<string, JsonValue>> = {};
+  if (value === undefined) return out;
+  const latest = new Map<string, Observation>();
+  for (const o of obs) latest.set(o.tool, o);
+  for (const [tool, o] of [...latest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const k of keysOf(o.object)) {
+      const v = member(o.object, k)!;
+      if (!jsonEqual(v, member(value, k))) (out[tool] ??= {})[k] = v;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+/**
+ * The rule views' answers for one capture, read once each: the state pass assembles the
+ * view from these and never restates a rule the views own.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import { parseExactJson, type JsonValue } from '../load/bodies.js';
+import type { DB } from '../store/types.js';
+
+export interface ReadLine {
+  record_id: number;
+  ordinal: number;
+  timeline_position: number;
+  started_ms: number | null;
+  ended_ms: number | null;
+  tool: string;
+  root_path: string;
+  method: string;
+  path: string;
+  query: string | null;
+  status: number;
+  response_body_id: number;
+  is_initial: boolean;
+}
+
+export interface StateFacts {
+  captureId: number;
+  timelineOrder: 'start-time' | 'record-order';
+  /** Every admitted read (read_records), in timeline order, marked initial per ES-8/ES-9 (initial_reads). */
+  reads: ReadLine[];
+  writes: DB['writes'][];
+  identities: DB['type_identities'][];
+  observations: DB['entity_observations'][];
+  order: DB['collection_order'][];
+  itemLocations: DB['item_locations'][];
+  listReads: DB['list_reads'][];
+  counters: DB['list_counters'][];
+  membership: DB['list_membership'][];
+  tools: Selectable<DB['tool']>[];
+  /** ES-4/ES-5: a body's exact value through the body owner, or null when it is not usable. */
+  /** A read's last path parameter value (the id an item read names). */
+  pathValue(recordId: number): string | undefined;
+  bodyValue(bodyId: number): JsonValue | undefined;
+  bodyUsable(bodyId: number): boolean;
+}
+
+export async function readStateFacts(k: Kysely<DB>, captureId: number): Promise<StateFacts> {
+  const timeline = await k.selectFrom('capture_timeline').select('timeline_order').where('capture_id', '=', captureId).executeTakeFirst();
+  const reads = await k.selectFrom('read_records as r')
+    .innerJoin('record as c', 'c.id', 'r.record_id')
+    .leftJoin('initial_reads as i', 'i.record_id', 'r.record_id')
+    .select(['r.record_id', 'r.ordinal', 'r.timeline_position', 'r.started_ms', 'r.ended_ms', 'r.tool', 'r.root_path', 'r.method',
+      'c.path', 'c.query', 'r.status', 'r.response_body_id', 'i.record_id as initial_id'])
+    .where('r.capture_id', '=', captureId).orderBy('r.timeline_position').execute();
+  const [writes, identities, observations, order, itemLocations, listReads, counters, membership, tools] = await Promise.all([
+    k.selectFrom('writes').selectAll().where('capture_id', '=', captureId).orderBy('timeline_position').execute(),
+    k.selectFrom('type_identities').selectAll().where('capture_id', '=', captureId).orderBy('root_path').execute(),
+    k.selectFrom('entity_observations').selectAll().where('capture_id', '=', captureId)
+      .orderBy('timeline_position').orderBy('list_index').execute(),
+    k.selectFrom('collection_order').selectAll().where('capture_id', '=', captureId).orderBy('root_path').orderBy('state_order').execute(),
+    k.selectFrom('item_locations').selectAll().where('capture_id', '=', captureId).execute(),
+    k.selectFrom('list_reads').selectAll().where('capture_id', '=', captureId).execute(),
+    k.selectFrom('list_counters').selectAll().where('capture_id', '=', captureId).orderBy('record_id').orderBy('member_pointer').execute(),
+    k.selectFrom('list_membership').selectAll().where('capture_id', '=', captureId).execute(),
+    k.selectFrom('tool').selectAll().where('capture_id', '=', captureId).orderBy('template').orderBy('method').execute(),
+  ]);
+  const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
+    .select(['p.record_id', 'p.value']).where('r.capture_id', '=', captureId).orderBy('p.record_id').orderBy('p.position').execute();
+  const pathValues = new Map(params.map((p) => [p.record_id, p.value]));
+  const bodyIds = [...new Set(reads.map((r) => r.response_body_id))];
+  const bodies = new Map<number, { usable: boolean; value: JsonValue | undefined }>();
+  for (let i = 0; i < bodyIds.length; i += 500) {
+    const rows = await k.selectFrom('body').select(['id', 'kind', 'is_usable', 'content'])
+      .where('id', 'in', bodyIds.slice(i, i + 500)).execute();
+    for (const b of rows) {
+      if (b.kind !== 'json' || b.is_usable !== 1 || typeof b.content !== 'string') { bodies.set(b.id, { usable: false, value: undefined }); continue; }
+      const parsed = parseExactJson(b.content);
+      bodies.set(b.id, { usable: parsed.ok, value: parsed.ok ? parsed.value : undefined });
+    }
+  }
+  return {
+    captureId,
+    timelineOrder: timeline?.timeline_order ?? 'record-order',
+    reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null })),
+    writes, identities, observations, order, itemLocations, listReads, counters, membership, tools,
+    pathValue: (id) => pathValues.get(id),
+    bodyValue: (id) => bodies.get(id)?.value,
+    bodyUsable: (id) => bodies.get(id)?.usable ?? false,
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The environment-state view (ES-1): reads the rule views for one capture, merges entities
+ * (ES-26), forms and checks plans (ES-37) and documents (DOC-1..DOC-5), and serialises the
+ * result byte-stably (OQ-36).
+ */
+import type { Kysely } from 'kysely';
+import { sha256Hex, stringifyExact, type JsonValue } from '../load/bodies.js';
+import type { DB } from '../store/types.js';
+import { mergeEntities } from './entities.js';
+import { readStateFacts } from './facts.js';
+import { planTools } from './plans.js';
+import type { EnvironmentState } from './types.js';
+
+export type { EnvironmentState } from './types.js';
+
+export async function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
+  const facts = await readStateFacts(k, captureId);
+  const merged = mergeEntities(facts);
+  const { plans, documents } = planTools(facts, merged);
+  const redacted = facts.writes.filter((w) => w.is_url_redacted === 1).length;
+  const limitations: string[] = [];
+  // ES-8: a write whose URL is redacted bounds every type; the view counts such writes.
+  if (redacted > 0) limitations.push(`${redacted} write${redacted === 1 ? '' : 's'} with a redacted URL bound${redacted === 1 ? 's' : ''} every type (ES-8)`);
+  return {
+    kind: 'environment-state',
+    capture_id: captureId,
+    timeline_order: facts.timelineOrder,
+    limitations,
+    // ES-41: the view's evidence is inferred; these stay unknown.
+    evidence: { status: 'inferred', unknown: ['authorization', 'response-semantics', 'write-effects'] },
+    types: merged.types,
+    entities: merged.entities,
+    documents,
+    plans,
+  };
+}
+
+/**
+ * The view as bytes: compact exact JSON in a fixed key order, so the same store always gives
+ * the same bytes; its SHA-256 is what `sha256` in the printed document states.
+ */
+export function stateBytes(state: EnvironmentState): { text: string; sha256: string } {
+  const text = stringifyExact(state as unknown as JsonValue);
+  return { text, sha256: sha256Hex(text) };
+}

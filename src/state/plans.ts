@@ -1,0 +1,297 @@
+/**
+ * One render plan per read tool (ES-37), documents (DOC-1..DOC-5) and record reasons
+ * (DOC-6, OQ-26..OQ-31). The views decide which reads are initial, where entities and
+ * lists sit, identity, membership and counters; this module renders and compares.
+ */
+import { stringifyExact, type JsonValue } from '../load/bodies.js';
+import type { MergedTypes, Observation } from './entities.js';
+import { collectionNames } from './entities.js';
+import type { ReadLine, StateFacts } from './facts.js';
+import { at, isObject, jsonEqual, keysOf, member } from './json.js';
+import { collectionsOf, envelopeTemplate, renderItem, renderList, type Collections } from './render.js';
+import {
+  REASON_PRECEDENCE, type ItemPlan, type ListPlan, type Plan, type PlanLine, type Reason, type StateDocument,
+} from './types.js';
+
+/** OQ-30 / DOC-4: the rendered-size limit, compact exact JSON in UTF-8 bytes. */
+export const MAX_RENDERED_BYTES = 262_144;
+
+/** Statuses that answer for an absent entity (the gate's "checked absence"). */
+const ABSENCE = new Set([400, 404, 410]);
+
+const ok = (status: number) => status >= 200 && status <= 299;
+const renderedBytes = (v: JsonValue) => Buffer.byteLength(stringifyExact(v), 'utf8');
+
+interface Outcome { reasons: { reason: Reason; detail: string }[] }
+
+function recordPlan(tool: string, o: Outcome): Plan {
+  const first = REASON_PRECEDENCE.map((r) => o.reasons.find((x) => x.reason === r)).find((x) => x !== undefined)!;
+  return { tool, kind: 'record', reason: first.reason, detail: first.detail };
+}
+
+/** Request lines (path + query) of a tool's initial reads, each with its latest initial record (OQ-35). */
+function latestPerLine(initial: ReadLine[]): ReadLine[] {
+  const latest = new Map<string, ReadLine>();
+  for (const r of initial) latest.set(`${r.path}?${r.query ?? ''}`, r);
+  return [...latest.values()].sort((a, b) => a.timeline_position - b.timeline_position);
+}
+
+const lineName = (r: { path: string; query: string | null }) => (r.query ? `${r.path}?${r.query}` : r.path);
+
+/** The first pointer where two values differ, for a reason's detail. */
+function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, pointer = ''): string {
+  if (isObject(a) && isObject(b)) {
+    for (const k of new Set([...keysOf(a), ...keysOf(b)])) {
+      const [x, y] = [member(a, k), member(b, k)];
+      if (!jsonEqual(x, y)) return firstDifference(x, y, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    }
+  }
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return firstDifference(a[i], b[i], `${pointer}/${i}`);
+  }
+  return pointer === '' ? '(the whole body)' : pointer;
+}
+
+/** OQ-21: a write that started after r1 ended and before r2 started (record order: lies between them). */
+function writeBetween(facts: StateFacts, r1: ReadLine, r2: ReadLine): number | undefined {
+  const w = facts.writes.find((w) => facts.timelineOrder === 'record-order' || w.started_ms === null || r1.ended_ms === null || r2.started_ms === null
+    ? w.timeline_position > r1.timeline_position && w.timeline_position < r2.timeline_position
+    : w.started_ms > r1.ended_ms && w.started_ms < r2.started_ms);
+  return w?.ordinal;
+}
+
+/** The ordered union of the members a view's observations show, and those every one shows (ES-21). */
+function viewFields(obs: Observation[]): { fields: string[]; required: string[] } {
+  const fields: string[] = [];
+  const seen = new Set<string>();
+  const counts = new Map<string, number>();
+  for (const o of obs) {
+    for (const k of keysOf(o.object)) {
+      if (!seen.has(k)) { seen.add(k); fields.push(k); }
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+  }
+  return { fields, required: fields.filter((k) => counts.get(k) === obs.length) };
+}
+
+export interface PlanResult { plans: Plan[]; documents: StateDocument[] }
+
+export function planTools(facts: StateFacts, merged: MergedTypes): PlanResult {
+  const names = collectionNames(facts.identities.map((t) => t.root_path));
+  const identityOf = new Map(facts.identities.map((t) => [t.root_path, t]));
+  const state = collectionsOf(merged.entities);
+  const plans: Plan[] = [];
+  const documents: StateDocument[] = [];
+  const readsByTool = new Map<string, ReadLine[]>();
+  for (const r of facts.reads) {
+    const list = readsByTool.get(r.tool) ?? [];
+    list.push(r);
+    readsByTool.set(r.tool, list);
+  }
+
+  for (const tool of facts.tools) {
+    const reads = readsByTool.get(tool.name);
+    if (!reads) continue; // a write tool: plans are per read tool
+    if (tool.method.toUpperCase() !== 'GET') {
+      // OQ-28: only GET tools get item, list or document plans; other read tools are listed.
+      plans.push({ tool: tool.name, kind: 'record', reason: 'not-planned', detail: `${tool.method} tools are answered from their records` });
+      continue;
+    }
+    const initial = reads.filter((r) => r.is_initial);
+    const lines = latestPerLine(initial);
+    const identity = identityOf.get(tool.root_path);
+    const collection = names.get(tool.root_path);
+    const obs = (merged.observationsByTool.get(tool.name) ?? []);
+    const ctx: Ctx = { facts, state, tool: tool.name, lines, obs, collection: collection!, initial };
+
+    if (tool.ends_in_param === 1) {
+      // DOC-6: `no-identity` names item tools only; item-shaped paths get no documents yet (DOC-1, §13).
+      const reasons: Outcome['reasons'] = [];
+      if (!identity) reasons.push({ reason: 'no-identity', detail: `no identity field is known for ${tool.root_path}` });
+      else if (initial.length > 0 && obs.length === 0) {
+        reasons.push({ reason: 'no-identity', detail: `no initial read shows an entity repeating its path value in ${identity.identity_field}` });
+      }
+      if (initial.length === 0) reasons.push({ reason: 'no-initial-record', detail: noInitialDetail(reads) });
+      const plan = reasons.length ? null : itemPlan(ctx, reasons);
+      plans.push(plan && reasons.length === 0 ? plan : recordPlan(tool.name, { reasons }));
+      continue;
+    }
+
+    if (identity && obs.some((o) => o.view_kind === 'list')) {
+      const reasons: Outcome['reasons'] = [];
+      const plan = listPlan(ctx, reasons);
+      plans.push(plan && reasons.length === 0 ? plan : recordPlan(tool.name, { reasons }));
+      continue;
+    }
+
+    // DOC-2: a GET list tool that forms no entity plan saves its latest initial value as a document.
+    const reasons: Outcome['reasons'] = [];
+    const doc = documentOf(ctx, reads, reasons);
+    if (doc && reasons.length === 0) {
+      documents.push(doc);
+      plans.push({ tool: tool.name, kind: 'document', path: doc.path, record_ordinal: doc.record_ordinal });
+    } else plans.push(recordPlan(tool.name, { reasons }));
+  }
+  return { plans, documents };
+}
+
+interface Ctx {
+  facts: StateFacts;
+  state: Collections;
+  tool: string;
+  collection: string;
+  lines: ReadLine[];
+  initial: ReadLine[];
+  obs: Observation[];
+}
+
+function noInitialDetail(reads: ReadLine[]): string {
+  return `all ${reads.length} record${reads.length === 1 ? '' : 's'} come after the type's bound (ES-8/ES-9)`;
+}
+
+function unusableLines(ctx: Ctx, reasons: Outcome['reasons'], need: (r: ReadLine) => boolean): void {
+  for (const r of ctx.lines) {
+    if (need(r) && !ctx.facts.bodyUsable(r.response_body_id)) {
+      reasons.push({ reason: 'body-unusable', detail: `record #${r.ordinal} (${lineName(r)}) has no usable JSON body (ES-4)` });
+      return;
+    }
+  }
+}
+
+/** ES-37: every line's render must equal its latest initial record; envelopes must be shared (ES-25). */
+function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reasons']): void {
+  let template: { value: JsonValue | undefined; line: PlanLine } | null = null;
+  let shared = true;
+  for (const line of plan.lines) {
+    const r = ctx.lines.find((l) => l.ordinal === line.record_ordinal)!;
+    const recorded = ctx.facts.bodyValue(r.response_body_id);
+    if (!ok(line.status)) {
+      const absent = plan.kind === 'item' && ABSENCE.has(line.status) && ctx.state.entity(plan.collection, line.id!) === undefined;
+      if (!absent) reasons.push({ reason: 'fields-differ', detail: `record #${line.record_ordinal} (${lineName(line)}) answered ${line.status}, which the state cannot render` });
+      continue;
+    }
+    if (recorded === undefined) continue; // reported as body-unusable
+    const rendered = plan.kind === 'item' ? renderItem(plan, line, recorded, ctx.state) : renderList(plan, line, recorded, ctx.state);
+    if (rendered.status === 'entity-absent') {
+      reasons.push({ reason: 'fields-differ', detail: `record #${line.record_ordinal} (${lineName(line)}) shows an entity the state does not hold` });
+      continue;
+    }
+    if (renderedBytes(rendered.body) > MAX_RENDERED_BYTES) {
+      reasons.push({ reason: 'rendered-oversize', detail: `rendering ${lineName(line)} exceeds ${MAX_RENDERED_BYTES} bytes (DOC-4)` });
+      continue;
+    }
+    if (!jsonEqual(rendered.body, recorded)) {
+      reasons.push({ reason: 'fields-differ', detail: `rendering ${lineName(line)} differs from record #${line.record_ordinal} at ${firstDifference(rendered.body, recorded)}` });
+      continue;
+    }
+    const t = envelopeTemplate(plan, recorded);
+    if (template === null) template = { value: t, line };
+    else if (!jsonEqual(template.value, t)) {
+      shared = false;
+      reasons.push({ reason: 'fields-differ', detail: `the envelopes of ${lineName(template.line)} and ${lineName(line)} differ at ${firstDifference(template.value, t)} (ES-25)` });
+    }
+  }
+  plan.shared_envelope = shared;
+}
+
+function viewBase(ctx: Ctx, obs: Observation[]) {
+  const { fields, required } = viewFields(obs);
+  return {
+    tool: ctx.tool, collection: ctx.collection, fields, required_fields: required,
+    projected_record_ordinals: [], projected_query_keys: [], per_response_members: [], clock_formats: {}, sorted_arrays: [],
+    shared_envelope: true,
+  };
+}
+
+function itemPlan(ctx: Ctx, reasons: Outcome['reasons']): ItemPlan | null {
+  unusableLines(ctx, reasons, (r) => ok(r.status));
+  const located = new Map(ctx.facts.observations.filter((o) => o.tool === ctx.tool).map((o) => [o.record_id, o.entity_pointer]));
+  const pointers = [...new Set(ctx.lines.map((l) => located.get(l.record_id)).filter((p): p is string => p !== undefined))];
+  if (pointers.length > 1) {
+    reasons.push({ reason: 'fields-differ', detail: `the item sits at different places in different records: ${pointers.join(', ')}` });
+    return null;
+  }
+  const lines: PlanLine[] = [];
+  for (const r of ctx.lines) {
+    const id = ctx.facts.pathValue(r.record_id);
+    lines.push({ path: r.path, query: r.query, record_ordinal: r.ordinal, status: r.status, ...(id !== undefined ? { id } : {}) });
+    if (ok(r.status) && ctx.facts.bodyUsable(r.response_body_id) && !located.has(r.record_id)) {
+      reasons.push({ reason: 'fields-differ', detail: `record #${r.ordinal} (${lineName(r)}) does not show the entity its path names` });
+    }
+  }
+  const plan: ItemPlan = { ...viewBase(ctx, ctx.obs), kind: 'item', entity_pointer: pointers[0] ?? '', membership: null, counters: [], lines };
+  if (reasons.length === 0) checkLines(ctx, plan, reasons);
+  return plan;
+}
+
+function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
+  unusableLines(ctx, reasons, () => true);
+  const initialIds = new Set(ctx.initial.map((r) => r.record_id));
+  const listReads = ctx.facts.listReads.filter((l) => initialIds.has(l.record_id));
+  const pointers = [...new Set(listReads.map((l) => l.list_pointer))];
+  if (pointers.length > 1) {
+    reasons.push({ reason: 'fields-differ', detail: `the list sits at different places in different records: ${pointers.join(', ')}` });
+    return null;
+  }
+  const listPointer = pointers[0] ?? '';
+  const membership = new Map(ctx.facts.membership.map((m) => [m.record_id, m.membership]));
+  const counters = [...new Set(ctx.facts.counters.filter((c) => initialIds.has(c.record_id) && c.is_counter === 1).map((c) => c.member_pointer))].sort();
+  const listObs = ctx.obs.filter((o) => o.view_kind === 'list');
+  const lines: PlanLine[] = [];
+  for (const r of ctx.lines) {
+    const base = { path: r.path, query: r.query, record_ordinal: r.ordinal, status: r.status };
+    const m = membership.get(r.record_id);
+    if (m) {
+      lines.push({ ...base, membership: m, ...(m === 'recorded' ? { listed_ids: ctx.facts.observations.filter((o) => o.record_id === r.record_id && o.tool === ctx.tool).map((o) => o.entity_id) } : {}) });
+      continue;
+    }
+    // IDN-3 / OQ-11 (5): an empty list constrains nothing; it renders what it recorded (nothing).
+    const body = ctx.facts.bodyValue(r.response_body_id);
+    const list = body === undefined ? undefined : at(body, listPointer);
+    if (Array.isArray(list) && list.length === 0) lines.push({ ...base, membership: 'recorded', listed_ids: [] });
+    else {
+      lines.push(base);
+      if (ok(r.status) && body !== undefined) reasons.push({ reason: 'fields-differ', detail: `record #${r.ordinal} (${lineName(r)}) has no list at ${listPointer || 'the root'}` });
+    }
+  }
+  const plan: ListPlan = {
+    ...viewBase(ctx, listObs), kind: 'list', list_pointer: listPointer,
+    membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded', counters, lines,
+  };
+  if (reasons.length === 0) checkLines(ctx, plan, reasons);
+  return plan;
+}
+
+/** DOC-2..DOC-5: the document of a GET list tool without an entity plan, or the reasons it has none. */
+function documentOf(ctx: Ctx, reads: ReadLine[], reasons: Outcome['reasons']): StateDocument | null {
+  if (ctx.initial.length === 0) {
+    // OQ-26 / OQ-29: e.g. a list read only after its first write.
+    reasons.push({ reason: 'no-initial-record', detail: noInitialDetail(reads) });
+    return null;
+  }
+  if (ctx.lines.length > 1) {
+    const paths = new Set(ctx.lines.map((l) => l.path));
+    reasons.push(paths.size > 1
+      ? { reason: 'path-varies', detail: `its initial reads have ${paths.size} paths (DOC-5)` }
+      : { reason: 'query-varies', detail: `its initial reads have ${ctx.lines.length} query strings on one path (DOC-5)` });
+  }
+  unusableLines(ctx, reasons, () => true);
+  // DOC-3: a value that changed across any recorded write keeps the tool recorded.
+  for (let i = 1; i < ctx.initial.length; i++) {
+    const [a, b] = [ctx.initial[i - 1], ctx.initial[i]];
+    if (a.path !== b.path || a.query !== b.query) continue;
+    const w = writeBetween(ctx.facts, a, b);
+    if (w !== undefined && !jsonEqual(ctx.facts.bodyValue(a.response_body_id), ctx.facts.bodyValue(b.response_body_id))) {
+      reasons.push({ reason: 'fields-differ', detail: `the value changed between #${a.ordinal} and #${b.ordinal} across write #${w} (DOC-3)` });
+      break;
+    }
+  }
+  if (reasons.length) return null;
+  const r = ctx.lines[0];
+  const value = ctx.facts.bodyValue(r.response_body_id)!;
+  if (renderedBytes(value) > MAX_RENDERED_BYTES) {
+    reasons.push({ reason: 'rendered-oversize', detail: `the document renders to more than ${MAX_RENDERED_BYTES} bytes (DOC-4)` });
+    return null;
+  }
+  return { tool: ctx.tool, path: r.path, query: r.query, status: r.status, value, record_ordinal: r.ordinal };
+}

@@ -1,0 +1,84 @@
+/**
+ * Rendering a read from state: the one place that turns a plan, the state's entities and an
+ * envelope into a response body. ES-37 checks plans with it; serving answers with it.
+ */
+import type { JsonValue } from '../load/bodies.js';
+import { at, isObject, member, objectFrom, replaceAt } from './json.js';
+import type { ItemPlan, ListPlan, PlanLine, StateEntity } from './types.js';
+
+export interface Collections {
+  /** The entity of a collection with this id, or undefined. */
+  entity(collection: string, id: string): StateEntity | undefined;
+  /** The collection's entities in state order (ES-34). */
+  all(collection: string): StateEntity[];
+}
+
+export function collectionsOf(entities: StateEntity[]): Collections {
+  const byCollection = new Map<string, StateEntity[]>();
+  const byKey = new Map<string, StateEntity>();
+  for (const e of entities) {
+    const list = byCollection.get(e.collection) ?? [];
+    list.push(e);
+    byCollection.set(e.collection, list);
+    byKey.set(`${e.collection}\u0000${e.id}`, e);
+  }
+  for (const list of byCollection.values()) list.sort((a, b) => a.state_order - b.state_order);
+  return {
+    entity: (c, id) => byKey.get(`${c}\u0000${id}`),
+    all: (c) => byCollection.get(c) ?? [],
+  };
+}
+
+/**
+ * The entity as one view shows it: the view's members that the entity holds, each with the
+ * view's own value where it differs (ES-26 "differing views keep their own values").
+ */
+export function renderEntity(e: StateEntity, view: { tool: string; fields: string[] }): JsonValue {
+  const own = e.view_values[view.tool] ?? {};
+  const entries: [string, JsonValue][] = [];
+  for (const k of view.fields) {
+    if (Object.hasOwn(own, k)) entries.push([k, own[k]]);
+    else {
+      const v = member(e.value, k);
+      if (v !== undefined) entries.push([k, v]);
+    }
+  }
+  return objectFrom(entries);
+}
+
+export type Rendered = { status: 'entity-absent' } | { status: 'rendered'; body: JsonValue };
+
+/** An item line: the entity named by the path value, placed at the plan's pointer in the envelope. */
+export function renderItem(plan: ItemPlan, line: PlanLine, envelope: JsonValue, state: Collections): Rendered {
+  const e = state.entity(plan.collection, line.id!);
+  if (!e) return { status: 'entity-absent' };
+  return { status: 'rendered', body: replaceAt(envelope, plan.entity_pointer, renderEntity(e, plan)) };
+}
+
+/**
+ * A list line: `all` membership lists the collection in state order, `recorded` the ids the
+ * record listed (OQ-25); counters (ES-36) count what is listed; everything else in the
+ * envelope keeps its recorded value.
+ */
+export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, state: Collections): Rendered {
+  const entities = line.membership === 'all'
+    ? state.all(plan.collection)
+    : (line.listed_ids ?? []).map((id) => state.entity(plan.collection, id)).filter((e): e is StateEntity => e !== undefined);
+  const items = entities.map((e) => renderEntity(e, plan));
+  let body = replaceAt(envelope, plan.list_pointer, items);
+  // A counter counts what an `all` line lists; a `recorded` line keeps its recorded total.
+  if (line.membership === 'all') {
+    for (const c of plan.counters) if (at(body, c) !== undefined) body = replaceAt(body, c, items.length);
+  }
+  return { status: 'rendered', body };
+}
+
+/** The envelope with the view's entity or list taken out: what ES-25 compares across lines. */
+export function envelopeTemplate(plan: ItemPlan | ListPlan, envelope: JsonValue): JsonValue | undefined {
+  const pointer = plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer;
+  if (pointer === '') return null;
+  if (at(envelope, pointer) === undefined) return undefined;
+  let t = replaceAt(envelope, pointer, null);
+  if (plan.kind === 'list') for (const c of plan.counters) if (at(t, c) !== undefined) t = replaceAt(t, c, null);
+  return isObject(t) || Array.isArray(t) ? t : null;
+}

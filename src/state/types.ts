@@ -1,0 +1,90 @@
+/**
+ * The environment-state view result (decisions OQ-36). Key names are a promise: `--json`
+ * prints exactly this shape under `format_version` 1.
+ */
+import type { JsonValue } from '../load/bodies.js';
+
+/** OQ-31: the closed reason vocabulary (`not-entity` is never emitted, DOC-6). */
+export type Reason =
+  | 'body-unusable' | 'rendered-oversize' | 'no-identity' | 'path-varies' | 'query-varies'
+  | 'no-initial-record' | 'fields-differ' | 'not-planned';
+
+/** OQ-27: when several reasons apply, the first in this order is reported. */
+export const REASON_PRECEDENCE: readonly Reason[] = [
+  'body-unusable', 'rendered-oversize', 'no-identity', 'path-varies', 'query-varies', 'no-initial-record', 'fields-differ', 'not-planned',
+];
+
+export interface StateType {
+  collection: string;
+  root_path: string;
+  identity: string;
+  identity_source: 'path' | 'name' | 'suffix';
+  /** ES-33: `row` when a complete unsorted list row decided it, `appearance` otherwise. */
+  order_source: 'row' | 'appearance';
+  initial_order: string[];
+}
+
+export interface StateEntity {
+  collection: string;
+  id: string;
+  value: JsonValue;
+  /** OQ-19: per tool, the fields whose value in that view differs from `value`. */
+  view_values: Record<string, Record<string, JsonValue>>;
+  state_order: number;
+  record_ordinals: number[];
+}
+
+export interface StateDocument {
+  tool: string;
+  path: string;
+  query: string | null;
+  status: number;
+  value: JsonValue;
+  record_ordinal: number;
+}
+
+/** One request line a plan reproduced: its latest initial record, which is also its envelope. */
+export interface PlanLine {
+  path: string;
+  query: string | null;
+  record_ordinal: number;
+  status: number;
+  /** List lines: `all` renders the collection, `recorded` the ids the record listed (OQ-25). */
+  membership?: 'all' | 'recorded';
+  listed_ids?: string[];
+  /** Item lines: the path value naming the entity. */
+  id?: string;
+}
+
+interface ViewFacts {
+  tool: string;
+  collection: string;
+  /** The members this view shows, in first-seen order; an entity renders those it holds. */
+  fields: string[];
+  required_fields: string[];
+  projected_record_ordinals: number[];
+  projected_query_keys: string[];
+  per_response_members: string[];
+  clock_formats: Record<string, unknown>;
+  sorted_arrays: string[];
+  shared_envelope: boolean;
+  lines: PlanLine[];
+}
+
+export interface ItemPlan extends ViewFacts { kind: 'item'; entity_pointer: string; membership: null; counters: [] }
+export interface ListPlan extends ViewFacts { kind: 'list'; list_pointer: string; membership: 'all' | 'recorded'; counters: string[] }
+export interface DocumentPlan { tool: string; kind: 'document'; path: string; record_ordinal: number }
+export interface RecordPlan { tool: string; kind: 'record'; reason: Reason; detail: string }
+export type Plan = ItemPlan | ListPlan | DocumentPlan | RecordPlan;
+
+export interface EnvironmentState {
+  kind: 'environment-state';
+  capture_id: number;
+  timeline_order: 'start-time' | 'record-order';
+  limitations: string[];
+  evidence: { status: 'inferred'; unknown: ['authorization', 'response-semantics', 'write-effects'] };
+  types: StateType[];
+  entities: StateEntity[];
+  documents: StateDocument[];
+  plans: Plan[];
+}
