@@ -423,7 +423,7 @@ async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: L
         const seg = r.shape.segments[i];
         const listed = await lists.namesFor(r.shape.segments.slice(0, i), seg);
         const candidates = listed.length > 0 ? listed : await own.namesFor(r.responseBodyId, seg);
-        const best = pickName(candidates);
+        const best = pickName(candidates, r.shape.segments[i - 1]);
         if (best) {
           const v = votes.get(best) ?? { n: 0, order: order++ };
           v.n++;
@@ -455,10 +455,17 @@ async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: L
 
 const rank = (name: string) => { const i = IDENTITY_NAMES.indexOf(name); return i === -1 ? IDENTITY_NAMES.length : i; };
 
-/** Identity names first (OQ-9 priority), then the first candidate in key order. */
-function pickName(candidates: string[]): string | null {
+/**
+ * Identity names first (OQ-9 priority), then a suffix name that names the segment before the
+ * value (`teamId` after `/teams`, where `orgId` and `userId` repeat the same 1), then the
+ * first candidate in key order.
+ */
+function pickName(candidates: string[], before: string | undefined): string | null {
   if (candidates.length === 0) return null;
-  return [...candidates].sort((a, b) => rank(a) - rank(b))[0];
+  const stem = (before ?? '').toLowerCase().replace(/(ies)$/, 'y').replace(/s$/, '');
+  const names = (c: string) => stem !== '' && (c.toLowerCase() === `${stem}id` || c.toLowerCase() === `${stem}_id`);
+  const score = (c: string) => (rank(c) < IDENTITY_NAMES.length ? rank(c) : names(c) ? IDENTITY_NAMES.length : IDENTITY_NAMES.length + 1);
+  return [...candidates].sort((a, b) => score(a) - score(b))[0];
 }
 
 function sanitizeParamName(name: string): string {

@@ -146,7 +146,8 @@ interface Ctx {
 }
 
 function noInitialDetail(reads: ReadLine[]): string {
-  return `all ${reads.length} record${reads.length === 1 ? '' : 's'} come after the type's bound (ES-8/ES-9)`;
+  return reads.length === 1 ? `its one record comes after the type's bound (ES-8/ES-9)`
+    : `all ${reads.length} of its records come after the type's bound (ES-8/ES-9)`;
 }
 
 function unusableLines(ctx: Ctx, reasons: Outcome['reasons'], need: (r: ReadLine) => boolean): void {
@@ -197,7 +198,7 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
 function viewBase(ctx: Ctx, obs: Observation[]) {
   const { fields, required } = viewFields(obs);
   return {
-    tool: ctx.tool, collection: ctx.collection, fields, required_fields: required,
+    collection: ctx.collection, fields, required_fields: required,
     projected_record_ordinals: [], projected_query_keys: [], per_response_members: [], clock_formats: {}, sorted_arrays: [],
     shared_envelope: true,
   };
@@ -219,7 +220,7 @@ function itemPlan(ctx: Ctx, reasons: Outcome['reasons']): ItemPlan | null {
       reasons.push({ reason: 'fields-differ', detail: `record #${r.ordinal} (${lineName(r)}) does not show the entity its path names` });
     }
   }
-  const plan: ItemPlan = { ...viewBase(ctx, ctx.obs), kind: 'item', entity_pointer: pointers[0] ?? '', membership: null, counters: [], lines };
+  const plan: ItemPlan = { tool: ctx.tool, kind: 'item', ...viewBase(ctx, ctx.obs), entity_pointer: pointers[0] ?? '', membership: null, counters: [], lines };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
   return plan;
 }
@@ -255,7 +256,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     }
   }
   const plan: ListPlan = {
-    ...viewBase(ctx, listObs), kind: 'list', list_pointer: listPointer,
+    tool: ctx.tool, kind: 'list', ...viewBase(ctx, listObs), list_pointer: listPointer,
     membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded', counters, lines,
   };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
