@@ -4,7 +4,7 @@
 -- @reads  initial_reads, read_records, type_identities, list_locations, item_locations, member
 create view entity_observations as
 with reads as materialized (
-  select i.*, r.ends_in_param, r.timeline_order
+  select i.*, r.ends_in_param, r.lists_collection, r.timeline_order
   from initial_reads i
   join read_records r on r.record_id = i.record_id
   where i.status between 200 and 299
@@ -24,7 +24,7 @@ list_obs as (
   join lists l on l.body_id = r.response_body_id
   join member o on o.body_id = l.body_id and o.parent_pointer = l.list_pointer and o.type = 'object'
   join member f on f.body_id = o.body_id and f.parent_pointer = o.pointer and f.key = t.identity_field
-  where r.ends_in_param = 0 and f.type in ('string', 'integer')
+  where r.lists_collection = 1 and f.type in ('string', 'integer')
 ),
 item_obs as (
   select r.capture_id, r.root_path, r.record_id, r.ordinal, r.timeline_position, r.tool_id, r.tool,

@@ -1,5 +1,5 @@
 -- @rule   none
--- @says   The admitted reads (glossary: read tool): GET, HEAD, OPTIONS and TRACE records and query POSTs, with their tool, type root and timing.
+-- @says   The admitted reads (glossary: read tool): GET, HEAD, OPTIONS and TRACE records and query POSTs, with their tool, type root and timing, and whether their tool lists the type's own collection (a list template without parameters).
 -- @grain  one row per admitted read record
 -- @reads  records_timeline, record, tool
 create view read_records as
@@ -9,7 +9,10 @@ with timeline as (
 ),
 final as (
   select t.capture_id, t.record_id, t.ordinal, t.timeline_position, t.timeline_order, t.started_ms, t.ended_ms,
-         r.method, r.status, r.response_body_id, o.id as tool_id, o.name as tool, o.root_path, o.ends_in_param
+         r.method, r.status, r.response_body_id, o.id as tool_id, o.name as tool, o.root_path, o.ends_in_param,
+         -- A list of the type's own collection: a list template with no parameter (`/api/teams/search`,
+         -- not the sub-resource list `/api/teams/{id}/members`; decisions, ES-7).
+         (o.ends_in_param = 0 and instr(o.template, '{') = 0) as lists_collection
   from timeline t
   join record r on r.id = t.record_id
   join tool o on o.id = r.tool_id

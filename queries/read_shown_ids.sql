@@ -13,7 +13,7 @@ list_shown as (
   join list_locations l on l.body_id = r.response_body_id and l.identity_key is not null
   join member o on o.body_id = l.body_id and o.parent_pointer = l.list_pointer
   join member f on f.body_id = o.body_id and f.parent_pointer = o.pointer and f.key = l.identity_key
-  where r.ends_in_param = 0
+  where r.lists_collection = 1
 ),
 item_shown as (
   -- ES-38 / IDN-5 locate a successful item read's entity; the read shows its path id when

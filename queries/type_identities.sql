@@ -14,7 +14,7 @@ listed as (
          case l.identity_key when 'id' then 0 when 'uuid' then 1 when 'uid' then 2 when 'guid' then 3 when '_id' then 4 else 5 end as name_rank
   from read_records r
   join list_locations l on l.body_id = r.response_body_id
-  where r.ends_in_param = 0 and r.status between 200 and 299 and l.identity_key is not null
+  where r.lists_collection = 1 and r.status between 200 and 299 and l.identity_key is not null
   group by r.capture_id, r.root_path, l.identity_key, l.identity_source
 ),
 candidates as (

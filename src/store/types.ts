@@ -245,6 +245,7 @@ export interface ReadRecordsView {
   tool: string;
   root_path: string;
   ends_in_param: number;
+  lists_collection: number;
 }
 
 /** queries/list_locations.sql (OQ-11) */
@@ -437,7 +438,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   writes: cols<WritesView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'method', 'status', 'tool', 'root_path', 'started_ms', 'ended_ms', 'is_url_redacted']),
   first_write_per_root: cols<FirstWritePerRootView>()(['capture_id', 'root_path', 'write_record_id', 'write_ordinal', 'write_timeline_position', 'write_started_ms', 'write_ended_ms', 'is_redacted_bound']),
   reads_before_first_write: cols<ReadsBeforeFirstWriteView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'tool', 'root_path', 'method', 'status', 'position_to_bound', 'write_ordinal', 'is_redacted_bound']),
-  read_records: cols<ReadRecordsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'method', 'status', 'response_body_id', 'tool_id', 'tool', 'root_path', 'ends_in_param']),
+  read_records: cols<ReadRecordsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'method', 'status', 'response_body_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'lists_collection']),
   list_locations: cols<ListLocationsView>()(['body_id', 'list_pointer', 'entries', 'identity_key', 'identity_source']),
   read_shown_ids: cols<ReadShownIdsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'root_path', 'shown_id', 'shown_by']),
   post_created_ids: cols<PostCreatedIdsView>()(['capture_id', 'root_path', 'post_record_id', 'post_ordinal', 'post_timeline_position', 'post_started_ms', 'post_ended_ms', 'created_id']),
