@@ -294,6 +294,26 @@ describe('ES-35 all membership and ES-36 counters', () => {
   });
 });
 
+describe('ES-35 OQ-25 a recorded list renders what it listed', () => {
+  it('ES-35 a page with total 5 lists its two entities, not the third the state knows from an item read', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/items/it-03`, body: { id: 'it-03' } },
+      { url: `${A}/api/v1/items?limit=2`, body: { items: [{ id: 'it-01' }, { id: 'it-02' }], total: 5 } },
+    ]);
+    expect(ids(s, 'items').sort()).toEqual(['it-01', 'it-02', 'it-03']);
+    expect(plan(s, 'get_api_v1_items')).toMatchObject({ kind: 'list', membership: 'recorded', lines: [{ listed_ids: ['it-01', 'it-02'] }] });
+  });
+
+  it('ES-35 an all list renders the whole collection, so it fails when the state knows more than it listed', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/items/it-03`, body: { id: 'it-03' } },
+      { url: `${A}/api/v1/items`, body: { items: [{ id: 'it-01' }, { id: 'it-02' }], total: 2 } },
+    ]);
+    expect(plan(s, 'get_api_v1_items')).toMatchObject({ kind: 'record', reason: 'fields-differ' });
+    expect(plan(s, 'get_api_v1_items').detail).toMatch(/3 items rendered, 2 recorded/);
+  });
+});
+
 describe('ES-37 keeping a plan', () => {
   it('ES-37 a list view that shows two values for one entity on two request lines cannot reproduce both: fields-differ', () => {
     const s = stateOf([

@@ -46,7 +46,8 @@ function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, poi
       if (!jsonEqual(x, y)) return firstDifference(x, y, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
     }
   }
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return `${pointer || 'the root'} (${a.length} items rendered, ${b.length} recorded)`;
     for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return firstDifference(a[i], b[i], `${pointer}/${i}`);
   }
   return pointer === '' ? '(the whole body)' : pointer;
