@@ -6,10 +6,10 @@ create view list_locations as
 with members as (
   select body_id, pointer, parent_pointer, key, position, depth, type, value from member
 ),
-roots as (
+roots as materialized (
   select body_id, type as root_type from members where depth = 0
 ),
-entity_objects as (
+entity_objects as materialized (
   -- ES-22: an object (the root, or a top-level wrapper) that carries a scalar identity name is an entity.
   select distinct body_id, parent_pointer as object_pointer
   from members

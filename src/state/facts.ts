@@ -36,7 +36,7 @@ export interface StateFacts {
   counters: DB['list_counters'][];
   membership: DB['list_membership'][];
   tools: Selectable<DB['tool']>[];
-  /** ES-4/ES-5: a body's exact value through the body owner, or null when it is not usable. */
+  /** ES-4/ES-5: an initial read's body as an exact value through the body owner, or undefined when it is not usable. */
   /** A read's last path parameter value (the id an item read names). */
   pathValue(recordId: number): string | undefined;
   bodyValue(bodyId: number): JsonValue | undefined;
@@ -66,24 +66,30 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number): Promise<
   const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
     .select(['p.record_id', 'p.value']).where('r.capture_id', '=', captureId).orderBy('p.record_id').orderBy('p.position').execute();
   const pathValues = new Map(params.map((p) => [p.record_id, p.value]));
-  const bodyIds = [...new Set(reads.map((r) => r.response_body_id))];
-  const bodies = new Map<number, { usable: boolean; value: JsonValue | undefined }>();
+  // Only initial reads' bodies are ever rendered or compared; each is parsed on first use.
+  const bodyIds = [...new Set(reads.filter((r) => r.initial_id !== null).map((r) => r.response_body_id))];
+  const texts = new Map<number, string | null>();
   for (let i = 0; i < bodyIds.length; i += 500) {
     const rows = await k.selectFrom('body').select(['id', 'kind', 'is_usable', 'content'])
       .where('id', 'in', bodyIds.slice(i, i + 500)).execute();
-    for (const b of rows) {
-      if (b.kind !== 'json' || b.is_usable !== 1 || typeof b.content !== 'string') { bodies.set(b.id, { usable: false, value: undefined }); continue; }
-      const parsed = parseExactJson(b.content);
-      bodies.set(b.id, { usable: parsed.ok, value: parsed.ok ? parsed.value : undefined });
-    }
+    for (const b of rows) texts.set(b.id, b.kind === 'json' && b.is_usable === 1 && typeof b.content === 'string' ? b.content : null);
   }
+  const parsed = new Map<number, JsonValue | undefined>();
+  const value = (id: number): JsonValue | undefined => {
+    if (!parsed.has(id)) {
+      const text = texts.get(id);
+      const p = text == null ? null : parseExactJson(text);
+      parsed.set(id, p && p.ok ? p.value : undefined);
+    }
+    return parsed.get(id);
+  };
   return {
     captureId,
     timelineOrder: timeline?.timeline_order ?? 'record-order',
     reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null })),
     writes, identities, observations, order, itemLocations, listReads, counters, membership, tools,
     pathValue: (id) => pathValues.get(id),
-    bodyValue: (id) => bodies.get(id)?.value,
-    bodyUsable: (id) => bodies.get(id)?.usable ?? false,
+    bodyValue: value,
+    bodyUsable: (id) => value(id) !== undefined,
   };
 }
