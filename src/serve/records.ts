@@ -4,7 +4,6 @@
  * `initial_reads` view), and body classification from the store — decided once by the
  * single owner, src/load/bodies.ts (DESC-6, ES-5); this module only reads its verdict.
  */
-import { sql } from 'kysely';
 import { parseExactJson, type BodyKind, type JsonValue } from '../load/bodies.js';
 import type { ServeContext } from './context.js';
 
@@ -39,6 +38,21 @@ export interface RetainedBodyView {
 }
 
 const cache = new WeakMap<ServeContext, Map<string, ToolRecord[]>>();
+const initial = new WeakMap<ServeContext, Promise<Set<number>>>();
+
+/**
+ * The capture's initial reads (record ids), read once from the `initial_reads` view: the
+ * view is evaluated for the whole capture in one pass, much cheaper than once per record.
+ */
+export function initialRecordIds(ctx: ServeContext): Promise<Set<number>> {
+  let hit = initial.get(ctx);
+  if (!hit) {
+    hit = ctx.k.selectFrom('initial_reads').select('record_id').where('capture_id', '=', ctx.captureId).execute()
+      .then((rows) => new Set(rows.map((r) => r.record_id)));
+    initial.set(ctx, hit);
+  }
+  return hit;
+}
 
 /** The tool's records in timeline order (cached per context: the store is read-only). */
 export async function toolRecords(ctx: ServeContext, tool: string): Promise<ToolRecord[]> {
@@ -54,7 +68,6 @@ export async function toolRecords(ctx: ServeContext, tool: string): Promise<Tool
     .innerJoin('body as qb', 'qb.id', 'r.request_body_id')
     .select(['r.id', 'r.ordinal', 't.timeline_position', 'r.method', 'r.path', 'r.query', 'r.status',
       'r.response_media_type', 'r.response_body_id', 'rb.kind as response_kind', 'r.request_body_id', 'qb.kind as request_kind'])
-    .select(sql<number>`exists (select 1 from initial_reads i where i.record_id = r.id)`.as('is_initial'))
     .where('r.tool_id', '=', toolId)
     .orderBy('t.timeline_position')
     .execute();
@@ -62,13 +75,14 @@ export async function toolRecords(ctx: ServeContext, tool: string): Promise<Tool
     .select(['p.record_id', 'p.name', 'p.value']).where('r.tool_id', '=', toolId).orderBy('p.record_id').orderBy('p.position').execute();
   const queries = await ctx.k.selectFrom('query_param as q').innerJoin('record as r', 'r.id', 'q.record_id')
     .select(['q.record_id', 'q.name', 'q.value']).where('r.tool_id', '=', toolId).orderBy('q.record_id').orderBy('q.position').execute();
+  const initialIds = await initialRecordIds(ctx);
   const byId = new Map<number, ToolRecord>();
   const out = rows.map((r) => {
     const rec: ToolRecord = {
       record_id: r.id, ordinal: r.ordinal, timeline_position: r.timeline_position, method: r.method, path: r.path, query: r.query,
       status: r.status, response_media_type: r.response_media_type, response_body_id: r.response_body_id, response_kind: r.response_kind,
       request_body_id: r.request_body_id, request_kind: r.request_kind,
-      params: new Map(), query_pairs: [], is_initial: Boolean(r.is_initial),
+      params: new Map(), query_pairs: [], is_initial: initialIds.has(r.id),
     };
     byId.set(r.id, rec);
     return rec;
@@ -77,6 +91,22 @@ export async function toolRecords(ctx: ServeContext, tool: string): Promise<Tool
   for (const q of queries) byId.get(q.record_id)?.query_pairs.push({ name: q.name, value: q.value });
   perCtx.set(tool, out);
   return out;
+}
+
+const lists = new WeakMap<ServeContext, Promise<Map<number, string>>>();
+
+/**
+ * The list pointer the state's list rules (OQ-11, the `list_locations` view) find per JSON
+ * body; read once per context, since the view is computed for the whole store at a time.
+ */
+export async function listPointerOf(ctx: ServeContext, bodyId: number): Promise<string | null> {
+  let hit = lists.get(ctx);
+  if (!hit) {
+    hit = ctx.k.selectFrom('list_locations').select(['body_id', 'list_pointer']).execute()
+      .then((rows) => new Map(rows.map((r) => [r.body_id, r.list_pointer])));
+    lists.set(ctx, hit);
+  }
+  return (await hit).get(bodyId) ?? null;
 }
 
 /** One retained body as the store keeps it (kind decided by src/load/bodies.ts). */
