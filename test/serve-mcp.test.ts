@@ -172,3 +172,12 @@ describe('analysis tools', () => {
     expect(text(bad)).toMatch(/unknown view kind/);
   });
 });
+
+describe('docs (STYLE §8)', () => {
+  it('every analysis MCP tool is documented in the README', async () => {
+    const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+    const { ANALYSIS_TOOLS } = await import('../src/serve/analysis.js');
+    for (const t of ANALYSIS_TOOLS) expect(readme, t.name).toContain(`\`${t.name}\``);
+    expect(readme).toMatch(/## Serve over MCP/);
+  });
+});
