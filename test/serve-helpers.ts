@@ -63,3 +63,28 @@ export function line(t: Tool): string {
 export function text(r: CallToolResult): string {
   return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }
+
+/** One tool per method of MCP-1's table (GET, HEAD, OPTIONS, query POST, POST, PATCH, PUT, DELETE). */
+export const METHOD_EXCHANGES: Exchange[] = [
+  { url: 'http://localhost:3000/api/v1/items', body: [{ id: 'it-01', name: 'A' }, { id: 'it-02', name: 'B' }] },
+  { method: 'HEAD', url: 'http://localhost:3000/api/v1/items/it-01' },
+  { method: 'OPTIONS', url: 'http://localhost:3000/api/v1/items', status: 204 },
+  { method: 'POST', url: 'http://localhost:3000/api/v1/search', requestBody: { q: 'a' }, body: { hits: [{ id: 'it-01' }] } },
+  { method: 'POST', url: 'http://localhost:3000/api/v1/search', requestBody: { q: 'b' }, body: { hits: [] } },
+  { method: 'POST', url: 'http://localhost:3000/api/v1/items', requestBody: { name: 'C' }, status: 201, body: { id: 'it-03', name: 'C' } },
+  { method: 'PATCH', url: 'http://localhost:3000/api/v1/items/it-01', requestBody: { name: 'Z' }, body: { id: 'it-01', name: 'Z' } },
+  { method: 'PUT', url: 'http://localhost:3000/api/v1/items/it-02', requestBody: { id: 'it-02', name: 'Y' }, body: { id: 'it-02', name: 'Y' } },
+  { method: 'DELETE', url: 'http://localhost:3000/api/v1/items/it-03', status: 204 },
+];
+
+/** MCP-1's table: (method, template prefix, expected hints) for METHOD_EXCHANGES. */
+export const METHOD_HINTS: [string, string | undefined, Record<string, unknown>][] = [
+  ['GET', '/api/v1/items', { readOnlyHint: true, idempotentHint: true, openWorldHint: false }],
+  ['HEAD', undefined, { readOnlyHint: true, idempotentHint: true, openWorldHint: false }],
+  ['OPTIONS', undefined, { readOnlyHint: true, idempotentHint: true, openWorldHint: false }],
+  ['POST', '/api/v1/search', { readOnlyHint: true, idempotentHint: false, openWorldHint: false }],
+  ['POST', '/api/v1/items', { readOnlyHint: false, idempotentHint: false, openWorldHint: false }],
+  ['PATCH', undefined, { readOnlyHint: false, idempotentHint: false, openWorldHint: false }],
+  ['PUT', undefined, { readOnlyHint: false, idempotentHint: true, openWorldHint: false }],
+  ['DELETE', undefined, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
+];

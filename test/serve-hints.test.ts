@@ -1,24 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hintsFor } from '../src/serve/hints.js';
 import { tempDir } from './helpers.js';
-import { serveHar, text, type Served } from './serve-helpers.js';
+import { METHOD_EXCHANGES, METHOD_HINTS, serveHar, text, type Served } from './serve-helpers.js';
 
-const API = 'http://localhost:3000/api/v1';
 const dir = tempDir();
 let s: Served;
 
 beforeAll(async () => {
-  s = await serveHar(dir, [
-    { url: `${API}/items`, body: [{ id: 'it-01', name: 'A' }, { id: 'it-02', name: 'B' }] },
-    { method: 'HEAD', url: `${API}/items/it-01` },
-    { method: 'OPTIONS', url: `${API}/items`, status: 204 },
-    { method: 'POST', url: `${API}/search`, requestBody: { q: 'a' }, body: { hits: [{ id: 'it-01' }] } },
-    { method: 'POST', url: `${API}/search`, requestBody: { q: 'b' }, body: { hits: [] } },
-    { method: 'POST', url: `${API}/items`, requestBody: { name: 'C' }, status: 201, body: { id: 'it-03', name: 'C' } },
-    { method: 'PATCH', url: `${API}/items/it-01`, requestBody: { name: 'Z' }, body: { id: 'it-01', name: 'Z' } },
-    { method: 'PUT', url: `${API}/items/it-02`, requestBody: { id: 'it-02', name: 'Y' }, body: { id: 'it-02', name: 'Y' } },
-    { method: 'DELETE', url: `${API}/items/it-03`, status: 204 },
-  ]);
+  s = await serveHar(dir, METHOD_EXCHANGES);
 });
 afterAll(async () => { await s?.close(); });
 
@@ -26,17 +15,7 @@ const byMethod = (method: string, template?: string) =>
   s.tools.find((t) => (t.description ?? '').split('\n')[1]?.startsWith(`${method} ${template ?? ''}`))!;
 
 describe('MCP-1 hints per method (ACC-7: advertised by the in-process server)', () => {
-  const table: [string, string | undefined, Record<string, unknown>][] = [
-    ['GET', '/api/v1/items', { readOnlyHint: true, idempotentHint: true, openWorldHint: false }],
-    ['HEAD', undefined, { readOnlyHint: true, idempotentHint: true, openWorldHint: false }],
-    ['OPTIONS', undefined, { readOnlyHint: true, idempotentHint: true, openWorldHint: false }],
-    ['POST', '/api/v1/search', { readOnlyHint: true, idempotentHint: false, openWorldHint: false }],
-    ['POST', '/api/v1/items', { readOnlyHint: false, idempotentHint: false, openWorldHint: false }],
-    ['PATCH', undefined, { readOnlyHint: false, idempotentHint: false, openWorldHint: false }],
-    ['PUT', undefined, { readOnlyHint: false, idempotentHint: true, openWorldHint: false }],
-    ['DELETE', undefined, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
-  ];
-  for (const [method, template, hints] of table) {
+  for (const [method, template, hints] of METHOD_HINTS) {
     it(`${method} ${template ?? ''}`.trim(), () => {
       const t = byMethod(method, template);
       expect(t, `${method} ${template}`).toBeDefined();

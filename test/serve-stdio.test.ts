@@ -3,7 +3,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeHar } from './har-builder.js';
 import { cli, cliPath, fixture, root, tempDir } from './helpers.js';
+import { METHOD_EXCHANGES, METHOD_HINTS } from './serve-helpers.js';
 
 const grafana = fixture('grafana-mini', 'capture.har');
 
@@ -44,6 +46,24 @@ describe('ACC-7 the compiled server over stdio (node dist/src/cli/main.js serve 
     const q = (await client.callTool({ name: 'query_store', arguments: { sql: 'select 9007199254740993 as n' } })) as CallToolResult;
     expect((q.content[0] as { text: string }).text).toMatch(/9007199254740993/);
     expect(q.structuredContent).toMatchObject({ rows: [['9007199254740993']] });
+  });
+});
+
+describe('ACC-7 MCP-1 the compiled server advertises every row of the hint table', () => {
+  it('GET, HEAD, OPTIONS, query POST, POST, PATCH, PUT, DELETE over stdio', async () => {
+    const har = writeHar(tempDir(), 'methods.har', METHOD_EXCHANGES);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', har], cwd: root, stderr: 'pipe' });
+    const client = new Client({ name: 'capstate-stdio-test', version: '1' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      for (const [method, template, hints] of METHOD_HINTS) {
+        const t = tools.find((x) => (x.description ?? '').split('\n')[1]?.startsWith(`${method} ${template ?? ''}`));
+        expect(t?.annotations, `${method} ${template ?? ''}`).toEqual(hints);
+      }
+    } finally {
+      await client.close();
+    }
   });
 });
 
