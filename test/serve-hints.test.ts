@@ -59,3 +59,29 @@ describe('request bodies: schema and replay', () => {
     expect((r.structuredContent as { why: string }).why).toMatch(/body is not matched/);
   });
 });
+
+describe('ES-8 which record replays (latest initial record of the request line, else the latest)', () => {
+  it('before the bound, after it, and with no bound', async () => {
+    const api = 'http://localhost:3000/api/v1';
+    const t = await serveHar(tempDir(), [
+      { url: `${api}/items`, body: [{ id: 'it-01', name: 'A' }] },
+      { url: `${api}/items`, body: [{ id: 'it-01', name: 'A2' }] },
+      { method: 'PATCH', url: `${api}/items/it-01`, requestBody: { name: 'B' }, body: { id: 'it-01', name: 'B' } },
+      { url: `${api}/items`, body: [{ id: 'it-01', name: 'B' }] },
+      { url: `${api}/items?page=2`, body: [] },
+      { url: `${api}/tags`, body: [{ id: 'tg-1' }] },
+    ]);
+    try {
+      const before = (await t.call('get_api_v1_items', {})).structuredContent as { record_ordinal: number; why: string };
+      expect(before.record_ordinal).toBe(2);
+      expect(before.why).toBe('latest initial record of GET /api/v1/items (3 records of this line): recorded before #3, the first write under /api/v1/items (ES-8)');
+      const after = (await t.call('get_api_v1_items', { query: { page: '2' } })).structuredContent as { record_ordinal: number; why: string };
+      expect(after.record_ordinal).toBe(5);
+      expect(after.why).toMatch(/^latest record of GET \/api\/v1\/items\?page=2: none of its records is an initial read .*first write is #3/);
+      const free = (await t.call('get_api_v1_tags', {})).structuredContent as { why: string };
+      expect(free.why).toMatch(/no write bounds the type \/api\/v1\/tags/);
+    } finally {
+      await t.close();
+    }
+  });
+});

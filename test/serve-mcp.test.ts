@@ -71,7 +71,7 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
     const r = await s.call('get_api_annotations', { query: { from: '1772421302000', to: '1772442902000', limit: '100', matchAny: 'false', dashboardUID: 'abc123XYZ' } });
     const sc = r.structuredContent as { record_ordinal: number; why: string; body: { id: number }[] };
     expect(sc.record_ordinal).toBe(9);
-    expect(sc.why).toMatch(/latest initial record .* \(2 records of this line\)/);
+    expect(sc.why).toMatch(/latest initial record .* \(2 records of this line\): recorded before #10, the first write under \/api\/annotations \(ES-8\)/);
     expect(sc.body[0].id).toBe(16);
   });
 

@@ -8,7 +8,9 @@ import { objectEntries, stringifyExact, MAX_USABLE_BODY_BYTES, type BodyKind, ty
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
-import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
+import { firstWriteOrdinal, jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
 export interface AnswerBody {
   /** The owner's classification of the retained body (DESC-6). */
@@ -102,12 +104,18 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
   const repeats = candidates.length > 1 ? ` (${candidates.length} records of this line)` : '';
   let why: string;
   if (initial.length) {
-    why = `latest initial record of ${line}${bodyNote}${repeats}: recorded before the first write that bounds its type (ES-8)`;
+    const b = chosen.bound;
+    why = `latest initial record of ${line}${bodyNote}${repeats}: ` + (b === null
+      ? `no write bounds the type ${chosen.root_path}, so every read of it is initial`
+      : b.rule === 'ES-8'
+        ? `recorded before #${b.ordinal}, the first write under ${chosen.root_path} (ES-8)`
+        : `recorded before #${b.ordinal}, a POST elsewhere that created an entity of ${chosen.root_path} (ES-9)`);
+  } else if (!READS.has(tool.method) && !tool.is_query_post) {
+    why = `latest record of ${line}${bodyNote}${repeats}: a write is replayed as recorded; its effect on state is not modelled (§13)`;
   } else {
-    why = `latest record of ${line}${bodyNote}${repeats}: no record of this line precedes the first write that bounds its type, so none is initial (ES-8)`;
-    if (!['GET', 'HEAD', 'OPTIONS', 'TRACE'].includes(tool.method) && !tool.is_query_post) {
-      why = `latest record of ${line}${bodyNote}${repeats}: a write is replayed as recorded; its effect on state is not modelled (§13)`;
-    }
+    const w = await firstWriteOrdinal(ctx, chosen.root_path);
+    why = `latest record of ${line}${bodyNote}${repeats}: none of its records is an initial read (each came after, or overlapped, ` +
+      `the bound of ${chosen.root_path}${w !== null ? `, whose first write is #${w}` : ''}; ES-8, ES-9)`;
   }
   return { tool: tool.name, status: chosen.status, body: await answerBody(ctx, chosen), record_ordinal: chosen.ordinal, request_line: line, source: 'replay', why };
 }

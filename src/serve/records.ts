@@ -26,6 +26,9 @@ export interface ToolRecord {
   query_pairs: { name: string; value: string }[];
   /** An initial read (ES-8/ES-9): before the bound of its type. */
   is_initial: boolean;
+  /** For an initial read: the record that bounds its type and the rule (null: unbounded). */
+  bound: { ordinal: number; rule: 'ES-8' | 'ES-9' } | null;
+  root_path: string;
 }
 
 export interface RetainedBodyView {
@@ -38,17 +41,18 @@ export interface RetainedBodyView {
 }
 
 const cache = new WeakMap<ServeContext, Map<string, ToolRecord[]>>();
-const initial = new WeakMap<ServeContext, Promise<Set<number>>>();
+type Bound = { ordinal: number; rule: 'ES-8' | 'ES-9' } | null;
+const initial = new WeakMap<ServeContext, Promise<Map<number, Bound>>>();
 
 /**
  * The capture's initial reads (record ids), read once from the `initial_reads` view: the
  * view is evaluated for the whole capture in one pass, much cheaper than once per record.
  */
-export function initialRecordIds(ctx: ServeContext): Promise<Set<number>> {
+export function initialReads(ctx: ServeContext): Promise<Map<number, Bound>> {
   let hit = initial.get(ctx);
   if (!hit) {
-    hit = ctx.k.selectFrom('initial_reads').select('record_id').where('capture_id', '=', ctx.captureId).execute()
-      .then((rows) => new Set(rows.map((r) => r.record_id)));
+    hit = ctx.k.selectFrom('initial_reads').select(['record_id', 'bound_ordinal', 'bound_rule']).where('capture_id', '=', ctx.captureId).execute()
+      .then((rows) => new Map(rows.map((r) => [r.record_id, r.bound_ordinal === null || r.bound_rule === null ? null : { ordinal: r.bound_ordinal, rule: r.bound_rule }])));
     initial.set(ctx, hit);
   }
   return hit;
@@ -75,14 +79,15 @@ export async function toolRecords(ctx: ServeContext, tool: string): Promise<Tool
     .select(['p.record_id', 'p.name', 'p.value']).where('r.tool_id', '=', toolId).orderBy('p.record_id').orderBy('p.position').execute();
   const queries = await ctx.k.selectFrom('query_param as q').innerJoin('record as r', 'r.id', 'q.record_id')
     .select(['q.record_id', 'q.name', 'q.value']).where('r.tool_id', '=', toolId).orderBy('q.record_id').orderBy('q.position').execute();
-  const initialIds = await initialRecordIds(ctx);
+  const initialIds = await initialReads(ctx);
   const byId = new Map<number, ToolRecord>();
   const out = rows.map((r) => {
     const rec: ToolRecord = {
       record_id: r.id, ordinal: r.ordinal, timeline_position: r.timeline_position, method: r.method, path: r.path, query: r.query,
       status: r.status, response_media_type: r.response_media_type, response_body_id: r.response_body_id, response_kind: r.response_kind,
       request_body_id: r.request_body_id, request_kind: r.request_kind,
-      params: new Map(), query_pairs: [], is_initial: initialIds.has(r.id),
+      params: new Map(), query_pairs: [], is_initial: initialIds.has(r.id), bound: initialIds.get(r.id) ?? null,
+      root_path: ctx.tools.get(tool)!.root_path,
     };
     byId.set(r.id, rec);
     return rec;
@@ -107,6 +112,19 @@ export async function listPointerOf(ctx: ServeContext, bodyId: number): Promise<
     lists.set(ctx, hit);
   }
   return (await hit).get(bodyId) ?? null;
+}
+
+const firstWrites = new WeakMap<ServeContext, Promise<Map<string, number>>>();
+
+/** The ordinal of the first write under each type root (ES-8, `first_write_per_root`). */
+export async function firstWriteOrdinal(ctx: ServeContext, rootPath: string): Promise<number | null> {
+  let hit = firstWrites.get(ctx);
+  if (!hit) {
+    hit = ctx.k.selectFrom('first_write_per_root').select(['root_path', 'write_ordinal']).where('capture_id', '=', ctx.captureId).execute()
+      .then((rows) => new Map(rows.map((r) => [r.root_path, r.write_ordinal])));
+    firstWrites.set(ctx, hit);
+  }
+  return (await hit).get(rootPath) ?? null;
 }
 
 /** One retained body as the store keeps it (kind decided by src/load/bodies.ts). */
