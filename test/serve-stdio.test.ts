@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -89,6 +90,12 @@ describe('capstate card', () => {
     expect(fromFile.tools).toEqual(fromDb.tools);
     const text = cli(['card', '--db', db]);
     expect(text.stdout).toMatch(/get_api_folders_by_uid\n {4}GET \/api\/folders\/\{uid\}; returns object/);
+  });
+
+  it('ACC-5 golden: grafana-mini\'s card tools match fixtures/grafana-mini/expected/card.json', () => {
+    const doc = JSON.parse(cli(['card', '--db', db, '--json']).stdout) as { tools: unknown[]; limitations: string[] };
+    const expected = JSON.parse(readFileSync(fixture('grafana-mini', 'expected', 'card.json'), 'utf8')) as { tools: unknown[]; limitations: string[] };
+    expect({ tools: doc.tools, limitations: doc.limitations }).toEqual(expected);
   });
 
   it('a store with several captures needs --capture', () => {

@@ -95,7 +95,7 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
     }
     properties[queryArg] = {
       type: 'object', properties: qp, additionalProperties: false,
-      description: 'Query keys the capture shows; a call replays the record with exactly these keys and values (see the tool description for recorded request lines).',
+      description: 'Query keys the capture shows. A call is answered by a record with exactly the keys and values given; a combination never recorded is an error that lists the recorded request lines.',
     };
   }
   let bodyArg: string | null = null;
