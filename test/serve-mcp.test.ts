@@ -166,6 +166,11 @@ describe('analysis tools', () => {
     expect(w.isError).toBe(true);
     const bad = await s.call('query_store', { sql: 'select * from nowhere' });
     expect((bad.structuredContent as { code: string }).code).toBe('bad-sql');
+    const wide = await s.call('query_store', { sql: "with recursive n(i) as (select 1 union all select i + 1 from n where i < 50) select i, printf('%.100000c', 'x') from n", max_rows: 50 });
+    const doc = wide.structuredContent as { rows: unknown[]; truncated: boolean; truncated_at_bytes: number };
+    expect(doc.truncated).toBe(true);
+    expect(doc.truncated_at_bytes).toBe(1024 * 1024);
+    expect(doc.rows.length).toBe(10);
     const big = await s.call('query_store', { sql: 'select 9007199254740993 as n' });
     expect(text(big)).toMatch(/9007199254740993\s*\]/);
     expect(big.structuredContent).toMatchObject({ rows: [['9007199254740993']] });

@@ -5,6 +5,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
+import { toJson } from '../cli/common.js';
 import { runReadOnlySql } from '../cli/sql.js';
 import { readManifest } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
@@ -14,6 +15,8 @@ import { environmentStateView } from './state-view.js';
 
 /** Rows query_store returns by default and at most. */
 export const QUERY_STORE_ROWS = { default: 500, max: 10_000 } as const;
+/** Rows stop once their JSON passes this many bytes (a row can hold a whole body). */
+export const QUERY_STORE_MAX_BYTES = 1024 * 1024;
 
 export const VIEW_KINDS = ['environment-manifest', 'environment-state'] as const;
 
@@ -52,7 +55,7 @@ export const ANALYSIS_TOOLS: Tool[] = [
     name: 'query_store',
     description: 'Run one read-only SQL statement against the capstate store (fact tables such as record, body, member, ' +
       `tool, and rule views such as records_timeline, initial_reads, list_locations). At most ${QUERY_STORE_ROWS.default} rows ` +
-      `unless max_rows says otherwise (up to ${QUERY_STORE_ROWS.max}). Integers beyond 2^53 are exact in the text content and ` +
+      `unless max_rows says otherwise (up to ${QUERY_STORE_ROWS.max}), and at most ${QUERY_STORE_MAX_BYTES / 1024 / 1024} MiB of rows. Integers beyond 2^53 are exact in the text content and ` +
       'decimal strings in structuredContent.',
     inputSchema: {
       type: 'object',
@@ -109,7 +112,17 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
       }
       // STYLE §14: a fresh connection opened read-only, and only statements that return rows.
       const r = runReadOnlySql(ctx.file, a.sql, max);
-      return documentResult({ ok: true, columns: r.columns, rows: r.rows, truncated: r.truncated, max_rows: max });
+      let bytes = 0;
+      let kept = r.rows.length;
+      for (let i = 0; i < r.rows.length; i++) {
+        bytes += Buffer.byteLength(toJson(r.rows[i], 0), 'utf8') + 1;
+        if (bytes > QUERY_STORE_MAX_BYTES) { kept = i; break; }
+      }
+      const byBytes = kept < r.rows.length;
+      return documentResult({
+        ok: true, columns: r.columns, rows: byBytes ? r.rows.slice(0, kept) : r.rows, truncated: r.truncated || byBytes, max_rows: max,
+        ...(byBytes ? { truncated_at_bytes: QUERY_STORE_MAX_BYTES } : {}),
+      });
     }
     default:
       throw new CapstateError('unknown-tool', `no analysis tool ${JSON.stringify(name)}`, { tool: name });
