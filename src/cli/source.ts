@@ -17,6 +17,7 @@ export const captureArg = {
 
 export interface ServedSource { ctx: ServeContext; cleanup: () => void }
 
+/** Opens the capture to serve: loads CAPTURE first when given, then the store read-only. */
 export async function openSource(a: { db: string; capture?: string; manifest?: string; source?: string }, rawArgs: string[]): Promise<ServedSource> {
   const explicitDb = rawArgs.some((r) => r === '--db' || r.startsWith('--db='));
   let db = a.db;

@@ -53,6 +53,7 @@ export async function openServeContext(file: string, captureId?: number): Promis
   }
 }
 
+/** Closes the context's read-only connection. */
 export async function closeServeContext(ctx: ServeContext): Promise<void> {
   await ctx.k.destroy(); // closes ctx.db as well
 }

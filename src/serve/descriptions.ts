@@ -209,6 +209,7 @@ export function minimalLine(tool: { method: string; template: string }): string 
   return line.length <= DESCRIPTION_BUDGET.descriptionMax ? line : line.slice(0, DESCRIPTION_BUDGET.descriptionMax - 1) + '…';
 }
 
+/** The warning plus `METHOD template`: the smallest description a served tool has. */
 export function minimalDescription(tool: { method: string; template: string }): string {
   return `${UNTRUSTED_CATALOG_WARNING}\n${minimalLine(tool)}`;
 }
