@@ -39,7 +39,7 @@ describe('MCP-2 ownership of hints', () => {
   });
 });
 
-describe('request bodies: schema and replay', () => {
+describe('OQ-7 request bodies: schema, query-POST replay, writes', () => {
   it('a query POST replays the record with the same request body, and refuses another body', async () => {
     const search = byMethod('POST', '/api/v1/search');
     const schema = search.inputSchema as { properties: { body: { type: string; properties: Record<string, { type: string }> } } };

@@ -157,7 +157,7 @@ describe('ACC-7 bad arguments come back as isError and the server keeps serving'
   });
 });
 
-describe('analysis tools', () => {
+describe('OQ-4 analysis tools: inspect_analysis_view, inspect_environment_manifest, query_store (STYLE §14)', () => {
   it('query_store runs read-only SQL, caps rows and refuses writes', async () => {
     const r = await s.call('query_store', { sql: 'select ordinal, status from record order by ordinal', max_rows: 2 });
     expect(r.isError).toBeFalsy();

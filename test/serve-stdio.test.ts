@@ -68,7 +68,7 @@ describe('ACC-7 MCP-1 the compiled server advertises every row of the hint table
   });
 });
 
-describe('capstate card', () => {
+describe('MCP-2 capstate card (the environment card)', () => {
   const dir = tempDir();
   const db = join(dir, 'card.sqlite');
   beforeAll(() => { expect(cli(['load', grafana, '--db', db]).status).toBe(0); });
