@@ -199,3 +199,31 @@ describe('docs (STYLE §8)', () => {
     expect(readme).toMatch(/## Serve over MCP/);
   });
 });
+
+describe('ES-5 exact numbers through replay (STYLE §5 property)', () => {
+  it('any 64-bit integers in a body come back digit for digit: exact in the text, labelled strings in structuredContent', async () => {
+    const { default: fc } = await import('fast-check');
+    const { serveHar } = await import('./serve-helpers.js');
+    const work = tempDir();
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { minLength: 1, maxLength: 40 }),
+      async (ns) => {
+        const raw = `{"values":[${ns.join(',')}],"first":${ns[0]}}`;
+        const served = await serveHar(work, [{ url: 'http://localhost:3000/api/numbers', body: raw }]);
+        try {
+          const r = await served.call('get_api_numbers', {});
+          expect((r.content[1] as { text: string }).text).toBe(raw);
+          const sc = r.structuredContent as { body: { values: (number | string)[]; first: number | string }; integers_as_strings?: string[] };
+          ns.forEach((n, i) => expect(String(sc.body.values[i])).toBe(n.toString()));
+          const unsafe = ns.map((n, i) => [n, i] as const).filter(([n]) => n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER));
+          for (const [, i] of unsafe) {
+            expect(typeof sc.body.values[i]).toBe('string');
+            expect(sc.integers_as_strings).toContain(`/values/${i}`);
+          }
+        } finally {
+          await served.close();
+        }
+      },
+    ), { numRuns: 8 });
+  });
+});
