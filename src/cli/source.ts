@@ -1,6 +1,7 @@
 /**
  * Where a reading command's captures come from: a capture file given as the positional
- * argument (loaded first, into a temporary store unless --db is given), or the store.
+ * argument (loaded first, into a temporary store unless --db is given, as `load` does), or
+ * the store.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,30 +10,35 @@ import type { Kysely } from 'kysely';
 import { CapstateError } from '../errors.js';
 import { loadCaptures } from '../load/index.js';
 import { listCaptureIds } from '../manifest/read.js';
+import { openServeContext, type ServeContext } from '../serve/context.js';
 import { kyselyFor, openStore } from '../store/open.js';
 import type { DB } from '../store/types.js';
 import { dbArg, log } from './common.js';
 import { loadInputArgs, loadInputs } from './load-inputs.js';
 
+export const captureArg = {
+  capture: { type: 'string', description: 'Capture id in the store (see capstate info)', valueHint: 'ID' },
+} as const;
+
 export const sourceArgs = {
   ...dbArg,
   ...loadInputArgs,
-  capture: { type: 'string', description: 'Capture id in the store (see capstate info)', valueHint: 'ID' },
+  ...captureArg,
   source: { type: 'positional', description: 'A capture file to load first (into a temporary store unless --db is given)', required: false, valueHint: 'CAPTURE' },
 } as const;
 
 type SourceArgValues = { db: string; capture?: string; source?: string } & Parameters<typeof loadInputs>[0];
 
-/**
- * Runs `fn` with a store connection and the capture ids to read: the loaded capture, the
- * `--capture` one, or every capture in the store.
- */
-export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn: (k: Kysely<DB>, ids: number[]) => Promise<T>): Promise<T> {
+interface Source { db: string; only: number | null; cleanup: () => void }
+
+/** Loads the positional capture when given; says which store and capture to read. */
+async function resolveSource(a: SourceArgValues, rawArgs: string[]): Promise<Source> {
   const explicitDb = rawArgs.some((r) => r === '--db' || r.startsWith('--db='));
-  let db = a.db;
-  let temp: string | null = null;
   let only: number | null = a.capture === undefined ? null : Number(a.capture);
   if (only !== null && !Number.isInteger(only)) throw new CapstateError('usage', '--capture takes a capture id (see capstate info)', {}, 2);
+  let temp: string | null = null;
+  const cleanup = () => { if (temp) rmSync(temp, { recursive: true, force: true }); temp = null; };
+  let db = a.db;
   try {
     if (a.source) {
       if (!explicitDb) {
@@ -42,6 +48,20 @@ export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn:
       const [loaded] = await loadCaptures({ db, files: [a.source], log, ...loadInputs(a, rawArgs) });
       only = loaded.capture_id;
     }
+    return { db, only, cleanup };
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
+}
+
+/**
+ * Runs `fn` with a store connection and the capture ids to read: the loaded capture, the
+ * `--capture` one, or every capture in the store.
+ */
+export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn: (k: Kysely<DB>, ids: number[]) => Promise<T>): Promise<T> {
+  const { db, only, cleanup } = await resolveSource(a, rawArgs);
+  try {
     const k = kyselyFor(openStore(db));
     try {
       return await fn(k, only !== null ? [only] : await listCaptureIds(k));
@@ -49,7 +69,7 @@ export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn:
       await k.destroy();
     }
   } finally {
-    if (temp) rmSync(temp, { recursive: true, force: true });
+    cleanup();
   }
 }
 
@@ -58,4 +78,17 @@ export function oneCapture(ids: number[], db: string): number {
   if (ids.length === 1) return ids[0];
   if (ids.length === 0) throw new CapstateError('no-captures', `the store ${db} holds no capture yet: capstate load CAPTURE --db ${db}`, { file: db });
   throw new CapstateError('usage', `the store ${db} holds ${ids.length} captures (${ids.join(', ')}); pick one with --capture ID`, { file: db }, 2);
+}
+
+export interface ServedSource { ctx: ServeContext; cleanup: () => void }
+
+/** Opens the capture to serve (serve, card): loads CAPTURE first when given, then the store read-only. */
+export async function openSource(a: SourceArgValues, rawArgs: string[]): Promise<ServedSource> {
+  const { db, only, cleanup } = await resolveSource(a, rawArgs);
+  try {
+    return { ctx: await openServeContext(db, only ?? undefined), cleanup };
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
 }

@@ -1,0 +1,121 @@
+/**
+ * Tool-call latency of the MCP server, in process (InMemoryTransport + a real Client), on
+ * the bench's generated capture: the store `npm run bench` loaded (bench/out/h<MB>.sqlite
+ * for the first of BENCH_SIZES), generated and loaded here when missing.
+ *
+ * Env: BENCH_SIZES (first size used, default 50), BENCH_SERVE_CALLS (default 2000).
+ * Prints the figures on stdout and writes bench/out/serve-results.json.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { closeServeContext, openServeContext } from '../src/serve/context.js';
+import { toolRecords } from '../src/serve/records.js';
+import { createServer } from '../src/serve/server.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const OUT = join(ROOT, 'bench', 'out');
+const CLI_JS = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const log = (msg: string) => process.stderr.write(msg + '\n');
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function ensureStore(mb: number): string {
+  const db = join(OUT, `h${mb}.sqlite`);
+  if (existsSync(db)) return db;
+  mkdirSync(OUT, { recursive: true });
+  const har = join(OUT, `h${mb}.har`);
+  if (!existsSync(har)) {
+    log(`[serve] generating ${relative(ROOT, har)}…`);
+    const g = spawnSync(process.execPath, [join(ROOT, 'dist', 'bench', 'gen-har.js'), String(mb), har], { stdio: 'inherit' });
+    if (g.status !== 0) throw new Error('gen-har failed');
+  }
+  log(`[serve] loading ${relative(ROOT, har)} → ${relative(ROOT, db)}…`);
+  const l = spawnSync(process.execPath, [CLI_JS, 'load', har, '--db', db, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (l.status !== 0) throw new Error('capstate load failed');
+  return db;
+}
+
+async function main(): Promise<number> {
+  const mb = Number((process.env.BENCH_SIZES ?? '50').split(',')[0]);
+  const calls = Math.max(1, Number(process.env.BENCH_SERVE_CALLS ?? 2000) | 0);
+  const db = ensureStore(mb);
+
+  const t0 = performance.now();
+  const ctx = await openServeContext(db);
+  const { server, catalog } = await createServer(ctx);
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'capstate-bench', version: '1' });
+  await server.connect(b);
+  await client.connect(a);
+  const { tools } = await client.listTools();
+  const startMs = performance.now() - t0;
+
+  // One call per recorded request line of every served environment tool, cycled.
+  const served = new Set(catalog.environmentTools.map((t) => t.name));
+  const plan: { name: string; args: Record<string, unknown> }[] = [];
+  for (const t of ctx.manifest.tools) {
+    if (!served.has(t.name)) continue;
+    const seen = new Set<string>();
+    for (const r of await toolRecords(ctx, t.name)) {
+      const args: Record<string, unknown> = Object.fromEntries(r.params);
+      if (r.query_pairs.length) {
+        const q: Record<string, string | string[]> = {};
+        for (const p of r.query_pairs) {
+          const had = q[p.name];
+          q[p.name] = had === undefined ? p.value : ([] as string[]).concat(had, p.value);
+        }
+        args.query = q;
+      }
+      const key = JSON.stringify([t.name, args]);
+      if (!seen.has(key)) { seen.add(key); plan.push({ name: t.name, args }); }
+    }
+  }
+  if (plan.length === 0) throw new Error('no tool calls to make');
+
+  const lat: number[] = [];
+  let errors = 0;
+  for (let i = 0; i < calls; i++) {
+    const c = plan[i % plan.length];
+    const s = performance.now();
+    const r = await client.callTool({ name: c.name, arguments: c.args });
+    lat.push(performance.now() - s);
+    if (r.isError) errors++;
+  }
+  const sorted = [...lat].sort((x, y) => x - y);
+  const sql: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const s = performance.now();
+    await client.callTool({ name: 'query_store', arguments: { sql: 'select tool, status, records from tool_statuses', max_rows: 1000 } });
+    sql.push(performance.now() - s);
+  }
+  sql.sort((x, y) => x - y);
+  await client.close();
+  await server.close();
+  await closeServeContext(ctx);
+
+  const result = {
+    store: relative(ROOT, db), machine: { cpus: cpus().length, node: process.version },
+    tools: tools.length, environment_tools: catalog.environmentTools.length, catalog_bytes: catalog.bytes, catalog_limitations: catalog.limitations,
+    start_ms: startMs, request_lines: plan.length, calls, errors,
+    call_ms: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1], mean: lat.reduce((x, y) => x + y, 0) / lat.length },
+    query_store_ms: { p50: percentile(sql, 50), p99: percentile(sql, 99) },
+  };
+  writeFileSync(join(OUT, 'serve-results.json'), JSON.stringify(result, null, 2) + '\n');
+  const f = (x: number) => x.toFixed(2);
+  process.stdout.write([
+    `serve bench on ${result.store}: ${result.tools} tools (${result.environment_tools} environment), catalog ${result.catalog_bytes} bytes, start + list ${f(startMs)} ms`,
+    `tool calls (in process, replay): ${calls} over ${plan.length} request lines, ${errors} errors; p50 ${f(result.call_ms.p50)} ms, p99 ${f(result.call_ms.p99)} ms, max ${f(result.call_ms.max)} ms`,
+    `query_store (tool_statuses): p50 ${f(result.query_store_ms.p50)} ms, p99 ${f(result.query_store_ms.p99)} ms`,
+  ].join('\n') + '\n');
+  return errors ? 1 : 0;
+}
+
+main().then((code) => process.exit(code), (err: unknown) => { log(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}`); process.exit(1); });

@@ -1,0 +1,130 @@
+/**
+ * The analysis tools served beside the environment's own tools: `inspect_analysis_view`
+ * (OQ-4), `inspect_environment_manifest`, and `query_store` (read-only SQL, STYLE §14).
+ * Each is a thin wrapper over the core function the CLI calls.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CapstateError } from '../errors.js';
+import { toJson } from '../cli/common.js';
+import { runReadOnlySql } from '../cli/sql.js';
+import { readManifest } from '../manifest/read.js';
+import type { ServeContext } from './context.js';
+import { hintsFor } from './hints.js';
+import { documentResult } from './results.js';
+import { environmentStateView } from './state-view.js';
+
+/** Rows query_store returns by default and at most. */
+export const QUERY_STORE_ROWS = { default: 500, max: 10_000 } as const;
+/** Rows stop once their JSON passes this many bytes (a row can hold a whole body). */
+export const QUERY_STORE_MAX_BYTES = 1024 * 1024;
+
+export const VIEW_KINDS = ['environment-manifest', 'environment-state'] as const;
+
+const readOnly = hintsFor('GET', false);
+
+export const ANALYSIS_TOOLS: Tool[] = [
+  {
+    name: 'inspect_analysis_view',
+    description: 'An analysis view of a capture in the store (OQ-4): {"view": {"kind": "environment-manifest"}} gives its ' +
+      'environment manifest (admission, template rules, tools with records and statuses); {"view": {"kind": "environment-state"}} ' +
+      'the inferred initial state (ES-1). `parent` is a capture id; default: the served capture.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        parent: { type: 'integer', minimum: 1, description: 'Capture id in the store (default: the served capture)' },
+        view: {
+          type: 'object',
+          properties: { kind: { type: 'string', enum: [...VIEW_KINDS] } },
+          required: ['kind'],
+          additionalProperties: false,
+        },
+      },
+      required: ['view'],
+      additionalProperties: false,
+    },
+    annotations: readOnly,
+  },
+  {
+    name: 'inspect_environment_manifest',
+    description: 'The environment manifest of the served capture: which records were admitted and which tools they form ' +
+      '(method, template, type root, query-POST flag, record ordinals, statuses). Same as inspect_analysis_view with kind environment-manifest.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    annotations: readOnly,
+  },
+  {
+    name: 'query_store',
+    description: 'Run one read-only SQL statement against the capstate store (fact tables such as record, body, member, ' +
+      `tool, and rule views such as records_timeline, initial_reads, list_locations). At most ${QUERY_STORE_ROWS.default} rows ` +
+      `unless max_rows says otherwise (up to ${QUERY_STORE_ROWS.max}), and at most ${QUERY_STORE_MAX_BYTES / 1024 / 1024} MiB of rows. Integers beyond 2^53 are exact in the text content and ` +
+      'decimal strings in structuredContent.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        sql: { type: 'string', description: 'One SQL statement that returns rows' },
+        max_rows: { type: 'integer', minimum: 1, maximum: QUERY_STORE_ROWS.max },
+      },
+      required: ['sql'],
+      additionalProperties: false,
+    },
+    annotations: readOnly,
+  },
+];
+
+export const ANALYSIS_TOOL_NAMES = new Set(ANALYSIS_TOOLS.map((t) => t.name));
+
+function bad(tool: string, message: string, argument?: string): CapstateError {
+  return new CapstateError('bad-arguments', `${tool}: ${message}`, { tool, ...(argument ? { argument } : {}) });
+}
+
+function objectArgs(tool: string, args: unknown, allowed: string[]): Record<string, unknown> {
+  const a = args ?? {};
+  if (typeof a !== 'object' || Array.isArray(a)) throw bad(tool, 'arguments must be an object');
+  for (const k of Object.keys(a)) if (!allowed.includes(k)) throw bad(tool, `unknown argument ${JSON.stringify(k)}; arguments: ${allowed.join(', ') || 'none'}`, k);
+  return a as Record<string, unknown>;
+}
+
+/** Answers one analysis tool call (throws CapstateError for bad arguments and failures). */
+export async function callAnalysisTool(ctx: ServeContext, name: string, args: unknown): Promise<CallToolResult> {
+  switch (name) {
+    case 'inspect_analysis_view': {
+      const a = objectArgs(name, args, ['parent', 'view']);
+      const parent = a.parent === undefined ? ctx.captureId : a.parent;
+      if (typeof parent !== 'number' || !Number.isInteger(parent) || parent < 1) throw bad(name, 'parent must be a capture id (a positive integer)', 'parent');
+      const view = a.view as { kind?: unknown } | undefined;
+      if (typeof view !== 'object' || view === null || Array.isArray(view)) throw bad(name, 'view must be an object such as {"kind": "environment-manifest"}', 'view');
+      for (const k of Object.keys(view)) if (k !== 'kind') throw bad(name, `unknown view member ${JSON.stringify(k)}`, `view.${k}`);
+      if (view.kind === 'environment-manifest') {
+        return documentResult({ ok: true, kind: 'environment-manifest', parent, manifest: await readManifest(ctx.k, parent) });
+      }
+      if (view.kind === 'environment-state') return documentResult(await environmentStateView(ctx, parent));
+      throw bad(name, `unknown view kind ${JSON.stringify(view.kind)}; kinds: ${VIEW_KINDS.join(', ')}`, 'view.kind');
+    }
+    case 'inspect_environment_manifest': {
+      objectArgs(name, args, []);
+      return documentResult({ ok: true, kind: 'environment-manifest', parent: ctx.captureId, manifest: ctx.manifest });
+    }
+    case 'query_store': {
+      const a = objectArgs(name, args, ['sql', 'max_rows']);
+      if (typeof a.sql !== 'string' || a.sql.trim() === '') throw bad(name, 'sql must be one SQL statement (a string)', 'sql');
+      const max = a.max_rows === undefined ? QUERY_STORE_ROWS.default : a.max_rows;
+      if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > QUERY_STORE_ROWS.max) {
+        throw bad(name, `max_rows must be an integer from 1 to ${QUERY_STORE_ROWS.max}`, 'max_rows');
+      }
+      // STYLE §14: a fresh connection opened read-only, and only statements that return rows.
+      const r = runReadOnlySql(ctx.file, a.sql, max);
+      let bytes = 0;
+      let kept = r.rows.length;
+      for (let i = 0; i < r.rows.length; i++) {
+        bytes += Buffer.byteLength(toJson(r.rows[i], 0), 'utf8') + 1;
+        if (bytes > QUERY_STORE_MAX_BYTES) { kept = i; break; }
+      }
+      const byBytes = kept < r.rows.length;
+      return documentResult({
+        ok: true, columns: r.columns, rows: byBytes ? r.rows.slice(0, kept) : r.rows, truncated: r.truncated || byBytes, max_rows: max,
+        ...(byBytes ? { truncated_at_bytes: QUERY_STORE_MAX_BYTES } : {}),
+      });
+    }
+    default:
+      throw new CapstateError('unknown-tool', `no analysis tool ${JSON.stringify(name)}`, { tool: name });
+  }
+}

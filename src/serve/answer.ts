@@ -1,0 +1,178 @@
+/**
+ * Answering one tool call: the single function every consumer (MCP server, tests, bench)
+ * goes through. Today every answer is a replay of a retained record (§13: serving from
+ * state is deferred); the state renderer plugs in at the one marked seam below.
+ */
+import { CapstateError } from '../errors.js';
+import { objectEntries, stringifyExact, MAX_USABLE_BODY_BYTES, type BodyKind, type JsonValue } from '../load/bodies.js';
+import type { ManifestTool } from '../manifest/read.js';
+import type { ServeContext } from './context.js';
+import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
+import { firstWriteOrdinal, jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+export interface AnswerBody {
+  /** The owner's classification of the retained body (DESC-6). */
+  kind: BodyKind;
+  bytes: number;
+  /** The exact JSON value (kind `json` only). */
+  value?: JsonValue;
+  /** The retained text exactly as recorded (UTF-8 bodies, including JSON). */
+  text?: string;
+  /** Binary bodies, base64. */
+  base64?: string;
+  /** DOC-4: the value's rendered JSON exceeds 256 KiB; answer with the recorded text only. */
+  is_rendered_oversize?: boolean;
+}
+
+export interface CallAnswer {
+  tool: string;
+  status: number;
+  body: AnswerBody;
+  record_ordinal: number;
+  request_line: string;
+  source: 'replay';
+  /** Why this record answered, in words. */
+  why: string;
+}
+
+const inputs = new WeakMap<ServeContext, Map<string, Promise<ToolInput>>>();
+
+/** The tool's inputSchema and argument rules (built once per context). */
+export function toolInputCached(ctx: ServeContext, tool: ManifestTool): Promise<ToolInput> {
+  let perCtx = inputs.get(ctx);
+  if (!perCtx) inputs.set(ctx, (perCtx = new Map()));
+  let hit = perCtx.get(tool.name);
+  if (!hit) perCtx.set(tool.name, (hit = toolInput(ctx, tool)));
+  return hit;
+}
+
+/**
+ * Answers a call of manifest tool `toolName` with `args`. Replay picks, among the records
+ * of the same request line (path values and query pairs equal, order aside), the latest
+ * initial record (ES-8/ES-9, before its type's bound), else the latest record. Throws a
+ * CapstateError (`unknown-tool`, `bad-arguments`, `no-record`) that the server returns
+ * with `isError: true`.
+ *
+ * @example await answerCall(ctx, 'get_api_folders_by_uid', { uid: 'nErXDvCkzz' })
+ */
+export async function answerCall(ctx: ServeContext, toolName: string, args: unknown): Promise<CallAnswer> {
+  const tool = ctx.tools.get(toolName);
+  if (!tool) throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(toolName)} in this environment; list the tools to see the names`, { tool: toolName });
+  const input = await toolInputCached(ctx, tool);
+  const call = checkArguments(tool.name, input, args);
+
+  // state plans: ES-37 renderer routes here
+  // (an item, list or document plan answers the call from state, ES-15/ES-20 decide when a
+  // call still replays, with reason `projection` or `variant`; a record view falls through)
+
+  return replay(ctx, tool, call);
+}
+
+async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<CallAnswer> {
+  const records = await toolRecords(ctx, tool.name);
+  const sameLine = records.filter((r) => sameParams(r, call) && sameQuery(r, call));
+  let candidates = sameLine;
+  let bodyNote = '';
+  if (call.body !== undefined && sameLine.some((r) => r.request_kind !== 'none')) {
+    const wanted = canonical(call.body as JsonValue);
+    const matching: ToolRecord[] = [];
+    for (const r of sameLine) if (await requestBodyKey(ctx, r) === wanted) matching.push(r);
+    if (matching.length > 0) {
+      candidates = matching;
+      bodyNote = ' with the same request body';
+    } else if (tool.is_query_post) {
+      // A query POST's body is the query: another body's answer would answer another question.
+      candidates = [];
+    } else {
+      bodyNote = '; no record of this line has the request body given, so the body is not matched (writes are not modelled, §13)';
+    }
+  }
+  const initial = candidates.filter((r) => r.is_initial);
+  const chosen = initial.length ? initial[initial.length - 1] : candidates[candidates.length - 1];
+  if (!chosen) {
+    const lines = [...new Set(records.map(requestLine))];
+    const shown = lines.slice(0, 20).join('; ') + (lines.length > 20 ? `; … (${lines.length - 20} more)` : '');
+    const asked = callLine(tool, call);
+    throw new CapstateError('no-record',
+      `${tool.name}: no retained record answers ${asked}${call.body !== undefined && tool.is_query_post ? ' with this request body' : ''}; ` +
+      `recorded request lines: ${shown || 'none'}`,
+      { tool: tool.name, request_line: asked, recorded_request_lines: lines.slice(0, 20) });
+  }
+  const line = requestLine(chosen);
+  const repeats = candidates.length > 1 ? ` (${candidates.length} records of this line)` : '';
+  let why: string;
+  if (initial.length) {
+    const b = chosen.bound;
+    why = `latest initial record of ${line}${bodyNote}${repeats}: ` + (b === null
+      ? `no write bounds the type ${chosen.root_path}, so every read of it is initial`
+      : b.rule === 'ES-8'
+        ? `recorded before #${b.ordinal}, the first write under ${chosen.root_path} (ES-8)`
+        : `recorded before #${b.ordinal}, a POST elsewhere that created an entity of ${chosen.root_path} (ES-9)`);
+  } else if (!READS.has(tool.method) && !tool.is_query_post) {
+    why = `latest record of ${line}${bodyNote}${repeats}: a write is replayed as recorded; its effect on state is not modelled (§13)`;
+  } else {
+    const w = await firstWriteOrdinal(ctx, chosen.root_path);
+    why = `latest record of ${line}${bodyNote}${repeats}: none of its records is an initial read (each came after, or overlapped, ` +
+      `the bound of ${chosen.root_path}${w !== null ? `, whose first write is #${w}` : ''}; ES-8, ES-9)`;
+  }
+  return { tool: tool.name, status: chosen.status, body: await answerBody(ctx, chosen), record_ordinal: chosen.ordinal, request_line: line, source: 'replay', why };
+}
+
+function sameParams(r: ToolRecord, call: CallRequest): boolean {
+  for (const [name, value] of call.params) if (r.params.get(name) !== value) return false;
+  return true;
+}
+
+function pairKey(pairs: { name: string; value: string }[]): string {
+  return pairs.map((p) => JSON.stringify([p.name, p.value])).sort().join(',');
+}
+
+function sameQuery(r: ToolRecord, call: CallRequest): boolean {
+  return pairKey(r.query_pairs) === pairKey(call.query);
+}
+
+/** The request line a call asks for: the template filled with its values, then its query. */
+function callLine(tool: ManifestTool, call: CallRequest): string {
+  const path = tool.template.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(call.params.get(n) ?? ''));
+  const q = call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`).join('&');
+  return `${tool.method} ${path}${q ? '?' + q : ''}`;
+}
+
+/** A JSON value with object members sorted: equal values, member order aside, give equal keys. */
+function canonical(v: JsonValue): string {
+  if (Array.isArray(v)) return '[' + v.map(canonical).join(',') + ']';
+  if (v !== null && typeof v === 'object') {
+    const entries = objectEntries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return '{' + entries.map(([k, x]) => JSON.stringify(k) + ':' + canonical(x)).join(',') + '}';
+  }
+  if (typeof v === 'number' && Number.isInteger(v)) return String(v);
+  return stringifyExact(v as JsonValue);
+}
+
+async function requestBodyKey(ctx: ServeContext, r: ToolRecord): Promise<string | null> {
+  if (r.request_kind === 'none') return null;
+  const body = await readBody(ctx, r.request_body_id);
+  const value = jsonValueOf(body);
+  if (value !== undefined) return canonical(value);
+  if (typeof body.content === 'string') return canonical(body.content);
+  return null;
+}
+
+async function answerBody(ctx: ServeContext, r: ToolRecord): Promise<AnswerBody> {
+  const b = await readBody(ctx, r.response_body_id, r.response_media_type);
+  const out: AnswerBody = { kind: b.kind, bytes: b.bytes };
+  if (b.content === null || b.kind === 'none') return out;
+  if (typeof b.content === 'string') out.text = b.content;
+  else if (b.kind === 'base64') out.base64 = b.content.toString('base64');
+  else out.text = b.content.toString('utf8');
+  const value = jsonValueOf(b);
+  if (value !== undefined) {
+    out.value = value;
+    // DOC-4 / OQ-30: a value whose compact rendering exceeds 256 KiB is answered with the
+    // recorded body (itself within the limit), not with a rendering.
+    out.is_rendered_oversize = Buffer.byteLength(stringifyExact(value), 'utf8') > MAX_USABLE_BODY_BYTES;
+  }
+  return out;
+}

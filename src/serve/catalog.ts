@@ -1,0 +1,81 @@
+/**
+ * The served catalog: one MCP tool per manifest tool (name, DESC description,
+ * inputSchema, MCP-1 hints) plus the analysis tools, charged against the catalog reserve
+ * (DESC-5, MCP-2, OQ-37), and the environment card built from the same definitions.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ServeContext } from './context.js';
+import { ANALYSIS_TOOLS, ANALYSIS_TOOL_NAMES } from './analysis.js';
+import { toolInputCached } from './answer.js';
+import { describeTool, minimalDescription, UNTRUSTED_CATALOG_WARNING } from './descriptions.js';
+import { hintsFor } from './hints.js';
+import type { JsonSchema } from './input-schema.js';
+
+/** OQ-37: UTF-8 bytes of the serialized tool definitions, hints included. */
+export const CATALOG_RESERVE_BYTES = 64 * 1024;
+
+export interface Catalog {
+  /** Analysis tools first, then the environment's tools in manifest order. */
+  tools: Tool[];
+  /** The environment's tools only (what the card lists). */
+  environmentTools: Tool[];
+  /** Bytes charged against the reserve. */
+  bytes: number;
+  reserveBytes: number;
+  /** Tools whose description fell back to `METHOD template` to fit. */
+  shortened: string[];
+  /** Tools left out because even their minimal definition did not fit. */
+  leftOut: string[];
+  limitations: string[];
+}
+
+const bytesOf = (t: Tool) => Buffer.byteLength(JSON.stringify(t), 'utf8');
+
+/** Builds the catalog of the served capture. `reserveBytes` exists for tests and benches. */
+export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: number } = {}): Promise<Catalog> {
+  const reserve = opts.reserveBytes ?? CATALOG_RESERVE_BYTES;
+  const tools: Tool[] = [];
+  const environmentTools: Tool[] = [];
+  const shortened: string[] = [];
+  const leftOut: string[] = [];
+  let used = 0;
+  // The analysis tools are fixed text and come first, so a large capture cannot crowd them out.
+  for (const t of ANALYSIS_TOOLS) { tools.push(t); used += bytesOf(t); }
+  for (const mt of ctx.manifest.tools) {
+    if (ANALYSIS_TOOL_NAMES.has(mt.name)) { leftOut.push(mt.name); continue; } // names are method-prefixed; never expected
+    const input = await toolInputCached(ctx, mt);
+    const described = await describeTool(ctx, mt);
+    const make = (description: string): Tool => ({
+      name: mt.name, description, inputSchema: input.schema as Tool['inputSchema'], annotations: hintsFor(mt.method, mt.is_query_post),
+    });
+    let def = make(described.text);
+    let size = bytesOf(def);
+    if (used + size > reserve) {
+      def = make(minimalDescription(mt));
+      size = bytesOf(def);
+      if (used + size > reserve) { leftOut.push(mt.name); continue; }
+      shortened.push(mt.name);
+    }
+    used += size;
+    tools.push(def);
+    environmentTools.push(def);
+  }
+  const limitations: string[] = [];
+  if (shortened.length) limitations.push(`${shortened.length} tool description${shortened.length === 1 ? '' : 's'} shortened to METHOD template to fit the catalog reserve of ${reserve} bytes`);
+  if (leftOut.length) limitations.push(`${leftOut.length} tool${leftOut.length === 1 ? '' : 's'} left out: the catalog reserve of ${reserve} bytes is spent`);
+  return { tools, environmentTools, bytes: used, reserveBytes: reserve, shortened, leftOut, limitations };
+}
+
+export interface CardTool { name: string; description: string; inputSchema: JsonSchema }
+
+/** The environment card (MCP-2): per tool only `name`, `description`, `inputSchema` — no hints. */
+export function environmentCard(ctx: ServeContext, catalog: Catalog): Record<string, unknown> {
+  return {
+    ok: true,
+    capture: { id: ctx.captureId, path: ctx.manifest.capture_path, sha256: ctx.captureSha256, subject_origin: ctx.manifest.admission.subject_origin },
+    warning: UNTRUSTED_CATALOG_WARNING,
+    tools: catalog.environmentTools.map((t): CardTool => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema as JsonSchema })),
+    catalog: { bytes: catalog.bytes, reserve_bytes: catalog.reserveBytes, shortened: catalog.shortened, left_out: catalog.leftOut },
+    limitations: catalog.limitations,
+  };
+}

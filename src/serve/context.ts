@@ -1,0 +1,59 @@
+/**
+ * What serving one capture needs, read once: the manifest (tool names, templates,
+ * statuses — the manifest owns them, ES-3, DESC-4) and a read-only connection that every
+ * answer and description reads from. Serving never writes (ES-40: nothing but replay).
+ */
+import type { Kysely } from 'kysely';
+import { CapstateError } from '../errors.js';
+import { listCaptureIds, readManifest, type Manifest, type ManifestTool } from '../manifest/read.js';
+import { kyselyFor, openStore, type Sqlite } from '../store/open.js';
+import type { DB } from '../store/types.js';
+
+export interface ServeContext {
+  /** The store file (query_store opens its own read-only connection on it). */
+  file: string;
+  db: Sqlite;
+  k: Kysely<DB>;
+  captureId: number;
+  /** The capture's SHA-256: the stable "parent id" of evidence ids (OQ-37). */
+  captureSha256: string;
+  manifest: Manifest;
+  tools: Map<string, ManifestTool>;
+  /** Tool id per tool name (the store's key for records and views). */
+  toolIds: Map<string, number>;
+}
+
+/**
+ * Opens a store read-only and picks the capture to serve: `captureId`, or the store's only
+ * capture. A store with several captures needs an explicit id, since tool names repeat.
+ */
+export async function openServeContext(file: string, captureId?: number): Promise<ServeContext> {
+  const db = openStore(file);
+  const k = kyselyFor(db);
+  try {
+    const ids = await listCaptureIds(k);
+    if (ids.length === 0) throw new CapstateError('no-capture', `${file} holds no capture; load one first: capstate load CAPTURE --db ${file}`, { file });
+    let id: number;
+    if (captureId !== undefined) {
+      if (!ids.includes(captureId)) throw new CapstateError('no-such-capture', `no capture ${captureId} in ${file}; captures: ${ids.join(', ')}`, { file });
+      id = captureId;
+    } else if (ids.length === 1) id = ids[0];
+    else throw new CapstateError('usage', `${file} holds ${ids.length} captures (${ids.join(', ')}); choose one with --capture ID`, { file }, 2);
+    const manifest = await readManifest(k, id);
+    const capture = await k.selectFrom('capture').select('sha256').where('id', '=', id).executeTakeFirstOrThrow();
+    const toolRows = await k.selectFrom('tool').select(['id', 'name']).where('capture_id', '=', id).execute();
+    return {
+      file, db, k, captureId: id, captureSha256: capture.sha256, manifest,
+      tools: new Map(manifest.tools.map((t) => [t.name, t])),
+      toolIds: new Map(toolRows.map((t) => [t.name, t.id])),
+    };
+  } catch (e) {
+    await k.destroy();
+    throw e;
+  }
+}
+
+/** Closes the context's read-only connection. */
+export async function closeServeContext(ctx: ServeContext): Promise<void> {
+  await ctx.k.destroy(); // closes ctx.db as well
+}

@@ -1,0 +1,28 @@
+/**
+ * MCP tool hints (MCP-1), owned by the tool definition (MCP-2). OQ-38: `readOnlyHint` and
+ * `idempotentHint` are always present (`false` when not true), `destructiveHint` only as
+ * `true` for DELETE, `openWorldHint` always `false` (answers come from the capture, never
+ * the network).
+ */
+export interface ToolHints {
+  readOnlyHint: boolean;
+  destructiveHint?: true;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/** MCP-1's table: the hints of a tool with this method (and query-POST flag, OQ-7). */
+export function hintsFor(method: string, isQueryPost: boolean): ToolHints {
+  const m = method.toUpperCase();
+  const safe = SAFE.has(m);
+  return {
+    // MCP-1: safe methods and query POSTs read only.
+    readOnlyHint: safe || (m === 'POST' && isQueryPost),
+    ...(m === 'DELETE' ? { destructiveHint: true as const } : {}),
+    // MCP-1 Reading: a query POST is not a safe method, so it is not idempotent.
+    idempotentHint: safe || m === 'PUT' || m === 'DELETE',
+    openWorldHint: false,
+  };
+}

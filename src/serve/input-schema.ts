@@ -1,0 +1,171 @@
+/**
+ * A tool's inputSchema and the check of a call's arguments against it. Path parameters of
+ * the template are required strings; the query keys the capture shows go under `query`,
+ * and the request-body shape it shows under `body` (both optional and described). Every
+ * value in the schema comes from recorded traffic, so it is sampled like descriptions
+ * (DESC-5) and counts against the catalog reserve.
+ */
+import { CapstateError } from '../errors.js';
+import { objectEntries, type JsonValue } from '../load/bodies.js';
+import type { ManifestTool } from '../manifest/read.js';
+import type { ServeContext } from './context.js';
+import { jsonValueOf, readBody, toolRecords } from './records.js';
+import { sampleName } from './descriptions.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolInput {
+  schema: JsonSchema;
+  /** Template parameter names in template order. */
+  pathParams: string[];
+  /** The argument that carries query keys (`query`, or `_query` when a path parameter is named so). */
+  queryArg: string | null;
+  queryKeys: Map<string, { repeated: boolean }>;
+  bodyArg: string | null;
+}
+
+/** A call's arguments after the check: what replay matches records against. */
+export interface CallRequest {
+  params: Map<string, string>;
+  query: { name: string; value: string }[];
+  /** The request body the call gives, if any. */
+  body?: unknown;
+}
+
+/** `{uid}` names of a template, in order. */
+export function templateParams(template: string): string[] {
+  return [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+}
+
+const SAMPLE_VALUES = 3;
+
+function sampleValues(values: Iterable<string>): string {
+  const seen: string[] = [];
+  for (const v of values) {
+    if (!seen.includes(v)) seen.push(v);
+    if (seen.length > SAMPLE_VALUES) break;
+  }
+  const shown = seen.slice(0, SAMPLE_VALUES).map(sampleName);
+  return shown.join(', ') + (seen.length > SAMPLE_VALUES ? ', …' : '');
+}
+
+function jsonType(v: JsonValue): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'bigint') return 'integer';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  if (typeof v === 'object') return 'object';
+  return typeof v;
+}
+
+/** Builds the inputSchema of one manifest tool from its template and recorded requests. */
+export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<ToolInput> {
+  const records = await toolRecords(ctx, tool.name);
+  const pathParams = templateParams(tool.template);
+  const properties: Record<string, JsonSchema> = {};
+  for (const p of pathParams) {
+    properties[p] = {
+      type: 'string',
+      description: `path parameter {${p}} of ${tool.template}; recorded values: ${sampleValues(records.flatMap((r) => (r.params.has(p) ? [r.params.get(p)!] : [])))}`,
+    };
+  }
+  const queryKeys = new Map<string, { repeated: boolean; records: number; values: string[] }>();
+  for (const r of records) {
+    const counts = new Map<string, number>();
+    for (const q of r.query_pairs) counts.set(q.name, (counts.get(q.name) ?? 0) + 1);
+    for (const [name, n] of counts) {
+      const k = queryKeys.get(name) ?? { repeated: false, records: 0, values: [] };
+      k.repeated ||= n > 1;
+      k.records++;
+      for (const q of r.query_pairs) if (q.name === name) k.values.push(q.value);
+      queryKeys.set(name, k);
+    }
+  }
+  const free = (name: string) => (pathParams.includes(name) ? `_${name}` : name);
+  let queryArg: string | null = null;
+  if (queryKeys.size > 0) {
+    queryArg = free('query');
+    const qp: Record<string, JsonSchema> = {};
+    for (const [name, k] of queryKeys) {
+      const one = { type: 'string' };
+      qp[name] = {
+        ...(k.repeated ? { anyOf: [one, { type: 'array', items: one }] } : one),
+        description: `recorded in ${k.records} of ${records.length} records; values: ${sampleValues(k.values)}`,
+      };
+    }
+    properties[queryArg] = {
+      type: 'object', properties: qp, additionalProperties: false,
+      description: 'Query keys the capture shows. A call is answered by a record with exactly the keys and values given; a combination never recorded is an error that lists the recorded request lines.',
+    };
+  }
+  let bodyArg: string | null = null;
+  const withBody = records.find((r) => r.request_kind !== 'none');
+  if (withBody) {
+    bodyArg = free('body');
+    const firstJson = records.find((r) => r.request_kind === 'json');
+    const value = firstJson ? jsonValueOf(await readBody(ctx, firstJson.request_body_id)) : undefined;
+    let shape: JsonSchema = { description: 'Request body (the capture shows a non-JSON body)', type: 'string' };
+    if (value !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const fields: Record<string, JsonSchema> = {};
+      for (const [key, v] of objectEntries(value)) fields[key] = { type: jsonType(v) };
+      shape = { type: 'object', properties: fields, description: `Request body; shape of record #${firstJson!.ordinal}` };
+    } else if (value !== undefined) {
+      shape = { type: jsonType(value), description: `Request body; shape of record #${firstJson!.ordinal}` };
+    }
+    properties[bodyArg] = shape;
+  }
+  return {
+    schema: { type: 'object', properties, ...(pathParams.length ? { required: pathParams } : {}), additionalProperties: false },
+    pathParams, queryArg, bodyArg,
+    queryKeys: new Map([...queryKeys].map(([n, k]) => [n, { repeated: k.repeated }])),
+  };
+}
+
+function scalarText(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v === 'boolean') return String(v);
+  return null;
+}
+
+/**
+ * Checks a call's arguments; a bad argument is a `bad-arguments` error naming the tool
+ * and the argument (answered with `isError: true`). Numbers and booleans are accepted
+ * where the schema says string, spelled as JSON spells them.
+ */
+export function checkArguments(toolName: string, input: ToolInput, args: unknown): CallRequest {
+  const bad = (message: string, argument?: string) =>
+    new CapstateError('bad-arguments', `${toolName}: ${message}`, { tool: toolName, ...(argument !== undefined ? { argument } : {}) });
+  const a = args === undefined || args === null ? {} : args;
+  if (typeof a !== 'object' || Array.isArray(a)) throw bad('arguments must be an object');
+  const given = a as Record<string, unknown>;
+  const known = new Set([...input.pathParams, ...(input.queryArg ? [input.queryArg] : []), ...(input.bodyArg ? [input.bodyArg] : [])]);
+  for (const key of Object.keys(given)) {
+    if (!known.has(key)) throw bad(`unknown argument ${JSON.stringify(key)}; arguments: ${[...known].join(', ') || 'none'}`, key);
+  }
+  const params = new Map<string, string>();
+  for (const p of input.pathParams) {
+    if (!(p in given)) throw bad(`missing required path parameter ${JSON.stringify(p)}`, p);
+    const s = scalarText(given[p]);
+    if (s === null || s === '') throw bad(`path parameter ${JSON.stringify(p)} must be a non-empty string`, p);
+    params.set(p, s);
+  }
+  const query: { name: string; value: string }[] = [];
+  if (input.queryArg && given[input.queryArg] !== undefined) {
+    const q = given[input.queryArg];
+    if (typeof q !== 'object' || q === null || Array.isArray(q)) throw bad(`${input.queryArg} must be an object of query keys`, input.queryArg);
+    for (const [name, v] of Object.entries(q)) {
+      const key = input.queryKeys.get(name);
+      if (!key) throw bad(`unknown query key ${JSON.stringify(name)}; recorded keys: ${[...input.queryKeys.keys()].join(', ')}`, `${input.queryArg}.${name}`);
+      const values = Array.isArray(v) && key.repeated ? v : [v];
+      for (const x of values) {
+        const s = scalarText(x);
+        if (s === null) throw bad(`query key ${JSON.stringify(name)} must be a string${key.repeated ? ' or an array of strings' : ''}`, `${input.queryArg}.${name}`);
+        query.push({ name, value: s });
+      }
+    }
+  }
+  const out: CallRequest = { params, query };
+  if (input.bodyArg && given[input.bodyArg] !== undefined) out.body = given[input.bodyArg];
+  return out;
+}

@@ -1,0 +1,150 @@
+/**
+ * A tool's retained records, as replay and descriptions read them: timeline order (ES-6),
+ * path values, query pairs, whether each is an initial read (ES-8, ES-9 via the
+ * `initial_reads` view), and body classification from the store — decided once by the
+ * single owner, src/load/bodies.ts (DESC-6, ES-5); this module only reads its verdict.
+ */
+import { parseExactJson, type BodyKind, type JsonValue } from '../load/bodies.js';
+import type { ServeContext } from './context.js';
+
+export interface ToolRecord {
+  record_id: number;
+  ordinal: number;
+  timeline_position: number;
+  method: string;
+  path: string;
+  query: string | null;
+  status: number;
+  response_media_type: string | null;
+  response_body_id: number;
+  response_kind: BodyKind;
+  request_body_id: number;
+  request_kind: BodyKind;
+  /** Template parameter values (path_param), by name. */
+  params: Map<string, string>;
+  /** Query pairs in request order. */
+  query_pairs: { name: string; value: string }[];
+  /** An initial read (ES-8/ES-9): before the bound of its type. */
+  is_initial: boolean;
+  /** For an initial read: the record that bounds its type and the rule (null: unbounded). */
+  bound: { ordinal: number; rule: 'ES-8' | 'ES-9' } | null;
+  root_path: string;
+}
+
+export interface RetainedBodyView {
+  kind: BodyKind;
+  bytes: number;
+  media_type: string | null;
+  unusable_reason: string | null;
+  /** The retained text (UTF-8 bodies) or bytes (base64 bodies); null when none. */
+  content: string | Buffer | null;
+}
+
+const cache = new WeakMap<ServeContext, Map<string, ToolRecord[]>>();
+type Bound = { ordinal: number; rule: 'ES-8' | 'ES-9' } | null;
+const initial = new WeakMap<ServeContext, Promise<Map<number, Bound>>>();
+
+/**
+ * The capture's initial reads (record ids), read once from the `initial_reads` view: the
+ * view is evaluated for the whole capture in one pass, much cheaper than once per record.
+ */
+export function initialReads(ctx: ServeContext): Promise<Map<number, Bound>> {
+  let hit = initial.get(ctx);
+  if (!hit) {
+    hit = ctx.k.selectFrom('initial_reads').select(['record_id', 'bound_ordinal', 'bound_rule']).where('capture_id', '=', ctx.captureId).execute()
+      .then((rows) => new Map(rows.map((r) => [r.record_id, r.bound_ordinal === null || r.bound_rule === null ? null : { ordinal: r.bound_ordinal, rule: r.bound_rule }])));
+    initial.set(ctx, hit);
+  }
+  return hit;
+}
+
+/** The tool's records in timeline order (cached per context: the store is read-only). */
+export async function toolRecords(ctx: ServeContext, tool: string): Promise<ToolRecord[]> {
+  let perCtx = cache.get(ctx);
+  if (!perCtx) cache.set(ctx, (perCtx = new Map()));
+  const hit = perCtx.get(tool);
+  if (hit) return hit;
+  const toolId = ctx.toolIds.get(tool);
+  if (toolId === undefined) return [];
+  const rows = await ctx.k.selectFrom('record as r')
+    .innerJoin('records_timeline as t', 't.record_id', 'r.id')
+    .innerJoin('body as rb', 'rb.id', 'r.response_body_id')
+    .innerJoin('body as qb', 'qb.id', 'r.request_body_id')
+    .select(['r.id', 'r.ordinal', 't.timeline_position', 'r.method', 'r.path', 'r.query', 'r.status',
+      'r.response_media_type', 'r.response_body_id', 'rb.kind as response_kind', 'r.request_body_id', 'qb.kind as request_kind'])
+    .where('r.tool_id', '=', toolId)
+    .orderBy('t.timeline_position')
+    .execute();
+  const params = await ctx.k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
+    .select(['p.record_id', 'p.name', 'p.value']).where('r.tool_id', '=', toolId).orderBy('p.record_id').orderBy('p.position').execute();
+  const queries = await ctx.k.selectFrom('query_param as q').innerJoin('record as r', 'r.id', 'q.record_id')
+    .select(['q.record_id', 'q.name', 'q.value']).where('r.tool_id', '=', toolId).orderBy('q.record_id').orderBy('q.position').execute();
+  const initialIds = await initialReads(ctx);
+  const byId = new Map<number, ToolRecord>();
+  const out = rows.map((r) => {
+    const rec: ToolRecord = {
+      record_id: r.id, ordinal: r.ordinal, timeline_position: r.timeline_position, method: r.method, path: r.path, query: r.query,
+      status: r.status, response_media_type: r.response_media_type, response_body_id: r.response_body_id, response_kind: r.response_kind,
+      request_body_id: r.request_body_id, request_kind: r.request_kind,
+      params: new Map(), query_pairs: [], is_initial: initialIds.has(r.id), bound: initialIds.get(r.id) ?? null,
+      root_path: ctx.tools.get(tool)!.root_path,
+    };
+    byId.set(r.id, rec);
+    return rec;
+  });
+  for (const p of params) byId.get(p.record_id)?.params.set(p.name, p.value);
+  for (const q of queries) byId.get(q.record_id)?.query_pairs.push({ name: q.name, value: q.value });
+  perCtx.set(tool, out);
+  return out;
+}
+
+const lists = new WeakMap<ServeContext, Promise<Map<number, string>>>();
+
+/**
+ * The list pointer the state's list rules (OQ-11, the `list_locations` view) find per JSON
+ * body; read once per context, since the view is computed for the whole store at a time.
+ */
+export async function listPointerOf(ctx: ServeContext, bodyId: number): Promise<string | null> {
+  let hit = lists.get(ctx);
+  if (!hit) {
+    hit = ctx.k.selectFrom('list_locations').select(['body_id', 'list_pointer']).execute()
+      .then((rows) => new Map(rows.map((r) => [r.body_id, r.list_pointer])));
+    lists.set(ctx, hit);
+  }
+  return (await hit).get(bodyId) ?? null;
+}
+
+const firstWrites = new WeakMap<ServeContext, Promise<Map<string, number>>>();
+
+/** The ordinal of the first write under each type root (ES-8, `first_write_per_root`). */
+export async function firstWriteOrdinal(ctx: ServeContext, rootPath: string): Promise<number | null> {
+  let hit = firstWrites.get(ctx);
+  if (!hit) {
+    hit = ctx.k.selectFrom('first_write_per_root').select(['root_path', 'write_ordinal']).where('capture_id', '=', ctx.captureId).execute()
+      .then((rows) => new Map(rows.map((r) => [r.root_path, r.write_ordinal])));
+    firstWrites.set(ctx, hit);
+  }
+  return (await hit).get(rootPath) ?? null;
+}
+
+/** One retained body as the store keeps it (kind decided by src/load/bodies.ts). */
+export async function readBody(ctx: ServeContext, bodyId: number, mediaType: string | null = null): Promise<RetainedBodyView> {
+  const b = await ctx.k.selectFrom('body').select(['kind', 'bytes', 'unusable_reason', 'content']).where('id', '=', bodyId).executeTakeFirstOrThrow();
+  return { kind: b.kind, bytes: b.bytes, media_type: mediaType, unusable_reason: b.unusable_reason, content: b.content };
+}
+
+/**
+ * The exact JSON value of a body the owner classified `json`, parsed by the owner's exact
+ * parser (ES-5); null for every other kind (DESC-6: only the JSON case is read).
+ */
+export function jsonValueOf(body: RetainedBodyView): JsonValue | undefined {
+  if (body.kind !== 'json' || body.content === null) return undefined;
+  const text = typeof body.content === 'string' ? body.content : body.content.toString('utf8');
+  const parsed = parseExactJson(text);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+/** `GET /api/annotations?from=1&to=2`: a record's request line (method + path + query). */
+export function requestLine(r: { method: string; path: string; query: string | null }): string {
+  return `${r.method} ${r.path}${r.query !== null && r.query !== '' ? '?' + r.query : ''}`;
+}

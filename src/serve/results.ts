@@ -1,0 +1,67 @@
+/**
+ * MCP results: an answer as structuredContent plus text content for text-only clients,
+ * and the one error shape `{ok: false, code, message, context}` with `isError: true`.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CapstateError } from '../errors.js';
+import { objectEntries, type JsonValue } from '../load/bodies.js';
+import { toJson } from '../cli/common.js';
+import type { CallAnswer } from './answer.js';
+
+/**
+ * A JSON-safe copy for structuredContent: Maps become objects, Buffers `{base64}`, and
+ * integers beyond 2^53 become decimal strings (JSON-RPC serialisers and most clients
+ * would round them), listed by JSON pointer in `bigints` so nothing passes silently.
+ */
+export function toPlain(v: unknown, bigints: string[] = [], pointer = ''): unknown {
+  if (typeof v === 'bigint') { bigints.push(pointer); return v.toString(); }
+  if (v === null || typeof v !== 'object') return v;
+  if (Buffer.isBuffer(v) || v instanceof Uint8Array) return { base64: Buffer.from(v).toString('base64') };
+  const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
+  if (Array.isArray(v)) return v.map((x, i) => toPlain(x, bigints, `${pointer}/${i}`));
+  const out: Record<string, unknown> = {};
+  const entries = v instanceof Map ? [...v] : objectEntries(v as Record<string, JsonValue>);
+  for (const [k, x] of entries) Object.defineProperty(out, k, { value: toPlain(x, bigints, `${pointer}/${esc(k)}`), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** A replay answer: status, body (exact text in content), which record answered and why. */
+export function answerResult(a: CallAnswer): CallToolResult {
+  const bigints: string[] = [];
+  const body = a.body;
+  const structured: Record<string, unknown> = {
+    status: a.status,
+    body: body.value !== undefined && !body.is_rendered_oversize ? toPlain(body.value, bigints) : null,
+    body_kind: body.kind,
+    record_ordinal: a.record_ordinal,
+    request_line: a.request_line,
+    source: a.source,
+    why: a.why,
+  };
+  if (bigints.length) structured.integers_as_strings = bigints;
+  if (body.is_rendered_oversize) structured.body_note = 'rendered-oversize: the JSON value renders to more than 256 KiB (DOC-4); the recorded body is in the text content';
+  if (body.kind === 'text' && body.text !== undefined) structured.body_text = body.text;
+  if (body.kind === 'base64' && body.base64 !== undefined) structured.body_base64 = body.base64;
+  if (body.kind === 'cut') structured.body_note = 'the capture retained this body only in part';
+  const head = `HTTP ${a.status} replayed from record #${a.record_ordinal} (${a.request_line}); why: ${a.why}`;
+  let text: string;
+  switch (body.kind) {
+    case 'none': text = '(no response body retained)'; break;
+    case 'base64': text = `(binary body, ${body.bytes} bytes, base64) ${body.base64 ?? ''}`; break;
+    case 'cut': text = `(body retained only in part)\n${body.text ?? body.base64 ?? ''}`; break;
+    default: text = body.text ?? '';
+  }
+  return { content: [{ type: 'text', text: head }, { type: 'text', text }], structuredContent: structured };
+}
+
+/** Any failure as the one error shape (DESIGN.md "Errors"), with `isError: true`. */
+export function errorResult(e: unknown): CallToolResult {
+  const doc = e instanceof CapstateError ? e.toJSON()
+    : { ok: false as const, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
+  return { isError: true, content: [{ type: 'text', text: toJson(doc, 0) }], structuredContent: toPlain(doc) as Record<string, unknown> };
+}
+
+/** A successful analysis result: the document as structuredContent and exact JSON text. */
+export function documentResult(doc: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: toJson(doc) }], structuredContent: toPlain(doc) as Record<string, unknown> };
+}

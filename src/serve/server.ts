@@ -1,0 +1,51 @@
+/**
+ * The MCP server: the catalog (src/serve/catalog.ts) on tools/list, and every tools/call
+ * through answerCall (environment tools) or callAnalysisTool. Failures come back as the
+ * one error shape with `isError: true`, and the server keeps serving.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CapstateError } from '../errors.js';
+import { packageRoot } from '../store/open.js';
+import { ANALYSIS_TOOL_NAMES, callAnalysisTool } from './analysis.js';
+import { answerCall } from './answer.js';
+import { buildCatalog, type Catalog } from './catalog.js';
+import type { ServeContext } from './context.js';
+import { UNTRUSTED_CATALOG_WARNING } from './descriptions.js';
+import { answerResult, errorResult } from './results.js';
+
+const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** Answers one tools/call: the same path for every transport (and the bench). */
+export async function callTool(ctx: ServeContext, catalog: Catalog, name: string, args: unknown): Promise<CallToolResult> {
+  try {
+    if (ANALYSIS_TOOL_NAMES.has(name)) return await callAnalysisTool(ctx, name, args);
+    if (!catalog.tools.some((t) => t.name === name)) {
+      const why = catalog.leftOut.includes(name) ? ' (left out of the catalog: the catalog reserve is spent)' : '';
+      throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(name)} in this environment${why}; list the tools to see the names`, { tool: name });
+    }
+    return answerResult(await answerCall(ctx, name, args));
+  } catch (e) {
+    return errorResult(e);
+  }
+}
+
+export interface CapstateServer { server: Server; catalog: Catalog }
+
+/** An MCP server over one served capture; connect it to any transport. */
+export async function createServer(ctx: ServeContext, opts: { reserveBytes?: number } = {}): Promise<CapstateServer> {
+  const catalog = await buildCatalog(ctx, opts);
+  const m = ctx.manifest;
+  const instructions = [
+    `capstate replays a recorded capture of ${m.admission.subject_origin} (capture ${ctx.captureId}, ${m.admission.admitted_records} admitted records).`,
+    'Each environment tool answers with a retained recorded response and says which record answered and why; nothing reaches the network.',
+    UNTRUSTED_CATALOG_WARNING,
+    ...catalog.limitations.map((l) => `Catalog limitation: ${l}.`),
+  ].join('\n');
+  const server = new Server({ name: 'capstate', version }, { capabilities: { tools: {} }, instructions });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.tools }));
+  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(ctx, catalog, req.params.name, req.params.arguments));
+  return { server, catalog };
+}

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hintsFor } from '../src/serve/hints.js';
+import { tempDir } from './helpers.js';
+import { METHOD_EXCHANGES, METHOD_HINTS, serveHar, text, type Served } from './serve-helpers.js';
+
+const dir = tempDir();
+let s: Served;
+
+beforeAll(async () => {
+  s = await serveHar(dir, METHOD_EXCHANGES);
+});
+afterAll(async () => { await s?.close(); });
+
+const byMethod = (method: string, template?: string) =>
+  s.tools.find((t) => (t.description ?? '').split('\n')[1]?.startsWith(`${method} ${template ?? ''}`))!;
+
+describe('MCP-1 hints per method (ACC-7: advertised by the in-process server)', () => {
+  for (const [method, template, hints] of METHOD_HINTS) {
+    it(`${method} ${template ?? ''}`.trim(), () => {
+      const t = byMethod(method, template);
+      expect(t, `${method} ${template}`).toBeDefined();
+      // OQ-38: exactly these keys; destructiveHint only for DELETE.
+      expect(t.annotations).toEqual(hints);
+    });
+  }
+
+  it('TRACE is a safe method too; methods compare case-insensitively', () => {
+    expect(hintsFor('TRACE', false)).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+    expect(hintsFor('delete', false).destructiveHint).toBe(true);
+    expect(hintsFor('POST', true).idempotentHint).toBe(false);
+  });
+});
+
+describe('MCP-2 ownership of hints', () => {
+  it('the tool definition carries the hints and the catalog reserve is charged with them', () => {
+    const serialized = s.tools.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t)), 0);
+    expect(s.catalog.bytes).toBe(serialized);
+    expect(s.tools.every((t) => t.annotations?.openWorldHint === false)).toBe(true);
+  });
+});
+
+describe('OQ-7 request bodies: schema, query-POST replay, writes', () => {
+  it('a query POST replays the record with the same request body, and refuses another body', async () => {
+    const search = byMethod('POST', '/api/v1/search');
+    const schema = search.inputSchema as { properties: { body: { type: string; properties: Record<string, { type: string }> } } };
+    expect(schema.properties.body).toMatchObject({ type: 'object', properties: { q: { type: 'string' } } });
+    const b = await s.call(search.name, { body: { q: 'b' } });
+    expect((b.structuredContent as { record_ordinal: number; why: string }).record_ordinal).toBe(5);
+    expect((b.structuredContent as { why: string }).why).toMatch(/same request body/);
+    const none = await s.call(search.name, { body: { q: 'zzz' } });
+    expect(none.isError).toBe(true);
+    expect(text(none)).toMatch(/no retained record answers POST \/api\/v1\/search with this request body/);
+  });
+
+  it('a write replays its record whatever body the call gives, and says so', async () => {
+    const patch = byMethod('PATCH');
+    const r = await s.call(patch.name, { id: 'it-01', body: { name: 'other' } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect((r.structuredContent as { why: string }).why).toMatch(/body is not matched/);
+  });
+});
+
+describe('ES-8 which record replays (latest initial record of the request line, else the latest)', () => {
+  it('before the bound, after it, and with no bound', async () => {
+    const api = 'http://localhost:3000/api/v1';
+    const t = await serveHar(tempDir(), [
+      { url: `${api}/items`, body: [{ id: 'it-01', name: 'A' }] },
+      { url: `${api}/items`, body: [{ id: 'it-01', name: 'A2' }] },
+      { method: 'PATCH', url: `${api}/items/it-01`, requestBody: { name: 'B' }, body: { id: 'it-01', name: 'B' } },
+      { url: `${api}/items`, body: [{ id: 'it-01', name: 'B' }] },
+      { url: `${api}/items?page=2`, body: [] },
+      { url: `${api}/tags`, body: [{ id: 'tg-1' }] },
+    ]);
+    try {
+      const before = (await t.call('get_api_v1_items', {})).structuredContent as { record_ordinal: number; why: string };
+      expect(before.record_ordinal).toBe(2);
+      expect(before.why).toBe('latest initial record of GET /api/v1/items (3 records of this line): recorded before #3, the first write under /api/v1/items (ES-8)');
+      const after = (await t.call('get_api_v1_items', { query: { page: '2' } })).structuredContent as { record_ordinal: number; why: string };
+      expect(after.record_ordinal).toBe(5);
+      expect(after.why).toMatch(/^latest record of GET \/api\/v1\/items\?page=2: none of its records is an initial read .*first write is #3/);
+      const free = (await t.call('get_api_v1_tags', {})).structuredContent as { why: string };
+      expect(free.why).toMatch(/no write bounds the type \/api\/v1\/tags/);
+    } finally {
+      await t.close();
+    }
+  });
+});
