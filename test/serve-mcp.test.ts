@@ -60,10 +60,17 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
       expect(r.isError, text(r)).toBeFalsy();
       const sc = r.structuredContent as { status: number; record_ordinal: number; source: string; why: string; body_kind: string };
       expect(sc.status).toBe(entry.response.status);
-      expect(sc.source).toBe('replay');
-      expect(sc.why).toMatch(/record of/);
-      // The text content carries the retained body exactly.
-      if (sc.body_kind === 'json' || sc.body_kind === 'text') expect(r.content[1]).toEqual({ type: 'text', text: har.log.entries[sc.record_ordinal - 1].response.content.text });
+      const recorded = har.log.entries[sc.record_ordinal - 1].response.content.text;
+      if (sc.source === 'state') {
+        // ES-37: a kept plan renders exactly the recorded value (member order aside).
+        expect(sc.why).toMatch(/^(rendered from state|document of)/);
+        expect(JSON.parse((r.content[1] as { text: string }).text)).toEqual(JSON.parse(recorded));
+      } else {
+        expect(sc.source).toBe('replay');
+        expect(sc.why).toMatch(/record of/);
+        // The text content carries the retained body exactly.
+        if (sc.body_kind === 'json' || sc.body_kind === 'text') expect(r.content[1]).toEqual({ type: 'text', text: recorded });
+      }
     }
   });
 
@@ -71,7 +78,7 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
     const r = await s.call('get_api_annotations', { query: { from: '1772421302000', to: '1772442902000', limit: '100', matchAny: 'false', dashboardUID: 'abc123XYZ' } });
     const sc = r.structuredContent as { record_ordinal: number; why: string; body: { id: number }[] };
     expect(sc.record_ordinal).toBe(9);
-    expect(sc.why).toMatch(/latest initial record .* \(2 records of this line\): recorded before #10, the first write under \/api\/annotations \(ES-8\)/);
+    expect(sc.why).toMatch(/^rendered from state: annotations list/);
     expect(sc.body[0].id).toBe(16);
   });
 
@@ -176,7 +183,7 @@ describe('OQ-4 analysis tools: inspect_analysis_view, inspect_environment_manife
     expect(big.structuredContent).toMatchObject({ rows: [['9007199254740993']] });
   });
 
-  it('inspect_analysis_view gives the environment manifest; environment-state is not in this build', async () => {
+  it('inspect_analysis_view gives the environment manifest and the environment state', async () => {
     const m = await s.call('inspect_analysis_view', { view: { kind: 'environment-manifest' } });
     expect(m.isError).toBeFalsy();
     const doc = m.structuredContent as { manifest: { tools: { name: string }[] } };
@@ -184,8 +191,11 @@ describe('OQ-4 analysis tools: inspect_analysis_view, inspect_environment_manife
     const alias = await s.call('inspect_environment_manifest', {});
     expect((alias.structuredContent as { manifest: unknown }).manifest).toEqual(doc.manifest);
     const st = await s.call('inspect_analysis_view', { view: { kind: 'environment-state' } });
-    expect(st.isError).toBe(true);
-    expect((st.structuredContent as { code: string }).code).toBe('not-available');
+    expect(st.isError, text(st)).toBeFalsy();
+    // The same document `capstate state --json` prints (one derivation, ES-1).
+    const cliDoc = JSON.parse(cli(['state', '--db', s.ctx.file, '--json']).stdout);
+    expect(JSON.parse(text(st))).toEqual(cliDoc);
+    expect((st.structuredContent as { sha256: string }).sha256).toBe(cliDoc.sha256);
     const bad = await s.call('inspect_analysis_view', { view: { kind: 'nope' } });
     expect(text(bad)).toMatch(/unknown view kind/);
   });

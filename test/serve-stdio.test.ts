@@ -37,7 +37,7 @@ describe('ACC-7 the compiled server over stdio (node dist/src/cli/main.js serve 
   it('answers a read tool with what the capture recorded', async () => {
     const r = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { uid: 'nErXDvCkzz' } })) as CallToolResult;
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ status: 200, record_ordinal: 6, source: 'replay', body: { uid: 'nErXDvCkzz', title: 'Dept' } });
+    expect(r.structuredContent).toMatchObject({ status: 200, record_ordinal: 6, source: 'state', body: { uid: 'nErXDvCkzz', title: 'Dept' } });
   });
 
   it('returns bad arguments as isError and keeps serving; 64-bit integers stay exact over the wire', async () => {

@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import type { JsonValue } from '../load/bodies.js';
 import { stringifyExact } from '../load/bodies.js';
-import { environmentState, stateBytes, type EnvironmentState } from '../state/index.js';
-import { JSON_FORMAT_VERSION, jsonArg, log, out } from './common.js';
+import { environmentState, stateBytes, stateDocumentValue, type EnvironmentState } from '../state/index.js';
+import { jsonArg, log, out } from './common.js';
 import { oneCapture, sourceArgs, withCaptures } from './source.js';
 
 export const stateArgs = {
@@ -21,8 +21,7 @@ export async function stateFor(a: Parameters<typeof withCaptures>[0], rawArgs: s
  * view's compact exact JSON. Two runs over the same store print the same bytes.
  */
 export function stateDocument(state: EnvironmentState): string {
-  const { sha256 } = stateBytes(state);
-  return stringifyExact({ format_version: JSON_FORMAT_VERSION, ...state, sha256 } as unknown as JsonValue, 2) + '\n';
+  return stringifyExact(stateDocumentValue(state) as unknown as JsonValue, 2) + '\n';
 }
 
 export function emitState(state: EnvironmentState, opts: { json: boolean; out?: string }): void {

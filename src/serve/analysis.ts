@@ -10,7 +10,7 @@ import { runReadOnlySql } from '../cli/sql.js';
 import { readManifest } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { hintsFor } from './hints.js';
-import { documentResult } from './results.js';
+import { documentResult, exactDocumentResult } from './results.js';
 import { environmentStateView } from './state-view.js';
 
 /** Rows query_store returns by default and at most. */
@@ -96,7 +96,7 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
       if (view.kind === 'environment-manifest') {
         return documentResult({ ok: true, kind: 'environment-manifest', parent, manifest: await readManifest(ctx.k, parent) });
       }
-      if (view.kind === 'environment-state') return documentResult(await environmentStateView(ctx, parent));
+      if (view.kind === 'environment-state') return exactDocumentResult(await environmentStateView(ctx, parent));
       throw bad(name, `unknown view kind ${JSON.stringify(view.kind)}; kinds: ${VIEW_KINDS.join(', ')}`, 'view.kind');
     }
     case 'inspect_environment_manifest': {

@@ -7,6 +7,7 @@ import { CapstateError } from '../errors.js';
 import { objectEntries, stringifyExact, MAX_USABLE_BODY_BYTES, type BodyKind, type JsonValue } from '../load/bodies.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
+import { answerFromState } from './from-state.js';
 import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import { firstWriteOrdinal, jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 
@@ -32,7 +33,8 @@ export interface CallAnswer {
   body: AnswerBody;
   record_ordinal: number;
   request_line: string;
-  source: 'replay';
+  /** `state`: rendered from the environment state; `replay`: a retained record as recorded. */
+  source: 'replay' | 'state';
   /** Why this record answered, in words. */
   why: string;
 }
@@ -63,9 +65,18 @@ export async function answerCall(ctx: ServeContext, toolName: string, args: unkn
   const input = await toolInputCached(ctx, tool);
   const call = checkArguments(tool.name, input, args);
 
-  // state plans: ES-37 renderer routes here
-  // (an item, list or document plan answers the call from state, ES-15/ES-20 decide when a
-  // call still replays, with reason `projection` or `variant`; a record view falls through)
+  // An item, list or document plan answers from state (ES-37); a record view, or a call the
+  // state cannot answer, replays. ES-15/ES-20 (projection and variant replays) come with issue 5.
+  const fromState = await answerFromState(ctx, tool, call);
+  if (fromState) {
+    const text = stringifyExact(fromState.value);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    return {
+      tool: tool.name, status: fromState.status, record_ordinal: fromState.record_ordinal, request_line: fromState.request_line,
+      source: 'state', why: fromState.why,
+      body: { kind: 'json', bytes, value: fromState.value, text, is_rendered_oversize: bytes > MAX_USABLE_BODY_BYTES },
+    };
+  }
 
   return replay(ctx, tool, call);
 }

@@ -4,7 +4,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
-import { objectEntries, type JsonValue } from '../load/bodies.js';
+import { objectEntries, stringifyExact, type JsonValue } from '../load/bodies.js';
 import { toJson } from '../cli/common.js';
 import type { CallAnswer } from './answer.js';
 
@@ -43,7 +43,9 @@ export function answerResult(a: CallAnswer): CallToolResult {
   if (body.kind === 'text' && body.text !== undefined) structured.body_text = body.text;
   if (body.kind === 'base64' && body.base64 !== undefined) structured.body_base64 = body.base64;
   if (body.kind === 'cut') structured.body_note = 'the capture retained this body only in part';
-  const head = `HTTP ${a.status} replayed from record #${a.record_ordinal} (${a.request_line}); why: ${a.why}`;
+  const head = a.source === 'state'
+    ? `HTTP ${a.status} rendered from state (${a.request_line}); why: ${a.why}`
+    : `HTTP ${a.status} replayed from record #${a.record_ordinal} (${a.request_line}); why: ${a.why}`;
   let text: string;
   switch (body.kind) {
     case 'none': text = '(no response body retained)'; break;
@@ -64,4 +66,9 @@ export function errorResult(e: unknown): CallToolResult {
 /** A successful analysis result: the document as structuredContent and exact JSON text. */
 export function documentResult(doc: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: toJson(doc) }], structuredContent: toPlain(doc) as Record<string, unknown> };
+}
+
+/** An analysis document holding exact JSON values (the state view): exact text, plain structuredContent. */
+export function exactDocumentResult(doc: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: stringifyExact(doc as unknown as JsonValue, 2) }], structuredContent: toPlain(doc) as Record<string, unknown> };
 }

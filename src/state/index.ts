@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { sha256Hex, stringifyExact, type JsonValue } from '../load/bodies.js';
+import { JSON_FORMAT_VERSION } from '../cli/common.js';
 import type { DB } from '../store/types.js';
 import { mergeEntities } from './entities.js';
 import { readStateFacts } from './facts.js';
@@ -42,4 +43,9 @@ export async function environmentState(k: Kysely<DB>, captureId: number): Promis
 export function stateBytes(state: EnvironmentState): { text: string; sha256: string } {
   const text = stringifyExact(state as unknown as JsonValue);
   return { text, sha256: sha256Hex(text) };
+}
+
+/** The printed document: `format_version`, the view (OQ-36) and `sha256` of the view's bytes. */
+export function stateDocumentValue(state: EnvironmentState): Record<string, unknown> {
+  return { format_version: JSON_FORMAT_VERSION, ...state, sha256: stateBytes(state).sha256 };
 }

@@ -1,0 +1,106 @@
+/**
+ * Answering a read from the environment state: an item, list or document plan renders the
+ * call with the one renderer ES-37 checked the plan with (src/state/render.ts). A call the
+ * state cannot answer — a record view, an entity the state does not hold, a request line
+ * no plan line or shared envelope covers — returns null and replays instead.
+ */
+import { stringifyExact, type JsonValue } from '../load/bodies.js';
+import type { ManifestTool } from '../manifest/read.js';
+import { environmentState, type EnvironmentState } from '../state/index.js';
+import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
+import type { ItemPlan, ListPlan, PlanLine } from '../state/types.js';
+import type { ServeContext } from './context.js';
+import type { CallRequest } from './input-schema.js';
+import { jsonValueOf, readBody } from './records.js';
+
+interface Served { state: EnvironmentState; collections: Collections }
+const cache = new WeakMap<ServeContext, Promise<Served>>();
+
+/** The served capture's state, computed once per context (the same view `capstate state` prints). */
+export function servedState(ctx: ServeContext): Promise<Served> {
+  let hit = cache.get(ctx);
+  if (!hit) {
+    hit = environmentState(ctx.k, ctx.captureId).then((state) => ({ state, collections: collectionsOf(state.entities) }));
+    cache.set(ctx, hit);
+  }
+  return hit;
+}
+
+export interface StateAnswer { status: number; value: JsonValue; record_ordinal: number; request_line: string; why: string }
+
+const decode = (s: string) => { try { return decodeURIComponent(s); } catch { return s; } };
+const pairKey = (pairs: [string, string][]) => pairs.map((p) => JSON.stringify(p)).sort().join(',');
+const queryPairs = (q: string | null): [string, string][] =>
+  q ? q.split('&').filter(Boolean).map((kv) => { const i = kv.indexOf('='); return [decode((i < 0 ? kv : kv.slice(0, i)).replace(/\+/g, ' ')), decode(i < 0 ? '' : kv.slice(i + 1).replace(/\+/g, ' '))]; }) : [];
+
+/** The path a call asks for: the template with its values. */
+function callPath(tool: ManifestTool, call: CallRequest): string {
+  return tool.template.replace(/\{([^}]+)\}/g, (_, n: string) => call.params.get(n) ?? '');
+}
+
+function lineOf(lines: PlanLine[], path: string, call: CallRequest): PlanLine | undefined {
+  const want = pairKey(call.query.map((p) => [p.name, p.value]));
+  return lines.find((l) => decode(l.path) === path && pairKey(queryPairs(l.query)) === want);
+}
+
+async function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValue | undefined> {
+  const r = await ctx.k.selectFrom('record').select(['response_body_id', 'response_media_type'])
+    .where('capture_id', '=', ctx.captureId).where('ordinal', '=', ordinal).executeTakeFirst();
+  return r ? jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type)) : undefined;
+}
+
+const show = (path: string, call: CallRequest) =>
+  `GET ${path}${call.query.length ? '?' + call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`).join('&') : ''}`;
+
+/** The call answered from state, or null when the state has no answer for it. */
+export async function answerFromState(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<StateAnswer | null> {
+  if (tool.method.toUpperCase() !== 'GET') return null;
+  const { state, collections } = await servedState(ctx);
+  const plan = state.plans.find((p) => p.tool === tool.name);
+  if (!plan || plan.kind === 'record') return null;
+  const path = callPath(tool, call);
+  const asked = show(path, call);
+
+  if (plan.kind === 'document') {
+    const doc = state.documents.find((d) => d.tool === tool.name)!;
+    const want = pairKey(call.query.map((p) => [p.name, p.value]));
+    if (decode(doc.path) !== path || pairKey(queryPairs(doc.query)) !== want) return null;
+    return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path} (DOC-1, DOC-2): its latest initial value, #${doc.record_ordinal}` };
+  }
+
+  const line = lineOf(plan.lines, path, call);
+  if (plan.kind === 'item') {
+    const id = call.params.get(lastParam(tool.template));
+    if (id === undefined) return null;
+    // A line the plan checked keeps its own envelope; another id renders in the shared one (OQ-19).
+    const template = line ?? (plan.shared_envelope && call.query.length === 0 ? plan.lines.find((l) => l.status >= 200 && l.status <= 299 && l.query === null) : undefined);
+    if (!template || template.status < 200 || template.status > 299) return null;
+    const envelope = await envelopeOf(ctx, template.record_ordinal);
+    if (envelope === undefined) return null;
+    const rendered = renderItem(plan as ItemPlan, { ...template, id }, envelope, collections);
+    if (rendered.status !== 'rendered') return null;
+    return {
+      status: template.status, value: rendered.body, record_ordinal: template.record_ordinal, request_line: asked,
+      why: `rendered from state: ${plan.collection} entity ${id} (item plan, ES-37)` +
+        (line ? `, in the envelope of #${template.record_ordinal}` : `, in the envelope the item view shares (#${template.record_ordinal}, OQ-19)`),
+    };
+  }
+
+  if (!line || line.status < 200 || line.status > 299) return null;
+  const envelope = await envelopeOf(ctx, line.record_ordinal);
+  if (envelope === undefined) return null;
+  const rendered = renderList(plan as ListPlan, line, envelope, collections);
+  if (rendered.status !== 'rendered') return null;
+  return {
+    status: line.status, value: rendered.body, record_ordinal: line.record_ordinal, request_line: asked,
+    why: `rendered from state: ${plan.collection} list (${line.membership === 'all' ? 'the whole collection in state order' : 'the entities #' + line.record_ordinal + ' listed'}; list plan, ES-37)`,
+  };
+}
+
+function lastParam(template: string): string {
+  const m = [...template.matchAll(/\{([^}]+)\}/g)];
+  return m.length ? m[m.length - 1][1] : '';
+}
+
+/** The exact text of a rendered value (compact, OQ-30). */
+export const renderedText = (v: JsonValue) => stringifyExact(v);

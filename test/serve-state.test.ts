@@ -1,0 +1,60 @@
+/** Serving from state (ES-37 plans, DOC-2 documents): answers rendered by the one renderer. */
+import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers.js';
+import { serveHar, text } from './serve-helpers.js';
+
+const A = 'http://localhost:3000/api';
+
+describe('ES-37 an item plan answers for every entity the state holds', () => {
+  it('ES-37 a folder only ever listed is answered by the item tool, in the envelope the item view shares (OQ-19)', async () => {
+    const s = await serveHar(tempDir(), [
+      { url: `${A}/folders`, body: [{ id: 1, uid: 'nErXDvCkzz', title: 'Dept' }, { id: 2, uid: 'k3R9pLmQaa', title: 'Ops' }] },
+      { url: `${A}/folders/nErXDvCkzz`, body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 } },
+    ]);
+    try {
+      const r = await s.call('get_api_folders_by_uid', { uid: 'k3R9pLmQaa' });
+      expect(r.isError, text(r)).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({ status: 200, source: 'state', body: { id: 2, uid: 'k3R9pLmQaa', title: 'Ops' } });
+      expect((r.structuredContent as { why: string }).why).toMatch(/shares/);
+      // The recorded one keeps its own line and values.
+      const d = await s.call('get_api_folders_by_uid', { uid: 'nErXDvCkzz' });
+      expect(d.structuredContent).toMatchObject({ source: 'state', record_ordinal: 2, body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 } });
+      // An id the state does not hold has nothing to render or replay: an error naming the lines.
+      const none = await s.call('get_api_folders_by_uid', { uid: 'zzzz9999' });
+      expect(none.isError).toBe(true);
+      expect(text(none)).toMatch(/no retained record answers GET \/api\/folders\/zzzz9999/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('ES-37 a record view replays: the tool whose plan failed answers its recorded record', async () => {
+    const s = await serveHar(tempDir(), [
+      { url: `${A}/tags?view=a`, body: [{ id: 'tg-1', name: 'A' }, { id: 'tg-2', name: 'B' }] },
+      { url: `${A}/tags?view=b`, body: [{ id: 'tg-1', name: 'A*' }, { id: 'tg-2', name: 'B' }] },
+    ]);
+    try {
+      const r = await s.call('get_api_tags', { query: { view: 'a' } });
+      expect(r.structuredContent).toMatchObject({ source: 'replay', record_ordinal: 1, body: [{ id: 'tg-1', name: 'A' }, { id: 'tg-2', name: 'B' }] });
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('DOC-2 a document answers its path', () => {
+  it('DOC-2 the latest initial value, not a later one after a write', async () => {
+    const s = await serveHar(tempDir(), [
+      { url: `${A}/org/preferences`, body: { theme: 'dark' } },
+      { method: 'PUT', url: `${A}/org/preferences`, requestBody: { theme: 'light' }, body: { theme: 'light' } },
+      { url: `${A}/org/preferences`, body: { theme: 'light' } },
+    ]);
+    try {
+      const r = await s.call('get_api_org_preferences', {});
+      expect(r.structuredContent).toMatchObject({ status: 200, source: 'state', record_ordinal: 1, body: { theme: 'dark' } });
+      expect((r.structuredContent as { why: string }).why).toMatch(/^document of \/api\/org\/preferences/);
+    } finally {
+      await s.close();
+    }
+  });
+});
