@@ -36,11 +36,15 @@ export interface MergedTypes {
 export function mergeEntities(facts: StateFacts): MergedTypes {
   const names = collectionNames(facts.identities.map((t) => t.root_path));
   const obsByEntity = new Map<string, { root: string; id: string; obs: Observation[] }>();
+  const pathOf = new Map(facts.reads.map((r) => [r.record_id, r.path]));
   const observationsByTool = new Map<string, Observation[]>();
   for (const o of facts.observations) {
     const body = facts.bodyValue(o.body_id);
-    const object = body === undefined ? undefined : at(body, o.entity_pointer);
+    let object = body === undefined ? undefined : at(body, o.entity_pointer);
     if (!isObject(object)) continue;
+    // ES-25: an entity at the body root does not own the members generated per response.
+    const generated = o.entity_pointer === '' ? facts.perResponse.get(pathOf.get(o.record_id) ?? '') : undefined;
+    if (generated) object = objectFrom(keysOf(object).filter((k) => !generated.has(k)).map((k) => [k, member(object, k)!]));
     const key = `${o.root_path}\u0000${o.entity_id}`;
     const entry = obsByEntity.get(key) ?? { root: o.root_path, id: o.entity_id, obs: [] };
     const ob: Observation = { tool: o.tool, view_kind: o.view_kind, ordinal: o.ordinal, record_id: o.record_id, object };

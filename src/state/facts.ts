@@ -36,6 +36,8 @@ export interface StateFacts {
   counters: DB['list_counters'][];
   membership: DB['list_membership'][];
   tools: Selectable<DB['tool']>[];
+  /** ES-23: per concrete path, the top-level members generated per response. */
+  perResponse: Map<string, Set<string>>;
   /** ES-4/ES-5: an initial read's body as an exact value through the body owner, or undefined when it is not usable. */
   /** A read's last path parameter value (the id an item read names). */
   pathValue(recordId: number): string | undefined;
@@ -63,6 +65,12 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number): Promise<
     k.selectFrom('list_membership').selectAll().where('capture_id', '=', captureId).execute(),
     k.selectFrom('tool').selectAll().where('capture_id', '=', captureId).orderBy('template').orderBy('method').execute(),
   ]);
+  const perResponse = new Map<string, Set<string>>();
+  for (const r of await k.selectFrom('per_response_members').select(['path', 'member_key']).where('capture_id', '=', captureId).execute()) {
+    const set = perResponse.get(r.path) ?? new Set<string>();
+    set.add(r.member_key);
+    perResponse.set(r.path, set);
+  }
   const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
     .select(['p.record_id', 'p.value']).where('r.capture_id', '=', captureId).orderBy('p.record_id').orderBy('p.position').execute();
   const pathValues = new Map(params.map((p) => [p.record_id, p.value]));
@@ -87,7 +95,7 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number): Promise<
     captureId,
     timelineOrder: timeline?.timeline_order ?? 'record-order',
     reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null })),
-    writes, identities, observations, order, itemLocations, listReads, counters, membership, tools,
+    writes, perResponse, identities, observations, order, itemLocations, listReads, counters, membership, tools,
     pathValue: (id) => pathValues.get(id),
     bodyValue: value,
     bodyUsable: (id) => value(id) !== undefined,

@@ -196,11 +196,19 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
   plan.shared_envelope = shared;
 }
 
+/** ES-24: a view names a member only when every concrete path it answers proves it on its own. */
+function perResponseOf(ctx: Ctx): string[] {
+  const paths = [...new Set(ctx.lines.filter((l) => ok(l.status)).map((l) => l.path))];
+  if (paths.length === 0) return [];
+  const sets = paths.map((p) => ctx.facts.perResponse.get(p) ?? new Set<string>());
+  return [...sets[0]].filter((k) => sets.every((s) => s.has(k))).sort();
+}
+
 function viewBase(ctx: Ctx, obs: Observation[]) {
   const { fields, required } = viewFields(obs);
   return {
     collection: ctx.collection, fields, required_fields: required,
-    projected_record_ordinals: [], projected_query_keys: [], per_response_members: [], clock_formats: {}, sorted_arrays: [],
+    projected_record_ordinals: [], projected_query_keys: [], per_response_members: perResponseOf(ctx), clock_formats: {}, sorted_arrays: [],
     shared_envelope: true,
   };
 }

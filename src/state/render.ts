@@ -3,7 +3,7 @@
  * envelope into a response body. ES-37 checks plans with it; serving answers with it.
  */
 import type { JsonValue } from '../load/bodies.js';
-import { at, isObject, member, objectFrom, replaceAt } from './json.js';
+import { at, isObject, keysOf, member, objectFrom, replaceAt } from './json.js';
 import type { ItemPlan, ListPlan, PlanLine, StateEntity } from './types.js';
 
 export interface Collections {
@@ -52,7 +52,13 @@ export type Rendered = { status: 'entity-absent' } | { status: 'rendered'; body:
 export function renderItem(plan: ItemPlan, line: PlanLine, envelope: JsonValue, state: Collections): Rendered {
   const e = state.entity(plan.collection, line.id!);
   if (!e) return { status: 'entity-absent' };
-  return { status: 'rendered', body: replaceAt(envelope, plan.entity_pointer, renderEntity(e, plan)) };
+  let rendered = renderEntity(e, plan);
+  if (plan.entity_pointer === '' && plan.per_response_members.length) {
+    // ES-25: members generated per response keep the envelope's recorded values.
+    const kept = plan.per_response_members.filter((k) => member(envelope, k) !== undefined).map((k): [string, JsonValue] => [k, member(envelope, k)!]);
+    rendered = objectFrom([...keysOf(rendered).map((k): [string, JsonValue] => [k, member(rendered, k)!]), ...kept]);
+  }
+  return { status: 'rendered', body: replaceAt(envelope, plan.entity_pointer, rendered) };
 }
 
 /**
@@ -80,5 +86,7 @@ export function envelopeTemplate(plan: ItemPlan | ListPlan, envelope: JsonValue)
   if (at(envelope, pointer) === undefined) return undefined;
   let t = replaceAt(envelope, pointer, null);
   if (plan.kind === 'list') for (const c of plan.counters) if (at(t, c) !== undefined) t = replaceAt(t, c, null);
+  // ES-25: shared envelopes are compared without the members generated per response.
+  if (isObject(t) && plan.per_response_members.length) t = objectFrom(keysOf(t).filter((k) => !plan.per_response_members.includes(k)).map((k) => [k, member(t, k)!]));
   return isObject(t) || Array.isArray(t) ? t : null;
 }

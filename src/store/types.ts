@@ -382,6 +382,13 @@ export interface ListMembershipView {
   membership: 'all' | 'recorded';
 }
 
+/** queries/per_response_members.sql (ES-23) */
+export interface PerResponseMembersView {
+  capture_id: number;
+  path: string;
+  member_key: string;
+}
+
 export interface DB {
   capture: CaptureTable;
   page: PageTable;
@@ -414,6 +421,7 @@ export interface DB {
   list_reads: ListReadsView;
   list_counters: ListCountersView;
   list_membership: ListMembershipView;
+  per_response_members: PerResponseMembersView;
 }
 
 /** A column list that must name every key of T (a compile error otherwise). */
@@ -450,6 +458,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   list_reads: cols<ListReadsView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'body_id', 'list_pointer', 'entries']),
   list_counters: cols<ListCountersView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'member_pointer', 'value', 'is_counter']),
   list_membership: cols<ListMembershipView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'membership']),
+  per_response_members: cols<PerResponseMembersView>()(['capture_id', 'path', 'member_key']),
   tool_statuses: cols<ToolStatusesView>()(['capture_id', 'tool_id', 'tool', 'status', 'records']),
   response_members: cols<ResponseMembersView>()(['capture_id', 'ordinal', 'record_id', 'method', 'path', 'query', 'status', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
 };
