@@ -81,3 +81,93 @@ describe('ES-24 per-path proof', () => {
     expect(entity(s, 'items', 'it-01')?.value).toEqual({ id: 'it-01', name: 'A' });
   });
 });
+
+describe('ES-12 projected item reads', () => {
+  it('ES-12 the spec example: ?fields=title does not return the item; it proves nothing, is not checked, and is listed', () => {
+    const s = stateOf([
+      { url: `${A}/api/books/bk-1017`, body: { id: 'bk-1017', title: 'Dune', year: 1965 } },
+      { url: `${A}/api/books/bk-1017?fields=title`, body: { title: 'Dune' } },
+    ]);
+    expect(plan(s, 'get_api_books_by_id')).toMatchObject({ kind: 'item', projected_record_ordinals: [2] });
+    expect(entity(s, 'books', 'bk-1017')?.value).toEqual({ id: 'bk-1017', title: 'Dune', year: 1965 });
+  });
+});
+
+describe('ES-13 projected list rows', () => {
+  it('ES-13 a ?fields=id,name list row is listed and observes nothing; the whole rows make the plan', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/users`, body: [{ id: 'u-01', name: 'Ann', email: 'a@x.test' }, { id: 'u-02', name: 'Bo', email: 'b@x.test' }] },
+      { url: `${A}/api/v1/users?fields=id,name`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
+    ]);
+    expect(plan(s, 'get_api_v1_users')).toMatchObject({ kind: 'list', projected_record_ordinals: [2], projection_values: { checked: [], replayed: ['id,name'] } });
+    expect(entity(s, 'users', 'u-01')?.record_ordinals).toEqual([1]);
+  });
+
+  it('ES-13 a projection the server ignored shows whole entities and is an ordinary row', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/users`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
+      { url: `${A}/api/v1/users?fields=id`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
+    ]);
+    expect(plan(s, 'get_api_v1_users')).toMatchObject({ kind: 'list', projected_record_ordinals: [] });
+  });
+});
+
+describe('ES-14 late shaping rows', () => {
+  it('ES-14 the spec example: a later ?expand=shelf read is listed', () => {
+    const s = stateOf([
+      { url: `${A}/api/books/bk-1017`, body: { id: 'bk-1017', title: 'Dune', shelfId: 's-1' } },
+      { method: 'PATCH', url: `${A}/api/books/bk-1017`, body: { id: 'bk-1017', title: 'Dune Messiah', shelfId: 's-1' } },
+      { url: `${A}/api/books/bk-1017?expand=shelf`, body: { id: 'bk-1017', title: 'Dune Messiah', shelfId: 's-1', shelf: { id: 's-1', name: 'SF' } } },
+    ]);
+    expect(plan(s, 'get_api_books_by_id')).toMatchObject({ kind: 'item', projected_record_ordinals: [3] });
+  });
+
+  it('ES-14 a later ?fields=id,name read that omits members the other rows always show is listed', () => {
+    const s = stateOf([
+      { url: `${A}/api/books/bk-1017`, body: { id: 'bk-1017', title: 'Dune', year: 1965 } },
+      { method: 'PATCH', url: `${A}/api/books/bk-1017`, body: { id: 'bk-1017', title: 'Dune' } },
+      { url: `${A}/api/books/bk-1017?fields=id,title`, body: { id: 'bk-1017', title: 'Dune' } },
+    ]);
+    expect(plan(s, 'get_api_books_by_id')).toMatchObject({ projected_record_ordinals: [3] });
+  });
+});
+
+describe('ES-17 ES-18 ES-19 representation variants', () => {
+  const example: Exchange[] = [
+    { url: `${A}/api/v1/users?page=1`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
+    { url: `${A}/api/v1/users?page=1&include=roles`, body: [{ id: 'u-01', name: 'Ann', roles: ['admin'] }, { id: 'u-02', name: 'Bo', roles: [] }] },
+  ];
+
+  it('ES-17 ES-19 the spec example: #2 is a variant told apart by include; entities keep id and name; the plan holds', () => {
+    const s = stateOf(example);
+    expect(plan(s, 'get_api_v1_users')).toMatchObject({ kind: 'list', projected_record_ordinals: [2], projected_query_keys: [{ name: 'include' }] });
+    expect(entity(s, 'users', 'u-01')?.value).toEqual({ id: 'u-01', name: 'Ann' });
+  });
+
+  it('ES-18 with no row free of shaping parameters, the rows requesting every field (*) are the base', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/users?fields=*`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
+      { url: `${A}/api/v1/users?include=roles`, body: [{ id: 'u-01', name: 'Ann', roles: [] }, { id: 'u-02', name: 'Bo', roles: [] }] },
+    ]);
+    // #2 names include (the base does not) and omits fields, which every base row names: both keys tell it apart (OQ-16).
+    expect(plan(s, 'get_api_v1_users')).toMatchObject({ kind: 'list', projected_record_ordinals: [2], projected_query_keys: [{ name: 'fields', omitted: true }, { name: 'include' }] });
+  });
+
+  it('ES-19 a value the base rows never give distinguishes; a parameter all base rows name and the variant omits too', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/users?view=short`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
+      { url: `${A}/api/v1/users?view=short`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
+      { url: `${A}/api/v1/users?view=long`, body: [{ id: 'u-01', name: 'Ann', bio: 'x' }, { id: 'u-02', name: 'Bo', bio: 'y' }] },
+    ]);
+    // No row is free of shaping parameters and none asks for *: the rows agreeing most (view=short) are the base.
+    expect(plan(s, 'get_api_v1_users')).toMatchObject({ kind: 'list', projected_record_ordinals: [3], projected_query_keys: [{ name: 'view', value: 'long' }] });
+  });
+
+  it('ES-19 an indistinguishable variant stays an ordinary row, and the plan fails', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/users`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
+      { url: `${A}/api/v1/users?page=2`, body: [{ id: 'u-01', name: 'Ann', roles: [] }, { id: 'u-03', name: 'Cy', roles: [] }] },
+    ]);
+    expect(plan(s, 'get_api_v1_users')).toMatchObject({ kind: 'record', reason: 'fields-differ' });
+  });
+});

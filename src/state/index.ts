@@ -10,14 +10,18 @@ import type { DB } from '../store/types.js';
 import { mergeEntities } from './entities.js';
 import { readStateFacts } from './facts.js';
 import { planTools } from './plans.js';
+import { classifyRows } from './variants.js';
 import type { EnvironmentState } from './types.js';
 
 export type { EnvironmentState } from './types.js';
 
 export async function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
-  const facts = await readStateFacts(k, captureId);
+  const all = await readStateFacts(k, captureId);
+  // ES-12..ES-14, ES-19: projected rows and distinguishable variants leave the observations and the checks.
+  const shaping = classifyRows(all);
+  const facts = { ...all, observations: all.observations.filter((o) => !shaping.excluded.has(o.record_id)) };
   const merged = mergeEntities(facts);
-  const { plans, documents } = planTools(facts, merged);
+  const { plans, documents } = planTools(facts, merged, shaping);
   const redacted = facts.writes.filter((w) => w.is_url_redacted === 1).length;
   const limitations: string[] = [];
   // ES-8: a write whose URL is redacted bounds every type; the view counts such writes.

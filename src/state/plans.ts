@@ -12,6 +12,7 @@ import { collectionsOf, envelopeTemplate, renderItem, renderList, type Collectio
 import {
   REASON_PRECEDENCE, type ItemPlan, type ListPlan, type Plan, type PlanLine, type Reason, type StateDocument,
 } from './types.js';
+import type { Shaping, ViewShaping } from './variants.js';
 
 /** OQ-30 / DOC-4: the rendered-size limit, compact exact JSON in UTF-8 bytes. */
 export const MAX_RENDERED_BYTES = 262_144;
@@ -77,7 +78,7 @@ function viewFields(obs: Observation[]): { fields: string[]; required: string[] 
 
 export interface PlanResult { plans: Plan[]; documents: StateDocument[] }
 
-export function planTools(facts: StateFacts, merged: MergedTypes): PlanResult {
+export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shaping): PlanResult {
   const names = collectionNames(facts.identities.map((t) => t.root_path));
   const identityOf = new Map(facts.identities.map((t) => [t.root_path, t]));
   const state = collectionsOf(merged.entities);
@@ -98,12 +99,14 @@ export function planTools(facts: StateFacts, merged: MergedTypes): PlanResult {
       plans.push({ tool: tool.name, kind: 'record', reason: 'not-planned', detail: `${tool.method} tools are answered from their records` });
       continue;
     }
-    const initial = reads.filter((r) => r.is_initial);
+    const initialAll = reads.filter((r) => r.is_initial);
+    const initial = initialAll.filter((r) => !shaping.excluded.has(r.record_id));
     const lines = latestPerLine(initial);
+    const viewShaping = shaping.byTool.get(tool.name) ?? { projected_record_ordinals: [], projected_query_keys: [], projection_values: { checked: [], replayed: [] } };
     const identity = identityOf.get(tool.root_path);
     const collection = names.get(tool.root_path);
     const obs = (merged.observationsByTool.get(tool.name) ?? []);
-    const ctx: Ctx = { facts, state, tool: tool.name, lines, obs, collection: collection!, initial };
+    const ctx: Ctx = { facts, state, tool: tool.name, lines, obs, collection: collection!, initial, shaping: viewShaping };
 
     if (tool.ends_in_param === 1) {
       // DOC-6: `no-identity` names item tools only; item-shaped paths get no documents yet (DOC-1, §13).
@@ -112,7 +115,7 @@ export function planTools(facts: StateFacts, merged: MergedTypes): PlanResult {
       else if (initial.length > 0 && obs.length === 0) {
         reasons.push({ reason: 'no-identity', detail: `no initial read shows an entity repeating its path value in ${identity.identity_field}` });
       }
-      if (initial.length === 0) reasons.push({ reason: 'no-initial-record', detail: noInitialDetail(reads) });
+      if (initial.length === 0) reasons.push({ reason: 'no-initial-record', detail: noInitialDetail(reads, initialAll.length) });
       const plan = reasons.length ? null : itemPlan(ctx, reasons);
       plans.push(plan && reasons.length === 0 ? plan : recordPlan(tool.name, { reasons }));
       continue;
@@ -144,9 +147,11 @@ interface Ctx {
   lines: ReadLine[];
   initial: ReadLine[];
   obs: Observation[];
+  shaping: ViewShaping;
 }
 
-function noInitialDetail(reads: ReadLine[]): string {
+function noInitialDetail(reads: ReadLine[], projected = 0): string {
+  if (projected > 0) return `its ${projected} initial read${projected === 1 ? ' is a projection or variant' : 's are projections or variants'} (ES-12..ES-19)`;
   return reads.length === 1 ? `its one record comes after the type's bound (ES-8/ES-9)`
     : `all ${reads.length} of its records come after the type's bound (ES-8/ES-9)`;
 }
@@ -208,7 +213,8 @@ function viewBase(ctx: Ctx, obs: Observation[]) {
   const { fields, required } = viewFields(obs);
   return {
     collection: ctx.collection, fields, required_fields: required,
-    projected_record_ordinals: [], projected_query_keys: [], per_response_members: perResponseOf(ctx), clock_formats: {}, sorted_arrays: [],
+    projected_record_ordinals: ctx.shaping.projected_record_ordinals, projected_query_keys: ctx.shaping.projected_query_keys,
+    projection_values: ctx.shaping.projection_values, per_response_members: perResponseOf(ctx), clock_formats: {}, sorted_arrays: [],
     shared_envelope: true,
   };
 }
@@ -276,7 +282,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
 function documentOf(ctx: Ctx, reads: ReadLine[], reasons: Outcome['reasons']): StateDocument | null {
   if (ctx.initial.length === 0) {
     // OQ-26 / OQ-29: e.g. a list read only after its first write.
-    reasons.push({ reason: 'no-initial-record', detail: noInitialDetail(reads) });
+    reasons.push({ reason: 'no-initial-record', detail: noInitialDetail(reads, reads.filter((r) => r.is_initial).length) });
     return null;
   }
   if (ctx.lines.length > 1) {

@@ -63,7 +63,9 @@ interface ViewFacts {
   fields: string[];
   required_fields: string[];
   projected_record_ordinals: number[];
-  projected_query_keys: string[];
+  projected_query_keys: { name: string; value?: string; omitted?: true }[];
+  /** OQ-17: the projection values checked rows and replayed rows gave (for ES-15/ES-20 serving). */
+  projection_values: { checked: string[]; replayed: string[] };
   per_response_members: string[];
   clock_formats: Record<string, unknown>;
   sorted_arrays: string[];
