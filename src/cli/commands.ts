@@ -5,6 +5,7 @@ import info from './info.js';
 import sql from './sql.js';
 import migrate from './migrate.js';
 import manifest from './manifest.js';
+import captureBrowserScenario from './capture-browser-scenario.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
-export const commands: Record<string, CommandDef<any>> = { load, info, manifest, sql, migrate };
+export const commands: Record<string, CommandDef<any>> = { load, info, manifest, sql, migrate, 'capture-browser-scenario': captureBrowserScenario };
