@@ -64,6 +64,8 @@ export function startApp(): App {
       }
       if (p === '/api/search') return json(res, 200, { query: u.searchParams.get('q'), results: items.filter((i) => i.name.toLowerCase().includes((u.searchParams.get('q') ?? '').toLowerCase())) });
       if (p === '/api/echo') return json(res, 200, { headers: req.headers, body, query: Object.fromEntries(u.searchParams) });
+      if (p === '/favicon.ico') { res.writeHead(204); return res.end(); } // no 404 noise in console events
+      if (p === '/api/hang') { res.writeHead(200, { 'content-type': 'application/json' }); res.write('['); return; } // never ends (BS-66)
       if (p === '/api/old') { res.writeHead(302, { location: '/api/items' }); return res.end(); }
       if (p === '/api/big') return json(res, 200, { pad: 'x'.repeat(Number(u.searchParams.get('n') ?? 1000)) });
       if (p === '/api/blob') { res.writeHead(200, { 'content-type': 'application/octet-stream' }); return res.end(Buffer.alloc(Number(u.searchParams.get('n') ?? 10), 7)); }
@@ -111,6 +113,7 @@ export function startApp(): App {
       if (p === '/surrogates') {
         return res.end(page('Surrogates', `<script>localStorage.setItem('lone', 'a\\uD800'); localStorage.setItem('ab', 'ab');</script>`));
       }
+      if (p === '/hang') return res.end(page('Hang', `<script>fetch('/api/hang'); fetch('/api/items');</script>`));
       if (p === '/console') return res.end(page('Console', `<script>for (let i = 0; i < 5; i++) console.log('line ' + i); setTimeout(() => { throw new Error('boom'); }, 0);</script>`));
       res.statusCode = 404;
       res.end(page('Not found', 'not found'));
