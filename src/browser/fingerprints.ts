@@ -5,6 +5,7 @@
  * prefix that cannot occur in UTF-8. A declared secret or page value has no digest.
  */
 import { createHash } from 'node:crypto';
+import { decodeBase64Strict } from '../load/bodies.js';
 
 export const FINGERPRINT_VERSION = 2;
 
@@ -29,7 +30,7 @@ export function fingerprint(s: string, isSecret: boolean): Fingerprint {
  */
 export function decodeUtf16Base64(b64: string): string {
   // Node's UTF-16LE decoder copies code units as they are, unpaired surrogates included.
-  return Buffer.from(b64, 'base64').toString('utf16le');
+  return (decodeBase64Strict(b64) ?? Buffer.alloc(0)).toString('utf16le');
 }
 
 /** Page-side source of the encoder `decodeUtf16Base64` reverses (evaluated in the page). */
