@@ -113,6 +113,7 @@ export function startApp(): App {
       if (p === '/surrogates') {
         return res.end(page('Surrogates', `<script>localStorage.setItem('lone', 'a\\uD800'); localStorage.setItem('ab', 'ab');</script>`));
       }
+      if (p === '/popup') return res.end(page('Popup', `<button id="open" onclick="window.open('/count')">Open</button>`));
       if (p === '/hang') return res.end(page('Hang', `<script>fetch('/api/hang'); fetch('/api/items');</script>`));
       if (p === '/console') return res.end(page('Console', `<script>for (let i = 0; i < 5; i++) console.log('line ' + i); setTimeout(() => { throw new Error('boom'); }, 0);</script>`));
       res.statusCode = 404;

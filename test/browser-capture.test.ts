@@ -120,6 +120,23 @@ describeBrowser('BS-57 / BS-58 / BS-61 / BS-63 / BS-65 / BS-66 network evidence'
     expect(e.limitations.map((l) => l.rule)).toContain('BS-64');
   });
 
+  it('BS-61 / BS-25 a navigation redirect links the hop to its observed predecessor; launch mode sends the locale', async () => {
+    const hitsBefore = app.hits.length;
+    const e = await capture(scenario('/', [{ step_id: 'old', action: 'goto', destination: { url: `${app.origin}/api/old` } }],
+      { environment: { locale: 'de-DE' }, capture: { network: { response_body: true } } }));
+    expect(e.steps[0].status).toBe('completed');
+    const old = txByPath(e, '/api/old');
+    const next = e.events.find((x) => x.kind === 'request' && x.redirected_from_transaction_id === old.request.transaction_id)!;
+    expect(new URL(next.url as string).pathname).toBe('/api/items');
+    expect('redirected_from_transaction_state' in next).toBe(false);
+    expect(old.request.redirected_from_transaction_state).toBe('root');
+    // A 3xx has no body to read; that is not missing coverage.
+    expect((content(e, '/api/old', 'response').body as { state: string }).state).toBe('unavailable');
+    expect(e.equality.reasons).not.toContain('network-content-incomplete');
+    // BS-25: launch mode sets Accept-Language from environment.locale.
+    expect(app.hits.slice(hitsBefore).find((h) => h.url === '/api/old')!.headers['accept-language']).toMatch(/^de-DE/);
+  });
+
   it('BS-66 a request still in flight at the end is request-unfinished and its body is unavailable', async () => {
     const e = await capture(scenario('/hang', [{ step_id: 'wait', action: 'wait_for_timeout', duration_ms: 300 }],
       { capture: { network: { response_body: true } } }));
@@ -207,6 +224,20 @@ describeBrowser('BS-47 to BS-56 request steps', () => {
         headers: [{ name: 'X-CSRFToken', value: { source: 'cookie', name: 'csrftoken-nope' } }], timeout_ms: 10000 },
     ]));
     expect(missing.steps[0]).toMatchObject({ status: 'failed', error: { code: 'missing-page-value' } });
+    expect(app.hits.slice(hitsBefore).filter((h) => h.method === 'POST')).toHaveLength(0);
+
+    // BS-49: when the step runs the page must be on the start origin (localhost ≠ 127.0.0.1).
+    const off = await capture(scenario('/', [
+      { step_id: 'leave', action: 'goto', destination: { url: app.origin.replace('127.0.0.1', 'localhost') + '/' } },
+      { step_id: 'post', action: 'request', method: 'POST', path: '/api/items', json: { name: 'y' }, timeout_ms: 10000 },
+    ]));
+    expect(off.steps[1]).toMatchObject({ status: 'failed', error: { code: 'off-origin', message: expect.stringMatching(/add a goto step first/) } });
+    // BS-53: a secret value with a newline fails the step before sending.
+    const control = await capture(scenario('/', [
+      { step_id: 'bad', action: 'request', method: 'POST', path: '/api/items', json: { name: 'z' },
+        headers: [{ name: 'X-Api-Key', value: { source: 'secret', secret_id: 'k' } }], timeout_ms: 10000 },
+    ], { secrets: [{ secret_id: 'k', environment_variable: 'CAPSTATE_TEST_NL' }] }), { CAPSTATE_TEST_NL: 'line1\nline2' });
+    expect(control.steps[0]).toMatchObject({ status: 'failed', error: { code: 'invalid-header-value' } });
     expect(app.hits.slice(hitsBefore).filter((h) => h.method === 'POST')).toHaveLength(0);
 
     const status = await capture(scenario('/', [
@@ -325,5 +356,24 @@ describeBrowser('BS-30 / BS-29 / BS-70 storage seeding and fingerprints', () => 
     const ls = (e.steps[0].captures.storage as { value: { local_storage: { key: string; value: { sha256: string } }[] } }).value.local_storage;
     expect(ls.find((x) => x.key === 'lone')!.value.sha256).toBe('172fcd3b5d6c36011a53b052b214564195ad29c51a9fec3b1accf10826cdace1');
     expect(ls.find((x) => x.key === 'ab')!.value.sha256).toBe('fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603');
+  });
+});
+
+describeBrowser('BS-33 / BS-44 / BS-46 popups', () => {
+  it('BS-44 a popup is observed (network, lifecycle); BS-33 / BS-46 its storage and early-event gaps are limitations', async () => {
+    const e = await capture(scenario('/popup', [
+      { step_id: 'open', action: 'click', locator: { kind: 'css', selector: '#open' }, timeout_ms: 5000 },
+      { step_id: 'settle', action: 'wait_for_timeout', duration_ms: 500 },
+    ], {
+      storage: { local_storage: [{ origin: app.origin, entries: [{ key: 'counter', value: { source: 'literal', value: '1' } }] }] },
+      capture: { events: ['popups', 'frames', 'network'] },
+    }));
+    expect(e.steps.map((s) => s.status)).toEqual(['completed', 'completed']);
+    expect(ofKind(e, 'popup-opened')).toHaveLength(1);
+    // BS-45: launch mode observes the owned context, so the popup's document request is there once.
+    expect(ofKind(e, 'request').filter((r) => new URL(r.url as string).pathname === '/count')).toHaveLength(1);
+    const rules = e.limitations.map((l) => `${l.rule} ${l.code}`);
+    expect(rules).toEqual(expect.arrayContaining(['BS-33 popup-storage-seeds', 'BS-46 popup-early-frames']));
+    expect(e.equality.eligible).toBe(false);
   });
 });
