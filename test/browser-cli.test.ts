@@ -13,7 +13,7 @@ import { afterAll, expect, it } from 'vitest';
 import { captureBrowserScenario } from '../src/browser/index.js';
 import { LAUNCH_FLAGS } from '../src/browser/launch.js';
 import { CHROMIUM, describeBrowser, startApp } from './browser-app.js';
-import { cliAsync, tempDir } from './helpers.js';
+import { cliAsync, cliPath, root, tempDir } from './helpers.js';
 
 const app = startApp();
 const dir = tempDir();
@@ -79,6 +79,36 @@ describeBrowser('BS-22 / BS-23 launch mode cleans up its profile', () => {
       expect(f.status, f.stderr).toBe(0);
       expect(JSON.parse(f.stdout).steps[0].status).toBe('failed');
       expect(f.stderr).toMatch(/step nope failed/);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
+describeBrowser('BS-23 / BS-67 SIGINT cancels the capture and cleanup still runs', () => {
+  it('BS-23 SIGINT during a step: the step and the rest are cancelled, Evidence is written, no profile is left', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'capstate-tmpdir-'));
+    try {
+      const s = { ...appScenario(), actions: [
+        { step_id: 'long', action: 'wait_for_timeout', duration_ms: 60000 },
+        { step_id: 'after', action: 'wait_for_timeout', duration_ms: 1 },
+      ] };
+      // The test started this CLI process; it signals it by id.
+      const child = spawn(process.execPath, [cliPath, 'capture-browser-scenario', JSON.stringify(s), '--json'], { cwd: root, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '', stderr = '';
+      child.stdout!.setEncoding('utf8').on('data', (d) => { stdout += d; });
+      child.stderr!.setEncoding('utf8').on('data', (d) => { stderr += d; });
+      const exited = new Promise<number | null>((r) => child.on('close', r));
+      // Wait until the browser runs (its profile exists) and the page has loaded.
+      for (let i = 0; i < 100 && !readdirSync(tmp).some((f) => f.startsWith('capstate-profile-')); i++) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 1500));
+      child.kill('SIGINT');
+      expect(await exited, stderr).toBe(0);
+      expect(stderr).toMatch(/cancelling the capture/);
+      const e = JSON.parse(stdout);
+      expect(e.steps.map((x: { status: string }) => x.status)).toEqual(['cancelled', 'cancelled']);
+      expect(e.steps[0].error.code).toBe('cancelled');
       expect(readdirSync(tmp)).toEqual([]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });

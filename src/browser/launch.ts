@@ -50,16 +50,20 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
       timeout,
       serviceWorkers: env.service_workers === 'allow' ? 'allow' : 'block',
       acceptDownloads: false,
+      // capstate handles SIGINT/SIGTERM itself (cancel, then clean up); Playwright's own
+      // handlers would kill the browser under the cleanup and exit the process.
+      handleSIGINT: false,
+      handleSIGTERM: false,
       ...(env.locale ? { locale: env.locale } : {}),
       ...(env.timezone ? { timezoneId: env.timezone } : {}),
       ...(env.viewport ? { viewport: env.viewport } : {}),
     });
   } catch (e) {
-    rmSync(profile, { recursive: true, force: true });
+    removeProfile(profile);
     throw new CapstateError('browser-launch-failed', `could not launch ${b.executable_path}: ${firstLine(e)}`, { path: 'browser.executable_path' });
   }
   const cleanup = async () => {
-    try { await context.close(); } finally { rmSync(profile, { recursive: true, force: true }); }
+    try { await context.close(); } finally { removeProfile(profile); }
   };
   try {
     context.setDefaultTimeout(timeout);
@@ -68,6 +72,16 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
   } catch (e) {
     await cleanup();
     throw e;
+  }
+}
+
+/** BS-22: the profile goes, or the user is told where it is (it may hold cookies and storage, BS-23). */
+function removeProfile(profile: string): void {
+  try {
+    // Browser helpers may still be flushing files for a moment after the close.
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  } catch (e) {
+    throw new CapstateError('cleanup-failed', `could not delete the temporary browser profile ${profile}: ${firstLine(e)}; delete it by hand (it may hold cookies and storage)`, { profile });
   }
 }
 
