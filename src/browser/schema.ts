@@ -5,6 +5,7 @@
  * offending field (BS-8).
  */
 import { CapstateError } from '../errors.js';
+import { describe } from '../load/fields.js';
 import { formatPath, type JsonPath } from '../load/split.js';
 
 export type ValueSource = { source: 'literal'; value: string } | { source: 'secret'; secret_id: string };
@@ -241,13 +242,6 @@ class Checker {
     if (o.exact !== undefined) loc.exact = this.bool(o.exact, [...path, 'exact']);
     return loc;
   }
-}
-
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
 }
 
 /**

@@ -69,23 +69,19 @@ export default defineCommand({
     for (const s of [evidence.initial_state, ...evidence.steps]) {
       if (s.status === 'failed') log(`${'step_id' in s ? `step ${(s as { step_id: string }).step_id}` : 'initial navigation'} failed: ${s.error?.message}`);
     }
+    const lines = (head: string, tail: string) => {
+      const s = summary(evidence);
+      return [head, ...evidence.steps.map((st) => `  ${st.step_id}: ${st.status}${st.error ? ` (${st.error.message})` : ''}`),
+        `  ${s.events} events, ${s.network_transactions} network transactions retained`, tail].join('\n');
+    };
     if (a.out) {
       const tmp = `${a.out}.tmp-${process.pid}`;
       writeFileSync(tmp, toJson(evidence) + '\n');
       renameSync(tmp, a.out);
       if (a.json) return printJson({ ok: true, out: a.out, ...summary(evidence) });
-      const s = summary(evidence);
-      out([`${a.out}: Evidence of ${evidence.steps.length} step(s) on ${s.start_url}`,
-        ...evidence.steps.map((st) => `  ${st.step_id}: ${st.status}${st.error ? ` (${st.error.message})` : ''}`),
-        `  ${s.events} events, ${s.network_transactions} network transactions retained`,
-        `load it: capstate load ${a.out}`].join('\n'));
-      return;
+      return out(lines(`${a.out}: Evidence of ${evidence.steps.length} step(s) on ${evidence.scenario.start_url}`, `load it: capstate load ${a.out}`));
     }
     if (a.json) return printJson({ ok: true, ...evidence });
-    const s = summary(evidence);
-    out([`Evidence of ${evidence.steps.length} step(s) on ${s.start_url}`,
-      ...evidence.steps.map((st) => `  ${st.step_id}: ${st.status}${st.error ? ` (${st.error.message})` : ''}`),
-      `  ${s.events} events, ${s.network_transactions} network transactions retained`,
-      'the Evidence itself: add --json (stdout) or --out FILE'].join('\n'));
+    out(lines(`Evidence of ${evidence.steps.length} step(s) on ${evidence.scenario.start_url}`, 'the Evidence itself: add --json (stdout) or --out FILE'));
   },
 });
