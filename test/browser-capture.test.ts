@@ -268,6 +268,19 @@ describeBrowser('BS-35 a failed step cancels the rest', () => {
   });
 });
 
+describeBrowser('BS-11 / BS-35 a failed initial navigation', () => {
+  it('BS-11 an unreachable start_url fails the initial state and cancels every action', async () => {
+    const e = await captureBrowserScenario({
+      browser: { mode: 'launch', executable_path: CHROMIUM }, start_url: { url: 'http://127.0.0.1:1/' }, command_timeout_ms: 5000,
+      actions: [{ step_id: 'a', action: 'wait_for_timeout', duration_ms: 1 }, { step_id: 'b', action: 'wait_for_timeout', duration_ms: 1 }],
+    }, { env: {} });
+    expect(e.initial_state).toMatchObject({ status: 'failed', error: { code: 'navigation-failed', message: expect.stringMatching(/net::ERR_/) } });
+    expect(e.steps.map((s) => [s.status, s.error?.code])).toEqual([['cancelled', 'not-executed'], ['cancelled', 'not-executed']]);
+    expect(e.steps[1].captures.url.state).toBe('missing');
+    expect(e.scenario.command_timeout_ms).toBe(5000);
+  });
+});
+
 describeBrowser('BS-36 to BS-40 limits and omission reports', () => {
   it('BS-38 / BS-39 / BS-40 max_events, max_network_transactions and max_network_body_bytes omit and report', async () => {
     const e = await capture(scenario('/app', [

@@ -186,7 +186,11 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       limit('request-steps', 'BS-56', 'request steps sent their declared requests through the page\'s fetch in the main world');
     }
     if (families.includes('network')) limit('no-initiators', 'BS-69', 'Playwright scenario captures provide no initiator stacks');
-    await seeder.install(context, page);
+    try {
+      await seeder.install(context, page);
+    } catch (e) {
+      throw new CapstateError('storage-seed-failed', `the storage seeds could not be written: ${redaction.view().text(firstLine(e))}`, { path: 'storage' });
+    }
 
     // BS-11: the initial navigation, up to the load event, is bounded by command_timeout_ms.
     const policy = s.environment?.service_workers ?? 'block';
