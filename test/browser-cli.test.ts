@@ -127,7 +127,7 @@ async function freePort(): Promise<number> {
 describeBrowser('BS-22 / BS-24 / BS-25 / BS-43 connect mode', () => {
   let browser: ChildProcess | null = null;
   let endpoint = '';
-  const profile = mkdtempSync(join(tmpdir(), 'capstate-external-'));
+  let profile = '';
   afterAll(async () => {
     // The test started this browser (its own process group): end it by id, then remove its profile.
     if (browser?.pid && browser.exitCode === null) {
@@ -135,12 +135,13 @@ describeBrowser('BS-22 / BS-24 / BS-25 / BS-43 connect mode', () => {
       try { process.kill(-browser.pid, 'SIGTERM'); } catch { /* already gone */ }
       await exited;
     }
-    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    if (profile) rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   const tabs = async () => (await (await fetch(`${endpoint}/json/list`)).json()) as { type: string; url: string }[];
 
   it('BS-22 capstate attaches over loopback CDP, captures, and leaves the external browser running', async () => {
+    profile = mkdtempSync(join(tmpdir(), 'capstate-external-'));
     const port = await freePort();
     endpoint = `http://127.0.0.1:${port}`;
     browser = spawn(CHROMIUM, ['--headless', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, ...LAUNCH_FLAGS, 'about:blank'], { stdio: 'ignore', detached: true });
