@@ -240,6 +240,12 @@ describeBrowser('BS-47 to BS-56 request steps', () => {
     expect(control.steps[0]).toMatchObject({ status: 'failed', error: { code: 'invalid-header-value' } });
     expect(app.hits.slice(hitsBefore).filter((h) => h.method === 'POST')).toHaveLength(0);
 
+    // BS-54: timeout_ms covers sending and reading; a sent request may still reach the app.
+    const slow = await capture(scenario('/', [
+      { step_id: 'slow', action: 'request', method: 'GET', path: '/api/hang', timeout_ms: 500 },
+    ]));
+    expect(slow.steps[0]).toMatchObject({ status: 'failed', error: { code: 'timeout', message: expect.stringMatching(/timeout_ms 500; the request had been sent/) } });
+
     const status = await capture(scenario('/', [
       { step_id: 'get-missing', action: 'request', method: 'GET', path: '/api/items/it-99', expected_status: [200], timeout_ms: 10000 },
     ]));
