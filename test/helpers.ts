@@ -1,5 +1,5 @@
 /** Shared test helpers: temporary stores, the built CLI, file hashes. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,10 +20,26 @@ export function tempDir(): string {
 export interface CliResult { status: number; stdout: string; stderr: string }
 
 /** Runs the built CLI (`npm test` builds first via `pretest`). */
-export function cli(args: string[], opts: { cwd?: string; input?: string } = {}): CliResult {
+export function cli(args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} missing: run npm run build`);
-  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: opts.cwd ?? root, encoding: 'utf8', input: opts.input, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: opts.cwd ?? root, encoding: 'utf8', input: opts.input, env: opts.env ? { ...process.env, ...opts.env } : process.env, maxBuffer: 64 * 1024 * 1024 });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Runs the built CLI without blocking this process, for tests whose server lives in the
+ * test process itself (a local app the captured browser talks to).
+ */
+export function cliAsync(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  if (!existsSync(cliPath)) throw new Error(`${cliPath} missing: run npm run build`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { cwd: opts.cwd ?? root, env: opts.env ? { ...process.env, ...opts.env } : process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr }));
+  });
 }
 
 export function sha256File(file: string): string {

@@ -73,7 +73,8 @@ export class FieldReader {
   }
 }
 
-function describe(v: unknown): string {
+/** A short description of a JSON value for error messages (`the string "…"`, `an array`, `number 3`). */
+export function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;

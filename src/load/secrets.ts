@@ -5,6 +5,11 @@
 
 const ALWAYS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 
+/** BS-65: the headers whose values a producer never retains (`null`, `redacted: true`). */
+export function isAlwaysRedactedHeader(name: string): boolean {
+  return ALWAYS.has(name.toLowerCase());
+}
+
 /**
  * Header names that mark a credential: API keys, tokens, CSRF/XSRF tokens, sessions,
  * secrets, passwords, signatures (`X-Api-Key`, `X-Auth-Token`, `X-Redmine-API-Key`,
@@ -134,7 +139,7 @@ export function credentialValues(name: string, value: string | null | undefined)
 }
 
 /** The spellings a value may take where it is echoed: as is, URL-encoded (either hex case), form-encoded, JSON-escaped (with or without `\/`). */
-function spellingsOf(v: string): string[] {
+export function spellingsOf(v: string): string[] {
   const url = encodeURIComponent(v);
   const json = JSON.stringify(v).slice(1, -1);
   return [v, url, url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), url.replace(/%20/g, '+'), json, json.replace(/\//g, '\\/')];

@@ -1,0 +1,331 @@
+/**
+ * `capture_browser_scenario` (BS-1): validate, resolve secrets, acquire the browser, seed
+ * storage, navigate to `start_url`, run the actions in order (a failed one cancels the
+ * rest, BS-35), capture the requested artifacts, drain network content, clean up, and
+ * return Evidence (docs/evidence-format.md). The CLI command and the MCP tool both call
+ * `captureBrowserScenario` with the same scenario object.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { CapstateError } from '../errors.js';
+import { packageRoot } from '../store/open.js';
+import { cancellable, resolveUrl, runAction, StepFailure, type ActionContext, type PageGlobals } from './actions.js';
+import { captureArtifacts, completeness, notRequested, sanitizedUrl, type Captures } from './artifacts.js';
+import { acquireBrowser, firstLine } from './launch.js';
+import { EventLog, type EvidenceEvent, type Omissions } from './limits.js';
+import { NetworkObserver } from './network.js';
+import { Redaction, resolveSecrets } from './redaction.js';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS, effectiveLimits, eventFamilies, networkContent, validateScenario,
+  type Action, type Artifact, type EventFamily, type Limits, type Scenario,
+} from './schema.js';
+import { StorageSeeder } from './seed.js';
+
+export interface Limitation { code: string; rule: string; message: string }
+
+export interface StepRecord {
+  step_id: string;
+  action: Action['action'];
+  status: 'completed' | 'failed' | 'cancelled';
+  error?: { code: string; message: string };
+  elapsed_ms: number;
+  url: string | null;
+  event_bounds: { first: number | null; last: number | null };
+  completeness: 'complete' | 'partial' | 'missing';
+  captures: Captures;
+}
+
+export interface Evidence {
+  schema_version: 1;
+  creator: { name: 'capstate'; version: string };
+  provider: { name: 'playwright-core'; version: string; browser_version: string | null };
+  scenario: {
+    start_url: string;
+    browser: { mode: 'launch'; executable_path: string; headless: boolean } | { mode: 'connect'; cdp_endpoint: string };
+    network_content: { request_body: boolean; response_body: boolean; header_values: boolean };
+    event_families: EventFamily[];
+    artifacts: { after_each_step: Artifact[]; at_end: Artifact[] };
+    service_workers: 'block' | 'allow';
+    limits: Limits;
+    command_timeout_ms?: number;
+  };
+  initial_state: Omit<StepRecord, 'step_id' | 'action'> & { status: 'completed' | 'failed' | 'cancelled' };
+  steps: StepRecord[];
+  limitations: Limitation[];
+  equality: { eligible: boolean; reasons: string[] };
+  omissions: Omissions;
+  events: EvidenceEvent[];
+}
+
+export interface CaptureOptions {
+  /** Where declared secrets are read from (BS-9); defaults to `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Cancels the capture: the running step and the rest become `cancelled`, cleanup still runs. */
+  signal?: AbortSignal;
+  /** Names the input in validation errors. */
+  file?: string;
+}
+
+const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const playwrightVersion = (createRequire(import.meta.url)('playwright-core/package.json') as { version: string }).version;
+
+/**
+ * Runs one browser scenario and returns its Evidence. Throws CapstateError for invalid
+ * input (before any browser starts) and for a browser that cannot be acquired.
+ *
+ * @example
+ * const evidence = await captureBrowserScenario({
+ *   browser: { mode: 'launch', executable_path: '/usr/bin/chromium' },
+ *   start_url: { url: 'http://127.0.0.1:3000/' },
+ *   actions: [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 100 }],
+ * });
+ */
+export async function captureBrowserScenario(input: unknown, opts: CaptureOptions = {}): Promise<Evidence> {
+  const scenario = validateScenario(input, opts.file);
+  const secrets = resolveSecrets(scenario, opts.env ?? process.env, opts.file);
+  return run(scenario, secrets, opts.signal);
+}
+
+const WORLD_FAMILIES: Partial<Record<EventFamily, string>> = { frames: 'frame', workers: 'worker', websockets: 'WebSocket', downloads: 'download' };
+
+async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSignal): Promise<Evidence> {
+  const commandTimeout = s.command_timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const limits = effectiveLimits(s);
+  const families = eventFamilies(s);
+  const content = networkContent(s);
+  const afterEach = s.capture?.after_each_step ?? [];
+  // BS-3: the default capture is the final URL.
+  const atEnd = s.capture?.at_end ?? ['url'];
+  const redaction = new Redaction(secrets);
+  const log = new EventLog(limits);
+  const limitations: Limitation[] = [];
+  const ineligible: string[] = [];
+  const limit = (code: string, rule: string, message: string) => {
+    if (!limitations.some((l) => l.code === code)) limitations.push({ code, rule, message });
+  };
+  const abort = new AbortController();
+  const onOuter = () => abort.abort();
+  outer?.addEventListener('abort', onOuter, { once: true });
+  if (outer?.aborted) abort.abort();
+  const startUrl = resolveUrl(s.start_url, secrets);
+  const startOrigin = new URL(startUrl).origin;
+  let stepId: string | null = null;
+
+  const session = await acquireBrowser(s, commandTimeout);
+  const { context, page } = session;
+  let network: NetworkObserver | null = null;
+  const steps: StepRecord[] = [];
+  let initial: Evidence['initial_state'];
+  try {
+    const pages = new Set<Page>([page]);
+    const seeder = new StorageSeeder(s, secrets);
+    const push = (kind: string, fields: Record<string, unknown>) => log.push({ kind, step_id: stepId, ...redaction.view().json(fields), observed_at: new Date().toISOString() });
+    const observe = (p: Page) => {
+      if (families.includes('console')) p.on('console', (m) => push('console', { type: m.type(), text: m.text(), location: m.location() }));
+      if (families.includes('page-errors')) p.on('pageerror', (e) => push('page-error', { name: e.name, message: e.message }));
+      if (families.includes('frames')) {
+        p.on('frameattached', (f) => push('frame-attached', { url: f.url(), name: f.name() }));
+        p.on('framenavigated', (f) => push('frame-navigated', { url: f.url(), name: f.name(), is_main: f === p.mainFrame() }));
+        p.on('framedetached', (f) => push('frame-detached', { url: f.url(), name: f.name() }));
+      }
+      if (families.includes('workers')) p.on('worker', (w) => { push('worker-created', { url: w.url() }); w.on('close', () => push('worker-closed', { url: w.url() })); });
+      if (families.includes('websockets')) {
+        p.on('websocket', (ws) => {
+          push('websocket-open', { url: ws.url() });
+          const frame = (dir: string) => (f: { payload: string | Buffer }) => push(`websocket-frame-${dir}`, typeof f.payload === 'string' ? { url: ws.url(), text: f.payload } : { url: ws.url(), base64: f.payload.toString('base64') });
+          ws.on('framesent', frame('sent'));
+          ws.on('framereceived', frame('received'));
+          ws.on('close', () => push('websocket-close', { url: ws.url() }));
+        });
+      }
+      // Downloads are never accepted; each one is cancelled and, when selected, recorded.
+      p.on('download', (d) => {
+        if (families.includes('downloads')) push('download-cancelled', { url: d.url(), suggested_filename: d.suggestedFilename() });
+        void d.cancel().catch(() => {});
+      });
+      p.on('popup', (popup) => {
+        pages.add(popup);
+        // BS-44: selected families are observed on popups too, nested ones included.
+        observe(popup);
+        if (families.includes('popups')) {
+          push('popup-opened', { url: popup.url() });
+          popup.on('close', () => push('popup-closed', { url: popup.url() }));
+        }
+        // BS-33: a popup's first script is not guaranteed to see the storage seeds.
+        if (seeder.hasNonCookieSeeds) {
+          limit('popup-storage-seeds', 'BS-33', 'a popup was discovered; storage initialization for its first script is not guaranteed, so storage coverage is missing');
+          ineligible.push('popup-storage-seeds');
+        }
+        // BS-46: early frame, worker, WebSocket and download events of a popup are lost.
+        for (const [fam, what] of Object.entries(WORLD_FAMILIES)) {
+          if (!families.includes(fam as EventFamily)) continue;
+          limit(`popup-early-${fam}`, 'BS-46', `a popup was discovered; its ${what} events before its first navigation committed cannot be recovered, so events are missing`);
+          ineligible.push(`popup-early-${fam}`);
+        }
+      });
+    };
+    if (families.includes('network')) {
+      network = new NetworkObserver({
+        log, redaction, content, limits, stepId: () => stepId,
+        // BS-45: a connected context may hold unrelated tabs; keep the root page and its popups.
+        accept: session.mode === 'launch' ? () => true : (req) => { try { return pages.has(req.frame().page()); } catch { return false; } },
+      });
+      network.attach(context);
+    }
+    observe(page);
+    if (session.mode === 'connect') {
+      limit('connect-locale', 'BS-25', 'connected capture: the page keeps the caller\'s navigator language and Accept-Language; environment.locale sets Intl formatting only');
+      limit('connect-emulation', 'BS-24', 'connected capture: detaching a CDP session may clear caller-owned emulation (e.g. navigator.platform); capstate does not restore it');
+      limit('attach-gap', 'BS-43', 'connected capture: events before capstate attached are not observed');
+      ineligible.push('attach-gap');
+      await applyConnectEnvironment(s, page, commandTimeout);
+    }
+    if (s.actions.some((a) => a.action === 'request')) {
+      limit('request-steps', 'BS-56', 'request steps sent their declared requests through the page\'s fetch in the main world');
+    }
+    if (families.includes('network')) limit('no-initiators', 'BS-69', 'Playwright scenario captures provide no initiator stacks');
+    try {
+      await seeder.install(context, page);
+    } catch (e) {
+      throw new CapstateError('storage-seed-failed', `the storage seeds could not be written: ${redaction.view().text(firstLine(e))}`, { path: 'storage' });
+    }
+
+    // BS-11: the initial navigation, up to the load event, is bounded by command_timeout_ms.
+    const policy = s.environment?.service_workers ?? 'block';
+    const swCheck = async (collected: Captures | null) => {
+      if (session.mode !== 'connect' || policy !== 'block') return;
+      if (await controlledByServiceWorker(page)) {
+        throw new CapstateError('service-worker-policy', 'the page or one of its frames is controlled by a service worker or has a registration, and environment.service_workers is "block"; the capture is rejected (existing registrations are left alone)',
+          { path: 'environment.service_workers', details: { diagnostics: { collected_artifacts: collected } } });
+      }
+    };
+    const t0 = performance.now();
+    let initialError: { code: string; message: string } | undefined;
+    try {
+      await swCheck(null);
+      await cancellable(page.goto(startUrl, { timeout: commandTimeout, waitUntil: 'load' }), abort.signal);
+    } catch (e) {
+      if (e instanceof CapstateError) throw e;
+      initialError = { code: abort.signal.aborted ? 'cancelled' : 'navigation-failed', message: redaction.view().text(firstLine(e)) };
+    }
+    await seeder.settled();
+    let captures = initialError ? notRequested(afterEach, 'missing') : await captureArtifacts(page, context, afterEach, redaction.view(), commandTimeout);
+    if (!initialError) await swCheck(captures);
+    initial = {
+      status: initialError ? (abort.signal.aborted ? 'cancelled' : 'failed') : 'completed', ...(initialError ? { error: initialError } : {}),
+      elapsed_ms: ms(t0), url: sanitizedUrl(page, redaction.view()), event_bounds: bounds(log, 1), completeness: completeness(captures), captures,
+    };
+
+    const x: ActionContext = { page, context, secrets, redaction, startOrigin, signal: abort.signal };
+    let stopped: string | null = initialError ? 'the initial navigation' : null;
+    for (let i = 0; i < s.actions.length; i++) {
+      const a = s.actions[i];
+      if (stopped !== null) {
+        // BS-35: actions after a failed or cancelled one do not run.
+        const requested = [...new Set([...afterEach, ...(i === s.actions.length - 1 ? atEnd : [])])];
+        steps.push({ step_id: a.step_id, action: a.action, status: 'cancelled', error: { code: 'not-executed', message: `not executed: ${stopped} did not complete` },
+          elapsed_ms: 0, url: null, event_bounds: { first: null, last: null }, completeness: 'missing', captures: notRequested(requested, 'missing') });
+        continue;
+      }
+      stepId = a.step_id;
+      const first = log.lastSequence + 1;
+      const t = performance.now();
+      let status: StepRecord['status'] = 'completed';
+      let error: StepRecord['error'];
+      try {
+        await runAction(a, x);
+      } catch (e) {
+        status = abort.signal.aborted ? 'cancelled' : 'failed';
+        error = { code: e instanceof StepFailure ? e.code : 'action-failed', message: redaction.view().text(firstLine(e)) };
+        stopped = `step ${JSON.stringify(a.step_id)}`;
+      }
+      await seeder.settled();
+      // The end of the capture is the last step that ran: at_end artifacts go there.
+      const last = i === s.actions.length - 1 || status !== 'completed';
+      const requested = [...new Set([...afterEach, ...(last ? atEnd : [])])];
+      await swCheck(null);
+      captures = abort.signal.aborted ? notRequested(requested, 'missing') : await captureArtifacts(page, context, requested, redaction.view(), commandTimeout);
+      await swCheck(captures);
+      steps.push({ step_id: a.step_id, action: a.action, status, ...(error ? { error } : {}), elapsed_ms: ms(t), url: sanitizedUrl(page, redaction.view()),
+        event_bounds: bounds(log, first), completeness: completeness(captures), captures });
+    }
+    if (network) {
+      if (abort.signal.aborted) network.cancel();
+      // BS-66, BS-67: in-flight requests end as unfinished; admitted reads drain before cleanup.
+      await network.finish();
+      if (network.incomplete) ineligible.push('network-content-incomplete');
+      if (network.responseBodiesCaptured > 0) {
+        limit('response-body-provenance', 'BS-64', 'response bodies come from Playwright\'s Response.body(); when CDP held no body, Playwright may have re-fetched the URL with credentials, so the bytes are not verified to be the original transaction\'s (nor its compressed wire form)');
+      }
+    }
+  } finally {
+    outer?.removeEventListener('abort', onOuter);
+    await session.cleanup();
+  }
+  const omissions = log.omissions();
+  if (Object.keys(omissions.by_kind).length) ineligible.push('events-omitted');
+  if (steps.some((st) => st.status !== 'completed') || initial.status !== 'completed') ineligible.push('steps-not-completed');
+  if ([initial, ...steps].some((st) => st.completeness !== 'complete')) ineligible.push('artifacts-incomplete');
+
+  const b = s.browser;
+  return {
+    schema_version: 1,
+    creator: { name: 'capstate', version },
+    provider: { name: 'playwright-core', version: playwrightVersion, browser_version: session.browserVersion || null },
+    scenario: {
+      start_url: redaction.view().text(startUrl),
+      browser: b.mode === 'launch' ? { mode: 'launch', executable_path: b.executable_path, headless: b.headless ?? true } : { mode: 'connect', cdp_endpoint: b.cdp_endpoint },
+      network_content: content,
+      event_families: families,
+      artifacts: { after_each_step: afterEach, at_end: atEnd },
+      service_workers: s.environment?.service_workers ?? 'block',
+      limits,
+      // BS-11: an omitted command_timeout_ms keeps the default and stays out of the Evidence.
+      ...(s.command_timeout_ms !== undefined ? { command_timeout_ms: s.command_timeout_ms } : {}),
+    },
+    initial_state: initial,
+    steps,
+    limitations,
+    equality: { eligible: ineligible.length === 0, reasons: [...new Set(ineligible)] },
+    omissions,
+    events: log.events,
+  };
+}
+
+function ms(t0: number): number {
+  return Math.round((performance.now() - t0) * 1000) / 1000;
+}
+
+function bounds(log: EventLog, first: number): { first: number | null; last: number | null } {
+  return log.lastSequence >= first ? { first, last: log.lastSequence } : { first: null, last: null };
+}
+
+/** BS-25 in connect mode: Intl formatting (and the timezone) through CDP emulation only. */
+async function applyConnectEnvironment(s: Scenario, page: Page, timeout: number): Promise<void> {
+  const env = s.environment ?? {};
+  if (!env.locale && !env.timezone && !env.viewport) return;
+  const cdp = await page.context().newCDPSession(page);
+  const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, r) => setTimeout(() => r(new CapstateError('command-timeout', `an environment command exceeded command_timeout_ms ${timeout}`, { path: 'command_timeout_ms' })), timeout).unref())]);
+  if (env.locale) await within(cdp.send('Emulation.setLocaleOverride', { locale: env.locale }));
+  if (env.timezone) await within(cdp.send('Emulation.setTimezoneOverride', { timezoneId: env.timezone }));
+  if (env.viewport) await within(page.setViewportSize(env.viewport));
+}
+
+/** BS-17: whether the page or any frame is controlled by, or has registered, a service worker. */
+async function controlledByServiceWorker(page: Page): Promise<boolean> {
+  for (const f of page.frames()) {
+    const found = await Promise.race([
+      f.evaluate(async () => {
+        const sw = (globalThis as unknown as PageGlobals).navigator.serviceWorker;
+        if (!sw) return false;
+        return sw.controller !== null || (await sw.getRegistrations()).length > 0;
+      }).catch(() => false),
+      // BS-12: the registration check has its own fixed deadline.
+      new Promise<boolean>((r) => setTimeout(() => r(false), 10_000).unref()),
+    ]);
+    if (found) return true;
+  }
+  return false;
+}

@@ -1,0 +1,140 @@
+/**
+ * The browser boundary (BS-7, BS-11, BS-12, BS-22 to BS-25, OQ-40, OQ-48). Launch mode
+ * starts the caller's executable with a capstate-owned temporary profile and deletes it
+ * at cleanup; connect mode attaches to a loopback CDP endpoint and only disconnects.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CapstateError } from '../errors.js';
+import type { PageGlobals } from './actions.js';
+import type { Scenario } from './schema.js';
+
+/** Flags that keep a headless Chromium quiet and self-contained on a build machine. */
+export const LAUNCH_FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+
+/** OQ-40: endpoint discovery (`/json/version`) has its own fixed deadline. */
+export const CDP_DISCOVERY_TIMEOUT_MS = 5000;
+
+export interface BrowserSession {
+  mode: 'launch' | 'connect';
+  context: BrowserContext;
+  page: Page;
+  browserVersion: string;
+  /** Closes and deletes what capstate owns; in connect mode only disconnects. */
+  cleanup(): Promise<void>;
+}
+
+export async function acquireBrowser(s: Scenario, commandTimeoutMs: number): Promise<BrowserSession> {
+  return s.browser.mode === 'launch' ? launch(s, commandTimeoutMs) : connect(s, commandTimeoutMs);
+}
+
+async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
+  const b = s.browser as Extract<Scenario['browser'], { mode: 'launch' }>;
+  if (!existsSync(b.executable_path)) {
+    throw new CapstateError('browser-not-found', `no browser executable at ${b.executable_path}; install a Chromium-family browser (e.g. apt-get install chromium) and give its path in browser.executable_path`, { path: 'browser.executable_path' });
+  }
+  // BS-22: the profile is ours alone; it is deleted at cleanup, whatever happened.
+  const profile = mkdtempSync(join(tmpdir(), 'capstate-profile-'));
+  const env = s.environment ?? {};
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: b.executable_path,
+      headless: b.headless ?? true,
+      args: LAUNCH_FLAGS,
+      timeout,
+      serviceWorkers: env.service_workers === 'allow' ? 'allow' : 'block',
+      acceptDownloads: false,
+      // capstate handles SIGINT/SIGTERM itself (cancel, then clean up); Playwright's own
+      // handlers would kill the browser under the cleanup and exit the process.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      ...(env.locale ? { locale: env.locale } : {}),
+      ...(env.timezone ? { timezoneId: env.timezone } : {}),
+      ...(env.viewport ? { viewport: env.viewport } : {}),
+    });
+  } catch (e) {
+    removeProfile(profile);
+    throw new CapstateError('browser-launch-failed', `could not launch ${b.executable_path}: ${firstLine(e)}`, { path: 'browser.executable_path' });
+  }
+  const cleanup = async () => {
+    try { await context.close(); } finally { removeProfile(profile); }
+  };
+  try {
+    context.setDefaultTimeout(timeout);
+    const page = context.pages()[0] ?? await context.newPage();
+    return { mode: 'launch', context, page, browserVersion: context.browser()?.version() ?? await versionOf(page), cleanup };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}
+
+/** BS-22: the profile goes, or the user is told where it is (it may hold cookies and storage, BS-23). */
+function removeProfile(profile: string): void {
+  try {
+    // Browser helpers may still be flushing files for a moment after the close.
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  } catch (e) {
+    throw new CapstateError('cleanup-failed', `could not delete the temporary browser profile ${profile}: ${firstLine(e)}; delete it by hand (it may hold cookies and storage)`, { profile });
+  }
+}
+
+async function versionOf(page: Page): Promise<string> {
+  const ua = await page.evaluate(() => (globalThis as unknown as PageGlobals).navigator.userAgent);
+  return /Chrom(?:e|ium)\/([\d.]+)/.exec(ua)?.[1] ?? 'unknown';
+}
+
+async function connect(s: Scenario, timeout: number): Promise<BrowserSession> {
+  const b = s.browser as Extract<Scenario['browser'], { mode: 'connect' }>;
+  const endpoint = b.cdp_endpoint.replace(/\/$/, '');
+  let ws: string;
+  try {
+    const res = await fetch(`${endpoint}/json/version`, { signal: AbortSignal.timeout(CDP_DISCOVERY_TIMEOUT_MS) });
+    ws = ((await res.json()) as { webSocketDebuggerUrl?: string }).webSocketDebuggerUrl ?? '';
+    if (!ws) throw new Error('no webSocketDebuggerUrl in /json/version');
+  } catch (e) {
+    throw new CapstateError('cdp-unreachable', `no CDP endpoint answered at ${endpoint}/json/version within ${CDP_DISCOVERY_TIMEOUT_MS} ms: ${firstLine(e)}; start the browser with --remote-debugging-port`, { path: 'browser.cdp_endpoint' });
+  }
+  let browser: Browser;
+  try {
+    browser = await chromium.connectOverCDP(ws, { timeout });
+  } catch (e) {
+    throw new CapstateError('cdp-connect-failed', `could not attach to ${endpoint}: ${firstLine(e)}`, { path: 'browser.cdp_endpoint' });
+  }
+  let page: Page | undefined;
+  let ownsPage = false;
+  try {
+    const prefix = b.target?.url_prefix;
+    if (prefix !== undefined) {
+      page = browser.contexts().flatMap((c) => c.pages()).find((p) => p.url().startsWith(prefix));
+      if (!page) throw new CapstateError('target-not-found', `no open page's URL starts with ${JSON.stringify(prefix)}`, { path: 'browser.target.url_prefix' });
+    } else {
+      const context = browser.contexts()[0];
+      if (!context) throw new CapstateError('target-not-found', 'the connected browser has no default context to open a page in', { path: 'browser.cdp_endpoint' });
+      page = await context.newPage();
+      ownsPage = true;
+    }
+  } catch (e) {
+    await browser.close().catch(() => {});
+    throw e;
+  }
+  const owned = page;
+  return {
+    mode: 'connect', context: owned.context(), page: owned, browserVersion: browser.version(),
+    cleanup: async () => {
+      // BS-22: close only the tab capstate opened, then disconnect; the browser stays up.
+      try { if (ownsPage) await owned.close(); } finally { await browser.close(); }
+    },
+  };
+}
+
+export function firstLine(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.split('\n')[0].replace(/\u001b\[[0-9;]*m/g, '');
+}
