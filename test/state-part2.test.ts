@@ -171,3 +171,54 @@ describe('ES-17 ES-18 ES-19 representation variants', () => {
     expect(plan(s, 'get_api_v1_users')).toMatchObject({ kind: 'record', reason: 'fields-differ' });
   });
 });
+
+describe('ES-27 changes caused by writes under another root', () => {
+  it('ES-27 the spec example: stock changed across the orders POST; the initial read ends there and stock = 5', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/items`, start: '10:00:00.000', body: [{ id: 'it-01', stock: 5 }] },
+      { method: 'POST', url: `${A}/api/v1/orders`, start: '10:00:01.000', time: 40, status: 201, body: { id: 'ord-77', itemId: 'it-01' } },
+      { url: `${A}/api/v1/items`, start: '10:00:02.000', body: [{ id: 'it-01', stock: 4 }] },
+    ]);
+    expect(entity(s, 'items', 'it-01')?.value).toEqual({ id: 'it-01', stock: 5 });
+    expect(entity(s, 'items', 'it-01')?.record_ordinals).toEqual([1]);
+    expect(plan(s, 'get_api_v1_items')).toMatchObject({ kind: 'list', lines: [{ record_ordinal: 1 }] });
+    expect((s as unknown as { types: { collection: string; bound: unknown }[] }).types.find((t) => t.collection === 'items')?.bound).toEqual({ rule: 'ES-27', write_ordinal: 2 });
+  });
+
+  it('ES-27 a value that changed with no write between is volatile: no bound, the latest value wins (ES-26)', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/items`, body: [{ id: 'it-01', stock: 5 }] },
+      { url: `${A}/api/v1/items`, body: [{ id: 'it-01', stock: 4 }] },
+    ]);
+    expect(entity(s, 'items', 'it-01')?.value).toEqual({ id: 'it-01', stock: 4 });
+  });
+
+  it('ES-27 clock spellings of one instant are not a change (OQ-21)', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/events`, body: [{ id: 'ev-1', at: '2024-05-01 10:00:00.000+00:00' }] },
+      { method: 'POST', url: `${A}/api/v1/other`, status: 201, body: {} },
+      { url: `${A}/api/v1/events/ev-1`, body: { id: 'ev-1', at: '2024-05-01T10:00:00Z' } },
+    ]);
+    expect(entity(s, 'events', 'ev-1')?.record_ordinals).toEqual([1, 3]);
+  });
+});
+
+describe('ES-28 membership and field presence; distinct request lines', () => {
+  it('ES-28 a list line whose membership changed across a write ends the initial read there', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/items`, body: [{ id: 'it-01' }, { id: 'it-02' }] },
+      { method: 'POST', url: `${A}/api/v1/jobs`, status: 201, body: { id: 'job-1' } },
+      { url: `${A}/api/v1/items`, body: [{ id: 'it-01' }] },
+    ]);
+    expect(s.entities.map((e) => e.id)).toEqual(['it-01', 'it-02']);
+    expect(plan(s, 'get_api_v1_items')).toMatchObject({ kind: 'list', lines: [{ record_ordinal: 1 }] });
+  });
+
+  it('ES-28 different query strings stay distinct lines; a field one line omits does not erase it', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/items`, body: [{ id: 'it-01', note: 'x' }, { id: 'it-02', note: 'y' }] },
+      { url: `${A}/api/v1/items?page=1`, body: [{ id: 'it-01' }, { id: 'it-02' }] },
+    ]);
+    expect(entity(s, 'items', 'it-01')?.value).toEqual({ id: 'it-01', note: 'x' });
+  });
+});

@@ -75,13 +75,22 @@ export function mergeEntities(facts: StateFacts): MergedTypes {
   entities.sort((a, b) => (rootOf.get(a.collection)! < rootOf.get(b.collection)! ? -1 : rootOf.get(a.collection)! > rootOf.get(b.collection)! ? 1 : a.state_order - b.state_order));
 
   const types: StateType[] = facts.identities.map((t) => {
-    const order = facts.order.filter((o) => o.root_path === t.root_path);
+    const held = byRoot.get(t.root_path);
+    const order = facts.order.filter((o) => o.root_path === t.root_path && held?.has(o.entity_id));
     return {
       collection: names.get(t.root_path)!, root_path: t.root_path, identity: t.identity_field, identity_source: t.identity_source,
-      order_source: order[0]?.order_source ?? 'appearance', initial_order: order.map((o) => o.entity_id),
+      order_source: order[0]?.order_source ?? 'appearance', bound: boundOf(facts, t.root_path), initial_order: order.map((o) => o.entity_id),
     };
   });
   return { types, entities, byRoot, observationsByTool };
+}
+
+/** The type's bound: what its initial reads say, else its first write (ES-8). */
+function boundOf(facts: StateFacts, root: string): StateType['bound'] {
+  const r = facts.reads.find((x) => x.root_path === root && x.is_initial);
+  if (r) return r.bound_ordinal === null || r.bound_rule === null ? null : { rule: r.bound_rule, write_ordinal: r.bound_ordinal };
+  const w = facts.writes.find((x) => x.root_path === root || x.is_url_redacted === 1);
+  return w ? { rule: 'ES-8', write_ordinal: w.ordinal } : null;
 }
 
 /**

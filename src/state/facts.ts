@@ -20,6 +20,9 @@ export interface ReadLine {
   status: number;
   response_body_id: number;
   is_initial: boolean;
+  /** For initial reads: the write that bounds the type (ES-8, ES-9), or null when nothing does. */
+  bound_ordinal: number | null;
+  bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
 }
 
 export interface StateFacts {
@@ -51,7 +54,7 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number): Promise<
     .innerJoin('record as c', 'c.id', 'r.record_id')
     .leftJoin('initial_reads as i', 'i.record_id', 'r.record_id')
     .select(['r.record_id', 'r.ordinal', 'r.timeline_position', 'r.started_ms', 'r.ended_ms', 'r.tool', 'r.root_path', 'r.method',
-      'c.path', 'c.query', 'r.status', 'r.response_body_id', 'i.record_id as initial_id'])
+      'c.path', 'c.query', 'r.status', 'r.response_body_id', 'i.record_id as initial_id', 'i.bound_ordinal', 'i.bound_rule'])
     .where('r.capture_id', '=', captureId).orderBy('r.timeline_position').execute();
   const [writes, identities, observations, order, itemLocations, listReads, counters, membership, tools] = await Promise.all([
     k.selectFrom('writes').selectAll().where('capture_id', '=', captureId).orderBy('timeline_position').execute(),

@@ -11,6 +11,7 @@ import { mergeEntities } from './entities.js';
 import { readStateFacts } from './facts.js';
 import { planTools } from './plans.js';
 import { classifyRows } from './variants.js';
+import { findChanges, reextract } from './changes.js';
 import type { EnvironmentState } from './types.js';
 
 export type { EnvironmentState } from './types.js';
@@ -19,9 +20,27 @@ export async function environmentState(k: Kysely<DB>, captureId: number): Promis
   const all = await readStateFacts(k, captureId);
   // ES-12..ES-14, ES-19: projected rows and distinguishable variants leave the observations and the checks.
   const shaping = classifyRows(all);
-  const facts = { ...all, observations: all.observations.filter((o) => !shaping.excluded.has(o.record_id)) };
-  const merged = mergeEntities(facts);
+  let facts = { ...all, observations: all.observations.filter((o) => !shaping.excluded.has(o.record_id)) };
+  let merged = mergeEntities(facts);
+  // ES-27/ES-28: a change across a write under another root ends the type's initial read at
+  // that write; the state is extracted once more (never iteratively).
+  const changes = findChanges(facts, merged, shaping.excluded);
+  if (changes.size > 0) {
+    facts = reextract(facts, changes);
+    merged = mergeEntities(facts);
+  }
   const { plans, documents } = planTools(facts, merged, shaping);
+  // OQ-21: after the re-extraction, a type whose reads still disagree keeps every tool recorded.
+  for (const [root, change] of changes) {
+    const tools = new Set(facts.tools.filter((t) => t.root_path === root).map((t) => t.name));
+    if (!plans.some((p) => tools.has(p.tool) && p.kind === 'record' && p.reason === 'fields-differ')) continue;
+    for (let i = 0; i < plans.length; i++) {
+      const p = plans[i];
+      if (!tools.has(p.tool) || (p.kind === 'record' && p.reason !== 'fields-differ')) continue;
+      plans[i] = { tool: p.tool, kind: 'record', reason: 'fields-differ', detail: `${change.detail}; after the re-extraction the type's reads still disagree (ES-27)` };
+    }
+    for (let i = documents.length - 1; i >= 0; i--) if (tools.has(documents[i].tool)) documents.splice(i, 1);
+  }
   const redacted = facts.writes.filter((w) => w.is_url_redacted === 1).length;
   const limitations: string[] = [];
   // ES-8: a write whose URL is redacted bounds every type; the view counts such writes.

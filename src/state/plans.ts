@@ -6,6 +6,7 @@
 import { stringifyExact, type JsonValue } from '../load/bodies.js';
 import type { MergedTypes, Observation } from './entities.js';
 import { collectionNames } from './entities.js';
+import { writeBetween } from './changes.js';
 import type { ReadLine, StateFacts } from './facts.js';
 import { at, isObject, jsonEqual, keysOf, member } from './json.js';
 import { collectionsOf, envelopeTemplate, renderItem, renderList, type Collections } from './render.js';
@@ -54,13 +55,6 @@ function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, poi
   return pointer === '' ? '(the whole body)' : pointer;
 }
 
-/** OQ-21: a write that started after r1 ended and before r2 started (record order: lies between them). */
-function writeBetween(facts: StateFacts, r1: ReadLine, r2: ReadLine): number | undefined {
-  const w = facts.writes.find((w) => facts.timelineOrder === 'record-order' || w.started_ms === null || r1.ended_ms === null || r2.started_ms === null
-    ? w.timeline_position > r1.timeline_position && w.timeline_position < r2.timeline_position
-    : w.started_ms > r1.ended_ms && w.started_ms < r2.started_ms);
-  return w?.ordinal;
-}
 
 /** The ordered union of the members a view's observations show, and those every one shows (ES-21). */
 function viewFields(obs: Observation[]): { fields: string[]; required: string[] } {
@@ -296,7 +290,7 @@ function documentOf(ctx: Ctx, reads: ReadLine[], reasons: Outcome['reasons']): S
   for (let i = 1; i < ctx.initial.length; i++) {
     const [a, b] = [ctx.initial[i - 1], ctx.initial[i]];
     if (a.path !== b.path || a.query !== b.query) continue;
-    const w = writeBetween(ctx.facts, a, b);
+    const w = writeBetween(ctx.facts, a, b)?.ordinal;
     if (w !== undefined && !jsonEqual(ctx.facts.bodyValue(a.response_body_id), ctx.facts.bodyValue(b.response_body_id))) {
       reasons.push({ reason: 'fields-differ', detail: `the value changed between #${a.ordinal} and #${b.ordinal} across write #${w} (DOC-3)` });
       break;

@@ -21,6 +21,8 @@ export interface StateType {
   identity_source: 'path' | 'name' | 'suffix';
   /** ES-33: `row` when a complete unsorted list row decided it, `appearance` otherwise. */
   order_source: 'row' | 'appearance';
+  /** Where the type's initial read ends: the bounding write and its rule, or null (nothing bounds it). */
+  bound: { rule: 'ES-8' | 'ES-9' | 'ES-27'; write_ordinal: number } | null;
   initial_order: string[];
 }
 
