@@ -222,3 +222,45 @@ describe('ES-28 membership and field presence; distinct request lines', () => {
     expect(entity(s, 'items', 'it-01')?.value).toEqual({ id: 'it-01', note: 'x' });
   });
 });
+
+describe('ES-29 naming a view\'s clock spelling', () => {
+  it('ES-29 the spec example: the list view always spells at with a space, 3 digits and +00:00; the item view stores Z', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/events`, body: [{ id: 'ev-1', at: '2024-05-01 10:00:00.000+00:00' }, { id: 'ev-2', at: '2024-05-02 11:00:00.000+00:00' }] },
+      { url: `${A}/api/v1/events/ev-1`, body: { id: 'ev-1', at: '2024-05-01T10:00:00Z' } },
+      { url: `${A}/api/v1/events/ev-2`, body: { id: 'ev-2', at: '2024-05-02T11:00:00Z' } },
+    ]);
+    expect(entity(s, 'events', 'ev-1')?.value).toEqual({ id: 'ev-1', at: '2024-05-01T10:00:00Z' });
+    expect(plan(s, 'get_api_v1_events')).toMatchObject({ kind: 'list', clock_formats: { at: { separator: ' ', fraction_digits: 3, offset: '+00:00' } } });
+    expect(plan(s, 'get_api_v1_events_by_id')).toMatchObject({ kind: 'item', clock_formats: {} });
+  });
+
+  it('ES-29 a view that also shows the stored spelling names nothing', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/events`, body: [{ id: 'ev-1', at: '2024-05-01 10:00:00.000+00:00' }, { id: 'ev-2', at: '2024-05-02 11:00:00.000+00:00' }] },
+      { url: `${A}/api/v1/events/ev-1`, body: { id: 'ev-1', at: '2024-05-01T10:00:00Z' } },
+    ]);
+    // ev-2 is stored as the list spelled it: the list shows the stored way.
+    expect(plan(s, 'get_api_v1_events')).toMatchObject({ clock_formats: {} });
+  });
+});
+
+describe('ES-30 rendering unrecorded instants in the view\'s spelling', () => {
+  it('ES-30 the spec example: .5Z renders as .500+00:00; six digits keep all six; epoch seconds from the instant', async () => {
+    const { renderClock } = await import('../src/state/clocks.js');
+    const view = { separator: ' ' as const, fraction_digits: 3, offset: '+00:00' };
+    expect(renderClock('at', '2024-06-02T08:30:15.5Z', view)).toBe('2024-06-02 08:30:15.500+00:00');
+    expect(renderClock('at', '2024-06-02T08:30:15.123456Z', view)).toBe('2024-06-02 08:30:15.123456+00:00');
+    expect(renderClock('at', '2024-05-01T10:00:00Z', { epoch: 's' })).toBe(1714557600);
+    expect(renderClock('at', '2024-05-01T10:00:00.250Z', { epoch: 'ms' })).toBe(1714557600250);
+    // The view's time zone is the fixed offset it spells.
+    expect(renderClock('at', '2024-05-01T23:30:00Z', { separator: 'T', fraction_digits: 0, offset: '+02:00' })).toBe('2024-05-02T01:30:00+02:00');
+  });
+
+  it('ES-30 the renderer applies the view\'s spelling to a stored value the view never recorded', async () => {
+    const { renderEntity } = await import('../src/state/render.js');
+    const e = { collection: 'events', id: 'ev-9', value: { id: 'ev-9', at: '2024-06-02T08:30:15.5Z' }, view_values: {}, state_order: 0, record_ordinals: [] };
+    expect(renderEntity(e, { tool: 'get_api_v1_events', fields: ['id', 'at'], clock_formats: { at: { separator: ' ', fraction_digits: 3, offset: '+00:00' } } }))
+      .toEqual({ id: 'ev-9', at: '2024-06-02 08:30:15.500+00:00' });
+  });
+});

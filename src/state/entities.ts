@@ -18,6 +18,7 @@ export function collectionNames(roots: string[]): Map<string, string> {
 
 export interface Observation {
   tool: string;
+  entity_id: string;
   view_kind: 'list' | 'item';
   ordinal: number;
   record_id: number;
@@ -47,7 +48,7 @@ export function mergeEntities(facts: StateFacts): MergedTypes {
     if (generated) object = objectFrom(keysOf(object).filter((k) => !generated.has(k)).map((k) => [k, member(object, k)!]));
     const key = `${o.root_path}\u0000${o.entity_id}`;
     const entry = obsByEntity.get(key) ?? { root: o.root_path, id: o.entity_id, obs: [] };
-    const ob: Observation = { tool: o.tool, view_kind: o.view_kind, ordinal: o.ordinal, record_id: o.record_id, object };
+    const ob: Observation = { tool: o.tool, entity_id: o.entity_id, view_kind: o.view_kind, ordinal: o.ordinal, record_id: o.record_id, object };
     entry.obs.push(ob);
     obsByEntity.set(key, entry);
     const list = observationsByTool.get(o.tool) ?? [];

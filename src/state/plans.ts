@@ -7,6 +7,7 @@ import { stringifyExact, type JsonValue } from '../load/bodies.js';
 import type { MergedTypes, Observation } from './entities.js';
 import { collectionNames } from './entities.js';
 import { writeBetween } from './changes.js';
+import { viewClockFormat, type ClockFormat } from './clocks.js';
 import type { ReadLine, StateFacts } from './facts.js';
 import { at, isObject, jsonEqual, keysOf, member } from './json.js';
 import { collectionsOf, envelopeTemplate, renderItem, renderList, type Collections } from './render.js';
@@ -203,12 +204,23 @@ function perResponseOf(ctx: Ctx): string[] {
   return [...sets[0]].filter((k) => sets.every((s) => s.has(k))).sort();
 }
 
+/** ES-29: the clock spellings this view always uses differently from the stored values. */
+function clockFormatsOf(ctx: Ctx, obs: Observation[], fields: string[]): Record<string, ClockFormat> {
+  const out: Record<string, ClockFormat> = {};
+  for (const f of fields) {
+    const pairs = obs.map((o) => ({ view: member(o.object, f), stored: member(ctx.state.entity(ctx.collection, o.entity_id)?.value, f) }));
+    const format = viewClockFormat(f, pairs);
+    if (format) out[f] = format;
+  }
+  return out;
+}
+
 function viewBase(ctx: Ctx, obs: Observation[]) {
   const { fields, required } = viewFields(obs);
   return {
     collection: ctx.collection, fields, required_fields: required,
     projected_record_ordinals: ctx.shaping.projected_record_ordinals, projected_query_keys: ctx.shaping.projected_query_keys,
-    projection_values: ctx.shaping.projection_values, per_response_members: perResponseOf(ctx), clock_formats: {}, sorted_arrays: [],
+    projection_values: ctx.shaping.projection_values, per_response_members: perResponseOf(ctx), clock_formats: clockFormatsOf(ctx, obs, fields), sorted_arrays: [],
     shared_envelope: true,
   };
 }

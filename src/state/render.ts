@@ -5,6 +5,7 @@
 import type { JsonValue } from '../load/bodies.js';
 import { at, isObject, keysOf, member, objectFrom, replaceAt } from './json.js';
 import type { ItemPlan, ListPlan, PlanLine, StateEntity } from './types.js';
+import { renderClock, type ClockFormat } from './clocks.js';
 
 export interface Collections {
   /** The entity of a collection with this id, or undefined. */
@@ -33,14 +34,16 @@ export function collectionsOf(entities: StateEntity[]): Collections {
  * The entity as one view shows it: the view's members that the entity holds, each with the
  * view's own value where it differs (ES-26 "differing views keep their own values").
  */
-export function renderEntity(e: StateEntity, view: { tool: string; fields: string[] }): JsonValue {
+export function renderEntity(e: StateEntity, view: { tool: string; fields: string[]; clock_formats?: Record<string, ClockFormat> }): JsonValue {
   const own = e.view_values[view.tool] ?? {};
   const entries: [string, JsonValue][] = [];
   for (const k of view.fields) {
     if (Object.hasOwn(own, k)) entries.push([k, own[k]]);
     else {
       const v = member(e.value, k);
-      if (v !== undefined) entries.push([k, v]);
+      // ES-30: a stored instant this view never recorded renders in the view's spelling.
+      const clock = view.clock_formats && Object.hasOwn(view.clock_formats, k) ? view.clock_formats[k] : undefined;
+      if (v !== undefined) entries.push([k, clock ? renderClock(k, v, clock) : v]);
     }
   }
   return objectFrom(entries);

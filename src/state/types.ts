@@ -3,6 +3,7 @@
  * prints exactly this shape under `format_version` 1.
  */
 import type { JsonValue } from '../load/bodies.js';
+import type { ClockFormat } from './clocks.js';
 
 /** OQ-31: the closed reason vocabulary (`not-entity` is never emitted, DOC-6). */
 export type Reason =
@@ -69,7 +70,7 @@ interface ViewFacts {
   /** OQ-17: the projection values checked rows and replayed rows gave (for ES-15/ES-20 serving). */
   projection_values: { checked: string[]; replayed: string[] };
   per_response_members: string[];
-  clock_formats: Record<string, unknown>;
+  clock_formats: Record<string, ClockFormat>;
   sorted_arrays: string[];
   shared_envelope: boolean;
   lines: PlanLine[];
