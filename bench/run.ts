@@ -193,6 +193,8 @@ interface FileResult {
   sha256: string;
   generated: GenStats;
   baseline: { runs: BaselineRun[]; wallMs: number; workMs: number; rssMB: number | null; entries: number; mbPerSec: number; workMbPerSec: number };
+  /** The environment-state view over the loaded store (ES-39 budget, issue 5). */
+  state?: { wallMs: number; rssMB: number | null; entities: number | null; plans: number | null } | { error: string };
   load:
     | { runs: LoadRun[]; wallMs: number; rssMB: number | null; records: number | null; members: number | null; dbBytes: number; mbPerSec: number; recordsPerSec: number | null; membersPerSec: number | null; dbTimesHar: number; vsBaseline: number }
     | { error: string };
@@ -218,8 +220,14 @@ function table(results: FileResult[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => '| ' + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ') + ' |';
   const sep = '|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|';
+  const states = results.map((r) => {
+    const s = r.state;
+    if (!s) return `${basename(r.file)}: state view not measured`;
+    if ('error' in s) return `${basename(r.file)}: state view failed: ${s.error}`;
+    return `${basename(r.file)}: state view ${fmt(s.wallMs / 1000, 2)} s, peak RSS ${fmt(s.rssMB, 0)} MB, ${s.entities} entities, ${s.plans} plans`;
+  });
   const errors = results.filter((r) => 'error' in r.load).map((r) => `load failed for ${basename(r.file)}: ${(r.load as { error: string }).error}`);
-  return [line(head), sep, ...rows.map(line), ...errors].join('\n');
+  return [line(head), sep, ...rows.map(line), ...errors, '', ...states].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -292,7 +300,21 @@ async function main(): Promise<number> {
         log(`bench: ${load.error}`);
       }
     }
-    results.push({ file: relative(ROOT, file), bytes: meta.bytes, sha256: meta.sha256, generated: meta.stats, baseline, load });
+    let state: FileResult['state'];
+    if (!('error' in load)) {
+      const db = join(OUT, basename(file, '.har') + '.sqlite');
+      log(`[state] capstate state --db ${relative(ROOT, db)} --json…`);
+      const m = await measure([CLI_JS, 'state', '--db', db, '--json']);
+      if (m.code === 0) {
+        const doc = JSON.parse(m.stdout) as { entities: unknown[]; plans: unknown[] };
+        state = { wallMs: m.wallMs, rssMB: m.rssMB, entities: doc.entities.length, plans: doc.plans.length };
+        log(`[state]   ${(m.wallMs / 1000).toFixed(2)} s wall, ${fmt(m.rssMB, 0)} MB RSS, ${doc.entities.length} entities, ${doc.plans.length} plans`);
+      } else {
+        state = { error: `capstate state exited with ${m.code}: ${m.stdout.slice(0, 500)}` };
+        log(`bench: ${state.error}`);
+      }
+    }
+    results.push({ file: relative(ROOT, file), bytes: meta.bytes, sha256: meta.sha256, generated: meta.stats, baseline, load, state });
   }
 
   const doc = {

@@ -264,3 +264,43 @@ describe('ES-30 rendering unrecorded instants in the view\'s spelling', () => {
       .toEqual({ id: 'ev-9', at: '2024-06-02 08:30:15.500+00:00' });
   });
 });
+
+describe('ES-39 memory budget', () => {
+  it('ES-39 OQ-32 a view that needs more than its budget fails naming the phase, and prints no partial state', () => {
+    const file = writeHar(dir, 'budget.har', [
+      { url: `${A}/api/v1/items`, body: Array.from({ length: 200 }, (_, i) => ({ id: `it-${i}`, text: 'x'.repeat(200) })) },
+    ]);
+    const r = cli(['state', file, '--json'], { env: { ...process.env, CAPSTATE_STATE_BUDGET_BYTES: '100000' } });
+    expect(r.status).toBe(1);
+    // --json prints the one error document, never a partial state.
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ ok: false, code: 'budget-exceeded' });
+    expect(doc.entities).toBeUndefined();
+    expect(doc.message).toMatch(/more than its 100000 transient bytes \(ES-39\) in the (bodies|values) phase/);
+    // The same capture fits the real 96 MiB budget.
+    expect(cli(['state', file, '--json']).status).toBe(0);
+  });
+
+  it('ES-39 OQ-32 costs and release: strings 2 per unit + 16, numbers 8, containers 16 + members; a released phase stops counting', async () => {
+    const { Budget, valueCost } = await import('../src/state/budget.js');
+    expect(valueCost({ ab: 'xyz', n: 1, t: true, l: [null] })).toBe(16 + (4 + 16 + 6 + 16) + (2 + 16 + 8) + (2 + 16 + 4) + (2 + 16 + 16 + 4));
+    const b = new Budget(1000);
+    b.charge('planning', 900);
+    b.release('planning');
+    b.charge('planning', 900);
+    expect(b.bytes).toBe(900);
+    expect(() => b.charge('values', 200)).toThrow(/values phase/);
+  });
+});
+
+describe('ES-40 no network, nothing served', () => {
+  it('ES-40 the state pass imports no network module', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const dirPath = join(__dirname, '..', 'src', 'state');
+    for (const f of readdirSync(dirPath)) {
+      const text = readFileSync(join(dirPath, f), 'utf8');
+      expect(text, f).not.toMatch(/from '(node:)?(http|https|net|dgram|dns|tls)'|playwright|fetch\(/);
+    }
+  });
+});

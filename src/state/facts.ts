@@ -5,6 +5,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { parseExactJson, type JsonValue } from '../load/bodies.js';
 import type { DB } from '../store/types.js';
+import { rowCost, valueCost, type Budget } from './budget.js';
 
 export interface ReadLine {
   record_id: number;
@@ -48,7 +49,7 @@ export interface StateFacts {
   bodyUsable(bodyId: number): boolean;
 }
 
-export async function readStateFacts(k: Kysely<DB>, captureId: number): Promise<StateFacts> {
+export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<StateFacts> {
   const timeline = await k.selectFrom('capture_timeline').select('timeline_order').where('capture_id', '=', captureId).executeTakeFirst();
   const reads = await k.selectFrom('read_records as r')
     .innerJoin('record as c', 'c.id', 'r.record_id')
@@ -74,6 +75,11 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number): Promise<
     set.add(r.member_key);
     perResponse.set(r.path, set);
   }
+  // ES-39: the manifest's grouping and every record row count as transient bytes.
+  for (const t of tools) budget.charge('manifest', rowCost(t));
+  for (const rows of [reads, writes, identities, observations, order, itemLocations, listReads, counters, membership] as Record<string, unknown>[][]) {
+    for (const r of rows) budget.charge('records', rowCost(r));
+  }
   const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
     .select(['p.record_id', 'p.value']).where('r.capture_id', '=', captureId).orderBy('p.record_id').orderBy('p.position').execute();
   const pathValues = new Map(params.map((p) => [p.record_id, p.value]));
@@ -83,13 +89,21 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number): Promise<
   for (let i = 0; i < bodyIds.length; i += 500) {
     const rows = await k.selectFrom('body').select(['id', 'kind', 'is_usable', 'content'])
       .where('id', 'in', bodyIds.slice(i, i + 500)).execute();
-    for (const b of rows) texts.set(b.id, b.kind === 'json' && b.is_usable === 1 && typeof b.content === 'string' ? b.content : null);
+    for (const b of rows) {
+      const text = b.kind === 'json' && b.is_usable === 1 && typeof b.content === 'string' ? b.content : null;
+      // ES-39: a body counts at its stored length before decoding…
+      if (text !== null) budget.charge('bodies', Buffer.byteLength(text, 'utf8'));
+      texts.set(b.id, text);
+    }
   }
   const parsed = new Map<number, JsonValue | undefined>();
   const value = (id: number): JsonValue | undefined => {
     if (!parsed.has(id)) {
       const text = texts.get(id);
+      // …and again at its decoded length before parsing; the parsed value is retained.
+      if (text != null) budget.charge('bodies', 2 * text.length);
       const p = text == null ? null : parseExactJson(text);
+      if (p && p.ok) budget.charge('values', valueCost(p.value));
       parsed.set(id, p && p.ok ? p.value : undefined);
     }
     return parsed.get(id);

@@ -12,22 +12,28 @@ import { readStateFacts } from './facts.js';
 import { planTools } from './plans.js';
 import { classifyRows } from './variants.js';
 import { findChanges, reextract } from './changes.js';
+import { Budget, valueCost } from './budget.js';
 import type { EnvironmentState } from './types.js';
 
 export type { EnvironmentState } from './types.js';
 
 export async function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
-  const all = await readStateFacts(k, captureId);
+  const budget = new Budget();
+  const all = await readStateFacts(k, captureId, budget);
   // ES-12..ES-14, ES-19: projected rows and distinguishable variants leave the observations and the checks.
   const shaping = classifyRows(all);
   let facts = { ...all, observations: all.observations.filter((o) => !shaping.excluded.has(o.record_id)) };
   let merged = mergeEntities(facts);
+  const chargePlanning = () => { for (const e of merged.entities) budget.charge('planning', valueCost(e.value) + valueCost(e.view_values as unknown as JsonValue)); };
+  chargePlanning();
   // ES-27/ES-28: a change across a write under another root ends the type's initial read at
   // that write; the state is extracted once more (never iteratively).
   const changes = findChanges(facts, merged, shaping.excluded);
   if (changes.size > 0) {
     facts = reextract(facts, changes);
+    budget.release('planning'); // ES-39: the trimmed pass releases its charge first
     merged = mergeEntities(facts);
+    chargePlanning();
   }
   const { plans, documents } = planTools(facts, merged, shaping);
   // OQ-21: after the re-extraction, a type whose reads still disagree keeps every tool recorded.
