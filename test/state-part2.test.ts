@@ -304,3 +304,77 @@ describe('ES-40 no network, nothing served', () => {
     }
   });
 });
+
+describe('ES-21 required fields', () => {
+  it('ES-21 the spec example: the list requires archived until the gate sees the app omit it from it-01', () => {
+    const example: Exchange[] = [
+      { url: `${A}/api/v1/items`, body: [{ id: 'it-01', archived: false }, { id: 'it-02', archived: true }] },
+      { method: 'PATCH', url: `${A}/api/v1/items/it-01`, requestBody: { title: 'New' }, body: { id: 'it-01', title: 'New' } },
+      { url: `${A}/api/v1/items/it-01`, body: { id: 'it-01', title: 'New' } },
+    ];
+    expect(plan(stateOf(example.slice(0, 1)), 'get_api_v1_items')).toMatchObject({ required_fields: ['id', 'archived'] });
+    expect(plan(stateOf(example), 'get_api_v1_items')).toMatchObject({ required_fields: ['id'] });
+  });
+
+  it('ES-16 ES-21 a read naming a projection parameter teaches nothing', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/items`, body: [{ id: 'it-01', archived: false }, { id: 'it-02', archived: true }] },
+      { method: 'PATCH', url: `${A}/api/v1/items/it-01`, requestBody: { title: 'New' }, body: { id: 'it-01', title: 'New' } },
+      { url: `${A}/api/v1/items/it-01?fields=id,title`, body: { id: 'it-01', title: 'New' } },
+    ]);
+    expect(plan(s, 'get_api_v1_items')).toMatchObject({ required_fields: ['id', 'archived'] });
+  });
+});
+
+describe('ES-31 ES-32 sorted arrays', () => {
+  const example: Exchange[] = [
+    { url: `${A}/api/v1/notes/note-0001`, body: { id: 'note-0001', tags: ['alpha', 'beta'] } },
+    { method: 'PUT', url: `${A}/api/v1/notes/note-0001`, requestBody: { tags: ['zeta', 'alpha', 'mid'] }, body: { id: 'note-0001', tags: ['zeta', 'alpha', 'mid'] } },
+    { url: `${A}/api/v1/notes/note-0001`, body: { id: 'note-0001', tags: ['alpha', 'mid', 'zeta'] } },
+  ];
+
+  it('ES-31 ES-32 the spec example: the counted read lists the written tags sorted: the item view names tags', () => {
+    expect(plan(stateOf(example), 'get_api_v1_notes_by_id')).toMatchObject({ kind: 'item', sorted_arrays: ['tags'] });
+  });
+
+  it('ES-32 a read in write order teaches nothing', () => {
+    const s = stateOf([example[0], example[1], { ...example[2], body: { id: 'note-0001', tags: ['zeta', 'alpha', 'mid'] } }]);
+    expect(plan(s, 'get_api_v1_notes_by_id')).toMatchObject({ sorted_arrays: [] });
+  });
+
+  it('ES-32 a read in initial-state-first order teaches nothing', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/notes/note-0001`, body: { id: 'note-0001', tags: ['alpha', 'mid'] } },
+      { method: 'PUT', url: `${A}/api/v1/notes/note-0001`, requestBody: { tags: ['zeta', 'mid', 'alpha'] }, body: {} },
+      // initial-state-first: alpha, mid (held first), then zeta — which here is also code-point order
+      { url: `${A}/api/v1/notes/note-0001`, body: { id: 'note-0001', tags: ['alpha', 'mid', 'zeta'] } },
+    ]);
+    expect(plan(s, 'get_api_v1_notes_by_id')).toMatchObject({ sorted_arrays: [] });
+  });
+
+  it('ES-31 a field the initial entity shows unsorted is no candidate', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/notes/note-0001`, body: { id: 'note-0001', tags: ['beta', 'alpha'] } },
+      example[1], example[2],
+    ]);
+    expect(plan(s, 'get_api_v1_notes_by_id')).toMatchObject({ sorted_arrays: [] });
+  });
+
+  it('OQ-23 code-point order differs from UTF-16 order outside the BMP', async () => {
+    const { codePointSorted } = await import('../src/state/json.js');
+    expect(codePointSorted(['\u{1F600}', '\uFFFF'])).toEqual(['\uFFFF', '\u{1F600}']);
+    expect(['\u{1F600}', '\uFFFF'].sort()).toEqual(['\u{1F600}', '\uFFFF']);
+  });
+});
+
+describe('OQ-20 the write gate reports, never decides', () => {
+  it('OQ-20 a later read that disagrees with the gate\'s model is a finding; the plans stay as checked', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/items`, body: [{ id: 'it-01', name: 'A' }, { id: 'it-02', name: 'B' }] },
+      { method: 'PATCH', url: `${A}/api/v1/items/it-01`, requestBody: { name: 'B1' }, body: { id: 'it-01', name: 'B1' } },
+      { url: `${A}/api/v1/items`, body: [{ id: 'it-01', name: 'server-made' }, { id: 'it-02', name: 'B' }] },
+    ]) as State & { gate_findings: string[] };
+    expect(s.gate_findings).toEqual(['#3 shows items it-01 with name other than the gate\'s model']);
+    expect(plan(s, 'get_api_v1_items')).toMatchObject({ kind: 'list' });
+  });
+});

@@ -47,6 +47,8 @@ export interface StateFacts {
   pathValue(recordId: number): string | undefined;
   bodyValue(bodyId: number): JsonValue | undefined;
   bodyUsable(bodyId: number): boolean;
+  /** Fetches more bodies (the gate's later reads and writes), charged like the first ones. */
+  loadBodies(bodyIds: number[]): Promise<void>;
 }
 
 export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<StateFacts> {
@@ -83,10 +85,12 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
   const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
     .select(['p.record_id', 'p.value']).where('r.capture_id', '=', captureId).orderBy('p.record_id').orderBy('p.position').execute();
   const pathValues = new Map(params.map((p) => [p.record_id, p.value]));
-  // Only initial reads' bodies are ever rendered or compared; each is parsed on first use.
-  const bodyIds = [...new Set(reads.filter((r) => r.initial_id !== null).map((r) => r.response_body_id))];
+  // Initial reads' bodies are rendered and compared; the gate asks for later ones. Each is parsed on first use.
   const texts = new Map<number, string | null>();
-  for (let i = 0; i < bodyIds.length; i += 500) {
+  const parsed = new Map<number, JsonValue | undefined>();
+  const loadBodies = async (ids: number[]) => {
+    const bodyIds = [...new Set(ids)].filter((id) => !texts.has(id));
+    for (let i = 0; i < bodyIds.length; i += 500) {
     const rows = await k.selectFrom('body').select(['id', 'kind', 'is_usable', 'content'])
       .where('id', 'in', bodyIds.slice(i, i + 500)).execute();
     for (const b of rows) {
@@ -94,9 +98,11 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
       // ES-39: a body counts at its stored length before decoding…
       if (text !== null) budget.charge('bodies', Buffer.byteLength(text, 'utf8'));
       texts.set(b.id, text);
+      parsed.delete(b.id); // a body asked for before it was loaded is parsed anew
     }
-  }
-  const parsed = new Map<number, JsonValue | undefined>();
+    }
+  };
+  await loadBodies(reads.filter((r) => r.initial_id !== null).map((r) => r.response_body_id));
   const value = (id: number): JsonValue | undefined => {
     if (!parsed.has(id)) {
       const text = texts.get(id);
@@ -115,6 +121,7 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
     writes, perResponse, identities, observations, order, itemLocations, listReads, counters, membership, tools,
     pathValue: (id) => pathValues.get(id),
     bodyValue: value,
+    loadBodies,
     bodyUsable: (id) => value(id) !== undefined,
   };
 }

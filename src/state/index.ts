@@ -13,6 +13,7 @@ import { planTools } from './plans.js';
 import { classifyRows } from './variants.js';
 import { findChanges, reextract } from './changes.js';
 import { Budget, valueCost } from './budget.js';
+import { runGate, sortedCandidates } from './gate.js';
 import type { EnvironmentState } from './types.js';
 
 export type { EnvironmentState } from './types.js';
@@ -21,6 +22,9 @@ export async function environmentState(k: Kysely<DB>, captureId: number): Promis
   const budget = new Budget();
   const all = await readStateFacts(k, captureId, budget);
   // ES-12..ES-14, ES-19: projected rows and distinguishable variants leave the observations and the checks.
+  // ES-14 judges item rows first recorded after the initial read: only those with a query can be late shaping rows.
+  const itemTools = new Set(all.tools.filter((t) => t.ends_in_param === 1).map((t) => t.name));
+  await all.loadBodies(all.reads.filter((r) => !r.is_initial && r.query && itemTools.has(r.tool)).map((r) => r.response_body_id));
   const shaping = classifyRows(all);
   let facts = { ...all, observations: all.observations.filter((o) => !shaping.excluded.has(o.record_id)) };
   let merged = mergeEntities(facts);
@@ -47,6 +51,17 @@ export async function environmentState(k: Kysely<DB>, captureId: number): Promis
     }
     for (let i = documents.length - 1; i >= 0; i--) if (tools.has(documents[i].tool)) documents.splice(i, 1);
   }
+  // OQ-20: the minimal gate learns required-field relaxations (ES-21) and sorted arrays (ES-31/32).
+  const gate = await runGate(k, facts, merged, shaping, plans);
+  const rootOf = new Map(facts.tools.map((t) => [t.name, t.root_path]));
+  for (const p of plans) {
+    if (p.kind !== 'item' && p.kind !== 'list') continue;
+    const root = rootOf.get(p.tool)!;
+    const relaxed = gate.relaxed.get(root);
+    if (relaxed) p.required_fields = p.required_fields.filter((f) => !relaxed.has(f));
+    const learned = gate.sorted.get(root);
+    if (learned) p.sorted_arrays = sortedCandidates((merged.observationsByTool.get(p.tool) ?? []).map((o) => o.object)).filter((f) => learned.has(f));
+  }
   const redacted = facts.writes.filter((w) => w.is_url_redacted === 1).length;
   const limitations: string[] = [];
   // ES-8: a write whose URL is redacted bounds every type; the view counts such writes.
@@ -62,6 +77,7 @@ export async function environmentState(k: Kysely<DB>, captureId: number): Promis
     entities: merged.entities,
     documents,
     plans,
+    gate_findings: gate.findings,
   };
 }
 

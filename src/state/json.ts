@@ -84,3 +84,16 @@ export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
   const ea = objectEntries(a), eb = new Map(objectEntries(b));
   return ea.length === eb.size && ea.every(([k, x]) => eb.has(k) && jsonEqual(x, eb.get(k)));
 }
+
+/** OQ-23: code-point order (not UTF-16 code units). */
+export function codePointSorted(xs: string[]): string[] {
+  const cmp = (a: string, b: string) => {
+    const [x, y] = [Array.from(a), Array.from(b)];
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+      const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
+      if (d !== 0) return d;
+    }
+    return x.length - y.length;
+  };
+  return [...xs].sort(cmp);
+}

@@ -3,7 +3,7 @@
  * envelope into a response body. ES-37 checks plans with it; serving answers with it.
  */
 import type { JsonValue } from '../load/bodies.js';
-import { at, isObject, keysOf, member, objectFrom, replaceAt } from './json.js';
+import { at, codePointSorted, isObject, keysOf, member, objectFrom, replaceAt } from './json.js';
 import type { ItemPlan, ListPlan, PlanLine, StateEntity } from './types.js';
 import { renderClock, type ClockFormat } from './clocks.js';
 
@@ -34,7 +34,7 @@ export function collectionsOf(entities: StateEntity[]): Collections {
  * The entity as one view shows it: the view's members that the entity holds, each with the
  * view's own value where it differs (ES-26 "differing views keep their own values").
  */
-export function renderEntity(e: StateEntity, view: { tool: string; fields: string[]; clock_formats?: Record<string, ClockFormat> }): JsonValue {
+export function renderEntity(e: StateEntity, view: { tool: string; fields: string[]; clock_formats?: Record<string, ClockFormat>; sorted_arrays?: string[] }): JsonValue {
   const own = e.view_values[view.tool] ?? {};
   const entries: [string, JsonValue][] = [];
   for (const k of view.fields) {
@@ -43,7 +43,9 @@ export function renderEntity(e: StateEntity, view: { tool: string; fields: strin
       const v = member(e.value, k);
       // ES-30: a stored instant this view never recorded renders in the view's spelling.
       const clock = view.clock_formats && Object.hasOwn(view.clock_formats, k) ? view.clock_formats[k] : undefined;
-      if (v !== undefined) entries.push([k, clock ? renderClock(k, v, clock) : v]);
+      // ES-32: a sorted-array field lists its stored strings in code-point order.
+      const sortedArray = view.sorted_arrays?.includes(k) && Array.isArray(v) && v.every((x) => typeof x === 'string') ? codePointSorted(v as string[]) : undefined;
+      if (v !== undefined) entries.push([k, sortedArray ?? (clock ? renderClock(k, v, clock) : v)]);
     }
   }
   return objectFrom(entries);

@@ -92,4 +92,6 @@ export interface EnvironmentState {
   entities: StateEntity[];
   documents: StateDocument[];
   plans: Plan[];
+  /** OQ-20: what the minimal write gate saw disagree with its model (informational; plans do not change). */
+  gate_findings: string[];
 }

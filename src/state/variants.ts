@@ -179,6 +179,7 @@ export function classifyRows(facts: StateFacts): Shaping {
       const always = checked.length ? checked.map((l) => l.common).reduce((a, b) => new Set([...a].filter((k) => b.has(k)))) : new Set<string>();
       const shown = new Set(checked.flatMap((l) => [...l.members]));
       for (const l of lateLines) {
+        if (l.objects === 0) continue; // a row that shows no entity shows no members
         const newShaping = l.pairs.some(([k]) => isShaping(k) && !isProjection(k) && !names.has(k))
           && ([...l.members].some((k) => !shown.has(k)) || [...always].some((k) => !l.common.has(k)));
         const selects = partial(l) && [...always].some((k) => !l.common.has(k));

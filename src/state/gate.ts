@@ -1,0 +1,161 @@
+/**
+ * The minimal write gate (OQ-20): per type, follow the capture past its initial read with a
+ * model that starts as the initial state and takes each successful write's simplest effect
+ * (PUT on an item path replaces, PATCH merges top-level members, POST on a list path adds
+ * the entity its answer identifies, DELETE on an item path removes). The reads it counts
+ * teach two field facts — required-field relaxation (ES-21) and sorted arrays (ES-31,
+ * ES-32) — and every disagreement is reported as an informational finding; the gate never
+ * changes plans or reasons.
+ */
+import type { Kysely } from 'kysely';
+import type { JsonValue } from '../load/bodies.js';
+import type { DB } from '../store/types.js';
+import type { MergedTypes } from './entities.js';
+import type { ReadLine, StateFacts } from './facts.js';
+import { at, codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
+import type { Plan } from './types.js';
+import { isProjection, queryPairs, type Shaping } from './variants.js';
+
+export interface GateResult {
+  /** ES-21: per type root, fields no view of the type requires any more. */
+  relaxed: Map<string, Set<string>>;
+  /** ES-32: per type root, fields learned to be listed in code-point order. */
+  sorted: Map<string, Set<string>>;
+  findings: string[];
+}
+
+const IDENTITY_NAMES = ['id', 'uuid', 'uid', 'guid', '_id'];
+
+
+const stringArray = (v: JsonValue | undefined): string[] | undefined =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+
+/** ES-31: the fields a view's initial entities all show as sorted string arrays (or null), one with two distinct strings. */
+export function sortedCandidates(objects: JsonValue[]): string[] {
+  const fields = new Set(objects.flatMap((o) => keysOf(o)));
+  return [...fields].filter((f) => {
+    let distinct = false;
+    for (const o of objects) {
+      const v = member(o, f);
+      if (v === undefined || v === null) continue;
+      const arr = stringArray(v);
+      if (!arr || !jsonEqual(arr, codePointSorted(arr))) return false;
+      if (new Set(arr).size >= 2) distinct = true;
+    }
+    return distinct;
+  }).sort();
+}
+
+export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTypes, shaping: Shaping, plans: Plan[]): Promise<GateResult> {
+  const relaxed = new Map<string, Set<string>>();
+  const sorted = new Map<string, Set<string>>();
+  const findings: string[] = [];
+  const tools = new Map(facts.tools.map((t) => [t.name, t]));
+  const writeIds = facts.writes.map((w) => w.record_id);
+  const writeBodies = new Map<number, { request: number; response: number }>();
+  for (let i = 0; i < writeIds.length; i += 500) {
+    for (const r of await k.selectFrom('record').select(['id', 'request_body_id', 'response_body_id']).where('id', 'in', writeIds.slice(i, i + 500)).execute()) {
+      writeBodies.set(r.id, { request: r.request_body_id, response: r.response_body_id });
+    }
+  }
+  // ES-8 Reading: a read overlapping its type's bounding write is neither initial nor evidence for the gate.
+  const boundWrite = new Map(merged.types.filter((t) => t.bound).map((t) => [t.root_path, facts.writes.find((w) => w.ordinal === t.bound!.write_ordinal)]));
+  const overlaps = (r: ReadLine) => {
+    const w = boundWrite.get(r.root_path);
+    return !!w && facts.timelineOrder === 'start-time' && r.started_ms !== null && r.ended_ms !== null && w.started_ms !== null && w.ended_ms !== null
+      && r.started_ms <= w.ended_ms && w.started_ms <= r.ended_ms;
+  };
+  const later = facts.reads.filter((r) => !r.is_initial && r.method.toUpperCase() === 'GET' && !shaping.excluded.has(r.record_id) && !overlaps(r));
+  await facts.loadBodies([...later.map((r) => r.response_body_id), ...[...writeBodies.values()].flatMap((b) => [b.request, b.response])]);
+  const requestValue = async (bodyId: number) => facts.bodyValue(bodyId);
+  const itemPointer = new Map(facts.itemLocations.map((l) => [l.record_id, l.entity_pointer]));
+  const listPointer = new Map(facts.listReads.map((l) => [l.record_id, l.list_pointer]));
+
+  const viewFields = new Map(plans.filter((p) => p.kind === 'item' || p.kind === 'list').map((p) => [p.tool, new Set((p as { fields: string[] }).fields)]));
+  for (const type of merged.types) {
+    const root = type.root_path;
+    const idField = type.identity;
+    const typeTools = new Set(facts.tools.filter((t) => t.root_path === root).map((t) => t.name));
+    const required = new Set(plans.filter((p) => typeTools.has(p.tool) && (p.kind === 'item' || p.kind === 'list')).flatMap((p) => (p as { required_fields: string[] }).required_fields));
+    const model = new Map<string, JsonValue>();
+    for (const e of merged.entities) if (e.collection === type.collection) model.set(e.id, e.value);
+    const initialOf = new Map([...model].map(([id, v]) => [id, v]));
+    const written = new Map<string, Map<string, string[]>>();
+    const events: ({ kind: 'write'; w: StateFacts['writes'][number] } | { kind: 'read'; r: ReadLine })[] = [
+      ...facts.writes.filter((w) => w.root_path === root && w.status >= 200 && w.status <= 299).map((w) => ({ kind: 'write' as const, w })),
+      ...later.filter((r) => r.root_path === root).map((r) => ({ kind: 'read' as const, r })),
+    ].sort((a, b) => (a.kind === 'write' ? a.w.timeline_position : a.r.timeline_position) - (b.kind === 'write' ? b.w.timeline_position : b.r.timeline_position));
+    if (type.bound === null) continue;
+    const bound = facts.writes.find((w) => w.ordinal === type.bound!.write_ordinal);
+    for (const ev of events) {
+      if (ev.kind === 'write') {
+        const w = ev.w;
+        if (bound && w.timeline_position < bound.timeline_position) continue;
+        const tool = tools.get(w.tool);
+        const bodies = writeBodies.get(w.record_id);
+        if (!tool || !bodies) continue;
+        const method = w.method.toUpperCase();
+        const id = facts.pathValue(w.record_id);
+        const req = await requestValue(bodies.request);
+        if (tool.ends_in_param === 1 && id !== undefined) {
+          if (method === 'DELETE') { model.delete(id); continue; }
+          if (!isObject(req)) continue;
+          const before = model.get(id);
+          const next = method === 'PUT'
+            ? objectFrom([...keysOf(req).map((k): [string, JsonValue] => [k, member(req, k)!]), ...(member(req, idField) === undefined ? [[idField, before === undefined ? id : member(before, idField)!] as [string, JsonValue]] : [])])
+            : objectFrom([...keysOf(before).filter((k) => member(req, k) === undefined).map((k): [string, JsonValue] => [k, member(before, k)!]), ...keysOf(req).map((k): [string, JsonValue] => [k, member(req, k)!])]);
+          model.set(id, next);
+          for (const f of keysOf(req)) {
+            const arr = stringArray(member(req, f));
+            if (arr) (written.get(id) ?? written.set(id, new Map()).get(id)!).set(f, arr);
+          }
+        } else if (method === 'POST' && tool.ends_in_param === 0) {
+          const resp = facts.bodyValue(bodies.response);
+          const entity = isObject(resp) && member(resp, idField) !== undefined ? resp
+            : isObject(resp) && keysOf(resp).length === 1 && isObject(member(resp, keysOf(resp)[0])) ? member(resp, keysOf(resp)[0]) : undefined;
+          const eid = entity === undefined ? undefined : member(entity, idField);
+          if (eid !== undefined && (typeof eid === 'string' || typeof eid === 'number' || typeof eid === 'bigint')) model.set(String(eid), entity!);
+        }
+        continue;
+      }
+      const r = ev.r;
+      // ES-16: a read naming a projection parameter is not counted.
+      if (queryPairs(r.query).some(([k]) => isProjection(k))) continue;
+      const tool = tools.get(r.tool);
+      if (!tool) continue;
+      if (r.status === 400 || r.status === 404 || r.status === 410) {
+        const id = facts.pathValue(r.record_id);
+        if (tool.ends_in_param === 1 && id !== undefined && model.has(id)) findings.push(`#${r.ordinal} answered ${r.status} for ${type.collection} ${id}, which the state holds (checked absence)`);
+        continue;
+      }
+      if (r.status < 200 || r.status > 299) continue;
+      const body = facts.bodyValue(r.response_body_id);
+      if (body === undefined) continue;
+      const objects: JsonValue[] = [];
+      if (tool.ends_in_param === 1) { const p = itemPointer.get(r.record_id); const o = p === undefined ? undefined : at(body, p); if (isObject(o)) objects.push(o); }
+      else { const p = listPointer.get(r.record_id); const l = p === undefined ? undefined : at(body, p); if (Array.isArray(l)) objects.push(...l.filter(isObject)); }
+      for (const o of objects) {
+        const idv = member(o, idField);
+        const id = idv === undefined || idv === null || typeof idv === 'object' ? undefined : String(idv);
+        if (id === undefined || !model.has(id)) continue;
+        const stored = model.get(id)!;
+        // ES-21: the application omits a required field from an entity held in state.
+        // A view that never shows a field (a list beside a detail view) does not omit it: only the
+        // read's own view fields, or any field when its view has no plan to say, count (decisions).
+        const own = viewFields.get(r.tool);
+        for (const f of required) if (member(o, f) === undefined && (!own || own.has(f))) (relaxed.get(root) ?? relaxed.set(root, new Set()).get(root)!).add(f);
+        // ES-32: a written array listed in code-point order, neither in write order nor initial-state-first.
+        for (const [f, order] of written.get(id) ?? []) {
+          const shown = stringArray(member(o, f));
+          if (!shown || jsonEqual(shown, order) || !jsonEqual(shown, codePointSorted(order))) continue;
+          const initial = stringArray(member(initialOf.get(id), f)) ?? [];
+          const initialFirst = [...initial.filter((x) => order.includes(x)), ...order.filter((x) => !initial.includes(x))];
+          if (!jsonEqual(shown, initialFirst)) (sorted.get(root) ?? sorted.set(root, new Set()).get(root)!).add(f);
+        }
+        const differs = keysOf(o).filter((f) => !IDENTITY_NAMES.includes(f) && member(stored, f) !== undefined && !jsonEqual(member(o, f), member(stored, f)));
+        if (differs.length) findings.push(`#${r.ordinal} shows ${type.collection} ${id} with ${differs.slice(0, 3).join(', ')} other than the gate's model`);
+      }
+    }
+  }
+  return { relaxed, sorted, findings };
+}
