@@ -18,7 +18,7 @@ const skipBrowser = process.env.CAPSTATE_SKIP_BROWSER === '1';
 interface State {
   entities: { collection: string; id: string; value: Record<string, unknown> }[];
   documents: { path: string; value: unknown }[];
-  plans: { tool: string; kind: string; reason?: string }[];
+  plans: { tool: string; kind: string; reason?: string; per_response_members?: string[]; projected_query_keys?: unknown[]; projected_record_ordinals?: number[] }[];
 }
 
 function stateOf(har: string): State {
@@ -41,6 +41,12 @@ function expectSeed(s: State): void {
     get_api_v1_notebooks: 'list', get_api_v1_notebooks_by_id: 'item', get_api_v1_notes_by_id: 'item',
     get_api_v1_notes: 'record:fields-differ', get_api_v1_me: 'document', get_api_v1_settings: 'document',
   });
+  // ES-23: the notebooks list's requestId is generated per response; ES-19: ?include=stats is a variant; ES-12: ?fields=title a projection.
+  const notebooksList = s.plans.find((p) => p.tool === 'get_api_v1_notebooks')!;
+  expect(notebooksList.per_response_members).toEqual(['requestId']);
+  expect(notebooksList.projected_query_keys).toEqual([{ name: 'include' }]);
+  expect(notebooksList.projected_record_ordinals).toHaveLength(1);
+  expect(s.plans.find((p) => p.tool === 'get_api_v1_notes_by_id')!.projected_record_ordinals).toHaveLength(1);
 }
 
 describe('ACC-1 a real app recorded with Playwright recordHar yields its true initial state', () => {

@@ -8,14 +8,15 @@
  * API (all JSON):
  *   GET    /api/v1/me                        the signed-in user (a document)
  *   GET    /api/v1/settings                  settings (a document)
- *   GET    /api/v1/notebooks                 {"notebooks":[…],"total":N}
+ *   GET    /api/v1/notebooks                 {"requestId":uuid,"notebooks":[…],"total":N} (?include=stats adds per-notebook stats)
  *   GET    /api/v1/notebooks/{id}            {"notebook":{…}}
  *   GET    /api/v1/notes?notebook={id}       [{…}, …] a notebook's notes (all notes without it)
- *   GET    /api/v1/notes/{id}                {…} or 404
+ *   GET    /api/v1/notes/{id}                {…} or 404 (?fields=a,b returns only those members)
  *   POST   /api/v1/notes                     creates a note → 201 {…}
  *   PATCH  /api/v1/notes/{id}                merges members → 200 {…}
  */
 import { createServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -43,6 +44,9 @@ async function start() {
   document.getElementById('who').textContent = 'Notes of ' + me.name;
   await api('/settings');
   const { notebooks } = await api('/notebooks');
+  await api('/notebooks?include=stats');
+  await api('/notebooks');
+  await api('/notes/note-1002?fields=title');
   document.getElementById('notebooks').innerHTML = notebooks.map((b) => '<li>' + b.name + ' (' + b.noteCount + ')</li>').join('');
   const nb = await api('/notebooks/nb-inbox');
   const notes = await api('/notes?notebook=' + nb.notebook.id);
@@ -51,6 +55,7 @@ async function start() {
   await api('/notebooks/nb-work');
   await api('/notes?notebook=nb-work');
   await open('note-1003');
+  await api('/notebooks');
   document.body.dataset.ready = 'yes';
 }
 document.getElementById('add').onclick = async () => {
@@ -93,8 +98,9 @@ export function createNotesServer() {
       if (req.method === 'GET' && kind === 'me') return send(res, 200, data.me);
       if (req.method === 'GET' && kind === 'settings') return send(res, 200, data.settings);
       if (req.method === 'GET' && kind === 'notebooks' && !id) {
-        const notebooks = data.notebooks.map((b) => ({ ...b, noteCount: count(b) }));
-        return send(res, 200, { notebooks, total: notebooks.length });
+        const include = url.searchParams.get('include');
+        const notebooks = data.notebooks.map((b) => ({ ...b, noteCount: count(b), ...(include === 'stats' ? { stats: { pinned: data.notes.filter((n) => n.notebookId === b.id && n.pinned).length } } : {}) }));
+        return send(res, 200, { requestId: randomUUID(), notebooks, total: notebooks.length });
       }
       if (req.method === 'GET' && kind === 'notebooks') {
         const b = data.notebooks.find((x) => x.id === id);
@@ -106,7 +112,9 @@ export function createNotesServer() {
       }
       if (req.method === 'GET' && kind === 'notes') {
         const n = data.notes.find((x) => x.id === id);
-        return n ? send(res, 200, n) : send(res, 404, { error: 'no such note' });
+        if (!n) return send(res, 404, { error: 'no such note' });
+        const fields = url.searchParams.get('fields');
+        return send(res, 200, fields ? Object.fromEntries(fields.split(',').filter((f) => f in n).map((f) => [f, n[f]])) : n);
       }
       if (req.method === 'POST' && kind === 'notes' && !id) {
         const body = JSON.parse(raw || '{}');
