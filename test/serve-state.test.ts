@@ -58,3 +58,35 @@ describe('DOC-2 a document answers its path', () => {
     }
   });
 });
+
+describe('ES-20 replaying variants and ES-15 projections', () => {
+  it('ES-20 a call naming the variant key replays its record with reason variant; the base line renders from state', async () => {
+    const s = await serveHar(tempDir(), [
+      { url: `${A}/v1/users?page=1`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
+      { url: `${A}/v1/users?page=1&include=roles`, body: [{ id: 'u-01', name: 'Ann', roles: ['admin'] }, { id: 'u-02', name: 'Bo', roles: [] }] },
+    ]);
+    try {
+      const v = await s.call('get_api_v1_users', { query: { page: '1', include: 'roles' } });
+      expect(v.structuredContent).toMatchObject({ source: 'replay', record_ordinal: 2 });
+      expect((v.structuredContent as { why: string }).why).toMatch(/^replay reason variant \(ES-20\)/);
+      const b = await s.call('get_api_v1_users', { query: { page: '1' } });
+      expect(b.structuredContent).toMatchObject({ source: 'state', record_ordinal: 1 });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('ES-15 a call with a projection value no checked row gave replays with reason projection', async () => {
+    const s = await serveHar(tempDir(), [
+      { url: `${A}/books/bk-1017`, body: { id: 'bk-1017', title: 'Dune', year: 1965 } },
+      { url: `${A}/books/bk-1017?fields=title`, body: { title: 'Dune' } },
+    ]);
+    try {
+      const r = await s.call('get_api_books_by_id', { id: 'bk-1017', query: { fields: 'title' } });
+      expect(r.structuredContent).toMatchObject({ source: 'replay', record_ordinal: 2, body: { title: 'Dune' } });
+      expect((r.structuredContent as { why: string }).why).toMatch(/^replay reason projection \(ES-15\)/);
+    } finally {
+      await s.close();
+    }
+  });
+});

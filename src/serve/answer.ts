@@ -7,7 +7,7 @@ import { CapstateError } from '../errors.js';
 import { objectEntries, stringifyExact, MAX_USABLE_BODY_BYTES, type BodyKind, type JsonValue } from '../load/bodies.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
-import { answerFromState } from './from-state.js';
+import { answerFromState, replayReason } from './from-state.js';
 import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import { firstWriteOrdinal, jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 
@@ -78,7 +78,10 @@ export async function answerCall(ctx: ServeContext, toolName: string, args: unkn
     };
   }
 
-  return replay(ctx, tool, call);
+  const answer = await replay(ctx, tool, call);
+  const reason = await replayReason(ctx, tool, call);
+  if (reason) answer.why = `replay reason ${reason} (${reason === 'variant' ? 'ES-20' : 'ES-15'}): ${answer.why}`;
+  return answer;
 }
 
 async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<CallAnswer> {

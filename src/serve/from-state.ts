@@ -9,6 +9,7 @@ import type { ManifestTool } from '../manifest/read.js';
 import { environmentState, type EnvironmentState } from '../state/index.js';
 import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
 import type { ItemPlan, ListPlan, PlanLine } from '../state/types.js';
+import { isProjection } from '../state/variants.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
 import { jsonValueOf, readBody } from './records.js';
@@ -104,3 +105,22 @@ function lastParam(template: string): string {
 
 /** The exact text of a rendered value (compact, OQ-30). */
 export const renderedText = (v: JsonValue) => stringifyExact(v);
+
+/**
+ * ES-15 / ES-20: why a read that the state does not answer replays — `variant` when the call
+ * names a key that tells a variant apart, `projection` when it names a projection parameter
+ * with a value no checked row gave (or one a replayed row gave) — or null.
+ */
+export async function replayReason(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<'variant' | 'projection' | null> {
+  if (tool.method.toUpperCase() !== 'GET') return null;
+  const { state } = await servedState(ctx);
+  const plan = state.plans.find((p) => p.tool === tool.name);
+  if (!plan || (plan.kind !== 'item' && plan.kind !== 'list')) return null;
+  const names = new Map(call.query.map((p) => [p.name, p.value]));
+  const projection = call.query.filter((p) => isProjection(p.name)).map((p) => p.value);
+  if (projection.length && projection.some((v) => v !== '*' && (!plan.projection_values.checked.includes(v) || plan.projection_values.replayed.includes(v)))) return 'projection';
+  for (const key of plan.projected_query_keys) {
+    if (key.omitted ? !names.has(key.name) : key.value === undefined ? names.has(key.name) : names.get(key.name) === key.value) return 'variant';
+  }
+  return null;
+}
