@@ -115,7 +115,7 @@ describe.each(manifestCases)('OQ-1 / ES-2 / ES-7 manifest of fixture %s', (name)
 
 const stateCases = cases.filter((c) => existsSync(fixture(c, 'expected', 'state.json')));
 
-describe.each(stateCases)('ACC-1 / ACC-5 environment state of fixture %s', (name) => {
+describe.each(stateCases)("ACC-1 / ACC-3 / ACC-5 environment state of fixture %s", (name) => {
   it('prints the hand-reviewed expected/state.json byte for byte', () => {
     loadFixture(name).close();
     const r = cli(['state', '--db', join(dir, `${name}.sqlite`), '--json']);
