@@ -122,10 +122,22 @@ export function networkBySendingStep(c: CaptureIn, p: Policy): Map<string, StepN
     memo.set(id, result);
     return result;
   };
+  // BS-68: a transaction belongs to the step that sent its request. A redirect hop is sent by
+  // the browser, not by a step, whenever it follows the redirect: it belongs to the step
+  // that sent the chain's first observed request.
+  const sender = (id: string): unknown => {
+    const seen = new Set<string>();
+    let t = txs.get(id)!;
+    while (t.request && typeof t.request.redirected_from_transaction_id === 'string' && txs.has(t.request.redirected_from_transaction_id) && !seen.has(t.request.redirected_from_transaction_id)) {
+      seen.add(t.request.redirected_from_transaction_id);
+      t = txs.get(t.request.redirected_from_transaction_id)!;
+    }
+    return (t.request ?? t.first).step_id;
+  };
   const out = new Map<string, StepNetwork>();
   for (const [id, t] of txs) {
     const f = fingerprint(id, new Set());
-    const key = stepKey((t.request ?? t.first).step_id);
+    const key = stepKey(sender(id));
     const response = t.events.find((e) => e.kind === 'response');
     const s = out.get(key) ?? { hops: [] };
     s.hops.push({
