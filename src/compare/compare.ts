@@ -10,7 +10,7 @@ import { alignSteps, type AlignmentFailure } from './align.js';
 import { digestOf, normalizeCaptured, type Side } from './artifacts.js';
 import { canonicalSha256 } from './canonical.js';
 import { readCapture, type CaptureIn, type StepIn } from './input.js';
-import { INITIAL, NETWORK_KINDS, networkBySendingStep, stepKey, type Hop, type StepNetwork } from './network.js';
+import { hopDifferences, INITIAL, NETWORK_KINDS, networkBySendingStep, stepKey, type Hop, type StepNetwork } from './network.js';
 import { ARTIFACT_KINDS, applyRulesDeep, commitment, readPolicy, type ArtifactKind, type Commitment, type Policy } from './policy.js';
 
 export type Verdict = 'changed' | 'unchanged' | 'unknown';
@@ -26,9 +26,14 @@ export interface ArtifactResult {
   /** Network only: the transactions (hops) found on one side only. */
   only_before?: HopSummary[];
   only_after?: HopSummary[];
+  /** Network only: request lines on both sides whose hops differ, naming the differing fields. */
+  hop_changes?: HopChange[];
 }
 
 export interface HopSummary { method: string | null; url: string | null; status: number | null; fingerprint: string }
+
+/** A request line found on both sides with different hops, and what differs. */
+export interface HopChange { method: string | null; url: string | null; differences: string[] }
 
 export interface StepResult { step_id: string | null; verdict: Verdict; artifacts: ArtifactResult[] }
 
@@ -151,6 +156,15 @@ function networkArtifact(sel: Selection, a: StepNetwork | undefined, b: StepNetw
     }).map((h) => ({ method: h.method, url: h.url, status: h.status, fingerprint: h.fingerprint }));
     r.only_before = only(a?.hops ?? [], new Map(ca), cb);
     r.only_after = only(b?.hops ?? [], new Map(cb), ca);
+    // Pair the hops of one request line, so the result can say what differs.
+    const pool = [...(b?.hops ?? []).filter((h) => r.only_after!.some((o) => o.fingerprint === h.fingerprint))];
+    r.hop_changes = [];
+    for (const h of (a?.hops ?? []).filter((x) => r.only_before!.some((o) => o.fingerprint === x.fingerprint))) {
+      const i = pool.findIndex((y) => y.method === h.method && y.url === h.url);
+      if (i < 0) continue;
+      r.hop_changes.push({ method: h.method, url: h.url, differences: hopDifferences(h, pool[i]) });
+      pool.splice(i, 1);
+    }
   }
   return r;
 }

@@ -30,6 +30,8 @@ export interface Hop {
   method: string | null;
   url: string | null;
   status: number | null;
+  /** The hop's normalized events (for naming what differs; never hashed again). */
+  normalized: Obj[];
 }
 
 export interface StepNetwork { hops: Hop[] }
@@ -80,12 +82,15 @@ export function networkBySendingStep(c: CaptureIn, p: Policy): Map<string, StepN
     txs.set(id, t);
   });
   const digests = new Map<string, string[]>();
+  const normalized = new Map<string, Obj[]>();
   for (const [id, t] of txs) {
-    digests.set(id, t.events.map((ev) => {
+    const list = t.events.map((ev) => {
       const src = ev.kind === 'network-content' ? bySeq.get(ev.source_event_sequence) : undefined;
       const phase = ev.kind !== 'network-content' ? null : src && src.transaction_id === id && (src.kind === 'request' || src.kind === 'response') ? (src.kind as string) : 'unknown';
-      return canonicalSha256(normalizeEvent(ev, phase, p));
-    }).sort());
+      return normalizeEvent(ev, phase, p);
+    });
+    normalized.set(id, list);
+    digests.set(id, list.map((ev) => canonicalSha256(ev)).sort());
   }
   // BS-75: fp(hop) = SHA-256(canonical {events: sorted digests, redirected_from: fp(predecessor) | null}).
   const memo = new Map<string, { fp: string; unknown: string | null }>();
@@ -145,9 +150,37 @@ export function networkBySendingStep(c: CaptureIn, p: Policy): Map<string, StepN
       method: typeof t.request?.method === 'string' ? t.request.method : null,
       url: typeof t.request?.url === 'string' ? t.request.url : null,
       status: typeof response?.status === 'number' ? response.status : null,
+      normalized: normalized.get(id)!,
     });
     out.set(key, s);
   }
   for (const s of out.values()) s.hops.sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0));
+  return out;
+}
+
+/**
+ * What differs between two hops of the same request line: `kind.field` names of their
+ * normalized events (`response.status`, `network-content(response).body`), and header
+ * names for headers (`network-content(response).headers[date]`). For people, not digests.
+ */
+export function hopDifferences(a: Hop, b: Hop): string[] {
+  const label = (ev: Obj) => (ev.kind === 'network-content' ? `network-content(${String(ev.phase)})` : String(ev.kind));
+  const index = (h: Hop) => new Map(h.normalized.map((ev) => [label(ev), ev]));
+  const ia = index(a), ib = index(b);
+  const out: string[] = [];
+  for (const k of [...new Set([...ia.keys(), ...ib.keys()])].sort()) {
+    const x = ia.get(k), y = ib.get(k);
+    if (!x || !y) { out.push(`${k} ${x ? 'only before' : 'only after'}`); continue; }
+    for (const f of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
+      if (canonicalSha256(x[f] ?? null) === canonicalSha256(y[f] ?? null)) continue;
+      const hx = (x[f] as Obj | undefined)?.values, hy = (y[f] as Obj | undefined)?.values;
+      if (f === 'headers' && Array.isArray(hx) && Array.isArray(hy)) {
+        const names = (l: unknown[]) => l.map((h) => canonicalSha256(h));
+        const nx = names(hx), ny = names(hy);
+        const changed = [...hx.filter((_, i) => !ny.includes(nx[i])), ...hy.filter((_, i) => !nx.includes(ny[i]))].map((h) => String((h as Obj).name).toLowerCase());
+        out.push(...[...new Set(changed)].sort().map((n) => `${k}.headers[${n}]`));
+      } else out.push(`${k}.${f}`);
+    }
+  }
   return out;
 }

@@ -14,7 +14,12 @@ export function summarize(r: ComparisonResult, maxLines = 18): string {
   const describe = (x: ArtifactResult) => {
     if (x.kind === 'network' && (x.only_before || x.only_after)) {
       const hop = (h: { method: string | null; url: string | null; status: number | null }) => `${h.method ?? '?'} ${h.url ?? '?'} → ${h.status ?? 'no response'}`;
-      return [...(x.only_before ?? []).map((h) => `      - ${hop(h)}`), ...(x.only_after ?? []).map((h) => `      + ${hop(h)}`)];
+      const paired = (h: { method: string | null; url: string | null }) => (x.hop_changes ?? []).some((c) => c.method === h.method && c.url === h.url);
+      return [
+        ...(x.hop_changes ?? []).map((c) => `      ~ ${c.method ?? '?'} ${c.url ?? '?'}: ${c.differences.join(', ') || 'redirect ancestry'}`),
+        ...(x.only_before ?? []).filter((h) => !paired(h)).map((h) => `      - ${hop(h)}`),
+        ...(x.only_after ?? []).filter((h) => !paired(h)).map((h) => `      + ${hop(h)}`),
+      ];
     }
     return [];
   };
