@@ -178,7 +178,7 @@ describeBrowser('BS-72 / BS-74 / BS-77 / BS-75 comparing real captures of one pa
     // The new item is in the response of step go and in the list the last step shows.
     expect(r.stdout).toMatch(/^CHANGED: 2 changed, 1 unchanged, 0 unknown step\(s\)/);
     expect(r.stdout).toMatch(/ready: changed — changed: screenshot, dom, accessibility\n/);
-    expect(r.stdout).toMatch(/go: changed — changed: network\n\s+- GET http:\/\/127\.0\.0\.1:\d+\/api\/items → 200\n\s+\+ GET .*\/api\/items → 200/);
+    expect(r.stdout).toMatch(/go: changed — changed: network\n\s+~ GET http:\/\/127\.0\.0\.1:\d+\/api\/items: network-content\(response\)\.body\n/);
   });
 
   describeBrowser('MCP capture_browser_scenario and compare_web_captures', () => {

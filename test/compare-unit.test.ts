@@ -156,6 +156,15 @@ describe('BS-74 network events: grouped, attributed to the sending step, unorder
     expect(r.verdict).toBe('unchanged');
   });
 
+  it('a transaction the page sent during another step proves no change: unknown with a recovery note, never unchanged', () => {
+    const a = evidence([step('run'), step('ready')], [...tx(1, 't1', 'run', `${ORIGIN}/api/a`, 200, '[1]'), ...tx(5, 't2', 'run', `${ORIGIN}/api/b`, 200, '[2]')]);
+    const b = evidence([step('run'), step('ready')], [...tx(1, 't1', 'run', `${ORIGIN}/api/a`, 200, '[1]'), ...tx(5, 't2', 'ready', `${ORIGIN}/api/b`, 200, '[2]')]);
+    const r = cmp(a, b);
+    for (const id of ['run', 'ready']) expect(art(r, id, 'network')).toMatchObject({ verdict: 'unknown', reason: expect.stringMatching(/sent during another step/), recovery: expect.stringMatching(/wait_for/) });
+    expect(art(r, 'run', 'network').moved_between_steps!.map((h) => h.url)).toEqual([`${ORIGIN}/api/b`]);
+    expect(r.verdict).toBe('unknown');
+  });
+
   it('a changed response body is a change of the sending step, naming the transactions on each side only', () => {
     const a = evidence([step('run')], tx(1, 't1', 'run', `${ORIGIN}/api/a`, 200, '[1]'));
     const b = evidence([step('run')], tx(1, 't1', 'run', `${ORIGIN}/api/a`, 200, '[1,2]'));

@@ -28,6 +28,8 @@ export interface ArtifactResult {
   only_after?: HopSummary[];
   /** Network only: request lines on both sides whose hops differ, naming the differing fields. */
   hop_changes?: HopChange[];
+  /** Network only: hops found on both sides, but attributed to different steps. */
+  moved_between_steps?: HopSummary[];
 }
 
 export interface HopSummary { method: string | null; url: string | null; status: number | null; fingerprint: string }
@@ -195,6 +197,40 @@ function stepVerdict(artifacts: ArtifactResult[], blocked: boolean): Verdict {
 }
 
 /**
+ * A request the page sends from asynchronous code may be sent before or after a step
+ * boundary, so the same transaction (same fingerprint) can be attributed to one step in
+ * one capture and to another step in the other. That is a difference of timing, not of
+ * the site: such hops prove no change, and a network artifact whose only differences are
+ * moved hops is `unknown` (BS-79: mismatched coverage is never equal), naming them.
+ */
+function settleMovedHops(steps: StepResult[], initial: StepResult | null, contextBlocked: boolean, failures: AlignmentFailure[]): { steps: StepResult[]; initial: StepResult | null } {
+  const all = [...(initial ? [initial] : []), ...steps];
+  const nets = all.map((s) => s.artifacts.find((x) => x.kind === 'network')!);
+  const where = (side: 'only_before' | 'only_after') => {
+    const m = new Map<string, Set<number>>();
+    nets.forEach((n, i) => { for (const h of n[side] ?? []) m.set(h.fingerprint, new Set([...(m.get(h.fingerprint) ?? []), i])); });
+    return m;
+  };
+  const ob = where('only_before'), oa = where('only_after');
+  nets.forEach((n, i) => {
+    if (n.verdict !== 'changed') return;
+    const movedOut = (n.only_before ?? []).filter((h) => [...(oa.get(h.fingerprint) ?? [])].some((j) => j !== i));
+    const movedIn = (n.only_after ?? []).filter((h) => [...(ob.get(h.fingerprint) ?? [])].some((j) => j !== i));
+    const moved = [...movedOut, ...movedIn];
+    if (moved.length === 0) return;
+    n.moved_between_steps = moved;
+    if (moved.length === (n.only_before?.length ?? 0) + (n.only_after?.length ?? 0)) {
+      n.verdict = 'unknown';
+      n.reason = `${moved.length} transaction(s) identical on both sides were sent during another step (the page sent them asynchronously across a step boundary): ${moved.map((h) => `${h.method ?? '?'} ${h.url ?? '?'}`).join(', ')}`;
+      n.recovery = 'add a wait_for step that waits until the page has sent its requests before the next action, then recapture both sides';
+      delete n.hop_changes;
+    }
+  });
+  for (const s of all) s.verdict = stepVerdict(s.artifacts, contextBlocked || (s.step_id !== null && failures.some((f) => f.step_id === s.step_id)));
+  return { steps, initial };
+}
+
+/**
  * Compares two browser scenario captures. Throws CapstateError for input that is not
  * admissible Evidence or a malformed policy.
  *
@@ -224,8 +260,9 @@ export function compareWebCaptures(input: CompareInput): ComparisonResult {
     const blocked = contextBlocked || failures.some((f) => f.step_id === id && id !== null);
     return { step_id: id, verdict: stepVerdict(artifacts, blocked), artifacts };
   };
-  const steps = aligned.map((s) => compareStep(s.step_id, s.before, s.after));
-  const initial = a.initial && b.initial ? compareStep(null, a.initial, b.initial) : null;
+  let steps = aligned.map((s) => compareStep(s.step_id, s.before, s.after));
+  let initial = a.initial && b.initial ? compareStep(null, a.initial, b.initial) : null;
+  ({ steps, initial } = settleMovedHops(steps, initial, contextBlocked, failures));
   const all = [...(initial ? [initial] : []), ...steps];
   const counts = { changed: 0, unchanged: 0, unknown: 0 };
   for (const s of all) counts[s.verdict]++;

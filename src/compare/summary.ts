@@ -14,11 +14,13 @@ export function summarize(r: ComparisonResult, maxLines = 18): string {
   const describe = (x: ArtifactResult) => {
     if (x.kind === 'network' && (x.only_before || x.only_after)) {
       const hop = (h: { method: string | null; url: string | null; status: number | null }) => `${h.method ?? '?'} ${h.url ?? '?'} → ${h.status ?? 'no response'}`;
-      const paired = (h: { method: string | null; url: string | null }) => (x.hop_changes ?? []).some((c) => c.method === h.method && c.url === h.url);
+      const moved = (h: { fingerprint: string }) => (x.moved_between_steps ?? []).some((m) => m.fingerprint === h.fingerprint);
+      const paired = (h: { method: string | null; url: string | null; fingerprint: string }) => moved(h) || (x.hop_changes ?? []).some((c) => c.method === h.method && c.url === h.url);
       return [
         ...(x.hop_changes ?? []).map((c) => `      ~ ${c.method ?? '?'} ${c.url ?? '?'}: ${c.differences.join(', ') || 'redirect ancestry'}`),
         ...(x.only_before ?? []).filter((h) => !paired(h)).map((h) => `      - ${hop(h)}`),
         ...(x.only_after ?? []).filter((h) => !paired(h)).map((h) => `      + ${hop(h)}`),
+        ...(x.moved_between_steps ?? []).map((h) => `      ↔ ${hop(h)} (same transaction, sent during another step)`),
       ];
     }
     return [];
