@@ -22,14 +22,15 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
   it('lists one tool per manifest tool plus the analysis tools', () => {
     const names = s.tools.map((t) => t.name);
     for (const t of s.ctx.manifest.tools) expect(names).toContain(t.name);
-    expect(names).toEqual(expect.arrayContaining(['inspect_analysis_view', 'inspect_environment_manifest', 'query_store']));
-    expect(names.length).toBe(s.ctx.manifest.tools.length + 3);
+    expect(names).toEqual(expect.arrayContaining(['inspect_analysis_view', 'inspect_environment_manifest', 'query_store', 'capture_browser_scenario', 'compare_web_captures']));
+    expect(names.length).toBe(s.ctx.manifest.tools.length + 5);
   });
 
   it('MCP-1: advertises the hints of every tool', () => {
     expect(s.tool('get_api_folders_by_uid').annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     expect(s.tool('post_api_annotations').annotations).toEqual({ readOnlyHint: false, idempotentHint: false, openWorldHint: false });
-    for (const t of s.tools) expect(t.annotations?.openWorldHint).toBe(false);
+    // capture_browser_scenario drives a browser against the caller's URLs: the one open-world tool.
+    for (const t of s.tools) expect(t.annotations?.openWorldHint, t.name).toBe(t.name === 'capture_browser_scenario');
   });
 
   it('inputSchema: template parameters required, recorded query keys optional and described', () => {

@@ -10,9 +10,10 @@ import inspectAnalysisView from './inspect-analysis-view.js';
 import serve from './serve.js';
 import card from './card.js';
 import captureBrowserScenario from './capture-browser-scenario.js';
+import compareWebCaptures from './compare-web-captures.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
 export const commands: Record<string, CommandDef<any>> = {
   load, info, manifest, state, 'inspect-analysis-view': inspectAnalysisView, sql, migrate, serve, card,
-  'capture-browser-scenario': captureBrowserScenario,
+  'capture-browser-scenario': captureBrowserScenario, 'compare-web-captures': compareWebCaptures,
 };

@@ -5,6 +5,7 @@
  * transaction metadata only.
  */
 import { CapstateError, type ErrorContext } from '../errors.js';
+import { admitRetainedScenario, type RetainedScenario } from './admission.js';
 import { decodeBase64Strict, sha256Hex, type RetainedBody } from './bodies.js';
 import { FieldReader, type Obj } from './fields.js';
 import { parseUrl } from './har.js';
@@ -50,13 +51,8 @@ interface Transaction {
   responseMediaType: string | null;
 }
 
-export interface ScenarioMeta {
-  formatVersion: string;
-  startUrl: string | null;
-  requestBodies: boolean | null;
-  responseBodies: boolean | null;
-  headerValues: boolean | null;
-}
+/** The loader's view of a retained capture's root: the shared admission (BS-81). */
+export type ScenarioMeta = RetainedScenario;
 
 export class ScenarioReader {
   private readonly txs = new Map<string, Transaction>();
@@ -66,26 +62,9 @@ export class ScenarioReader {
 
   constructor(private readonly file: string, private readonly writeBody: (b: RetainedBody, side: 'request' | 'response', where: ErrorContext) => number) {}
 
-  /** Root members other than `events`. */
+  /** Root members other than `events`, through the one admission rule for retained captures (BS-81). */
   static readMeta(file: string, root: Map<string, unknown>): ScenarioMeta {
-    const f: FieldReader = new FieldReader(file, undefined, []);
-    const version = root.get('schema_version');
-    if (version !== 1) {
-      f.fail(['schema_version'], `unsupported scenario Evidence schema_version ${JSON.stringify(version)}; this capstate reads version 1`, 'unsupported-format');
-    }
-    const scenario = f.obj(root.get('scenario') ?? {}, ['scenario'], '"scenario"');
-    const nc = scenario.network_content === undefined ? {} : f.obj(scenario.network_content, ['scenario', 'network_content'], '"network_content"');
-    const start = scenario.start_url;
-    let startUrl: string | null = null;
-    if (typeof start === 'string') startUrl = start;
-    else if (start && typeof start === 'object' && typeof (start as Obj).url === 'string') startUrl = (start as Obj).url as string;
-    return {
-      formatVersion: String(version),
-      startUrl,
-      requestBodies: f.bool(nc, ['scenario', 'network_content'], 'request_body'),
-      responseBodies: f.bool(nc, ['scenario', 'network_content'], 'response_body'),
-      headerValues: f.bool(nc, ['scenario', 'network_content'], 'header_values'),
-    };
+    return admitRetainedScenario(file, (k) => root.get(k));
   }
 
   onEvent(index: number, event: unknown): void {

@@ -1,6 +1,7 @@
 /**
  * The analysis tools served beside the environment's own tools: `inspect_analysis_view`
- * (OQ-4), `inspect_environment_manifest`, and `query_store` (read-only SQL, STYLE §14).
+ * (OQ-4), `inspect_environment_manifest`, `query_store` (read-only SQL, STYLE §14),
+ * `capture_browser_scenario` and `compare_web_captures`.
  * Each is a thin wrapper over the core function the CLI calls.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -9,6 +10,7 @@ import { toJson } from '../cli/common.js';
 import { runReadOnlySql } from '../cli/sql.js';
 import { readManifest } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
+import { BROWSER_TOOLS, callBrowserTool } from './browser-tools.js';
 import { hintsFor } from './hints.js';
 import { documentResult, exactDocumentResult } from './results.js';
 import { environmentStateView } from './state-view.js';
@@ -68,6 +70,8 @@ export const ANALYSIS_TOOLS: Tool[] = [
     },
     annotations: readOnly,
   },
+  // capture_browser_scenario and compare_web_captures (src/serve/browser-tools.ts).
+  ...BROWSER_TOOLS,
 ];
 
 export const ANALYSIS_TOOL_NAMES = new Set(ANALYSIS_TOOLS.map((t) => t.name));
@@ -84,8 +88,11 @@ function objectArgs(tool: string, args: unknown, allowed: string[]): Record<stri
 }
 
 /** Answers one analysis tool call (throws CapstateError for bad arguments and failures). */
-export async function callAnalysisTool(ctx: ServeContext, name: string, args: unknown): Promise<CallToolResult> {
+export async function callAnalysisTool(ctx: ServeContext, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
   switch (name) {
+    case 'capture_browser_scenario':
+    case 'compare_web_captures':
+      return callBrowserTool(name, args, signal);
     case 'inspect_analysis_view': {
       const a = objectArgs(name, args, ['parent', 'view']);
       const parent = a.parent === undefined ? ctx.captureId : a.parent;

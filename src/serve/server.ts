@@ -19,9 +19,9 @@ import { answerResult, errorResult } from './results.js';
 const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Answers one tools/call: the same path for every transport (and the bench). */
-export async function callTool(ctx: ServeContext, catalog: Catalog, name: string, args: unknown): Promise<CallToolResult> {
+export async function callTool(ctx: ServeContext, catalog: Catalog, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
   try {
-    if (ANALYSIS_TOOL_NAMES.has(name)) return await callAnalysisTool(ctx, name, args);
+    if (ANALYSIS_TOOL_NAMES.has(name)) return await callAnalysisTool(ctx, name, args, signal);
     if (!catalog.tools.some((t) => t.name === name)) {
       const why = catalog.leftOut.includes(name) ? ' (left out of the catalog: the catalog reserve is spent)' : '';
       throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(name)} in this environment${why}; list the tools to see the names`, { tool: name });
@@ -46,6 +46,6 @@ export async function createServer(ctx: ServeContext, opts: { reserveBytes?: num
   ].join('\n');
   const server = new Server({ name: 'capstate', version }, { capabilities: { tools: {} }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.tools }));
-  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(ctx, catalog, req.params.name, req.params.arguments));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(ctx, catalog, req.params.name, req.params.arguments, extra.signal));
   return { server, catalog };
 }

@@ -1,0 +1,95 @@
+/**
+ * Reading the two sides of a comparison: an Evidence file (parsed by the one exact parser,
+ * src/load/bodies.ts) or an inline Evidence object, admitted by the same rule as the loader
+ * (BS-81, src/load/admission.ts).
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { CapstateError } from '../errors.js';
+import { admitRetainedScenario, type RetainedScenario } from '../load/admission.js';
+import { parseExactJson, sha256Hex } from '../load/bodies.js';
+import { FieldReader, type Obj } from '../load/fields.js';
+
+export interface StepIn {
+  /** `null` for `initial_state`. */
+  step_id: string | null;
+  action: string | null;
+  status: string | null;
+  error: { code?: unknown; message?: unknown } | null;
+  /** The step's `captures`, or null when the capture has none (older or hand-written Evidence). */
+  captures: Obj | null;
+  /** Index in `steps` (for error paths); -1 for initial_state. */
+  index: number;
+}
+
+export interface CaptureIn {
+  side: 'before' | 'after';
+  /** The file path, or `inline`. */
+  source: string;
+  /** SHA-256 of the file's bytes; null for an inline object. */
+  sha256: string | null;
+  admitted: RetainedScenario;
+  browserMode: string | null;
+  initial: StepIn | null;
+  steps: StepIn[];
+  events: Obj[];
+  /** Event kinds the producer omitted (BS-39), from `omissions.by_kind`. */
+  omittedKinds: string[];
+}
+
+/** Exact JSON → plain objects; objects with index-like keys arrive as Maps. */
+function toPlain(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(toPlain);
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, toPlain(x)]));
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toPlain(x)]));
+  return v;
+}
+
+/** Reads one side: a path to an Evidence file, or an Evidence object. */
+export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn {
+  let root: unknown = input;
+  let source = 'inline';
+  let sha256: string | null = null;
+  if (typeof input === 'string') {
+    source = input;
+    if (!existsSync(input) || !statSync(input).isFile()) throw new CapstateError('no-such-file', `${input}: no such Evidence file (${side})`, { file: input, side });
+    const bytes = readFileSync(input);
+    sha256 = sha256Hex(bytes);
+    const parsed = parseExactJson(bytes.toString('utf8'));
+    if (!parsed.ok) throw new CapstateError('bad-json', `${input}: not valid JSON (${parsed.reason}): ${parsed.detail}`, { file: input, side });
+    root = toPlain(parsed.value);
+  }
+  const file = source;
+  const f = new FieldReader(file, undefined, []);
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) throw new CapstateError('bad-evidence', `${side}: Evidence must be a JSON object (a file path or the Evidence itself)`, { file, side });
+  const r = root as Obj;
+  if (r.log !== undefined && r.events === undefined) throw new CapstateError('not-scenario-evidence', `${side}: this is a HAR file; compare-web-captures compares browser scenario Evidence (capture-browser-scenario)`, { file, side });
+  // BS-81: the loader's admission rule, not a second one.
+  const admitted = admitRetainedScenario(file, (k) => r[k]);
+  const scenario = (r.scenario ?? {}) as Obj;
+  const browser = scenario.browser && typeof scenario.browser === 'object' ? (scenario.browser as Obj) : null;
+  const step = (v: unknown, path: (string | number)[], index: number, initial: boolean): StepIn => {
+    const o = f.obj(v, path, initial ? '"initial_state"' : 'a step');
+    const captures = o.captures === undefined || o.captures === null ? null : f.obj(o.captures, [...path, 'captures'], '"captures"');
+    const err = o.error && typeof o.error === 'object' ? (o.error as StepIn['error']) : null;
+    return {
+      step_id: initial ? null : f.string(o, path, 'step_id', { required: true, nonEmpty: true }),
+      action: initial ? 'initial-navigation' : f.string(o, path, 'action'),
+      status: f.string(o, path, 'status'),
+      error: err, captures, index,
+    };
+  };
+  const steps = f.array(r, [], 'steps', { required: true }).map((s, i) => step(s, ['steps', i], i, false));
+  const initial = r.initial_state === undefined || r.initial_state === null ? null : step(r.initial_state, ['initial_state'], -1, true);
+  const events = f.array(r, [], 'events').map((e, i) => {
+    const o = f.obj(e, ['events', i], 'an event');
+    f.string(o, ['events', i], 'kind', { required: true, nonEmpty: true });
+    return o;
+  });
+  const om = r.omissions && typeof r.omissions === 'object' ? (r.omissions as Obj) : {};
+  const byKind = om.by_kind && typeof om.by_kind === 'object' ? Object.keys(om.by_kind as Obj) : [];
+  const beyond = om.network_transaction_range ? ['request'] : [];
+  return {
+    side, source, sha256, admitted, browserMode: browser && typeof browser.mode === 'string' ? browser.mode : null,
+    initial, steps, events, omittedKinds: [...new Set([...byKind, ...beyond])],
+  };
+}
