@@ -376,7 +376,7 @@ describe('ES-41 evidence marking', () => {
   });
 });
 
-describe('IDN-1 field-name identity', () => {
+describe('IDN-1 field-name identity (ACC-4)', () => {
   it('IDN-1 the spec example: orderId, not customerId', () => {
     const s = stateOf([{ url: `${A}/api/v1/orders`, body: [{ orderId: 'o-1', customerId: 'c-9', total: 5 }, { orderId: 'o-2', customerId: 'c-9', total: 7 }] }]);
     expect(s.types).toMatchObject([{ identity: 'orderId', identity_source: 'suffix' }]);
@@ -390,7 +390,7 @@ describe('IDN-1 field-name identity', () => {
   });
 });
 
-describe('IDN-2 why two entries are required', () => {
+describe('IDN-2 why two entries are required (ACC-4)', () => {
   it('IDN-2 a list that only ever held one entry with a suffix-named field stays a document', () => {
     const s = stateOf([{ url: `${A}/api/reactions`, body: [{ userId: 'u-1', emoji: '+1' }] }]);
     expect(s.types).toEqual([]);
@@ -398,7 +398,7 @@ describe('IDN-2 why two entries are required', () => {
   });
 });
 
-describe('IDN-3 empty records', () => {
+describe('IDN-3 empty records (ACC-4)', () => {
   it('IDN-3 an empty initial record constrains nothing: identity from the other record; the empty line renders empty', () => {
     const s = stateOf([
       { url: `${A}/api/v1/items?status=archived`, body: [] },
@@ -414,7 +414,7 @@ describe('IDN-3 empty records', () => {
   });
 });
 
-describe('IDN-4 identity names keep priority', () => {
+describe('IDN-4 identity names keep priority (ACC-4)', () => {
   it('IDN-4 the owners array (id) is chosen over widgets (widgetId)', () => {
     const s = stateOf([{ url: `${A}/api/board`, body: { widgets: [{ widgetId: 'w-1' }, { widgetId: 'w-2' }], owners: [{ id: 'u-1' }] } }]);
     expect(plan(s, 'get_api_board')).toMatchObject({ kind: 'list', list_pointer: '/owners' });
@@ -422,7 +422,7 @@ describe('IDN-4 identity names keep priority', () => {
   });
 });
 
-describe('IDN-5 entities inside single-element arrays', () => {
+describe('IDN-5 entities inside single-element arrays (ACC-4)', () => {
   it('IDN-5 Ghost-like posts under trailing-slash paths: the item at /posts/0 merges with the list view', () => {
     const s = stateOf([
       { url: `${A}/ghost/api/admin/posts/`, body: { posts: [{ id: '64a1', title: 'Hi' }, { id: '64a2', title: 'Yo' }] } },
@@ -447,7 +447,7 @@ describe('IDN-5 entities inside single-element arrays', () => {
   });
 });
 
-describe('IDN-6 at and replaceAt', () => {
+describe('IDN-6 at and replaceAt (ACC-4)', () => {
   it('IDN-6 the renderer reads and replaces /0 and /<member>/0 so item plans reproduce those bodies', () => {
     const s = stateOf([
       { url: `${A}/api/v1/users/usr-7`, body: [{ id: 'usr-7', name: 'Ann' }] },
@@ -525,7 +525,7 @@ describe('DOC-4 rendered-oversize', () => {
   });
 });
 
-describe('DOC-5 path-varies and query-varies', () => {
+describe('DOC-5 path-varies and query-varies (ACC-4)', () => {
   it('DOC-5 the spec example: single-entry member lists on two paths: path-varies', () => {
     const s = stateOf([
       { url: `${A}/api/teams/1/members`, body: [{ teamId: 1, userId: 7 }] },
@@ -573,6 +573,27 @@ describe('DOC-6 reason vocabulary', () => {
       { url: `${A}/api/teams/2/members`, body: [{ teamId: 2, userId: 9 }] },
     ]);
     expect(s.plans).toEqual([expect.objectContaining({ kind: 'record', reason: 'body-unusable' })]);
+  });
+});
+
+describe('ACC-2 synthetic captures cover every recorded reason', () => {
+  it('ACC-2 one capture yields each reason of the closed vocabulary (OQ-31)', () => {
+    const s = stateOf([
+      { url: `${A}/api/page`, body: '<html></html>', mimeType: 'text/html' },                                   // body-unusable
+      { url: `${A}/api/big`, body: `{"v":[${Array.from({ length: 60_000 }, () => '1e5').join(',')}]}` },         // rendered-oversize
+      { url: `${A}/api/v1/reports/rep-1`, body: { rows: 3 } },                                                   // no-identity
+      { url: `${A}/api/teams/1/members`, body: [{ teamId: 1, userId: 7 }] },                                     // path-varies
+      { url: `${A}/api/teams/2/members`, body: [{ teamId: 2, userId: 9 }] },
+      { url: `${A}/api/find?q=a`, body: { hits: [] } },                                                          // query-varies
+      { url: `${A}/api/find?q=b`, body: { hits: [1] } },
+      { method: 'POST', url: `${A}/api/notes`, status: 201, body: { id: 'note-9' } },                           // no-initial-record
+      { url: `${A}/api/notes`, body: [{ id: 'note-9' }] },
+      { url: `${A}/api/v1/tags?view=a`, body: [{ id: 'tg-1', name: 'A' }, { id: 'tg-2', name: 'B' }] },          // fields-differ
+      { url: `${A}/api/v1/tags?view=b`, body: [{ id: 'tg-1', name: 'A*' }, { id: 'tg-2', name: 'B' }] },
+      { method: 'HEAD', url: `${A}/api/ping` },                                                                  // not-planned
+    ]);
+    const reasons = new Set(s.plans.filter((p) => p.kind === 'record').map((p) => p.reason));
+    expect([...reasons].sort()).toEqual(['body-unusable', 'fields-differ', 'no-identity', 'no-initial-record', 'not-planned', 'path-varies', 'query-varies', 'rendered-oversize']);
   });
 });
 
