@@ -16,7 +16,7 @@ const main = defineCommand({
   meta: {
     name: 'capstate',
     version,
-    description: 'Recorded web-API traffic → a SQLite fact store (and, later, the app\'s backend state). ' +
+    description: 'Recorded web-API traffic → a SQLite fact store, the app\'s inferred backend state, and an MCP stand-in for it. ' +
       'Exit codes: 0 ok, 1 bad input or failed check, 2 usage.',
   },
   subCommands: commands,

@@ -10,7 +10,7 @@ export const args = { ...sourceArgs } as const;
 export default defineCommand({
   meta: {
     name: 'serve',
-    description: 'Serve a capture over MCP (stdio): one tool per manifest tool, answering by replaying retained records, ' +
+    description: 'Serve a capture over MCP (stdio): one tool per manifest tool, answering reads from the environment state and the rest by replaying retained records, ' +
       'plus inspect_analysis_view, inspect_environment_manifest and query_store. Only protocol touches stdout.',
   },
   args,
