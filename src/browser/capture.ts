@@ -173,6 +173,10 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
         accept: session.mode === 'launch' ? () => true : (req) => { try { return pages.has(req.frame().page()); } catch { return false; } },
       });
       network.attach(context);
+      // BS-67: cancellation interrupts content reads in progress as soon as it happens.
+      const n = network;
+      abort.signal.addEventListener('abort', () => n.cancel(), { once: true });
+      if (abort.signal.aborted) n.cancel();
     }
     observe(page);
     if (session.mode === 'connect') {
@@ -252,7 +256,6 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
         event_bounds: bounds(log, first), completeness: completeness(captures), captures });
     }
     if (network) {
-      if (abort.signal.aborted) network.cancel();
       // BS-66, BS-67: in-flight requests end as unfinished; admitted reads drain before cleanup.
       await network.finish();
       if (network.incomplete) ineligible.push('network-content-incomplete');
