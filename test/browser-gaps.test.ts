@@ -270,3 +270,211 @@ describe('BS-68 content arriving in a later step', () => {
     expect(c.sequence).toBeGreaterThan(response.sequence);
   });
 });
+
+// ---------------------------------------------------------------------------------------
+// With Chromium: a small local app for deadlines and service workers.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { captureBrowserScenario } from '../src/browser/index.js';
+import { LAUNCH_FLAGS } from '../src/browser/launch.js';
+import { CapstateError } from '../src/errors.js';
+import { CHROMIUM, describeBrowser } from './browser-app.js';
+
+const html = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
+/** Registers /sw.js (which claims its clients) and reports the outcome in #sw and the title. */
+const SW_PAGE = html('sw', `<p id="sw"></p><script>
+  const say = (s) => { document.getElementById('sw').dataset.state = s; document.title = s; };
+  if (!navigator.serviceWorker) say('blocked');
+  else if (navigator.serviceWorker.controller) say('controlled');
+  else {
+    navigator.serviceWorker.addEventListener('controllerchange', () => say('controlled'));
+    // Playwright's block makes register() resolve without registering anything.
+    navigator.serviceWorker.register('/sw.js').then(async () => {
+      if ((await navigator.serviceWorker.getRegistrations()).length === 0) say('blocked');
+      else if (!navigator.serviceWorker.controller) say('registered');
+    }, () => say('blocked'));
+  }
+</script>`);
+const SW_SCRIPT = `self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
+self.addEventListener('fetch', () => {});`;
+
+function startServer(routes: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
+  const server = http.createServer(routes);
+  const s = { origin: '', server };
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    s.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  return s;
+}
+
+const site = startServer((req, res) => {
+  const p = new URL(req.url!, 'http://x').pathname;
+  if (p === '/sw.js') { res.writeHead(200, { 'content-type': 'text/javascript' }); return res.end(SW_SCRIPT); }
+  if (p === '/api/ping') { res.writeHead(200, { 'content-type': 'application/json' }); return res.end('{"ok":true}'); }
+  if (p === '/favicon.ico') { res.writeHead(204); return res.end(); }
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  if (p === '/sw') return res.end(SW_PAGE);
+  // #late appears after 1.5 s; #never never does.
+  if (p === '/late') return res.end(html('late', `<script>setTimeout(() => { const e = document.createElement('p'); e.id = 'late'; e.textContent = 'late'; document.body.append(e); }, 1500); console.log('a'); console.log('b');</script>`));
+  return res.end(html('plain', '<p id="plain">plain</p>'));
+});
+/** A second origin, so a page there is not in the service worker's scope. */
+const other = startServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(html('other', '<p>other</p>')); });
+
+const launch = (start: string, actions: unknown[], extra: Record<string, unknown> = {}) => captureBrowserScenario(
+  { browser: { mode: 'launch', executable_path: CHROMIUM }, start_url: { url: start }, actions, ...extra }, { env: {} });
+
+describeBrowser('BS-10 / BS-13 deadline families', () => {
+  it('BS-10 BS-13 actions keep their own timeouts: not bounded by command_timeout_ms, not changed by capture.limits; a failed wait_for cancels the rest', async () => {
+    const e = await launch(`${site.origin}/late`, [
+      // No timeout_ms: pending until #late appears at 1.5 s, past command_timeout_ms (1,000).
+      { step_id: 'late', action: 'wait_for', locator: { kind: 'css', selector: '#late' }, state: 'attached' },
+      // Never matches: fails at its own 400 ms.
+      { step_id: 'never', action: 'wait_for', locator: { kind: 'css', selector: '#never' }, state: 'attached', timeout_ms: 400 },
+      { step_id: 'after', action: 'wait_for_timeout', duration_ms: 10 },
+    ], { command_timeout_ms: 1000, capture: { events: ['console'], limits: { max_events: 1, max_retained_event_bytes: 2048 } } });
+    expect(e.scenario.command_timeout_ms).toBe(1000);
+    expect(e.initial_state.status).toBe('completed');
+    const [late, never, after] = e.steps;
+    expect(late.status).toBe('completed');
+    expect(late.elapsed_ms).toBeGreaterThan(1000);
+    expect(never.status).toBe('failed');
+    expect(never.error!.message).toMatch(/400\s*ms/);
+    expect(never.elapsed_ms).toBeGreaterThanOrEqual(390);
+    expect(never.elapsed_ms).toBeLessThan(1000);
+    // BS-35: the remaining step is cancelled, not executed.
+    expect(after).toMatchObject({ status: 'cancelled', error: { code: 'not-executed' }, url: null, completeness: 'missing' });
+    // BS-13: the tiny limits only omitted events.
+    expect(e.omissions.by_kind.console.reasons.max_events).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describeBrowser('BS-12 fixed CDP discovery deadline', () => {
+  const hang = startServer(() => { /* never answers /json/version */ });
+  it('BS-12 endpoint discovery keeps its fixed 5 s deadline, whatever command_timeout_ms says', async () => {
+    const attempt = async (commandTimeout: number) => {
+      const t0 = Date.now();
+      const err = await captureBrowserScenario({
+        browser: { mode: 'connect', cdp_endpoint: hang.origin }, start_url: { url: `${site.origin}/` },
+        actions: [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }], command_timeout_ms: commandTimeout,
+      }, { env: {} }).then(() => null, (e: unknown) => e);
+      return { err, ms: Date.now() - t0 };
+    };
+    const [short, long] = await Promise.all([attempt(50), attempt(600_000)]);
+    for (const r of [short, long]) {
+      expect(r.err).toBeInstanceOf(CapstateError);
+      expect((r.err as CapstateError).code).toBe('cdp-unreachable');
+      expect(r.ms).toBeGreaterThanOrEqual(4900);
+      expect(r.ms).toBeLessThan(8000);
+    }
+  }, 15_000);
+});
+
+describeBrowser('BS-69 initiators', () => {
+  it('BS-69 a capture with network events states the no-initiators limitation and carries no initiator fields', async () => {
+    const e = await launch(`${site.origin}/`, [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 20 }], { capture: { events: ['network'] } });
+    expect(e.limitations).toContainEqual(expect.objectContaining({ code: 'no-initiators', rule: 'BS-69' }));
+    const requests = e.events.filter((x) => x.kind === 'request');
+    expect(requests.length).toBeGreaterThan(0);
+    for (const ev of e.events) expect(Object.keys(ev).some((k) => /initiator/i.test(k))).toBe(false);
+    const plain = await launch(`${site.origin}/`, [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 20 }]);
+    expect(plain.limitations.map((l) => l.code)).not.toContain('no-initiators');
+  });
+});
+
+describeBrowser('BS-16 / BS-55 service workers in launch mode', () => {
+  const swState = (e: Awaited<ReturnType<typeof launch>>) => /data-state="(\w+)"/.exec((e.steps.at(-1)!.captures.dom as { value: string }).value)?.[1];
+
+  it('BS-16 by default a page on 127.0.0.1 cannot register a service worker; with "allow" it can', async () => {
+    const actions = [{ step_id: 'sw', action: 'wait_for', locator: { kind: 'css', selector: '#sw[data-state]' }, state: 'attached', timeout_ms: 10000 }];
+    const [blocked, allowed] = await Promise.all([
+      launch(`${site.origin}/sw`, actions, { capture: { at_end: ['dom'] } }),
+      launch(`${site.origin}/sw`, actions, { capture: { at_end: ['dom'] }, environment: { service_workers: 'allow' } }),
+    ]);
+    expect(blocked.scenario.service_workers).toBe('block');
+    expect(blocked.steps[0].status).toBe('completed');
+    expect(swState(blocked)).toBe('blocked');
+    expect(allowed.scenario.service_workers).toBe('allow');
+    expect(['registered', 'controlled']).toContain(swState(allowed));
+  });
+
+  it('BS-55 a request step on a page controlled by a service worker is rejected; the next step is cancelled', async () => {
+    const e = await launch(`${site.origin}/sw`, [
+      { step_id: 'controlled', action: 'wait_for', locator: { kind: 'css', selector: "#sw[data-state='controlled']" }, state: 'attached', timeout_ms: 10000 },
+      { step_id: 'ping', action: 'request', method: 'GET', path: '/api/ping', timeout_ms: 10000 },
+      { step_id: 'after', action: 'wait_for_timeout', duration_ms: 10 },
+    ], { environment: { service_workers: 'allow' } });
+    expect(e.steps[0].status).toBe('completed');
+    expect(e.steps[1]).toMatchObject({ status: 'failed', error: { code: 'service-worker' } });
+    expect(e.steps[1].error!.message).toMatch(/blocked service-worker policy/);
+    expect(e.steps[2].status).toBe('cancelled');
+  });
+});
+
+describeBrowser('BS-17 service workers in connect mode', () => {
+  let browser: ChildProcess | null = null;
+  let profile = '';
+  let endpoint = '';
+  beforeAll(async () => {
+    profile = mkdtempSync(join(tmpdir(), 'capstate-external-'));
+    const srv = http.createServer();
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    const port = (srv.address() as AddressInfo).port;
+    await new Promise<void>((r) => srv.close(() => r()));
+    endpoint = `http://127.0.0.1:${port}`;
+    // The caller's browser, where service workers are allowed; its page becomes controlled.
+    browser = spawn(CHROMIUM, ['--headless', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, ...LAUNCH_FLAGS, `${site.origin}/sw`], { stdio: 'ignore', detached: true });
+    for (let i = 0; i < 100; i++) {
+      try {
+        const tabs = (await (await fetch(`${endpoint}/json/list`)).json()) as { title: string }[];
+        if (tabs.some((t) => t.title === 'controlled')) break;
+      } catch { /* not up yet */ }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, 20_000);
+  afterAll(async () => {
+    // The test started this browser (its own process group): end it by id, then remove its profile.
+    if (browser?.pid && browser.exitCode === null) {
+      const exited = new Promise((r) => browser!.once('exit', r));
+      try { process.kill(-browser.pid, 'SIGTERM'); } catch { /* already gone */ }
+      await exited;
+    }
+    if (profile) rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
+  const tabs = async () => (await (await fetch(`${endpoint}/json/list`)).json()) as { type: string; url: string; title: string }[];
+
+  it('BS-17 "block" rejects a selected page controlled by a service worker; the caller\'s registration stays', async () => {
+    expect((await tabs()).map((t) => t.title)).toContain('controlled');
+    const err = await captureBrowserScenario({
+      browser: { mode: 'connect', cdp_endpoint: endpoint, target: { url_prefix: `${site.origin}/sw` } },
+      start_url: { url: `${site.origin}/sw` },
+      actions: [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }],
+    }, { env: {} }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(CapstateError);
+    expect((err as CapstateError).code).toBe('service-worker-policy');
+    // Never removed: the caller's page is still there and still controlled.
+    expect((await tabs()).filter((t) => t.type === 'page').map((t) => t.title)).toContain('controlled');
+  });
+
+  it('BS-17 the check also follows a navigation: a step that lands on a controlled page rejects the capture before its artifacts are taken', async () => {
+    const err = await captureBrowserScenario({
+      browser: { mode: 'connect', cdp_endpoint: endpoint },
+      start_url: { url: `${other.origin}/` },
+      actions: [{ step_id: 'go', action: 'goto', destination: { url: `${site.origin}/plain` }, timeout_ms: 10000 }],
+      capture: { after_each_step: ['url'] },
+    }, { env: {} }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(CapstateError);
+    expect((err as CapstateError).code).toBe('service-worker-policy');
+    // The check before the step's artifact capture hit: nothing of that capture was collected.
+    expect(((err as CapstateError).context.details as { diagnostics: { collected_artifacts: unknown } }).diagnostics.collected_artifacts).toBeNull();
+    // The page capstate opened is closed again; the caller's tab remains.
+    expect((await tabs()).filter((t) => t.type === 'page').map((t) => t.url)).toEqual([`${site.origin}/sw`]);
+  });
+});
