@@ -318,8 +318,14 @@ const site = startServer((req, res) => {
   const p = new URL(req.url!, 'http://x').pathname;
   if (p === '/sw.js') { res.writeHead(200, { 'content-type': 'text/javascript' }); return res.end(SW_SCRIPT); }
   if (p === '/api/ping') { res.writeHead(200, { 'content-type': 'application/json' }); return res.end('{"ok":true}'); }
+  if (p === '/api/n') { res.writeHead(200, { 'content-type': 'application/json' }); return res.end(JSON.stringify({ n: new URL(req.url!, 'http://x').searchParams.get('i') })); }
+  if (p === '/api/held') { res.writeHead(200, { 'content-type': 'application/json' }); res.write('['); return; } // held open
   if (p === '/favicon.ico') { res.writeHead(204); return res.end(); }
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  if (p === '/many') {
+    return res.end(html('many', `<script>fetch('/api/held');
+      Promise.all(Array.from({ length: 40 }, (_, i) => fetch('/api/n?i=' + i).then((r) => r.text()))).then(() => { document.body.dataset.state = 'ready'; });</script>`));
+  }
   if (p === '/sw') return res.end(SW_PAGE);
   // #late appears after 1.5 s; #never never does.
   if (p === '/late') return res.end(html('late', `<script>setTimeout(() => { const e = document.createElement('p'); e.id = 'late'; e.textContent = 'late'; document.body.append(e); }, 1500); console.log('a'); console.log('b');</script>`));
@@ -353,6 +359,26 @@ describeBrowser('BS-10 / BS-13 deadline families', () => {
     expect(after).toMatchObject({ status: 'cancelled', error: { code: 'not-executed' }, url: null, completeness: 'missing' });
     // BS-13: the tiny limits only omitted events.
     expect(e.omissions.by_kind.console.reasons.max_events).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describeBrowser('BS-67 draining content reads against a held-open response', () => {
+  it('BS-67 40 bodies behind the 16-read queue are all captured; the held-open stream is not waited for or refetched', async () => {
+    const t0 = Date.now();
+    const e = await launch(`${site.origin}/many`, [
+      { step_id: 'ready', action: 'wait_for', locator: { kind: 'css', selector: "body[data-state='ready']" }, state: 'attached', timeout_ms: 10000 },
+    ], { capture: { network: { response_body: true } } });
+    expect(Date.now() - t0).toBeLessThan(PROVIDER_READ_TIMEOUT_MS + 3000);
+    const reqs = e.events.filter((x) => x.kind === 'request');
+    const txOf = (path: string) => reqs.filter((r) => (r.url as string).includes(path)).map((r) => r.transaction_id);
+    const bodyOf = (tx: unknown) => e.events.find((x) => x.kind === 'network-content' && x.transaction_id === tx && (x.body as { state: string }).state !== 'not_selected')?.body as { state: string } | undefined;
+    const many = txOf('/api/n?i=');
+    expect(many).toHaveLength(40);
+    for (const tx of many) expect(bodyOf(tx)?.state).toBe('captured');
+    const [held] = txOf('/api/held');
+    expect(e.events.filter((x) => x.transaction_id === held).map((x) => x.kind)).toEqual(['request', 'response', 'request-unfinished', 'network-content']);
+    expect(bodyOf(held)?.state).toBe('unavailable');
+    expect(e.equality.reasons).toContain('network-content-incomplete');
   });
 });
 

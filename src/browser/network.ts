@@ -3,6 +3,7 @@
  * request/response/terminal events, and network-content events with headers and bodies
  * read through a bounded queue (16 reads at once, 5 s each, BS-41, BS-67).
  */
+import { setMaxListeners } from 'node:events';
 import type { BrowserContext, Request, Response } from 'playwright-core';
 import { sha256Hex } from '../load/bodies.js';
 import { isAlwaysRedactedHeader } from '../load/secrets.js';
@@ -68,6 +69,11 @@ class ContentQueue {
   private readonly abort = new AbortController();
   /** Aborted at cancellation: reads in progress stop waiting for their provider. */
   readonly signal = this.abort.signal;
+
+  constructor() {
+    // One abort listener per read in progress: up to 16 (plus headers), above Node's default 10.
+    setMaxListeners(MAX_CONCURRENT_CONTENT_READS * 2, this.signal);
+  }
 
   get cancelled(): boolean {
     return this.signal.aborted;
