@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EventLog, MAX_CONCURRENT_CONTENT_READS, PROVIDER_READ_TIMEOUT_MS } from '../src/browser/limits.js';
+import { EventLog, ListenerOwners, MAX_CONCURRENT_CONTENT_READS, MAX_LISTENER_OWNERS, PROVIDER_READ_TIMEOUT_MS } from '../src/browser/limits.js';
 import { NetworkObserver, type ContentSelection } from '../src/browser/network.js';
 import { Redaction, RedactionView } from '../src/browser/redaction.js';
 import { DEFAULT_LIMITS, type Limits } from '../src/browser/schema.js';
@@ -176,6 +176,27 @@ describe('BS-41 / BS-67 fixed content-read limits', () => {
     const one = h2.exchange('http://127.0.0.1/only', async () => Buffer.from('x'));
     await h2.obs.finish();
     expect(one.res.bodyCalls).toBe(0);
+  });
+});
+
+describe('BS-41 listener-owner capacity', () => {
+  it('BS-41 2,048 active owners at most; one more is an event-kind omission count; a closed owner frees its slot', () => {
+    expect(MAX_LISTENER_OWNERS).toBe(2048);
+    const log = new EventLog(DEFAULT_LIMITS);
+    const owners = new ListenerOwners(log);
+    const releases = Array.from({ length: 2048 }, () => owners.admit('websocket-open'));
+    expect(releases.every((r) => r !== null)).toBe(true);
+    expect(owners.admit('websocket-open')).toBeNull();
+    expect(owners.admit('worker-created')).toBeNull();
+    expect(log.omissions().by_kind).toEqual({
+      'websocket-open': { count: 1, reasons: { max_listener_owners: 1 } },
+      'worker-created': { count: 1, reasons: { max_listener_owners: 1 } },
+    });
+    releases[0]!();
+    releases[0]!(); // releasing twice frees one slot only
+    expect(owners.admit('popup-opened')).not.toBeNull();
+    expect(owners.admit('popup-opened')).toBeNull();
+    expect(owners.size).toBe(2048);
   });
 });
 
