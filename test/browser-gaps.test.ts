@@ -14,6 +14,9 @@ import { EventLog, ListenerOwners, MAX_CONCURRENT_CONTENT_READS, MAX_LISTENER_OW
 import { NetworkObserver, type ContentSelection } from '../src/browser/network.js';
 import { Redaction, RedactionView } from '../src/browser/redaction.js';
 import { DEFAULT_LIMITS, type Limits } from '../src/browser/schema.js';
+import type { CaptureIn } from '../src/compare/input.js';
+import { networkBySendingStep } from '../src/compare/network.js';
+import { DEFAULT_OPTIONS } from '../src/compare/policy.js';
 
 // ---------------------------------------------------------------------------------------
 // Fake Playwright request/response objects: only what NetworkObserver calls.
@@ -271,6 +274,41 @@ describe('BS-61 redirect predecessor states', () => {
     h.ctx.emit('request', new FakeRequest('http://127.0.0.1/same'));
     h.ctx.emit('request', new FakeRequest('http://127.0.0.1/same'));
     expect(h.log.events.filter((e) => e.kind === 'request').map((e) => e.transaction_id)).toEqual(['t1', 't2']);
+  });
+});
+
+describe('BS-68 comparison attribution', () => {
+  const policy = { options: DEFAULT_OPTIONS, rules: [] };
+  const cap = (events: Record<string, unknown>[]) => ({ side: 'before', source: 'inline', events } as unknown as CaptureIn);
+  const content = { headers: { state: 'not_selected' }, body: { state: 'captured', base64: Buffer.from('ok').toString('base64'), bytes: 2, media_type: 'text/plain', sha256: 'x' } };
+  const req = { kind: 'request', transaction_id: 't1', redirected_from_transaction_id: null, redirected_from_transaction_state: 'root', method: 'GET', url: 'http://127.0.0.1/a', resource_type: 'fetch' };
+
+  it('BS-68 content received during a later step or the drain belongs to the step that sent the request; sequence references are not compared', () => {
+    const late = networkBySendingStep(cap([
+      { sequence: 1, step_id: 's1', ...req },
+      { sequence: 2, step_id: 's1', kind: 'response', transaction_id: 't1', status: 200, status_text: 'OK' },
+      { sequence: 3, step_id: 's2', kind: 'request-finished', transaction_id: 't1' },
+      { sequence: 4, step_id: 's2', kind: 'network-content', transaction_id: 't1', source_event_sequence: 2, ...content },
+    ]), policy);
+    const early = networkBySendingStep(cap([
+      { sequence: 1, step_id: 's1', kind: 'console', text: 'unrelated' },
+      { sequence: 2, step_id: 's1', ...req },
+      { sequence: 3, step_id: 's1', kind: 'response', transaction_id: 't1', status: 200, status_text: 'OK' },
+      { sequence: 4, step_id: 's1', kind: 'request-finished', transaction_id: 't1' },
+      { sequence: 5, step_id: 's1', kind: 'network-content', transaction_id: 't1', source_event_sequence: 3, ...content },
+    ]), policy);
+    expect([...late.keys()]).toEqual(['s1']);
+    expect(late.get('s1')!.hops).toHaveLength(1);
+    // Same transaction, different receipt steps and sequence numbers: the same fingerprint.
+    expect(late.get('s1')!.hops[0].fingerprint).toBe(early.get('s1')!.hops[0].fingerprint);
+    expect(late.get('s1')!.hops[0].normalized.find((e) => e.kind === 'network-content')).toMatchObject({ phase: 'response' });
+  });
+
+  it('BS-68 without an observed request, content goes to the step that received it', () => {
+    const m = networkBySendingStep(cap([
+      { sequence: 1, step_id: 's2', kind: 'response', transaction_id: 't9', status: 200, status_text: 'OK' },
+    ]), policy);
+    expect([...m.keys()]).toEqual(['s2']);
   });
 });
 
