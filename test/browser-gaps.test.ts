@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventLog, ListenerOwners, MAX_CONCURRENT_CONTENT_READS, MAX_LISTENER_OWNERS, PROVIDER_READ_TIMEOUT_MS } from '../src/browser/limits.js';
@@ -381,6 +381,7 @@ const site = startServer((req, res) => {
   if (p === '/api/held') { res.writeHead(200, { 'content-type': 'application/json' }); res.write('['); return; } // held open
   if (p === '/favicon.ico') { res.writeHead(204); return res.end(); }
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  if (p === '/never-loads') { res.write('<!doctype html><p>loading'); return; } // load never fires
   if (p === '/many') {
     return res.end(html('many', `<script>fetch('/api/held');
       Promise.all(Array.from({ length: 40 }, (_, i) => fetch('/api/n?i=' + i).then((r) => r.text()))).then(() => { document.body.dataset.state = 'ready'; });</script>`));
@@ -441,7 +442,45 @@ describeBrowser('BS-67 draining content reads against a held-open response', () 
   });
 });
 
+describeBrowser('BS-10 / BS-11 the initial navigation is a command deadline', () => {
+  it('BS-10 BS-11 a start_url whose load never fires fails at command_timeout_ms, not at the steps\' timeouts; every step is cancelled', async () => {
+    const t0 = Date.now();
+    const e = await launch(`${site.origin}/never-loads`, [
+      { step_id: 'a', action: 'wait_for_timeout', duration_ms: 10 },
+      { step_id: 'b', action: 'wait_for', locator: { kind: 'css', selector: 'p' }, state: 'attached', timeout_ms: 30000 },
+    ], { command_timeout_ms: 800, capture: { after_each_step: ['url'] } });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(e.initial_state).toMatchObject({ status: 'failed', error: { code: 'navigation-failed' } });
+    expect(e.initial_state.error!.message).toMatch(/800\s*ms/);
+    expect(e.initial_state.elapsed_ms).toBeGreaterThanOrEqual(790);
+    expect(e.steps.map((x) => [x.status, x.error?.code])).toEqual([['cancelled', 'not-executed'], ['cancelled', 'not-executed']]);
+    expect(e.equality.reasons).toContain('steps-not-completed');
+  });
+});
+
 describeBrowser('BS-12 fixed CDP discovery deadline', () => {
+  // Discovery answers at once, but the WebSocket it names never completes its handshake.
+  const sockets = new Set<net.Socket>();
+  const silent = net.createServer((sock) => { sockets.add(sock); /* accept and say nothing */ });
+  const discovery = startServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ webSocketDebuggerUrl: `ws://127.0.0.1:${(silent.address() as AddressInfo).port}/devtools/browser/x` }));
+  });
+  beforeAll(() => new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r())));
+  afterAll(() => new Promise<void>((r) => { for (const sock of sockets) sock.destroy(); silent.close(() => r()); }));
+
+  it('BS-12 the WebSocket handshake after discovery uses command_timeout_ms, not the discovery deadline', async () => {
+    const t0 = Date.now();
+    const err = await captureBrowserScenario({
+      browser: { mode: 'connect', cdp_endpoint: discovery.origin }, start_url: { url: `${site.origin}/` },
+      actions: [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }], command_timeout_ms: 300,
+    }, { env: {} }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(CapstateError);
+    expect((err as CapstateError).code).toBe('cdp-connect-failed');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - t0).toBeLessThan(3000);
+  });
+
   const hang = startServer(() => { /* never answers /json/version */ });
   it('BS-12 endpoint discovery keeps its fixed 5 s deadline, whatever command_timeout_ms says', async () => {
     const attempt = async (commandTimeout: number) => {
