@@ -1,15 +1,22 @@
 /**
- * Rules that had no test naming them (issue 7 gaps): network-content reads (BS-41, BS-42,
- * BS-67), the header-value budget (BS-65), redirect predecessor states (BS-61), content
- * arriving in a later step (BS-68) — all against NetworkObserver with fake Playwright
- * objects, no browser — and, with Chromium, deadlines (BS-10, BS-12, BS-13), initiators
- * (BS-69) and the service-worker policy (BS-16, BS-17, BS-55).
+ * Rules that had no test naming them (issue 7 gaps). Without a browser: network-content
+ * reads (BS-41, BS-42, BS-67), listener owners (BS-41), the header-value budget (BS-65),
+ * redirect predecessor states (BS-61) and late content (BS-68), against NetworkObserver
+ * with fake Playwright objects and the comparison's network normalization. With Chromium:
+ * deadline families (BS-10 to BS-13), a held-open response behind the read queue (BS-67),
+ * initiators (BS-69) and the service-worker policy (BS-16, BS-17, BS-55).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { captureBrowserScenario } from '../src/browser/index.js';
+import { LAUNCH_FLAGS } from '../src/browser/launch.js';
 import { EventLog, ListenerOwners, MAX_CONCURRENT_CONTENT_READS, MAX_LISTENER_OWNERS, PROVIDER_READ_TIMEOUT_MS } from '../src/browser/limits.js';
 import { NetworkObserver, type ContentSelection } from '../src/browser/network.js';
 import { Redaction, RedactionView } from '../src/browser/redaction.js';
@@ -17,6 +24,8 @@ import { DEFAULT_LIMITS, type Limits } from '../src/browser/schema.js';
 import type { CaptureIn } from '../src/compare/input.js';
 import { networkBySendingStep } from '../src/compare/network.js';
 import { DEFAULT_OPTIONS } from '../src/compare/policy.js';
+import { CapstateError } from '../src/errors.js';
+import { CHROMIUM, describeBrowser } from './browser-app.js';
 
 // ---------------------------------------------------------------------------------------
 // Fake Playwright request/response objects: only what NetworkObserver calls.
@@ -332,16 +341,6 @@ describe('BS-68 content arriving in a later step', () => {
 
 // ---------------------------------------------------------------------------------------
 // With Chromium: a small local app for deadlines and service workers.
-
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
-import { captureBrowserScenario } from '../src/browser/index.js';
-import { LAUNCH_FLAGS } from '../src/browser/launch.js';
-import { CapstateError } from '../src/errors.js';
-import { CHROMIUM, describeBrowser } from './browser-app.js';
 
 const html = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 /** Registers /sw.js (which claims its clients) and reports the outcome in #sw and the title. */
