@@ -14,7 +14,7 @@ import { packageRoot } from '../store/open.js';
 import { cancellable, resolveUrl, runAction, StepFailure, type ActionContext, type PageGlobals } from './actions.js';
 import { captureArtifacts, completeness, notRequested, sanitizedUrl, type Captures } from './artifacts.js';
 import { acquireBrowser, firstLine } from './launch.js';
-import { EventLog, type EvidenceEvent, type Omissions } from './limits.js';
+import { EventLog, ListenerOwners, type EvidenceEvent, type Omissions } from './limits.js';
 import { NetworkObserver } from './network.js';
 import { Redaction, resolveSecrets } from './redaction.js';
 import {
@@ -120,6 +120,7 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
   let initial: Evidence['initial_state'];
   try {
     const pages = new Set<Page>([page]);
+    const owners = new ListenerOwners(log);
     const seeder = new StorageSeeder(s, secrets);
     const push = (kind: string, fields: Record<string, unknown>) => log.push({ kind, step_id: stepId, ...redaction.view().json(fields), observed_at: new Date().toISOString() });
     const observe = (p: Page) => {
@@ -130,9 +131,20 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
         p.on('framenavigated', (f) => push('frame-navigated', { url: f.url(), name: f.name(), is_main: f === p.mainFrame() }));
         p.on('framedetached', (f) => push('frame-detached', { url: f.url(), name: f.name() }));
       }
-      if (families.includes('workers')) p.on('worker', (w) => { push('worker-created', { url: w.url() }); w.on('close', () => push('worker-closed', { url: w.url() })); });
+      if (families.includes('workers')) {
+        p.on('worker', (w) => {
+          // BS-41: a worker beyond the listener-owner capacity is counted, not observed.
+          const release = owners.admit('worker-created');
+          if (!release) return;
+          push('worker-created', { url: w.url() });
+          w.on('close', () => { push('worker-closed', { url: w.url() }); release(); });
+        });
+      }
       if (families.includes('websockets')) {
         p.on('websocket', (ws) => {
+          const release = owners.admit('websocket-open');
+          if (!release) return;
+          ws.on('close', release);
           push('websocket-open', { url: ws.url() });
           const frame = (dir: string) => (f: { payload: string | Buffer }) => push(`websocket-frame-${dir}`, typeof f.payload === 'string' ? { url: ws.url(), text: f.payload } : { url: ws.url(), base64: f.payload.toString('base64') });
           ws.on('framesent', frame('sent'));
@@ -147,9 +159,13 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       });
       p.on('popup', (popup) => {
         pages.add(popup);
+        const release = owners.admit('popup-opened');
         // BS-44: selected families are observed on popups too, nested ones included.
-        observe(popup);
-        if (families.includes('popups')) {
+        if (release) {
+          popup.on('close', release);
+          observe(popup);
+        }
+        if (release && families.includes('popups')) {
           push('popup-opened', { url: popup.url() });
           popup.on('close', () => push('popup-closed', { url: popup.url() }));
         }
@@ -173,7 +189,12 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
         accept: session.mode === 'launch' ? () => true : (req) => { try { return pages.has(req.frame().page()); } catch { return false; } },
       });
       network.attach(context);
+      // BS-67: cancellation interrupts content reads in progress as soon as it happens.
+      const n = network;
+      abort.signal.addEventListener('abort', () => n.cancel(), { once: true });
+      if (abort.signal.aborted) n.cancel();
     }
+    owners.admit('page');
     observe(page);
     if (session.mode === 'connect') {
       limit('connect-locale', 'BS-25', 'connected capture: the page keeps the caller\'s navigator language and Accept-Language; environment.locale sets Intl formatting only');
@@ -252,7 +273,6 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
         event_bounds: bounds(log, first), completeness: completeness(captures), captures });
     }
     if (network) {
-      if (abort.signal.aborted) network.cancel();
       // BS-66, BS-67: in-flight requests end as unfinished; admitted reads drain before cleanup.
       await network.finish();
       if (network.incomplete) ineligible.push('network-content-incomplete');

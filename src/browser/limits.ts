@@ -8,6 +8,7 @@ import type { Limits } from './schema.js';
 /** BS-41: fixed, not caller-selectable. */
 export const MAX_CONCURRENT_CONTENT_READS = 16;
 export const PROVIDER_READ_TIMEOUT_MS = 5000;
+export const MAX_LISTENER_OWNERS = 2048;
 
 export interface EvidenceEvent { sequence: number; kind: string; step_id: string | null; [field: string]: unknown }
 export type NewEvent = Omit<EvidenceEvent, 'sequence'> & { kind: string; step_id: string | null };
@@ -117,5 +118,36 @@ export class EventLog {
       network_transactions: [...this.txRows].map(([id, r]) => ({ transaction_id: id, omitted_kinds: [...r.omitted].sort(), ...(r.terminal ? { terminal_state: r.terminal } : {}) })),
       network_transaction_range: this.beyond ? { first: `t${this.beyond.first}`, last: `t${this.beyond.last}`, count: this.beyond.last - this.beyond.first + 1 } : null,
     };
+  }
+}
+
+/**
+ * BS-41: at most 2,048 objects (pages, popups, workers, WebSockets) carry capstate's event
+ * listeners at once. An owner beyond that capacity gets no listeners: its creation event
+ * kind is counted as omitted with reason `max_listener_owners`, and none of its later
+ * events are observed. An owner's slot is released when it closes.
+ */
+export class ListenerOwners {
+  private active = 0;
+
+  constructor(private readonly log: EventLog, readonly capacity = MAX_LISTENER_OWNERS) {}
+
+  /** Takes a slot for a new owner whose creation event is `kind`; returns its release, or null when full. */
+  admit(kind: string): (() => void) | null {
+    if (this.active >= this.capacity) {
+      this.log.omit(kind, 'max_listener_owners');
+      return null;
+    }
+    this.active++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+    };
+  }
+
+  get size(): number {
+    return this.active;
   }
 }

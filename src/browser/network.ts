@@ -3,6 +3,7 @@
  * request/response/terminal events, and network-content events with headers and bodies
  * read through a bounded queue (16 reads at once, 5 s each, BS-41, BS-67).
  */
+import { setMaxListeners } from 'node:events';
 import type { BrowserContext, Request, Response } from 'playwright-core';
 import { sha256Hex } from '../load/bodies.js';
 import { isAlwaysRedactedHeader } from '../load/secrets.js';
@@ -33,15 +34,31 @@ interface Tx {
 }
 
 class Timeout extends Error {}
+class Cancelled extends Error {}
 
-/** Runs `f` with the fixed provider-read deadline (BS-41). */
-async function read<T>(f: () => Promise<T>): Promise<T> {
+/**
+ * Runs `f` with the fixed provider-read deadline (BS-41); cancellation interrupts a read
+ * in progress (BS-67).
+ */
+async function read<T>(f: () => Promise<T>, signal: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   try {
-    return await Promise.race([f(), new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Timeout()), PROVIDER_READ_TIMEOUT_MS); })]);
+    if (signal.aborted) throw new Cancelled();
+    return await Promise.race([
+      f(),
+      new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Timeout()), PROVIDER_READ_TIMEOUT_MS); }),
+      new Promise<never>((_, reject) => { onAbort = () => reject(new Cancelled()); signal.addEventListener('abort', onAbort, { once: true }); }),
+    ]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** The typed state of a failed provider read. */
+function failedRead(e: unknown): 'provider-timeout' | 'cancelled' | 'unavailable' {
+  return e instanceof Timeout ? 'provider-timeout' : e instanceof Cancelled ? 'cancelled' : 'unavailable';
 }
 
 /** A queue running at most 16 jobs at once; cancelled queued jobs never call their provider API (BS-67). */
@@ -49,7 +66,22 @@ class ContentQueue {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly all = new Set<Promise<void>>();
-  cancelled = false;
+  private readonly abort = new AbortController();
+  /** Aborted at cancellation: reads in progress stop waiting for their provider. */
+  readonly signal = this.abort.signal;
+
+  constructor() {
+    // One abort listener per read in progress: up to 16 (plus headers), above Node's default 10.
+    setMaxListeners(MAX_CONCURRENT_CONTENT_READS * 2, this.signal);
+  }
+
+  get cancelled(): boolean {
+    return this.signal.aborted;
+  }
+
+  cancel(): void {
+    this.abort.abort();
+  }
 
   run(job: () => Promise<void>, onCancel: () => void): void {
     const p = (async () => {
@@ -62,6 +94,17 @@ class ContentQueue {
         this.waiting.shift()?.();
       }
     })();
+    this.all.add(p);
+    void p.finally(() => this.all.delete(p));
+  }
+
+  /**
+   * Queues the job once `ready` settles. The wait is tracked, so a drain started before
+   * `ready`'s callbacks ran still waits for the job (the content of a transaction that
+   * ended just before the last step did is not lost).
+   */
+  after(ready: Promise<unknown>, job: () => Promise<void>, onCancel: () => void): void {
+    const p = ready.then(() => this.run(job, onCancel));
     this.all.add(p);
     void p.finally(() => this.all.delete(p));
   }
@@ -150,7 +193,8 @@ export class NetworkObserver {
     const c = this.o.content;
     if (seq === null || !(c.response_body || c.header_values)) return;
     // BS-66: only completed responses are read; waiting does not take a read slot.
-    void tx.ended.then((how) => this.queue.run(async () => {
+    let how: 'finished' | 'failed' | 'unfinished' = 'unfinished';
+    this.queue.after(tx.ended.then((h) => { how = h; }), async () => {
       const headers = c.header_values ? await this.headers(() => res.headersArray(), view) : { state: 'not_selected' as const };
       const mediaType = res.headers()['content-type'] ?? null;
       let body: BodyState = { state: 'not_selected' };
@@ -158,17 +202,17 @@ export class NetworkObserver {
         if (how !== 'finished') body = { state: 'unavailable', media_type: mediaType };
         else {
           try {
-            body = this.body(await read(() => res.body()), mediaType, view);
+            body = this.body(await read(() => res.body(), this.queue.signal), mediaType, view);
             if (body.state === 'captured') this.responseBodiesCaptured++;
           } catch (e) {
             // A redirect or a body CDP no longer holds: a typed unavailable state (BS-41).
-            body = { state: e instanceof Timeout ? 'provider-timeout' : 'unavailable', media_type: mediaType };
+            body = { state: failedRead(e), media_type: mediaType };
           }
         }
         if (body.state !== 'captured' && body.state !== 'not_selected' && !(res.status() >= 300 && res.status() < 400)) this.incomplete = true;
       }
       this.emitContent(tx, seq, headers, body);
-    }, () => this.emitContent(tx, seq, { state: 'cancelled' }, { state: 'cancelled' })));
+    }, () => this.emitContent(tx, seq, { state: 'cancelled' }, { state: 'cancelled' }));
   }
 
   private onEnd(req: Request, how: 'finished' | 'failed'): void {
@@ -195,10 +239,10 @@ export class NetworkObserver {
   private async headers(f: () => Promise<{ name: string; value: string }[]>, view: RedactionView): Promise<HeaderState> {
     let raw: { name: string; value: string }[];
     try {
-      raw = await read(f);
+      raw = await read(f, this.queue.signal);
     } catch (e) {
       this.incomplete = true;
-      return { state: e instanceof Timeout ? 'provider-timeout' : 'unavailable' };
+      return { state: failedRead(e) };
     }
     // BS-65: producer order and duplicates kept; credential values dropped before accounting.
     const values = raw.map((h) => (isAlwaysRedactedHeader(h.name) ? { name: h.name, value: null, redacted: true as const } : { name: h.name, value: view.text(h.value) }));
@@ -246,9 +290,12 @@ export class NetworkObserver {
     await this.queue.drain();
   }
 
-  /** Cancellation: queued reads produce `cancelled` states without calling the provider. */
+  /**
+   * Cancellation (BS-67): queued reads produce `cancelled` states without calling the
+   * provider; reads in progress are interrupted and also end `cancelled`.
+   */
   cancel(): void {
-    this.queue.cancelled = true;
+    this.queue.cancel();
   }
 
   get transactions(): number {
