@@ -133,3 +133,13 @@ export function startApp(): App {
   afterAll(() => app.close());
   return app;
 }
+
+/** Ends a Chromium a test started itself (its own process group), by id, then removes its profile. */
+export async function stopExternalBrowser(browser: import('node:child_process').ChildProcess | null, profile: string): Promise<void> {
+  if (browser?.pid && browser.exitCode === null) {
+    const exited = new Promise((r) => browser.once('exit', r));
+    try { process.kill(-browser.pid, 'SIGTERM'); } catch { /* already gone */ }
+    await exited;
+  }
+  if (profile) (await import('node:fs')).rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+}

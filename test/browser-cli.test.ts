@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { captureBrowserScenario } from '../src/browser/index.js';
 import { LAUNCH_FLAGS } from '../src/browser/launch.js';
-import { CHROMIUM, describeBrowser, startApp } from './browser-app.js';
+import { CHROMIUM, describeBrowser, startApp, stopExternalBrowser } from './browser-app.js';
 import { cliAsync, cliPath, root, tempDir } from './helpers.js';
 
 const app = startApp();
@@ -129,13 +129,7 @@ describeBrowser('BS-22 / BS-24 / BS-25 / BS-43 connect mode', () => {
   let endpoint = '';
   let profile = '';
   afterAll(async () => {
-    // The test started this browser (its own process group): end it by id, then remove its profile.
-    if (browser?.pid && browser.exitCode === null) {
-      const exited = new Promise((r) => browser!.once('exit', r));
-      try { process.kill(-browser.pid, 'SIGTERM'); } catch { /* already gone */ }
-      await exited;
-    }
-    if (profile) rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    await stopExternalBrowser(browser, profile);
   });
 
   const tabs = async () => (await (await fetch(`${endpoint}/json/list`)).json()) as { type: string; url: string }[];

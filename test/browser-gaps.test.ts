@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,7 +25,7 @@ import type { CaptureIn } from '../src/compare/input.js';
 import { networkBySendingStep } from '../src/compare/network.js';
 import { DEFAULT_OPTIONS } from '../src/compare/policy.js';
 import { CapstateError } from '../src/errors.js';
-import { CHROMIUM, describeBrowser } from './browser-app.js';
+import { CHROMIUM, describeBrowser, stopExternalBrowser } from './browser-app.js';
 
 // ---------------------------------------------------------------------------------------
 // Fake Playwright request/response objects: only what NetworkObserver calls.
@@ -563,13 +563,7 @@ describeBrowser('BS-17 service workers in connect mode', () => {
     }
   }, 20_000);
   afterAll(async () => {
-    // The test started this browser (its own process group): end it by id, then remove its profile.
-    if (browser?.pid && browser.exitCode === null) {
-      const exited = new Promise((r) => browser!.once('exit', r));
-      try { process.kill(-browser.pid, 'SIGTERM'); } catch { /* already gone */ }
-      await exited;
-    }
-    if (profile) rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    await stopExternalBrowser(browser, profile);
   });
   const tabs = async () => (await (await fetch(`${endpoint}/json/list`)).json()) as { type: string; url: string; title: string }[];
 
