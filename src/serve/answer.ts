@@ -9,7 +9,7 @@ import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { answerFromState, replayReason } from './from-state.js';
 import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
-import { firstWriteOrdinal, jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
+import { callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
@@ -86,7 +86,7 @@ export async function answerCall(ctx: ServeContext, toolName: string, args: unkn
 
 async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<CallAnswer> {
   const records = await toolRecords(ctx, tool.name);
-  const sameLine = records.filter((r) => sameParams(r, call) && sameQuery(r, call));
+  const sameLine = lineRecords(records, call);
   let candidates = sameLine;
   let bodyNote = '';
   if (call.body !== undefined && sameLine.some((r) => r.request_kind !== 'none')) {
@@ -132,26 +132,6 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
       `the bound of ${chosen.root_path}${w !== null ? `, whose first write is #${w}` : ''}; ES-8, ES-9)`;
   }
   return { tool: tool.name, status: chosen.status, body: await answerBody(ctx, chosen), record_ordinal: chosen.ordinal, request_line: line, source: 'replay', why };
-}
-
-function sameParams(r: ToolRecord, call: CallRequest): boolean {
-  for (const [name, value] of call.params) if (r.params.get(name) !== value) return false;
-  return true;
-}
-
-function pairKey(pairs: { name: string; value: string }[]): string {
-  return pairs.map((p) => JSON.stringify([p.name, p.value])).sort().join(',');
-}
-
-function sameQuery(r: ToolRecord, call: CallRequest): boolean {
-  return pairKey(r.query_pairs) === pairKey(call.query);
-}
-
-/** The request line a call asks for: the template filled with its values, then its query. */
-function callLine(tool: ManifestTool, call: CallRequest): string {
-  const path = tool.template.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(call.params.get(n) ?? ''));
-  const q = call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`).join('&');
-  return `${tool.method} ${path}${q ? '?' + q : ''}`;
 }
 
 /** A JSON value with object members sorted: equal values, member order aside, give equal keys. */

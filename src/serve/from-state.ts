@@ -4,15 +4,15 @@
  * state cannot answer — a record view, an entity the state does not hold, a request line
  * no plan line or shared envelope covers — returns null and replays instead.
  */
-import { stringifyExact, type JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../load/bodies.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { environmentState, type EnvironmentState } from '../state/index.js';
 import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
-import type { ItemPlan, ListPlan, PlanLine } from '../state/types.js';
+import type { ItemPlan, ListPlan } from '../state/types.js';
 import { isProjection } from '../state/variants.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
-import { jsonValueOf, readBody } from './records.js';
+import { callLine, jsonValueOf, lineRecords, readBody, toolRecords } from './records.js';
 
 interface Served { state: EnvironmentState; collections: Collections }
 const cache = new WeakMap<ServeContext, Promise<Served>>();
@@ -29,29 +29,11 @@ export function servedState(ctx: ServeContext): Promise<Served> {
 
 export interface StateAnswer { status: number; value: JsonValue; record_ordinal: number; request_line: string; why: string }
 
-const decode = (s: string) => { try { return decodeURIComponent(s); } catch { return s; } };
-const pairKey = (pairs: [string, string][]) => pairs.map((p) => JSON.stringify(p)).sort().join(',');
-const queryPairs = (q: string | null): [string, string][] =>
-  q ? q.split('&').filter(Boolean).map((kv) => { const i = kv.indexOf('='); return [decode((i < 0 ? kv : kv.slice(0, i)).replace(/\+/g, ' ')), decode(i < 0 ? '' : kv.slice(i + 1).replace(/\+/g, ' '))]; }) : [];
-
-/** The path a call asks for: the template with its values. */
-function callPath(tool: ManifestTool, call: CallRequest): string {
-  return tool.template.replace(/\{([^}]+)\}/g, (_, n: string) => call.params.get(n) ?? '');
-}
-
-function lineOf(lines: PlanLine[], path: string, call: CallRequest): PlanLine | undefined {
-  const want = pairKey(call.query.map((p) => [p.name, p.value]));
-  return lines.find((l) => decode(l.path) === path && pairKey(queryPairs(l.query)) === want);
-}
-
 async function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValue | undefined> {
   const r = await ctx.k.selectFrom('record').select(['response_body_id', 'response_media_type'])
     .where('capture_id', '=', ctx.captureId).where('ordinal', '=', ordinal).executeTakeFirst();
   return r ? jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type)) : undefined;
 }
-
-const show = (path: string, call: CallRequest) =>
-  `GET ${path}${call.query.length ? '?' + call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`).join('&') : ''}`;
 
 /** The call answered from state, or null when the state has no answer for it. */
 export async function answerFromState(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<StateAnswer | null> {
@@ -59,17 +41,18 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
   const { state, collections } = await servedState(ctx);
   const plan = state.plans.find((p) => p.tool === tool.name);
   if (!plan || plan.kind === 'record') return null;
-  const path = callPath(tool, call);
-  const asked = show(path, call);
+  // The call's request line is matched to its records as replay matches them (path values,
+  // query pairs from the loader's facts); a plan line or document answers through its record.
+  const recorded = new Set(lineRecords(await toolRecords(ctx, tool.name), call).map((r) => r.ordinal));
+  const asked = callLine(tool, call);
 
   if (plan.kind === 'document') {
     const doc = state.documents.find((d) => d.tool === tool.name)!;
-    const want = pairKey(call.query.map((p) => [p.name, p.value]));
-    if (decode(doc.path) !== path || pairKey(queryPairs(doc.query)) !== want) return null;
+    if (!recorded.has(doc.record_ordinal)) return null;
     return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path} (DOC-1, DOC-2): its latest initial value, #${doc.record_ordinal}` };
   }
 
-  const line = lineOf(plan.lines, path, call);
+  const line = plan.lines.find((l) => recorded.has(l.record_ordinal));
   if (plan.kind === 'item') {
     const id = call.params.get(lastParam(tool.template));
     if (id === undefined) return null;
@@ -103,8 +86,6 @@ function lastParam(template: string): string {
   return m.length ? m[m.length - 1][1] : '';
 }
 
-/** The exact text of a rendered value (compact, OQ-30). */
-export const renderedText = (v: JsonValue) => stringifyExact(v);
 
 /**
  * ES-15 / ES-20: why a read that the state does not answer replays — `variant` when the call

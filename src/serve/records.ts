@@ -5,7 +5,9 @@
  * single owner, src/load/bodies.ts (DESC-6, ES-5); this module only reads its verdict.
  */
 import { parseExactJson, type BodyKind, type JsonValue } from '../load/bodies.js';
+import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
+import type { CallRequest } from './input-schema.js';
 
 export interface ToolRecord {
   record_id: number;
@@ -148,3 +150,29 @@ export function jsonValueOf(body: RetainedBodyView): JsonValue | undefined {
 export function requestLine(r: { method: string; path: string; query: string | null }): string {
   return `${r.method} ${r.path}${r.query !== null && r.query !== '' ? '?' + r.query : ''}`;
 }
+
+/** The records of the request line a call asks for: the same path values and the same query pairs (order aside). */
+export function lineRecords(records: ToolRecord[], call: CallRequest): ToolRecord[] {
+  return records.filter((r) => sameParams(r, call) && sameQuery(r, call));
+}
+
+function sameParams(r: ToolRecord, call: CallRequest): boolean {
+  for (const [name, value] of call.params) if (r.params.get(name) !== value) return false;
+  return true;
+}
+
+function pairKey(pairs: { name: string; value: string }[]): string {
+  return pairs.map((p) => JSON.stringify([p.name, p.value])).sort().join(',');
+}
+
+function sameQuery(r: ToolRecord, call: CallRequest): boolean {
+  return pairKey(r.query_pairs) === pairKey(call.query);
+}
+
+/** The request line a call asks for: the template filled with its values, then its query. */
+export function callLine(tool: ManifestTool, call: CallRequest): string {
+  const path = tool.template.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(call.params.get(n) ?? ''));
+  const q = call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`).join('&');
+  return `${tool.method} ${path}${q ? '?' + q : ''}`;
+}
+

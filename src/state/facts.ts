@@ -24,6 +24,8 @@ export interface ReadLine {
   /** For initial reads: the write that bounds the type (ES-8, ES-9), or null when nothing does. */
   bound_ordinal: number | null;
   bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
+  /** The query's name/value pairs as the loader stored them (query_param), in request order. */
+  query_pairs: [string, string][];
 }
 
 export interface StateFacts {
@@ -85,6 +87,10 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
   const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
     .select(['p.record_id', 'p.value']).where('r.capture_id', '=', captureId).orderBy('p.record_id').orderBy('p.position').execute();
   const pathValues = new Map(params.map((p) => [p.record_id, p.value]));
+  const queryRows = await k.selectFrom('query_param as q').innerJoin('record as r', 'r.id', 'q.record_id')
+    .select(['q.record_id', 'q.name', 'q.value']).where('r.capture_id', '=', captureId).orderBy('q.record_id').orderBy('q.position').execute();
+  const queryPairs = new Map<number, [string, string][]>();
+  for (const q of queryRows) (queryPairs.get(q.record_id) ?? queryPairs.set(q.record_id, []).get(q.record_id)!).push([q.name, q.value]);
   // Initial reads' bodies are rendered and compared; the gate asks for later ones. Each is parsed on first use.
   const texts = new Map<number, string | null>();
   const parsed = new Map<number, JsonValue | undefined>();
@@ -117,7 +123,7 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
   return {
     captureId,
     timelineOrder: timeline?.timeline_order ?? 'record-order',
-    reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null })),
+    reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null, query_pairs: queryPairs.get(r.record_id) ?? [] })),
     writes, perResponse, identities, observations, order, itemLocations, listReads, counters, membership, tools,
     pathValue: (id) => pathValues.get(id),
     bodyValue: value,

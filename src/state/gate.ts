@@ -14,7 +14,7 @@ import type { MergedTypes } from './entities.js';
 import type { ReadLine, StateFacts } from './facts.js';
 import { at, codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
 import type { Plan } from './types.js';
-import { isProjection, queryPairs, type Shaping } from './variants.js';
+import { isProjection, type Shaping } from './variants.js';
 
 export interface GateResult {
   /** ES-21: per type root, fields no view of the type requires any more. */
@@ -120,7 +120,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
       }
       const r = ev.r;
       // ES-16: a read naming a projection parameter is not counted.
-      if (queryPairs(r.query).some(([k]) => isProjection(k))) continue;
+      if (r.query_pairs.some(([k]) => isProjection(k))) continue;
       const tool = tools.get(r.tool);
       if (!tool) continue;
       if (r.status === 400 || r.status === 404 || r.status === 410) {

@@ -38,14 +38,6 @@ const isPagination = (name: string) => PAGINATION.has(bare(name));
 /** OQ-13: shaping = anything that is not pagination, sort/direction or random. */
 const isShaping = (name: string) => !isPagination(name) && !ORDERING.has(bare(name));
 
-const decode = (s: string) => { try { return decodeURIComponent(s.replace(/\+/g, ' ')); } catch { return s; } };
-export function queryPairs(q: string | null): [string, string][] {
-  if (!q) return [];
-  return q.split('&').filter(Boolean).map((kv) => {
-    const i = kv.indexOf('=');
-    return [decode(i < 0 ? kv : kv.slice(0, i)), decode(i < 0 ? '' : kv.slice(i + 1))];
-  });
-}
 
 interface Line {
   key: string;
@@ -103,7 +95,7 @@ export function classifyRows(facts: StateFacts): Shaping {
         const idv = idField === undefined ? undefined : at(o, '/' + idField.replace(/~/g, '~0').replace(/\//g, '~1'));
         if (typeof idv === 'string' || typeof idv === 'number' || typeof idv === 'bigint') ids.set(String(idv), ks);
       }
-      return { key: `${latest.path}?${latest.query ?? ''}`, reads: rs, latest, pairs: queryPairs(latest.query), members, common: common ?? new Set(), objects: objs.length, ids };
+      return { key: `${latest.path}?${latest.query ?? ''}`, reads: rs, latest, pairs: latest.query_pairs, members, common: common ?? new Set(), objects: objs.length, ids };
     };
     const group = (rs: ReadLine[]) => {
       const m = new Map<string, ReadLine[]>();
