@@ -634,5 +634,10 @@ describe('byte-stable result (OQ-36)', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--capture/);
     expect(cli(['state', '--db', db, '--capture', '2']).status).toBe(0);
+    // A capture the store does not hold is an error, not an empty state.
+    const missing = cli(['state', '--db', db, '--capture', '9']);
+    expect(missing.status).toBe(1);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/no capture 9 in .*multi\.sqlite; captures: 1, 2/);
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { CapstateError } from '../errors.js';
 import { loadCaptures } from '../load/index.js';
-import { listCaptureIds } from '../manifest/read.js';
+import { listCaptureIds, pickCapture } from '../manifest/read.js';
 import { openServeContext, type ServeContext } from '../serve/context.js';
 import { kyselyFor, openStore } from '../store/open.js';
 import type { DB } from '../store/types.js';
@@ -64,7 +64,7 @@ export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn:
   try {
     const k = kyselyFor(openStore(db));
     try {
-      return await fn(k, only !== null ? [only] : await listCaptureIds(k));
+      return await fn(k, only !== null ? [pickCapture(await listCaptureIds(k), db, only)] : await listCaptureIds(k));
     } finally {
       await k.destroy();
     }
@@ -73,12 +73,6 @@ export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn:
   }
 }
 
-/** The one capture a single-capture command reads: given, loaded, or the store's only one. */
-export function oneCapture(ids: number[], db: string): number {
-  if (ids.length === 1) return ids[0];
-  if (ids.length === 0) throw new CapstateError('no-captures', `the store ${db} holds no capture yet: capstate load CAPTURE --db ${db}`, { file: db });
-  throw new CapstateError('usage', `the store ${db} holds ${ids.length} captures (${ids.join(', ')}); pick one with --capture ID`, { file: db }, 2);
-}
 
 export interface ServedSource { ctx: ServeContext; cleanup: () => void }
 

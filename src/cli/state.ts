@@ -4,7 +4,8 @@ import type { JsonValue } from '../load/bodies.js';
 import { stringifyExact } from '../load/bodies.js';
 import { environmentState, stateBytes, stateDocumentValue, type EnvironmentState } from '../state/index.js';
 import { jsonArg, log, out } from './common.js';
-import { oneCapture, sourceArgs, withCaptures } from './source.js';
+import { pickCapture } from '../manifest/read.js';
+import { sourceArgs, withCaptures } from './source.js';
 
 export const stateArgs = {
   ...sourceArgs,
@@ -13,25 +14,24 @@ export const stateArgs = {
 
 /** Computes the view for the command's one capture. */
 export async function stateFor(a: Parameters<typeof withCaptures>[0], rawArgs: string[]): Promise<EnvironmentState> {
-  return withCaptures(a, rawArgs, async (k, ids) => environmentState(k, oneCapture(ids, a.db)));
+  return withCaptures(a, rawArgs, async (k, ids) => environmentState(k, pickCapture(ids, a.db)));
 }
 
 /**
  * The printed document: `format_version`, the view (OQ-36), and `sha256`, the SHA-256 of the
  * view's compact exact JSON. Two runs over the same store print the same bytes.
  */
-export function stateDocument(state: EnvironmentState): string {
-  return stringifyExact(stateDocumentValue(state) as unknown as JsonValue, 2) + '\n';
-}
-
 export function emitState(state: EnvironmentState, opts: { json: boolean; out?: string }): void {
-  const doc = stateDocument(state);
+  // The view is serialised once for its digest; the document and the summary reuse it.
+  const value = stateDocumentValue(state);
+  const sha256 = value.sha256 as string;
+  const doc = opts.json || opts.out ? stringifyExact(value as unknown as JsonValue, 2) + '\n' : '';
   if (opts.out) {
     writeFileSync(opts.out, doc);
-    log(`wrote ${opts.out} (sha256 ${stateBytes(state).sha256})`);
+    log(`wrote ${opts.out} (sha256 ${sha256})`);
   }
   if (opts.json) process.stdout.write(doc);
-  else out(describeState(state));
+  else out(describeState(state, sha256));
 }
 
 export default defineCommand({
@@ -43,7 +43,7 @@ export default defineCommand({
 });
 
 /** The human view: types with identity and entity counts, documents, each tool's plan or reason. */
-export function describeState(s: EnvironmentState): string {
+export function describeState(s: EnvironmentState, sha256 = stateBytes(s).sha256): string {
   const lines = [`environment state of capture ${s.capture_id} (timeline: ${s.timeline_order}; evidence: ${s.evidence.status}, ` +
     `${s.evidence.unknown.join(', ')} unknown)`];
   for (const l of s.limitations) lines.push(`limitation: ${l}`);
@@ -69,6 +69,6 @@ export function describeState(s: EnvironmentState): string {
         `${p.counters.length ? `, counters ${p.counters.join(', ')}` : ''})`;
     lines.push(`  ${p.tool.padEnd(w)}  ${what}`);
   }
-  lines.push('', `sha256 ${stateBytes(s).sha256}`);
+  lines.push('', `sha256 ${sha256}`);
   return lines.join('\n');
 }

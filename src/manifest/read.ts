@@ -42,6 +42,20 @@ export async function listCaptureIds(k: Kysely<DB>): Promise<number[]> {
   return (await k.selectFrom('capture').select('id').orderBy('id').execute()).map((r) => r.id);
 }
 
+/**
+ * The one capture a single-capture reader (state, serve, card) reads: `wanted` when the store
+ * holds it, else the store's only capture; several captures and no choice is a usage error.
+ */
+export function pickCapture(ids: number[], file: string, wanted?: number): number {
+  if (ids.length === 0) throw new CapstateError('no-capture', `${file} holds no capture; load one first: capstate load CAPTURE --db ${file}`, { file });
+  if (wanted !== undefined) {
+    if (!ids.includes(wanted)) throw new CapstateError('no-such-capture', `no capture ${wanted} in ${file}; captures: ${ids.join(', ')}`, { file });
+    return wanted;
+  }
+  if (ids.length === 1) return ids[0];
+  throw new CapstateError('usage', `${file} holds ${ids.length} captures (${ids.join(', ')}); choose one with --capture ID`, { file }, 2);
+}
+
 /** The manifest of one stored capture. */
 export async function readManifest(k: Kysely<DB>, captureId: number): Promise<Manifest> {
   const capture = await k.selectFrom('capture').innerJoin('manifest', 'manifest.capture_id', 'capture.id')

@@ -4,8 +4,7 @@
  * answer and description reads from. Serving never writes (ES-40: nothing but replay).
  */
 import type { Kysely } from 'kysely';
-import { CapstateError } from '../errors.js';
-import { listCaptureIds, readManifest, type Manifest, type ManifestTool } from '../manifest/read.js';
+import { listCaptureIds, pickCapture, readManifest, type Manifest, type ManifestTool } from '../manifest/read.js';
 import { kyselyFor, openStore, type Sqlite } from '../store/open.js';
 import type { DB } from '../store/types.js';
 
@@ -31,14 +30,7 @@ export async function openServeContext(file: string, captureId?: number): Promis
   const db = openStore(file);
   const k = kyselyFor(db);
   try {
-    const ids = await listCaptureIds(k);
-    if (ids.length === 0) throw new CapstateError('no-capture', `${file} holds no capture; load one first: capstate load CAPTURE --db ${file}`, { file });
-    let id: number;
-    if (captureId !== undefined) {
-      if (!ids.includes(captureId)) throw new CapstateError('no-such-capture', `no capture ${captureId} in ${file}; captures: ${ids.join(', ')}`, { file });
-      id = captureId;
-    } else if (ids.length === 1) id = ids[0];
-    else throw new CapstateError('usage', `${file} holds ${ids.length} captures (${ids.join(', ')}); choose one with --capture ID`, { file }, 2);
+    const id = pickCapture(await listCaptureIds(k), file, captureId);
     const manifest = await readManifest(k, id);
     const capture = await k.selectFrom('capture').select('sha256').where('id', '=', id).executeTakeFirstOrThrow();
     const toolRows = await k.selectFrom('tool').select(['id', 'name']).where('capture_id', '=', id).execute();

@@ -7,6 +7,7 @@
 import type { JsonValue } from '../load/bodies.js';
 import type { MergedTypes } from './entities.js';
 import type { ReadLine, StateFacts } from './facts.js';
+import { readClock, sameInstant } from './clocks.js';
 import { at, isObject, jsonEqual, keysOf, member } from './json.js';
 
 export interface ChangeBound {
@@ -16,11 +17,10 @@ export interface ChangeBound {
   detail: string;
 }
 
-const CLOCK = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** OQ-21: values compare after mapping clock spellings to instants. */
-function sameValue(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
-  if (typeof a === 'string' && typeof b === 'string' && CLOCK.test(a) && CLOCK.test(b)) return Date.parse(a.replace(' ', 'T')) === Date.parse(b.replace(' ', 'T'));
+/** OQ-21: values compare after mapping clock spellings to instants (ES-29's reading of a clock). */
+function sameValue(field: string, a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  const [x, y] = [readClock(field, a), readClock(field, b)];
+  if (typeof a === 'string' && typeof b === 'string' && x && y) return sameInstant(x.instant, y.instant);
   return jsonEqual(a, b);
 }
 
@@ -62,7 +62,7 @@ export function findChanges(facts: StateFacts, merged: MergedTypes, excluded: Se
       const [a, b] = [obs[i - 1], obs[i]];
       const generated = new Set([...generatedFor(a.record), ...generatedFor(b.record)]);
       const common = keysOf(a.object).filter((k) => !generated.has(k) && member(b.object, k) !== undefined);
-      const field = common.find((k) => !sameValue(member(a.object, k), member(b.object, k)));
+      const field = common.find((k) => !sameValue(k, member(a.object, k), member(b.object, k)));
       if (field !== undefined) note(root, a.record, b.record, `${id}.${field}`);
     }
   }

@@ -15,6 +15,9 @@ const CLOCK_NAME = /(at|At|time|Time|date|Date|ts|timestamp)$/;
 
 interface Instant { seconds: number; fraction: string }
 
+/** One instant however it is spelled: the same second and the same fraction, trailing zeros aside. */
+export const sameInstant = (a: Instant, b: Instant) => a.seconds === b.seconds && a.fraction.replace(/0+$/, '') === b.fraction.replace(/0+$/, '');
+
 /** The spelling and instant of a clock value, or undefined when it is not one. */
 export function readClock(field: string, v: JsonValue | undefined): { format: ClockFormat; instant: Instant } | undefined {
   if (typeof v === 'string') {

@@ -62,11 +62,11 @@ export function mergeEntities(facts: StateFacts): MergedTypes {
   for (const [key, { root, id, obs }] of obsByEntity) {
     const collection = names.get(root);
     if (collection === undefined) continue;
+    const value = merge(obs);
     const entity: StateEntity = {
-      collection, id, value: merge(obs), view_values: viewValues(obs, undefined), state_order: stateOrder.get(key) ?? 0,
+      collection, id, value, view_values: viewValues(obs, value), state_order: stateOrder.get(key) ?? 0,
       record_ordinals: [...new Set(obs.map((o) => o.ordinal))],
     };
-    entity.view_values = viewValues(obs, entity.value);
     entities.push(entity);
     const m = byRoot.get(root) ?? new Map<string, StateEntity>();
     m.set(id, entity);
@@ -120,9 +120,8 @@ function merge(obs: Observation[]): JsonValue {
 }
 
 /** OQ-19: per tool, the fields whose latest value in that view differs from the entity's. */
-function viewValues(obs: Observation[], value: JsonValue | undefined): Record<string, Record<string, JsonValue>> {
+function viewValues(obs: Observation[], value: JsonValue): Record<string, Record<string, JsonValue>> {
   const out: Record<string, Record<string, JsonValue>> = {};
-  if (value === undefined) return out;
   const latest = new Map<string, Observation>();
   for (const o of obs) latest.set(o.tool, o);
   for (const [tool, o] of [...latest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

@@ -9,6 +9,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { JsonValue } from '../load/bodies.js';
+import { IDENTITY_NAMES } from '../manifest/infer.js';
 import type { DB } from '../store/types.js';
 import type { MergedTypes } from './entities.js';
 import type { ReadLine, StateFacts } from './facts.js';
@@ -24,7 +25,6 @@ export interface GateResult {
   findings: string[];
 }
 
-const IDENTITY_NAMES = ['id', 'uuid', 'uid', 'guid', '_id'];
 
 
 const stringArray = (v: JsonValue | undefined): string[] | undefined =>
@@ -67,7 +67,6 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
   };
   const later = facts.reads.filter((r) => !r.is_initial && r.method.toUpperCase() === 'GET' && !shaping.excluded.has(r.record_id) && !overlaps(r));
   await facts.loadBodies([...later.map((r) => r.response_body_id), ...[...writeBodies.values()].flatMap((b) => [b.request, b.response])]);
-  const requestValue = async (bodyId: number) => facts.bodyValue(bodyId);
   const itemPointer = new Map(facts.itemLocations.map((l) => [l.record_id, l.entity_pointer]));
   const listPointer = new Map(facts.listReads.map((l) => [l.record_id, l.list_pointer]));
 
@@ -96,7 +95,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
         if (!tool || !bodies) continue;
         const method = w.method.toUpperCase();
         const id = facts.pathValue(w.record_id);
-        const req = await requestValue(bodies.request);
+        const req = facts.bodyValue(bodies.request);
         if (tool.ends_in_param === 1 && id !== undefined) {
           if (method === 'DELETE') { model.delete(id); continue; }
           if (!isObject(req)) continue;

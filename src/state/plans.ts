@@ -5,7 +5,6 @@
  */
 import { stringifyExact, type JsonValue } from '../load/bodies.js';
 import type { MergedTypes, Observation } from './entities.js';
-import { collectionNames } from './entities.js';
 import { writeBetween } from './changes.js';
 import { viewClockFormat, type ClockFormat } from './clocks.js';
 import type { ReadLine, StateFacts } from './facts.js';
@@ -74,7 +73,7 @@ function viewFields(obs: Observation[]): { fields: string[]; required: string[] 
 export interface PlanResult { plans: Plan[]; documents: StateDocument[] }
 
 export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shaping): PlanResult {
-  const names = collectionNames(facts.identities.map((t) => t.root_path));
+  const names = new Map(merged.types.map((t) => [t.root_path, t.collection]));
   const identityOf = new Map(facts.identities.map((t) => [t.root_path, t]));
   const state = collectionsOf(merged.entities);
   const plans: Plan[] = [];
