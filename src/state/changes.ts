@@ -6,7 +6,7 @@
  */
 import type { JsonValue } from '../load/bodies.js';
 import type { MergedTypes } from './entities.js';
-import type { ReadLine, StateFacts } from './facts.js';
+import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { readClock, sameInstant } from './clocks.js';
 import { at, isObject, jsonEqual, keysOf, member } from './json.js';
 
@@ -73,7 +73,7 @@ export function findChanges(facts: StateFacts, merged: MergedTypes, excluded: Se
   const lines = new Map<string, ReadLine[]>();
   for (const r of facts.reads) {
     if (!r.is_initial || excluded.has(r.record_id) || r.status < 200 || r.status > 299) continue;
-    const k = `${r.tool}\u0000${r.path}?${r.query ?? ''}`;
+    const k = `${r.tool}\u0000${lineKey(r)}`;
     lines.set(k, [...(lines.get(k) ?? []), r]);
   }
   const presence = (r: ReadLine) => {

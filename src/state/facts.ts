@@ -28,6 +28,9 @@ export interface ReadLine {
   query_pairs: [string, string][];
 }
 
+/** OQ-35: a request line is one path with one query string (per tool); its records are its repeats. */
+export const lineKey = (r: { path: string; query: string | null }) => `${r.path}?${r.query ?? ''}`;
+
 export interface StateFacts {
   captureId: number;
   timelineOrder: 'start-time' | 'record-order';

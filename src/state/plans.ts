@@ -7,7 +7,7 @@ import { stringifyExact, type JsonValue } from '../load/bodies.js';
 import type { MergedTypes, Observation } from './entities.js';
 import { writeBetween } from './changes.js';
 import { viewClockFormat, type ClockFormat } from './clocks.js';
-import type { ReadLine, StateFacts } from './facts.js';
+import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { at, isObject, jsonEqual, keysOf, member } from './json.js';
 import { collectionsOf, envelopeTemplate, renderItem, renderList, type Collections } from './render.js';
 import {
@@ -34,7 +34,7 @@ function recordPlan(tool: string, o: Outcome): Plan {
 /** Request lines (path + query) of a tool's initial reads, each with its latest initial record (OQ-35). */
 function latestPerLine(initial: ReadLine[]): ReadLine[] {
   const latest = new Map<string, ReadLine>();
-  for (const r of initial) latest.set(`${r.path}?${r.query ?? ''}`, r);
+  for (const r of initial) latest.set(lineKey(r), r);
   return [...latest.values()].sort((a, b) => a.timeline_position - b.timeline_position);
 }
 

@@ -6,7 +6,7 @@
  * These rules compare member sets across request lines; they run in the state pass over
  * the views' facts (decisions: a SQL view for them is still to come).
  */
-import type { StateFacts, ReadLine } from './facts.js';
+import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { at, isObject, keysOf } from './json.js';
 
 export interface QueryKey { name: string; value?: string; omitted?: true }
@@ -95,11 +95,11 @@ export function classifyRows(facts: StateFacts): Shaping {
         const idv = idField === undefined ? undefined : at(o, '/' + idField.replace(/~/g, '~0').replace(/\//g, '~1'));
         if (typeof idv === 'string' || typeof idv === 'number' || typeof idv === 'bigint') ids.set(String(idv), ks);
       }
-      return { key: `${latest.path}?${latest.query ?? ''}`, reads: rs, latest, pairs: latest.query_pairs, members, common: common ?? new Set(), objects: objs.length, ids };
+      return { key: lineKey(latest), reads: rs, latest, pairs: latest.query_pairs, members, common: common ?? new Set(), objects: objs.length, ids };
     };
     const group = (rs: ReadLine[]) => {
       const m = new Map<string, ReadLine[]>();
-      for (const r of rs) { const k = `${r.path}?${r.query ?? ''}`; const l = m.get(k) ?? []; l.push(r); m.set(k, l); }
+      for (const r of rs) { const k = lineKey(r); const l = m.get(k) ?? []; l.push(r); m.set(k, l); }
       return [...m.values()].map(lineOf);
     };
     const initialLines = group(reads.filter((r) => r.is_initial));
