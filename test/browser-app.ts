@@ -143,3 +143,33 @@ export async function stopExternalBrowser(browser: import('node:child_process').
   }
   if (profile) (await import('node:fs')).rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
+
+export interface ExternalBrowser { process: import('node:child_process').ChildProcess; endpoint: string; profile: string; stop(): Promise<void> }
+
+/**
+ * A Chromium the test starts itself for connect mode, on a port Chromium picks
+ * (`--remote-debugging-port=0`, read back from DevToolsActivePort). `preferences` seeds
+ * the profile's Default/Preferences (e.g. to allow third-party storage).
+ */
+export async function startExternalBrowser(preferences?: Record<string, unknown>): Promise<ExternalBrowser> {
+  const { mkdtempSync, mkdirSync, readFileSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { spawn } = await import('node:child_process');
+  const { LAUNCH_FLAGS } = await import('../src/browser/launch.js');
+  const profile = mkdtempSync(join(tmpdir(), 'capstate-external-'));
+  if (preferences) {
+    mkdirSync(join(profile, 'Default'));
+    writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify(preferences));
+  }
+  const child = spawn(CHROMIUM, ['--headless', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...LAUNCH_FLAGS, 'about:blank'], { stdio: 'ignore', detached: true });
+  for (let i = 0; i < 150; i++) {
+    try {
+      const port = readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0];
+      if (port) return { process: child, endpoint: `http://127.0.0.1:${port}`, profile, stop: () => stopExternalBrowser(child, profile) };
+    } catch { /* not written yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stopExternalBrowser(child, profile);
+  throw new Error(`${CHROMIUM} did not open a DevTools port within 15 s`);
+}

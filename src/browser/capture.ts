@@ -113,6 +113,7 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
   const startOrigin = new URL(startUrl).origin;
   let stepId: string | null = null;
 
+  const seeder = new StorageSeeder(s, secrets);
   const session = await acquireBrowser(s, commandTimeout);
   const { context, page } = session;
   let network: NetworkObserver | null = null;
@@ -121,7 +122,6 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
   try {
     const pages = new Set<Page>([page]);
     const owners = new ListenerOwners(log);
-    const seeder = new StorageSeeder(s, secrets);
     const push = (kind: string, fields: Record<string, unknown>) => log.push({ kind, step_id: stepId, ...redaction.view().json(fields), observed_at: new Date().toISOString() });
     const observe = (p: Page) => {
       if (families.includes('console')) p.on('console', (m) => push('console', { type: m.type(), text: m.text(), location: m.location() }));
@@ -207,6 +207,8 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       limit('request-steps', 'BS-56', 'request steps sent their declared requests through the page\'s fetch in the main world');
     }
     if (families.includes('network')) limit('no-initiators', 'BS-69', 'Playwright scenario captures provide no initiator stacks');
+    // BS-32: a seeding failure fails the navigation or action that reached the document.
+    const seeded = <T>(p: Promise<T>) => Promise.race([p, seeder.failure().catch((e: Error) => { throw new StepFailure('storage-seed-failed', e.message); })]);
     try {
       await seeder.install(context, page);
     } catch (e) {
@@ -226,12 +228,12 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
     let initialError: { code: string; message: string } | undefined;
     try {
       await swCheck(null);
-      await cancellable(page.goto(startUrl, { timeout: commandTimeout, waitUntil: 'load' }), abort.signal);
+      await cancellable(seeded(page.goto(startUrl, { timeout: commandTimeout, waitUntil: 'load' })), abort.signal);
     } catch (e) {
       if (e instanceof CapstateError) throw e;
-      initialError = { code: abort.signal.aborted ? 'cancelled' : 'navigation-failed', message: redaction.view().text(firstLine(e)) };
+      initialError = { code: abort.signal.aborted ? 'cancelled' : e instanceof StepFailure ? e.code : 'navigation-failed', message: redaction.view().text(firstLine(e)) };
     }
-    await seeder.settled();
+    // A page left paused by failed seeding (BS-32) has nothing to capture.
     let captures = initialError ? notRequested(afterEach, 'missing') : await captureArtifacts(page, context, afterEach, redaction.view(), commandTimeout);
     if (!initialError) await swCheck(captures);
     initial = {
@@ -256,18 +258,17 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       let status: StepRecord['status'] = 'completed';
       let error: StepRecord['error'];
       try {
-        await runAction(a, x);
+        await seeded(runAction(a, x));
       } catch (e) {
         status = abort.signal.aborted ? 'cancelled' : 'failed';
         error = { code: e instanceof StepFailure ? e.code : 'action-failed', message: redaction.view().text(firstLine(e)) };
         stopped = `step ${JSON.stringify(a.step_id)}`;
       }
-      await seeder.settled();
       // The end of the capture is the last step that ran: at_end artifacts go there.
       const last = i === s.actions.length - 1 || status !== 'completed';
       const requested = [...new Set([...afterEach, ...(last ? atEnd : [])])];
       await swCheck(null);
-      captures = abort.signal.aborted ? notRequested(requested, 'missing') : await captureArtifacts(page, context, requested, redaction.view(), commandTimeout);
+      captures = abort.signal.aborted || seeder.failed !== null ? notRequested(requested, 'missing') : await captureArtifacts(page, context, requested, redaction.view(), commandTimeout);
       await swCheck(captures);
       steps.push({ step_id: a.step_id, action: a.action, status, ...(error ? { error } : {}), elapsed_ms: ms(t), url: sanitizedUrl(page, redaction.view()),
         event_bounds: bounds(log, first), completeness: completeness(captures), captures });
@@ -282,6 +283,8 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
     }
   } finally {
     outer?.removeEventListener('abort', onOuter);
+    // Our instrumentation leaves the page before we disconnect (connect mode leaves no script behind).
+    await Promise.race([seeder.dispose(), new Promise((r) => setTimeout(r, commandTimeout).unref())]);
     await session.cleanup();
   }
   const omissions = log.omissions();

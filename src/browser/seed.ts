@@ -1,11 +1,17 @@
 /**
- * Storage seeds (BS-30): cookies before the initial navigation; local- and
- * session-storage entries by a script that runs before the first document scripts of
- * the page and its frames, once per origin. After a document of an origin commits, that
- * origin's seeds are withdrawn, so the application's own updates, deletions and nulls
- * persist across later navigations.
+ * Storage seeds (BS-30 to BS-33). Cookies are written before the initial navigation.
+ * Local- and session-storage entries are written by debugger instrumentation (BS-31): a
+ * private-world script registered for every new document of the page and of its
+ * out-of-process frames stops at a `debugger` statement before the document's own
+ * scripts run; while it is paused, capstate resolves the security origin of that exact
+ * frame (BS-32), chooses the seeds still owed to that origin's storage partition (local)
+ * or top-level browsing context (session), writes them in that frame and resumes. Each
+ * area is seeded once, so the application's updates, deletions and nulls persist across
+ * later navigations. Pauses anywhere else (page breakpoints, `debugger` statements) are
+ * left to whichever debugger client owns them.
  */
-import type { BrowserContext, Frame, Page } from 'playwright-core';
+import { randomBytes } from 'node:crypto';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { Scenario, ValueSource } from './schema.js';
 
 type Entries = Record<string, [string, string][]>;
@@ -14,11 +20,193 @@ export function resolveValue(v: ValueSource, secrets: Map<string, string>): stri
   return v.source === 'literal' ? v.value : secrets.get(v.secret_id)!;
 }
 
+/** The part of a CDP session the instrumentation uses; a page session or a child target's. */
+export interface CdpChannel {
+  send(method: string, params?: Record<string, unknown>): Promise<any>;
+  on(event: string, handler: (params: any) => void): void;
+}
+
+/**
+ * A child target (an out-of-process frame) reached through its parent's session with
+ * `Target.sendMessageToTarget`: Playwright's public CDP sessions cannot address flattened
+ * child sessions, and the child must be instrumented before it runs its first script.
+ */
+export class ChildChannel implements CdpChannel {
+  private next = 0;
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private readonly handlers = new Map<string, ((p: any) => void)[]>();
+
+  constructor(private readonly parent: CdpChannel, readonly sessionId: string) {
+    parent.on('Target.receivedMessageFromTarget', (p: { sessionId: string; message: string }) => {
+      if (p.sessionId !== sessionId) return;
+      const m = JSON.parse(p.message) as { id?: number; method?: string; params?: unknown; result?: unknown; error?: { message: string } };
+      if (m.id !== undefined) {
+        const q = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        if (m.error) q?.reject(new Error(m.error.message));
+        else q?.resolve(m.result);
+      } else if (m.method) {
+        for (const h of this.handlers.get(m.method) ?? []) h(m.params);
+      }
+    });
+    parent.on('Target.detachedFromTarget', (p: { sessionId: string }) => {
+      if (p.sessionId !== sessionId) return;
+      for (const q of this.pending.values()) q.reject(new Error('the frame\'s target detached'));
+      this.pending.clear();
+    });
+  }
+
+  send(method: string, params: Record<string, unknown> = {}): Promise<any> {
+    const id = ++this.next;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.parent.send('Target.sendMessageToTarget', { sessionId: this.sessionId, message: JSON.stringify({ id, method, params }) })
+        .catch((e: Error) => { this.pending.delete(id); reject(e); });
+    });
+  }
+
+  on(event: string, handler: (p: any) => void): void {
+    this.handlers.set(event, [...(this.handlers.get(event) ?? []), handler]);
+  }
+}
+
+interface SeedScript { contextId: number; frameId: string }
+
+/** The debugger instrumentation of BS-31/BS-32, independent of Playwright for testing. */
+export class SeedInstrumentation {
+  /** Local-storage seeds are owed per storage partition, session-storage seeds per origin. */
+  private readonly seededPartitions = new Set<string>();
+  private readonly seededSessionOrigins = new Set<string>();
+  private readonly channels: { channel: CdpChannel; scriptId?: string }[] = [];
+  private failure: string | null = null;
+  private onFailure: ((message: string) => void)[] = [];
+  readonly world = `capstate-seed-${randomBytes(8).toString('hex')}`;
+
+  constructor(private readonly local: Entries, private readonly session: Entries) {}
+
+  /** Why initialization failed (BS-32), or null. */
+  get failed(): string | null {
+    return this.failure;
+  }
+
+  whenFailed(f: (message: string) => void): void {
+    if (this.failure !== null) f(this.failure);
+    else this.onFailure.push(f);
+  }
+
+  /** Instruments one target's session; resolves once its future documents are covered. */
+  async attach(channel: CdpChannel): Promise<void> {
+    const contexts = new Map<number, { origin: string; frameId?: string }>();
+    const scripts = new Map<string, SeedScript>();
+    const url = `${this.world}.js`;
+    channel.on('Runtime.executionContextCreated', (p: { context: { id: number; origin: string; auxData?: { frameId?: string } } }) => {
+      contexts.set(p.context.id, { origin: p.context.origin, frameId: p.context.auxData?.frameId });
+    });
+    channel.on('Runtime.executionContextDestroyed', (p: { executionContextId: number }) => contexts.delete(p.executionContextId));
+    channel.on('Debugger.scriptParsed', (p: { scriptId: string; url: string; executionContextId: number; executionContextAuxData?: { frameId?: string } }) => {
+      if (p.url === url) scripts.set(p.scriptId, { contextId: p.executionContextId, frameId: p.executionContextAuxData?.frameId ?? '' });
+    });
+    channel.on('Debugger.paused', (p: { callFrames: { callFrameId: string; location: { scriptId: string } }[] }) => {
+      const top = p.callFrames[0];
+      const own = top && scripts.get(top.location.scriptId);
+      // BS-31: only our own pause is ours to resume.
+      if (!own) return;
+      void this.seed(channel, own, contexts.get(own.contextId), top.callFrameId);
+    });
+    channel.on('Target.attachedToTarget', (p: { sessionId: string; targetInfo: { type: string }; waitingForDebugger: boolean }) => {
+      void this.child(channel, p);
+    });
+    const entry: { channel: CdpChannel; scriptId?: string } = { channel };
+    this.channels.push(entry);
+    await Promise.all([channel.send('Runtime.enable'), channel.send('Debugger.enable'), channel.send('Page.enable')]);
+    const added = await channel.send('Page.addScriptToEvaluateOnNewDocument', {
+      source: `(function () { debugger; })();\n//# sourceURL=${url}`, worldName: this.world,
+    }) as { identifier: string };
+    entry.scriptId = added.identifier;
+    // Out-of-process frames wait for us before their first script (BS-30 "instrumented frames").
+    await channel.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
+  }
+
+  private async child(parent: CdpChannel, p: { sessionId: string; targetInfo: { type: string }; waitingForDebugger: boolean }): Promise<void> {
+    const channel = new ChildChannel(parent, p.sessionId);
+    try {
+      if (p.targetInfo.type === 'iframe') await this.attach(channel);
+    } catch (e) {
+      // A frame that went away while we set it up ran nothing; any other failure is fatal.
+      if (!/detached|closed|not found/i.test(String((e as Error).message))) this.fail(`an out-of-process frame could not be instrumented: ${(e as Error).message}`);
+    }
+    if (p.waitingForDebugger) await channel.send('Runtime.runIfWaitingForDebugger').catch(() => {});
+    if (p.targetInfo.type !== 'iframe') await parent.send('Target.detachFromTarget', { sessionId: p.sessionId }).catch(() => {});
+  }
+
+  private async seed(channel: CdpChannel, own: SeedScript, context: { origin: string; frameId?: string } | undefined, callFrameId: string): Promise<void> {
+    try {
+      const origin = await this.originOf(channel, own, context);
+      const local = this.local[origin];
+      const session = this.session[origin];
+      let partition: string | null = null;
+      if (local) {
+        // BS-30: partitioned frames of one origin get their own local-storage seeds.
+        const key = await channel.send('Storage.getStorageKeyForFrame', { frameId: own.frameId }).then((r: { storageKey: string }) => r.storageKey, () => origin);
+        if (!this.seededPartitions.has(key)) partition = key;
+      }
+      const writeSession = session !== undefined && !this.seededSessionOrigins.has(origin);
+      if (partition !== null || writeSession) {
+        if (partition !== null) this.seededPartitions.add(partition);
+        if (writeSession) this.seededSessionOrigins.add(origin);
+        const data = JSON.stringify({ local: partition !== null ? local : [], session: writeSession ? session : [] });
+        const r = await channel.send('Debugger.evaluateOnCallFrame', {
+          callFrameId, silent: true, returnByValue: true,
+          expression: `(() => { const d = ${data}; const put = (area, entries) => { if (!entries.length) return 'ok';
+            let s; try { s = area(); } catch (e) { return 'denied'; } for (const [k, v] of entries) s.setItem(k, v); return 'ok'; };
+            return [put(() => localStorage, d.local), put(() => sessionStorage, d.session)]; })()`,
+        }) as { result?: { value?: unknown }; exceptionDetails?: { exception?: { description?: string }; text: string } };
+        // Storage the document itself may not use (third-party blocking) needs no seeds;
+        // a write that throws otherwise leaves an unknown initial state.
+        if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text);
+      }
+    } catch (e) {
+      // BS-32: never run the page from an unknown initial state; it stays paused.
+      this.fail((e as Error).message);
+      return;
+    }
+    await channel.send('Debugger.resume').catch(() => {});
+  }
+
+  /** BS-32: the isolated world's origin, else the security origin of that exact frame. */
+  private async originOf(channel: CdpChannel, own: SeedScript, context: { origin: string; frameId?: string } | undefined): Promise<string> {
+    if (context?.origin) return context.origin;
+    if (!own.frameId) throw new Error('the seed script\'s frame could not be identified');
+    const { frameTree } = await channel.send('Page.getFrameTree') as { frameTree: FrameTree };
+    const find = (t: FrameTree): FrameTree['frame'] | undefined => t.frame.id === own.frameId ? t.frame : (t.childFrames ?? []).map(find).find(Boolean);
+    const origin = find(frameTree)?.securityOrigin;
+    if (!origin) throw new Error(`the security origin of frame ${own.frameId} could not be resolved`);
+    return origin;
+  }
+
+  private fail(message: string): void {
+    if (this.failure !== null) return;
+    this.failure = `storage seeding failed: ${message}`;
+    for (const f of this.onFailure) f(this.failure);
+    this.onFailure = [];
+  }
+
+  /** Removes the scripts capstate added and stops instrumenting (connect mode leaves no trace). */
+  async dispose(): Promise<void> {
+    await Promise.all(this.channels.map(async ({ channel, scriptId }) => {
+      if (scriptId) await channel.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: scriptId }).catch(() => {});
+      await channel.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: false }).catch(() => {});
+      await channel.send('Debugger.disable').catch(() => {});
+    }));
+  }
+}
+
+interface FrameTree { frame: { id: string; securityOrigin?: string }; childFrames?: FrameTree[] }
+
 export class StorageSeeder {
   private readonly local: Entries = {};
   private readonly session: Entries = {};
-  private script: { dispose(): Promise<void> | void } | null = null;
-  private chain: Promise<void> = Promise.resolve();
+  private instrumentation: SeedInstrumentation | null = null;
 
   constructor(private readonly s: Scenario, private readonly secrets: Map<string, string>) {
     for (const o of s.storage?.local_storage ?? []) this.local[o.origin] = o.entries.map((e) => [e.key, resolveValue(e.value, secrets)]);
@@ -29,36 +217,26 @@ export class StorageSeeder {
     return (this.s.storage?.local_storage?.length ?? 0) + (this.s.storage?.session_storage?.length ?? 0) > 0;
   }
 
-  /** Cookies first, then the seed script; both before the initial navigation. */
+  /** Cookies first, then the instrumentation; both before the initial navigation. */
   async install(context: BrowserContext, page: Page): Promise<void> {
     const cookies = (this.s.storage?.cookies ?? []).map((c) => ({ name: c.name, value: resolveValue(c.value, this.secrets), url: c.url }));
     if (cookies.length) await context.addCookies(cookies);
+    // Without non-cookie seeds the debugger stays off, so page `debugger` statements are inert.
     if (!this.hasNonCookieSeeds) return;
-    await this.register(page);
-    page.on('framenavigated', (f: Frame) => {
-      let origin: string;
-      try { origin = new URL(f.url()).origin; } catch { return; }
-      if (!(origin in this.local) && !(origin in this.session)) return;
-      delete this.local[origin];
-      delete this.session[origin];
-      this.chain = this.chain.then(() => this.register(page)).catch(() => {});
-    });
+    this.instrumentation = new SeedInstrumentation(this.local, this.session);
+    await this.instrumentation.attach(await context.newCDPSession(page));
   }
 
-  private async register(page: Page): Promise<void> {
-    if (this.script) await this.script.dispose();
-    this.script = null;
-    if (Object.keys(this.local).length + Object.keys(this.session).length === 0) return;
-    const data = JSON.stringify({ local: this.local, session: this.session });
-    this.script = await page.addInitScript({
-      content: `(() => { const d = ${data}; let o; try { o = location.origin; } catch { return; }
-        const put = (area, entries) => { if (!entries) return; try { const s = area(); for (const [k, v] of entries) s.setItem(k, v); } catch {} };
-        put(() => localStorage, d.local[o]); put(() => sessionStorage, d.session[o]); })();`,
-    });
+  /** A promise that rejects when initialization fails (BS-32); never resolves otherwise. */
+  failure(): Promise<never> {
+    return new Promise((_, reject) => this.instrumentation?.whenFailed((m) => reject(new Error(m))));
   }
 
-  /** Waits until seeds consumed by earlier navigations are withdrawn. */
-  settled(): Promise<void> {
-    return this.chain;
+  get failed(): string | null {
+    return this.instrumentation?.failed ?? null;
+  }
+
+  async dispose(): Promise<void> {
+    await this.instrumentation?.dispose();
   }
 }
