@@ -4,10 +4,14 @@
  * (BS-74, BS-75, OQ-46), caller rules (BS-76, OQ-44), storage (BS-77, BS-71), timing
  * (BS-78), verdicts (BS-79), event families (BS-80) and the shared admission (BS-81).
  */
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, canonicalSha256, compareWebCaptures, type ComparisonResult } from '../src/compare/index.js';
+import { readCapture } from '../src/compare/input.js';
+import { networkBySendingStep } from '../src/compare/network.js';
+import { readPolicy } from '../src/compare/policy.js';
 import { admitRetainedScenario } from '../src/load/admission.js';
 import { ScenarioReader } from '../src/load/scenario.js';
 import { sha256Hex } from '../src/load/bodies.js';
@@ -216,6 +220,25 @@ describe('BS-75 redirect ancestry fingerprints (OQ-46)', () => {
     const changed = art(cmp(a, chain('[2]')), 'run', 'network');
     expect(changed.verdict).toBe('changed');
     expect(changed.only_after!.map((h) => h.url)).toEqual([`${ORIGIN}/new`]);
+  });
+
+  it('the fingerprints recomputed by hand: fp(A) with redirected_from null, fp(B) from fp(A), the step digest over both sorted', () => {
+    const a = chain('[1]');
+    // An independent RFC 8785 for these values (strings, integers, null, arrays, objects).
+    const jcs = (v: unknown): string => Array.isArray(v) ? `[${v.map(jcs).join(',')}]`
+      : v !== null && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${jcs((v as Json)[k])}`).join(',')}}`
+      : JSON.stringify(v);
+    const sha = (v: unknown) => createHash('sha256').update(jcs(v), 'utf8').digest('hex');
+    const hops = networkBySendingStep(readCapture('before', a), readPolicy(undefined, undefined)).get('run')!.hops;
+    const hop = (path: string) => hops.find((h) => h.url === `${ORIGIN}${path}`)!;
+    const fpA = sha({ events: hop('/old').normalized.map(sha).sort(), redirected_from: null });
+    const fpB = sha({ events: hop('/new').normalized.map(sha).sort(), redirected_from: fpA });
+    expect(hop('/old').fingerprint).toBe(fpA);
+    expect(hop('/new').fingerprint).toBe(fpB);
+    // Temporary indexes and ids never enter a digest: the normalized events carry none.
+    for (const h of hops) for (const ev of h.normalized) expect(Object.keys(ev)).not.toEqual(expect.arrayContaining(['sequence']));
+    const run = art(cmp(a, structuredClone(a)), 'run', 'network');
+    expect(run.before.digest).toBe(sha([fpA, fpB].sort()));
   });
 
   it('the same final hop under another predecessor is a different fingerprint', () => {
