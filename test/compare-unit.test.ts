@@ -200,6 +200,22 @@ describe('BS-74 network events: grouped, attributed to the sending step, unorder
     const b = { ...structuredClone(a), omissions: { by_kind: { response: { count: 1, reasons: { max_events: 1 } } }, network_transactions: [], network_transaction_range: null } };
     expect(art(cmp(a, b), 'run', 'network').verdict).toBe('unknown');
   });
+
+  it('BS-36 omissions of named transactions make only the steps that sent them unknown', () => {
+    const a = evidence([step('first'), step('second')], [...tx(1, 't1', 'first', `${ORIGIN}/api/a`, 200, '[1]'), ...tx(5, 't2', 'second', `${ORIGIN}/api/b`, 200, '[2]')]);
+    const omitted = (rows: Json[], range: Json | null = null, kind = 'network-content') => ({ ...structuredClone(a), omissions: { by_kind: { [kind]: { count: 1, reasons: { max_network_body_bytes: 1 } } }, network_transactions: rows, network_transaction_range: range } });
+    const named = cmp(a, omitted([{ transaction_id: 't2', omitted_kinds: ['network-content'] }]));
+    expect(art(named, 'first', 'network').verdict).toBe('unchanged');
+    expect(art(named, 'second', 'network')).toMatchObject({ verdict: 'unknown', reason: expect.stringMatching(/this step's transactions were omitted/) });
+    // What cannot be placed on a step leaves every step's network unknown.
+    for (const b of [
+      omitted([{ transaction_id: 't2', omitted_kinds: ['request'] }], null, 'request'),
+      omitted([{ transaction_id: 't9', omitted_kinds: ['response'] }], null, 'response'),
+      omitted([], { first: 't3', last: 't3', count: 1 }, 'request'),
+    ]) {
+      expect(['first', 'second'].map((id) => art(cmp(a, b), id, 'network').verdict)).toEqual(['unknown', 'unknown']);
+    }
+  });
 });
 
 describe('BS-75 redirect ancestry fingerprints (OQ-46)', () => {

@@ -84,13 +84,30 @@ function selection(a: CaptureIn, b: CaptureIn): Selection {
   let networkUnknown = familyUnknown;
   if (!networkUnknown && (ca.includes(null) || cb.includes(null))) networkUnknown = { reason: 'a capture does not record its network content selection (scenario.network_content, BS-62)', recovery: 'recapture both sides with this capstate, with the same capture.network' };
   else if (!networkUnknown && !same(ca, cb)) networkUnknown = { reason: `the captures selected different network content (request_body, response_body, header_values: ${ca.join(', ')} and ${cb.join(', ')}); capturing more does not prove a change (BS-62)`, recovery: 'recapture both sides with the same capture.network selection' };
-  if (!networkUnknown && (omitted(a, true) || omitted(b, true))) networkUnknown = { reason: 'network events or transactions were omitted under capture.limits, so network coverage is truncated', recovery: 'recapture both sides with larger capture.limits' };
   const netSelected = (c: CaptureIn) => (c.admitted.eventFamilies ?? []).includes('network') || content(c).includes(true);
   return {
     families: { before: fa, after: fb },
     events: { unknown: eventsUnknown, selected: [nonNetwork(fa), nonNetwork(fb)] },
     network: { unknown: networkUnknown, selected: [netSelected(a), netSelected(b)] },
   };
+}
+
+/**
+ * BS-36, BS-39: the steps whose network coverage omissions truncated — those that sent a
+ * transaction named in `omissions.network_transactions` — or `all` when the omissions
+ * cannot be placed (whole transactions beyond the limit, a lost request event, no rows).
+ */
+function truncatedNetworkSteps(c: CaptureIn, net: Map<string, StepNetwork>): Set<string> | 'all' {
+  if (!c.omittedKinds.some((k) => NETWORK_KINDS.has(k))) return new Set();
+  const rows = c.networkOmissions.transactions;
+  if (c.networkOmissions.beyondLimit || rows.length === 0 || rows.some((r) => r.kinds.includes('request'))) return 'all';
+  const out = new Set<string>();
+  for (const r of rows) {
+    const key = [...net].find(([, s]) => s.transactions.includes(r.id))?.[0];
+    if (key === undefined) return 'all';
+    out.add(key);
+  }
+  return out;
 }
 
 /** BS-73: other events keep their receipt order, without sequence/index fields and observation times. */
@@ -132,7 +149,7 @@ function result(kind: ArtifactKind, a: Side, b: Side, extra: Partial<ArtifactRes
   return { kind, ...verdictOf(a, b), before: { digest: a.digest, state: a.state }, after: { digest: b.digest, state: b.state }, ...extra };
 }
 
-function networkArtifact(sel: Selection, a: StepNetwork | undefined, b: StepNetwork | undefined): ArtifactResult {
+function networkArtifact(sel: Selection, a: StepNetwork | undefined, b: StepNetwork | undefined, truncated: boolean): ArtifactResult {
   const side = (n: StepNetwork | undefined, selected: boolean): Side => {
     if (!selected) return { state: 'not_requested', digest: null };
     const hops = n?.hops ?? [];
@@ -143,8 +160,9 @@ function networkArtifact(sel: Selection, a: StepNetwork | undefined, b: StepNetw
     };
   };
   const sa = side(a, sel.network.selected[0]), sb = side(b, sel.network.selected[1]);
-  if (sel.network.unknown) {
-    return { kind: 'network', verdict: 'unknown', before: { digest: sa.digest, state: sa.state }, after: { digest: sb.digest, state: sb.state }, ...sel.network.unknown };
+  const unknown = sel.network.unknown ?? (truncated ? { reason: 'network events of this step\'s transactions were omitted under capture.limits (omissions.network_transactions), so its network coverage is truncated', recovery: 'recapture both sides with larger capture.limits' } : null);
+  if (unknown) {
+    return { kind: 'network', verdict: 'unknown', before: { digest: sa.digest, state: sa.state }, after: { digest: sb.digest, state: sb.state }, ...unknown };
   }
   const r = result('network', sa, sb);
   if (r.verdict !== 'unchanged' && sa.state === 'captured' && sb.state === 'captured') {
@@ -248,13 +266,15 @@ export function compareWebCaptures(input: CompareInput): ComparisonResult {
   const sel = selection(a, b);
   const na = networkBySendingStep(a, policy), nb = networkBySendingStep(b, policy);
   const ea = otherEventsByStep(a, policy), eb = otherEventsByStep(b, policy);
+  const ta = truncatedNetworkSteps(a, na), tb = truncatedNetworkSteps(b, nb);
+  const truncated = (key: string) => [ta, tb].some((t) => t === 'all' || t.has(key));
   const contextBlocked = failures.some((f) => f.code === 'incompatible-context');
   const compareStep = (id: string | null, x: StepIn, y: StepIn): StepResult => {
     const key = id === null ? INITIAL : stepKey(id);
     const artifacts: ArtifactResult[] = [
       actionArtifact(x, y, policy),
       ...STEP_ARTIFACTS.map((k) => result(k, artifactSide(k, x, policy), artifactSide(k, y, policy))),
-      networkArtifact(sel, na.get(key), nb.get(key)),
+      networkArtifact(sel, na.get(key), nb.get(key), truncated(key)),
       eventsArtifact(sel, ea.get(key), eb.get(key)),
     ];
     const blocked = contextBlocked || failures.some((f) => f.step_id === id && id !== null);

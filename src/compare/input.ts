@@ -34,6 +34,8 @@ export interface CaptureIn {
   events: Obj[];
   /** Event kinds the producer omitted (BS-39), from `omissions.by_kind`. */
   omittedKinds: string[];
+  /** BS-36: transactions that lost events (`omissions.network_transactions`), and whether whole transactions were dropped beyond the limit. */
+  networkOmissions: { transactions: { id: string; kinds: string[] }[]; beyondLimit: boolean };
 }
 
 /** Exact JSON → plain objects; objects with index-like keys arrive as Maps. */
@@ -91,5 +93,11 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
   return {
     side, source, sha256, admitted, browserMode: browser && typeof browser.mode === 'string' ? browser.mode : null,
     initial, steps, events, omittedKinds: [...new Set([...byKind, ...beyond])],
+    networkOmissions: {
+      transactions: (Array.isArray(om.network_transactions) ? om.network_transactions as Obj[] : [])
+        .filter((r) => r && typeof r.transaction_id === 'string' && Array.isArray(r.omitted_kinds) && r.omitted_kinds.length > 0)
+        .map((r) => ({ id: r.transaction_id as string, kinds: (r.omitted_kinds as unknown[]).map(String) })),
+      beyondLimit: Boolean(om.network_transaction_range),
+    },
   };
 }

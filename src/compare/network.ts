@@ -34,7 +34,8 @@ export interface Hop {
   normalized: Obj[];
 }
 
-export interface StepNetwork { hops: Hop[] }
+/** A step's hops, and the ids of the transactions they come from (for omission reports, BS-36). */
+export interface StepNetwork { hops: Hop[]; transactions: string[] }
 
 /** A body's normalized form: caller rules applied to text bodies, then its SHA-256. */
 function normalizeBody(body: Obj, p: Policy): Obj {
@@ -144,7 +145,8 @@ export function networkBySendingStep(c: CaptureIn, p: Policy): Map<string, StepN
     const f = fingerprint(id, new Set());
     const key = stepKey(sender(id));
     const response = t.events.find((e) => e.kind === 'response');
-    const s = out.get(key) ?? { hops: [] };
+    const s = out.get(key) ?? { hops: [], transactions: [] };
+    s.transactions.push(id);
     s.hops.push({
       fingerprint: f.fp, ancestry_unknown: f.unknown,
       method: typeof t.request?.method === 'string' ? t.request.method : null,
