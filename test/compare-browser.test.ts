@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { captureBrowserScenario, type Evidence } from '../src/browser/index.js';
 import { compareWebCaptures, type ComparisonResult } from '../src/compare/index.js';
-import { CHROMIUM, describeBrowser } from './browser-app.js';
+import { CHROMIUM, describeBrowser, startExternalBrowser, type ExternalBrowser } from './browser-app.js';
 import { cli, tempDir } from './helpers.js';
 import { METHOD_EXCHANGES, serveHar, text, type Served } from './serve-helpers.js';
 
@@ -72,6 +72,35 @@ async function record(v: Partial<Variant> = {}, s = scenario()): Promise<Evidenc
 const dir = tempDir();
 const art = (r: ComparisonResult, stepId: string, kind: string) => r.steps.find((s) => s.step_id === stepId)!.artifacts.find((x) => x.kind === kind)!;
 const changedKinds = (r: ComparisonResult) => [...(r.initial_state ? [r.initial_state] : []), ...r.steps].flatMap((s) => s.artifacts.filter((x) => x.verdict === 'changed').map((x) => `${s.step_id ?? 'initial'}.${x.kind}`));
+
+describeBrowser('BS-72 / BS-81 comparing connected captures', () => {
+  let external: ExternalBrowser | null = null;
+  afterAll(async () => { await external?.stop(); });
+
+  it('BS-72 two connected captures compare like launched ones; a connected and a launched capture are incompatible contexts', async () => {
+    external = await startExternalBrowser();
+    const connect = () => ({ ...scenario(), browser: { mode: 'connect', cdp_endpoint: external!.endpoint } });
+    // The caller's browser keeps what a capture's page stored: the first capture starts from
+    // empty storage, later ones from what it left, so it is compared only as a warm-up.
+    const first = await record({}, connect());
+    const base = await record({}, connect());
+    const same = await record({}, connect());
+    expect(changedKinds(compareWebCaptures({ before: first, after: base }))).toEqual(['initial.storage']);
+    const changed = await record({ items: ['Lamp', 'Desk', 'Chair'] }, connect());
+    // BS-81: connected captures are admitted although they are not equality-eligible (BS-43).
+    expect(base.equality.eligible).toBe(false);
+    const r = compareWebCaptures({ before: base, after: same });
+    expect(r.alignment_failures).toEqual([]);
+    expect(changedKinds(r)).toEqual([]);
+    const c = compareWebCaptures({ before: base, after: changed });
+    expect(c.verdict).toBe('changed');
+    expect(art(c, 'go', 'network').only_after!.map((h) => new URL(h.url!).pathname)).toEqual(['/api/items']);
+    const launched = await record();
+    const mixed = compareWebCaptures({ before: base, after: launched });
+    expect(mixed.alignment_failures.map((f) => f.code)).toEqual(['incompatible-context']);
+    expect(mixed.verdict).not.toBe('unchanged');
+  }, 60_000);
+});
 
 describeBrowser('BS-72 / BS-74 / BS-77 / BS-75 comparing real captures of one page', () => {
   const caps: Record<string, Evidence> = {};
