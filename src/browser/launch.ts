@@ -60,6 +60,11 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
     });
   } catch (e) {
     removeProfile(profile);
+    // BS-4: a visible browser needs a display; Playwright's first line ("Target page,
+    // context or browser has been closed") would blame the executable instead.
+    if (b.headless === false && /XServer|X server|\$DISPLAY/.test(e instanceof Error ? e.message : String(e))) {
+      throw new CapstateError('browser-launch-failed', `could not launch ${b.executable_path} with browser.headless false: this host has no display (X server) for a visible browser; set browser.headless to true, or run under a display (e.g. Xvfb with DISPLAY set)`, { path: 'browser.headless' });
+    }
     throw new CapstateError('browser-launch-failed', `could not launch ${b.executable_path}: ${firstLine(e)}`, { path: 'browser.executable_path' });
   }
   const cleanup = async () => {
