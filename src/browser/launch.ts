@@ -59,7 +59,7 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
       ...(env.viewport ? { viewport: env.viewport } : {}),
     });
   } catch (e) {
-    removeProfile(profile);
+    await removeProfile(profile);
     // BS-4: a visible browser needs a display; Playwright's first line ("Target page,
     // context or browser has been closed") would blame the executable instead.
     if (b.headless === false && /XServer|X server|\$DISPLAY/.test(e instanceof Error ? e.message : String(e))) {
@@ -68,7 +68,7 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
     throw new CapstateError('browser-launch-failed', `could not launch ${b.executable_path}: ${firstLine(e)}`, { path: 'browser.executable_path' });
   }
   const cleanup = async () => {
-    try { await context.close(); } finally { removeProfile(profile); }
+    try { await context.close(); } finally { await removeProfile(profile); }
   };
   try {
     context.setDefaultTimeout(timeout);
@@ -81,14 +81,25 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
 }
 
 /** BS-22: the profile goes, or the user is told where it is (it may hold cookies and storage, BS-23). */
-function removeProfile(profile: string): void {
-  try {
-    // Browser helpers may still be flushing files for a moment after the close.
-    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-  } catch (e) {
-    throw new CapstateError('cleanup-failed', `could not delete the temporary browser profile ${profile}: ${firstLine(e)}; delete it by hand (it may hold cookies and storage)`, { profile });
+async function removeProfile(profile: string): Promise<void> {
+  // Browser helper processes may still be writing for a while after the close, longer on
+  // a loaded machine: keep trying for up to PROFILE_REMOVAL_MS before giving up.
+  const deadline = Date.now() + PROFILE_REMOVAL_MS;
+  for (;;) {
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+      return;
+    } catch (e) {
+      if (Date.now() >= deadline) {
+        throw new CapstateError('cleanup-failed', `could not delete the temporary browser profile ${profile}: ${firstLine(e)}; delete it by hand (it may hold cookies and storage)`, { profile });
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
   }
 }
+
+/** How long cleanup keeps retrying the profile's removal. */
+const PROFILE_REMOVAL_MS = 30_000;
 
 async function versionOf(page: Page): Promise<string> {
   const ua = await page.evaluate(() => (globalThis as unknown as PageGlobals).navigator.userAgent);
