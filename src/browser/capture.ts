@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { CapstateError } from '../errors.js';
 import { packageRoot } from '../store/open.js';
-import { cancellable, resolveUrl, runAction, StepFailure, type ActionContext, type PageGlobals } from './actions.js';
+import { cancellable, resolveUrl, runAction, StepFailure, type ActionContext } from './actions.js';
 import { captureArtifacts, completeness, notRequested, sanitizedUrl, type Captures } from './artifacts.js';
-import { acquireBrowser, firstLine } from './launch.js';
+import { acquireBrowser, firstLine, type BrowserSession } from './launch.js';
 import { EventLog, ListenerOwners, type EvidenceEvent, type Omissions } from './limits.js';
 import { NetworkObserver } from './network.js';
 import { Redaction, resolveSecrets } from './redaction.js';
@@ -22,6 +22,7 @@ import {
   type Action, type Artifact, type EventFamily, type Limits, type Scenario,
 } from './schema.js';
 import { StorageSeeder } from './seed.js';
+import { keepPrimary, ServiceWorkerBlock } from './service-workers.js';
 
 export interface Limitation { code: string; rule: string; message: string }
 
@@ -119,6 +120,9 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
   let network: NetworkObserver | null = null;
   const steps: StepRecord[] = [];
   let initial: Evidence['initial_state'];
+  // BS-17: the connect-mode block policy holder; restored before disconnect.
+  let swBlock: ServiceWorkerBlock | null = null;
+  let primary: { error: unknown } | null = null;
   try {
     const pages = new Set<Page>([page]);
     const owners = new ListenerOwners(log);
@@ -215,15 +219,13 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       throw new CapstateError('storage-seed-failed', `the storage seeds could not be written: ${redaction.view().text(firstLine(e))}`, { path: 'storage' });
     }
 
+    if (session.mode === 'connect' && (s.environment?.service_workers ?? 'block') === 'block') {
+      swBlock = new ServiceWorkerBlock(context, page, { commandTimeoutMs: commandTimeout });
+      await swBlock.install();
+    }
+    const block = swBlock;
+    const swCheck = async (collected: Captures | null) => { if (seeder.failed === null) await block?.check(collected); };
     // BS-11: the initial navigation, up to the load event, is bounded by command_timeout_ms.
-    const policy = s.environment?.service_workers ?? 'block';
-    const swCheck = async (collected: Captures | null) => {
-      if (session.mode !== 'connect' || policy !== 'block') return;
-      if (await controlledByServiceWorker(page)) {
-        throw new CapstateError('service-worker-policy', 'the page or one of its frames is controlled by a service worker or has a registration, and environment.service_workers is "block"; the capture is rejected (existing registrations are left alone)',
-          { path: 'environment.service_workers', details: { diagnostics: { collected_artifacts: collected } } });
-      }
-    };
     const t0 = performance.now();
     let initialError: { code: string; message: string } | undefined;
     try {
@@ -233,7 +235,9 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       if (e instanceof CapstateError) throw e;
       initialError = { code: abort.signal.aborted ? 'cancelled' : e instanceof StepFailure ? e.code : 'navigation-failed', message: redaction.view().text(firstLine(e)) };
     }
-    // A page left paused by failed seeding (BS-32) has nothing to capture.
+    // BS-17: after the navigation, and around the initial artifact capture. A page left
+    // paused by failed seeding (BS-32) has nothing to capture or check.
+    if (!initialError) await swCheck(null);
     let captures = initialError ? notRequested(afterEach, 'missing') : await captureArtifacts(page, context, afterEach, redaction.view(), commandTimeout);
     if (!initialError) await swCheck(captures);
     initial = {
@@ -281,11 +285,14 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
         limit('response-body-provenance', 'BS-64', 'response bodies come from Playwright\'s Response.body(); when CDP held no body, Playwright may have re-fetched the URL with credentials, so the bytes are not verified to be the original transaction\'s (nor its compressed wire form)');
       }
     }
+  } catch (e) {
+    primary = { error: e };
+    throw e;
   } finally {
     outer?.removeEventListener('abort', onOuter);
-    // Our instrumentation leaves the page before we disconnect (connect mode leaves no script behind).
+    // Our seed instrumentation leaves the page before we disconnect (connect mode leaves no script behind).
     await Promise.race([seeder.dispose(), new Promise((r) => setTimeout(r, commandTimeout).unref())]);
-    await session.cleanup();
+    await release(session, swBlock, primary, limit);
   }
   const omissions = log.omissions();
   if (Object.keys(omissions.by_kind).length) ineligible.push('events-omitted');
@@ -336,19 +343,22 @@ async function applyConnectEnvironment(s: Scenario, page: Page, timeout: number)
   if (env.viewport) await within(page.setViewportSize(env.viewport));
 }
 
-/** BS-17: whether the page or any frame is controlled by, or has registered, a service worker. */
-async function controlledByServiceWorker(page: Page): Promise<boolean> {
-  for (const f of page.frames()) {
-    const found = await Promise.race([
-      f.evaluate(async () => {
-        const sw = (globalThis as unknown as PageGlobals).navigator.serviceWorker;
-        if (!sw) return false;
-        return sw.controller !== null || (await sw.getRegistrations()).length > 0;
-      }).catch(() => false),
-      // BS-12: the registration check has its own fixed deadline.
-      new Promise<boolean>((r) => setTimeout(() => r(false), 10_000).unref()),
-    ]);
-    if (found) return true;
+/**
+ * BS-17, BS-18: restore the service-worker block, then disconnect (or close what launch
+ * owns). After a failure the primary error stays the error; cleanup failures become its
+ * `details.diagnostics.cleanup`. After a success, an unfinished restore is a limitation.
+ */
+async function release(session: BrowserSession, swBlock: ServiceWorkerBlock | null, primary: { error: unknown } | null,
+  limit: (code: string, rule: string, message: string) => void): Promise<void> {
+  const failures: { step: string; message: string }[] = [];
+  const uncertain = swBlock ? await swBlock.release() : null;
+  if (uncertain) failures.push({ step: 'service-worker-restore', message: uncertain });
+  try {
+    await session.cleanup();
+  } catch (e) {
+    if (!primary) throw e;
+    failures.push({ step: 'browser-cleanup', message: firstLine(e) });
   }
-  return false;
+  if (primary) return keepPrimary(primary.error, failures);
+  if (uncertain) limit('service-worker-restore', 'BS-18', `${uncertain}; register() may still reject in frames of the connected page until they navigate`);
 }
