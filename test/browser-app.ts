@@ -88,6 +88,7 @@ export function startApp(): App {
         return res.end(page('App', `<ul id="list"></ul><p id="detail"></p>
           <script>
             (async () => {
+              await new Promise((r) => setTimeout(r, ${Number(u.searchParams.get('delay') ?? 0)}));
               const l = await (await fetch('/api/items')).json();
               document.getElementById('list').innerHTML = l.map((i) => '<li>' + i.name + '</li>').join('');
               const d = await (await fetch('/api/items/' + l[0].id)).json();
@@ -113,7 +114,7 @@ export function startApp(): App {
       if (p === '/surrogates') {
         return res.end(page('Surrogates', `<script>localStorage.setItem('lone', 'a\\uD800'); localStorage.setItem('ab', 'ab');</script>`));
       }
-      if (p === '/popup') return res.end(page('Popup', `<button id="open" onclick="window.open('/count')">Open</button>`));
+      if (p === '/popup') return res.end(page('Popup', `<button id="open" onclick="window.open('${u.searchParams.get('to') ?? '/count'}')">Open</button>`));
       if (p === '/hang') return res.end(page('Hang', `<script>fetch('/api/hang'); fetch('/api/items');</script>`));
       if (p === '/console') return res.end(page('Console', `<script>for (let i = 0; i < 5; i++) console.log('line ' + i); setTimeout(() => { throw new Error('boom'); }, 0);</script>`));
       res.statusCode = 404;

@@ -4,9 +4,10 @@
  * limits and omissions, failed steps, storage seeding and fingerprints.
  */
 import { createHash } from 'node:crypto';
-import { expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+import { afterAll, expect, it } from 'vitest';
 import { captureBrowserScenario, type Evidence } from '../src/browser/index.js';
-import { CHROMIUM, CSRF, describeBrowser, SESSION, startApp, TOKEN } from './browser-app.js';
+import { CHROMIUM, CSRF, describeBrowser, SESSION, startApp, startExternalBrowser, TOKEN, type ExternalBrowser } from './browser-app.js';
 
 const app = startApp();
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -378,8 +379,8 @@ describeBrowser('BS-30 / BS-29 / BS-70 storage seeding and fingerprints', () => 
   });
 });
 
-describeBrowser('BS-33 / BS-44 / BS-46 popups', () => {
-  it('BS-44 a popup is observed (network, lifecycle); BS-33 / BS-46 its storage and early-event gaps are limitations', async () => {
+describeBrowser('BS-33 / BS-44 / BS-45 / BS-46 popups', () => {
+  it('BS-44 / BS-45 a popup is observed (network, lifecycle); BS-33 / BS-46 its storage and early-event gaps are limitations', async () => {
     const e = await capture(scenario('/popup', [
       { step_id: 'open', action: 'click', locator: { kind: 'css', selector: '#open' }, timeout_ms: 5000 },
       { step_id: 'settle', action: 'wait_for_timeout', duration_ms: 500 },
@@ -394,5 +395,44 @@ describeBrowser('BS-33 / BS-44 / BS-46 popups', () => {
     const rules = e.limitations.map((l) => `${l.rule} ${l.code}`);
     expect(rules).toEqual(expect.arrayContaining(['BS-33 popup-storage-seeds', 'BS-46 popup-early-frames']));
     expect(e.equality.eligible).toBe(false);
+  });
+});
+
+describeBrowser('BS-45 network scope in a connected context', () => {
+  let external: ExternalBrowser | null = null;
+  afterAll(async () => { await external?.stop(); });
+
+  it('BS-45 a connected capture keeps the root page\'s and its popup\'s requests, not an unrelated tab\'s in the same context', async () => {
+    external = await startExternalBrowser();
+    const caller = await chromium.connectOverCDP(external.endpoint);
+    try {
+      // The caller's own tab, in the default context capstate opens its page in.
+      const unrelated = await caller.contexts()[0].newPage();
+      await unrelated.goto(`${app.origin}/count?unrelated-tab`);
+      const capture = captureBrowserScenario({
+        browser: { mode: 'connect', cdp_endpoint: external.endpoint },
+        start_url: { url: `${app.origin}/popup?to=/app%3Fdelay%3D300` },
+        actions: [
+          { step_id: 'open', action: 'click', locator: { kind: 'css', selector: '#open' }, timeout_ms: 5000 },
+          { step_id: 'settle', action: 'wait_for_timeout', duration_ms: 1500 },
+        ],
+        capture: { events: ['network', 'popups'] },
+      });
+      // While capstate waits, the unrelated tab sends its own request.
+      await new Promise((r) => setTimeout(r, 700));
+      await unrelated.evaluate(() => (globalThis as unknown as { fetch(u: string): Promise<unknown> }).fetch('/api/items?from=unrelated-tab'));
+      const e = await capture;
+      expect(e.steps.map((s) => s.status)).toEqual(['completed', 'completed']);
+      expect(app.hits.some((h) => h.url === '/api/items?from=unrelated-tab')).toBe(true);
+      const urls = ofKind(e, 'request').map((r) => { const u = new URL(r.url as string); return u.pathname + u.search; });
+      expect(urls).toContain('/popup?to=/app%3Fdelay%3D300');
+      // The discovered popup's requests are kept (it fetches 300 ms after loading); its first
+      // document request precedes the popup's discovery and may be omitted (BS-45).
+      expect(urls).toEqual(expect.arrayContaining(['/api/items', '/api/items/it-01']));
+      expect(urls.filter((u) => u.includes('unrelated'))).toEqual([]);
+      expect(e.limitations.map((l) => l.rule)).toContain('BS-43');
+    } finally {
+      await caller.close();
+    }
   });
 });
