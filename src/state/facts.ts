@@ -56,6 +56,10 @@ export interface StateFacts {
   loadBodies(bodyIds: number[]): Promise<void>;
 }
 
+/** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
+export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'entity_observations',
+  'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members'] as const;
+
 export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<StateFacts> {
   const timeline = await k.selectFrom('capture_timeline').select('timeline_order').where('capture_id', '=', captureId).executeTakeFirst();
   const reads = await k.selectFrom('read_records as r')

@@ -8,7 +8,8 @@ import { sha256Hex, stringifyExact, type JsonValue } from '../load/bodies.js';
 import { JSON_FORMAT_VERSION } from '../cli/common.js';
 import type { DB } from '../store/types.js';
 import { mergeEntities } from './entities.js';
-import { readStateFacts } from './facts.js';
+import { readStateFacts, STATE_VIEWS } from './facts.js';
+import { withSnapshot } from '../store/snapshot.js';
 import { planTools } from './plans.js';
 import { classifyRows } from './variants.js';
 import { findChanges, reextract } from './changes.js';
@@ -18,7 +19,11 @@ import type { EnvironmentState } from './types.js';
 
 export type { EnvironmentState } from './types.js';
 
-export async function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
+export function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
+  return withSnapshot(k, STATE_VIEWS, () => statePass(k, captureId));
+}
+
+async function statePass(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
   const budget = new Budget();
   const all = await readStateFacts(k, captureId, budget);
   // ES-12..ES-14, ES-19: projected rows and distinguishable variants leave the observations and the checks.

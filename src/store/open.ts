@@ -156,7 +156,16 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
   return db;
 }
 
+const connections = new WeakMap<Kysely<DB>, Sqlite>();
+
 /** A typed Kysely instance over an open connection (reads in the CLI, views for the renderer). */
 export function kyselyFor(db: Sqlite): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: db }) });
+  const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: db }) });
+  connections.set(k, db);
+  return k;
+}
+
+/** The connection under a Kysely instance made by `kyselyFor` (for per-connection TEMP work). */
+export function rawConnection(k: Kysely<DB>): Sqlite | undefined {
+  return connections.get(k);
 }

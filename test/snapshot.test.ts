@@ -1,0 +1,72 @@
+/**
+ * The per-pass snapshot of rule views (src/store/snapshot.ts): inside it every view the
+ * state pass reads holds exactly the rows of the stored view, values keep their storage
+ * class, concurrent passes share one snapshot, and nothing is left on the connection.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kyselyFor, openStore } from '../src/store/open.js';
+import { withSnapshot } from '../src/store/snapshot.js';
+import { STATE_VIEWS } from '../src/state/facts.js';
+import { environmentState, stateBytes } from '../src/state/index.js';
+import { cli, fixture, tempDir } from './helpers.js';
+
+const dir = tempDir();
+const store = join(dir, 'grafana.sqlite');
+
+function loaded(): string {
+  const r = cli(['load', fixture('grafana', 'capture.har'), '--db', store]);
+  expect(r.status, r.stderr).toBe(0);
+  return store;
+}
+
+describe('store snapshot of the state pass\'s views', () => {
+  it('holds, for every view the pass reads and every view under them, the stored view\'s rows and value types', async () => {
+    const db = openStore(loaded());
+    const k = kyselyFor(db);
+    try {
+      const sorted = (rows: unknown[]) => rows.map((r) => JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))).sort();
+      const names = await withSnapshot(k, STATE_VIEWS, async () => {
+        const temp = db.prepare("select name from sqlite_temp_master where type = 'table' and name not like 'sqlite_%' order by name").pluck().all() as string[];
+        for (const name of temp) {
+          const snap = db.prepare(`select * from temp."${name}"`).all();
+          const stored = db.prepare(`select * from main."${name}"`).all();
+          expect(sorted(snap), name).toEqual(sorted(stored));
+          const types = (table: string) => db.prepare(`select distinct ${db.prepare(`select * from ${table}."${name}"`).columns().map((c) => `typeof("${c.name}")`).join(' || \',\' || ')} as t from ${table}."${name}" order by t`).pluck().all();
+          expect(types('temp'), name).toEqual(types('main'));
+        }
+        return temp;
+      });
+      // The deep views are there, not only the ones the pass names.
+      expect(names).toEqual(expect.arrayContaining([...STATE_VIEWS, 'list_locations', 'read_shown_ids', 'post_created_ids']));
+      expect(db.prepare("select count(*) from sqlite_temp_master where name not like 'sqlite_%'").pluck().get()).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('concurrent passes on one connection share the snapshot and give the same bytes as the CLI', async () => {
+    const db = openStore(loaded());
+    const k = kyselyFor(db);
+    try {
+      const [a, b] = await Promise.all([environmentState(k, 1), environmentState(k, 1)]);
+      expect(stateBytes(a)).toEqual(stateBytes(b));
+      expect(db.prepare("select count(*) from sqlite_temp_master where name not like 'sqlite_%'").pluck().get()).toBe(0);
+      const r = cli(['state', '--db', store, '--json']);
+      expect(JSON.parse(r.stdout).sha256).toBe(stateBytes(a).sha256);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a failing pass drops the snapshot too', async () => {
+    const db = openStore(loaded());
+    const k = kyselyFor(db);
+    try {
+      await expect(withSnapshot(k, STATE_VIEWS, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+      expect(db.prepare("select count(*) from sqlite_temp_master where name not like 'sqlite_%'").pluck().get()).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+});
