@@ -59,6 +59,11 @@ describe('BS-31 debugger instrumentation', () => {
     expect(script.source).toMatch(/debugger;/);
     expect(ch.sentOf('Debugger.enable')).toHaveLength(1);
     expect(ch.sentOf('Target.setAutoAttach')[0].params).toMatchObject({ autoAttach: true, waitForDebuggerOnStart: true });
+    // Every other script, anonymous ones included, is blackboxed for this session.
+    const box = ch.sentOf('Debugger.setBlackboxPatterns')[0].params as { patterns: string[]; skipAnonymous: boolean };
+    expect(box.skipAnonymous).toBe(true);
+    const boxed = (url: string) => box.patterns.some((p) => new RegExp(p).test(url));
+    expect([`${seed.world}.js`, 'http://a.test/app.js', 'http://a.test/', 'capstate-seed-other.js'].map(boxed)).toEqual([false, true, true, true]);
   });
 
   it('BS-31 resumes its own pause after writing the seeds, and never a pause in page code', async () => {
@@ -92,7 +97,7 @@ describe('BS-31 debugger instrumentation', () => {
     const methods = ch.sentOf('Target.sendMessageToTarget').map(inner);
     // The frame runs only after its seed script and its own auto-attach are in place.
     expect(methods.at(-1)).toBe('Runtime.runIfWaitingForDebugger');
-    expect(methods.slice(0, -1).sort()).toEqual(['Debugger.enable', 'Page.addScriptToEvaluateOnNewDocument', 'Page.enable', 'Runtime.enable', 'Target.setAutoAttach']);
+    expect(methods.slice(0, -1).sort()).toEqual(['Debugger.enable', 'Debugger.setBlackboxPatterns', 'Page.addScriptToEvaluateOnNewDocument', 'Page.enable', 'Runtime.enable', 'Target.setAutoAttach']);
     expect(ch.sentOf('Target.detachFromTarget')).toHaveLength(0);
   });
 });
@@ -192,6 +197,8 @@ describeBrowser('BS-30 / BS-31 / BS-32 seeding in Chromium', () => {
     top = await site('127.0.0.1', (o) => ({
       '/embed': html(`<p id="out"></p><script>addEventListener('message', (e) => { document.getElementById('out').textContent = e.data; });</script><iframe src="${o.embedded}/frame"></iframe>`),
       '/seen': html(`<p id="out">x</p><script>window.seen = localStorage.getItem('k');</script>`),
+      '/trap': html(`<p id="out"></p><script>const seen = localStorage.getItem('k'); debugger; let n = 0;
+        const t = setInterval(() => { Function('debugger')(); if (++n === 5) { clearInterval(t); document.getElementById('out').textContent = 'after:' + seen; } }, 20);</script>`),
       '/debugger': html(`<p id="out">before</p><script>window.seen = localStorage.getItem('k'); debugger; document.getElementById('out').textContent = 'after:' + window.seen;</script>`),
     }), origins);
     embedded = await site('localhost', () => ({
@@ -270,6 +277,18 @@ describeBrowser('BS-30 / BS-31 / BS-32 seeding in Chromium', () => {
     } finally {
       await browser.close();
     }
+  });
+
+  it('BS-31 with seeds and no other debugger client, page `debugger` statements (an anti-debugging loop included) do not stop the page', async () => {
+    const e = await captureBrowserScenario({
+      browser: { mode: 'launch', executable_path: CHROMIUM },
+      start_url: { url: `${top.origin}/trap` },
+      storage: { local_storage: [{ origin: top.origin, entries: [{ key: 'k', value: { source: 'literal', value: 'seeded' } }] }] },
+      actions: [{ step_id: 'after', action: 'wait_for', locator: { kind: 'css', selector: '#out:not(:empty)' }, state: 'attached', timeout_ms: 5000 }],
+      capture: { after_each_step: ['dom'] },
+    });
+    expect(e.steps[0].status).toBe('completed');
+    expect(out(e, 0)).toBe('after:seeded');
   });
 
   it('BS-31 without non-cookie seeds no debugger is enabled: a page `debugger` statement is inert', async () => {

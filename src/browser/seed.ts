@@ -119,6 +119,11 @@ export class SeedInstrumentation {
     const entry: { channel: CdpChannel; scriptId?: string } = { channel };
     this.channels.push(entry);
     await Promise.all([channel.send('Runtime.enable'), channel.send('Debugger.enable'), channel.send('Page.enable')]);
+    // Every script but ours is blackboxed for this session: a page `debugger` statement (or
+    // an anti-debugging loop) then pauses only when another connected client, one that does
+    // not blackbox it, asks for it — and that client resumes it (BS-31). Without one, the
+    // page runs as if no debugger were attached.
+    await channel.send('Debugger.setBlackboxPatterns', { patterns: [`^(?!${this.world}\\.js$)`], skipAnonymous: true });
     const added = await channel.send('Page.addScriptToEvaluateOnNewDocument', {
       source: `(function () { debugger; })();\n//# sourceURL=${url}`, worldName: this.world,
     }) as { identifier: string };
