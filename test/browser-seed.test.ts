@@ -16,13 +16,16 @@ import { CHROMIUM, describeBrowser, startExternalBrowser, type ExternalBrowser }
 class ScriptedChannel implements CdpChannel {
   readonly sent: { method: string; params: Record<string, unknown> }[] = [];
   private readonly handlers = new Map<string, ((p: any) => void)[]>();
-  constructor(private readonly replies: Record<string, (params: any) => unknown> = {}) {}
+  constructor(private readonly replies: Record<string, (params: any) => unknown> = {},
+    /** A child target's answer to a command: a reply message, or null for none at all. */
+    private readonly childReply: (method: string) => Record<string, unknown> | null = () => ({ result: {} })) {}
   async send(method: string, params: Record<string, unknown> = {}): Promise<any> {
     this.sent.push({ method, params });
     if (method === 'Target.sendMessageToTarget') {
       // A child target answers every command through its parent.
-      const { id } = JSON.parse(params.message as string) as { id: number };
-      setTimeout(() => this.emit('Target.receivedMessageFromTarget', { sessionId: params.sessionId, message: JSON.stringify({ id, result: {} }) }), 0);
+      const m = JSON.parse(params.message as string) as { id: number; method: string };
+      const reply = this.childReply(m.method);
+      if (reply) setTimeout(() => this.emit('Target.receivedMessageFromTarget', { sessionId: params.sessionId, message: JSON.stringify({ id: m.id, ...reply }) }), 0);
       return {};
     }
     const reply = this.replies[method];
@@ -142,6 +145,68 @@ describe('BS-32 resolving the origin of a private isolated world', () => {
   });
 });
 
+describe('BS-11 storage CDP commands are bounded by command_timeout_ms', () => {
+  it('BS-11 a seed write that gets no answer fails initialization at command_timeout_ms instead of waiting forever', async () => {
+    const ch = new ScriptedChannel({ 'Debugger.evaluateOnCallFrame': () => new Promise(() => {}) });
+    const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {}, 50);
+    await seed.attach(ch);
+    document(ch, seed, 7, 'MAIN', 'http://a.test');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seed.failed).toBe('storage seeding failed: no answer to Debugger.evaluateOnCallFrame within command_timeout_ms 50');
+    expect(ch.sentOf('Debugger.resume')).toHaveLength(0);
+  });
+
+  it('BS-11 a child target that never replies fails initialization; the frame is not let run unseeded (BS-32)', async () => {
+    const ch = new ScriptedChannel({}, (method) => method === 'Page.addScriptToEvaluateOnNewDocument' ? null : { result: {} });
+    const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {}, 50);
+    await seed.attach(ch);
+    ch.emit('Target.attachedToTarget', { sessionId: 'F', targetInfo: { type: 'iframe' }, waitingForDebugger: true });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seed.failed).toBe('storage seeding failed: an out-of-process frame could not be instrumented: no answer to Page.addScriptToEvaluateOnNewDocument within command_timeout_ms 50');
+    const inner = (m: { params: Record<string, unknown> }) => JSON.parse(m.params.message as string).method as string;
+    expect(ch.sentOf('Target.sendMessageToTarget').map(inner)).not.toContain('Runtime.runIfWaitingForDebugger');
+  });
+});
+
+describe('BS-32 an instrumentation failure keeps the out-of-process frame waiting', () => {
+  it('BS-32 a frame whose seed script could not be added is not let run from an unknown initial state', async () => {
+    const ch = new ScriptedChannel({}, (method) => method === 'Page.addScriptToEvaluateOnNewDocument' ? { error: { message: 'Internal error' } } : { result: {} });
+    const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {});
+    await seed.attach(ch);
+    ch.emit('Target.attachedToTarget', { sessionId: 'F', targetInfo: { type: 'iframe' }, waitingForDebugger: true });
+    await flush();
+    expect(seed.failed).toBe('storage seeding failed: an out-of-process frame could not be instrumented: Internal error');
+    const inner = (m: { params: Record<string, unknown> }) => JSON.parse(m.params.message as string).method as string;
+    expect(ch.sentOf('Target.sendMessageToTarget').map(inner)).not.toContain('Runtime.runIfWaitingForDebugger');
+  });
+});
+
+describe('BS-32 a frame that goes away while paused', () => {
+  it('BS-32 an out-of-process frame detached during its seed write is not a failure, and its partition still gets its seeds', async () => {
+    const ch = new ScriptedChannel({}, (method) => method === 'Debugger.evaluateOnCallFrame' ? null : { result: {} });
+    const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {});
+    await seed.attach(ch);
+    const evaluations = () => ch.sentOf('Target.sendMessageToTarget').filter((m) => JSON.parse(m.params.message as string).method === 'Debugger.evaluateOnCallFrame');
+    const frame = async (sessionId: string, n: number) => {
+      ch.emit('Target.attachedToTarget', { sessionId, targetInfo: { type: 'iframe' }, waitingForDebugger: true });
+      await flush();
+      const event = (method: string, params: unknown) => ch.emit('Target.receivedMessageFromTarget', { sessionId, message: JSON.stringify({ method, params }) });
+      event('Runtime.executionContextCreated', { context: { id: n, origin: 'http://a.test', auxData: { frameId: `F${n}` } } });
+      event('Debugger.scriptParsed', { scriptId: `s${n}`, url: `${seed.world}.js`, executionContextId: n, executionContextAuxData: { frameId: `F${n}` } });
+      event('Debugger.paused', { callFrames: [{ callFrameId: `cf${n}`, location: { scriptId: `s${n}` } }] });
+      await flush();
+    };
+    await frame('F', 1);
+    expect(evaluations()).toHaveLength(1);
+    // The embedding page removes the frame while its seed write is in flight.
+    ch.emit('Target.detachedFromTarget', { sessionId: 'F' });
+    await flush();
+    expect(seed.failed).toBeNull();
+    await frame('G', 2);
+    expect(evaluations()).toHaveLength(2);
+  });
+});
+
 describe('BS-30 seeding once per partition and per origin', () => {
   it('BS-30 local storage is seeded once per storage partition; session storage once per origin in the page', async () => {
     const keys: Record<string, string> = { TOP: 'http://b.test/', EMBED1: 'http://b.test/^0http://a.test', EMBED2: 'http://b.test/^0http://a.test', TOP2: 'http://b.test/' };
@@ -199,6 +264,7 @@ describeBrowser('BS-30 / BS-31 / BS-32 seeding in Chromium', () => {
       '/seen': html(`<p id="out">x</p><script>window.seen = localStorage.getItem('k');</script>`),
       '/trap': html(`<p id="out"></p><script>const seen = localStorage.getItem('k'); debugger; let n = 0;
         const t = setInterval(() => { Function('debugger')(); if (++n === 5) { clearInterval(t); document.getElementById('out').textContent = 'after:' + seen; } }, 20);</script>`),
+      '/go': html(`<button id="go" onclick="location.href = '${o.embedded}/top'">go</button>`),
       '/debugger': html(`<p id="out">before</p><script>window.seen = localStorage.getItem('k'); debugger; document.getElementById('out').textContent = 'after:' + window.seen;</script>`),
     }), origins);
     embedded = await site('localhost', () => ({
@@ -302,6 +368,25 @@ describeBrowser('BS-30 / BS-31 / BS-32 seeding in Chromium', () => {
     expect(e.steps[0].status).toBe('completed');
     expect(out(e, 0)).toBe('after:null');
   });
+
+  it('BS-32 seeding that fails after the action returned (a navigation it started) fails that step instead of capturing a page left paused', async () => {
+    // The click starts a navigation to the embedded site, whose seed exceeds the storage quota:
+    // the new document stays paused (BS-32) while the step's DOM is captured.
+    const t0 = Date.now();
+    const e = await captureBrowserScenario({
+      browser: { mode: 'launch', executable_path: CHROMIUM },
+      start_url: { url: `${top.origin}/go` },
+      storage: { local_storage: [{ origin: embedded.origin, entries: [{ key: 'big', value: { source: 'literal', value: 'x'.repeat(11_000_000) } }] }] },
+      actions: [{ step_id: 'go', action: 'click', locator: { kind: 'css', selector: '#go' }, timeout_ms: 5000 }],
+      capture: { at_end: ['url', 'dom'] },
+      command_timeout_ms: 5000,
+    });
+    expect(e.steps[0].status).toBe('failed');
+    expect(e.steps[0].error).toEqual({ code: 'storage-seed-failed', message: expect.stringMatching(/^storage seeding failed: QuotaExceededError/) });
+    expect(e.steps[0].captures.dom).toEqual({ state: 'missing' });
+    expect(e.equality.eligible).toBe(false);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+  }, 30_000);
 
   it('BS-30 connect mode leaves no seed script behind: the caller\'s tab, reloaded after the capture, is not seeded', async () => {
     expect(external, 'the first test starts the external browser').not.toBeNull();

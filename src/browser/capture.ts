@@ -225,6 +225,15 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
     }
     const block = swBlock;
     const swCheck = async (collected: Captures | null) => { if (seeder.failed === null) await block?.check(collected); };
+    // BS-17 checks around the artifact capture. BS-32: seeding that fails meanwhile (a
+    // navigation the action started) leaves the page paused; the step fails instead of
+    // waiting on a page that cannot answer.
+    const observeStep = async (requested: Artifact[]) => {
+      await swCheck(null);
+      const c = await captureArtifacts(page, context, requested, redaction.view(), commandTimeout);
+      await swCheck(c);
+      return c;
+    };
     // BS-11: the initial navigation, up to the load event, is bounded by command_timeout_ms.
     const t0 = performance.now();
     let initialError: { code: string; message: string } | undefined;
@@ -237,9 +246,15 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
     }
     // BS-17: after the navigation, and around the initial artifact capture. A page left
     // paused by failed seeding (BS-32) has nothing to capture or check.
-    if (!initialError) await swCheck(null);
-    let captures = initialError ? notRequested(afterEach, 'missing') : await captureArtifacts(page, context, afterEach, redaction.view(), commandTimeout);
-    if (!initialError) await swCheck(captures);
+    let captures = notRequested(afterEach, 'missing');
+    if (!initialError) {
+      try {
+        captures = await seeded(observeStep(afterEach));
+      } catch (e) {
+        if (!(e instanceof StepFailure)) throw e;
+        initialError = { code: e.code, message: redaction.view().text(firstLine(e)) };
+      }
+    }
     initial = {
       status: initialError ? (abort.signal.aborted ? 'cancelled' : 'failed') : 'completed', ...(initialError ? { error: initialError } : {}),
       elapsed_ms: ms(t0), url: sanitizedUrl(page, redaction.view()), event_bounds: bounds(log, 1), completeness: completeness(captures), captures,
@@ -271,9 +286,17 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       // The end of the capture is the last step that ran: at_end artifacts go there.
       const last = i === s.actions.length - 1 || status !== 'completed';
       const requested = [...new Set([...afterEach, ...(last ? atEnd : [])])];
-      await swCheck(null);
-      captures = abort.signal.aborted || seeder.failed !== null ? notRequested(requested, 'missing') : await captureArtifacts(page, context, requested, redaction.view(), commandTimeout);
-      await swCheck(captures);
+      captures = notRequested(requested, 'missing');
+      try {
+        if (!abort.signal.aborted) captures = await seeded(observeStep(requested));
+      } catch (e) {
+        if (!(e instanceof StepFailure)) throw e;
+        if (status === 'completed') {
+          status = 'failed';
+          error = { code: e.code, message: redaction.view().text(firstLine(e)) };
+          stopped = `step ${JSON.stringify(a.step_id)}`;
+        }
+      }
       steps.push({ step_id: a.step_id, action: a.action, status, ...(error ? { error } : {}), elapsed_ms: ms(t), url: sanitizedUrl(page, redaction.view()),
         event_bounds: bounds(log, first), completeness: completeness(captures), captures });
     }

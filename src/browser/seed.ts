@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
-import type { Scenario, ValueSource } from './schema.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type Scenario, type ValueSource } from './schema.js';
 
 type Entries = Record<string, [string, string][]>;
 
@@ -35,6 +35,8 @@ export class ChildChannel implements CdpChannel {
   private next = 0;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private readonly handlers = new Map<string, ((p: any) => void)[]>();
+  /** The frame's target went away (its document ran nothing more). */
+  detached = false;
 
   constructor(private readonly parent: CdpChannel, readonly sessionId: string) {
     parent.on('Target.receivedMessageFromTarget', (p: { sessionId: string; message: string }) => {
@@ -51,6 +53,7 @@ export class ChildChannel implements CdpChannel {
     });
     parent.on('Target.detachedFromTarget', (p: { sessionId: string }) => {
       if (p.sessionId !== sessionId) return;
+      this.detached = true;
       for (const q of this.pending.values()) q.reject(new Error('the frame\'s target detached'));
       this.pending.clear();
     });
@@ -82,7 +85,16 @@ export class SeedInstrumentation {
   private onFailure: ((message: string) => void)[] = [];
   readonly world = `capstate-seed-${randomBytes(8).toString('hex')}`;
 
-  constructor(private readonly local: Entries, private readonly session: Entries) {}
+  constructor(private readonly local: Entries, private readonly session: Entries, private readonly commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS) {}
+
+  /** BS-11: storage CDP commands, replies from child targets included, are bounded by command_timeout_ms. */
+  private send(channel: CdpChannel, method: string, params?: Record<string, unknown>): Promise<any> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer to ${method} within command_timeout_ms ${this.commandTimeoutMs}`)), this.commandTimeoutMs);
+    });
+    return Promise.race([channel.send(method, params), late]).finally(() => clearTimeout(timer));
+  }
 
   /** Why initialization failed (BS-32), or null. */
   get failed(): string | null {
@@ -118,18 +130,18 @@ export class SeedInstrumentation {
     });
     const entry: { channel: CdpChannel; scriptId?: string } = { channel };
     this.channels.push(entry);
-    await Promise.all([channel.send('Runtime.enable'), channel.send('Debugger.enable'), channel.send('Page.enable')]);
+    await Promise.all([this.send(channel, 'Runtime.enable'), this.send(channel, 'Debugger.enable'), this.send(channel, 'Page.enable')]);
     // Every script but ours is blackboxed for this session: a page `debugger` statement (or
     // an anti-debugging loop) then pauses only when another connected client, one that does
     // not blackbox it, asks for it — and that client resumes it (BS-31). Without one, the
     // page runs as if no debugger were attached.
-    await channel.send('Debugger.setBlackboxPatterns', { patterns: [`^(?!${this.world}\\.js$)`], skipAnonymous: true });
-    const added = await channel.send('Page.addScriptToEvaluateOnNewDocument', {
+    await this.send(channel, 'Debugger.setBlackboxPatterns', { patterns: [`^(?!${this.world}\\.js$)`], skipAnonymous: true });
+    const added = await this.send(channel, 'Page.addScriptToEvaluateOnNewDocument', {
       source: `(function () { debugger; })();\n//# sourceURL=${url}`, worldName: this.world,
     }) as { identifier: string };
     entry.scriptId = added.identifier;
     // Out-of-process frames wait for us before their first script (BS-30 "instrumented frames").
-    await channel.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
+    await this.send(channel, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
   }
 
   private async child(parent: CdpChannel, p: { sessionId: string; targetInfo: { type: string }; waitingForDebugger: boolean }): Promise<void> {
@@ -137,30 +149,36 @@ export class SeedInstrumentation {
     try {
       if (p.targetInfo.type === 'iframe') await this.attach(channel);
     } catch (e) {
-      // A frame that went away while we set it up ran nothing; any other failure is fatal.
-      if (!/detached|closed|not found/i.test(String((e as Error).message))) this.fail(`an out-of-process frame could not be instrumented: ${(e as Error).message}`);
+      // A frame that went away while we set it up ran nothing; any other failure is fatal,
+      // and the frame stays waiting: BS-32, never run from an unknown initial state.
+      if (!/detached|closed|not found/i.test(String((e as Error).message))) {
+        this.fail(`an out-of-process frame could not be instrumented: ${(e as Error).message}`);
+        return;
+      }
     }
     if (p.waitingForDebugger) await channel.send('Runtime.runIfWaitingForDebugger').catch(() => {});
     if (p.targetInfo.type !== 'iframe') await parent.send('Target.detachFromTarget', { sessionId: p.sessionId }).catch(() => {});
   }
 
   private async seed(channel: CdpChannel, own: SeedScript, context: { origin: string; frameId?: string } | undefined, callFrameId: string): Promise<void> {
+    let partition: string | null = null;
+    let origin = '';
+    let writeSession = false;
     try {
-      const origin = await this.originOf(channel, own, context);
+      origin = await this.originOf(channel, own, context);
       const local = this.local[origin];
       const session = this.session[origin];
-      let partition: string | null = null;
       if (local) {
         // BS-30: partitioned frames of one origin get their own local-storage seeds.
-        const key = await channel.send('Storage.getStorageKeyForFrame', { frameId: own.frameId }).then((r: { storageKey: string }) => r.storageKey, () => origin);
+        const key = await this.send(channel, 'Storage.getStorageKeyForFrame', { frameId: own.frameId }).then((r: { storageKey: string }) => r.storageKey, () => origin);
         if (!this.seededPartitions.has(key)) partition = key;
       }
-      const writeSession = session !== undefined && !this.seededSessionOrigins.has(origin);
+      writeSession = session !== undefined && !this.seededSessionOrigins.has(origin);
       if (partition !== null || writeSession) {
         if (partition !== null) this.seededPartitions.add(partition);
         if (writeSession) this.seededSessionOrigins.add(origin);
         const data = JSON.stringify({ local: partition !== null ? local : [], session: writeSession ? session : [] });
-        const r = await channel.send('Debugger.evaluateOnCallFrame', {
+        const r = await this.send(channel, 'Debugger.evaluateOnCallFrame', {
           callFrameId, silent: true, returnByValue: true,
           expression: `(() => { const d = ${data}; const put = (area, entries) => { if (!entries.length) return 'ok';
             let s; try { s = area(); } catch (e) { return 'denied'; } for (const [k, v] of entries) s.setItem(k, v); return 'ok'; };
@@ -171,6 +189,12 @@ export class SeedInstrumentation {
         if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text);
       }
     } catch (e) {
+      if (channel instanceof ChildChannel && channel.detached) {
+        // A frame removed while paused ran nothing: its area is still owed its seeds.
+        if (partition !== null) this.seededPartitions.delete(partition);
+        if (writeSession) this.seededSessionOrigins.delete(origin);
+        return;
+      }
       // BS-32: never run the page from an unknown initial state; it stays paused.
       this.fail((e as Error).message);
       return;
@@ -182,7 +206,7 @@ export class SeedInstrumentation {
   private async originOf(channel: CdpChannel, own: SeedScript, context: { origin: string; frameId?: string } | undefined): Promise<string> {
     if (context?.origin) return context.origin;
     if (!own.frameId) throw new Error('the seed script\'s frame could not be identified');
-    const { frameTree } = await channel.send('Page.getFrameTree') as { frameTree: FrameTree };
+    const { frameTree } = await this.send(channel, 'Page.getFrameTree') as { frameTree: FrameTree };
     const find = (t: FrameTree): FrameTree['frame'] | undefined => t.frame.id === own.frameId ? t.frame : (t.childFrames ?? []).map(find).find(Boolean);
     const origin = find(frameTree)?.securityOrigin;
     if (!origin) throw new Error(`the security origin of frame ${own.frameId} could not be resolved`);
@@ -228,7 +252,7 @@ export class StorageSeeder {
     if (cookies.length) await context.addCookies(cookies);
     // Without non-cookie seeds the debugger stays off, so page `debugger` statements are inert.
     if (!this.hasNonCookieSeeds) return;
-    this.instrumentation = new SeedInstrumentation(this.local, this.session);
+    this.instrumentation = new SeedInstrumentation(this.local, this.session, this.s.command_timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS);
     await this.instrumentation.attach(await context.newCDPSession(page));
   }
 
