@@ -34,6 +34,9 @@ class ScriptedChannel implements CdpChannel {
   on(event: string, h: (p: any) => void): void {
     this.handlers.set(event, [...(this.handlers.get(event) ?? []), h]);
   }
+  listeners(event: string): number {
+    return this.handlers.get(event)?.length ?? 0;
+  }
   emit(event: string, params: unknown): void {
     for (const h of this.handlers.get(event) ?? []) h(params);
   }
@@ -102,6 +105,11 @@ describe('BS-31 debugger instrumentation', () => {
     expect(methods.at(-1)).toBe('Runtime.runIfWaitingForDebugger');
     expect(methods.slice(0, -1).sort()).toEqual(['Debugger.enable', 'Debugger.setBlackboxPatterns', 'Page.addScriptToEvaluateOnNewDocument', 'Page.enable', 'Runtime.enable', 'Target.setAutoAttach']);
     expect(ch.sentOf('Target.detachFromTarget')).toHaveLength(0);
+    // Many frames over a capture: the parent keeps one routing listener, not one per frame.
+    for (let i = 0; i < 20; i++) ch.emit('Target.attachedToTarget', { sessionId: `F${i}`, targetInfo: { type: 'iframe' }, waitingForDebugger: true });
+    await flush();
+    expect(ch.listeners('Target.receivedMessageFromTarget')).toBe(1);
+    expect(ch.listeners('Target.detachedFromTarget')).toBe(1);
   });
 });
 

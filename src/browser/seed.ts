@@ -39,24 +39,26 @@ export class ChildChannel implements CdpChannel {
   detached = false;
 
   constructor(private readonly parent: CdpChannel, readonly sessionId: string) {
-    parent.on('Target.receivedMessageFromTarget', (p: { sessionId: string; message: string }) => {
-      if (p.sessionId !== sessionId) return;
-      const m = JSON.parse(p.message) as { id?: number; method?: string; params?: unknown; result?: unknown; error?: { message: string } };
-      if (m.id !== undefined) {
-        const q = this.pending.get(m.id);
-        this.pending.delete(m.id);
-        if (m.error) q?.reject(new Error(m.error.message));
-        else q?.resolve(m.result);
-      } else if (m.method) {
-        for (const h of this.handlers.get(m.method) ?? []) h(m.params);
-      }
-    });
-    parent.on('Target.detachedFromTarget', (p: { sessionId: string }) => {
-      if (p.sessionId !== sessionId) return;
-      this.detached = true;
-      for (const q of this.pending.values()) q.reject(new Error('the frame\'s target detached'));
-      this.pending.clear();
-    });
+    routesOf(parent).set(sessionId, this);
+  }
+
+  /** A message from the child, routed here by its parent's one listener. */
+  receive(message: string): void {
+    const m = JSON.parse(message) as { id?: number; method?: string; params?: unknown; result?: unknown; error?: { message: string } };
+    if (m.id !== undefined) {
+      const q = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (m.error) q?.reject(new Error(m.error.message));
+      else q?.resolve(m.result);
+    } else if (m.method) {
+      for (const h of this.handlers.get(m.method) ?? []) h(m.params);
+    }
+  }
+
+  detach(): void {
+    this.detached = true;
+    for (const q of this.pending.values()) q.reject(new Error('the frame\'s target detached'));
+    this.pending.clear();
   }
 
   send(method: string, params: Record<string, unknown> = {}): Promise<any> {
@@ -71,6 +73,25 @@ export class ChildChannel implements CdpChannel {
   on(event: string, handler: (p: any) => void): void {
     this.handlers.set(event, [...(this.handlers.get(event) ?? []), handler]);
   }
+}
+
+/**
+ * One listener pair per parent session routes child messages by session id (a listener
+ * per child would pile up on the parent over a long capture's frames).
+ */
+const routes = new WeakMap<CdpChannel, Map<string, ChildChannel>>();
+function routesOf(parent: CdpChannel): Map<string, ChildChannel> {
+  let m = routes.get(parent);
+  if (m) return m;
+  const children = new Map<string, ChildChannel>();
+  parent.on('Target.receivedMessageFromTarget', (p: { sessionId: string; message: string }) => children.get(p.sessionId)?.receive(p.message));
+  parent.on('Target.detachedFromTarget', (p: { sessionId: string }) => {
+    children.get(p.sessionId)?.detach();
+    children.delete(p.sessionId);
+  });
+  routes.set(parent, children);
+  m = children;
+  return m;
 }
 
 interface SeedScript { contextId: number; frameId: string }
