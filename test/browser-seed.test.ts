@@ -272,6 +272,7 @@ describeBrowser('BS-30 / BS-31 / BS-32 seeding in Chromium', () => {
       '/seen': html(`<p id="out">x</p><script>window.seen = localStorage.getItem('k');</script>`),
       '/trap': html(`<p id="out"></p><script>const seen = localStorage.getItem('k'); debugger; let n = 0;
         const t = setInterval(() => { Function('debugger')(); if (++n === 5) { clearInterval(t); document.getElementById('out').textContent = 'after:' + seen; } }, 20);</script>`),
+      '/pause-later': html(`<p id="out">x</p><script>setTimeout(() => { debugger; }, 200);</script>`),
       '/go': html(`<button id="go" onclick="location.href = '${o.embedded}/top'">go</button>`),
       '/debugger': html(`<p id="out">before</p><script>window.seen = localStorage.getItem('k'); debugger; document.getElementById('out').textContent = 'after:' + window.seen;</script>`),
     }), origins);
@@ -395,6 +396,37 @@ describeBrowser('BS-30 / BS-31 / BS-32 seeding in Chromium', () => {
     expect(e.equality.eligible).toBe(false);
     expect(Date.now() - t0).toBeLessThan(15_000);
   }, 30_000);
+
+  it('BS-11 a page held paused by another debugger client cannot hold the capture: the DOM capture ends at command_timeout_ms as unavailable', async () => {
+    expect(external, 'the first test starts the external browser').not.toBeNull();
+    const browser = await chromium.connectOverCDP(external!.endpoint);
+    try {
+      const page = await browser.contexts()[0].newPage();
+      await page.goto(`${top.origin}/seen?held`);
+      const cdp = await page.context().newCDPSession(page);
+      let paused = false;
+      cdp.on('Debugger.paused', () => { paused = true; }); // …and never resumed while capstate captures
+      await cdp.send('Debugger.enable');
+      const t0 = Date.now();
+      const e = await captureBrowserScenario({
+        browser: { mode: 'connect', cdp_endpoint: external!.endpoint, target: { url_prefix: `${top.origin}/seen?held` } },
+        start_url: { url: `${top.origin}/pause-later` },
+        command_timeout_ms: 1500,
+        // (With "block", the service-worker check meets the paused page first and rejects the
+        // capture as unverified, BS-12; "allow" leaves the artifact bound to show.)
+        environment: { service_workers: 'allow' },
+        actions: [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 600 }],
+        capture: { at_end: ['url', 'dom'] },
+      });
+      expect(paused).toBe(true);
+      expect(Date.now() - t0).toBeLessThan(15_000);
+      expect(e.steps[0].captures.url).toMatchObject({ state: 'captured' });
+      expect(e.steps[0].captures.dom).toMatchObject({ state: 'unavailable', error: expect.stringMatching(/command_timeout_ms \(1500 ms\)/) });
+      await cdp.send('Debugger.resume');
+    } finally {
+      await browser.close();
+    }
+  });
 
   it('BS-30 connect mode leaves no seed script behind: the caller\'s tab, reloaded after the capture, is not seeded', async () => {
     expect(external, 'the first test starts the external browser').not.toBeNull();

@@ -38,10 +38,16 @@ export async function captureArtifacts(page: Page, context: BrowserContext, requ
   const out = notRequested();
   for (const a of ARTIFACTS) {
     if (!requested.includes(a)) continue;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      out[a] = { state: 'captured', value: await capture(a, page, context, view, timeout) };
+      // BS-11: a page that never answers (paused by a debugger client, hung) cannot hold the
+      // capture: every artifact is bounded by command_timeout_ms, not only those Playwright bounds.
+      const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`the ${a} capture did not finish within command_timeout_ms (${timeout} ms)`)), timeout); });
+      out[a] = { state: 'captured', value: await Promise.race([capture(a, page, context, view, timeout), late]) };
     } catch (e) {
       out[a] = { state: 'unavailable', error: view.text(firstLine(e)) };
+    } finally {
+      clearTimeout(timer);
     }
   }
   return out;
