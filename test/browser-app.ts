@@ -148,22 +148,23 @@ export async function stopExternalBrowser(browser: import('node:child_process').
 export interface ExternalBrowser { process: import('node:child_process').ChildProcess; endpoint: string; profile: string; stop(): Promise<void> }
 
 /**
- * A Chromium the test starts itself for connect mode, on a port Chromium picks
- * (`--remote-debugging-port=0`, read back from DevToolsActivePort). `preferences` seeds
- * the profile's Default/Preferences (e.g. to allow third-party storage).
+ * A Chromium the test starts itself for connect mode (the caller's browser, BS-22), on a
+ * port Chromium picks (`--remote-debugging-port=0`, read back from DevToolsActivePort).
+ * `preferences` seeds the profile's Default/Preferences (e.g. to allow third-party
+ * storage); `url` is its first tab.
  */
-export async function startExternalBrowser(preferences?: Record<string, unknown>): Promise<ExternalBrowser> {
+export async function startExternalBrowser(opts: { preferences?: Record<string, unknown>; url?: string } = {}): Promise<ExternalBrowser> {
   const { mkdtempSync, mkdirSync, readFileSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { spawn } = await import('node:child_process');
   const { LAUNCH_FLAGS } = await import('../src/browser/launch.js');
   const profile = mkdtempSync(join(tmpdir(), 'capstate-external-'));
-  if (preferences) {
+  if (opts.preferences) {
     mkdirSync(join(profile, 'Default'));
-    writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify(preferences));
+    writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify(opts.preferences));
   }
-  const child = spawn(CHROMIUM, ['--headless', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...LAUNCH_FLAGS, 'about:blank'], { stdio: 'ignore', detached: true });
+  const child = spawn(CHROMIUM, ['--headless', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...LAUNCH_FLAGS, opts.url ?? 'about:blank'], { stdio: 'ignore', detached: true });
   for (let i = 0; i < 150; i++) {
     try {
       const port = readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0];

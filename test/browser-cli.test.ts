@@ -4,15 +4,13 @@
  * launch mode leaves no profile behind (BS-22, BS-23); connect mode leaves the external
  * browser running (BS-22, BS-24, BS-25, BS-43).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { captureBrowserScenario } from '../src/browser/index.js';
-import { LAUNCH_FLAGS } from '../src/browser/launch.js';
-import { CHROMIUM, describeBrowser, startApp, stopExternalBrowser } from './browser-app.js';
+import { CHROMIUM, describeBrowser, startApp, startExternalBrowser, type ExternalBrowser } from './browser-app.js';
 import { cliAsync, cliPath, root, tempDir } from './helpers.js';
 
 const app = startApp();
@@ -116,32 +114,19 @@ describeBrowser('BS-23 / BS-67 SIGINT cancels the capture and cleanup still runs
   });
 });
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
 describeBrowser('BS-22 / BS-24 / BS-25 / BS-43 connect mode', () => {
-  let browser: ChildProcess | null = null;
+  let external: ExternalBrowser | null = null;
   let endpoint = '';
-  let profile = '';
   afterAll(async () => {
-    await stopExternalBrowser(browser, profile);
+    await external?.stop();
   });
 
   const tabs = async () => (await (await fetch(`${endpoint}/json/list`)).json()) as { type: string; url: string }[];
 
   it('BS-22 capstate attaches over loopback CDP, captures, and leaves the external browser running', async () => {
-    profile = mkdtempSync(join(tmpdir(), 'capstate-external-'));
-    const port = await freePort();
-    endpoint = `http://127.0.0.1:${port}`;
-    browser = spawn(CHROMIUM, ['--headless', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, ...LAUNCH_FLAGS, 'about:blank'], { stdio: 'ignore', detached: true });
-    for (let i = 0; i < 100; i++) {
-      try { await fetch(`${endpoint}/json/version`); break; } catch { await new Promise((r) => setTimeout(r, 100)); }
-    }
+    external = await startExternalBrowser();
+    endpoint = external.endpoint;
+    const browser = external.process;
     const e = await captureBrowserScenario({
       browser: { mode: 'connect', cdp_endpoint: endpoint },
       start_url: { url: `${app.origin}/app` },
@@ -174,14 +159,14 @@ describeBrowser('BS-22 / BS-24 / BS-25 / BS-43 connect mode', () => {
     });
     expect(e.steps[0].captures.url).toEqual({ state: 'captured', value: `${app.origin}/` });
     expect((await tabs()).some((t) => t.type === 'page' && t.url === `${app.origin}/`)).toBe(true);
-    expect(browser!.exitCode).toBeNull();
+    expect(external!.process.exitCode).toBeNull();
     const missing = await captureBrowserScenario({
       browser: { mode: 'connect', cdp_endpoint: endpoint, target: { url_prefix: 'http://127.0.0.1:1/none' } },
       start_url: { url: `${app.origin}/` },
       actions: [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 1 }],
     }).catch((err) => err);
     expect(missing.code).toBe('target-not-found');
-    expect(browser!.exitCode).toBeNull();
+    expect(external!.process.exitCode).toBeNull();
   });
 });
 

@@ -6,17 +6,12 @@
  * deadline families (BS-10 to BS-13), a held-open response behind the read queue (BS-67),
  * initiators (BS-69) and the service-worker policy (BS-16, BS-17, BS-55).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureBrowserScenario } from '../src/browser/index.js';
-import { LAUNCH_FLAGS } from '../src/browser/launch.js';
 import { EventLog, ListenerOwners, MAX_CONCURRENT_CONTENT_READS, MAX_LISTENER_OWNERS, PROVIDER_READ_TIMEOUT_MS } from '../src/browser/limits.js';
 import { NetworkObserver, type ContentSelection } from '../src/browser/network.js';
 import { Redaction, RedactionView } from '../src/browser/redaction.js';
@@ -25,7 +20,7 @@ import type { CaptureIn } from '../src/compare/input.js';
 import { networkBySendingStep } from '../src/compare/network.js';
 import { DEFAULT_OPTIONS } from '../src/compare/policy.js';
 import { CapstateError } from '../src/errors.js';
-import { CHROMIUM, describeBrowser, stopExternalBrowser } from './browser-app.js';
+import { CHROMIUM, describeBrowser, startExternalBrowser, type ExternalBrowser } from './browser-app.js';
 
 // ---------------------------------------------------------------------------------------
 // Fake Playwright request/response objects: only what NetworkObserver calls.
@@ -543,18 +538,12 @@ describeBrowser('BS-16 / BS-55 service workers in launch mode', () => {
 });
 
 describeBrowser('BS-17 service workers in connect mode', () => {
-  let browser: ChildProcess | null = null;
-  let profile = '';
+  let external: ExternalBrowser | null = null;
   let endpoint = '';
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'capstate-external-'));
-    const srv = http.createServer();
-    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-    const port = (srv.address() as AddressInfo).port;
-    await new Promise<void>((r) => srv.close(() => r()));
-    endpoint = `http://127.0.0.1:${port}`;
     // The caller's browser, where service workers are allowed; its page becomes controlled.
-    browser = spawn(CHROMIUM, ['--headless', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, ...LAUNCH_FLAGS, `${site.origin}/sw`], { stdio: 'ignore', detached: true });
+    external = await startExternalBrowser({ url: `${site.origin}/sw` });
+    endpoint = external.endpoint;
     for (let i = 0; i < 100; i++) {
       try {
         const tabs = (await (await fetch(`${endpoint}/json/list`)).json()) as { title: string }[];
@@ -564,7 +553,7 @@ describeBrowser('BS-17 service workers in connect mode', () => {
     }
   }, 20_000);
   afterAll(async () => {
-    await stopExternalBrowser(browser, profile);
+    await external?.stop();
   });
   const tabs = async () => (await (await fetch(`${endpoint}/json/list`)).json()) as { type: string; url: string; title: string }[];
 

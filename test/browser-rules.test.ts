@@ -15,10 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { captureBrowserScenario, type Evidence } from '../src/browser/index.js';
-import { LAUNCH_FLAGS } from '../src/browser/launch.js';
 import { validateScenario } from '../src/browser/schema.js';
 import { CapstateError } from '../src/errors.js';
-import { CHROMIUM, describeBrowser, stopExternalBrowser } from './browser-app.js';
+import { CHROMIUM, describeBrowser, startExternalBrowser, type ExternalBrowser } from './browser-app.js';
 import { cliPath, root } from './helpers.js';
 
 // ---------------------------------------------------------------------------------------
@@ -394,9 +393,8 @@ describeBrowser('BS-5 Targets and origins', () => {
 });
 
 describeBrowser('BS-6 What each request names', () => {
-  let browser: ChildProcess | null = null;
-  let profile = '';
-  afterAll(() => stopExternalBrowser(browser, profile));
+  let external: ExternalBrowser | null = null;
+  afterAll(() => external?.stop());
 
   it('BS-6 the request must name the executable or the endpoint, the start URL and the actions; nothing is discovered', () => {
     const base = launch(`${pages.origin}/plain`, [settle()]);
@@ -455,15 +453,11 @@ describeBrowser('BS-6 What each request names', () => {
   });
 
   it('BS-6 connect: the Evidence names the exact endpoint; capstate disconnects without closing the external browser', async () => {
-    profile = mkdtempSync(join(tmpdir(), 'capstate-external-'));
-    const port = await freePort();
+    external = await startExternalBrowser();
+    const browser = external.process;
+    const port = new URL(external.endpoint).port;
+    // The endpoint as the caller spells it (localhost), kept exactly in the Evidence.
     const endpoint = `http://localhost:${port}`;
-    browser = spawn(CHROMIUM, ['--headless', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, ...LAUNCH_FLAGS, 'about:blank'], { stdio: 'ignore', detached: true });
-    let up = false;
-    for (let i = 0; i < 100 && !up; i++) {
-      try { await fetch(`http://127.0.0.1:${port}/json/version`); up = true; } catch { await new Promise((r) => setTimeout(r, 100)); }
-    }
-    expect(up, 'the external Chromium answers on its CDP port').toBe(true);
     const e = await captureBrowserScenario({ ...launch(`${pages.origin}/plain`, [settle()]), browser: { mode: 'connect', cdp_endpoint: endpoint } }, { env: {} });
     expect(e.scenario.browser).toEqual({ mode: 'connect', cdp_endpoint: endpoint });
     expect(e.steps[0].status).toBe('completed');

@@ -34,6 +34,14 @@ class ScriptedChannel implements CdpChannel {
   on(event: string, h: (p: any) => void): void {
     this.handlers.set(event, [...(this.handlers.get(event) ?? []), h]);
   }
+  /** Waits until no command has been sent for a few timer turns (replies come by setTimeout). */
+  async settled(): Promise<void> {
+    for (let quiet = 0, n = -1; quiet < 3;) {
+      quiet = this.sent.length === n ? quiet + 1 : 0;
+      n = this.sent.length;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
   listeners(event: string): number {
     return this.handlers.get(event)?.length ?? 0;
   }
@@ -45,7 +53,6 @@ class ScriptedChannel implements CdpChannel {
   }
 }
 
-const flush = () => new Promise((r) => setTimeout(r, 10));
 const written = (c: { params: Record<string, unknown> }) => JSON.parse(/const d = (\{.*?\}); const put/s.exec(c.params.expression as string)![1]) as { local: [string, string][]; session: [string, string][] };
 
 /** Announces a document's seed-world context and script, then pauses in it. */
@@ -79,11 +86,11 @@ describe('BS-31 debugger instrumentation', () => {
     // A page `debugger` statement: the top frame is a page script.
     ch.emit('Debugger.scriptParsed', { scriptId: 'page1', url: 'http://a.test/app.js', executionContextId: 1 });
     ch.emit('Debugger.paused', { reason: 'other', callFrames: [{ callFrameId: 'p', location: { scriptId: 'page1' } }] });
-    await flush();
+    await ch.settled();
     expect(ch.sentOf('Debugger.resume')).toHaveLength(0);
     expect(ch.sentOf('Debugger.evaluateOnCallFrame')).toHaveLength(0);
     document(ch, seed, 2, 'F1', 'http://a.test');
-    await flush();
+    await ch.settled();
     expect(ch.sentOf('Debugger.evaluateOnCallFrame').map(written)).toEqual([{ local: [['k', 'v']], session: [] }]);
     expect(ch.sent.map((c) => c.method).slice(-2)).toEqual(['Debugger.evaluateOnCallFrame', 'Debugger.resume']);
   });
@@ -93,13 +100,13 @@ describe('BS-31 debugger instrumentation', () => {
     const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {});
     await seed.attach(ch);
     ch.emit('Target.attachedToTarget', { sessionId: 'W', targetInfo: { type: 'worker' }, waitingForDebugger: true });
-    await flush();
+    await ch.settled();
     const inner = (m: { params: Record<string, unknown> }) => JSON.parse(m.params.message as string).method as string;
     expect(ch.sentOf('Target.sendMessageToTarget').map(inner)).toEqual(['Runtime.runIfWaitingForDebugger']);
     expect(ch.sentOf('Target.detachFromTarget')[0].params).toEqual({ sessionId: 'W' });
     ch.sent.length = 0;
     ch.emit('Target.attachedToTarget', { sessionId: 'F', targetInfo: { type: 'iframe' }, waitingForDebugger: true });
-    await flush();
+    await ch.settled();
     const methods = ch.sentOf('Target.sendMessageToTarget').map(inner);
     // The frame runs only after its seed script and its own auto-attach are in place.
     expect(methods.at(-1)).toBe('Runtime.runIfWaitingForDebugger');
@@ -107,7 +114,7 @@ describe('BS-31 debugger instrumentation', () => {
     expect(ch.sentOf('Target.detachFromTarget')).toHaveLength(0);
     // Many frames over a capture: the parent keeps one routing listener, not one per frame.
     for (let i = 0; i < 20; i++) ch.emit('Target.attachedToTarget', { sessionId: `F${i}`, targetInfo: { type: 'iframe' }, waitingForDebugger: true });
-    await flush();
+    await ch.settled();
     expect(ch.listeners('Target.receivedMessageFromTarget')).toBe(1);
     expect(ch.listeners('Target.detachedFromTarget')).toBe(1);
   });
@@ -121,7 +128,7 @@ describe('BS-32 resolving the origin of a private isolated world', () => {
     const seed = new SeedInstrumentation({ 'http://b.test': [['from', 'url']], 'http://c.test': [['from', 'security-origin']] }, {});
     await seed.attach(ch);
     document(ch, seed, 3, 'SANDBOX', '');
-    await flush();
+    await ch.settled();
     expect(ch.sentOf('Page.getFrameTree')).toHaveLength(1);
     expect(ch.sentOf('Debugger.evaluateOnCallFrame').map(written)).toEqual([{ local: [['from', 'security-origin']], session: [] }]);
     expect(ch.sentOf('Debugger.resume')).toHaveLength(1);
@@ -135,7 +142,7 @@ describe('BS-32 resolving the origin of a private isolated world', () => {
     seed.whenFailed((m) => failures.push(m));
     await seed.attach(ch);
     document(ch, seed, 4, 'GONE', '');
-    await flush();
+    await ch.settled();
     expect(failures).toEqual(['storage seeding failed: the security origin of frame GONE could not be resolved']);
     expect(seed.failed).toBe(failures[0]);
     expect(ch.sentOf('Debugger.evaluateOnCallFrame')).toHaveLength(0);
@@ -147,7 +154,7 @@ describe('BS-32 resolving the origin of a private isolated world', () => {
     const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {});
     await seed.attach(ch);
     document(ch, seed, 5, 'MAIN', 'http://a.test');
-    await flush();
+    await ch.settled();
     expect(seed.failed).toBe('storage seeding failed: QuotaExceededError: full');
     expect(ch.sentOf('Debugger.resume')).toHaveLength(0);
   });
@@ -182,7 +189,7 @@ describe('BS-32 an instrumentation failure keeps the out-of-process frame waitin
     const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {});
     await seed.attach(ch);
     ch.emit('Target.attachedToTarget', { sessionId: 'F', targetInfo: { type: 'iframe' }, waitingForDebugger: true });
-    await flush();
+    await ch.settled();
     expect(seed.failed).toBe('storage seeding failed: an out-of-process frame could not be instrumented: Internal error');
     const inner = (m: { params: Record<string, unknown> }) => JSON.parse(m.params.message as string).method as string;
     expect(ch.sentOf('Target.sendMessageToTarget').map(inner)).not.toContain('Runtime.runIfWaitingForDebugger');
@@ -197,18 +204,18 @@ describe('BS-32 a frame that goes away while paused', () => {
     const evaluations = () => ch.sentOf('Target.sendMessageToTarget').filter((m) => JSON.parse(m.params.message as string).method === 'Debugger.evaluateOnCallFrame');
     const frame = async (sessionId: string, n: number) => {
       ch.emit('Target.attachedToTarget', { sessionId, targetInfo: { type: 'iframe' }, waitingForDebugger: true });
-      await flush();
+      await ch.settled();
       const event = (method: string, params: unknown) => ch.emit('Target.receivedMessageFromTarget', { sessionId, message: JSON.stringify({ method, params }) });
       event('Runtime.executionContextCreated', { context: { id: n, origin: 'http://a.test', auxData: { frameId: `F${n}` } } });
       event('Debugger.scriptParsed', { scriptId: `s${n}`, url: `${seed.world}.js`, executionContextId: n, executionContextAuxData: { frameId: `F${n}` } });
       event('Debugger.paused', { callFrames: [{ callFrameId: `cf${n}`, location: { scriptId: `s${n}` } }] });
-      await flush();
+      await ch.settled();
     };
     await frame('F', 1);
     expect(evaluations()).toHaveLength(1);
     // The embedding page removes the frame while its seed write is in flight.
     ch.emit('Target.detachedFromTarget', { sessionId: 'F' });
-    await flush();
+    await ch.settled();
     expect(seed.failed).toBeNull();
     await frame('G', 2);
     expect(evaluations()).toHaveLength(2);
@@ -224,7 +231,7 @@ describe('BS-30 seeding once per partition and per origin', () => {
     const writes = async (n: number, frameId: string) => {
       const before = ch.sentOf('Debugger.evaluateOnCallFrame').length;
       document(ch, seed, n, frameId, 'http://b.test');
-      await flush();
+      await ch.settled();
       return ch.sentOf('Debugger.evaluateOnCallFrame').slice(before).map(written);
     };
     expect(await writes(10, 'TOP')).toEqual([{ local: [['k', 'v']], session: [['s', 'w']] }]);
@@ -241,7 +248,7 @@ describe('BS-30 seeding once per partition and per origin', () => {
     const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {});
     await seed.attach(ch);
     document(ch, seed, 6, 'MAIN', 'http://elsewhere.test');
-    await flush();
+    await ch.settled();
     expect(ch.sentOf('Debugger.evaluateOnCallFrame')).toHaveLength(0);
     expect(ch.sentOf('Debugger.resume')).toHaveLength(1);
   });
@@ -293,7 +300,7 @@ describeBrowser('BS-30 / BS-31 / BS-32 seeding in Chromium', () => {
 
   it('BS-30 / BS-31 an out-of-process frame sees its origin\'s seeds in its first script; its update persists in that partition', async () => {
     // Third-party storage is blocked by default; a caller's browser may allow it.
-    external = await startExternalBrowser({ profile: { cookie_controls_mode: 0 } });
+    external = await startExternalBrowser({ preferences: { profile: { cookie_controls_mode: 0 } } });
     const e = await captureBrowserScenario({
       browser: { mode: 'connect', cdp_endpoint: external.endpoint },
       start_url: { url: `${top.origin}/embed` },

@@ -5,20 +5,15 @@
  * Unit tests use a fake CDP session; browser tests start their own Chromium with
  * --remote-debugging-port and give every test a fresh origin, so registrations do not leak.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureBrowserScenario } from '../src/browser/index.js';
-import { LAUNCH_FLAGS } from '../src/browser/launch.js';
 import { keepPrimary, SERVICE_WORKER_DEADLINES, ServiceWorkerBlock } from '../src/browser/service-workers.js';
 import { CapstateError } from '../src/errors.js';
-import { CHROMIUM, describeBrowser, stopExternalBrowser } from './browser-app.js';
+import { CHROMIUM, describeBrowser, startExternalBrowser, type ExternalBrowser } from './browser-app.js';
 
 // ---------------------------------------------------------------------------------------
 // A fake CDP session and page: only what the holder calls.
@@ -100,21 +95,13 @@ async function origin(): Promise<string> {
 
 /** The caller's browser: an external Chromium with a loopback CDP endpoint (BS-22). */
 function externalBrowser() {
-  const b = { endpoint: '', process: null as ChildProcess | null, profile: '' };
+  const b = { endpoint: '' };
+  let external: ExternalBrowser | null = null;
   beforeAll(async () => {
-    b.profile = mkdtempSync(join(tmpdir(), 'capstate-external-'));
-    const probe = http.createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((r) => probe.close(() => r()));
-    b.endpoint = `http://127.0.0.1:${port}`;
-    b.process = spawn(CHROMIUM, ['--headless', `--remote-debugging-port=${port}`, `--user-data-dir=${b.profile}`, ...LAUNCH_FLAGS, 'about:blank'], { stdio: 'ignore', detached: true });
-    for (let i = 0; i < 100; i++) {
-      try { if ((await fetch(`${b.endpoint}/json/version`)).ok) return; } catch { /* not up yet */ }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    external = await startExternalBrowser();
+    b.endpoint = external.endpoint;
   }, 20_000);
-  afterAll(() => stopExternalBrowser(b.process, b.profile));
+  afterAll(() => external?.stop());
   return b;
 }
 
