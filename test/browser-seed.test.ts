@@ -53,7 +53,7 @@ class ScriptedChannel implements CdpChannel {
   }
 }
 
-const written = (c: { params: Record<string, unknown> }) => JSON.parse(/const d = (\{.*?\}); const put/s.exec(c.params.expression as string)![1]) as { local: [string, string][]; session: [string, string][] };
+const written = (c: { params: Record<string, unknown> }) => (c.params.arguments as { value: unknown }[])[0].value as { local: [string, string][]; session: [string, string][] };
 
 /** Announces a document's seed-world context and script, then pauses in it. */
 function document(ch: ScriptedChannel, seed: SeedInstrumentation, n: number, frameId: string, origin: string, scriptId = `s${n}`): void {
@@ -81,18 +81,24 @@ describe('BS-31 debugger instrumentation', () => {
 
   it('BS-31 resumes its own pause after writing the seeds, and never a pause in page code', async () => {
     const ch = new ScriptedChannel();
-    const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {});
+    const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'SECRET-4711']] }, {});
     await seed.attach(ch);
     // A page `debugger` statement: the top frame is a page script.
     ch.emit('Debugger.scriptParsed', { scriptId: 'page1', url: 'http://a.test/app.js', executionContextId: 1 });
     ch.emit('Debugger.paused', { reason: 'other', callFrames: [{ callFrameId: 'p', location: { scriptId: 'page1' } }] });
     await ch.settled();
     expect(ch.sentOf('Debugger.resume')).toHaveLength(0);
-    expect(ch.sentOf('Debugger.evaluateOnCallFrame')).toHaveLength(0);
+    expect(ch.sentOf('Runtime.callFunctionOn')).toHaveLength(0);
     document(ch, seed, 2, 'F1', 'http://a.test');
     await ch.settled();
-    expect(ch.sentOf('Debugger.evaluateOnCallFrame').map(written)).toEqual([{ local: [['k', 'v']], session: [] }]);
-    expect(ch.sent.map((c) => c.method).slice(-2)).toEqual(['Debugger.evaluateOnCallFrame', 'Debugger.resume']);
+    expect(ch.sentOf('Runtime.callFunctionOn').map(written)).toEqual([{ local: [['k', 'SECRET-4711']], session: [] }]);
+    expect(ch.sent.map((c) => c.method).slice(-2)).toEqual(['Runtime.callFunctionOn', 'Debugger.resume']);
+    // The values are an argument, in the seed world's context; no script source carries them.
+    const call = ch.sentOf('Runtime.callFunctionOn')[0].params;
+    expect(call.executionContextId).toBe(2);
+    const sources = ch.sent.flatMap((c) => [c.params.functionDeclaration, c.params.source, c.params.expression]).filter(Boolean).join('\n');
+    expect(sources).toMatch(/localStorage/);
+    expect(sources).not.toContain('SECRET-4711');
   });
 
   it('BS-31 a frame target is instrumented before it is let run; other targets are let run and left', async () => {
@@ -130,7 +136,7 @@ describe('BS-32 resolving the origin of a private isolated world', () => {
     document(ch, seed, 3, 'SANDBOX', '');
     await ch.settled();
     expect(ch.sentOf('Page.getFrameTree')).toHaveLength(1);
-    expect(ch.sentOf('Debugger.evaluateOnCallFrame').map(written)).toEqual([{ local: [['from', 'security-origin']], session: [] }]);
+    expect(ch.sentOf('Runtime.callFunctionOn').map(written)).toEqual([{ local: [['from', 'security-origin']], session: [] }]);
     expect(ch.sentOf('Debugger.resume')).toHaveLength(1);
     expect(seed.failed).toBeNull();
   });
@@ -145,12 +151,12 @@ describe('BS-32 resolving the origin of a private isolated world', () => {
     await ch.settled();
     expect(failures).toEqual(['storage seeding failed: the security origin of frame GONE could not be resolved']);
     expect(seed.failed).toBe(failures[0]);
-    expect(ch.sentOf('Debugger.evaluateOnCallFrame')).toHaveLength(0);
+    expect(ch.sentOf('Runtime.callFunctionOn')).toHaveLength(0);
     expect(ch.sentOf('Debugger.resume')).toHaveLength(0);
   });
 
   it('BS-32 a seed write that throws fails initialization too', async () => {
-    const ch = new ScriptedChannel({ 'Debugger.evaluateOnCallFrame': () => ({ exceptionDetails: { text: 'Uncaught', exception: { description: 'QuotaExceededError: full\n at x' } } }) });
+    const ch = new ScriptedChannel({ 'Runtime.callFunctionOn': () => ({ exceptionDetails: { text: 'Uncaught', exception: { description: 'QuotaExceededError: full\n at x' } } }) });
     const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {});
     await seed.attach(ch);
     document(ch, seed, 5, 'MAIN', 'http://a.test');
@@ -162,12 +168,12 @@ describe('BS-32 resolving the origin of a private isolated world', () => {
 
 describe('BS-11 storage CDP commands are bounded by command_timeout_ms', () => {
   it('BS-11 a seed write that gets no answer fails initialization at command_timeout_ms instead of waiting forever', async () => {
-    const ch = new ScriptedChannel({ 'Debugger.evaluateOnCallFrame': () => new Promise(() => {}) });
+    const ch = new ScriptedChannel({ 'Runtime.callFunctionOn': () => new Promise(() => {}) });
     const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {}, 50);
     await seed.attach(ch);
     document(ch, seed, 7, 'MAIN', 'http://a.test');
     await new Promise((r) => setTimeout(r, 200));
-    expect(seed.failed).toBe('storage seeding failed: no answer to Debugger.evaluateOnCallFrame within command_timeout_ms 50');
+    expect(seed.failed).toBe('storage seeding failed: no answer to Runtime.callFunctionOn within command_timeout_ms 50');
     expect(ch.sentOf('Debugger.resume')).toHaveLength(0);
   });
 
@@ -198,10 +204,10 @@ describe('BS-32 an instrumentation failure keeps the out-of-process frame waitin
 
 describe('BS-32 a frame that goes away while paused', () => {
   it('BS-32 an out-of-process frame detached during its seed write is not a failure, and its partition still gets its seeds', async () => {
-    const ch = new ScriptedChannel({}, (method) => method === 'Debugger.evaluateOnCallFrame' ? null : { result: {} });
+    const ch = new ScriptedChannel({}, (method) => method === 'Runtime.callFunctionOn' ? null : { result: {} });
     const seed = new SeedInstrumentation({ 'http://a.test': [['k', 'v']] }, {});
     await seed.attach(ch);
-    const evaluations = () => ch.sentOf('Target.sendMessageToTarget').filter((m) => JSON.parse(m.params.message as string).method === 'Debugger.evaluateOnCallFrame');
+    const evaluations = () => ch.sentOf('Target.sendMessageToTarget').filter((m) => JSON.parse(m.params.message as string).method === 'Runtime.callFunctionOn');
     const frame = async (sessionId: string, n: number) => {
       ch.emit('Target.attachedToTarget', { sessionId, targetInfo: { type: 'iframe' }, waitingForDebugger: true });
       await ch.settled();
@@ -229,10 +235,10 @@ describe('BS-30 seeding once per partition and per origin', () => {
     const seed = new SeedInstrumentation({ 'http://b.test': [['k', 'v']] }, { 'http://b.test': [['s', 'w']] });
     await seed.attach(ch);
     const writes = async (n: number, frameId: string) => {
-      const before = ch.sentOf('Debugger.evaluateOnCallFrame').length;
+      const before = ch.sentOf('Runtime.callFunctionOn').length;
       document(ch, seed, n, frameId, 'http://b.test');
       await ch.settled();
-      return ch.sentOf('Debugger.evaluateOnCallFrame').slice(before).map(written);
+      return ch.sentOf('Runtime.callFunctionOn').slice(before).map(written);
     };
     expect(await writes(10, 'TOP')).toEqual([{ local: [['k', 'v']], session: [['s', 'w']] }]);
     // A partitioned frame of the same origin gets its own local seeds (not session ones).
@@ -249,7 +255,7 @@ describe('BS-30 seeding once per partition and per origin', () => {
     await seed.attach(ch);
     document(ch, seed, 6, 'MAIN', 'http://elsewhere.test');
     await ch.settled();
-    expect(ch.sentOf('Debugger.evaluateOnCallFrame')).toHaveLength(0);
+    expect(ch.sentOf('Runtime.callFunctionOn')).toHaveLength(0);
     expect(ch.sentOf('Debugger.resume')).toHaveLength(1);
   });
 });

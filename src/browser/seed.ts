@@ -96,6 +96,13 @@ function routesOf(parent: CdpChannel): Map<string, ChildChannel> {
 
 interface SeedScript { contextId: number; frameId: string }
 
+/** Runs in the paused seed world: writes the owed entries; storage the document may not use is skipped. */
+const SEED_WRITER = `function (d) {
+  const put = (area, entries) => { if (!entries.length) return 'ok';
+    let s; try { s = area(); } catch (e) { return 'denied'; } for (const [k, v] of entries) s.setItem(k, v); return 'ok'; };
+  return [put(() => localStorage, d.local), put(() => sessionStorage, d.session)];
+}`;
+
 /** The debugger instrumentation of BS-31/BS-32, independent of Playwright for testing. */
 export class SeedInstrumentation {
   /** Local-storage seeds are owed per storage partition, session-storage seeds per origin. */
@@ -144,7 +151,7 @@ export class SeedInstrumentation {
       const own = top && scripts.get(top.location.scriptId);
       // BS-31: only our own pause is ours to resume.
       if (!own) return;
-      void this.seed(channel, own, contexts.get(own.contextId), top.callFrameId);
+      void this.seed(channel, own, contexts.get(own.contextId));
     });
     channel.on('Target.attachedToTarget', (p: { sessionId: string; targetInfo: { type: string }; waitingForDebugger: boolean }) => {
       void this.child(channel, p);
@@ -181,7 +188,7 @@ export class SeedInstrumentation {
     if (p.targetInfo.type !== 'iframe') await parent.send('Target.detachFromTarget', { sessionId: p.sessionId }).catch(() => {});
   }
 
-  private async seed(channel: CdpChannel, own: SeedScript, context: { origin: string; frameId?: string } | undefined, callFrameId: string): Promise<void> {
+  private async seed(channel: CdpChannel, own: SeedScript, context: { origin: string; frameId?: string } | undefined): Promise<void> {
     let partition: string | null = null;
     let origin = '';
     let writeSession = false;
@@ -198,12 +205,12 @@ export class SeedInstrumentation {
       if (partition !== null || writeSession) {
         if (partition !== null) this.seededPartitions.add(partition);
         if (writeSession) this.seededSessionOrigins.add(origin);
-        const data = JSON.stringify({ local: partition !== null ? local : [], session: writeSession ? session : [] });
-        const r = await this.send(channel, 'Debugger.evaluateOnCallFrame', {
-          callFrameId, silent: true, returnByValue: true,
-          expression: `(() => { const d = ${data}; const put = (area, entries) => { if (!entries.length) return 'ok';
-            let s; try { s = area(); } catch (e) { return 'denied'; } for (const [k, v] of entries) s.setItem(k, v); return 'ok'; };
-            return [put(() => localStorage, d.local), put(() => sessionStorage, d.session)]; })()`,
+        // The entries travel as a call argument, not as source: another debugger client on
+        // the page (connect mode) sees the function's parsed source, never the values.
+        const r = await this.send(channel, 'Runtime.callFunctionOn', {
+          executionContextId: own.contextId, silent: true, returnByValue: true,
+          arguments: [{ value: { local: partition !== null ? local : [], session: writeSession ? session : [] } }],
+          functionDeclaration: SEED_WRITER,
         }) as { result?: { value?: unknown }; exceptionDetails?: { exception?: { description?: string }; text: string } };
         // Storage the document itself may not use (third-party blocking) needs no seeds;
         // a write that throws otherwise leaves an unknown initial state.
