@@ -14,7 +14,7 @@ const page = `<!doctype html><html><head><title>Items</title></head><body>
     const r = await fetch('/api/items?q=' + encodeURIComponent(document.getElementById('q').value));
     const found = await r.json();
     list.innerHTML = found.map((i) => '<li><a href="#' + i.id + '">' + i.name + '</a></li>').join('');
-    for (const i of found) await fetch('/api/items/' + i.id);
+    for (const i of found) await (await fetch('/api/items/' + i.id)).json();
     list.dataset.state = 'ready';
   };
 </script></body></html>`;
