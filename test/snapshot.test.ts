@@ -45,7 +45,7 @@ describe('store snapshot of the state pass\'s views', () => {
     }
   });
 
-  it('concurrent passes on one connection share the snapshot and give the same bytes as the CLI', async () => {
+  it('concurrent passes on one connection run one after another and give the same bytes as the CLI', async () => {
     const db = openStore(loaded());
     const k = kyselyFor(db);
     try {

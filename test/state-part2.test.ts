@@ -163,6 +163,16 @@ describe('ES-17 ES-18 ES-19 representation variants', () => {
     expect(plan(s, 'get_api_v1_users')).toMatchObject({ kind: 'list', projected_record_ordinals: [3], projected_query_keys: [{ name: 'view', value: 'long' }] });
   });
 
+  it('ES-19 ES-33 a variant leaves the observations the order is taken from: the base row decides, not an earlier variant row', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/users?include=roles`, body: [{ id: 'u-02', name: 'Bo', roles: [] }, { id: 'u-01', name: 'Ann', roles: ['admin'] }] },
+      { url: `${A}/api/v1/users`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
+    ]) as State & { types: { collection: string; initial_order: string[]; order_source: string }[] };
+    expect(plan(s, 'get_api_v1_users')).toMatchObject({ kind: 'list', projected_record_ordinals: [1] });
+    expect(s.types.find((t) => t.collection === 'users')).toMatchObject({ initial_order: ['u-01', 'u-02'], order_source: 'row' });
+    expect(s.entities.filter((e) => e.collection === 'users').map((e) => e.id)).toEqual(['u-01', 'u-02']);
+  });
+
   it('ES-19 an indistinguishable variant stays an ordinary row, and the plan fails', () => {
     const s = stateOf([
       { url: `${A}/api/v1/users`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },

@@ -60,7 +60,11 @@ export interface StateFacts {
 export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'entity_observations',
   'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members'] as const;
 
-export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<StateFacts> {
+/**
+ * Every fact of the pass but the collection order, which is read after ES-19 has taken
+ * the variants out of the observations it is computed from (`readOrder`).
+ */
+export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<Omit<StateFacts, 'order'>> {
   const timeline = await k.selectFrom('capture_timeline').select('timeline_order').where('capture_id', '=', captureId).executeTakeFirst();
   const reads = await k.selectFrom('read_records as r')
     .innerJoin('record as c', 'c.id', 'r.record_id')
@@ -68,12 +72,11 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
     .select(['r.record_id', 'r.ordinal', 'r.timeline_position', 'r.started_ms', 'r.ended_ms', 'r.tool', 'r.root_path', 'r.method',
       'c.path', 'c.query', 'r.status', 'r.response_body_id', 'i.record_id as initial_id', 'i.bound_ordinal', 'i.bound_rule'])
     .where('r.capture_id', '=', captureId).orderBy('r.timeline_position').execute();
-  const [writes, identities, observations, order, itemLocations, listReads, counters, membership, tools] = await Promise.all([
+  const [writes, identities, observations, itemLocations, listReads, counters, membership, tools] = await Promise.all([
     k.selectFrom('writes').selectAll().where('capture_id', '=', captureId).orderBy('timeline_position').execute(),
     k.selectFrom('type_identities').selectAll().where('capture_id', '=', captureId).orderBy('root_path').execute(),
     k.selectFrom('entity_observations').selectAll().where('capture_id', '=', captureId)
       .orderBy('timeline_position').orderBy('list_index').execute(),
-    k.selectFrom('collection_order').selectAll().where('capture_id', '=', captureId).orderBy('root_path').orderBy('state_order').execute(),
     k.selectFrom('item_locations').selectAll().where('capture_id', '=', captureId).execute(),
     k.selectFrom('list_reads').selectAll().where('capture_id', '=', captureId).execute(),
     k.selectFrom('list_counters').selectAll().where('capture_id', '=', captureId).orderBy('record_id').orderBy('member_pointer').execute(),
@@ -88,7 +91,7 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
   }
   // ES-39: the manifest's grouping and every record row count as transient bytes.
   for (const t of tools) budget.charge('manifest', rowCost(t));
-  for (const rows of [reads, writes, identities, observations, order, itemLocations, listReads, counters, membership] as Record<string, unknown>[][]) {
+  for (const rows of [reads, writes, identities, observations, itemLocations, listReads, counters, membership] as Record<string, unknown>[][]) {
     for (const r of rows) budget.charge('records', rowCost(r));
   }
   const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
@@ -131,10 +134,17 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
     captureId,
     timelineOrder: timeline?.timeline_order ?? 'record-order',
     reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null, query_pairs: queryPairs.get(r.record_id) ?? [] })),
-    writes, perResponse, identities, observations, order, itemLocations, listReads, counters, membership, tools,
+    writes, perResponse, identities, observations, itemLocations, listReads, counters, membership, tools,
     pathValue: (id) => pathValues.get(id),
     bodyValue: value,
     loadBodies,
     bodyUsable: (id) => value(id) !== undefined,
   };
+}
+
+/** ES-33/ES-34: the collection order as `collection_order` computes it from the observations now in the snapshot. */
+export async function readOrder(k: Kysely<DB>, captureId: number, budget: Budget): Promise<StateFacts['order']> {
+  const order = await k.selectFrom('collection_order').selectAll().where('capture_id', '=', captureId).orderBy('root_path').orderBy('state_order').execute();
+  for (const r of order) budget.charge('records', rowCost(r as Record<string, unknown>));
+  return order;
 }

@@ -8,8 +8,8 @@ import { sha256Hex, stringifyExact, type JsonValue } from '../load/bodies.js';
 import { JSON_FORMAT_VERSION } from '../cli/common.js';
 import type { DB } from '../store/types.js';
 import { mergeEntities } from './entities.js';
-import { readStateFacts, STATE_VIEWS } from './facts.js';
-import { withSnapshot } from '../store/snapshot.js';
+import { readOrder, readStateFacts, STATE_VIEWS, type StateFacts } from './facts.js';
+import { withSnapshot, type Snapshot } from '../store/snapshot.js';
 import { planTools } from './plans.js';
 import { classifyRows } from './variants.js';
 import { findChanges, reextract } from './changes.js';
@@ -20,10 +20,21 @@ import type { EnvironmentState } from './types.js';
 export type { EnvironmentState } from './types.js';
 
 export function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
-  return withSnapshot(k, STATE_VIEWS, () => statePass(k, captureId));
+  return withSnapshot(k, STATE_VIEWS, (snapshot) => statePass(k, captureId, snapshot));
 }
 
-async function statePass(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
+/**
+ * The order rule (ES-33, `collection_order`) reads the observations; ES-19 and ES-27 take
+ * records out of them in this pass, so the snapshot's observations are narrowed to match
+ * and the order is computed again over them before it is read.
+ */
+async function orderOver(k: Kysely<DB>, captureId: number, snapshot: Snapshot, budget: Budget, removed: Iterable<number>): Promise<StateFacts['order']> {
+  snapshot.deleteRows('entity_observations', 'record_id', removed);
+  snapshot.rebuild('collection_order');
+  return readOrder(k, captureId, budget);
+}
+
+async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot): Promise<EnvironmentState> {
   const budget = new Budget();
   const all = await readStateFacts(k, captureId, budget);
   // ES-12..ES-14, ES-19: projected rows and distinguishable variants leave the observations and the checks.
@@ -31,7 +42,10 @@ async function statePass(k: Kysely<DB>, captureId: number): Promise<EnvironmentS
   const itemTools = new Set(all.tools.filter((t) => t.ends_in_param === 1).map((t) => t.name));
   await all.loadBodies(all.reads.filter((r) => !r.is_initial && r.query && itemTools.has(r.tool)).map((r) => r.response_body_id));
   const shaping = classifyRows(all);
-  let facts = { ...all, observations: all.observations.filter((o) => !shaping.excluded.has(o.record_id)) };
+  let facts: StateFacts = {
+    ...all, observations: all.observations.filter((o) => !shaping.excluded.has(o.record_id)),
+    order: await orderOver(k, captureId, snapshot, budget, shaping.excluded),
+  };
   let merged = mergeEntities(facts);
   const chargePlanning = () => { for (const e of merged.entities) budget.charge('planning', valueCost(e.value) + valueCost(e.view_values as unknown as JsonValue)); };
   chargePlanning();
@@ -39,7 +53,10 @@ async function statePass(k: Kysely<DB>, captureId: number): Promise<EnvironmentS
   // that write; the state is extracted once more (never iteratively).
   const changes = findChanges(facts, merged, shaping.excluded);
   if (changes.size > 0) {
+    const before = new Set(facts.observations.map((o) => o.record_id));
     facts = reextract(facts, changes);
+    const kept = new Set(facts.observations.map((o) => o.record_id));
+    facts = { ...facts, order: await orderOver(k, captureId, snapshot, budget, [...before].filter((id) => !kept.has(id))) };
     budget.release('planning'); // ES-39: the trimmed pass releases its charge first
     merged = mergeEntities(facts);
     chargePlanning();

@@ -53,7 +53,7 @@ interface Line {
 
 const setEq = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
 
-export function classifyRows(facts: StateFacts): Shaping {
+export function classifyRows(facts: Omit<StateFacts, 'order'>): Shaping {
   const excluded = new Set<number>();
   const byTool = new Map<string, ViewShaping>();
   const listPointer = new Map(facts.listReads.map((l) => [l.record_id, l.list_pointer]));

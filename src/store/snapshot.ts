@@ -6,68 +6,88 @@
  * TEMP table of the same name. SQLite searches the TEMP schema first, so the pass's own
  * queries — and each later snapshot view — read those rows. The definitions are the
  * queries/*.sql files themselves, nothing is restated; the tables live on this connection
- * only, the store file is not written, and they are dropped when the last pass ends.
+ * only, the store file is not written, and they are dropped when the pass ends.
+ *
+ * A pass may also narrow a snapshot table (the state pass removes the records ES-19 and
+ * ES-27 take out of the observations) and rebuild a view over it, so a SQL rule that
+ * reads those rows (ES-33's order) sees exactly the pass's input.
  */
 import type { Kysely } from 'kysely';
-import { listViews, orderViews, rawConnection, type Sqlite } from './open.js';
+import { listViews, orderViews, rawConnection, type Sqlite, type ViewFile } from './open.js';
 import type { DB } from './types.js';
 
-interface Active { users: number; tables: string[] }
-const active = new WeakMap<Sqlite, Active>();
-
-/** Runs `fn` with the views it names (and every view they read) evaluated once. */
-export async function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: () => Promise<T>): Promise<T> {
-  const db = rawConnection(k);
-  if (!db) return fn();
-  let a = active.get(db);
-  if (a) a.users++;
-  else {
-    a = { users: 1, tables: materialize(db, views) };
-    active.set(db, a);
-  }
-  try {
-    return await fn();
-  } finally {
-    if (--a.users === 0) {
-      active.delete(db);
-      for (const t of [...a.tables].reverse()) db.exec(`drop table temp."${t}"`);
-    }
-  }
+export interface Snapshot {
+  /** Deletes the rows of snapshot table `table` whose integer `column` is one of `values`. */
+  deleteRows(table: string, column: string, values: Iterable<number>): void;
+  /** Evaluates `view` again from its definition, over the snapshot tables as they are now. */
+  rebuild(view: string): void;
 }
 
-function materialize(db: Sqlite, wanted: readonly string[]): string[] {
-  const all = listViews();
-  const byName = new Map(all.map((v) => [v.name, v]));
-  const needed = new Set<string>();
+/** Passes on one connection run one after another: each owns the TEMP names while it runs. */
+const queues = new WeakMap<Sqlite, Promise<unknown>>();
+
+/** Runs `fn` with the views it names (and every view they read) evaluated once. */
+export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+  const db = rawConnection(k);
+  if (!db) throw new Error('capstate: a snapshot needs a connection opened by kyselyFor');
+  const run = async () => {
+    const byName = new Map(listViews().map((v) => [v.name, v]));
+    const made: string[] = [];
+    const snapshot: Snapshot = {
+      deleteRows(table, column, values) {
+        if (!made.includes(table)) throw new Error(`capstate: ${table} is not in this snapshot`);
+        const ids = [...values];
+        const del = (n: number) => db.prepare(`delete from temp."${table}" where "${column}" in (${Array(n).fill('?').join(', ')})`);
+        // Bound parameters, in chunks under SQLite's variable limit.
+        for (let i = 0; i < ids.length; i += 500) del(Math.min(500, ids.length - i)).run(...ids.slice(i, i + 500));
+      },
+      rebuild(view) {
+        if (!made.includes(view)) throw new Error(`capstate: ${view} is not in this snapshot`);
+        db.exec(`drop table temp."${view}"`);
+        materializeOne(db, byName.get(view)!);
+      },
+    };
+    const list = needed(byName, views);
+    try {
+      for (const v of list) {
+        made.push(v.name);
+        materializeOne(db, v);
+      }
+      return await fn(snapshot);
+    } finally {
+      for (const v of [...list].reverse()) db.exec(`drop table if exists temp."${v.name}"`);
+      for (const name of byName.keys()) db.exec(`drop view if exists temp."${name}__definition"`);
+    }
+  };
+  const result = (queues.get(db) ?? Promise.resolve()).then(run, run);
+  queues.set(db, result.catch(() => undefined));
+  return result;
+}
+
+/** The named views and every view under them, in dependency order. */
+function needed(byName: Map<string, ViewFile>, wanted: readonly string[]): ViewFile[] {
+  const names = new Set<string>();
   const add = (name: string) => {
     const v = byName.get(name);
-    if (!v || needed.has(name)) return;
-    needed.add(name);
+    if (!v || names.has(name)) return;
+    names.add(name);
     v.reads.forEach(add);
   };
   wanted.forEach(add);
-  const made: string[] = [];
-  try {
-    for (const v of orderViews(all)) {
-      if (!needed.has(v.name)) continue;
-      // The file's own definition, as a TEMP view under a working name: the views it
-      // reads resolve to the tables made before it.
-      const def = `${v.name}__definition`;
-      db.exec(v.sql.replace(/create\s+view\s+[a-z_][a-z0-9_]*/i, `create temp view "${def}"`));
-      const columns = db.prepare(`select * from temp."${def}"`).columns().map((c) => `"${c.name.replace(/"/g, '""')}"`);
-      // Columns without a declared type keep every value's storage class (no affinity).
-      db.exec(`create temp table "${v.name}" (${columns.join(', ')})`);
-      made.push(v.name);
-      db.exec(`insert into temp."${v.name}" select * from temp."${def}"`);
-      db.exec(`drop view temp."${def}"`);
-      // Statistics for the planner: without them it may scan `member` once per row of a
-      // small table (entity_observations: 30 s instead of 10 ms on the 50 MB bench store).
-      db.exec(`analyze temp."${v.name}"`);
-    }
-  } catch (e) {
-    for (const t of made.reverse()) db.exec(`drop table if exists temp."${t}"`);
-    for (const v of all) db.exec(`drop view if exists temp."${v.name}__definition"`);
-    throw e;
-  }
-  return made;
+  return orderViews([...byName.values()]).filter((v) => names.has(v.name));
+}
+
+function materializeOne(db: Sqlite, v: ViewFile): void {
+  // The file's own definition, as a TEMP view under a working name: the views it reads
+  // resolve to the tables made before it.
+  const def = `${v.name}__definition`;
+  db.exec(v.sql.replace(/create\s+view\s+[a-z_][a-z0-9_]*/i, `create temp view "${def}"`));
+  const columns = db.prepare(`select * from temp."${def}"`).columns().map((c) => `"${c.name.replace(/"/g, '""')}"`);
+  // Columns without a declared type keep every value's storage class (no affinity).
+  db.exec(`create temp table "${v.name}" (${columns.join(', ')})`);
+  db.exec(`insert into temp."${v.name}" select * from temp."${def}"`);
+  db.exec(`drop view temp."${def}"`);
+  // Statistics for the planner: without them it may scan `member` once per row of a small
+  // table (entity_observations: 30 s instead of 10 ms on the 50 MB bench store).
+  db.exec(`analyze temp."${v.name}"`);
 }
