@@ -10,7 +10,9 @@
  *
  * A pass may also narrow a snapshot table (the state pass removes the records ES-19 and
  * ES-27 take out of the observations) and rebuild a view over it, so a SQL rule that
- * reads those rows (ES-33's order) sees exactly the pass's input.
+ * reads those rows (ES-33's order) sees exactly the pass's input. While a pass runs, any
+ * other query on the same connection reads its snapshot too: read those narrowed views
+ * only inside a pass (query_store and `capstate sql` use connections of their own).
  */
 import type { Kysely } from 'kysely';
 import { listViews, orderViews, rawConnection, type Sqlite, type ViewFile } from './open.js';
