@@ -29,7 +29,9 @@ export class CapstateError extends Error {
 
   /**
    * `file: record #5 (log.entries[4].request.url): message`. The file is left out when the
-   * message already names it (`t.txt is not a capstate store`), so it is not printed twice.
+   * message already names it (`t.txt is not a capstate store`), and the location when the
+   * message already starts with it (`actions[0].bogus: unknown field …`), so neither is
+   * printed twice.
    */
   describe(): string {
     const c = this.context;
@@ -39,7 +41,8 @@ export class CapstateError extends Error {
     if (c.record !== undefined) loc.push(`record #${c.record}`);
     if (c.path) loc.push(c.path);
     if (c.offset !== undefined && c.record === undefined) loc.push(`byte ${c.offset}`);
-    if (loc.length) where.push(loc.length === 2 ? `${loc[0]} (${loc[1]})` : loc[0]);
+    const at = loc.length === 2 ? `${loc[0]} (${loc[1]})` : loc[0];
+    if (at !== undefined && !this.message.startsWith(`${at}: `)) where.push(at);
     return `${where.length ? where.join(': ') + ': ' : ''}${this.message}`;
   }
 
