@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CapstateError } from '../errors.js';
 import type { PageGlobals } from './actions.js';
 import type { Scenario } from './schema.js';
@@ -29,6 +29,11 @@ export interface BrowserSession {
   cleanup(): Promise<void>;
 }
 
+/** playwright-core is loaded when a browser is needed, not by every command at start-up. */
+async function playwright() {
+  return (await import('playwright-core')).chromium;
+}
+
 export async function acquireBrowser(s: Scenario, commandTimeoutMs: number): Promise<BrowserSession> {
   return s.browser.mode === 'launch' ? launch(s, commandTimeoutMs) : connect(s, commandTimeoutMs);
 }
@@ -43,7 +48,7 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
   const env = s.environment ?? {};
   let context: BrowserContext;
   try {
-    context = await chromium.launchPersistentContext(profile, {
+    context = await (await playwright()).launchPersistentContext(profile, {
       executablePath: b.executable_path,
       headless: b.headless ?? true,
       args: LAUNCH_FLAGS,
@@ -119,7 +124,7 @@ async function connect(s: Scenario, timeout: number): Promise<BrowserSession> {
   }
   let browser: Browser;
   try {
-    browser = await chromium.connectOverCDP(ws, { timeout });
+    browser = await (await playwright()).connectOverCDP(ws, { timeout });
   } catch (e) {
     throw new CapstateError('cdp-connect-failed', `could not attach to ${endpoint}: ${firstLine(e)}`, { path: 'browser.cdp_endpoint' });
   }
