@@ -2,7 +2,7 @@ import { defineCommand } from 'citty';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { captureBrowserScenario, type Evidence } from '../browser/index.js';
 import { CapstateError } from '../errors.js';
-import { parseExactJson } from '../load/bodies.js';
+import { parseExactJson, plainJson } from '../load/bodies.js';
 import { jsonArg, log, out, printJson, toJson } from './common.js';
 
 export const args = {
@@ -25,15 +25,7 @@ export function readScenarioInput(input: string): { value: unknown; file?: strin
   }
   const parsed = parseExactJson(text);
   if (!parsed.ok) throw new CapstateError('bad-json', `the scenario is not valid JSON (${parsed.reason}): ${parsed.detail}`, file ? { file } : {});
-  return { value: toPlain(parsed.value), file };
-}
-
-/** Exact JSON → plain objects for validation; objects with index-like keys arrive as Maps. */
-function toPlain(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(toPlain);
-  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, toPlain(x)]));
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toPlain(x)]));
-  return v;
+  return { value: plainJson(parsed.value), file };
 }
 
 function summary(e: Evidence): Record<string, unknown> {

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { CapstateError } from '../errors.js';
 import { admitRetainedScenario, type RetainedScenario } from '../load/admission.js';
-import { parseExactJson, sha256Hex } from '../load/bodies.js';
+import { parseExactJson, plainJson, sha256Hex } from '../load/bodies.js';
 import { FieldReader, type Obj } from '../load/fields.js';
 
 export interface StepIn {
@@ -38,14 +38,6 @@ export interface CaptureIn {
   networkOmissions: { transactions: { id: string; kinds: string[] }[]; beyondLimit: boolean };
 }
 
-/** Exact JSON → plain objects; objects with index-like keys arrive as Maps. */
-function toPlain(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(toPlain);
-  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, toPlain(x)]));
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toPlain(x)]));
-  return v;
-}
-
 /** Reads one side: a path to an Evidence file, or an Evidence object. */
 export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn {
   let root: unknown = input;
@@ -58,7 +50,7 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
     sha256 = sha256Hex(bytes);
     const parsed = parseExactJson(bytes.toString('utf8'));
     if (!parsed.ok) throw new CapstateError('bad-json', `${input}: not valid JSON (${parsed.reason}): ${parsed.detail}`, { file: input, side });
-    root = toPlain(parsed.value);
+    root = plainJson(parsed.value);
   }
   const file = source;
   const f = new FieldReader(file, undefined, []);

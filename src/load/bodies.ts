@@ -337,6 +337,41 @@ export function membersToValue(rows: Iterable<MemberRow>): JsonValue {
   return build(root);
 }
 
+/** Exact JSON → plain objects (objects with index-like keys arrive from `parseExactJson` as Maps); bigints stay. */
+export function plainJson(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(plainJson);
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, plainJson(x)]));
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainJson(x)]));
+  return v;
+}
+
+/**
+ * Canonical JSON (RFC 8785, OQ-43), for digests and for comparing values by content: object members sorted by their UTF-16 code units, no whitespace, numbers in
+ * ECMAScript's shortest round-trip form (what JSON.stringify writes), strings escaped as
+ * JSON.stringify escapes them. Integers held as bigint keep their digits. `undefined`
+ * members are left out, as JSON leaves them out.
+ */
+export function canonicalJson(v: unknown): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean': return v ? 'true' : 'false';
+    case 'string': return JSON.stringify(v);
+    case 'bigint': return v.toString();
+    case 'number':
+      if (!Number.isFinite(v)) throw new Error(`canonical JSON has no form for ${v}`);
+      return JSON.stringify(v);
+    case 'object': {
+      if (Array.isArray(v)) return '[' + v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',') + ']';
+      const entries = v instanceof Map ? [...v] as [string, unknown][] : Object.keys(v).map((k) => [k, (v as Record<string, unknown>)[k]] as [string, unknown]);
+      // Default sort compares UTF-16 code units, which is what RFC 8785 §3.2.3 asks for.
+      const kept = entries.filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return '{' + kept.map(([k, x]) => JSON.stringify(k) + ':' + canonicalJson(x)).join(',') + '}';
+    }
+    default:
+      throw new Error(`canonical JSON has no form for a ${typeof v}`);
+  }
+}
+
 /**
  * JSON with exact integers (OQ-30): bigint digits as written, key order kept. Compact (no
  * whitespace) by default, which is what sizes and digests are taken of; `indent` pretty-prints.

@@ -4,14 +4,14 @@
  * state is deferred); the state renderer plugs in at the one marked seam below.
  */
 import { CapstateError } from '../errors.js';
-import { objectEntries, stringifyExact, MAX_USABLE_BODY_BYTES, type BodyKind, type JsonValue } from '../load/bodies.js';
+import { canonicalJson, stringifyExact, MAX_USABLE_BODY_BYTES, type BodyKind, type JsonValue } from '../load/bodies.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { answerFromState, replayReason } from './from-state.js';
+import { isSafeMethod } from './hints.js';
 import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import { callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 
-const READS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
 export interface AnswerBody {
   /** The owner's classification of the retained body (DESC-6). */
@@ -90,7 +90,7 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
   let candidates = sameLine;
   let bodyNote = '';
   if (call.body !== undefined && sameLine.some((r) => r.request_kind !== 'none')) {
-    const wanted = canonical(call.body as JsonValue);
+    const wanted = canonicalJson(call.body as JsonValue);
     const matching: ToolRecord[] = [];
     for (const r of sameLine) if (await requestBodyKey(ctx, r) === wanted) matching.push(r);
     if (matching.length > 0) {
@@ -124,7 +124,7 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
       : b.rule === 'ES-8'
         ? `recorded before #${b.ordinal}, the first write under ${chosen.root_path} (ES-8)`
         : `recorded before #${b.ordinal}, a POST elsewhere that created an entity of ${chosen.root_path} (ES-9)`);
-  } else if (!READS.has(tool.method) && !tool.is_query_post) {
+  } else if (!isSafeMethod(tool.method) && !tool.is_query_post) {
     why = `latest record of ${line}${bodyNote}${repeats}: a write is replayed as recorded; its effect on state is not modelled (§13)`;
   } else {
     const w = await firstWriteOrdinal(ctx, chosen.root_path);
@@ -134,23 +134,13 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
   return { tool: tool.name, status: chosen.status, body: await answerBody(ctx, chosen), record_ordinal: chosen.ordinal, request_line: line, source: 'replay', why };
 }
 
-/** A JSON value with object members sorted: equal values, member order aside, give equal keys. */
-function canonical(v: JsonValue): string {
-  if (Array.isArray(v)) return '[' + v.map(canonical).join(',') + ']';
-  if (v !== null && typeof v === 'object') {
-    const entries = objectEntries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return '{' + entries.map(([k, x]) => JSON.stringify(k) + ':' + canonical(x)).join(',') + '}';
-  }
-  if (typeof v === 'number' && Number.isInteger(v)) return String(v);
-  return stringifyExact(v as JsonValue);
-}
-
+/** A recorded request body's canonical JSON: equal values, member order aside, give equal keys. */
 async function requestBodyKey(ctx: ServeContext, r: ToolRecord): Promise<string | null> {
   if (r.request_kind === 'none') return null;
   const body = await readBody(ctx, r.request_body_id);
   const value = jsonValueOf(body);
-  if (value !== undefined) return canonical(value);
-  if (typeof body.content === 'string') return canonical(body.content);
+  if (value !== undefined) return canonicalJson(value);
+  if (typeof body.content === 'string') return canonicalJson(body.content);
   return null;
 }
 

@@ -11,7 +11,7 @@ import { collectionsOf, renderItem, renderList, type Collections } from '../stat
 import type { ItemPlan, ListPlan } from '../state/types.js';
 import { isProjection } from '../state/variants.js';
 import type { ServeContext } from './context.js';
-import type { CallRequest } from './input-schema.js';
+import { templateParams, type CallRequest } from './input-schema.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords } from './records.js';
 
 interface Served { state: EnvironmentState; collections: Collections }
@@ -54,7 +54,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
 
   const line = plan.lines.find((l) => recorded.has(l.record_ordinal));
   if (plan.kind === 'item') {
-    const id = call.params.get(lastParam(tool.template));
+    const id = call.params.get(templateParams(tool.template).at(-1) ?? '');
     if (id === undefined) return null;
     // A line the plan checked keeps its own envelope; another id renders in the shared one (OQ-19).
     const template = line ?? (plan.shared_envelope && call.query.length === 0 ? plan.lines.find((l) => l.status >= 200 && l.status <= 299 && l.query === null) : undefined);
@@ -80,12 +80,6 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     why: `rendered from state: ${plan.collection} list (${line.membership === 'all' ? 'the whole collection in state order' : 'the entities #' + line.record_ordinal + ' listed'}; list plan, ES-37)`,
   };
 }
-
-function lastParam(template: string): string {
-  const m = [...template.matchAll(/\{([^}]+)\}/g)];
-  return m.length ? m[m.length - 1][1] : '';
-}
-
 
 /**
  * ES-15 / ES-20: why a read that the state does not answer replays — `variant` when the call

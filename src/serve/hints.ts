@@ -13,10 +13,13 @@ export interface ToolHints {
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
+/** A safe HTTP method (RFC 9110 §9.2.1): it reads, it does not write. */
+export const isSafeMethod = (method: string): boolean => SAFE.has(method.toUpperCase());
+
 /** MCP-1's table: the hints of a tool with this method (and query-POST flag, OQ-7). */
 export function hintsFor(method: string, isQueryPost: boolean): ToolHints {
   const m = method.toUpperCase();
-  const safe = SAFE.has(m);
+  const safe = isSafeMethod(m);
   return {
     // MCP-1: safe methods and query POSTs read only.
     readOnlyHint: safe || (m === 'POST' && isQueryPost),

@@ -42,7 +42,7 @@ export interface RetainedBodyView {
   content: string | Buffer | null;
 }
 
-const cache = new WeakMap<ServeContext, Map<string, ToolRecord[]>>();
+const cache = new WeakMap<ServeContext, Map<string, Promise<ToolRecord[]>>>();
 type Bound = { ordinal: number; rule: 'ES-8' | 'ES-9' } | null;
 const initial = new WeakMap<ServeContext, Promise<Map<number, Bound>>>();
 
@@ -61,11 +61,16 @@ export function initialReads(ctx: ServeContext): Promise<Map<number, Bound>> {
 }
 
 /** The tool's records in timeline order (cached per context: the store is read-only). */
-export async function toolRecords(ctx: ServeContext, tool: string): Promise<ToolRecord[]> {
+export function toolRecords(ctx: ServeContext, tool: string): Promise<ToolRecord[]> {
   let perCtx = cache.get(ctx);
   if (!perCtx) cache.set(ctx, (perCtx = new Map()));
-  const hit = perCtx.get(tool);
-  if (hit) return hit;
+  // The promise is cached, like the other lookups here: concurrent first calls share one read.
+  let hit = perCtx.get(tool);
+  if (!hit) perCtx.set(tool, (hit = readToolRecords(ctx, tool)));
+  return hit;
+}
+
+async function readToolRecords(ctx: ServeContext, tool: string): Promise<ToolRecord[]> {
   const toolId = ctx.toolIds.get(tool);
   if (toolId === undefined) return [];
   const rows = await ctx.k.selectFrom('record as r')
@@ -96,7 +101,6 @@ export async function toolRecords(ctx: ServeContext, tool: string): Promise<Tool
   });
   for (const p of params) byId.get(p.record_id)?.params.set(p.name, p.value);
   for (const q of queries) byId.get(q.record_id)?.query_pairs.push({ name: q.name, value: q.value });
-  perCtx.set(tool, out);
   return out;
 }
 

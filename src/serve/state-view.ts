@@ -4,8 +4,10 @@
  */
 import { environmentState, stateDocumentValue } from '../state/index.js';
 import type { ServeContext } from './context.js';
+import { servedState } from './from-state.js';
 
-/** The `environment-state` analysis view of capture `parent`. */
+/** The `environment-state` analysis view of capture `parent` (the served one's state is computed once). */
 export async function environmentStateView(ctx: ServeContext, parent: number): Promise<Record<string, unknown>> {
-  return stateDocumentValue(await environmentState(ctx.k, parent));
+  const state = parent === ctx.captureId ? (await servedState(ctx)).state : await environmentState(ctx.k, parent);
+  return stateDocumentValue(state);
 }
