@@ -31,6 +31,7 @@ export function writeBetween(facts: StateFacts, r1: ReadLine, r2: ReadLine): Sta
     : w.started_ms > r1.ended_ms && w.started_ms < r2.started_ms);
 }
 
+/** `facts.observations` arrive without the records ES-12..ES-19 took out; `excluded` names them for the reads. */
 export function findChanges(facts: StateFacts, merged: MergedTypes, excluded: Set<number>): Map<string, ChangeBound> {
   const readOf = new Map(facts.reads.map((r) => [r.record_id, r]));
   const bounds = new Map<string, ChangeBound>();
@@ -47,7 +48,6 @@ export function findChanges(facts: StateFacts, merged: MergedTypes, excluded: Se
   const byEntity = new Map<string, { root: string; id: string; obs: { record: ReadLine; object: JsonValue }[] }>();
   const generatedFor = (r: ReadLine) => facts.perResponse.get(r.path) ?? new Set<string>();
   for (const o of facts.observations) {
-    if (excluded.has(o.record_id)) continue;
     const r = readOf.get(o.record_id);
     const body = r && facts.bodyValue(o.body_id);
     const object = body === undefined ? undefined : at(body, o.entity_pointer);
@@ -69,24 +69,29 @@ export function findChanges(facts: StateFacts, merged: MergedTypes, excluded: Se
 
   // ES-28: a request line's membership (including empty lists) and field presence across its records.
   const listed = new Map<number, string[]>();
-  for (const o of facts.observations) if (o.view_kind === 'list') listed.set(o.record_id, [...(listed.get(o.record_id) ?? []), o.entity_id]);
+  for (const o of facts.observations) if (o.view_kind === 'list') (listed.get(o.record_id) ?? listed.set(o.record_id, []).get(o.record_id)!).push(o.entity_id);
+  const fields = new Map<number, Set<string>>();
+  for (const list of merged.observationsByTool.values()) {
+    for (const o of list) {
+      const set = fields.get(o.record_id) ?? fields.set(o.record_id, new Set()).get(o.record_id)!;
+      for (const k of keysOf(o.object)) set.add(k);
+    }
+  }
   const lines = new Map<string, ReadLine[]>();
   for (const r of facts.reads) {
     if (!r.is_initial || excluded.has(r.record_id) || r.status < 200 || r.status > 299) continue;
     const k = `${r.tool}\u0000${lineKey(r)}`;
-    lines.set(k, [...(lines.get(k) ?? []), r]);
+    (lines.get(k) ?? lines.set(k, []).get(k)!).push(r);
   }
-  const presence = (r: ReadLine) => {
-    const ids = merged.observationsByTool.get(r.tool)?.filter((o) => o.record_id === r.record_id) ?? [];
-    return new Set(ids.flatMap((o) => keysOf(o.object)));
-  };
+  // Each record's membership and field presence, as comparable keys, computed once.
+  const membershipKey = (r: ReadLine) => [...(listed.get(r.record_id) ?? [])].sort().join(',');
+  const presenceKey = (r: ReadLine) => [...(fields.get(r.record_id) ?? [])].sort().join(',');
   for (const rs of lines.values()) {
+    const keys = rs.map((r) => ({ membership: membershipKey(r), presence: presenceKey(r) }));
     for (let i = 1; i < rs.length; i++) {
       const [a, b] = [rs[i - 1], rs[i]];
-      const la = (listed.get(a.record_id) ?? []).slice().sort().join(','), lb = (listed.get(b.record_id) ?? []).slice().sort().join(',');
-      const pa = [...presence(a)].sort().join(','), pb = [...presence(b)].sort().join(',');
-      if (la !== lb) note(a.root_path, a, b, `the membership of ${a.path}${a.query ? '?' + a.query : ''}`);
-      else if (pa !== pb) note(a.root_path, a, b, `the fields of ${a.path}${a.query ? '?' + a.query : ''}`);
+      if (keys[i - 1].membership !== keys[i].membership) note(a.root_path, a, b, `the membership of ${a.path}${a.query ? '?' + a.query : ''}`);
+      else if (keys[i - 1].presence !== keys[i].presence) note(a.root_path, a, b, `the fields of ${a.path}${a.query ? '?' + a.query : ''}`);
     }
   }
   return bounds;

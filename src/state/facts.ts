@@ -6,6 +6,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { parseExactJson, type JsonValue } from '../load/bodies.js';
 import type { DB } from '../store/types.js';
 import { rowCost, valueCost, type Budget } from './budget.js';
+import { at, isObject } from './json.js';
 
 export interface ReadLine {
   record_id: number;
@@ -52,6 +53,8 @@ export interface StateFacts {
   pathValue(recordId: number): string | undefined;
   bodyValue(bodyId: number): JsonValue | undefined;
   bodyUsable(bodyId: number): boolean;
+  /** The entity objects a read's body shows: an item read's located entity (ES-38), a list read's listed objects (OQ-11). */
+  objectsShown(r: ReadLine, isItem: boolean): JsonValue[];
   /** Fetches more bodies (the gate's later reads and writes), charged like the first ones. */
   loadBodies(bodyIds: number[]): Promise<void>;
 }
@@ -97,6 +100,8 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
   const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
     .select(['p.record_id', 'p.value']).where('r.capture_id', '=', captureId).orderBy('p.record_id').orderBy('p.position').execute();
   const pathValues = new Map(params.map((p) => [p.record_id, p.value]));
+  const itemPointer = new Map(itemLocations.map((l) => [l.record_id, l.entity_pointer]));
+  const listPointer = new Map(listReads.map((l) => [l.record_id, l.list_pointer]));
   const queryRows = await k.selectFrom('query_param as q').innerJoin('record as r', 'r.id', 'q.record_id')
     .select(['q.record_id', 'q.name', 'q.value']).where('r.capture_id', '=', captureId).orderBy('q.record_id').orderBy('q.position').execute();
   const queryPairs = new Map<number, [string, string][]>();
@@ -139,6 +144,14 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
     bodyValue: value,
     loadBodies,
     bodyUsable: (id) => value(id) !== undefined,
+    objectsShown: (r, isItem) => {
+      const body = value(r.response_body_id);
+      if (body === undefined) return [];
+      const p = (isItem ? itemPointer : listPointer).get(r.record_id);
+      const found = p === undefined ? undefined : at(body, p);
+      if (isItem) return isObject(found) ? [found] : [];
+      return Array.isArray(found) ? found.filter(isObject) : [];
+    },
   };
 }
 

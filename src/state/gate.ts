@@ -13,7 +13,7 @@ import { IDENTITY_NAMES } from '../manifest/infer.js';
 import type { DB } from '../store/types.js';
 import type { MergedTypes } from './entities.js';
 import type { ReadLine, StateFacts } from './facts.js';
-import { at, codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
+import { codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
 import type { Plan } from './types.js';
 import { isProjection, type Shaping } from './variants.js';
 
@@ -67,8 +67,6 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
   };
   const later = facts.reads.filter((r) => !r.is_initial && r.method.toUpperCase() === 'GET' && !shaping.excluded.has(r.record_id) && !overlaps(r));
   await facts.loadBodies([...later.map((r) => r.response_body_id), ...[...writeBodies.values()].flatMap((b) => [b.request, b.response])]);
-  const itemPointer = new Map(facts.itemLocations.map((l) => [l.record_id, l.entity_pointer]));
-  const listPointer = new Map(facts.listReads.map((l) => [l.record_id, l.list_pointer]));
 
   const viewFields = new Map(plans.filter((p) => p.kind === 'item' || p.kind === 'list').map((p) => [p.tool, new Set((p as { fields: string[] }).fields)]));
   for (const type of merged.types) {
@@ -76,6 +74,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
     const idField = type.identity;
     const typeTools = new Set(facts.tools.filter((t) => t.root_path === root).map((t) => t.name));
     const required = new Set(plans.filter((p) => typeTools.has(p.tool) && (p.kind === 'item' || p.kind === 'list')).flatMap((p) => (p as { required_fields: string[] }).required_fields));
+    if (type.bound === null) continue;
     const model = new Map<string, JsonValue>();
     for (const e of merged.entities) if (e.collection === type.collection) model.set(e.id, e.value);
     const initialOf = new Map([...model].map(([id, v]) => [id, v]));
@@ -84,8 +83,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
       ...facts.writes.filter((w) => w.root_path === root && w.status >= 200 && w.status <= 299).map((w) => ({ kind: 'write' as const, w })),
       ...later.filter((r) => r.root_path === root).map((r) => ({ kind: 'read' as const, r })),
     ].sort((a, b) => (a.kind === 'write' ? a.w.timeline_position : a.r.timeline_position) - (b.kind === 'write' ? b.w.timeline_position : b.r.timeline_position));
-    if (type.bound === null) continue;
-    const bound = facts.writes.find((w) => w.ordinal === type.bound!.write_ordinal);
+    const bound = boundWrite.get(root);
     for (const ev of events) {
       if (ev.kind === 'write') {
         const w = ev.w;
@@ -128,12 +126,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
         continue;
       }
       if (r.status < 200 || r.status > 299) continue;
-      const body = facts.bodyValue(r.response_body_id);
-      if (body === undefined) continue;
-      const objects: JsonValue[] = [];
-      if (tool.ends_in_param === 1) { const p = itemPointer.get(r.record_id); const o = p === undefined ? undefined : at(body, p); if (isObject(o)) objects.push(o); }
-      else { const p = listPointer.get(r.record_id); const l = p === undefined ? undefined : at(body, p); if (Array.isArray(l)) objects.push(...l.filter(isObject)); }
-      for (const o of objects) {
+      for (const o of facts.objectsShown(r, tool.ends_in_param === 1)) {
         const idv = member(o, idField);
         const id = idv === undefined || idv === null || typeof idv === 'object' ? undefined : String(idv);
         if (id === undefined || !model.has(id)) continue;

@@ -20,7 +20,8 @@ import type { EnvironmentState } from './types.js';
 export type { EnvironmentState } from './types.js';
 
 export function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
-  return withSnapshot(k, STATE_VIEWS, (snapshot) => statePass(k, captureId, snapshot));
+  // The order is built once ES-19 has narrowed its input (orderOver).
+  return withSnapshot(k, STATE_VIEWS, (snapshot) => statePass(k, captureId, snapshot), ['collection_order']);
 }
 
 /**

@@ -7,7 +7,7 @@
  * the views' facts (decisions: a SQL view for them is still to come).
  */
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
-import { at, isObject, keysOf } from './json.js';
+import { keysOf, member } from './json.js';
 
 export interface QueryKey { name: string; value?: string; omitted?: true }
 
@@ -52,12 +52,12 @@ interface Line {
 }
 
 const setEq = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
+/** The members every one of these lines' objects carries (none for no lines). */
+const commonTo = (lines: Line[]) => (lines.length ? lines.map((l) => l.common).reduce((a, b) => new Set([...a].filter((k) => b.has(k)))) : new Set<string>());
 
 export function classifyRows(facts: Omit<StateFacts, 'order'>): Shaping {
   const excluded = new Set<number>();
   const byTool = new Map<string, ViewShaping>();
-  const listPointer = new Map(facts.listReads.map((l) => [l.record_id, l.list_pointer]));
-  const itemPointer = new Map(facts.itemLocations.map((l) => [l.record_id, l.entity_pointer]));
   const identity = new Map(facts.identities.map((t) => [t.root_path, t.identity_field]));
   const tools = new Map(facts.tools.map((t) => [t.name, t]));
 
@@ -73,14 +73,7 @@ export function classifyRows(facts: Omit<StateFacts, 'order'>): Shaping {
     const tool = tools.get(toolName)!;
     const isItem = tool.ends_in_param === 1;
     const idField = identity.get(tool.root_path);
-    const objectsOf = (r: ReadLine) => {
-      const body = facts.bodyValue(r.response_body_id);
-      if (body === undefined) return [];
-      if (isItem) { const p = itemPointer.get(r.record_id); const o = p === undefined ? undefined : at(body, p); return isObject(o) ? [o] : []; }
-      const p = listPointer.get(r.record_id);
-      const l = p === undefined ? undefined : at(body, p);
-      return Array.isArray(l) ? l.filter(isObject) : [];
-    };
+    const objectsOf = (r: ReadLine) => facts.objectsShown(r, isItem);
     const lineOf = (rs: ReadLine[]): Line => {
       const latest = rs[rs.length - 1];
       const objs = objectsOf(latest);
@@ -92,7 +85,7 @@ export function classifyRows(facts: Omit<StateFacts, 'order'>): Shaping {
         ks.forEach((k) => members.add(k));
         const prev: Set<string> | null = common;
         common = prev === null ? ks : new Set([...prev].filter((k) => ks.has(k)));
-        const idv = idField === undefined ? undefined : at(o, '/' + idField.replace(/~/g, '~0').replace(/\//g, '~1'));
+        const idv = idField === undefined ? undefined : member(o, idField);
         if (typeof idv === 'string' || typeof idv === 'number' || typeof idv === 'bigint') ids.set(String(idv), ks);
       }
       return { key: lineKey(latest), reads: rs, latest, pairs: latest.query_pairs, members, common: common ?? new Set(), objects: objs.length, ids };
@@ -131,7 +124,7 @@ export function classifyRows(facts: Omit<StateFacts, 'order'>): Shaping {
       base = rest.filter((l) => setEq(l.members, first.members));
     }
     const baseMembers = new Set(base.flatMap((l) => [...l.members]));
-    const baseCommon = base.length ? base.map((l) => l.common).reduce((a, b) => new Set([...a].filter((k) => b.has(k)))) : new Set<string>();
+    const baseCommon = commonTo(base);
     const baseNames = new Set(base.flatMap((l) => l.pairs.map(([k]) => k)));
     const baseValues = new Map<string, Set<string>>();
     for (const l of base) for (const [k, v] of l.pairs) { const s = baseValues.get(k) ?? new Set<string>(); s.add(v); baseValues.set(k, s); }
@@ -168,7 +161,7 @@ export function classifyRows(facts: Omit<StateFacts, 'order'>): Shaping {
       const lateLines = group(reads.filter((r) => !r.is_initial)).filter((l) => !initialKeys.has(l.key));
       const checked = initialLines.filter((l) => !projected.has(l));
       const names = new Set(checked.flatMap((l) => l.pairs.map(([k]) => k)));
-      const always = checked.length ? checked.map((l) => l.common).reduce((a, b) => new Set([...a].filter((k) => b.has(k)))) : new Set<string>();
+      const always = commonTo(checked);
       const shown = new Set(checked.flatMap((l) => [...l.members]));
       for (const l of lateLines) {
         if (l.objects === 0) continue; // a row that shows no entity shows no members

@@ -21,19 +21,26 @@ import type { DB } from './types.js';
 export interface Snapshot {
   /** Deletes the rows of snapshot table `table` whose integer `column` is one of `values`. */
   deleteRows(table: string, column: string, values: Iterable<number>): void;
-  /** Evaluates `view` again from its definition, over the snapshot tables as they are now. */
+  /** Evaluates `view` (again, or for the first time if deferred) from its definition, over the snapshot tables as they are now. */
   rebuild(view: string): void;
 }
+
+/** The queries/*.sql definitions, read once per process (they ship with capstate). */
+let viewFiles: Map<string, ViewFile> | undefined;
 
 /** Passes on one connection run one after another: each owns the TEMP names while it runs. */
 const queues = new WeakMap<Sqlite, Promise<unknown>>();
 
-/** Runs `fn` with the views it names (and every view they read) evaluated once. */
-export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with the views it names (and every view they read) evaluated once. Views in
+ * `deferred` are left for `fn` to build with `rebuild`, when their input is ready.
+ */
+export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (snapshot: Snapshot) => Promise<T>, deferred: readonly string[] = []): Promise<T> {
   const db = rawConnection(k);
   if (!db) throw new Error('capstate: a snapshot needs a connection opened by kyselyFor');
   const run = async () => {
-    const byName = new Map(listViews().map((v) => [v.name, v]));
+    const byName = (viewFiles ??= new Map(listViews().map((v) => [v.name, v])));
+    const list = needed(byName, views);
     const made: string[] = [];
     const snapshot: Snapshot = {
       deleteRows(table, column, values) {
@@ -44,21 +51,22 @@ export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (sn
         for (let i = 0; i < ids.length; i += 500) del(Math.min(500, ids.length - i)).run(...ids.slice(i, i + 500));
       },
       rebuild(view) {
-        if (!made.includes(view)) throw new Error(`capstate: ${view} is not in this snapshot`);
-        db.exec(`drop table temp."${view}"`);
+        if (!list.some((v) => v.name === view)) throw new Error(`capstate: ${view} is not in this snapshot`);
+        if (made.includes(view)) db.exec(`drop table temp."${view}"`);
+        else made.push(view);
         materializeOne(db, byName.get(view)!);
       },
     };
-    const list = needed(byName, views);
     try {
       for (const v of list) {
+        if (deferred.includes(v.name)) continue;
         made.push(v.name);
         materializeOne(db, v);
       }
       return await fn(snapshot);
     } finally {
       for (const v of [...list].reverse()) db.exec(`drop table if exists temp."${v.name}"`);
-      for (const name of byName.keys()) db.exec(`drop view if exists temp."${name}__definition"`);
+      for (const v of list) db.exec(`drop view if exists temp."${v.name}__definition"`);
     }
   };
   const result = (queues.get(db) ?? Promise.resolve()).then(run, run);
