@@ -101,8 +101,7 @@ function pointerGet(v: JsonValue, pointer: string): JsonValue | undefined {
 async function headerValue(h: { name: string; value: HeaderSource }, url: string, x: ActionContext): Promise<{ value: string; stored: string | null }> {
   const v = h.value;
   switch (v.source) {
-    case 'literal': return { value: v.value, stored: null };
-    case 'secret': return { value: x.secrets.get(v.secret_id)!, stored: null };
+    case 'literal': case 'secret': return { value: resolveValue(v, x.secrets), stored: null };
     case 'cookie': {
       // The browser's cookie jar for the request URL, HttpOnly cookies included.
       const c = (await x.context.cookies(url)).find((k) => k.name === v.name);
@@ -134,9 +133,7 @@ async function requestStep(a: RequestAction, x: ActionContext): Promise<void> {
   const timer = a.timeout_ms !== undefined ? setTimeout(() => deadline.abort(), a.timeout_ms) : undefined;
   const stop = AbortSignal.any([deadline.signal, x.signal]);
   let dispatched = false;
-  const target = new URL(a.path.split('#')[0], x.startOrigin);
-  for (const q of a.query ?? []) target.searchParams.append(q.name, resolveValue(q.value, x.secrets));
-  const url = target.href;
+  const url = resolveUrl({ url: new URL(a.path.split('#')[0], x.startOrigin).href, query: a.query }, x.secrets);
   const gate = (route: Route) => {
     if (dispatched) return route.continue(); // not ours: the step's request already went out
     if (stop.aborted) return route.abort('aborted');

@@ -5,6 +5,7 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { sha256Hex } from '../load/bodies.js';
+import { withDeadline } from './deadline.js';
 import { decodeUtf16Base64, fingerprint, FINGERPRINT_VERSION, PAGE_ENCODE } from './fingerprints.js';
 import { firstLine } from './launch.js';
 import type { RedactionView } from './redaction.js';
@@ -38,16 +39,13 @@ export async function captureArtifacts(page: Page, context: BrowserContext, requ
   const out = notRequested();
   for (const a of ARTIFACTS) {
     if (!requested.includes(a)) continue;
-    let timer: NodeJS.Timeout | undefined;
     try {
       // BS-11: a page that never answers (paused by a debugger client, hung) cannot hold the
       // capture: every artifact is bounded by command_timeout_ms, not only those Playwright bounds.
-      const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`the ${a} capture did not finish within command_timeout_ms (${timeout} ms)`)), timeout); });
-      out[a] = { state: 'captured', value: await Promise.race([capture(a, page, context, view, timeout), late]) };
+      const value = await withDeadline(capture(a, page, context, view, timeout), timeout, () => new Error(`the ${a} capture did not finish within command_timeout_ms (${timeout} ms)`));
+      out[a] = { state: 'captured', value };
     } catch (e) {
       out[a] = { state: 'unavailable', error: view.text(firstLine(e)) };
-    } finally {
-      clearTimeout(timer);
     }
   }
   return out;

@@ -5,14 +5,13 @@
  * return Evidence (docs/evidence-format.md). The CLI command and the MCP tool both call
  * `captureBrowserScenario` with the same scenario object.
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { CapstateError } from '../errors.js';
-import { packageRoot } from '../store/open.js';
+import { capstateVersion } from '../store/open.js';
 import { cancellable, resolveUrl, runAction, StepFailure, type ActionContext } from './actions.js';
 import { captureArtifacts, completeness, notRequested, sanitizedUrl, type Captures } from './artifacts.js';
+import { within, withDeadline } from './deadline.js';
 import { acquireBrowser, firstLine, type BrowserSession } from './launch.js';
 import { EventLog, ListenerOwners, type EvidenceEvent, type Omissions } from './limits.js';
 import { NetworkObserver } from './network.js';
@@ -69,7 +68,7 @@ export interface CaptureOptions {
   file?: string;
 }
 
-const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const version = capstateVersion;
 const playwrightVersion = (createRequire(import.meta.url)('playwright-core/package.json') as { version: string }).version;
 
 /**
@@ -211,13 +210,16 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       limit('request-steps', 'BS-56', 'request steps sent their declared requests through the page\'s fetch in the main world');
     }
     if (families.includes('network')) limit('no-initiators', 'BS-69', 'Playwright scenario captures provide no initiator stacks');
-    // BS-32: a seeding failure fails the navigation or action that reached the document.
-    const seeded = <T>(p: Promise<T>) => Promise.race([p, seeder.failure().catch((e: Error) => { throw new StepFailure('storage-seed-failed', e.message); })]);
     try {
       await seeder.install(context, page);
     } catch (e) {
       throw new CapstateError('storage-seed-failed', `the storage seeds could not be written: ${redaction.view().text(firstLine(e))}`, { path: 'storage' });
     }
+    // BS-32: a seeding failure fails the navigation or action that reached the document.
+    // One promise for the whole capture; marked handled, since it may fail between races.
+    const seedFailure = seeder.failure().catch((e: Error) => { throw new StepFailure('storage-seed-failed', e.message); });
+    seedFailure.catch(() => {});
+    const seeded = <T>(p: Promise<T>) => Promise.race([p, seedFailure]);
 
     if (session.mode === 'connect' && (s.environment?.service_workers ?? 'block') === 'block') {
       swBlock = new ServiceWorkerBlock(context, page, { commandTimeoutMs: commandTimeout });
@@ -314,7 +316,7 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
   } finally {
     outer?.removeEventListener('abort', onOuter);
     // Our seed instrumentation leaves the page before we disconnect (connect mode leaves no script behind).
-    await Promise.race([seeder.dispose(), new Promise((r) => setTimeout(r, commandTimeout).unref())]);
+    await within(commandTimeout, seeder.dispose());
     await release(session, swBlock, primary, limit);
   }
   const omissions = log.omissions();
@@ -347,6 +349,11 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
   };
 }
 
+/** A step's outcome in one line, for people: `search: failed (message)`. */
+export function stepLine(s: StepRecord): string {
+  return `${s.step_id}: ${s.status}${s.error ? ` (${s.error.message})` : ''}`;
+}
+
 function ms(t0: number): number {
   return Math.round((performance.now() - t0) * 1000) / 1000;
 }
@@ -360,10 +367,10 @@ async function applyConnectEnvironment(s: Scenario, page: Page, timeout: number)
   const env = s.environment ?? {};
   if (!env.locale && !env.timezone && !env.viewport) return;
   const cdp = await page.context().newCDPSession(page);
-  const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, r) => setTimeout(() => r(new CapstateError('command-timeout', `an environment command exceeded command_timeout_ms ${timeout}`, { path: 'command_timeout_ms' })), timeout).unref())]);
-  if (env.locale) await within(cdp.send('Emulation.setLocaleOverride', { locale: env.locale }));
-  if (env.timezone) await within(cdp.send('Emulation.setTimezoneOverride', { timezoneId: env.timezone }));
-  if (env.viewport) await within(page.setViewportSize(env.viewport));
+  const bounded = <T>(p: Promise<T>) => withDeadline(p, timeout, () => new CapstateError('command-timeout', `an environment command exceeded command_timeout_ms ${timeout}`, { path: 'command_timeout_ms' }));
+  if (env.locale) await bounded(cdp.send('Emulation.setLocaleOverride', { locale: env.locale }));
+  if (env.timezone) await bounded(cdp.send('Emulation.setTimezoneOverride', { timezoneId: env.timezone }));
+  if (env.viewport) await bounded(page.setViewportSize(env.viewport));
 }
 
 /**

@@ -10,6 +10,7 @@ import { isAlwaysRedactedHeader } from '../load/secrets.js';
 import { bodyAllocationCost, type EventLog, MAX_CONCURRENT_CONTENT_READS, PROVIDER_READ_TIMEOUT_MS } from './limits.js';
 import type { Redaction, RedactionView } from './redaction.js';
 import type { Limits } from './schema.js';
+import { withDeadline } from './deadline.js';
 
 export interface ContentSelection { request_body: boolean; response_body: boolean; header_values: boolean }
 
@@ -41,17 +42,12 @@ class Cancelled extends Error {}
  * in progress (BS-67).
  */
 async function read<T>(f: () => Promise<T>, signal: AbortSignal): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   try {
     if (signal.aborted) throw new Cancelled();
-    return await Promise.race([
-      f(),
-      new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Timeout()), PROVIDER_READ_TIMEOUT_MS); }),
-      new Promise<never>((_, reject) => { onAbort = () => reject(new Cancelled()); signal.addEventListener('abort', onAbort, { once: true }); }),
-    ]);
+    const cancelled = new Promise<never>((_, reject) => { onAbort = () => reject(new Cancelled()); signal.addEventListener('abort', onAbort, { once: true }); });
+    return await withDeadline(Promise.race([f(), cancelled]), PROVIDER_READ_TIMEOUT_MS, () => new Timeout());
   } finally {
-    clearTimeout(timer);
     if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 }
@@ -296,9 +292,5 @@ export class NetworkObserver {
    */
   cancel(): void {
     this.queue.cancel();
-  }
-
-  get transactions(): number {
-    return this.count;
   }
 }

@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
+import { withDeadline } from './deadline.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type Scenario, type ValueSource } from './schema.js';
 
 type Entries = Record<string, [string, string][]>;
@@ -117,11 +118,7 @@ export class SeedInstrumentation {
 
   /** BS-11: storage CDP commands, replies from child targets included, are bounded by command_timeout_ms. */
   private send(channel: CdpChannel, method: string, params?: Record<string, unknown>): Promise<any> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer to ${method} within command_timeout_ms ${this.commandTimeoutMs}`)), this.commandTimeoutMs);
-    });
-    return Promise.race([channel.send(method, params), late]).finally(() => clearTimeout(timer));
+    return withDeadline(channel.send(method, params), this.commandTimeoutMs, () => new Error(`no answer to ${method} within command_timeout_ms ${this.commandTimeoutMs}`));
   }
 
   /** Why initialization failed (BS-32), or null. */

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { CapstateError } from '../errors.js';
 import type { Captures } from './artifacts.js';
+import { within } from './deadline.js';
 import { firstLine } from './launch.js';
 
 /**
@@ -22,7 +23,6 @@ export interface HolderOptions {
   /** BS-11: installing is an environment command, bounded by `command_timeout_ms`. */
   commandTimeoutMs: number;
   checkMs?: number;
-  restoreGraceMs?: number;
 }
 
 const BLOCKED = 'service-worker registration is blocked: environment.service_workers is "block"';
@@ -67,18 +67,6 @@ async function probe(): Promise<boolean> {
   }
 }
 
-type Deadline<T> = { ok: true; value: T } | { ok: false };
-
-async function within<T>(ms: number, p: Promise<T>): Promise<Deadline<T>> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<Deadline<T>>((r) => { timer = setTimeout(() => r({ ok: false }), ms); });
-  try {
-    return await Promise.race([p.then((value) => ({ ok: true as const, value })), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** A main-world context that went away with its document is not a failure of the restore. */
 const contextGone = (e: unknown) => /Cannot find context|Execution context was destroyed|context with specified id/i.test(firstLine(e));
 
@@ -101,7 +89,7 @@ export class ServiceWorkerBlock {
 
   constructor(private readonly context: BrowserContext, private readonly page: Page, private readonly opts: HolderOptions) {
     this.checkMs = opts.checkMs ?? SERVICE_WORKER_DEADLINES.check_ms;
-    this.graceMs = opts.restoreGraceMs ?? SERVICE_WORKER_DEADLINES.restore_grace_ms;
+    this.graceMs = SERVICE_WORKER_DEADLINES.restore_grace_ms;
   }
 
   /** Opens the session, adds the future-document script and patches the running frames. */
@@ -131,12 +119,18 @@ export class ServiceWorkerBlock {
     // pass below covers browsers that ignore it (the patch is idempotent).
     const { identifier } = await s.send('Page.addScriptToEvaluateOnNewDocument', { source: patchSource(this.key), runImmediately: true });
     this.scripts.add(identifier);
+    await this.inContexts(s, patchSource(this.key), false);
+  }
+
+  /** Runs `source` in every known main-world context; a context that went away is skipped (and, with `forget`, dropped). */
+  private async inContexts(s: CDPSession, source: string, forget: boolean): Promise<void> {
     for (const id of [...this.contexts]) {
       try {
-        await s.send('Runtime.evaluate', { expression: patchSource(this.key), contextId: id, returnByValue: true });
+        await s.send('Runtime.evaluate', { expression: source, contextId: id, returnByValue: true });
       } catch (e) {
         if (!contextGone(e)) throw e;
       }
+      if (forget) this.contexts.delete(id);
     }
   }
 
@@ -213,14 +207,7 @@ export class ServiceWorkerBlock {
       await s.send('Page.removeScriptToEvaluateOnNewDocument', { identifier });
       this.scripts.delete(identifier);
     }
-    for (const id of [...this.contexts]) {
-      try {
-        await s.send('Runtime.evaluate', { expression: restoreSource(this.key), contextId: id, returnByValue: true });
-      } catch (e) {
-        if (!contextGone(e)) throw e;
-      }
-      this.contexts.delete(id);
-    }
+    await this.inContexts(s, restoreSource(this.key), true);
     await s.detach();
     this.detached = true;
   }

@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { captureBrowserScenario, type Evidence } from '../browser/index.js';
+import { captureBrowserScenario, stepLine, type Evidence } from '../browser/index.js';
 import { CapstateError } from '../errors.js';
 import { parseExactJson, plainJson } from '../load/bodies.js';
 import { jsonArg, log, out, printJson, toJson } from './common.js';
@@ -63,7 +63,7 @@ export default defineCommand({
     }
     const lines = (head: string, tail: string) => {
       const s = summary(evidence);
-      return [head, ...evidence.steps.map((st) => `  ${st.step_id}: ${st.status}${st.error ? ` (${st.error.message})` : ''}`),
+      return [head, ...evidence.steps.map((st) => `  ${stepLine(st)}`),
         `  ${s.events} events, ${s.network_transactions} network transactions retained`, tail].join('\n');
     };
     if (a.out) {

@@ -4,13 +4,11 @@
  * stdout carries data only (`--json` is one document); progress and logs go to stderr.
  */
 import { defineCommand, renderUsage, runCommand, showUsage } from 'citty';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../store/open.js';
+import { capstateVersion } from '../store/open.js';
 import { reportError, warnUnknownFlags } from './common.js';
 import { commands } from './commands.js';
 
-const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const version = capstateVersion;
 
 const main = defineCommand({
   meta: {

@@ -4,7 +4,7 @@
  * input objects.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { captureBrowserScenario, type Evidence } from '../browser/index.js';
+import { captureBrowserScenario, stepLine, type Evidence } from '../browser/index.js';
 import { toJson } from '../cli/common.js';
 import { compareWebCaptures, summarize, MAX_RULES } from '../compare/index.js';
 import { RULE_ARTIFACT_KINDS, MAX_LITERAL_CHARS } from '../compare/policy.js';
@@ -97,7 +97,7 @@ export async function callBrowserTool(name: string, args: unknown, signal?: Abor
   if (name === 'capture_browser_scenario') {
     const scenario = argsObject(name, args, ['browser', 'start_url', 'actions', 'environment', 'secrets', 'storage', 'capture', 'command_timeout_ms']);
     const evidence: Evidence = await captureBrowserScenario(scenario, { signal });
-    const steps = evidence.steps.map((s) => `${s.step_id}: ${s.status}${s.error ? ` (${s.error.message})` : ''}`).join('; ');
+    const steps = evidence.steps.map(stepLine).join('; ');
     const head = `Evidence of ${evidence.steps.length} step(s) on ${evidence.scenario.start_url} (${steps}); ${evidence.events.length} events. ` +
       'Nothing was written to disk: the Evidence is only in this result (structuredContent). Pass it inline to compare_web_captures, or save it to a file for `capstate load`.';
     return { content: [{ type: 'text', text: head }, { type: 'text', text: toJson(evidence, 0) }], structuredContent: toPlain(evidence) as Record<string, unknown> };

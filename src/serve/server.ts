@@ -5,10 +5,8 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { CapstateError } from '../errors.js';
-import { packageRoot } from '../store/open.js';
+import { capstateVersion } from '../store/open.js';
 import { ANALYSIS_TOOL_NAMES, callAnalysisTool } from './analysis.js';
 import { answerCall } from './answer.js';
 import { buildCatalog, type Catalog } from './catalog.js';
@@ -16,7 +14,7 @@ import type { ServeContext } from './context.js';
 import { UNTRUSTED_CATALOG_WARNING } from './descriptions.js';
 import { answerResult, errorResult } from './results.js';
 
-const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const version = capstateVersion;
 
 /** Answers one tools/call: the same path for every transport (and the bench). */
 export async function callTool(ctx: ServeContext, catalog: Catalog, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {

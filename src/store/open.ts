@@ -25,6 +25,9 @@ export const packageRoot: string = (() => {
   return dir;
 })();
 
+/** capstate's own version, from its package.json. */
+export const capstateVersion: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
 export interface Migration { version: number; name: string; sql: string }
 
 export function listMigrations(): Migration[] {
