@@ -16,7 +16,7 @@ import type { DB } from '../store/types.js';
 import { dbArg, log } from './common.js';
 import { loadInputArgs, loadInputs } from './load-inputs.js';
 
-export const captureArg = {
+const captureArg = {
   capture: { type: 'string', description: 'Capture id in the store (see capstate info)', valueHint: 'ID' },
 } as const;
 

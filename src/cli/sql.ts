@@ -13,13 +13,14 @@ export const args = {
   'max-rows': { type: 'string', description: `Stop after this many rows (default ${DEFAULT_MAX_ROWS})`, valueHint: 'N' },
 } as const;
 
-export interface SqlResult { columns: string[]; rows: unknown[][]; truncated: boolean }
+export interface SqlResult { columns: string[]; rows: unknown[][]; truncated: boolean; unfit?: boolean }
 
 /**
  * Runs one statement on a read-only connection (STYLE.md §14): the connection refuses
  * writes, and only statements that return rows are accepted. Integers come back exact.
  */
-export function runReadOnlySql(file: string, query: string, maxRows = DEFAULT_MAX_ROWS): SqlResult {
+/** `fits` may stop the read at a row (a byte budget): the rows before it are returned, truncated, with `unfit`. */
+export function runReadOnlySql(file: string, query: string, maxRows = DEFAULT_MAX_ROWS, fits: (row: unknown[]) => boolean = () => true): SqlResult {
   const db = openStore(file);
   try {
     let stmt;
@@ -33,15 +34,18 @@ export function runReadOnlySql(file: string, query: string, maxRows = DEFAULT_MA
     const columns = stmt.columns().map((c) => c.name);
     const rows: unknown[][] = [];
     let truncated = false;
+    let unfit = false;
     try {
       for (const row of stmt.iterate() as Iterable<unknown[]>) {
         if (rows.length === maxRows) { truncated = true; break; }
-        rows.push(row.map((v) => (typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v)));
+        const r = row.map((v) => (typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v));
+        if (!fits(r)) { truncated = unfit = true; break; }
+        rows.push(r);
       }
     } catch (e) {
       throw new CapstateError('sql-failed', `the query failed: ${(e as Error).message}`, { query });
     }
-    return { columns, rows, truncated };
+    return { columns, rows, truncated, ...(unfit ? { unfit } : {}) };
   } finally {
     db.close();
   }

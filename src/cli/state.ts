@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import type { JsonValue } from '../load/bodies.js';
 import { stringifyExact } from '../load/bodies.js';
-import { environmentState, stateBytes, stateDocumentValue, type EnvironmentState } from '../state/index.js';
+import { environmentState, stateDocumentValue, type EnvironmentState } from '../state/index.js';
 import { jsonArg, log, out } from './common.js';
 import { pickCapture } from '../manifest/read.js';
 import { sourceArgs, withCaptures } from './source.js';
@@ -43,7 +43,7 @@ export default defineCommand({
 });
 
 /** The human view: types with identity and entity counts, documents, each tool's plan or reason. */
-export function describeState(s: EnvironmentState, sha256 = stateBytes(s).sha256): string {
+export function describeState(s: EnvironmentState, sha256: string): string {
   const lines = [`environment state of capture ${s.capture_id} (timeline: ${s.timeline_order}; evidence: ${s.evidence.status}, ` +
     `${s.evidence.unknown.join(', ')} unknown)`];
   for (const l of s.limitations) lines.push(`limitation: ${l}`);

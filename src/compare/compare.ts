@@ -11,7 +11,7 @@ import { digestOf, normalizeCaptured, type Side } from './artifacts.js';
 import { canonicalSha256 } from './canonical.js';
 import { readCapture, type CaptureIn, type StepIn } from './input.js';
 import { hopDifferences, INITIAL, NETWORK_KINDS, networkBySendingStep, stepKey, type Hop, type StepNetwork } from './network.js';
-import { ARTIFACT_KINDS, applyRulesDeep, commitment, readPolicy, type ArtifactKind, type Commitment, type Policy } from './policy.js';
+import { applyRulesDeep, commitment, readPolicy, type ArtifactKind, type Commitment, type Policy } from './policy.js';
 
 export type Verdict = 'changed' | 'unchanged' | 'unknown';
 
@@ -221,8 +221,7 @@ function stepVerdict(artifacts: ArtifactResult[], blocked: boolean): Verdict {
  * the site: such hops prove no change, and a network artifact whose only differences are
  * moved hops is `unknown` (BS-79: mismatched coverage is never equal), naming them.
  */
-function settleMovedHops(steps: StepResult[], initial: StepResult | null, contextBlocked: boolean, failures: AlignmentFailure[]): { steps: StepResult[]; initial: StepResult | null } {
-  const all = [...(initial ? [initial] : []), ...steps];
+function settleMovedHops(all: { artifacts: ArtifactResult[] }[]): void {
   const nets = all.map((s) => s.artifacts.find((x) => x.kind === 'network')!);
   const where = (side: 'only_before' | 'only_after') => {
     const m = new Map<string, Set<number>>();
@@ -244,8 +243,6 @@ function settleMovedHops(steps: StepResult[], initial: StepResult | null, contex
       delete n.hop_changes;
     }
   });
-  for (const s of all) s.verdict = stepVerdict(s.artifacts, contextBlocked || (s.step_id !== null && failures.some((f) => f.step_id === s.step_id)));
-  return { steps, initial };
 }
 
 /**
@@ -269,20 +266,27 @@ export function compareWebCaptures(input: CompareInput): ComparisonResult {
   const ta = truncatedNetworkSteps(a, na), tb = truncatedNetworkSteps(b, nb);
   const truncated = (key: string) => [ta, tb].some((t) => t === 'all' || t.has(key));
   const contextBlocked = failures.some((f) => f.code === 'incompatible-context');
-  const compareStep = (id: string | null, x: StepIn, y: StepIn): StepResult => {
+  const compareArtifacts = (id: string | null, x: StepIn, y: StepIn) => {
     const key = id === null ? INITIAL : stepKey(id);
-    const artifacts: ArtifactResult[] = [
-      actionArtifact(x, y, policy),
-      ...STEP_ARTIFACTS.map((k) => result(k, artifactSide(k, x, policy), artifactSide(k, y, policy))),
-      networkArtifact(sel, na.get(key), nb.get(key), truncated(key)),
-      eventsArtifact(sel, ea.get(key), eb.get(key)),
-    ];
-    const blocked = contextBlocked || failures.some((f) => f.step_id === id && id !== null);
-    return { step_id: id, verdict: stepVerdict(artifacts, blocked), artifacts };
+    return {
+      step_id: id,
+      artifacts: [
+        actionArtifact(x, y, policy),
+        ...STEP_ARTIFACTS.map((k) => result(k, artifactSide(k, x, policy), artifactSide(k, y, policy))),
+        networkArtifact(sel, na.get(key), nb.get(key), truncated(key)),
+        eventsArtifact(sel, ea.get(key), eb.get(key)),
+      ],
+    };
   };
-  let steps = aligned.map((s) => compareStep(s.step_id, s.before, s.after));
-  let initial = a.initial && b.initial ? compareStep(null, a.initial, b.initial) : null;
-  ({ steps, initial } = settleMovedHops(steps, initial, contextBlocked, failures));
+  const compared = aligned.map((s) => compareArtifacts(s.step_id, s.before, s.after));
+  const comparedInitial = a.initial && b.initial ? compareArtifacts(null, a.initial, b.initial) : null;
+  settleMovedHops([...(comparedInitial ? [comparedInitial] : []), ...compared]);
+  // Each step's verdict once its artifacts are settled.
+  const judged = ({ step_id, artifacts }: { step_id: string | null; artifacts: ArtifactResult[] }): StepResult => ({
+    step_id, verdict: stepVerdict(artifacts, contextBlocked || (step_id !== null && failures.some((f) => f.step_id === step_id))), artifacts,
+  });
+  const steps = compared.map(judged);
+  const initial = comparedInitial && judged(comparedInitial);
   const all = [...(initial ? [initial] : []), ...steps];
   const counts = { changed: 0, unchanged: 0, unknown: 0 };
   for (const s of all) counts[s.verdict]++;
@@ -299,4 +303,3 @@ export function compareWebCaptures(input: CompareInput): ComparisonResult {
   };
 }
 
-export { ARTIFACT_KINDS };

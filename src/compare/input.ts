@@ -17,8 +17,6 @@ export interface StepIn {
   error: { code?: unknown; message?: unknown } | null;
   /** The step's `captures`, or null when the capture has none (older or hand-written Evidence). */
   captures: Obj | null;
-  /** Index in `steps` (for error paths); -1 for initial_state. */
-  index: number;
 }
 
 export interface CaptureIn {
@@ -61,7 +59,7 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
   const admitted = admitRetainedScenario(file, (k) => r[k]);
   const scenario = (r.scenario ?? {}) as Obj;
   const browser = scenario.browser && typeof scenario.browser === 'object' ? (scenario.browser as Obj) : null;
-  const step = (v: unknown, path: (string | number)[], index: number, initial: boolean): StepIn => {
+  const step = (v: unknown, path: (string | number)[], initial: boolean): StepIn => {
     const o = f.obj(v, path, initial ? '"initial_state"' : 'a step');
     const captures = o.captures === undefined || o.captures === null ? null : f.obj(o.captures, [...path, 'captures'], '"captures"');
     const err = o.error && typeof o.error === 'object' ? (o.error as StepIn['error']) : null;
@@ -69,11 +67,11 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
       step_id: initial ? null : f.string(o, path, 'step_id', { required: true, nonEmpty: true }),
       action: initial ? 'initial-navigation' : f.string(o, path, 'action'),
       status: f.string(o, path, 'status'),
-      error: err, captures, index,
+      error: err, captures,
     };
   };
-  const steps = f.array(r, [], 'steps', { required: true }).map((s, i) => step(s, ['steps', i], i, false));
-  const initial = r.initial_state === undefined || r.initial_state === null ? null : step(r.initial_state, ['initial_state'], -1, true);
+  const steps = f.array(r, [], 'steps', { required: true }).map((s, i) => step(s, ['steps', i], false));
+  const initial = r.initial_state === undefined || r.initial_state === null ? null : step(r.initial_state, ['initial_state'], true);
   const events = f.array(r, [], 'events').map((e, i) => {
     const o = f.obj(e, ['events', i], 'an event');
     f.string(o, ['events', i], 'kind', { required: true, nonEmpty: true });

@@ -118,17 +118,12 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
         throw bad(name, `max_rows must be an integer from 1 to ${QUERY_STORE_ROWS.max}`, 'max_rows');
       }
       // STYLE §14: a fresh connection opened read-only, and only statements that return rows.
-      const r = runReadOnlySql(ctx.file, a.sql, max);
+      // The byte budget stops the read itself, so no row past it is fetched.
       let bytes = 0;
-      let kept = r.rows.length;
-      for (let i = 0; i < r.rows.length; i++) {
-        bytes += Buffer.byteLength(toJson(r.rows[i], 0), 'utf8') + 1;
-        if (bytes > QUERY_STORE_MAX_BYTES) { kept = i; break; }
-      }
-      const byBytes = kept < r.rows.length;
+      const r = runReadOnlySql(ctx.file, a.sql, max, (row) => (bytes += Buffer.byteLength(toJson(row, 0), 'utf8') + 1) <= QUERY_STORE_MAX_BYTES);
       return documentResult({
-        ok: true, columns: r.columns, rows: byBytes ? r.rows.slice(0, kept) : r.rows, truncated: r.truncated || byBytes, max_rows: max,
-        ...(byBytes ? { truncated_at_bytes: QUERY_STORE_MAX_BYTES } : {}),
+        ok: true, columns: r.columns, rows: r.rows, truncated: r.truncated, max_rows: max,
+        ...(r.unfit ? { truncated_at_bytes: QUERY_STORE_MAX_BYTES } : {}),
       });
     }
     default:

@@ -172,10 +172,6 @@ export async function returnsSource(ctx: ServeContext, records: ToolRecord[]): P
 export interface ToolDescription {
   /** The warning, a newline, then the DESC-1 line. */
   text: string;
-  /** The DESC-1 line alone. */
-  line: string;
-  /** The record `<returns>` describes, or null when it is omitted. */
-  returns_record_ordinal: number | null;
 }
 
 /** DESC-1: the description of one manifest tool, within the sampling budget (DESC-5). */
@@ -200,7 +196,7 @@ export async function describeTool(ctx: ServeContext, tool: ManifestTool): Promi
     if (candidate.length <= DESCRIPTION_BUDGET.descriptionMax) line = candidate;
   }
   line ??= minimalLine(tool);
-  return { text: `${UNTRUSTED_CATALOG_WARNING}\n${line}`, line, returns_record_ordinal: source ? source.record.ordinal : null };
+  return { text: `${UNTRUSTED_CATALOG_WARNING}\n${line}` };
 }
 
 /** The fallback when a description does not fit the catalog reserve: `METHOD template` (OQ-37). */
