@@ -8,20 +8,24 @@ import type { JsonValue } from '../load/bodies.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { environmentState, type EnvironmentState } from '../state/index.js';
 import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
-import type { ItemPlan, ListPlan } from '../state/types.js';
+import type { ItemPlan, ListPlan, Plan, StateDocument } from '../state/types.js';
 import { isProjection } from '../state/variants.js';
 import type { ServeContext } from './context.js';
 import { templateParams, type CallRequest } from './input-schema.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords } from './records.js';
 
-interface Served { state: EnvironmentState; collections: Collections }
+/** The served state, with its plans and documents by tool (looked up on every call). */
+interface Served { state: EnvironmentState; collections: Collections; plans: Map<string, Plan>; documents: Map<string, StateDocument> }
 const cache = new WeakMap<ServeContext, Promise<Served>>();
 
 /** The served capture's state, computed once per context (the same view `capstate state` prints). */
 export function servedState(ctx: ServeContext): Promise<Served> {
   let hit = cache.get(ctx);
   if (!hit) {
-    hit = environmentState(ctx.k, ctx.captureId).then((state) => ({ state, collections: collectionsOf(state.entities) }));
+    hit = environmentState(ctx.k, ctx.captureId).then((state) => ({
+      state, collections: collectionsOf(state.entities),
+      plans: new Map(state.plans.map((p) => [p.tool, p])), documents: new Map(state.documents.map((d) => [d.tool, d])),
+    }));
     cache.set(ctx, hit);
   }
   return hit;
@@ -29,17 +33,27 @@ export function servedState(ctx: ServeContext): Promise<Served> {
 
 export interface StateAnswer { status: number; value: JsonValue; record_ordinal: number; request_line: string; why: string }
 
-async function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValue | undefined> {
-  const r = await ctx.k.selectFrom('record').select(['response_body_id', 'response_media_type'])
-    .where('capture_id', '=', ctx.captureId).where('ordinal', '=', ordinal).executeTakeFirst();
-  return r ? jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type)) : undefined;
+const envelopes = new WeakMap<ServeContext, Map<number, Promise<JsonValue | undefined>>>();
+
+/** A plan line's recorded response, parsed once per context: the envelope item and list answers are rendered into. */
+function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValue | undefined> {
+  let perCtx = envelopes.get(ctx);
+  if (!perCtx) envelopes.set(ctx, (perCtx = new Map()));
+  let hit = perCtx.get(ordinal);
+  if (!hit) {
+    hit = ctx.k.selectFrom('record').select(['response_body_id', 'response_media_type'])
+      .where('capture_id', '=', ctx.captureId).where('ordinal', '=', ordinal).executeTakeFirst()
+      .then(async (r) => (r ? jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type)) : undefined));
+    perCtx.set(ordinal, hit);
+  }
+  return hit;
 }
 
 /** The call answered from state, or null when the state has no answer for it. */
 export async function answerFromState(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<StateAnswer | null> {
   if (tool.method.toUpperCase() !== 'GET') return null;
-  const { state, collections } = await servedState(ctx);
-  const plan = state.plans.find((p) => p.tool === tool.name);
+  const { collections, plans, documents } = await servedState(ctx);
+  const plan = plans.get(tool.name);
   if (!plan || plan.kind === 'record') return null;
   // The call's request line is matched to its records as replay matches them (path values,
   // query pairs from the loader's facts); a plan line or document answers through its record.
@@ -47,7 +61,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
   const asked = callLine(tool, call);
 
   if (plan.kind === 'document') {
-    const doc = state.documents.find((d) => d.tool === tool.name)!;
+    const doc = documents.get(tool.name)!;
     if (!recorded.has(doc.record_ordinal)) return null;
     return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path} (DOC-1, DOC-2): its latest initial value, #${doc.record_ordinal}` };
   }
@@ -88,8 +102,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
  */
 export async function replayReason(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<'variant' | 'projection' | null> {
   if (tool.method.toUpperCase() !== 'GET') return null;
-  const { state } = await servedState(ctx);
-  const plan = state.plans.find((p) => p.tool === tool.name);
+  const plan = (await servedState(ctx)).plans.get(tool.name);
   if (!plan || (plan.kind !== 'item' && plan.kind !== 'list')) return null;
   const names = new Map(call.query.map((p) => [p.name, p.value]));
   const projection = call.query.filter((p) => isProjection(p.name)).map((p) => p.value);
