@@ -20,11 +20,20 @@ function loaded(): string {
   return store;
 }
 
+/** Runs `fn` on a fresh read-only connection to the loaded store, then checks nothing of the snapshot is left on it. */
+async function onStore(fn: (db: ReturnType<typeof openStore>, k: ReturnType<typeof kyselyFor>) => Promise<void>): Promise<void> {
+  const db = openStore(loaded());
+  try {
+    await fn(db, kyselyFor(db));
+    expect(db.prepare("select count(*) from sqlite_temp_master where name not like 'sqlite_%'").pluck().get()).toBe(0);
+  } finally {
+    db.close();
+  }
+}
+
 describe('store snapshot of the state pass\'s views', () => {
   it('holds, for every view the pass reads and every view under them, the stored view\'s rows and value types', async () => {
-    const db = openStore(loaded());
-    const k = kyselyFor(db);
-    try {
+    await onStore(async (db, k) => {
       const sorted = (rows: unknown[]) => rows.map((r) => JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))).sort();
       const names = await withSnapshot(k, STATE_VIEWS, async () => {
         const temp = db.prepare("select name from sqlite_temp_master where type = 'table' and name not like 'sqlite_%' order by name").pluck().all() as string[];
@@ -39,34 +48,21 @@ describe('store snapshot of the state pass\'s views', () => {
       });
       // The deep views are there, not only the ones the pass names.
       expect(names).toEqual(expect.arrayContaining([...STATE_VIEWS, 'list_locations', 'read_shown_ids', 'post_created_ids']));
-      expect(db.prepare("select count(*) from sqlite_temp_master where name not like 'sqlite_%'").pluck().get()).toBe(0);
-    } finally {
-      db.close();
-    }
+    });
   });
 
   it('concurrent passes on one connection run one after another and give the same bytes as the CLI', async () => {
-    const db = openStore(loaded());
-    const k = kyselyFor(db);
-    try {
+    await onStore(async (_db, k) => {
       const [a, b] = await Promise.all([environmentState(k, 1), environmentState(k, 1)]);
       expect(stateBytes(a)).toEqual(stateBytes(b));
-      expect(db.prepare("select count(*) from sqlite_temp_master where name not like 'sqlite_%'").pluck().get()).toBe(0);
       const r = cli(['state', '--db', store, '--json']);
       expect(JSON.parse(r.stdout).sha256).toBe(stateBytes(a).sha256);
-    } finally {
-      db.close();
-    }
+    });
   });
 
   it('a failing pass drops the snapshot too', async () => {
-    const db = openStore(loaded());
-    const k = kyselyFor(db);
-    try {
+    await onStore(async (_db, k) => {
       await expect(withSnapshot(k, STATE_VIEWS, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
-      expect(db.prepare("select count(*) from sqlite_temp_master where name not like 'sqlite_%'").pluck().get()).toBe(0);
-    } finally {
-      db.close();
-    }
+    });
   });
 });
