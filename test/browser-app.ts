@@ -158,13 +158,13 @@ export async function startExternalBrowser(opts: { preferences?: Record<string, 
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { spawn } = await import('node:child_process');
-  const { LAUNCH_FLAGS } = await import('../src/browser/launch.js');
+  const { launchFlags } = await import('../src/browser/launch.js');
   const profile = mkdtempSync(join(tmpdir(), 'capstate-external-'));
   if (opts.preferences) {
     mkdirSync(join(profile, 'Default'));
     writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify(opts.preferences));
   }
-  const child = spawn(CHROMIUM, ['--headless', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...LAUNCH_FLAGS, opts.url ?? 'about:blank'], { stdio: 'ignore', detached: true });
+  const child = spawn(CHROMIUM, ['--headless', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...launchFlags(), opts.url ?? 'about:blank'], { stdio: 'ignore', detached: true });
   for (let i = 0; i < 150; i++) {
     try {
       const port = readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0];

@@ -13,6 +13,7 @@ import { compareWebCaptures, type ComparisonResult } from '../src/compare/index.
 import { CHROMIUM, describeBrowser, startExternalBrowser, type ExternalBrowser } from './browser-app.js';
 import { cli, tempDir } from './helpers.js';
 import { METHOD_EXCHANGES, serveHar, text, type Served } from './serve-helpers.js';
+import { CLOSED_BROWSER_POLICY } from '../src/serve/browser-policy.js';
 
 /** What the page shows and serves; each capture changes one thing. */
 interface Variant { title: string; items: string[]; pref: string; redirectTo: string; slowFirst: 'a' | 'b' }
@@ -212,7 +213,7 @@ describeBrowser('BS-72 / BS-74 / BS-77 / BS-75 comparing real captures of one pa
 
   describeBrowser('MCP capture_browser_scenario and compare_web_captures', () => {
     let s: Served;
-    beforeAll(async () => { s = await serveHar(dir, METHOD_EXCHANGES); });
+    beforeAll(async () => { s = await serveHar(dir, METHOD_EXCHANGES, { browser: { ...CLOSED_BROWSER_POLICY, allowBrowser: true, executablePath: CHROMIUM, evidenceDir: dir } }); });
     afterAll(() => s.close());
 
     it('hints: the capture is open-world and not read-only; the comparison is read-only', () => {

@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
 import { createServer } from '../src/serve/server.js';
 import type { Catalog } from '../src/serve/catalog.js';
+import type { BrowserPolicy } from '../src/serve/browser-policy.js';
 import { writeHar, type Exchange } from './har-builder.js';
 import { cli } from './helpers.js';
 
@@ -21,7 +22,7 @@ export interface Served {
 }
 
 /** Serves a store in process and connects a real MCP client to it. */
-export async function serveStore(db: string, opts: { reserveBytes?: number } = {}): Promise<Served> {
+export async function serveStore(db: string, opts: { reserveBytes?: number; browser?: BrowserPolicy } = {}): Promise<Served> {
   const ctx = await openServeContext(db);
   const { server, catalog } = await createServer(ctx, opts);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -44,7 +45,7 @@ export async function serveStore(db: string, opts: { reserveBytes?: number } = {
 let n = 0;
 
 /** Writes exchanges as a HAR, loads it into a new store with the CLI, and serves it. */
-export async function serveHar(dir: string, exchanges: Exchange[], opts: { reserveBytes?: number } = {}): Promise<Served> {
+export async function serveHar(dir: string, exchanges: Exchange[], opts: { reserveBytes?: number; browser?: BrowserPolicy } = {}): Promise<Served> {
   const name = `serve-${process.pid}-${n++}`;
   const har = writeHar(dir, `${name}.har`, exchanges);
   const db = join(dir, `${name}.sqlite`);

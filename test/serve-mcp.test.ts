@@ -22,15 +22,17 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
   it('lists one tool per manifest tool plus the analysis tools', () => {
     const names = s.tools.map((t) => t.name);
     for (const t of s.ctx.manifest.tools) expect(names).toContain(t.name);
-    expect(names).toEqual(expect.arrayContaining(['inspect_analysis_view', 'inspect_environment_manifest', 'query_store', 'capture_browser_scenario', 'compare_web_captures']));
-    expect(names.length).toBe(s.ctx.manifest.tools.length + 5);
+    expect(names).toEqual(expect.arrayContaining(['inspect_analysis_view', 'inspect_environment_manifest', 'query_store', 'compare_web_captures']));
+    // capture_browser_scenario runs a browser on this machine: listed only with serve --allow-browser.
+    expect(names).not.toContain('capture_browser_scenario');
+    expect(names.length).toBe(s.ctx.manifest.tools.length + 4);
   });
 
   it('MCP-1: advertises the hints of every tool', () => {
     expect(s.tool('get_api_folders_by_uid').annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     expect(s.tool('post_api_annotations').annotations).toEqual({ readOnlyHint: false, idempotentHint: false, openWorldHint: false });
-    // capture_browser_scenario drives a browser against the caller's URLs: the one open-world tool.
-    for (const t of s.tools) expect(t.annotations?.openWorldHint, t.name).toBe(t.name === 'capture_browser_scenario');
+    // Without --allow-browser no tool is open-world (capture_browser_scenario is the only one).
+    for (const t of s.tools) expect(t.annotations?.openWorldHint, t.name).toBe(false);
   });
 
   it('inputSchema: template parameters required, recorded query keys optional and described', () => {

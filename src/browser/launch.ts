@@ -13,9 +13,34 @@ import type { Scenario } from './schema.js';
 
 /** Flags that keep a headless Chromium quiet and self-contained on a build machine. */
 export const LAUNCH_FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync',
 ];
+
+/**
+ * Chromium's sandbox stays on wherever Chromium can run with it. As root it cannot
+ * (Chromium refuses to start), so there, and only there, the flags turn it off.
+ */
+export function launchFlags(uid: number | undefined = process.getuid?.()): string[] {
+  return uid === 0 ? ['--no-sandbox', ...LAUNCH_FLAGS] : [...LAUNCH_FLAGS];
+}
+
+/** What Chromium says when this host gives it no usable sandbox (no user namespaces, no setuid helper). */
+const NO_SANDBOX = /No usable sandbox|--no-sandbox|sandbox is not|setuid sandbox/i;
+
+/**
+ * Launches with the sandbox where the host allows it; a host that has none (a container
+ * without user namespaces) gets one more try without it rather than no browser.
+ */
+export async function withSandboxFallback<T>(start: (flags: string[]) => Promise<T>, uid: number | undefined = process.getuid?.()): Promise<T> {
+  const flags = launchFlags(uid);
+  try {
+    return await start(flags);
+  } catch (e) {
+    if (flags.includes('--no-sandbox') || !NO_SANDBOX.test(e instanceof Error ? e.message : String(e))) throw e;
+    return start(['--no-sandbox', ...flags]);
+  }
+}
 
 /** OQ-40: endpoint discovery (`/json/version`) has its own fixed deadline. */
 export const CDP_DISCOVERY_TIMEOUT_MS = 5000;
@@ -48,10 +73,13 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
   const env = s.environment ?? {};
   let context: BrowserContext;
   try {
-    context = await (await playwright()).launchPersistentContext(profile, {
+    const chromium = await playwright();
+    context = await withSandboxFallback((args) => chromium.launchPersistentContext(profile, {
       executablePath: b.executable_path,
       headless: b.headless ?? true,
-      args: LAUNCH_FLAGS,
+      args,
+      // Playwright turns the sandbox off unless asked (chromiumSandbox defaults to false).
+      chromiumSandbox: !args.includes('--no-sandbox'),
       timeout,
       serviceWorkers: env.service_workers === 'allow' ? 'allow' : 'block',
       acceptDownloads: false,
@@ -62,7 +90,7 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
       ...(env.locale ? { locale: env.locale } : {}),
       ...(env.timezone ? { timezoneId: env.timezone } : {}),
       ...(env.viewport ? { viewport: env.viewport } : {}),
-    });
+    }));
   } catch (e) {
     await removeProfile(profile);
     // BS-4: a visible browser needs a display; Playwright's first line ("Target page,

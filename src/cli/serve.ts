@@ -1,11 +1,57 @@
 import { defineCommand } from 'citty';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CapstateError } from '../errors.js';
+import { CLOSED_BROWSER_POLICY, DEFAULT_BROWSER_EXECUTABLE, type BrowserPolicy } from '../serve/browser-policy.js';
 import { closeServeContext } from '../serve/context.js';
 import { createServer } from '../serve/server.js';
 import { log } from './common.js';
 import { openSource, sourceArgs } from './source.js';
 
-export const args = { ...sourceArgs } as const;
+export const args = {
+  ...sourceArgs,
+  'allow-browser': { type: 'boolean', description: 'List and answer capture_browser_scenario (off by default: it runs a browser on this machine for the caller)', default: false },
+  browser: { type: 'string', description: `The browser executable capture_browser_scenario launches (callers cannot choose another; default ${DEFAULT_BROWSER_EXECUTABLE})`, valueHint: 'PATH' },
+  'browser-cdp': { type: 'string', description: 'A loopback CDP endpoint capture_browser_scenario may attach to in connect mode (default: none, connect mode refused)', valueHint: 'URL' },
+  'secret-env': { type: 'string', description: 'An environment variable a scenario may declare as a secret; repeat for more (default: none)', valueHint: 'NAME' },
+  'evidence-dir': { type: 'string', description: 'compare_web_captures may open Evidence files under DIR (default: inline Evidence only)', valueHint: 'DIR' },
+} as const;
+
+/** Every value of a repeatable flag (`--secret-env A --secret-env=B`), in order. */
+function repeated(rawArgs: string[], flag: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const r = rawArgs[i];
+    if (r === flag && i + 1 < rawArgs.length) values.push(rawArgs[++i]);
+    else if (r.startsWith(flag + '=')) values.push(r.slice(flag.length + 1));
+  }
+  return values;
+}
+
+/** The operator's browser policy from the flags; checked before anything is served. */
+function browserPolicy(a: { browser?: string; 'browser-cdp'?: string; 'evidence-dir'?: string; 'allow-browser'?: boolean }, rawArgs: string[]): BrowserPolicy {
+  const secretEnv = repeated(rawArgs, '--secret-env').flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  for (const name of secretEnv) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new CapstateError('usage', `--secret-env takes an environment variable name; ${JSON.stringify(name)} is not one`, {}, 2);
+  }
+  const evidenceDir = a['evidence-dir'] ?? null;
+  if (evidenceDir !== null && !(existsSync(evidenceDir) && statSync(evidenceDir).isDirectory())) {
+    throw new CapstateError('usage', `--evidence-dir ${evidenceDir}: no such directory`, {}, 2);
+  }
+  const executablePath = a.browser ?? DEFAULT_BROWSER_EXECUTABLE;
+  if (a['allow-browser'] && a['browser-cdp'] === undefined && !existsSync(executablePath)) {
+    throw new CapstateError('usage', `--allow-browser: no browser executable at ${executablePath}; install Chromium (apt-get install chromium) or give its path with --browser PATH`, {}, 2);
+  }
+  return {
+    ...CLOSED_BROWSER_POLICY,
+    allowBrowser: Boolean(a['allow-browser']),
+    executablePath,
+    cdpEndpoint: a['browser-cdp'] ?? null,
+    secretEnv,
+    evidenceDir: evidenceDir === null ? null : resolve(evidenceDir),
+  };
+}
 
 export default defineCommand({
   meta: {
@@ -15,9 +61,10 @@ export default defineCommand({
   },
   args,
   async run({ args: a, rawArgs }) {
+    const browser = browserPolicy(a, rawArgs);
     const { ctx, cleanup } = await openSource(a, rawArgs);
     try {
-      const { server, catalog } = await createServer(ctx);
+      const { server, catalog } = await createServer(ctx, { browser });
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => {
         const done = () => resolve();

@@ -11,6 +11,7 @@ import { runReadOnlySql } from '../cli/sql.js';
 import { readManifest } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { BROWSER_TOOLS, callBrowserTool } from './browser-tools.js';
+import { CLOSED_BROWSER_POLICY, type BrowserPolicy } from './browser-policy.js';
 import { hintsFor } from './hints.js';
 import { documentResult, exactDocumentResult } from './results.js';
 import { environmentStateView } from './state-view.js';
@@ -88,11 +89,11 @@ function objectArgs(tool: string, args: unknown, allowed: string[]): Record<stri
 }
 
 /** Answers one analysis tool call (throws CapstateError for bad arguments and failures). */
-export async function callAnalysisTool(ctx: ServeContext, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
+export async function callAnalysisTool(ctx: ServeContext, name: string, args: unknown, signal?: AbortSignal, browser: BrowserPolicy = CLOSED_BROWSER_POLICY): Promise<CallToolResult> {
   switch (name) {
     case 'capture_browser_scenario':
     case 'compare_web_captures':
-      return callBrowserTool(name, args, signal);
+      return callBrowserTool(name, args, browser, signal);
     case 'inspect_analysis_view': {
       const a = objectArgs(name, args, ['parent', 'view']);
       const parent = a.parent === undefined ? ctx.captureId : a.parent;

@@ -10,6 +10,7 @@ import { compareWebCaptures, summarize, MAX_RULES } from '../compare/index.js';
 import { RULE_ARTIFACT_KINDS, MAX_LITERAL_CHARS } from '../compare/policy.js';
 import { CapstateError } from '../errors.js';
 import { hintsFor } from './hints.js';
+import { allowedSecretEnv, applyBrowserPolicy, evidencePath, type BrowserPolicy } from './browser-policy.js';
 import { toPlain } from './results.js';
 
 /**
@@ -23,17 +24,18 @@ import { toPlain } from './results.js';
 export const CAPTURE_HINTS = { readOnlyHint: false, idempotentHint: false, openWorldHint: true } as const;
 export const COMPARE_HINTS = hintsFor('GET', false);
 
-const evidenceRef = { description: 'An Evidence file path, or the Evidence object itself (as capture_browser_scenario returns it)', anyOf: [{ type: 'string' }, { type: 'object' }] };
+const evidenceRef = { description: 'The Evidence object itself (as capture_browser_scenario returns it), or the path of an Evidence file under the server\'s evidence directory', anyOf: [{ type: 'string' }, { type: 'object' }] };
 
 export const BROWSER_TOOLS: Tool[] = [
   {
     name: 'capture_browser_scenario',
     description: 'Drive Chromium through a declarative scenario (the object `capstate capture-browser-scenario` takes: browser, start_url, ' +
-      'actions, capture, …; BS-1) against the URLs it names, and return the scenario Evidence as structuredContent. Nothing is written to disk.',
+      'actions, capture, …; BS-1) against the URLs it names, and return the scenario Evidence as structuredContent. Nothing is written to disk. ' +
+      'The browser is the one the server was started with; secrets may name only the environment variables the server allows.',
     inputSchema: {
       type: 'object',
       properties: {
-        browser: { type: 'object', description: '{"mode": "launch", "executable_path": "/usr/bin/chromium"} or {"mode": "connect", "cdp_endpoint": "http://127.0.0.1:9222"}' },
+        browser: { type: 'object', description: '{"mode": "launch"} starts the browser this server was configured with (executable_path may be left out); {"mode": "connect"} attaches only to the endpoint the server was started with' },
         start_url: { type: 'object', description: '{"url": "http://127.0.0.1:3000/"}' },
         actions: { type: 'array', items: { type: 'object' }, description: 'Steps, each with a unique step_id and an action (goto, click, fill, press, select_option, check, uncheck, wait_for, wait_for_timeout, request)' },
         environment: { type: 'object' }, secrets: { type: 'array', items: { type: 'object' } }, storage: { type: 'object' },
@@ -93,17 +95,20 @@ function argsObject(tool: string, args: unknown, allowed: string[]): Record<stri
 }
 
 /** Answers a browser tool call; throws CapstateError for bad input. */
-export async function callBrowserTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
+export async function callBrowserTool(name: string, args: unknown, policy: BrowserPolicy, signal?: AbortSignal): Promise<CallToolResult> {
   if (name === 'capture_browser_scenario') {
-    const scenario = argsObject(name, args, ['browser', 'start_url', 'actions', 'environment', 'secrets', 'storage', 'capture', 'command_timeout_ms']);
-    const evidence: Evidence = await captureBrowserScenario(scenario, { signal });
+    // The operator's browser and secrets, never the caller's (src/serve/browser-policy.ts).
+    const scenario = applyBrowserPolicy(policy, argsObject(name, args, ['browser', 'start_url', 'actions', 'environment', 'secrets', 'storage', 'capture', 'command_timeout_ms']));
+    const evidence: Evidence = await captureBrowserScenario(scenario, { signal, env: allowedSecretEnv(policy) });
     const steps = evidence.steps.map(stepLine).join('; ');
     const head = `Evidence of ${evidence.steps.length} step(s) on ${evidence.scenario.start_url} (${steps}); ${evidence.events.length} events. ` +
       'Nothing was written to disk: the Evidence is only in this result (structuredContent). Pass it inline to compare_web_captures, or save it to a file for `capstate load`.';
     return { content: [{ type: 'text', text: head }, { type: 'text', text: toJson(evidence, 0) }], structuredContent: toPlain(evidence) as Record<string, unknown> };
   }
   const a = argsObject(name, args, ['before', 'after', 'options', 'rules']);
-  const r = compareWebCaptures({ before: a.before, after: a.after, options: a.options, rules: a.rules });
+  // Files only under the operator's evidence directory; inline Evidence always.
+  const side = (s: 'before' | 'after', v: unknown) => (typeof v === 'string' ? evidencePath(policy, s, v) : v);
+  const r = compareWebCaptures({ before: side('before', a.before), after: side('after', a.after), options: a.options, rules: a.rules });
   const doc = { ok: true, ...r };
   return { content: [{ type: 'text', text: summarize(r) }, { type: 'text', text: toJson(doc, 0) }], structuredContent: toPlain(doc) as Record<string, unknown> };
 }

@@ -10,6 +10,7 @@ import { toolInputCached } from './answer.js';
 import { describeTool, minimalDescription, UNTRUSTED_CATALOG_WARNING } from './descriptions.js';
 import { hintsFor } from './hints.js';
 import type { JsonSchema } from './input-schema.js';
+import { CLOSED_BROWSER_POLICY, type BrowserPolicy } from './browser-policy.js';
 
 /** OQ-37: UTF-8 bytes of the serialized tool definitions, hints included. */
 export const CATALOG_RESERVE_BYTES = 64 * 1024;
@@ -27,12 +28,15 @@ export interface Catalog {
   /** Tools left out because even their minimal definition did not fit. */
   leftOut: string[];
   limitations: string[];
+  /** What callers may do with a browser and with Evidence files (start-up flags of serve). */
+  browser: BrowserPolicy;
 }
 
 const bytesOf = (t: Tool) => Buffer.byteLength(JSON.stringify(t), 'utf8');
 
 /** Builds the catalog of the served capture. `reserveBytes` exists for tests and benches. */
-export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: number } = {}): Promise<Catalog> {
+export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy } = {}): Promise<Catalog> {
+  const browser = opts.browser ?? CLOSED_BROWSER_POLICY;
   const reserve = opts.reserveBytes ?? CATALOG_RESERVE_BYTES;
   const tools: Tool[] = [];
   const environmentTools: Tool[] = [];
@@ -40,7 +44,11 @@ export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: num
   const leftOut: string[] = [];
   let used = 0;
   // The analysis tools are fixed text and come first, so a large capture cannot crowd them out.
-  for (const t of ANALYSIS_TOOLS) { tools.push(t); used += bytesOf(t); }
+  // capture_browser_scenario runs a program on this machine: listed only when the operator allowed it.
+  for (const t of ANALYSIS_TOOLS) {
+    if (t.name === 'capture_browser_scenario' && !browser.allowBrowser) continue;
+    tools.push(t); used += bytesOf(t);
+  }
   for (const mt of ctx.manifest.tools) {
     if (ANALYSIS_TOOL_NAMES.has(mt.name)) { leftOut.push(mt.name); continue; } // names are method-prefixed; never expected
     const input = await toolInputCached(ctx, mt);
@@ -63,7 +71,7 @@ export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: num
   const limitations: string[] = [];
   if (shortened.length) limitations.push(`${shortened.length} tool description${shortened.length === 1 ? '' : 's'} shortened to METHOD template to fit the catalog reserve of ${reserve} bytes`);
   if (leftOut.length) limitations.push(`${leftOut.length} tool${leftOut.length === 1 ? '' : 's'} left out: the catalog reserve of ${reserve} bytes is spent`);
-  return { tools, environmentTools, bytes: used, reserveBytes: reserve, shortened, leftOut, limitations };
+  return { tools, environmentTools, bytes: used, reserveBytes: reserve, shortened, leftOut, limitations, browser };
 }
 
 export interface CardTool { name: string; description: string; inputSchema: JsonSchema }
