@@ -1,7 +1,7 @@
 /**
  * Answering one tool call: the single function every consumer (MCP server, tests, bench)
- * goes through. Today every answer is a replay of a retained record (§13: serving from
- * state is deferred); the state renderer plugs in at the one marked seam below.
+ * goes through. A read whose plan is an item, list or document answers from the state
+ * (src/serve/from-state.ts); every other call replays a retained record.
  */
 import { CapstateError } from '../errors.js';
 import { canonicalJson, stringifyExact, MAX_USABLE_BODY_BYTES, type BodyKind, type JsonValue } from '../load/bodies.js';

@@ -1,5 +1,5 @@
 /**
- * The environment-state view, part 2 (issue 5): per-response members, variants and
+ * The environment-state view: per-response members, variants and
  * projections, changes across writes under other roots, clock formats and the budget.
  */
 import { describe, expect, it } from 'vitest';

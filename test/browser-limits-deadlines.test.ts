@@ -1,5 +1,5 @@
 /**
- * Rules that had no test naming them (issue 7 gaps). Without a browser: network-content
+ * Browser capture limits and deadlines. Without a browser: network-content
  * reads (BS-41, BS-42, BS-67), listener owners (BS-41), the header-value budget (BS-65),
  * redirect predecessor states (BS-61) and late content (BS-68), against NetworkObserver
  * with fake Playwright objects and the comparison's network normalization. With Chromium:
