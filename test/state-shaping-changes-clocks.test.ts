@@ -377,6 +377,62 @@ describe('ES-31 ES-32 sorted arrays', () => {
   });
 });
 
+describe('ES-16 ES-20 the gate counts only reads that serving answers from state', () => {
+  const users = (roles: boolean) => [
+    { id: 'u-01', name: 'Ann', active: true, ...(roles ? { roles: ['admin'] } : {}) },
+    { id: 'u-02', name: 'Bo', active: false, ...(roles ? { roles: [] } : {}) },
+  ];
+
+  it('ES-20 a later read of a variant\'s request line (?include=roles) is replayed, so the field it omits stays required', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/users`, body: users(false) },
+      { url: `${A}/api/v1/users?include=roles`, body: users(true) },
+      { method: 'PATCH', url: `${A}/api/v1/users/u-01`, requestBody: { name: 'Ann B' }, body: { id: 'u-01', name: 'Ann B' } },
+      { url: `${A}/api/v1/users?include=roles`, body: [{ id: 'u-01', name: 'Ann B', roles: ['admin'] }, { id: 'u-02', name: 'Bo', active: false, roles: [] }] },
+    ]);
+    const p = plan(s, 'get_api_v1_users');
+    expect(p).toMatchObject({ kind: 'list', projected_query_keys: [{ name: 'include' }] });
+    expect(p.required_fields).toContain('active');
+  });
+
+  it('ES-20 the same omission on a line serving answers from state does relax it (ES-21)', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/users`, body: users(false) },
+      { method: 'PATCH', url: `${A}/api/v1/users/u-01`, requestBody: { name: 'Ann B' }, body: { id: 'u-01', name: 'Ann B' } },
+      { url: `${A}/api/v1/users`, body: [{ id: 'u-01', name: 'Ann B' }, { id: 'u-02', name: 'Bo', active: false }] },
+    ]);
+    expect(plan(s, 'get_api_v1_users').required_fields).not.toContain('active');
+  });
+
+  it('ES-14 ES-20 a later late shaping row (?expand=shelf) is replayed, so the member it drops stays required', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/books/bk-0001`, body: { id: 'bk-0001', title: 'A', shelf_id: 'sh-1' } },
+      { url: `${A}/api/v1/books/bk-0002`, body: { id: 'bk-0002', title: 'B', shelf_id: 'sh-2' } },
+      { method: 'PATCH', url: `${A}/api/v1/books/bk-0001`, requestBody: { title: 'A2' }, body: { id: 'bk-0001', title: 'A2', shelf_id: 'sh-1' } },
+      { url: `${A}/api/v1/books/bk-0001?expand=shelf`, body: { id: 'bk-0001', title: 'A2', shelf: { id: 'sh-1', name: 'Top' } } },
+    ]);
+    const p = plan(s, 'get_api_v1_books_by_id');
+    expect(p.projected_record_ordinals).toContain(4);
+    expect(p.required_fields).toContain('shelf_id');
+  });
+
+  it('ES-31 a counted read listing an unwritten entity\'s tags unsorted (["b","a"]) stops tags from being a candidate', () => {
+    const s = stateOf([
+      { url: `${A}/api/v1/notes`, body: [{ id: 'note-0001', tags: ['alpha', 'beta'] }, { id: 'note-0002', tags: ['a', 'b'] }] },
+      { method: 'PUT', url: `${A}/api/v1/notes/note-0001`, requestBody: { tags: ['zeta', 'alpha', 'mid'] }, body: {} },
+      { url: `${A}/api/v1/notes`, body: [{ id: 'note-0001', tags: ['alpha', 'mid', 'zeta'] }, { id: 'note-0002', tags: ['b', 'a'] }] },
+    ]);
+    expect(plan(s, 'get_api_v1_notes')).toMatchObject({ kind: 'list', sorted_arrays: [] });
+    // Without the unsorted row the same capture learns tags (ES-32).
+    const learned = stateOf([
+      { url: `${A}/api/v1/notes`, body: [{ id: 'note-0001', tags: ['alpha', 'beta'] }, { id: 'note-0002', tags: ['a', 'b'] }] },
+      { method: 'PUT', url: `${A}/api/v1/notes/note-0001`, requestBody: { tags: ['zeta', 'alpha', 'mid'] }, body: {} },
+      { url: `${A}/api/v1/notes`, body: [{ id: 'note-0001', tags: ['alpha', 'mid', 'zeta'] }, { id: 'note-0002', tags: ['a', 'b'] }] },
+    ]);
+    expect(plan(learned, 'get_api_v1_notes')).toMatchObject({ sorted_arrays: ['tags'] });
+  });
+});
+
 describe('OQ-20 the write gate reports, never decides', () => {
   it('OQ-20 a later read that disagrees with the gate\'s model is a finding; the plans stay as checked', () => {
     const s = stateOf([

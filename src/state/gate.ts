@@ -12,17 +12,49 @@ import type { JsonValue } from '../load/bodies.js';
 import { IDENTITY_NAMES } from '../manifest/infer.js';
 import type { DB } from '../store/types.js';
 import type { MergedTypes } from './entities.js';
-import type { ReadLine, StateFacts } from './facts.js';
+import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
 import type { Plan } from './types.js';
-import { isProjection, type Shaping } from './variants.js';
+import { isProjection, namesVariantKey, type Shaping } from './variants.js';
 
 export interface GateResult {
   /** ES-21: per type root, fields no view of the type requires any more. */
   relaxed: Map<string, Set<string>>;
-  /** ES-32: per type root, fields learned to be listed in code-point order. */
+  /** ES-32 less ES-31's third condition: per type root, fields learned to be listed in code-point order that no counted read lists unsorted. */
   sorted: Map<string, Set<string>>;
   findings: string[];
+}
+
+/**
+ * ES-16, ES-20: the later reads the gate counts are those serving would answer from the
+ * state. Serving replays a read that names a projection parameter (ES-15), names one of its
+ * view's distinguishing variant keys (ES-20), or repeats a request line the view took out
+ * of its checks — a projected row, a variant, a late shaping row (ES-12..ES-14, ES-19) —
+ * so none of those teaches a field fact.
+ */
+export function countedByGate(shaping: Shaping, facts: Pick<StateFacts, 'reads'>): (r: ReadLine) => boolean {
+  const byOrdinal = new Map(facts.reads.map((r) => [r.ordinal, r]));
+  const replayedLines = new Set<string>();
+  for (const [tool, view] of shaping.byTool) {
+    for (const o of view.projected_record_ordinals) {
+      const r = byOrdinal.get(o);
+      if (r) replayedLines.add(`${tool}\u0000${lineKey(r)}`);
+    }
+  }
+  return (r) => {
+    if (shaping.excluded.has(r.record_id) || r.query_pairs.some(([k]) => isProjection(k))) return false;
+    if (replayedLines.has(`${r.tool}\u0000${lineKey(r)}`)) return false;
+    const keys = shaping.byTool.get(r.tool)?.projected_query_keys ?? [];
+    return !namesVariantKey(keys, r.query_pairs.map(([name, value]) => ({ name, value })));
+  };
+}
+
+/** ES-31's third condition: fields a counted object lists as two or more distinct strings out of code-point order. */
+function unsortedFields(o: JsonValue): string[] {
+  return keysOf(o).filter((f) => {
+    const arr = stringArray(member(o, f));
+    return !!arr && new Set(arr).size >= 2 && !jsonEqual(arr, codePointSorted(arr));
+  });
 }
 
 
@@ -65,7 +97,9 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
     return !!w && facts.timelineOrder === 'start-time' && r.started_ms !== null && r.ended_ms !== null && w.started_ms !== null && w.ended_ms !== null
       && r.started_ms <= w.ended_ms && w.started_ms <= r.ended_ms;
   };
-  const later = facts.reads.filter((r) => !r.is_initial && r.method.toUpperCase() === 'GET' && !shaping.excluded.has(r.record_id) && !overlaps(r));
+  const later = facts.reads.filter((r) => !r.is_initial && r.method.toUpperCase() === 'GET' && !overlaps(r));
+  const counted = countedByGate(shaping, facts);
+  const unsorted = new Map<string, Set<string>>();
   await facts.loadBodies([...later.map((r) => r.response_body_id), ...[...writeBodies.values()].flatMap((b) => [b.request, b.response])]);
 
   const viewFields = new Map(plans.filter((p) => p.kind === 'item' || p.kind === 'list').map((p) => [p.tool, new Set((p as { fields: string[] }).fields)]));
@@ -116,17 +150,17 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
         continue;
       }
       const r = ev.r;
-      // ES-16: a read naming a projection parameter is not counted.
-      if (r.query_pairs.some(([k]) => isProjection(k))) continue;
       const tool = tools.get(r.tool);
       if (!tool) continue;
+      // ES-20: a 400, 404 or 410 answered to any later read, replayed or not, is a checked absence.
       if (r.status === 400 || r.status === 404 || r.status === 410) {
         const id = facts.pathValue(r.record_id);
         if (tool.ends_in_param === 1 && id !== undefined && model.has(id)) findings.push(`#${r.ordinal} answered ${r.status} for ${type.collection} ${id}, which the state holds (checked absence)`);
         continue;
       }
-      if (r.status < 200 || r.status > 299) continue;
+      if (r.status < 200 || r.status > 299 || !counted(r)) continue;
       for (const o of facts.objectsShown(r, tool.ends_in_param === 1)) {
+        for (const f of unsortedFields(o)) (unsorted.get(root) ?? unsorted.set(root, new Set()).get(root)!).add(f);
         const idv = member(o, idField);
         const id = idv === undefined || idv === null || typeof idv === 'object' ? undefined : String(idv);
         if (id === undefined || !model.has(id)) continue;
@@ -149,5 +183,6 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
       }
     }
   }
+  for (const [root, fields] of unsorted) for (const f of fields) sorted.get(root)?.delete(f);
   return { relaxed, sorted, findings };
 }

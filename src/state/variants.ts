@@ -33,6 +33,16 @@ const ORDERING = new Set(['sort', '_sort', 'sort-column', 'sort_column', 'sortke
 
 /** OQ-13: a projection parameter (`fields`, `fields[...]`, `select`, `$select`). */
 export const isProjection = (name: string) => PROJECTION.has(bare(name));
+/**
+ * ES-20: whether a request's query pairs name one of a view's distinguishing keys (a name
+ * only variants give, a value the base rows never give, or a name the base rows all give
+ * and the request omits). Serving replays such a call; the gate does not count it.
+ */
+export function namesVariantKey(keys: readonly QueryKey[], pairs: readonly { name: string; value: string }[]): boolean {
+  const names = new Map(pairs.map((p) => [p.name, p.value]));
+  return keys.some((key) => (key.omitted ? !names.has(key.name) : key.value === undefined ? names.has(key.name) : names.get(key.name) === key.value));
+}
+
 /** OQ-13: pagination names, including `page[number]` and `page[size]`. */
 const isPagination = (name: string) => PAGINATION.has(bare(name));
 /** OQ-13: shaping = anything that is not pagination, sort/direction or random. */
