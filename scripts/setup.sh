@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The one set-up, for a newcomer and for CI (.ci/run calls it): the system packages the
+# tests need, then npm ci (which builds), then the main job on the bundled Grafana capture.
+# `--no-demo` stops after the install.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The tests open stores with the sqlite3 command (views must work without capstate) and
+# drive Debian's Chromium (playwright-core downloads no browser), headless and, for BS-4,
+# headed on an Xvfb display.
+need=()
+command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
+if [ ${#need[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: the tests need ${need[*]} (Debian package names); install them with your system's package manager" >&2
+  elif [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+  else
+    echo "setup: the tests need ${need[*]}; run: sudo apt-get install -y ${need[*]}" >&2
+  fi
+fi
+
+npm ci
+if [ "${1:-}" != "--no-demo" ]; then npm run demo; fi
