@@ -152,17 +152,27 @@ function planOf(r: Row<'state_plans'>): Plan {
  * `stale-store` when there is none or it was computed from other rule views.
  */
 export async function storedStateOf(k: Kysely<DB>, captureId: number, file: string): Promise<Row<'state_capture'> & { status: 'computed'; sha256: string }> {
+  const row = await freshStoredState(k, captureId, file);
+  if (row.status === 'failed') {
+    // Reported as the state pass raised it when the capture was loaded (same code, message and context).
+    throw new CapstateError(row.error_code!, row.error_message!, row.error_context ? JSON.parse(row.error_context) as Record<string, unknown> : {});
+  }
+  return row as Row<'state_capture'> & { status: 'computed'; sha256: string };
+}
+
+/**
+ * The capture's state_capture row, computed or failed; `stale-store` naming `capstate
+ * migrate` when there is none (a capture loaded before migration 0003) or it was computed
+ * from other rule views (STYLE §3: read-only commands detect what is stale and name the fix).
+ */
+export async function freshStoredState(k: Kysely<DB>, captureId: number, file: string): Promise<Row<'state_capture'>> {
   const row = await k.selectFrom('state_capture').selectAll().where('capture_id', '=', captureId).executeTakeFirst();
   const fix = `run: capstate migrate --db ${file}`;
   if (!row) throw new CapstateError('stale-store', `capture ${captureId} in ${file} has no stored environment state (it was loaded by an older capstate); ${fix}`, { file, capture: captureId });
   if (row.queries_sha256 !== queriesHash()) {
     throw new CapstateError('stale-store', `the stored environment state of capture ${captureId} in ${file} was computed from other rule views; ${fix}`, { file, capture: captureId });
   }
-  if (row.status === 'failed') {
-    // Reported as the state pass raised it when the capture was loaded (same code, message and context).
-    throw new CapstateError(row.error_code!, row.error_message!, row.error_context ? JSON.parse(row.error_context) as Record<string, unknown> : {});
-  }
-  return row as Row<'state_capture'> & { status: 'computed'; sha256: string };
+  return row;
 }
 
 /** The capture's environment state, rebuilt from the state_* tables (no rule is computed). */
