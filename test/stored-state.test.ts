@@ -173,6 +173,8 @@ describe('stored state: a state that cannot be computed (ES-39 budget-exceeded) 
     expect(text.status).toBe(1);
     expect(text.stderr).toBe(`capstate: error: ${raised!.describe()}\n`);
     expect(text.stdout).toBe('');
+    // `info` says which captures have no state, and why to ask `state`.
+    expect(cli(['info', '--db', db]).stdout).toContain('environment state: could not be computed (budget-exceeded; capstate state says why)');
   });
 });
 
@@ -215,6 +217,7 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, code: 'stale-store' });
     expect(r.stderr).toContain(`run: capstate migrate --db ${db}`);
+    expect(cli(['info', '--db', db]).stdout).toContain(`environment state: out of date; run: capstate migrate --db ${db}`);
     // Serving (and the card, which opens what serve opens) says so at start.
     const card = cli(['card', '--db', db]);
     expect(card.status).toBe(1);
