@@ -29,6 +29,10 @@ const STATE_TABLES = ['state_types', 'state_entities', 'state_documents', 'state
 /** Rows per insert statement: well under SQLite's bound-parameter limit for the widest table (14 columns). */
 const INSERT_BATCH = 500;
 
+/** The queries/ hash this capstate's views are built from (the files ship with capstate: hashed once per process). */
+let currentQueries: string | undefined;
+const viewsHash = (): string => (currentQueries ??= queriesHash());
+
 /** Exact JSON text of a stored value (the state pass's own serialiser, so bytes match OQ-36). */
 const text = (v: unknown): string => stringifyExact(v as JsonValue);
 
@@ -42,7 +46,7 @@ const text = (v: unknown): string => stringifyExact(v as JsonValue);
  */
 export async function storeState(k: Kysely<DB>, captureId: number): Promise<{ status: 'computed' } | { status: 'failed'; code: string }> {
   await deleteStoredState(k, captureId);
-  const queries_sha256 = queriesHash();
+  const queries_sha256 = viewsHash();
   let state: EnvironmentState;
   try {
     state = await environmentState(k, captureId);
@@ -169,7 +173,7 @@ export async function freshStoredState(k: Kysely<DB>, captureId: number, file: s
   const row = await k.selectFrom('state_capture').selectAll().where('capture_id', '=', captureId).executeTakeFirst();
   const fix = `run: capstate migrate --db ${file}`;
   if (!row) throw new CapstateError('stale-store', `capture ${captureId} in ${file} has no stored environment state (it was loaded by an older capstate); ${fix}`, { file, capture: captureId });
-  if (row.queries_sha256 !== queriesHash()) {
+  if (row.queries_sha256 !== viewsHash()) {
     throw new CapstateError('stale-store', `the stored environment state of capture ${captureId} in ${file} was computed from other rule views; ${fix}`, { file, capture: captureId });
   }
   return row;
@@ -277,7 +281,7 @@ export async function writeStoredStateDocument(k: Kysely<DB>, captureId: number,
  */
 export async function refreshStoredStates(db: Sqlite, opts: { all?: boolean; log?: (message: string) => void } = {}): Promise<{ computed: number[]; failed: number[] }> {
   const k = kyselyFor(db);
-  const hash = queriesHash();
+  const hash = viewsHash();
   const captures = await k.selectFrom('capture').leftJoin('state_capture as s', 's.capture_id', 'capture.id')
     .select(['capture.id', 's.queries_sha256']).orderBy('capture.id').execute();
   const done = { computed: [] as number[], failed: [] as number[] };
