@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import { sql } from 'kysely';
-import { kyselyFor, openStore } from '../store/open.js';
+import { kyselyFor, openStore, queriesHash } from '../store/open.js';
 import { dbArg, jsonArg, out, printJson } from './common.js';
 
 export const args = { ...dbArg, ...jsonArg } as const;
@@ -12,6 +12,8 @@ export interface StoreInfo {
     id: number; path: string; format: string; creator: string | null; bytes: number; sha256: string;
     records: number; admitted_records: number; timeline_order: string | null; origins: { origin: string; records: number }[];
     response_bodies_by_kind: Record<string, number>;
+    /** The stored environment state (issue 13): `stale` when missing or computed from other rule views (fix: capstate migrate). */
+    state: { status: 'computed' | 'failed' | 'stale'; sha256: string | null; error_code: string | null };
   }[];
   bodies: { kind: string; is_usable: number; unusable_reason: string | null; bodies: number; bytes: number }[];
   members: number;
@@ -38,6 +40,8 @@ export async function readInfo(file: string): Promise<StoreInfo> {
       .select(['kind', 'is_usable', 'unusable_reason', (eb) => eb.fn.countAll<number>().as('bodies'), (eb) => eb.fn.sum<number>('bytes').as('bytes')])
       .groupBy(['kind', 'is_usable', 'unusable_reason']).orderBy('kind').orderBy('unusable_reason').execute();
     const members = await k.selectFrom('member').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const states = await k.selectFrom('state_capture').select(['capture_id', 'status', 'sha256', 'error_code', 'queries_sha256']).execute();
+    const hash = queriesHash();
     const views = await k.selectFrom(sql<{ name: string; type: string }>`sqlite_master`.as('m'))
       .select('m.name').where('m.type', '=', 'view').orderBy('m.name').execute();
     return {
@@ -49,6 +53,9 @@ export async function readInfo(file: string): Promise<StoreInfo> {
         admitted_records: Number(c.admitted_records),
         origins: origins.filter((o) => o.capture_id === c.id).map((o) => ({ origin: o.origin, records: o.records })),
         response_bodies_by_kind: Object.fromEntries(kinds.filter((x) => x.capture_id === c.id).map((x) => [x.kind, x.n])),
+        state: ((st) => st && st.queries_sha256 === hash
+          ? { status: st.status, sha256: st.sha256, error_code: st.error_code }
+          : { status: 'stale' as const, sha256: null, error_code: null })(states.find((x) => x.capture_id === c.id)),
       })),
       bodies: bodies.map((b) => ({ ...b, bytes: Number(b.bytes) })),
       members: members.n,
@@ -72,7 +79,10 @@ export default defineCommand({
         `  ${c.format}${c.creator ? ` by ${c.creator}` : ''}, ${(c.bytes / 1e6).toFixed(2)} MB, sha256 ${c.sha256.slice(0, 16)}…`,
         `  ${c.records} records, ${c.admitted_records} admitted (OQ-2), timeline by ${c.timeline_order ?? 'n/a'} (ES-6)`,
         `  origins: ${c.origins.map((o) => `${o.origin} ${o.records}`).join(', ') || 'none'}`,
-        `  response bodies: ${Object.entries(c.response_bodies_by_kind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`);
+        `  response bodies: ${Object.entries(c.response_bodies_by_kind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`,
+        `  environment state: ${c.state.status === 'computed' ? `stored at load, sha256 ${c.state.sha256!.slice(0, 16)}…`
+          : c.state.status === 'failed' ? `could not be computed (${c.state.error_code}; capstate state says why)`
+          : `out of date; run: capstate migrate --db ${info.db}`}`);
     }
     lines.push('', 'distinct bodies (kind, usable or why not):');
     for (const b of info.bodies) lines.push(`  ${b.kind.padEnd(6)} ${(b.is_usable ? 'usable' : b.unusable_reason ?? '').padEnd(15)} ${String(b.bodies).padStart(6)} bodies ${String(b.bytes).padStart(10)} bytes`);

@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import { CapstateError } from '../errors.js';
-import { emitState, stateArgs, stateFor } from './state.js';
+import { printStoredState, stateArgs } from './state.js';
 
 /** The analysis views by their spec names (ES-1); `environment-state` is the one so far. */
 const KINDS = ['environment-state'] as const;
@@ -24,6 +24,6 @@ export default defineCommand({
     }
     const extra = Object.keys(view).filter((key) => key !== 'kind');
     if (extra.length) throw new CapstateError('usage', `--view has unknown member${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`, {}, 2);
-    emitState(await stateFor(a, rawArgs), { json: true, out: a.out });
+    await printStoredState(a, rawArgs, { json: true, out: a.out });
   },
 });

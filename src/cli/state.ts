@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { defineCommand } from 'citty';
-import type { JsonValue } from '../load/bodies.js';
 import { stringifyExact } from '../load/bodies.js';
-import { environmentState, stateDocumentValue, type EnvironmentState } from '../state/index.js';
+import type { EnvironmentState } from '../state/index.js';
+import { readStoredState, storedStateOf, writeStoredStateDocument } from '../state/stored.js';
 import { jsonArg, log, out } from './common.js';
 import { pickCapture } from '../manifest/read.js';
 import { sourceArgs, withCaptures } from './source.js';
@@ -12,33 +12,39 @@ export const stateArgs = {
   out: { type: 'string', description: 'Also write the JSON document to FILE (byte-stable)', valueHint: 'FILE' },
 } as const;
 
-/** Computes the view for the command's one capture. */
-export async function stateFor(a: Parameters<typeof withCaptures>[0], rawArgs: string[]): Promise<EnvironmentState> {
-  return withCaptures(a, rawArgs, async (k, ids) => environmentState(k, pickCapture(ids, a.db)));
-}
-
 /**
- * The printed document: `format_version`, the view (OQ-36), and `sha256`, the SHA-256 of the
- * view's compact exact JSON. Two runs over the same store print the same bytes.
+ * Prints the command's one capture's stored environment state (computed when it was
+ * loaded; issue 13): the JSON document (`--json`, `--out`) or the human view. Nothing is
+ * computed here: the document is a rendering of the state_* tables, written a row at a
+ * time (issue 14), and a state that could not be computed is reported as that error.
  */
-export function emitState(state: EnvironmentState, opts: { json: boolean; out?: string }): void {
-  // The view is serialised once for its digest; the document and the summary reuse it.
-  const value = stateDocumentValue(state);
-  const sha256 = value.sha256 as string;
-  const doc = opts.json || opts.out ? stringifyExact(value as unknown as JsonValue, 2) + '\n' : '';
-  if (opts.out) {
-    writeFileSync(opts.out, doc);
-    log(`wrote ${opts.out} (sha256 ${sha256})`);
-  }
-  if (opts.json) process.stdout.write(doc);
-  else out(describeState(state, sha256));
+export async function printStoredState(a: Parameters<typeof withCaptures>[0], rawArgs: string[], opts: { json: boolean; out?: string }): Promise<void> {
+  await withCaptures(a, rawArgs, async (k, ids) => {
+    const captureId = pickCapture(ids, a.db);
+    // A stale or failed state is reported before anything is written (storedStateOf throws).
+    const { sha256 } = await storedStateOf(k, captureId, a.db);
+    if (opts.json || opts.out) {
+      const fd = opts.out ? openSync(opts.out, 'w') : null;
+      try {
+        const written = await writeStoredStateDocument(k, captureId, a.db, (chunk) => {
+          if (fd !== null) writeSync(fd, chunk);
+          if (opts.json) process.stdout.write(chunk);
+        });
+        if (opts.out) log(`wrote ${opts.out} (sha256 ${written})`);
+      } finally {
+        if (fd !== null) closeSync(fd);
+      }
+    }
+    // The human view shows the SHA-256 the load computed from the view's bytes.
+    if (!opts.json) out(describeState(await readStoredState(k, captureId, a.db), sha256));
+  });
 }
 
 export default defineCommand({
-  meta: { name: 'state', description: 'Print the environment-state view: types, entities, documents and each read tool\'s plan or reason' },
+  meta: { name: 'state', description: 'Print the environment-state view stored at load: types, entities, documents and each read tool\'s plan or reason' },
   args: { ...stateArgs, ...jsonArg },
   async run({ args: a, rawArgs }) {
-    emitState(await stateFor(a, rawArgs), { json: a.json, out: a.out });
+    await printStoredState(a, rawArgs, { json: a.json, out: a.out });
   },
 });
 

@@ -15,6 +15,7 @@ import { splitJson, formatPath, type Piece } from './split.js';
 import { FactWriter, noKinds } from './writer.js';
 import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
+import { storeState } from '../state/stored.js';
 import { credentialValues, isCredentialHeader, Redactor, SensitiveLiterals } from './secrets.js';
 import type { Obj } from './fields.js';
 
@@ -279,6 +280,10 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
   // rejection throws here, inside the transaction, so nothing of the capture is stored.
   const manifest = await inferManifest(kyselyFor(db), captureId, file, opts.manifest?.override);
   writer.writeManifest(captureId, manifest, opts.manifest ?? null);
+  // DESIGN (must): the load stores the capture's environment state in the load's transaction,
+  // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.
+  const state = await storeState(kyselyFor(db), captureId);
+  if (state.status === 'failed') opts.log?.(`${file}: capture loaded, but its environment state could not be computed (${state.code}); capstate state reports why`);
   const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {
     const d = noKinds();
     for (const k of Object.keys(d) as BodyKind[]) d[k] = now[k] - then[k];

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { listCaptureIds, pickCapture, readManifest, type Manifest, type ManifestTool } from '../manifest/read.js';
 import { kyselyFor, openStore, type Sqlite } from '../store/open.js';
 import type { DB } from '../store/types.js';
+import { freshStoredState } from '../state/stored.js';
 
 export interface ServeContext {
   /** The store file (query_store opens its own read-only connection on it). */
@@ -31,6 +32,8 @@ export async function openServeContext(file: string, captureId?: number): Promis
   const k = kyselyFor(db);
   try {
     const id = pickCapture(await listCaptureIds(k), file, captureId);
+    // Serving answers reads from the stored state: a stale one is reported at start, with its fix.
+    await freshStoredState(k, id, file);
     const manifest = await readManifest(k, id);
     const capture = await k.selectFrom('capture').select('sha256').where('id', '=', id).executeTakeFirstOrThrow();
     const toolRows = await k.selectFrom('tool').select(['id', 'name']).where('capture_id', '=', id).execute();

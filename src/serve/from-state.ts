@@ -6,7 +6,8 @@
  */
 import type { JsonValue } from '../load/bodies.js';
 import type { ManifestTool } from '../manifest/read.js';
-import { environmentState, type EnvironmentState } from '../state/index.js';
+import type { EnvironmentState } from '../state/index.js';
+import { readStoredState } from '../state/stored.js';
 import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
 import type { ItemPlan, ListPlan, Plan, StateDocument } from '../state/types.js';
 import { isProjection, namesVariantKey } from '../state/variants.js';
@@ -18,11 +19,11 @@ import { callLine, jsonValueOf, lineRecords, readBody, toolRecords } from './rec
 interface Served { state: EnvironmentState; collections: Collections; plans: Map<string, Plan>; documents: Map<string, StateDocument> }
 const cache = new WeakMap<ServeContext, Promise<Served>>();
 
-/** The served capture's state, computed once per context (the same view `capstate state` prints). */
+/** The served capture's state, read once per context from the state_* tables (the view `capstate state` prints; nothing is recomputed). */
 export function servedState(ctx: ServeContext): Promise<Served> {
   let hit = cache.get(ctx);
   if (!hit) {
-    hit = environmentState(ctx.k, ctx.captureId).then((state) => ({
+    hit = readStoredState(ctx.k, ctx.captureId, ctx.file).then((state) => ({
       state, collections: collectionsOf(state.entities),
       plans: new Map(state.plans.map((p) => [p.tool, p])), documents: new Map(state.documents.map((d) => [d.tool, d])),
     }));

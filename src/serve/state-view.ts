@@ -1,13 +1,14 @@
 /**
  * The one place the served environment reaches the environment-state view (ES-1): the
- * same document `capstate state --json` prints.
+ * same document `capstate state --json` prints, rebuilt from the stored state_* tables.
  */
-import { environmentState, stateDocumentValue } from '../state/index.js';
+import { stateDocumentValue } from '../state/index.js';
+import { readStoredState } from '../state/stored.js';
 import type { ServeContext } from './context.js';
 import { servedState } from './from-state.js';
 
-/** The `environment-state` analysis view of capture `parent` (the served one's state is computed once). */
+/** The `environment-state` analysis view of capture `parent` (the served one's stored state is read once). */
 export async function environmentStateView(ctx: ServeContext, parent: number): Promise<Record<string, unknown>> {
-  const state = parent === ctx.captureId ? (await servedState(ctx)).state : await environmentState(ctx.k, parent);
+  const state = parent === ctx.captureId ? (await servedState(ctx)).state : await readStoredState(ctx.k, parent, ctx.file);
   return stateDocumentValue(state);
 }

@@ -389,6 +389,78 @@ export interface PerResponseMembersView {
   member_key: string;
 }
 
+/** state_capture: one row per capture whose state was computed or failed (migrations/0003-state.sql). */
+export interface StateCaptureTable {
+  capture_id: number;
+  status: 'computed' | 'failed';
+  queries_sha256: string;
+  sha256: string | null;
+  timeline_order: 'start-time' | 'record-order' | null;
+  /** Exact JSON text of the view's `evidence`. */
+  evidence: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  /** JSON text of the error's context. */
+  error_context: string | null;
+}
+
+export interface StateTypesTable {
+  capture_id: number;
+  position: number;
+  collection: string;
+  root_path: string;
+  identity: string;
+  identity_source: 'path' | 'name' | 'suffix';
+  order_source: 'row' | 'appearance';
+  bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
+  bound_write_ordinal: number | null;
+  /** JSON array of entity keys. */
+  initial_order: string;
+}
+
+export interface StateEntitiesTable {
+  capture_id: number;
+  position: number;
+  collection: string;
+  entity_key: string;
+  /** Exact JSON text. */
+  value: string;
+  view_values: string;
+  state_order: number;
+  record_ordinals: string;
+}
+
+export interface StateDocumentsTable {
+  capture_id: number;
+  position: number;
+  tool: string;
+  path: string;
+  query: string | null;
+  status: number;
+  value: string;
+  record_ordinal: number;
+}
+
+export interface StatePlansTable {
+  capture_id: number;
+  position: number;
+  tool: string;
+  kind: 'item' | 'list' | 'document' | 'record';
+  reason: string | null;
+  detail: string | null;
+  collection: string | null;
+  pointer: string | null;
+  membership: 'all' | 'recorded' | null;
+  path: string | null;
+  record_ordinal: number | null;
+  view_facts: string | null;
+  counters: string | null;
+  lines: string | null;
+}
+
+export interface StateLimitationsTable { capture_id: number; position: number; limitation: string }
+export interface StateGateFindingsTable { capture_id: number; position: number; finding: string }
+
 export interface DB {
   capture: CaptureTable;
   page: PageTable;
@@ -402,6 +474,13 @@ export interface DB {
   manifest: ManifestTable;
   admission_note: AdmissionNoteTable;
   path_param: PathParamTable;
+  state_capture: StateCaptureTable;
+  state_types: StateTypesTable;
+  state_entities: StateEntitiesTable;
+  state_documents: StateDocumentsTable;
+  state_plans: StatePlansTable;
+  state_limitations: StateLimitationsTable;
+  state_gate_findings: StateGateFindingsTable;
   records_timeline: RecordsTimelineView;
   capture_timeline: CaptureTimelineView;
   response_members: ResponseMembersView;
@@ -441,6 +520,13 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   manifest: cols<ManifestTable>()(['capture_id', 'subject_origin', 'subject_source', 'api_base', 'api_base_source', 'override_json', 'override_sha256']),
   admission_note: cols<AdmissionNoteTable>()(['capture_id', 'position', 'note']),
   path_param: cols<PathParamTable>()(['record_id', 'position', 'name', 'value']),
+  state_capture: cols<StateCaptureTable>()(['capture_id', 'status', 'queries_sha256', 'sha256', 'timeline_order', 'evidence', 'error_code', 'error_message', 'error_context']),
+  state_types: cols<StateTypesTable>()(['capture_id', 'position', 'collection', 'root_path', 'identity', 'identity_source', 'order_source', 'bound_rule', 'bound_write_ordinal', 'initial_order']),
+  state_entities: cols<StateEntitiesTable>()(['capture_id', 'position', 'collection', 'entity_key', 'value', 'view_values', 'state_order', 'record_ordinals']),
+  state_documents: cols<StateDocumentsTable>()(['capture_id', 'position', 'tool', 'path', 'query', 'status', 'value', 'record_ordinal']),
+  state_plans: cols<StatePlansTable>()(['capture_id', 'position', 'tool', 'kind', 'reason', 'detail', 'collection', 'pointer', 'membership', 'path', 'record_ordinal', 'view_facts', 'counters', 'lines']),
+  state_limitations: cols<StateLimitationsTable>()(['capture_id', 'position', 'limitation']),
+  state_gate_findings: cols<StateGateFindingsTable>()(['capture_id', 'position', 'finding']),
   records_timeline: cols<RecordsTimelineView>()(['capture_id', 'timeline_position', 'ordinal', 'record_id', 'timeline_order', 'method', 'url', 'path', 'query', 'status', 'started_ms', 'duration_ms', 'ended_ms', 'is_url_redacted']),
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
   writes: cols<WritesView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'method', 'status', 'tool', 'root_path', 'started_ms', 'ended_ms', 'is_url_redacted']),

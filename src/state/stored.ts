@@ -1,0 +1,302 @@
+/**
+ * The environment state stored in the store (issue 13; DESIGN: "a load … stores the
+ * capture's state in the same transaction (or records why it could not)" and "`capstate
+ * state --json` is a rendering of the state_* tables"). `storeState` computes a capture's
+ * view once and writes it into the state_* tables (migrations/0003-state.sql); every reader
+ * rebuilds the view from those rows (`readStoredState`) or streams its document
+ * (`writeStoredStateDocument`) without computing a rule again.
+ *
+ * Each table's row is turned back into its part of the view by exactly one function below
+ * (`typeOf`, `entityOf`, …), which restores the view's key order, so the rebuilt view and
+ * its bytes (OQ-36) are those the state pass produced.
+ */
+import { createHash } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { CapstateError } from '../errors.js';
+import { parseExactJson, sha256Hex, stringifyExact, type JsonValue } from '../load/bodies.js';
+import { JSON_FORMAT_VERSION } from '../cli/common.js';
+import { kyselyFor, queriesHash, type Sqlite } from '../store/open.js';
+import type { DB } from '../store/types.js';
+import { environmentState } from './index.js';
+import type { EnvironmentState, ItemPlan, ListPlan, Plan, StateDocument, StateEntity, StateType } from './types.js';
+
+type Row<T extends keyof DB> = Selectable<DB[T]>;
+type Insert<T extends keyof DB> = DB[T];
+
+/** Tables holding a capture's state, children first (state_capture last: the others reference it). */
+const STATE_TABLES = ['state_types', 'state_entities', 'state_documents', 'state_plans', 'state_limitations', 'state_gate_findings', 'state_capture'] as const;
+
+/** Rows per insert statement: well under SQLite's bound-parameter limit for the widest table (14 columns). */
+const INSERT_BATCH = 500;
+
+/** The queries/ hash this capstate's views are built from (the files ship with capstate: hashed once per process). */
+let currentQueries: string | undefined;
+const viewsHash = (): string => (currentQueries ??= queriesHash());
+
+/** Exact JSON text of a stored value (the state pass's own serialiser, so bytes match OQ-36). */
+const text = (v: unknown): string => stringifyExact(v as JsonValue);
+
+/**
+ * Computes capture `captureId`'s environment state and stores it, replacing any stored
+ * state. Runs on the caller's transaction (the load's, or one per capture in `capstate
+ * migrate`), so the rows commit or roll back with it. A state that cannot be computed
+ * (a CapstateError such as `budget-exceeded`, ES-39) is stored as `failed` with its code,
+ * message and context; `capstate state` reports it as the error itself. Any other error
+ * is a bug and propagates (the transaction then stores nothing).
+ */
+export async function storeState(k: Kysely<DB>, captureId: number): Promise<{ status: 'computed' } | { status: 'failed'; code: string }> {
+  await deleteStoredState(k, captureId);
+  const queries_sha256 = viewsHash();
+  let state: EnvironmentState;
+  try {
+    state = await environmentState(k, captureId);
+  } catch (e) {
+    if (!(e instanceof CapstateError)) throw e;
+    await k.insertInto('state_capture').values({
+      capture_id: captureId, status: 'failed', queries_sha256, sha256: null, timeline_order: null, evidence: null,
+      error_code: e.code, error_message: e.message, error_context: JSON.stringify(e.context),
+    }).execute();
+    return { status: 'failed', code: e.code };
+  }
+  await k.insertInto('state_capture').values({
+    capture_id: captureId, status: 'computed', queries_sha256, sha256: sha256Hex(text(state)),
+    timeline_order: state.timeline_order, evidence: text(state.evidence), error_code: null, error_message: null, error_context: null,
+  }).execute();
+  const c = captureId;
+  await insertAll(k, 'state_types', state.types.map((t, position): Insert<'state_types'> => ({
+    capture_id: c, position, collection: t.collection, root_path: t.root_path, identity: t.identity, identity_source: t.identity_source,
+    order_source: t.order_source, bound_rule: t.bound?.rule ?? null, bound_write_ordinal: t.bound?.write_ordinal ?? null, initial_order: text(t.initial_order),
+  })));
+  await insertAll(k, 'state_entities', state.entities.map((e, position): Insert<'state_entities'> => ({
+    capture_id: c, position, collection: e.collection, entity_key: e.id, value: text(e.value), view_values: text(e.view_values),
+    state_order: e.state_order, record_ordinals: text(e.record_ordinals),
+  })));
+  await insertAll(k, 'state_documents', state.documents.map((d, position): Insert<'state_documents'> => ({
+    capture_id: c, position, tool: d.tool, path: d.path, query: d.query, status: d.status, value: text(d.value), record_ordinal: d.record_ordinal,
+  })));
+  await insertAll(k, 'state_plans', state.plans.map((p, position) => planRow(c, position, p)));
+  await insertAll(k, 'state_limitations', state.limitations.map((limitation, position) => ({ capture_id: c, position, limitation })));
+  await insertAll(k, 'state_gate_findings', state.gate_findings.map((finding, position) => ({ capture_id: c, position, finding })));
+  return { status: 'computed' };
+}
+
+/** Removes capture `captureId`'s stored state (before it is computed again). */
+export async function deleteStoredState(k: Kysely<DB>, captureId: number): Promise<void> {
+  for (const table of STATE_TABLES) await k.deleteFrom(table).where('capture_id', '=', captureId).execute();
+}
+
+async function insertAll<T extends 'state_types' | 'state_entities' | 'state_documents' | 'state_plans' | 'state_limitations' | 'state_gate_findings'>(
+  k: Kysely<DB>, table: T, rows: Insert<T>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    // The row type is checked where the rows are built; Kysely's union of tables cannot narrow `values` here.
+    await k.insertInto(table).values(rows.slice(i, i + INSERT_BATCH) as never).execute();
+  }
+}
+
+/** Keys of an item or list plan stored in their own columns; the rest is `view_facts`, in the plan's key order. */
+const PLAN_COLUMN_KEYS = new Set(['tool', 'kind', 'collection', 'entity_pointer', 'list_pointer', 'membership', 'counters', 'lines']);
+
+function planRow(capture_id: number, position: number, p: Plan): Insert<'state_plans'> {
+  const row: Insert<'state_plans'> = {
+    capture_id, position, tool: p.tool, kind: p.kind, reason: null, detail: null, collection: null, pointer: null, membership: null,
+    path: null, record_ordinal: null, view_facts: null, counters: null, lines: null,
+  };
+  if (p.kind === 'record') return { ...row, reason: p.reason, detail: p.detail };
+  if (p.kind === 'document') return { ...row, path: p.path, record_ordinal: p.record_ordinal };
+  const facts = Object.fromEntries(Object.entries(p).filter(([key]) => !PLAN_COLUMN_KEYS.has(key)));
+  return {
+    ...row, collection: p.collection, pointer: p.kind === 'item' ? p.entity_pointer : p.list_pointer,
+    membership: p.kind === 'list' ? p.membership : null, view_facts: text(facts), counters: text(p.counters), lines: text(p.lines),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading: rows back into the view, one function per table.
+
+function json(value: string, where: string): JsonValue {
+  const r = parseExactJson(value);
+  if (!r.ok) throw new CapstateError('damaged-store', `the stored state has a value that is not exact JSON (${where}: ${r.detail}); recompute it: capstate migrate --recompute`, { where });
+  return r.value;
+}
+
+function typeOf(r: Row<'state_types'>): StateType {
+  return {
+    collection: r.collection, root_path: r.root_path, identity: r.identity, identity_source: r.identity_source, order_source: r.order_source,
+    bound: r.bound_rule === null || r.bound_write_ordinal === null ? null : { rule: r.bound_rule, write_ordinal: r.bound_write_ordinal },
+    initial_order: json(r.initial_order, 'state_types.initial_order') as string[],
+  };
+}
+
+function entityOf(r: Row<'state_entities'>): StateEntity {
+  return {
+    collection: r.collection, id: r.entity_key, value: json(r.value, 'state_entities.value'),
+    view_values: json(r.view_values, 'state_entities.view_values') as StateEntity['view_values'], state_order: r.state_order,
+    record_ordinals: json(r.record_ordinals, 'state_entities.record_ordinals') as number[],
+  };
+}
+
+function documentOf(r: Row<'state_documents'>): StateDocument {
+  return { tool: r.tool, path: r.path, query: r.query, status: r.status, value: json(r.value, 'state_documents.value'), record_ordinal: r.record_ordinal };
+}
+
+function planOf(r: Row<'state_plans'>): Plan {
+  if (r.kind === 'record') return { tool: r.tool, kind: 'record', reason: r.reason as Extract<Plan, { kind: 'record' }>['reason'], detail: r.detail! };
+  if (r.kind === 'document') return { tool: r.tool, kind: 'document', path: r.path!, record_ordinal: r.record_ordinal! };
+  const facts = json(r.view_facts!, 'state_plans.view_facts') as Record<string, unknown>;
+  const counters = json(r.counters!, 'state_plans.counters') as string[];
+  const lines = json(r.lines!, 'state_plans.lines') as unknown as ItemPlan['lines'];
+  // types.ts's key order: tool, kind, collection, the view facts, the pointer, membership, counters, lines.
+  if (r.kind === 'item') return { tool: r.tool, kind: 'item', collection: r.collection!, ...facts, entity_pointer: r.pointer!, membership: null, counters: [], lines } as ItemPlan;
+  return { tool: r.tool, kind: 'list', collection: r.collection!, ...facts, list_pointer: r.pointer!, membership: r.membership!, counters, lines } as ListPlan;
+}
+
+/**
+ * The stored state's bookkeeping row of a capture that has a computed state; throws what a
+ * reader must say otherwise: the stored failure (as the state pass raised it), or
+ * `stale-store` when there is none or it was computed from other rule views.
+ */
+export async function storedStateOf(k: Kysely<DB>, captureId: number, file: string): Promise<Row<'state_capture'> & { status: 'computed'; sha256: string }> {
+  const row = await freshStoredState(k, captureId, file);
+  if (row.status === 'failed') {
+    // Reported as the state pass raised it when the capture was loaded (same code, message and context).
+    throw new CapstateError(row.error_code!, row.error_message!, row.error_context ? JSON.parse(row.error_context) as Record<string, unknown> : {});
+  }
+  return row as Row<'state_capture'> & { status: 'computed'; sha256: string };
+}
+
+/**
+ * The capture's state_capture row, computed or failed; `stale-store` naming `capstate
+ * migrate` when there is none (a capture loaded before migration 0003) or it was computed
+ * from other rule views (STYLE §3: read-only commands detect what is stale and name the fix).
+ */
+export async function freshStoredState(k: Kysely<DB>, captureId: number, file: string): Promise<Row<'state_capture'>> {
+  const row = await k.selectFrom('state_capture').selectAll().where('capture_id', '=', captureId).executeTakeFirst();
+  const fix = `run: capstate migrate --db ${file}`;
+  if (!row) throw new CapstateError('stale-store', `capture ${captureId} in ${file} has no stored environment state (it was loaded by an older capstate); ${fix}`, { file, capture: captureId });
+  if (row.queries_sha256 !== viewsHash()) {
+    throw new CapstateError('stale-store', `the stored environment state of capture ${captureId} in ${file} was computed from other rule views; ${fix}`, { file, capture: captureId });
+  }
+  return row;
+}
+
+/** The capture's environment state, rebuilt from the state_* tables (no rule is computed). */
+export async function readStoredState(k: Kysely<DB>, captureId: number, file: string): Promise<EnvironmentState> {
+  const head = await storedStateOf(k, captureId, file);
+  const q = stateQueries(k, captureId);
+  return {
+    kind: 'environment-state',
+    capture_id: captureId,
+    timeline_order: head.timeline_order!,
+    limitations: (await q.limitations.execute()).map((r) => r.limitation),
+    evidence: json(head.evidence!, 'state_capture.evidence') as unknown as EnvironmentState['evidence'],
+    types: (await q.types.execute()).map(typeOf),
+    entities: (await q.entities.execute()).map(entityOf),
+    documents: (await q.documents.execute()).map(documentOf),
+    plans: (await q.plans.execute()).map(planOf),
+    gate_findings: (await q.gateFindings.execute()).map((r) => r.finding),
+  };
+}
+
+/** Each list of the view: its table's rows of one capture, in the list's order. */
+function stateQueries(k: Kysely<DB>, captureId: number) {
+  return {
+    limitations: k.selectFrom('state_limitations').selectAll().where('capture_id', '=', captureId).orderBy('position'),
+    types: k.selectFrom('state_types').selectAll().where('capture_id', '=', captureId).orderBy('position'),
+    entities: k.selectFrom('state_entities').selectAll().where('capture_id', '=', captureId).orderBy('position'),
+    documents: k.selectFrom('state_documents').selectAll().where('capture_id', '=', captureId).orderBy('position'),
+    plans: k.selectFrom('state_plans').selectAll().where('capture_id', '=', captureId).orderBy('position'),
+    gateFindings: k.selectFrom('state_gate_findings').selectAll().where('capture_id', '=', captureId).orderBy('position'),
+  };
+}
+
+/**
+ * Writes the `capstate state --json` document of a capture's stored state to `write`, a
+ * table row at a time, never as one string (issue 14). The bytes are those of
+ * `stringifyExact(stateDocumentValue(state), 2) + '\n'`: the view's keys in order, each list
+ * element indented as the whole document would indent it, and last `sha256`, the SHA-256
+ * of the view's compact exact JSON, hashed from the same rows as they are written (OQ-36).
+ * Returns that SHA-256.
+ */
+export async function writeStoredStateDocument(k: Kysely<DB>, captureId: number, file: string, write: (chunk: string) => void): Promise<string> {
+  const head = await storedStateOf(k, captureId, file);
+  const hash = createHash('sha256');
+  let pending = '';
+  const emit = (s: string) => {
+    pending += s;
+    if (pending.length >= 1 << 20) { write(pending); pending = ''; }
+  };
+  // A value rendered at depth `pad`: stringifyExact's newlines only come from structure
+  // (strings are escaped), so indenting each line is rendering it nested.
+  const nested = (v: unknown, pad: string) => stringifyExact(v as JsonValue, 2).replaceAll('\n', '\n' + pad);
+  let first = true;
+  const key = (name: string) => {
+    emit(`,\n  ${JSON.stringify(name)}: `);
+    hash.update(`${first ? '' : ','}${JSON.stringify(name)}:`);
+    first = false;
+  };
+  const member = (name: string, v: unknown) => {
+    key(name);
+    emit(nested(v, '  '));
+    hash.update(text(v));
+  };
+  const list = async <R, V>(name: string, query: { stream(): AsyncIterable<R> }, of: (r: R) => V) => {
+    key(name);
+    emit('[');
+    hash.update('[');
+    let n = 0;
+    for await (const r of query.stream()) {
+      const v = of(r);
+      emit(`${n === 0 ? '' : ','}\n    ${nested(v, '    ')}`);
+      hash.update(`${n === 0 ? '' : ','}${text(v)}`);
+      n++;
+    }
+    emit(n === 0 ? ']' : '\n  ]');
+    hash.update(']');
+  };
+  const q = stateQueries(k, captureId);
+  emit(`{\n  "format_version": ${JSON_FORMAT_VERSION}`);
+  hash.update('{');
+  member('kind', 'environment-state');
+  member('capture_id', captureId);
+  member('timeline_order', head.timeline_order);
+  await list('limitations', q.limitations, (r) => r.limitation);
+  member('evidence', json(head.evidence!, 'state_capture.evidence'));
+  await list('types', q.types, typeOf);
+  await list('entities', q.entities, entityOf);
+  await list('documents', q.documents, documentOf);
+  await list('plans', q.plans, planOf);
+  await list('gate_findings', q.gateFindings, (r) => r.finding);
+  hash.update('}');
+  const sha256 = hash.digest('hex');
+  emit(`,\n  "sha256": ${JSON.stringify(sha256)}\n}\n`);
+  write(pending);
+  return sha256;
+}
+
+/**
+ * Brings every capture's stored state up to date with the rule views (`capstate migrate`):
+ * a capture with no stored state, or one computed from another queries/ hash, is computed
+ * again — all of them with `all`. One transaction per capture, so an interrupted migrate
+ * keeps what it finished and loses nothing it had not.
+ */
+export async function refreshStoredStates(db: Sqlite, opts: { all?: boolean; log?: (message: string) => void } = {}): Promise<{ computed: number[]; failed: number[] }> {
+  const k = kyselyFor(db);
+  const hash = viewsHash();
+  const captures = await k.selectFrom('capture').leftJoin('state_capture as s', 's.capture_id', 'capture.id')
+    .select(['capture.id', 's.queries_sha256']).orderBy('capture.id').execute();
+  const done = { computed: [] as number[], failed: [] as number[] };
+  for (const c of captures) {
+    if (!opts.all && c.queries_sha256 === hash) continue;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const { status } = await storeState(k, c.id);
+      db.exec('COMMIT');
+      done[status].push(c.id);
+      opts.log?.(`capture ${c.id}: environment state ${status === 'computed' ? 'recomputed' : 'could not be computed (see capstate state)'}`);
+    } catch (e) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+  return done;
+}
