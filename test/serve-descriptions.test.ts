@@ -169,7 +169,7 @@ describe('DESC-5 sampling budget and catalog reserve', () => {
     const small = await serveHar(dir, ex, { reserveBytes: 8_000 });
     open.push(small);
     expect(small.catalog.leftOut.length).toBeGreaterThan(0);
-    expect(small.tools.length + small.catalog.leftOut.length).toBe(90 + 5); // 5 analysis tools
+    expect(small.tools.length + small.catalog.leftOut.length).toBe(90 + 4); // 4 analysis tools (capture_browser_scenario needs --allow-browser)
     expect(small.catalog.limitations.join('\n')).toMatch(new RegExp(`${small.catalog.leftOut.length} tools left out`));
     // A tool left out is not served either.
     const r = await small.call(small.catalog.leftOut[0], {});
