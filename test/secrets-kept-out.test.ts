@@ -194,3 +194,39 @@ describe('BS-65 a credential echoed base64-encoded', () => {
     expect(memberValue(db, 2, 'response', '/blob')).toBe('[REDACTED]');
   });
 });
+
+describe('BS-65 the same classes in scenario Evidence', () => {
+  it('BS-65 credential members in captured bodies, headers by value, a token query, a start URL fragment and a status text are kept out', () => {
+    const O = 'http://127.0.0.1:3000';
+    const body = (text: string, mediaType = 'application/json') => {
+      const b = Buffer.from(text);
+      return { state: 'captured', base64: b.toString('base64'), bytes: b.length, media_type: mediaType };
+    };
+    const ev = (sequence: number, kind: string, tx: string, extra: Record<string, unknown>) => ({ sequence, kind, step_id: 's1', transaction_id: tx, ...extra });
+    const doc = {
+      schema_version: 1,
+      scenario: { start_url: `${O}/#access_token=e-Start-1a2b3c`, network_content: { request_body: true, response_body: true, header_values: true } },
+      initial_state: {}, steps: [{ step_id: 's1', action: 'click', status: 'completed' }],
+      events: [
+        ev(1, 'request', 't1', { redirected_from_transaction_id: null, method: 'POST', url: `${O}/api/login`, resource_type: 'fetch' }),
+        ev(2, 'network-content', 't1', { source_event_sequence: 1, headers: { values: [{ name: 'X-Custom', value: 'Bearer e-Header-4d5e6f' }] }, body: body('{"username":"ann","password":"e-Pw-7a8b9c"}') }),
+        ev(3, 'response', 't1', { status: 200, status_text: 'OK' }),
+        ev(4, 'network-content', 't1', { source_event_sequence: 3, body: body('{"access_token":"e-At-0d1e2f","refreshToken":"e-Rt-3a4b5c"}') }),
+        ev(5, 'request', 't2', { redirected_from_transaction_id: null, method: 'GET', url: `${O}/api/items?accessToken=e-Query-6d7e8f`, resource_type: 'fetch' }),
+        ev(6, 'response', 't2', { status: 401, status_text: 'Bearer e-Status-9a0b1c rejected' }),
+        ev(7, 'network-content', 't2', { source_event_sequence: 6, body: body('{"echo":"e-At-0d1e2f"}') }),
+      ],
+    };
+    const file = join(dir, `k${n}.json`);
+    writeFileSync(file, JSON.stringify(doc));
+    const db = join(dir, `k${n++}.sqlite`);
+    const r = cli(['load', file, '--db', db]);
+    expect(r.status, r.stderr).toBe(0);
+    expectKeptOut(db, ['e-Start-1a2b3c', 'e-Header-4d5e6f', 'e-Pw-7a8b9c', 'e-At-0d1e2f', 'e-Rt-3a4b5c', 'e-Query-6d7e8f', 'e-Status-9a0b1c']);
+    const s = open(db);
+    expect(s.prepare('select start_url from capture').pluck().get()).toBe(`${O}/#access_token=[REDACTED]`);
+    expect(s.prepare("select name, value, is_redacted from header where name = 'X-Custom'").raw().get()).toEqual(['X-Custom', null, 1]);
+    expect(memberValue(db, 1, 'request', '/password')).toBe('[REDACTED]');
+    expect(memberValue(db, 2, 'response', '/echo')).toBe('[REDACTED]');
+  });
+});
