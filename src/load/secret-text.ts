@@ -73,18 +73,21 @@ function decodeComponent(s: string): string {
   }
 }
 
-/** `name=value` pairs after `?`, `&`, `#` or `;` (matrix parameters such as `;jsessionid=`). */
-const URL_PARAM = /([?&#;])([^=&#;?\s"'<>]+)=([^&#;\s"'<>]*)/g;
+/** `name=value` pairs of a query or fragment (after `?`, `&` or `#`). */
+const URL_PARAM = /([?&#])([^=&#?\s"'<>]+)=([^&#\s"'<>]*)/g;
+/** Matrix parameters in a path (`;jsessionid=…`): the value ends at `?`, `/` or `;`. */
+const MATRIX_PARAM = /(;)([^=&#;?/\s"'<>]+)=([^&#;?/\s"'<>]*)/g;
 
 /** Replaces credential-named query, fragment and matrix parameter values in text holding URLs. */
 export function redactUrlParams(text: string, found?: Found): string {
   if (!/[?&#;][^=]*=/.test(text)) return text;
-  return text.replace(URL_PARAM, (all, sep: string, name: string, value: string) => {
+  const replace = (all: string, sep: string, name: string, value: string) => {
     if (value === '' || isMarker(value) || !isCredentialParamName(decodeComponent(name))) return all;
     found?.(value);
     found?.(decodeComponent(value));
     return `${sep}${name}=${MARKER}`;
-  });
+  };
+  return text.replace(MATRIX_PARAM, replace).replace(URL_PARAM, replace);
 }
 
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/\s:@?#]*):([^/\s@?#]+)@/gi;
