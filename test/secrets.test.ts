@@ -150,9 +150,10 @@ describe('issue 15 credential values under credential names (secret-text)', () =
 
   it('BS-65 authorization values by form: Bearer/Basic/Digest in any case, a JWT; a Digest header\'s parts are its secrets', async () => {
     const { isCredentialValue, schemeSecrets, redactSchemes } = await import('../src/load/secret-text.js');
-    for (const v of ['Bearer x', 'bearer x', 'BASIC eA==', 'Digest nonce="n"', 'eyJhbGciOiJub25lIn0.eyJ4IjoxfQ.']) expect(isCredentialValue(v), v).toBe(true);
-    for (const v of ['application/json', 'max-age=0', 'Basically fine']) expect(isCredentialValue(v), v).toBe(false);
+    for (const v of ['Bearer x', 'bearer x', `BASIC ${Buffer.from('u:p').toString('base64')}`, 'Digest nonce="n"', 'eyJhbGciOiJub25lIn0.eyJ4IjoxfQ.']) expect(isCredentialValue(v), v).toBe(true);
+    for (const v of ['application/json', 'max-age=0', 'Basically fine', 'Basic tier', 'bearer of bad news']) expect(isCredentialValue(v), v).toBe(false);
     expect(schemeSecrets('Digest username="ann", realm="r", nonce="n-1", uri="/a", response="r-2", cnonce=c-3, opaque="o-4"')).toEqual(['n-1', 'r-2', 'c-3', 'o-4']);
-    expect(redactSchemes('Unauthorized (Bearer abc.def) and Digest nonce="n-1"')).toBe('Unauthorized (Bearer [REDACTED]) and Digest nonce="[REDACTED]"');
+    expect(redactSchemes('Unauthorized (Bearer abc.def-12) and Digest nonce="n-1"')).toBe('Unauthorized (Bearer [REDACTED]) and Digest nonce="[REDACTED]"');
+    expect(redactSchemes('the Bearer of bad news, on the basic plan')).toBe('the Bearer of bad news, on the basic plan');
   });
 });

@@ -109,14 +109,25 @@ export function redactUserinfo(text: string, found?: Found): string {
   });
 }
 
-/** Authorization schemes whose parameter is a credential, at the start of a header value. */
-const SCHEME_VALUE = /^\s*(bearer|basic|digest|negotiate|ntlm)\s+\S/i;
+/** `Bearer`/`Negotiate`/`NTLM` and a token (RFC 6750's b64token), `Digest` and its parameters. */
+const TOKEN_SCHEME_VALUE = /^\s*(bearer|negotiate|ntlm)\s+[A-Za-z0-9\-._~+/]+=*\s*$/i;
+const BASIC_VALUE = /^\s*basic\s+([A-Za-z0-9+/]+=*)\s*$/i;
+const DIGEST_VALUE = /^\s*digest\s+[^=]+=/i;
 /** A JSON Web Token (`eyJ….eyJ….sig`), whatever header carries it. */
 const JWT = /^\s*eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\s*$/;
 
-/** True for a header value that is a credential by its form, whatever the header is called. */
+/** A Basic credential: base64 of `user:password` (`Basic tier` is not one). */
+function isBasicPair(token: string): boolean {
+  return Buffer.from(token, 'base64').toString('utf8').includes(':');
+}
+
+/**
+ * True for a header value that is a credential by its form, whatever the header is called
+ * (issue 15): an authorization scheme with its token or parameters, or a bare JWT.
+ */
 export function isCredentialValue(value: string): boolean {
-  return SCHEME_VALUE.test(value) || JWT.test(value);
+  const basic = BASIC_VALUE.exec(value);
+  return TOKEN_SCHEME_VALUE.test(value) || (basic !== null && isBasicPair(basic[1])) || DIGEST_VALUE.test(value) || JWT.test(value);
 }
 
 /** The parts of a Digest header that are secrets or single-use values tied to the password. */
@@ -140,11 +151,20 @@ export function schemeSecrets(value: string): string[] {
 /** `Bearer <token>` / `Basic <token>` inside free text (a status text echoing the header). */
 const SCHEME_IN_TEXT = /\b(bearer|basic|negotiate)(\s+)([A-Za-z0-9\-._~+/]+=*)(?![A-Za-z0-9\-._~+/="])/gi;
 
+/**
+ * A scheme's token in prose must look like one: at least 8 characters (`Bearer of bad
+ * news` stays), and for Basic the base64 of a `user:password` pair.
+ */
+function isTokenInText(scheme: string, token: string): boolean {
+  if (isMarker(token) || token.length < 8) return false;
+  return scheme.toLowerCase() !== 'basic' || isBasicPair(token);
+}
+
 /** Replaces authorization tokens and Digest parts inside free text; the scheme and part names stay. */
 export function redactSchemes(text: string, found?: Found): string {
   if (!/bearer|basic|negotiate|digest/i.test(text)) return text;
   let out = text.replace(SCHEME_IN_TEXT, (all, scheme: string, space: string, token: string) => {
-    if (isMarker(token)) return all;
+    if (!isTokenInText(scheme, token)) return all;
     found?.(token);
     return `${scheme}${space}${MARKER}`;
   });
@@ -211,45 +231,65 @@ function parseJsonString(raw: string): string | null {
   }
 }
 
-/** A cheap test before walking a JSON body: no credential-like name, nothing to replace. */
+/** A cheap test before walking a JSON body or reading a key: no credential-like name, nothing to replace. */
 const MAY_HOLD_CREDENTIAL = /pass|pwd|token|secret|api[-_]?key|private[-_]?key|jwt/i;
+
+/** The end (after the closing quote) of the JSON string opening at `at`, and whether it holds an escaped quote. */
+function jsonStringEnd(text: string, at: number): { end: number; escapedQuote: boolean } {
+  let escapedQuote = false;
+  for (let q = text.indexOf('"', at + 1); q !== -1; q = text.indexOf('"', q + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(q - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return { end: q + 1, escapedQuote };
+    escapedQuote = true;
+  }
+  return { end: text.length, escapedQuote };
+}
+
+function skipWhitespace(text: string, at: number): number {
+  while (at < text.length && isWhitespace(text.charCodeAt(at))) at++;
+  return at;
+}
 
 /**
  * Replaces the string values of credential-named members anywhere in JSON text, and
  * credential-named GraphQL arguments inside string values (a `query` member). The text
- * is walked token by token, so everything else keeps its bytes (and a body without
+ * is walked from string to string (between strings JSON has no quotes, so a string
+ * followed by `:` is a key), so everything else keeps its bytes (and a body without
  * credentials its digest); the result stays valid JSON when the input was.
  */
 export function redactJsonText(text: string, found?: Found): string {
   if (!MAY_HOLD_CREDENTIAL.test(text)) return text;
   const parts: string[] = [];
   let from = 0;
-  let underCredential = false;
-  for (let i = 0; i < text.length;) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x22) {
-      if (c === 0x2c || c === 0x7b || c === 0x5b || c === 0x7d || c === 0x5d) underCredential = false;
-      i++;
+  const replace = (start: number, end: number, s: string) => {
+    parts.push(text.slice(from, start), JSON.stringify(s));
+    from = end;
+  };
+  for (let i = text.indexOf('"'); i !== -1; i = text.indexOf('"', i)) {
+    const { end, escapedQuote } = jsonStringEnd(text, i);
+    const colon = skipWhitespace(text, end);
+    if (text.charCodeAt(colon) === 0x3a) {
+      const keyRaw = text.slice(i, end);
+      i = colon + 1;
+      if (!MAY_HOLD_CREDENTIAL.test(keyRaw)) continue;
+      const key = parseJsonString(keyRaw);
+      const at = skipWhitespace(text, i);
+      if (key === null || !isCredentialMemberName(key) || text.charCodeAt(at) !== 0x22) continue;
+      const valueEnd = jsonStringEnd(text, at).end;
+      const value = parseJsonString(text.slice(at, valueEnd));
+      const replacement = value === null ? null : credentialReplacement(value, found);
+      if (replacement !== null && replacement !== value) replace(at, valueEnd, replacement);
+      i = valueEnd;
       continue;
     }
-    const start = i++;
-    while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
-    const end = ++i;
-    let j = end;
-    while (j < text.length && isWhitespace(text.charCodeAt(j))) j++;
-    const raw = text.slice(start, end);
-    if (text.charCodeAt(j) === 0x3a) {
-      const key = parseJsonString(raw);
-      underCredential = key !== null && isCredentialMemberName(key);
-      continue;
+    // A GraphQL argument can be named like a credential only in a string that quotes.
+    if (escapedQuote && MAY_HOLD_CREDENTIAL.test(text.slice(i, end))) {
+      const value = parseJsonString(text.slice(i, end));
+      const redacted = value === null ? null : redactGraphqlArgs(value, found);
+      if (redacted !== null && redacted !== value) replace(i, end, redacted);
     }
-    const value = underCredential || raw.includes('\\"') ? parseJsonString(raw) : null;
-    const replacement = value === null ? null : underCredential ? credentialReplacement(value, found) : redactGraphqlArgs(value, found);
-    if (replacement !== null && replacement !== value) {
-      parts.push(text.slice(from, start), JSON.stringify(replacement));
-      from = end;
-    }
-    underCredential = false;
+    i = end;
   }
   if (parts.length === 0) return text;
   parts.push(text.slice(from));
