@@ -9,6 +9,7 @@
  * capture repeats it. Only strings are replaced: a number under a credential name stays.
  */
 import { isUtf8 } from 'node:buffer';
+import { decodeBase64Strict } from './bodies.js';
 
 export const MARKER = '[REDACTED]';
 
@@ -116,9 +117,14 @@ const DIGEST_VALUE = /^\s*digest\s+[^=]+=/i;
 /** A JSON Web Token (`eyJ….eyJ….sig`), whatever header carries it. */
 const JWT = /^\s*eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\s*$/;
 
+/** The `user:password` text of a Basic token (padding optional), or null. ES-5: bodies.ts decodes base64. */
+function basicPair(token: string): string | null {
+  return decodeBase64Strict(token.padEnd(Math.ceil(token.length / 4) * 4, '='))?.toString('utf8') ?? null;
+}
+
 /** A Basic credential: base64 of `user:password` (`Basic tier` is not one). */
 function isBasicPair(token: string): boolean {
-  return Buffer.from(token, 'base64').toString('utf8').includes(':');
+  return basicPair(token)?.includes(':') ?? false;
 }
 
 /**
@@ -141,7 +147,7 @@ export function schemeSecrets(value: string): string[] {
   if (scheme === 'digest') return [...m[2].matchAll(DIGEST_PART)].map((p) => p[2] ?? p[3]).filter((v) => v !== '');
   const out = [m[2]];
   if (scheme === 'basic') {
-    const pair = Buffer.from(m[2], 'base64').toString('utf8');
+    const pair = basicPair(m[2]) ?? '';
     const colon = pair.indexOf(':');
     if (colon > 0) out.push(pair.slice(colon + 1));
   }
