@@ -127,3 +127,33 @@ describe('BS-65 echoed credentials in every spelling, and nothing else', () => {
     expect(s.prepare('select url, is_url_redacted from record where ordinal = 2').raw().get()).toEqual([`${A}/api/invites/accepted`, 0]);
   });
 });
+
+describe('issue 15 credential values under credential names (secret-text)', () => {
+  it('BS-65 JSON: only string values of credential members change; escapes, cursors, numbers and other bytes stay', async () => {
+    const { redactJsonText, redactBodyText } = await import('../src/load/secret-text.js');
+    const text = '{ "pass\\u0077ord" : "a\\"b", "note": "\\"password\\": \\"x\\"", "pin": {"password": 1234}, "nextPageToken": "cur-123456", "token_type": "bearer", "list": [{"api-key": "k1"}, "password"] }';
+    const out = redactJsonText(text);
+    expect(JSON.parse(out)).toEqual({ password: '[REDACTED]', note: '"password": "x"', pin: { password: 1234 }, nextPageToken: 'cur-123456', token_type: 'bearer', list: [{ 'api-key': '[REDACTED]' }, 'password'] });
+    expect(out.replace('"[REDACTED]"', '"a\\"b"').replace('"[REDACTED]"', '"k1"')).toBe(text);
+    const plain = '{"id":1,"name":"x"}';
+    expect(redactBodyText(plain, 'application/json')).toBe(plain);
+  });
+
+  it('BS-65 form, GraphQL and URL parameters: names compare across camel, snake and kebab; the value goes, the name stays', async () => {
+    const { redactFormText, redactGraphqlArgs, redactFreeText, isCredentialParamName } = await import('../src/load/secret-text.js');
+    expect(redactFormText('user=a+b&Pass-Word=x%26y&x=1')).toBe('user=a+b&Pass-Word=[REDACTED]&x=1');
+    expect(redactGraphqlArgs('mutation { a(password: "p\\"q", name: "n") { b(apiKey:"k") } }')).toBe('mutation { a(password: "[REDACTED]", name: "n") { b(apiKey:"[REDACTED]") } }');
+    expect(redactFreeText('see https://u:p4ss@h.test/x;jsessionid=ABC?code=1&q=2#id_token=t')).toBe('see https://u:[REDACTED]@h.test/x;jsessionid=[REDACTED]?code=[REDACTED]&q=2#id_token=[REDACTED]');
+    for (const name of ['accessToken', 'ACCESS-TOKEN', 'refresh_token', 'X-Amz-Credential', 'key', 'jwt', 'sessionid', 'JSESSIONID']) expect(isCredentialParamName(name), name).toBe(true);
+    for (const name of ['page', 'q', 'token_type', 'keyword', 'author']) expect(isCredentialParamName(name), name).toBe(false);
+  });
+
+  it('BS-65 authorization values by form: Bearer/Basic/Digest in any case, a JWT; a Digest header\'s parts are its secrets', async () => {
+    const { isCredentialValue, schemeSecrets, redactSchemes } = await import('../src/load/secret-text.js');
+    for (const v of ['Bearer x', 'bearer x', `BASIC ${Buffer.from('u:p').toString('base64')}`, 'Digest nonce="n"', 'eyJhbGciOiJub25lIn0.eyJ4IjoxfQ.']) expect(isCredentialValue(v), v).toBe(true);
+    for (const v of ['application/json', 'max-age=0', 'Basically fine', 'Basic tier', 'bearer of bad news']) expect(isCredentialValue(v), v).toBe(false);
+    expect(schemeSecrets('Digest username="ann", realm="r", nonce="n-1", uri="/a", response="r-2", cnonce=c-3, opaque="o-4"')).toEqual(['n-1', 'r-2', 'c-3', 'o-4']);
+    expect(redactSchemes('Unauthorized (Bearer abc.def-12) and Digest nonce="n-1"')).toBe('Unauthorized (Bearer [REDACTED]) and Digest nonce="[REDACTED]"');
+    expect(redactSchemes('the Bearer of bad news, on the basic plan')).toBe('the Bearer of bad news, on the basic plan');
+  });
+});

@@ -16,7 +16,8 @@ import { FactWriter, noKinds } from './writer.js';
 import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
 import { storeState } from '../state/stored.js';
-import { credentialValues, isCredentialHeader, Redactor, SensitiveLiterals } from './secrets.js';
+import { Redactor, SensitiveLiterals } from './secrets.js';
+import { SecretCollector } from './secret-collect.js';
 import type { Obj } from './fields.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
@@ -123,43 +124,25 @@ function checkDuplicates(file: string, p: Piece, value: unknown, record: number 
 }
 
 /**
- * First pass: the credential values this capture carries in headers and cookies, so the
+ * First pass: the credential values this capture carries (secret-collect.ts), so the
  * second pass can keep them out of bodies, URLs and other headers that echo them (a login
  * response returning the bearer token, a session id in a Referer). Costs one more parse.
  */
 async function collectCredentials(file: string): Promise<Set<string>> {
-  const found = new Set<string>();
-  const take = (name: unknown, value: unknown) => {
-    if (typeof name === 'string' && typeof value === 'string' && isCredentialHeader(name)) for (const v of credentialValues(name, value)) found.add(v);
-  };
-  const fromHeaders = (list: unknown) => {
-    if (Array.isArray(list)) for (const h of list) if (h && typeof h === 'object') take((h as Obj).name, (h as Obj).value);
-  };
-  const fromCookies = (list: unknown) => {
-    // A HAR cookie is searched for like the same pair in a Cookie header.
-    if (Array.isArray(list)) for (const c of list) {
-      const o = c && typeof c === 'object' ? (c as Obj) : {};
-      if (typeof o.name === 'string' && typeof o.value === 'string') take('cookie', `${o.name}=${o.value}`);
-    }
-  };
+  const found = new SecretCollector();
   for await (const p of splitJson(file, { stream: [['log', 'entries'], ['events']] })) {
     const isEntry = p.path[0] === 'log' && p.path[1] === 'entries';
-    if (!isEntry && p.path[0] !== 'events') continue;
+    const isPages = p.path[0] === 'log' && p.path[1] === 'pages';
+    if (!isEntry && !isPages && p.path[0] !== 'events' && p.path[0] !== 'scenario') continue;
     let v: unknown;
     try { v = JSON.parse(p.bytes.toString('utf8')); } catch { continue; } // the second pass reports it
-    if (!v || typeof v !== 'object') continue;
-    const o = v as Obj;
-    if (isEntry) {
-      for (const side of [o.request, o.response]) {
-        if (!side || typeof side !== 'object') continue;
-        fromHeaders((side as Obj).headers);
-        fromCookies((side as Obj).cookies);
-      }
-    } else if (o.kind === 'network-content' && o.headers && typeof o.headers === 'object') {
-      fromHeaders((o.headers as Obj).values);
-    }
+    if (isPages) found.pages(v);
+    else if (!v || typeof v !== 'object') continue;
+    else if (isEntry) found.entry(v as Obj);
+    else if (p.path[0] === 'events') found.event(v as Obj);
+    else found.scenario(v);
   }
-  return found;
+  return found.values;
 }
 
 async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions): Promise<LoadedCapture> {
@@ -279,6 +262,8 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
   // The manifest groups the records into tools (OQ-1) and decides admission (OQ-2); a
   // rejection throws here, inside the transaction, so nothing of the capture is stored.
   const manifest = await inferManifest(kyselyFor(db), captureId, file, opts.manifest?.override);
+  // OQ-2 (revised): a credential query value refuses the capture only on an admitted record.
+  writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))));
   writer.writeManifest(captureId, manifest, opts.manifest ?? null);
   // DESIGN (must): the load stores the capture's environment state in the load's transaction,
   // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.

@@ -1,7 +1,15 @@
 /**
- * Credential values never reach the store (issue 2 "Secrets", BS-65, OQ-2): the loaders
- * pass every header and cookie through here and store the name with a NULL value.
+ * Credential values never reach the store (issue 2 "Secrets", issue 15, BS-65, OQ-2): the
+ * loaders pass every header and cookie through here and store the name with a NULL value;
+ * the Redactor replaces credential values under credential names (secret-text.ts) and
+ * their echoes everywhere else with `[REDACTED]`, before hashing.
  */
+import { CapstateError, type ErrorContext } from '../errors.js';
+import type { RetainedBody } from './bodies.js';
+import {
+  carriesUserinfo, isCredentialValue, MARKER, redactBodyBytes, redactBodyText, redactFreeText,
+  redactUrlParams, schemeSecrets, SENSITIVE_QUERY,
+} from './secret-text.js';
 
 const ALWAYS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 
@@ -16,7 +24,7 @@ export function isAlwaysRedactedHeader(name: string): boolean {
  * `X-CSRF-Token`, `X-CSRFToken`, `Private-Token`, `X-Amz-Security-Token`, …). Broad on
  * purpose: a redacted harmless value costs little, a stored credential costs a lot.
  */
-const CREDENTIAL_NAME = /auth|token|secret|passw|api[-_]?key|access[-_]?key|(^|[-_])key$|csrf|xsrf|session|signature|credential|cookie/i;
+const CREDENTIAL_NAME = /auth|token|secret|passw|api[-_]?key|access[-_]?key|(^|[-_])key$|csrf|xsrf|session|signature|credential|cookie|jwt|bearer|assertion/i;
 
 /** Headers whose value is a URL that may carry a token-like query parameter (OQ-2). */
 const URL_HEADERS = new Set(['referer', 'location', 'content-location', 'origin', 'link']);
@@ -36,10 +44,11 @@ export function isRedactedUrl(url: string): boolean {
   return /\[REDACTED|%5BREDACTED/i.test(url);
 }
 
-/** OQ-2: query parameter names that carry credentials. */
-const SENSITIVE_QUERY = /(^|_|-)(token|access_token|api[-_]?key|secret|password|passwd|signature|sig|auth)($|_|-)/i;
-
-/** True when a query parameter would put a credential in the store (OQ-2). */
+/**
+ * True when a query parameter would put a credential in the store and, on an admitted
+ * record, refuses the capture (OQ-2's pattern, as written). Broader names (`accessToken`,
+ * `code`, `key`, issue 15) are redacted, not refused: see isCredentialParamName.
+ */
 export function isSensitiveQueryParam(name: string, value: string): boolean {
   return SENSITIVE_QUERY.test(name) && value !== '' && !/^\[REDACTED/i.test(value);
 }
@@ -126,23 +135,47 @@ export function credentialValues(name: string, value: string | null | undefined)
   } else {
     const v = value.trim();
     const m = /^(\S+)\s+(.+)$/.exec(v);
-    if ((lower === 'authorization' || lower === 'proxy-authorization') && m) {
-      out.add(m[2].trim());
-      if (m[1].toLowerCase() === 'basic') {
-        const pair = Buffer.from(m[2].trim(), 'base64').toString('utf8');
-        const colon = pair.indexOf(':');
-        if (colon > 0) out.add(pair.slice(colon + 1));
-      }
-    } else out.add(v);
+    if ((lower === 'authorization' || lower === 'proxy-authorization') && m) out.add(m[2].trim());
+    else out.add(v);
+    // A scheme's token, a Basic pair's password and a Digest header's parts (issue 15).
+    if (m && (lower === 'authorization' || lower === 'proxy-authorization' || isCredentialValue(v))) for (const x of schemeSecrets(v)) out.add(x);
   }
   return [...out].filter((v) => v.length >= MIN_CREDENTIAL_LENGTH);
 }
 
-/** The spellings a value may take where it is echoed: as is, URL-encoded (either hex case), form-encoded, JSON-escaped (with or without `\/`). */
+/**
+ * The spellings a value may take where it is echoed: as is, URL-encoded (either hex case),
+ * form-encoded, JSON-escaped (with or without `\/`), and HTML-escaped (BS-28).
+ */
 export function spellingsOf(v: string): string[] {
   const url = encodeURIComponent(v);
   const json = JSON.stringify(v).slice(1, -1);
-  return [v, url, url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), url.replace(/%20/g, '+'), json, json.replace(/\//g, '\\/')];
+  return [v, url, url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), url.replace(/%20/g, '+'), json, json.replace(/\//g, '\\/'), ...htmlSpellingsOf(v)];
+}
+
+/**
+ * BS-28: a value holding `<`, `>`, `&`, `"`, `'` or a no-break space appears HTML-escaped
+ * in a serialised DOM: in text (`&amp;`, `&lt;`, `&gt;`, `&nbsp;`), in attribute values
+ * (`&quot;` beside those, or only `&amp;`/`&quot;` from older serialisers) and in markup
+ * written by hand or by templates (`&#39;`, `&#x27;`).
+ */
+export function htmlSpellingsOf(v: string): string[] {
+  if (!/[<>&"'\u00a0]/.test(v)) return [];
+  const amp = v.replace(/&/g, '&amp;').replace(/\u00a0/g, '&nbsp;');
+  const text = amp.replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const attribute = text.replace(/"/g, '&quot;');
+  return [...new Set([text, amp.replace(/"/g, '&quot;'), attribute, attribute.replace(/'/g, '&#39;'), attribute.replace(/'/g, '&#x27;')])];
+}
+
+/**
+ * The loader also searches a credential's base64 spellings (padded, unpadded, base64url):
+ * an app that echoes a token base64-encoded (issue 15). Only the loader: BS-65 says a
+ * producer interprets no other encodings.
+ */
+function base64SpellingsOf(v: string): string[] {
+  if (v.length < MIN_CREDENTIAL_LENGTH) return [];
+  const b64 = Buffer.from(v, 'utf8').toString('base64');
+  return [b64, b64.replace(/=+$/, ''), Buffer.from(v, 'utf8').toString('base64url')];
 }
 
 const TOKEN_CHAR = /[A-Za-z0-9]/;
@@ -155,7 +188,7 @@ const TOKEN_CHAR = /[A-Za-z0-9]/;
  * Longest spellings first.
  */
 export class Redactor {
-  static readonly MARKER = '[REDACTED]';
+  static readonly MARKER = MARKER;
   private readonly needles: Buffer[];
   private readonly strings: string[];
   /** One alternation of all spellings, longest first: a single scan per string. */
@@ -164,7 +197,7 @@ export class Redactor {
 
   constructor(values: Iterable<string>) {
     const spellings = new Set<string>();
-    for (const v of values) for (const s of spellingsOf(v)) if (s.length >= MIN_CREDENTIAL_LENGTH) spellings.add(s);
+    for (const v of values) for (const s of [...spellingsOf(v), ...base64SpellingsOf(v)]) if (s.length >= MIN_CREDENTIAL_LENGTH) spellings.add(s);
     this.strings = [...spellings].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
     this.needles = this.strings.map((s) => Buffer.from(s, 'utf8'));
     const source = this.strings.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
@@ -175,6 +208,64 @@ export class Redactor {
 
   get size(): number {
     return this.strings.length;
+  }
+
+  /**
+   * A body as stored: credential values under credential names (secret-text.ts) and echoes
+   * of the capture's credentials replaced, before classification and hashing (BS-65).
+   */
+  body(retained: RetainedBody): RetainedBody {
+    if (retained.bytes !== undefined) {
+      const bytes = this.bytes(redactBodyBytes(retained.bytes, retained.mediaType));
+      return bytes === retained.bytes ? retained : { ...retained, bytes };
+    }
+    if (retained.text !== undefined) {
+      const text = this.text(redactBodyText(retained.text, retained.mediaType));
+      return text === retained.text ? retained : { ...retained, text };
+    }
+    return retained;
+  }
+
+  /**
+   * A record's URL as stored: after the authority (hosts may be spelled in any case),
+   * credential-named query, fragment and matrix parameters and echoed credentials are
+   * replaced, so the URL stays a URL (issue 15, OQ-2, OQ-8).
+   */
+  url(rawUrl: string): string {
+    const authority = rawUrl.indexOf('//') + 2;
+    const rest = rawUrl.slice(authority).search(/[/?#]/);
+    if (rest === -1) return rawUrl;
+    const at = authority + rest;
+    return rawUrl.slice(0, at) + this.text(redactUrlParams(rawUrl.slice(at)));
+  }
+
+  /** Text that is not a body (page titles, status texts, header values, start URLs): credentials by form, then echoes. */
+  freeText(s: string | null): string | null {
+    return s === null ? null : this.text(redactFreeText(s));
+  }
+
+  /** OQ-2: records whose URL carries a credential by the manifest's pattern; refused only if admitted. */
+  private readonly refusable: { name: string; where: ErrorContext }[] = [];
+
+  /** Notes an OQ-2 credential query parameter of a record; `where` names the record's URL. */
+  noteRefusableQuery(url: URL, where: ErrorContext): void {
+    for (const [name, value] of url.searchParams) {
+      if (isSensitiveQueryParam(name, value)) {
+        this.refusable.push({ name, where });
+        return;
+      }
+    }
+  }
+
+  /**
+   * OQ-2 (revised 2026-12-01): an admitted record whose URL carries a credential refuses
+   * the capture; on other records the value was replaced by the marker (url()). The
+   * message names the parameter, never its value.
+   */
+  refuseAdmitted(admittedOrdinals: ReadonlySet<number>): void {
+    const hit = this.refusable.find((r) => r.where.record !== undefined && admittedOrdinals.has(r.where.record));
+    if (!hit) return;
+    throw new CapstateError('sensitive-value', `the URL's query parameter "${hit.name}" carries a credential; remove or redact it (e.g. ${hit.name}=[REDACTED]) in the capture and load again`, hit.where);
   }
 
   text(s: string): string;
@@ -205,3 +296,28 @@ export class Redactor {
     return out;
   }
 }
+
+/**
+ * Whether a header is stored with a NULL value (BS-65, OQ-2, issue 15): a credential name,
+ * a credential by its form whatever the name (`Bearer …`, `Basic …`, `Digest …`, a JWT),
+ * or a URL-valued header (`Referer`, `Location`) with a password or a credential parameter.
+ */
+export function isRedactedHeader(name: string, value: string | null): boolean {
+  if (isCredentialHeader(name)) return true;
+  if (value === null || name.startsWith(':')) return false;
+  return isCredentialValue(value) || (isUrlHeader(name) && urlCarriesCredential(value));
+}
+
+/** A URL (or a `Link` header's text) with userinfo or a query/fragment credential (OQ-2's pattern or issue 15's names). */
+export function urlCarriesCredential(value: string): boolean {
+  if (carriesUserinfo(value)) return true;
+  try {
+    const u = new URL(value);
+    for (const [name, v] of u.searchParams) if (isSensitiveQueryParam(name, v)) return true;
+  } catch {
+    // Not an absolute URL (e.g. `Link: <…>; rel=next`): look for the pattern in the text.
+    if (/[?&][^=&]*(token|api[-_]?key|secret|passw|signature|sig|auth)[^=&]*=[^&\s[]/i.test(value)) return true;
+  }
+  return redactUrlParams(value) !== value;
+}
+

@@ -11,7 +11,7 @@ import { CapstateError, type ErrorContext } from '../errors.js';
 import type { InferredManifest } from '../manifest/infer.js';
 import type { Sqlite } from '../store/open.js';
 import { classifyRetainedBody, flattenMembers, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
-import { isCredentialHeader, isRedactedUrl, isSensitiveQueryParam, isUrlHeader, Redactor, SensitiveLiterals } from './secrets.js';
+import { isCredentialHeader, isRedactedHeader, isRedactedUrl, Redactor, SensitiveLiterals } from './secrets.js';
 
 export interface HeaderIn { name: string; value: string | null }
 
@@ -119,7 +119,7 @@ export class FactWriter {
     if (this.sensitive.find(m.startUrl) !== -1) {
       throw new CapstateError('sensitive-value', 'the scenario start_url carries a value declared with --sensitive; remove or redact it in the capture and load again', where);
     }
-    this.st.describeCapture.run(m.formatVersion, m.creator, this.redactor.text(m.startUrl), bool(m.requestBodiesSelected),
+    this.st.describeCapture.run(m.formatVersion, m.creator, this.redactor.freeText(m.startUrl), bool(m.requestBodiesSelected),
       bool(m.responseBodiesSelected), bool(m.headerValuesSelected), captureId);
   }
 
@@ -127,7 +127,7 @@ export class FactWriter {
     if (this.sensitive.find(title) !== -1) {
       throw new CapstateError('sensitive-value', 'the page title carries a value declared with --sensitive; remove or redact it in the capture and load again', where);
     }
-    this.st.page.run(captureId, position, pageId, this.redactor.text(title), startedMs);
+    this.st.page.run(captureId, position, pageId, this.redactor.freeText(title), startedMs);
   }
 
   /**
@@ -138,12 +138,9 @@ export class FactWriter {
     if (this.sensitive.size > 0 && this.sensitive.find(retained.bytes ?? retained.text) !== -1) {
       throw new CapstateError('sensitive-value', `the ${side} body carries a value declared with --sensitive; remove or redact it in the capture and load again`, where);
     }
-    // Credential values echoed in a body are replaced before hashing (BS-65: digests
+    // Credential values (by name, and echoed) are replaced before hashing (BS-65: digests
     // describe the retained representation after redaction).
-    const redacted: RetainedBody = this.redactor.size === 0 ? retained
-      : retained.bytes !== undefined ? { ...retained, bytes: this.redactor.bytes(retained.bytes) }
-      : retained.text !== undefined ? { ...retained, text: this.redactor.text(retained.text) } : retained;
-    const b = classifyRetainedBody(redacted);
+    const b = classifyRetainedBody(this.redactor.body(retained));
     this.counts.bodiesByKind[side][b.kind]++;
     const identity = `${b.sha256}\0${b.kind}\0${b.reason ?? ''}`;
     const cached = this.bodyIds.get(identity);
@@ -181,11 +178,8 @@ export class FactWriter {
 
   /** Refuses a record that would carry a credential into the store (OQ-2). */
   private checkSensitive(r: LoadedRecord, where: ErrorContext): void {
-    for (const [name, value] of r.url.searchParams) {
-      if (isSensitiveQueryParam(name, value)) {
-        throw new CapstateError('sensitive-value', `the URL's query parameter "${name}" carries a credential; remove or redact it (e.g. ${name}=[REDACTED]) in the capture and load again`, { ...where, path: `${where.path}.url` });
-      }
-    }
+    // OQ-2 (revised): refused after the manifest, and only if the record is admitted.
+    this.redactor.noteRefusableQuery(r.url, { ...where, path: `${where.path}.url` });
     if (this.sensitive.size === 0) return;
     if (this.sensitive.find(r.rawUrl) !== -1) {
       throw new CapstateError('sensitive-value', 'the URL carries a value declared with --sensitive; remove or redact it in the capture and load again', { ...where, path: `${where.path}.url` });
@@ -202,15 +196,13 @@ export class FactWriter {
   /** Stores a record; `where` names it in errors (`{file, record, path}`). */
   writeRecord(captureId: number, r: LoadedRecord, where: ErrorContext): number {
     this.checkSensitive(r, where);
-    // A credential value from elsewhere in the capture may sit in the URL (a session id).
-    // Only the part after the authority is searched, so the URL stays a URL (hosts may be
-    // spelled in any case, so find the first "/" after "//" rather than the origin).
-    const pathStart = r.rawUrl.indexOf('/', r.rawUrl.indexOf('//') + 2);
-    const rawUrl = pathStart === -1 ? r.rawUrl : r.rawUrl.slice(0, pathStart) + this.redactor.text(r.rawUrl.slice(pathStart));
+    // Credential parameters and credential values from elsewhere in the capture (a
+    // session id) are replaced after the authority, so the URL stays a URL.
+    const rawUrl = this.redactor.url(r.rawUrl);
     const u = rawUrl === r.rawUrl ? r.url : new URL(rawUrl);
     const query = u.search ? u.search.slice(1) : null;
     const id = Number(this.st.record.run(captureId, r.ordinal, r.method, rawUrl, u.origin, u.pathname, query,
-      isRedactedUrl(rawUrl) ? 1 : 0, r.status, r.statusText, r.httpVersion, r.startedMs, r.durationMs,
+      isRedactedUrl(rawUrl) ? 1 : 0, r.status, this.redactor.freeText(r.statusText), r.httpVersion, r.startedMs, r.durationMs,
       r.pageId, r.stepId, r.transactionId, r.redirectedFromTransactionId, r.redirectState, r.resourceType,
       r.requestMediaType, r.responseMediaType, r.requestBodyId, r.responseBodyId).lastInsertRowid);
     let p = 0;
@@ -238,22 +230,12 @@ export class FactWriter {
 
   private writeHeaders(recordId: number, side: 'request' | 'response', headers: HeaderIn[]): void {
     headers.forEach((h, i) => {
-      // BS-65: the name stays, the credential value never reaches the store; nor does a
-      // URL-valued header (Referer, Location) whose query carries a token (OQ-2).
-      const redacted = isCredentialHeader(h.name) || (isUrlHeader(h.name) && h.value !== null && urlCarriesToken(h.value));
-      const value = redacted ? null : this.redactor.text(h.value);
+      // BS-65: the name stays, the credential value never reaches the store (by name, by
+      // form, or a Referer/Location with a password or token, OQ-2; secrets.ts).
+      const redacted = isRedactedHeader(h.name, h.value);
+      const value = redacted ? null : this.redactor.freeText(h.value);
       this.st.header.run(recordId, side, 'header', i, h.name, value, redacted || h.value === null ? 1 : 0);
     });
   }
 }
 
-
-function urlCarriesToken(value: string): boolean {
-  try {
-    for (const [name, v] of new URL(value).searchParams) if (isSensitiveQueryParam(name, v)) return true;
-  } catch {
-    // Not an absolute URL (e.g. `Link: <…>; rel=next`): look for the pattern in the text.
-    return /[?&][^=&]*(token|api[-_]?key|secret|passw|signature|sig|auth)[^=&]*=[^&\s[]/i.test(value);
-  }
-  return false;
-}
