@@ -21,6 +21,7 @@ import { readStoredState } from '../src/state/stored.js';
 import { kyselyFor, openStore } from '../src/store/open.js';
 import { writeHar } from './har-builder.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
+import { serveStore, text } from './serve-helpers.js';
 
 const dir = tempDir();
 const A = 'http://127.0.0.1:4000';
@@ -300,6 +301,26 @@ describe('stored state: readers render the stored rows and compute no rule', () 
       expect(doc.entities.find((e) => e.collection === 'dashboards')!.value.title).toBe('from the stored row');
     } finally {
       await closeServeContext(ctx);
+    }
+  });
+
+  it('serving looks up the entities a call renders by index, not the whole state: a damaged row of another entity does not stop it', async () => {
+    const db = join(dir, 'serve-indexed.sqlite');
+    copyFileSync(await load('serve-indexed-source', captureOf('grafana')), db);
+    const d = new Database(db);
+    // Damage every entity but the folder the call asks for: a reader of the whole state fails on them.
+    d.prepare("update state_entities set value = '{not json' where not (collection = 'folders' and entity_key = 'nErXDvCkzz')").run();
+    d.close();
+    const s = await serveStore(db);
+    try {
+      const r = await s.call('get_api_folders_by_uid', { uid: 'nErXDvCkzz' });
+      expect(r.isError, text(r)).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({ source: 'state', body: { uid: 'nErXDvCkzz', title: 'Department ABC' } });
+      // The whole-state view does read every row, and says the store is damaged.
+      const whole = await s.call('inspect_analysis_view', { view: { kind: 'environment-state' } });
+      expect(whole.structuredContent).toMatchObject({ ok: false, code: 'damaged-store' });
+    } finally {
+      await s.close();
     }
   });
 });

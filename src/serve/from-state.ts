@@ -6,30 +6,31 @@
  */
 import type { JsonValue } from '../load/bodies.js';
 import type { ManifestTool } from '../manifest/read.js';
-import type { EnvironmentState } from '../state/index.js';
-import { readStoredState } from '../state/stored.js';
+import { storedLookups, type StoredLookups } from '../state/stored.js';
 import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
-import type { ItemPlan, ListPlan, Plan, StateDocument } from '../state/types.js';
+import type { ItemPlan, ListPlan, StateEntity } from '../state/types.js';
 import { isProjection, namesVariantKey } from '../state/variants.js';
 import type { ServeContext } from './context.js';
 import { templateParams, type CallRequest } from './input-schema.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords } from './records.js';
 
-/** The served state, with its plans and documents by tool (looked up on every call). */
-interface Served { state: EnvironmentState; collections: Collections; plans: Map<string, Plan>; documents: Map<string, StateDocument> }
-const cache = new WeakMap<ServeContext, Promise<Served>>();
+const cache = new WeakMap<ServeContext, Promise<StoredLookups>>();
 
-/** The served capture's state, read once per context from the state_* tables (the view `capstate state` prints; nothing is recomputed). */
-export function servedState(ctx: ServeContext): Promise<Served> {
+/**
+ * The served capture's stored state (the view `capstate state` prints; nothing is
+ * recomputed), looked up by index per call: a tool's plan, the entities it renders.
+ */
+export function servedState(ctx: ServeContext): Promise<StoredLookups> {
   let hit = cache.get(ctx);
-  if (!hit) {
-    hit = readStoredState(ctx.k, ctx.captureId, ctx.file).then((state) => ({
-      state, collections: collectionsOf(state.entities),
-      plans: new Map(state.plans.map((p) => [p.tool, p])), documents: new Map(state.documents.map((d) => [d.tool, d])),
-    }));
-    cache.set(ctx, hit);
-  }
+  if (!hit) cache.set(ctx, (hit = storedLookups(ctx.k, ctx.captureId, ctx.file)));
   return hit;
+}
+
+/** Just the entities one rendering needs, as the renderer's Collections. */
+async function entitiesFor(state: StoredLookups, collection: string, ids: readonly string[] | 'all'): Promise<Collections> {
+  if (ids === 'all') return collectionsOf(await state.collection(collection));
+  const found = await Promise.all(ids.map((id) => state.entity(collection, id)));
+  return collectionsOf(found.filter((e): e is StateEntity => e !== undefined));
 }
 
 export interface StateAnswer { status: number; value: JsonValue; record_ordinal: number; request_line: string; why: string }
@@ -53,8 +54,8 @@ function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValue | und
 /** The call answered from state, or null when the state has no answer for it. */
 export async function answerFromState(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<StateAnswer | null> {
   if (tool.method.toUpperCase() !== 'GET') return null;
-  const { collections, plans, documents } = await servedState(ctx);
-  const plan = plans.get(tool.name);
+  const state = await servedState(ctx);
+  const plan = await state.plan(tool.name);
   if (!plan || plan.kind === 'record') return null;
   // The call's request line is matched to its records as replay matches them (path values,
   // query pairs from the loader's facts); a plan line or document answers through its record.
@@ -62,7 +63,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
   const asked = callLine(tool, call);
 
   if (plan.kind === 'document') {
-    const doc = documents.get(tool.name)!;
+    const doc = (await state.document(tool.name))!;
     if (!recorded.has(doc.record_ordinal)) return null;
     return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path} (DOC-1, DOC-2): its latest initial value, #${doc.record_ordinal}` };
   }
@@ -76,7 +77,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     if (!template || template.status < 200 || template.status > 299) return null;
     const envelope = await envelopeOf(ctx, template.record_ordinal);
     if (envelope === undefined) return null;
-    const rendered = renderItem(plan as ItemPlan, { ...template, id }, envelope, collections);
+    const rendered = renderItem(plan as ItemPlan, { ...template, id }, envelope, await entitiesFor(state, plan.collection, [id]));
     if (rendered.status !== 'rendered') return null;
     return {
       status: template.status, value: rendered.body, record_ordinal: template.record_ordinal, request_line: asked,
@@ -88,7 +89,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
   if (!line || line.status < 200 || line.status > 299) return null;
   const envelope = await envelopeOf(ctx, line.record_ordinal);
   if (envelope === undefined) return null;
-  const rendered = renderList(plan as ListPlan, line, envelope, collections);
+  const rendered = renderList(plan as ListPlan, line, envelope, await entitiesFor(state, plan.collection, line.membership === 'all' ? 'all' : line.listed_ids ?? []));
   if (rendered.status !== 'rendered') return null;
   return {
     status: line.status, value: rendered.body, record_ordinal: line.record_ordinal, request_line: asked,
@@ -103,7 +104,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
  */
 export async function replayReason(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<'variant' | 'projection' | null> {
   if (tool.method.toUpperCase() !== 'GET') return null;
-  const plan = (await servedState(ctx)).plans.get(tool.name);
+  const plan = await (await servedState(ctx)).plan(tool.name);
   if (!plan || (plan.kind !== 'item' && plan.kind !== 'list')) return null;
   const projection = call.query.filter((p) => isProjection(p.name)).map((p) => p.value);
   if (projection.length && projection.some((v) => v !== '*' && (!plan.projection_values.checked.includes(v) || plan.projection_values.replayed.includes(v)))) return 'projection';

@@ -5,10 +5,8 @@
 import { stateDocumentValue } from '../state/index.js';
 import { readStoredState } from '../state/stored.js';
 import type { ServeContext } from './context.js';
-import { servedState } from './from-state.js';
 
-/** The `environment-state` analysis view of capture `parent` (the served one's stored state is read once). */
+/** The `environment-state` analysis view of capture `parent`, rebuilt from its stored rows. */
 export async function environmentStateView(ctx: ServeContext, parent: number): Promise<Record<string, unknown>> {
-  const state = parent === ctx.captureId ? (await servedState(ctx)).state : await readStoredState(ctx.k, parent, ctx.file);
-  return stateDocumentValue(state);
+  return stateDocumentValue(await readStoredState(ctx.k, parent, ctx.file));
 }

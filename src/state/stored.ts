@@ -197,6 +197,48 @@ export async function readStoredState(k: Kysely<DB>, captureId: number, file: st
   };
 }
 
+/**
+ * Indexed lookups into one capture's stored state, for serving (issue 14): a call reads the
+ * plan of its tool and the entities it renders, never the whole state. Plans and documents
+ * are decoded once per tool; entities are read per call (SQLite's page cache keeps the hot ones).
+ */
+export interface StoredLookups {
+  plan(tool: string): Promise<Plan | undefined>;
+  document(tool: string): Promise<StateDocument | undefined>;
+  entity(collection: string, id: string): Promise<StateEntity | undefined>;
+  /** The collection's entities in state order (ES-34). */
+  collection(collection: string): Promise<StateEntity[]>;
+}
+
+/** Lookups into capture `captureId`'s stored state; throws as `readStoredState` does when it is failed or stale. */
+export async function storedLookups(k: Kysely<DB>, captureId: number, file: string): Promise<StoredLookups> {
+  await storedStateOf(k, captureId, file);
+  const plans = new Map<string, Promise<Plan | undefined>>();
+  const documents = new Map<string, Promise<StateDocument | undefined>>();
+  const once = <T>(cache: Map<string, Promise<T>>, key: string, read: () => Promise<T>) => {
+    let hit = cache.get(key);
+    if (!hit) cache.set(key, (hit = read()));
+    return hit;
+  };
+  return {
+    plan: (tool) => once(plans, tool, async () => {
+      const r = await k.selectFrom('state_plans').selectAll().where('capture_id', '=', captureId).where('tool', '=', tool).executeTakeFirst();
+      return r && planOf(r);
+    }),
+    document: (tool) => once(documents, tool, async () => {
+      const r = await k.selectFrom('state_documents').selectAll().where('capture_id', '=', captureId).where('tool', '=', tool).executeTakeFirst();
+      return r && documentOf(r);
+    }),
+    entity: async (collection, id) => {
+      const r = await k.selectFrom('state_entities').selectAll().where('capture_id', '=', captureId)
+        .where('collection', '=', collection).where('entity_key', '=', id).executeTakeFirst();
+      return r && entityOf(r);
+    },
+    collection: async (collection) => (await k.selectFrom('state_entities').selectAll().where('capture_id', '=', captureId)
+      .where('collection', '=', collection).orderBy('state_order').orderBy('position').execute()).map(entityOf),
+  };
+}
+
 /** Each list of the view: its table's rows of one capture, in the list's order. */
 function stateQueries(k: Kysely<DB>, captureId: number) {
   return {
