@@ -2,6 +2,7 @@
  * Faults (issue 15): what happens when a query runs away, a caller sends too much, a store
  * is not what it seems, or work is killed. Each test proves one expectation of the issue.
  */
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -61,5 +62,99 @@ describe('faults: read-only SQL has a deadline', () => {
     } finally {
       await client.close();
     }
+  }, 60_000);
+});
+
+/** A raw stdio session: initialize, then `lines` as written; the answers by id (null: no id). */
+async function rawSession(lines: (string | object)[], opts: { closeStdout?: boolean } = {}): Promise<{ answers: Record<string, unknown>[]; stderr: string; status: number | null }> {
+  const child = spawn(process.execPath, [cliPath, 'serve', '--db', db], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '', stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+  child.stdin.on('error', () => {});
+  const send = (l: string | object) => child.stdin.write((typeof l === 'string' ? l : JSON.stringify(l)) + '\n');
+  send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const answered = (n: number) => new Promise<void>((resolve, reject) => {
+    const deadline = setTimeout(() => reject(new Error(`no answer ${n}; stdout: ${out.slice(0, 500)}; stderr: ${stderr}`)), 30_000);
+    const check = () => { if (out.split('\n').filter(Boolean).length >= n || child.exitCode !== null) { clearTimeout(deadline); resolve(); } else setTimeout(check, 50); };
+    check();
+  });
+  await answered(1);
+  if (opts.closeStdout) child.stdout.destroy();
+  for (const l of lines) send(l);
+  if (!opts.closeStdout) await answered(1 + lines.length);
+  child.stdin.end();
+  const status = await new Promise<number | null>((resolve) => { if (child.exitCode !== null) resolve(child.exitCode); else child.on('exit', (c) => resolve(c)); });
+  const answers = out.split('\n').filter(Boolean).slice(1).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { answers, stderr, status };
+}
+const call = (id: number, name: string, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const byId = (answers: Record<string, unknown>[], id: number | null) => answers.find((a) => a.id === id) as { error?: { code: number; message: string }; result?: CallToolResult } | undefined;
+
+describe('faults: oversized and malformed MCP requests', () => {
+  it('an error answer echoes a 9 MB argument only as a prefix and a hash, so the SDK client keeps its session', async () => {
+    const { client, stderr } = await stdioClient(['serve', '--db', db]);
+    try {
+      const huge = 'x'.repeat(9_000_000);
+      const r = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { uid: huge } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      expect(r.isError).toBe(true);
+      const text = (r.content[0] as { text: string }).text;
+      expect(text.length).toBeLessThan(4096);
+      expect(text).toMatch(/x{64}… \(9000000 bytes, sha256 [0-9a-f]{16}…\)/);
+      expect(JSON.stringify(r.structuredContent).length).toBeLessThan(4096);
+      const unknown = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { [huge]: 1 } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      expect(JSON.stringify(unknown).length).toBeLessThan(8192);
+      // The session is still there.
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      noStack(stderr());
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+
+  it('a request line over 10 MiB is answered with a JSON-RPC error (its id, -32600), logged, and the server keeps serving', async () => {
+    const big = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"query_store","arguments":{"sql":"select '${'y'.repeat(11 * 1024 * 1024)}'"}}}`;
+    const { answers, stderr, status } = await rawSession([big, { jsonrpc: '2.0', id: 8, method: 'tools/list' }]);
+    expect(byId(answers, 7)?.error).toMatchObject({ code: -32600, message: expect.stringMatching(/over the 10 MiB limit/) });
+    expect(byId(answers, 8)?.result).toBeDefined();
+    expect(stderr).toMatch(/-32600: request line of \d+ bytes/);
+    expect(status).toBe(0);
+    noStack(stderr);
+  }, 60_000);
+
+  it('an unparsable line gets -32700, a message that is not JSON-RPC -32600, array or string arguments -32602', async () => {
+    const { answers, stderr } = await rawSession([
+      'not json',
+      { jsonrpc: '2.0', id: 2, nomethod: true },
+      call(3, 'get_api_folders_by_uid', [1]),
+      call(4, 'get_api_folders_by_uid', 'x'),
+    ]);
+    expect(byId(answers, null)?.error?.code).toBe(-32700);
+    expect(byId(answers, 2)?.error?.code).toBe(-32600);
+    expect(byId(answers, 3)?.error).toMatchObject({ code: -32602, message: expect.stringMatching(/must be an object, not an array/) });
+    expect(byId(answers, 4)?.error?.code).toBe(-32602);
+    noStack(stderr);
+  }, 60_000);
+
+  it('arguments are checked as strictly as the published inputSchema: uid 123, body "x", a body member of the wrong type are refused', async () => {
+    const { answers } = await rawSession([
+      call(2, 'get_api_folders_by_uid', { uid: 123 }),
+      call(3, 'post_api_annotations', { body: 'x' }),
+      call(4, 'post_api_annotations', { body: { panelId: 'one' } }),
+      call(5, 'get_api_teams_search', { query: { perpage: 10 } }),
+    ]);
+    for (const [id, what] of [[2, /uid.*must be a non-empty string, not a number/], [3, /body must be an object, not a string/], [4, /body\.panelId must be of type integer/], [5, /perpage.*must be a string/]] as const) {
+      const r = byId(answers, id)?.result;
+      expect(r?.isError, `call ${id}`).toBe(true);
+      expect(JSON.parse((r!.content[0] as { text: string }).text)).toMatchObject({ code: 'bad-arguments', message: expect.stringMatching(what) });
+    }
+  }, 60_000);
+
+  it('a server whose stdout is gone logs the transport failure on stderr and exits non-zero', async () => {
+    const { stderr, status } = await rawSession([{ jsonrpc: '2.0', id: 2, method: 'tools/list' }], { closeStdout: true });
+    expect(status).toBe(1);
+    expect(stderr).toMatch(/writing stdout failed/);
+    noStack(stderr);
   }, 60_000);
 });

@@ -1,11 +1,11 @@
 import { defineCommand } from 'citty';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CapstateError } from '../errors.js';
 import { CLOSED_BROWSER_POLICY, DEFAULT_BROWSER_EXECUTABLE, type BrowserPolicy } from '../serve/browser-policy.js';
 import { closeServeContext } from '../serve/context.js';
 import { createServer } from '../serve/server.js';
+import { LineTransport } from '../serve/stdio-transport.js';
 import { log, parseTimeout } from './common.js';
 import { openSource, sourceArgs } from './source.js';
 
@@ -67,7 +67,9 @@ export default defineCommand({
     const { ctx, cleanup } = await openSource(a, rawArgs);
     try {
       const { server, catalog } = await createServer(ctx, { browser, sqlTimeoutMs });
-      const transport = new StdioServerTransport();
+      const transport = new LineTransport();
+      // Transport failures and answered bad lines are logged: stdout is the protocol's alone.
+      server.onerror = (e) => log(`mcp: ${e.message}`);
       const closed = new Promise<void>((resolve) => {
         const done = () => resolve();
         // The client ends the session by closing our stdin; signals end it too.
@@ -83,6 +85,9 @@ export default defineCommand({
         `${catalog.bytes} of ${catalog.reserveBytes} catalog bytes${catalog.limitations.length ? '; ' + catalog.limitations.join('; ') : ''}`);
       await closed;
       await server.close();
+      if (transport.failure) {
+        throw new CapstateError('transport-failed', `the MCP session ended because ${transport.failure.message}; restart the server (the client may have gone away)`, {});
+      }
     } finally {
       await closeServeContext(ctx);
       cleanup();

@@ -27,7 +27,7 @@ export async function callTool(ctx: ServeContext, catalog: Catalog, name: string
     }
     return answerResult(await answerCall(ctx, name, args));
   } catch (e) {
-    return errorResult(e);
+    return errorResult(e, [name, args]);
   }
 }
 
