@@ -3,12 +3,14 @@
  * is not what it seems, or work is killed. Each test proves one expectation of the issue.
  */
 import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cli, cliAsync, cliPath, fixture, root, tempDir } from './helpers.js';
+import { cli, cliAsync, cliPath, fixture, root, sha256File, tempDir } from './helpers.js';
 
 const grafana = fixture('grafana-mini', 'capture.har');
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
@@ -156,5 +158,83 @@ describe('faults: oversized and malformed MCP requests', () => {
     expect(status).toBe(1);
     expect(stderr).toMatch(/writing stdout failed/);
     noStack(stderr);
+  }, 60_000);
+});
+
+describe('faults: stores that must not be written are refused in one line', () => {
+  const sdir = tempDir();
+  const make = (name: string, sql: string, version = 0) => {
+    const f = join(sdir, name);
+    const d = new Database(f);
+    d.exec(sql);
+    if (version) d.pragma(`user_version = ${version}`);
+    d.close();
+    return f;
+  };
+  const refused = (file: string, what: RegExp) => {
+    const before = existsSync(file) && statSync(file).isFile() ? sha256File(file) : null;
+    const r = cli(['load', grafana, '--db', file]);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(what);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/internal error/);
+    noStack(r.stderr);
+    if (before) expect(sha256File(file), 'the file is unchanged').toBe(before);
+  };
+
+  it('load refuses a store of a newer schema version, leaving it (and its views) untouched', () => {
+    const f = join(sdir, 'newer.sqlite');
+    copyFileSync(db, f);
+    const d = new Database(f);
+    d.pragma('user_version = 999');
+    d.close();
+    refused(f, /written by a newer capstate \(schema version 999/);
+  });
+
+  it("load refuses another application's SQLite file instead of adding capstate's tables", () => {
+    refused(make('other.sqlite', 'create table customers (id integer primary key, name text)'), /another application's SQLite database \(tables customers\)/);
+  });
+
+  it('load refuses a half-made store (capstate tables, no schema version) with what to do, not "table meta already exists"', () => {
+    refused(make('half.sqlite', 'create table meta (key text primary key, value text)'), /half-made capstate store.*delete it and load again/);
+  });
+
+  it('a text file, a corrupt file, a directory, a missing parent directory as --db give one-line errors, no stack trace', () => {
+    const text = join(sdir, 'notes.txt');
+    writeFileSync(text, 'hello\n');
+    refused(text, /is not a capstate store: it is not an SQLite file/);
+    const corrupt = join(sdir, 'corrupt.sqlite');
+    writeFileSync(corrupt, Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.alloc(8000, 0xa5)]));
+    refused(corrupt, /is not a usable SQLite file/);
+    const d = join(sdir, 'adir');
+    mkdirSync(d);
+    refused(d, /is a directory; give the path of a store file/);
+    refused(join(sdir, 'nope', 'x.sqlite'), /the directory .*nope does not exist; create it/);
+    for (const f of [text, corrupt, d]) {
+      const r = cli(['info', '--db', f]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).not.toMatch(/internal error/);
+      noStack(r.stderr);
+    }
+  });
+
+  it('a store locked by another writer: load and readers say "busy: a load is writing" after waiting, not "is not a capstate store"', () => {
+    const f = join(sdir, 'locked.sqlite');
+    copyFileSync(db, f);
+    const holder = new Database(f);
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      const load = cli(['load', fixture('grafana', 'capture.har'), '--db', f]);
+      expect(load.status).toBe(1);
+      expect(load.stderr).toMatch(/busy: a load is writing .*locked\.sqlite; try again when it has finished/);
+      noStack(load.stderr);
+      const info = cli(['info', '--db', f]);
+      expect(info.status).toBe(1);
+      expect(info.stderr).toMatch(/busy: a load is writing/);
+      expect(info.stderr).not.toMatch(/not a capstate store/);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
   }, 60_000);
 });
