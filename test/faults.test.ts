@@ -3,7 +3,7 @@
  * is not what it seems, or work is killed. Each test proves one expectation of the issue.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -237,4 +237,94 @@ describe('faults: stores that must not be written are refused in one line', () =
       holder.close();
     }
   }, 60_000);
+});
+
+/** A valid HAR of `n` entries with distinct JSON bodies (big enough for a load to take a while). */
+function writeHarOf(file: string, n: number, tag: string): string {
+  const entries = Array.from({ length: n }, (_, i) => ({
+    startedDateTime: new Date(Date.UTC(2024, 4, 1, 10) + i * 10).toISOString(), time: 5,
+    request: { method: 'GET', url: `http://127.0.0.1:3000/api/${tag}?page=${i}`, headers: [] },
+    response: { status: 200, content: { mimeType: 'application/json', text: JSON.stringify({ page: i, items: Array.from({ length: 30 }, (_, j) => ({ id: i * 100 + j, name: `${tag} ${j}` })) }) } },
+  }));
+  writeFileSync(file, JSON.stringify({ log: { version: '1.2', creator: { name: 'faults-test', version: '1' }, entries } }));
+  return file;
+}
+const deadPid = (): number => { for (let p = 4_000_000; ; p--) { try { process.kill(p, 0); } catch (e) { if ((e as NodeJS.ErrnoException).code === 'ESRCH') return p; } } };
+const workFiles = (d: string, name: string) => readdirSync(d).filter((f) => f.startsWith(`.${name}.loading-`));
+
+describe('faults: concurrent and killed loads', () => {
+  const ldir = tempDir();
+  const a = writeHarOf(join(ldir, 'a.har'), 400, 'alpha');
+  const b = writeHarOf(join(ldir, 'b.har'), 400, 'beta');
+
+  it('two loads started together into a store path that does not exist keep both captures', async () => {
+    for (let trial = 0; trial < 2; trial++) {
+      const store = join(ldir, `together-${trial}.sqlite`);
+      const [ra, rb] = await Promise.all([cliAsync(['load', a, '--db', store, '--json']), cliAsync(['load', b, '--db', store, '--json'])]);
+      expect(ra.status, ra.stderr).toBe(0);
+      expect(rb.status, rb.stderr).toBe(0);
+      const ids = [ra, rb].map((r) => (JSON.parse(r.stdout) as { captures: { capture_id: number }[] }).captures[0].capture_id).sort();
+      expect(ids).toEqual([1, 2]);
+      const n = cli(['sql', '--db', store, '--json', 'select count(*) from capture']);
+      expect(JSON.parse(n.stdout).rows).toEqual([[2]]);
+      expect(workFiles(ldir, `together-${trial}.sqlite`)).toEqual([]);
+    }
+  }, 120_000);
+
+  it('a load killed by SIGTERM while building a new store leaves no .NAME.loading-PID file', async () => {
+    const big = writeHarOf(join(ldir, 'big.har'), 6000, 'big');
+    const store = join(ldir, 'interrupted.sqlite');
+    const child = spawn(process.execPath, [cliPath, 'load', big, '--db', store], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    const exited = new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    await new Promise<void>((resolve, reject) => {
+      const t0 = Date.now();
+      const poll = setInterval(() => {
+        if (workFiles(ldir, 'interrupted.sqlite').length > 0) { clearInterval(poll); child.kill('SIGTERM'); resolve(); }
+        else if (child.exitCode !== null || Date.now() - t0 > 60_000) { clearInterval(poll); reject(new Error(`the load ended before its work file was seen: ${stderr}`)); }
+      }, 10);
+    });
+    const [code] = await exited;
+    expect(code).toBe(143);
+    expect(workFiles(ldir, 'interrupted.sqlite')).toEqual([]);
+    expect(existsSync(store)).toBe(false);
+    noStack(stderr);
+  }, 120_000);
+
+  it('work files of a dead process are swept at the next load, also into a store that exists', () => {
+    const store = join(ldir, 'swept.sqlite');
+    expect(cli(['load', a, '--db', store]).status).toBe(0);
+    const stale = join(ldir, `.swept.sqlite.loading-${deadPid()}`);
+    writeFileSync(stale, 'left by a killed load');
+    writeFileSync(`${stale}-journal`, 'x');
+    const r = cli(['load', b, '--db', store]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(workFiles(ldir, 'swept.sqlite')).toEqual([]);
+  }, 60_000);
+
+  it('the temporary store of a killed serve CAPTURE is removed by the next command that makes one; SIGTERM removes its own', async () => {
+    const tmp = join(ldir, 'tmp');
+    mkdirSync(tmp);
+    const env = { ...process.env, TMPDIR: tmp };
+    const serveOnce = async (signal: NodeJS.Signals) => {
+      const child = spawn(process.execPath, [cliPath, 'serve', grafana], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+      let stderr = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; if (/serving capture/.test(stderr)) resolve(); });
+        child.on('exit', () => reject(new Error(`serve ended: ${stderr}`)));
+      });
+      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+      child.kill(signal);
+      await exited;
+      return stderr;
+    };
+    noStack(await serveOnce('SIGTERM'));
+    expect(readdirSync(tmp)).toEqual([]);
+    await serveOnce('SIGKILL');
+    expect(readdirSync(tmp)).toHaveLength(1); // SIGKILL leaves no chance to clean up
+    const r = cli(['card', grafana, '--json'], { env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
+  }, 120_000);
 });

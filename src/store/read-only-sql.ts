@@ -11,7 +11,7 @@
  * terminate promise never settled, and process.exit() then hung too (docs/decisions.md).
  * A child process can always be killed.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { CapstateError } from '../errors.js';
 import { openStore } from './open.js';
@@ -81,6 +81,10 @@ process.on('message', (m) => {
 
 const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
 
+/** Running statements' processes: killed when this process exits, so none outlives it. */
+const running = new Set<ChildProcess>();
+let killOnExit = false;
+
 const exact = (v: unknown): unknown => {
   if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
   if (v instanceof Uint8Array && !Buffer.isBuffer(v)) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -117,6 +121,12 @@ export async function runReadOnlySql(file: string, query: string, opts: ReadOnly
   const child = spawn(process.execPath, ['-e', CHILD, betterSqlite3], {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', windowsHide: true,
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  if (!killOnExit) {
+    killOnExit = true;
+    process.on('exit', () => { for (const c of running) c.kill('SIGKILL'); });
+  }
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => { if (stderr.length < 4096) stderr += d; });
 
