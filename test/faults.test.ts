@@ -11,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, cliAsync, cliPath, fixture, root, sha256File, tempDir } from './helpers.js';
+import { serveStore } from './serve-helpers.js';
 
 const grafana = fixture('grafana-mini', 'capture.har');
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
@@ -327,4 +328,29 @@ describe('faults: concurrent and killed loads', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(readdirSync(tmp)).toEqual([]);
   }, 120_000);
+});
+
+describe('faults: smaller ones', () => {
+  it('inspect_analysis_view of the environment state of a capture id not in the store is an error, not an empty state', async () => {
+    const s = await serveStore(db);
+    try {
+      const r = await s.call('inspect_analysis_view', { parent: 99, view: { kind: 'environment-state' } });
+      expect(r.isError).toBe(true);
+      expect(JSON.parse((r.content[0] as { text: string }).text)).toMatchObject({ code: 'no-such-capture', message: expect.stringMatching(/no capture 99 in the store/) });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('startedDateTime years 0000–0099 stay those years (not 1900–1999)', () => {
+    const sdir = tempDir();
+    const har = join(sdir, 'old.har');
+    const entry = (when: string, i: number) => ({ startedDateTime: when, time: 1, request: { method: 'GET', url: `http://127.0.0.1:3000/api/old/${i}`, headers: [] }, response: { status: 200, content: { mimeType: 'application/json', text: '{"a":1}' } } });
+    writeFileSync(har, JSON.stringify({ log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [entry('0050-03-01T00:00:00Z', 1), entry('0000-02-29T12:00:00Z', 2)] } }));
+    const store = join(sdir, 'old.sqlite');
+    const r = cli(['load', har, '--db', store]);
+    expect(r.status, r.stderr).toBe(0);
+    const q = cli(['sql', '--db', store, '--json', 'select started_ms from record order by ordinal']);
+    expect(JSON.parse(q.stdout).rows).toEqual([[Date.parse('0050-03-01T00:00:00Z')], [Date.parse('0000-02-29T12:00:00Z')]]);
+  }, 30_000);
 });

@@ -105,7 +105,12 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
       if (view.kind === 'environment-manifest') {
         return documentResult({ ok: true, kind: 'environment-manifest', parent, manifest: await readManifest(ctx.k, parent) });
       }
-      if (view.kind === 'environment-state') return exactDocumentResult(await environmentStateView(ctx, parent));
+      if (view.kind === 'environment-state') {
+        // A capture that is not in the store has no state: say so, as the manifest view does.
+        const known = await ctx.k.selectFrom('capture').select('id').where('id', '=', parent).executeTakeFirst();
+        if (!known) throw new CapstateError('no-such-capture', `no capture ${parent} in the store; see capstate info`, { capture: parent });
+        return exactDocumentResult(await environmentStateView(ctx, parent));
+      }
       throw bad(name, `unknown view kind ${JSON.stringify(view.kind)}; kinds: ${VIEW_KINDS.join(', ')}`, 'view.kind');
     }
     case 'inspect_environment_manifest': {
