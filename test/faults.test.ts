@@ -287,8 +287,8 @@ describe('faults: concurrent and killed loads', () => {
       }, 10);
     });
     const [code] = await exited;
-    expect(code).toBe(143);
     expect(workFiles(ldir, 'interrupted.sqlite')).toEqual([]);
+    expect(code).toBe(143);
     expect(existsSync(store)).toBe(false);
     noStack(stderr);
   }, 120_000);
