@@ -85,8 +85,8 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
     expect(sc.body[0].id).toBe(16);
   });
 
-  it('query keys compare as a set of pairs, whatever their order; numbers are accepted as strings', async () => {
-    const r = await s.call('get_api_annotations', { query: { dashboardUID: 'abc123XYZ', matchAny: false, limit: 100, to: '1772442902000', from: 1772421302000 } });
+  it('query keys compare as a set of pairs, whatever their order (values are strings, as the inputSchema says)', async () => {
+    const r = await s.call('get_api_annotations', { query: { dashboardUID: 'abc123XYZ', matchAny: 'false', limit: '100', to: '1772442902000', from: '1772421302000' } });
     expect(r.isError, text(r)).toBeFalsy();
     expect((r.structuredContent as { record_ordinal: number }).record_ordinal).toBe(9);
   });

@@ -4,6 +4,7 @@
  */
 import type { ArgsDef } from 'citty';
 import { CapstateError } from '../errors.js';
+import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
 
 /** The version of every `--json` document's shape (STYLE.md §12: keys are never renamed). */
 export const JSON_FORMAT_VERSION = 1;
@@ -41,6 +42,14 @@ export function toJson(value: unknown, indent = 2): string {
 
 export function printJson(doc: Record<string, unknown>): void {
   out(toJson({ format_version: JSON_FORMAT_VERSION, ...doc }));
+}
+
+/** A deadline flag in seconds (decimals allowed; 0: none), as milliseconds. */
+export function parseTimeout(value: string | undefined, flag: string): number {
+  if (value === undefined) return DEFAULT_SQL_TIMEOUT_MS;
+  const s = Number(value);
+  if (value.trim() === '' || !Number.isFinite(s) || s < 0) throw new CapstateError('usage', `${flag} takes a number of seconds (0: no limit)`, {}, 2);
+  return Math.round(s * 1000);
 }
 
 /** Warns about flags a command does not define (citty accepts typos silently). */

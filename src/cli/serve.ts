@@ -1,12 +1,12 @@
 import { defineCommand } from 'citty';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CapstateError } from '../errors.js';
 import { CLOSED_BROWSER_POLICY, DEFAULT_BROWSER_EXECUTABLE, type BrowserPolicy } from '../serve/browser-policy.js';
 import { closeServeContext } from '../serve/context.js';
 import { createServer } from '../serve/server.js';
-import { log } from './common.js';
+import { LineTransport } from '../serve/stdio-transport.js';
+import { log, parseTimeout } from './common.js';
 import { openSource, sourceArgs } from './source.js';
 
 export const args = {
@@ -15,6 +15,7 @@ export const args = {
   browser: { type: 'string', description: `The browser executable capture_browser_scenario launches (callers cannot choose another; default ${DEFAULT_BROWSER_EXECUTABLE})`, valueHint: 'PATH' },
   'browser-cdp': { type: 'string', description: 'A loopback CDP endpoint capture_browser_scenario may attach to in connect mode (default: none, connect mode refused)', valueHint: 'URL' },
   'secret-env': { type: 'string', description: 'An environment variable a scenario may declare as a secret; repeat for more (default: none)', valueHint: 'NAME' },
+  'sql-timeout': { type: 'string', description: 'Stop a query_store statement after this many seconds (default 5; 0: no limit)', valueHint: 'SECONDS' },
   'evidence-dir': { type: 'string', description: 'compare_web_captures may open Evidence files under DIR (default: inline Evidence only)', valueHint: 'DIR' },
 } as const;
 
@@ -62,10 +63,13 @@ export default defineCommand({
   args,
   async run({ args: a, rawArgs }) {
     const browser = browserPolicy(a, rawArgs);
+    const sqlTimeoutMs = parseTimeout(a['sql-timeout'], '--sql-timeout');
     const { ctx, cleanup } = await openSource(a, rawArgs);
     try {
-      const { server, catalog } = await createServer(ctx, { browser });
-      const transport = new StdioServerTransport();
+      const { server, catalog } = await createServer(ctx, { browser, sqlTimeoutMs });
+      const transport = new LineTransport();
+      // Transport failures and answered bad lines are logged: stdout is the protocol's alone.
+      server.onerror = (e) => log(`mcp: ${e.message}`);
       const closed = new Promise<void>((resolve) => {
         const done = () => resolve();
         // The client ends the session by closing our stdin; signals end it too.
@@ -81,6 +85,9 @@ export default defineCommand({
         `${catalog.bytes} of ${catalog.reserveBytes} catalog bytes${catalog.limitations.length ? '; ' + catalog.limitations.join('; ') : ''}`);
       await closed;
       await server.close();
+      if (transport.failure) {
+        throw new CapstateError('transport-failed', `the MCP session ended because ${transport.failure.message}; restart the server (the client may have gone away)`, {});
+      }
     } finally {
       await closeServeContext(ctx);
       cleanup();

@@ -3,7 +3,7 @@
  * argument (loaded first, into a temporary store unless --db is given, as `load` does), or
  * the store.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
@@ -29,6 +29,29 @@ export const sourceArgs = {
 
 type SourceArgValues = { db: string; capture?: string; source?: string } & Parameters<typeof loadInputs>[0];
 
+/** Temporary stores are `capstate-PID-XXXXXX` in $TMPDIR, so a later run can tell whose they are. */
+const TEMP_PREFIX = 'capstate-';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes temporary stores of `serve CAPTURE` and friends whose process is gone (SIGKILL). */
+function removeAbandonedTemps(): void {
+  let names: string[];
+  try { names = readdirSync(tmpdir()); } catch { return; }
+  for (const name of names) {
+    const m = /^capstate-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
+    if (!m || Number(m[1]) === process.pid || isAlive(Number(m[1]))) continue;
+    rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
 interface Source { db: string; only: number | null; cleanup: () => void }
 
 /** Loads the positional capture when given; says which store and capture to read. */
@@ -37,12 +60,16 @@ async function resolveSource(a: SourceArgValues, rawArgs: string[]): Promise<Sou
   let only: number | null = a.capture === undefined ? null : Number(a.capture);
   if (only !== null && !Number.isInteger(only)) throw new CapstateError('usage', '--capture takes a capture id (see capstate info)', {}, 2);
   let temp: string | null = null;
-  const cleanup = () => { if (temp) rmSync(temp, { recursive: true, force: true }); temp = null; };
+  // The temporary store goes on any exit, process.exit() from a signal handler included.
+  const onExit = () => { if (temp) rmSync(temp, { recursive: true, force: true }); };
+  const cleanup = () => { onExit(); temp = null; process.off('exit', onExit); };
   let db = a.db;
   try {
     if (a.source) {
       if (!explicitDb) {
-        temp = mkdtempSync(join(tmpdir(), 'capstate-'));
+        removeAbandonedTemps();
+        temp = mkdtempSync(join(tmpdir(), `${TEMP_PREFIX}${process.pid}-`));
+        process.on('exit', onExit);
         db = join(temp, 'capstate.sqlite');
       }
       const [loaded] = await loadCaptures({ db, files: [a.source], log, ...loadInputs(a, rawArgs) });

@@ -1,55 +1,21 @@
 import { defineCommand } from 'citty';
 import { CapstateError } from '../errors.js';
-import { openStore } from '../store/open.js';
-import { dbArg, jsonArg, out, printJson } from './common.js';
+import { DEFAULT_SQL_TIMEOUT_MS, runReadOnlySql } from '../store/read-only-sql.js';
+import { dbArg, jsonArg, out, parseTimeout, printJson } from './common.js';
 
 /** Rows printed at most, so a careless `select *` cannot flood a terminal or an agent. */
 const DEFAULT_MAX_ROWS = 10_000;
+/** Bytes of rows printed at most (as compact JSON): a huge cell stops the read, not the process (out of memory). */
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 export const args = {
   ...dbArg,
   ...jsonArg,
   csv: { type: 'boolean', description: 'Print CSV (RFC 4180: CRLF after every line; NULL is an empty field, BLOBs are base64)', default: false },
   'max-rows': { type: 'string', description: `Stop after this many rows (default ${DEFAULT_MAX_ROWS})`, valueHint: 'N' },
+  'max-bytes': { type: 'string', description: `Stop before the rows pass this many bytes as JSON (default ${DEFAULT_MAX_BYTES / 1024 / 1024} MiB)`, valueHint: 'N' },
+  timeout: { type: 'string', description: `Stop the query after this many seconds (default ${DEFAULT_SQL_TIMEOUT_MS / 1000}; 0: no limit)`, valueHint: 'SECONDS' },
 } as const;
-
-export interface SqlResult { columns: string[]; rows: unknown[][]; truncated: boolean; unfit?: boolean }
-
-/**
- * Runs one statement on a read-only connection (STYLE.md §14): the connection refuses
- * writes, and only statements that return rows are accepted. Integers come back exact.
- */
-/** `fits` may stop the read at a row (a byte budget): the rows before it are returned, truncated, with `unfit`. */
-export function runReadOnlySql(file: string, query: string, maxRows = DEFAULT_MAX_ROWS, fits: (row: unknown[]) => boolean = () => true): SqlResult {
-  const db = openStore(file);
-  try {
-    let stmt;
-    try {
-      stmt = db.prepare(query);
-    } catch (e) {
-      throw new CapstateError('bad-sql', `the query does not compile: ${(e as Error).message}`, { query });
-    }
-    if (!stmt.reader) throw new CapstateError('not-a-query', 'only statements that return rows run here (the store is opened read-only)', { query });
-    stmt.safeIntegers(true).raw(true);
-    const columns = stmt.columns().map((c) => c.name);
-    const rows: unknown[][] = [];
-    let truncated = false;
-    let unfit = false;
-    try {
-      for (const row of stmt.iterate() as Iterable<unknown[]>) {
-        if (rows.length === maxRows) { truncated = true; break; }
-        const r = row.map((v) => (typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v));
-        if (!fits(r)) { truncated = unfit = true; break; }
-        rows.push(r);
-      }
-    } catch (e) {
-      throw new CapstateError('sql-failed', `the query failed: ${(e as Error).message}`, { query });
-    }
-    return { columns, rows, truncated, ...(unfit ? { unfit } : {}) };
-  } finally {
-    db.close();
-  }
-}
 
 function cell(v: unknown): string {
   if (v === null) return 'NULL';
@@ -70,12 +36,16 @@ export default defineCommand({
       'Output: a table, --json (BLOBs as {"base64": …}) or --csv (RFC 4180, CRLF line ends; NULL prints as an empty field)',
   },
   args: { ...args, query: { type: 'positional', description: 'One SQL statement that returns rows', required: true, valueHint: 'QUERY' } },
-  run({ args: a }) {
+  async run({ args: a }) {
     const max = a['max-rows'] === undefined ? DEFAULT_MAX_ROWS : Number(a['max-rows']);
     if (!Number.isInteger(max) || max < 1) throw new CapstateError('usage', '--max-rows must be a positive integer', {}, 2);
+    const maxBytes = a['max-bytes'] === undefined ? DEFAULT_MAX_BYTES : Number(a['max-bytes']);
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new CapstateError('usage', '--max-bytes must be a positive integer', {}, 2);
+    const timeoutMs = parseTimeout(a.timeout, '--timeout');
     if (a.json && a.csv) throw new CapstateError('usage', '--json and --csv cannot be used together', {}, 2);
-    const r = runReadOnlySql(a.db, a.query, max);
-    if (r.truncated) process.stderr.write(`capstate: stopped after ${max} rows (--max-rows)\n`);
+    const r = await runReadOnlySql(a.db, a.query, { maxRows: max, maxBytes, timeoutMs, timeoutHint: '--timeout SECONDS' });
+    if (r.unfit) process.stderr.write(`capstate: stopped after ${r.rows.length} row${r.rows.length === 1 ? '' : 's'}: the next row would pass ${maxBytes} bytes (--max-bytes); select fewer or smaller columns (length(x), substr(x, 1, 100))\n`);
+    else if (r.truncated) process.stderr.write(`capstate: stopped after ${max} rows (--max-rows)\n`);
     if (a.json) return printJson({ ok: true, columns: r.columns, rows: r.rows, truncated: r.truncated });
     if (a.csv) {
       // RFC 4180: every record, the last one too, ends with CRLF.

@@ -83,6 +83,14 @@ export function describe(v: unknown): string {
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)$/;
 
+/** Date.UTC for every year: Date.UTC itself reads years 0–99 as 1900–1999. */
+function utc(Y: number, M: number, D: number, H = 0, MI = 0, S = 0): number {
+  const d = new Date(0);
+  d.setUTCFullYear(Y, M, D);
+  d.setUTCHours(H, MI, S, 0);
+  return d.getTime();
+}
+
 /**
  * RFC 3339 / ISO 8601 date-time with an offset → epoch ms (fractions beyond ms kept as a
  * fraction of a ms). Returns null for anything else, including impossible dates.
@@ -93,7 +101,7 @@ export function parseInstant(s: string): number | null {
   const [, y, mo, d, h, mi, sec = '0', frac = '', off] = m;
   const Y = +y, M = +mo, D = +d, H = +h, MI = +mi, S = +sec;
   if (M < 1 || M > 12 || D < 1 || H > 23 || MI > 59 || S > 60) return null;
-  const days = new Date(Date.UTC(Y, M, 0)).getUTCDate();
+  const days = new Date(utc(Y, M, 0)).getUTCDate();
   if (D > days) return null;
   let offsetMin = 0;
   if (off !== 'Z' && off !== 'z') {
@@ -103,7 +111,7 @@ export function parseInstant(s: string): number | null {
     if (oh > 23 || om > 59) return null;
     offsetMin = sign * (oh * 60 + om);
   }
-  const base = Date.UTC(Y, M - 1, D, H, MI, Math.min(S, 59));
+  const base = utc(Y, M - 1, D, H, MI, Math.min(S, 59));
   const fracMs = frac ? Number(`0.${frac}`) * 1000 : 0;
   return base + fracMs - offsetMin * 60_000;
 }

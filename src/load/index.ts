@@ -3,11 +3,12 @@
  * or killed load leaves the store as it was. A store that does not exist yet is built in
  * a temporary file beside it and renamed into place only after the commit.
  */
-import { createReadStream, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CapstateError } from '../errors.js';
 import { openStore, type Sqlite } from '../store/open.js';
+import { checkStorePath, storeError } from '../store/guard.js';
 import type { BodyKind } from './bodies.js';
 import { readHarEntry, readHarPages } from './har.js';
 import { ScenarioReader } from './scenario.js';
@@ -307,16 +308,19 @@ function removeAbandonedWork(target: string): void {
  */
 export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> {
   const target = resolve(opts.db);
+  checkStorePath(opts.db); // issue 15: a missing directory, a directory or a text file as --db, said in one line
+  // Work files of loads that were killed (SIGKILL leaves no chance to clean up).
+  removeAbandonedWork(target);
   const isNew = !existsSync(target);
-  // A new store is written beside its target and renamed after the commit, so neither a
+  // A new store is written beside its target and put in place after the commit, so neither a
   // failure nor SIGKILL can leave a half-built file under the target's name.
-  const work = isNew ? join(dirname(target), `.${basename(target)}.loading-${process.pid}`) : target;
-  if (isNew) removeAbandonedWork(target);
+  const work = isNew ? join(dirname(target), `.${basename(target)}.loading-${process.pid}`) : opts.db;
+  const stopInterrupts = isNew ? removeOnInterrupt(work) : () => {};
   let db: Sqlite | null = null;
   try {
     db = openStore(work, { write: true });
     if (isNew) {
-      // Bulk-load settings are safe only for a file nobody sees until the rename.
+      // Bulk-load settings are safe only for a file nobody sees until it is in place.
       db.pragma('journal_mode = OFF');
       db.pragma('synchronous = OFF');
     }
@@ -338,11 +342,62 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
       db.pragma('journal_mode = DELETE');
       db.close();
       db = null;
-      renameSync(work, target);
+      if (!placeNewStore(work, target)) {
+        // Another load created the store while this one built its own (two loads into a
+        // path that did not exist): load again into that store, so both captures are kept.
+        rmSync(work, { force: true });
+        opts.log?.(`${opts.db}: another load created this store meanwhile; loading into it`);
+        return await loadCaptures(opts);
+      }
     }
     return results;
+  } catch (e) {
+    throw storeError(e, opts.db); // issue 15: SQLite failures (busy, read-only, full) in one line
   } finally {
+    stopInterrupts();
     if (db) db.close();
     if (isNew) removeAbandonedWork(target);
   }
+}
+
+/**
+ * Puts a finished new store at `target`: its bytes are flushed first (the bulk load wrote
+ * with synchronous=OFF), then it is hard-linked, which unlike rename never replaces a
+ * store another load put there meanwhile. False when `target` exists now. A file system
+ * without hard links gets a rename (the race is back there, nothing else is lost).
+ */
+function placeNewStore(work: string, target: string): boolean {
+  fsyncPath(work, 'r+');
+  try {
+    linkSync(work, target);
+    rmSync(work, { force: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw e;
+    if (existsSync(target)) return false;
+    renameSync(work, target);
+  }
+  try { fsyncPath(dirname(target), 'r'); } catch { /* some systems cannot fsync a directory; the file itself is flushed */ }
+  return true;
+}
+
+function fsyncPath(path: string, flags: string): void {
+  const fd = openSync(path, flags);
+  try { fsyncSync(fd); } finally { closeSync(fd); }
+}
+
+/**
+ * Until the returned function is called, SIGINT and SIGTERM remove the work file (and its
+ * journal) before the process ends with the signal's exit code (130, 143), so an
+ * interrupted load leaves nothing behind; `exit` listeners (temporary stores) still run.
+ */
+function removeOnInterrupt(work: string): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    for (const f of [work, `${work}-journal`]) rmSync(f, { force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+  return () => { process.off('SIGINT', handler); process.off('SIGTERM', handler); };
 }

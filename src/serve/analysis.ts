@@ -7,7 +7,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
 import { toJson } from '../cli/common.js';
-import { runReadOnlySql } from '../cli/sql.js';
+import { DEFAULT_SQL_TIMEOUT_MS, runReadOnlySql } from '../store/read-only-sql.js';
 import { readManifest } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { BROWSER_TOOLS, callBrowserTool } from './browser-tools.js';
@@ -89,7 +89,8 @@ function objectArgs(tool: string, args: unknown, allowed: string[]): Record<stri
 }
 
 /** Answers one analysis tool call (throws CapstateError for bad arguments and failures). */
-export async function callAnalysisTool(ctx: ServeContext, name: string, args: unknown, signal?: AbortSignal, browser: BrowserPolicy = CLOSED_BROWSER_POLICY): Promise<CallToolResult> {
+export async function callAnalysisTool(ctx: ServeContext, name: string, args: unknown, signal?: AbortSignal, browser: BrowserPolicy = CLOSED_BROWSER_POLICY,
+  sqlTimeoutMs = DEFAULT_SQL_TIMEOUT_MS): Promise<CallToolResult> {
   switch (name) {
     case 'capture_browser_scenario':
     case 'compare_web_captures':
@@ -104,7 +105,12 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
       if (view.kind === 'environment-manifest') {
         return documentResult({ ok: true, kind: 'environment-manifest', parent, manifest: await readManifest(ctx.k, parent) });
       }
-      if (view.kind === 'environment-state') return exactDocumentResult(await environmentStateView(ctx, parent));
+      if (view.kind === 'environment-state') {
+        // A capture that is not in the store has no state: say so, as the manifest view does.
+        const known = await ctx.k.selectFrom('capture').select('id').where('id', '=', parent).executeTakeFirst();
+        if (!known) throw new CapstateError('no-such-capture', `no capture ${parent} in the store; see capstate info`, { capture: parent });
+        return exactDocumentResult(await environmentStateView(ctx, parent));
+      }
       throw bad(name, `unknown view kind ${JSON.stringify(view.kind)}; kinds: ${VIEW_KINDS.join(', ')}`, 'view.kind');
     }
     case 'inspect_environment_manifest': {
@@ -121,7 +127,12 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
       // STYLE §14: a fresh connection opened read-only, and only statements that return rows.
       // The byte budget stops the read itself, so no row past it is fetched.
       let bytes = 0;
-      const r = runReadOnlySql(ctx.file, a.sql, max, (row) => (bytes += Buffer.byteLength(toJson(row, 0), 'utf8') + 1) <= QUERY_STORE_MAX_BYTES);
+      // The statement runs in its own process with a deadline, so a runaway query ends with
+      // an error and every other call is answered meanwhile.
+      const r = await runReadOnlySql(ctx.file, a.sql, {
+        maxRows: max, maxBytes: QUERY_STORE_MAX_BYTES, timeoutMs: sqlTimeoutMs, timeoutHint: 'the server\'s serve --sql-timeout SECONDS',
+        fits: (row) => (bytes += Buffer.byteLength(toJson(row, 0), 'utf8') + 1) <= QUERY_STORE_MAX_BYTES,
+      });
       return documentResult({
         ok: true, columns: r.columns, rows: r.rows, truncated: r.truncated, max_rows: max,
         ...(r.unfit ? { truncated_at_bytes: QUERY_STORE_MAX_BYTES } : {}),

@@ -10,6 +10,7 @@ import { toolInputCached } from './answer.js';
 import { describeTool, minimalDescription, UNTRUSTED_CATALOG_WARNING } from './descriptions.js';
 import { hintsFor } from './hints.js';
 import type { JsonSchema } from './input-schema.js';
+import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
 import { CLOSED_BROWSER_POLICY, type BrowserPolicy } from './browser-policy.js';
 
 /** OQ-37: UTF-8 bytes of the serialized tool definitions, hints included. */
@@ -30,12 +31,14 @@ export interface Catalog {
   limitations: string[];
   /** What callers may do with a browser and with Evidence files (start-up flags of serve). */
   browser: BrowserPolicy;
+  /** query_store's deadline in milliseconds (serve --sql-timeout; 0: none). */
+  sqlTimeoutMs: number;
 }
 
 const bytesOf = (t: Tool) => Buffer.byteLength(JSON.stringify(t), 'utf8');
 
 /** Builds the catalog of the served capture. `reserveBytes` exists for tests and benches. */
-export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy } = {}): Promise<Catalog> {
+export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy; sqlTimeoutMs?: number } = {}): Promise<Catalog> {
   const browser = opts.browser ?? CLOSED_BROWSER_POLICY;
   const reserve = opts.reserveBytes ?? CATALOG_RESERVE_BYTES;
   const tools: Tool[] = [];
@@ -71,7 +74,7 @@ export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: num
   const limitations: string[] = [];
   if (shortened.length) limitations.push(`${shortened.length} tool description${shortened.length === 1 ? '' : 's'} shortened to METHOD template to fit the catalog reserve of ${reserve} bytes`);
   if (leftOut.length) limitations.push(`${leftOut.length} tool${leftOut.length === 1 ? '' : 's'} left out: the catalog reserve of ${reserve} bytes is spent`);
-  return { tools, environmentTools, bytes: used, reserveBytes: reserve, shortened, leftOut, limitations, browser };
+  return { tools, environmentTools, bytes: used, reserveBytes: reserve, shortened, leftOut, limitations, browser, sqlTimeoutMs: opts.sqlTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS };
 }
 
 export interface CardTool { name: string; description: string; inputSchema: JsonSchema }

@@ -22,6 +22,8 @@ export interface ToolInput {
   queryArg: string | null;
   queryKeys: Map<string, { repeated: boolean }>;
   bodyArg: string | null;
+  /** The body argument's schema (a top-level type, and member types for an object). */
+  bodyShape: JsonSchema | null;
 }
 
 /** A call's arguments after the check: what replay matches records against. */
@@ -116,22 +118,32 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
   }
   return {
     schema: { type: 'object', properties, ...(pathParams.length ? { required: pathParams } : {}), additionalProperties: false },
-    pathParams, queryArg, bodyArg,
+    pathParams, queryArg, bodyArg, bodyShape: bodyArg ? properties[bodyArg] : null,
     queryKeys: new Map([...queryKeys].map(([n, k]) => [n, { repeated: k.repeated }])),
   };
 }
 
-function scalarText(v: unknown): string | null {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  if (typeof v === 'boolean') return String(v);
-  return null;
+/** Whether `v` has the JSON Schema `type` (the types toolInput publishes). */
+function hasType(v: unknown, type: unknown): boolean {
+  switch (type) {
+    case 'string': return typeof v === 'string';
+    case 'integer': return (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
+    case 'number': return (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint';
+    case 'boolean': return typeof v === 'boolean';
+    case 'null': return v === null;
+    case 'array': return Array.isArray(v);
+    case 'object': return v !== null && typeof v === 'object' && !Array.isArray(v);
+    default: return true;
+  }
 }
 
+const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
 /**
- * Checks a call's arguments; a bad argument is a `bad-arguments` error naming the tool
- * and the argument (answered with `isError: true`). Numbers and booleans are accepted
- * where the schema says string, spelled as JSON spells them.
+ * Checks a call's arguments as strictly as the published inputSchema says; a bad argument
+ * is a `bad-arguments` error naming the tool and the argument (answered with `isError:
+ * true`). A number where the schema says string is refused, not spelled out: a caller
+ * told `uid: 123` works would believe the schema is loose everywhere.
  */
 export function checkArguments(toolName: string, input: ToolInput, args: unknown): CallRequest {
   const bad = (message: string, argument?: string) =>
@@ -146,8 +158,8 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
   const params = new Map<string, string>();
   for (const p of input.pathParams) {
     if (!(p in given)) throw bad(`missing required path parameter ${JSON.stringify(p)}`, p);
-    const s = scalarText(given[p]);
-    if (s === null || s === '') throw bad(`path parameter ${JSON.stringify(p)} must be a non-empty string`, p);
+    const s = given[p];
+    if (typeof s !== 'string' || s === '') throw bad(`path parameter ${JSON.stringify(p)} must be a non-empty string, not ${s === '' ? 'an empty one' : typeName(s)}`, p);
     params.set(p, s);
   }
   const query: { name: string; value: string }[] = [];
@@ -159,13 +171,23 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
       if (!key) throw bad(`unknown query key ${JSON.stringify(name)}; recorded keys: ${[...input.queryKeys.keys()].join(', ')}`, `${input.queryArg}.${name}`);
       const values = Array.isArray(v) && key.repeated ? v : [v];
       for (const x of values) {
-        const s = scalarText(x);
-        if (s === null) throw bad(`query key ${JSON.stringify(name)} must be a string${key.repeated ? ' or an array of strings' : ''}`, `${input.queryArg}.${name}`);
+        const s = x;
+        if (typeof s !== 'string') throw bad(`query key ${JSON.stringify(name)} must be a string${key.repeated ? ' or an array of strings' : ''}`, `${input.queryArg}.${name}`);
         query.push({ name, value: s });
       }
     }
   }
   const out: CallRequest = { params, query };
-  if (input.bodyArg && given[input.bodyArg] !== undefined) out.body = given[input.bodyArg];
+  if (input.bodyArg && given[input.bodyArg] !== undefined) {
+    const body = given[input.bodyArg];
+    const shape = input.bodyShape ?? {};
+    if (!hasType(body, shape.type)) throw bad(`${input.bodyArg} must be ${shape.type === 'object' || shape.type === 'array' || shape.type === 'integer' ? 'an' : 'a'} ${shape.type}, not ${typeName(body)}`, input.bodyArg);
+    const fields = shape.type === 'object' ? (shape.properties as Record<string, JsonSchema> | undefined) : undefined;
+    for (const [k, f] of Object.entries(fields ?? {})) {
+      const v = (body as Record<string, unknown>)[k];
+      if (Object.hasOwn(body as object, k) && !hasType(v, f.type)) throw bad(`${input.bodyArg}.${k} must be of type ${f.type}, not ${typeName(v)}`, `${input.bodyArg}.${k}`);
+    }
+    out.body = body;
+  }
   return out;
 }

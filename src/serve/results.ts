@@ -3,6 +3,7 @@
  * and the one error shape `{ok: false, code, message, context}` with `isError: true`.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createHash } from 'node:crypto';
 import { CapstateError } from '../errors.js';
 import { objectEntries, stringifyExact, type JsonValue } from '../load/bodies.js';
 import { toJson } from '../cli/common.js';
@@ -56,10 +57,59 @@ export function answerResult(a: CallAnswer): CallToolResult {
   return { content: [{ type: 'text', text: head }, { type: 'text', text }], structuredContent: structured };
 }
 
-/** Any failure as the one error shape (DESIGN.md "Errors"), with `isError: true`. */
-export function errorResult(e: unknown): CallToolResult {
-  const doc = e instanceof CapstateError ? e.toJSON()
+/** A caller's value longer than this is echoed in an error as a prefix and a hash. */
+export const ECHO_MAX_CHARS = 256;
+/** Any other string of an error longer than this is cut the same way. */
+const ERROR_STRING_MAX_CHARS = 4096;
+const ECHO_PREFIX_CHARS = 64;
+
+/** `abc…` plus the value's length and hash: enough to tell which value it was, never the value again. */
+export function shortEcho(value: string): string {
+  const hash = createHash('sha256').update(value).digest('hex').slice(0, 16);
+  return `${value.slice(0, ECHO_PREFIX_CHARS)}… (${Buffer.byteLength(value, 'utf8')} bytes, sha256 ${hash}…)`;
+}
+
+/** Strings (values and member names) of a call's arguments too long to echo, longest first. */
+function longStrings(v: unknown, out: Set<string>, depth = 0): Set<string> {
+  if (depth > 64) return out;
+  if (typeof v === 'string') { if (v.length > ECHO_MAX_CHARS) out.add(v); }
+  else if (Array.isArray(v)) for (const x of v) longStrings(x, out, depth + 1);
+  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) { if (k.length > ECHO_MAX_CHARS) out.add(k); longStrings(x, out, depth + 1); }
+  return out;
+}
+
+/**
+ * An error document whose echoes of the caller's long values are short: each long argument
+ * value (or its percent-encoded spelling in a request line) becomes `shortEcho`, and any
+ * string still too long is cut. A 10 MB id once came back four times (message, context,
+ * text and structured content), 40 MB that the SDK client refused.
+ */
+function withShortEchoes(v: unknown, long: string[]): unknown {
+  if (typeof v === 'string') {
+    let s = v;
+    for (const l of long) {
+      for (const spelling of [l, encodeURIComponent(l)]) if (s.includes(spelling)) s = s.split(spelling).join(shortEcho(l));
+    }
+    return s.length > ERROR_STRING_MAX_CHARS ? shortEcho(s) : s;
+  }
+  if (Array.isArray(v)) return v.map((x) => withShortEchoes(x, long));
+  if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[withShortEchoes(k, long) as string] = withShortEchoes(x, long);
+    return out;
+  }
+  return v;
+}
+
+/**
+ * Any failure as the one error shape (DESIGN.md "Errors"), with `isError: true`. `args`,
+ * the call's arguments, are echoed only in short (`shortEcho`).
+ */
+export function errorResult(e: unknown, args?: unknown): CallToolResult {
+  const full = e instanceof CapstateError ? e.toJSON()
     : { ok: false as const, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
+  const long = [...longStrings(args, new Set())].sort((a, b) => b.length - a.length);
+  const doc = withShortEchoes(full, long) as typeof full;
   return { isError: true, content: [{ type: 'text', text: toJson(doc, 0) }], structuredContent: toPlain(doc) as Record<string, unknown> };
 }
 

@@ -20,21 +20,21 @@ const version = capstateVersion;
 /** Answers one tools/call: the same path for every transport (and the bench). */
 export async function callTool(ctx: ServeContext, catalog: Catalog, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
   try {
-    if (ANALYSIS_TOOL_NAMES.has(name)) return await callAnalysisTool(ctx, name, args, signal, catalog.browser);
+    if (ANALYSIS_TOOL_NAMES.has(name)) return await callAnalysisTool(ctx, name, args, signal, catalog.browser, catalog.sqlTimeoutMs);
     if (!catalog.tools.some((t) => t.name === name)) {
       const why = catalog.leftOut.includes(name) ? ' (left out of the catalog: the catalog reserve is spent)' : '';
       throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(name)} in this environment${why}; list the tools to see the names`, { tool: name });
     }
     return answerResult(await answerCall(ctx, name, args));
   } catch (e) {
-    return errorResult(e);
+    return errorResult(e, [name, args]);
   }
 }
 
 export interface CapstateServer { server: Server; catalog: Catalog }
 
 /** An MCP server over one served capture; connect it to any transport. */
-export async function createServer(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy } = {}): Promise<CapstateServer> {
+export async function createServer(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy; sqlTimeoutMs?: number } = {}): Promise<CapstateServer> {
   const catalog = await buildCatalog(ctx, opts);
   const m = ctx.manifest;
   const instructions = [

@@ -11,6 +11,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { CapstateError } from '../errors.js';
 import { sha256Hex } from '../load/bodies.js';
 import type { DB } from './types.js';
+import { capstateTables, checkStorePath, checkWritableStore, storeError } from './guard.js';
 
 export type Sqlite = Database.Database;
 
@@ -133,19 +134,33 @@ function openReadOnly(file: string): Sqlite {
 /** Opens a store. Read-only opens fail with `stale-store` when migrations or views are behind. */
 export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
   if (opts.write) {
-    const db = new Database(file);
-    db.pragma('foreign_keys = ON');
-    migrate(db);
-    rebuildViews(db);
-    return db;
+    // Issue 15 (faults): refuse what is not a store of this schema or an older one, and
+    // say so in one line, before anything is written (src/store/guard.ts).
+    checkStorePath(file);
+    let db: Sqlite | null = null;
+    try {
+      db = new Database(file);
+      checkWritableStore(db, file, Math.max(...listMigrations().map((m) => m.version)), capstateTables(listMigrations().map((m) => m.sql)));
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+      rebuildViews(db);
+      return db;
+    } catch (e) {
+      db?.close();
+      throw storeError(e, file);
+    }
   }
   if (!existsSync(file)) {
     throw new CapstateError('no-store', `no store at ${file}; load a capture first: capstate load CAPTURE --db ${file}`, { file });
   }
+  checkStorePath(file);
   let db: Sqlite;
   try {
     db = openReadOnly(file);
   } catch (e) {
+    // A load holding the lock past the busy timeout is not a damaged store (issue 15).
+    const mapped = storeError(e, file);
+    if (mapped instanceof CapstateError && mapped.code === 'busy') throw mapped;
     throw new CapstateError('not-a-store', `${file} is not a capstate store (${(e as Error).message})`, { file });
   }
   const version = db.pragma('user_version', { simple: true }) as number;
