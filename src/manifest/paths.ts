@@ -100,5 +100,6 @@ export function renderTemplate(t: TemplateShape): string {
 
 function encodeSegment(s: string): string {
   // Keep what URLs commonly leave readable; encode the rest.
-  return s.replace(/[^\w.~:@!$&'()*+,;=-]/g, (c) => encodeURIComponent(c));
+  // The u flag keeps a surrogate pair (an emoji) one character, so encodeURIComponent never sees half of one.
+  return s.replace(/[^\w.~:@!$&'()*+,;=-]/gu, (c) => encodeURIComponent(c));
 }
