@@ -7,14 +7,16 @@ with lists as materialized (
   select * from list_reads
 ),
 totals as (
+  -- Numbers at the top level of an object body, or in a top-level object; the root and each
+  -- number's parent are looked up by pointer (a search per member was quadratic, issue 14).
   select s.*, m.pointer, m.value,
          replace(replace(lower(m.key), '_', ''), '-', '') as plain
   from lists s
+  join member r on r.body_id = s.body_id and r.pointer = '' and r.type = 'object'
   join member m on m.body_id = s.body_id
+  left join member p on p.body_id = m.body_id and p.pointer = m.parent_pointer
   where m.type in ('integer', 'real')
-    and exists (select 1 from member r where r.body_id = m.body_id and r.depth = 0 and r.type = 'object')
-    and (m.depth = 1
-         or (m.depth = 2 and exists (select 1 from member p where p.body_id = m.body_id and p.pointer = m.parent_pointer and p.depth = 1 and p.type = 'object')))
+    and (m.depth = 1 or (m.depth = 2 and p.depth = 1 and p.type = 'object'))
 ),
 final as (
   select capture_id, record_id, ordinal, tool, list_pointer, entries, pointer as member_pointer, value,

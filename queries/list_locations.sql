@@ -62,11 +62,23 @@ suffix_identity as (
   group by body_id, list_pointer, key
   having count(*) = max(entries) and count(distinct cast(value as text)) = max(entries)
 ),
+first_name as (
+  -- Per candidate array, its best identity name and its first suffix-named field, ranked
+  -- once for all arrays (a lookup per array re-grouped every body's fields, issue 14).
+  select * from (
+    select n.*, row_number() over (partition by body_id, list_pointer order by name_rank) as rn from name_identity n
+  ) where rn = 1
+),
+first_suffix as (
+  select * from (
+    select s.*, row_number() over (partition by body_id, list_pointer order by first_position) as rn from suffix_identity s
+  ) where rn = 1
+),
 identified as (
-  select c.*,
-         (select n.key from name_identity n where n.body_id = c.body_id and n.list_pointer = c.pointer order by n.name_rank limit 1) as name_key,
-         (select s.key from suffix_identity s where s.body_id = c.body_id and s.list_pointer = c.pointer order by s.first_position limit 1) as suffix_key
+  select c.*, n.key as name_key, s.key as suffix_key
   from candidates c
+  left join first_name n on n.body_id = c.body_id and n.list_pointer = c.pointer
+  left join first_suffix s on s.body_id = c.body_id and s.list_pointer = c.pointer
 ),
 ranked as (
   select i.*,
