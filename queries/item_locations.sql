@@ -1,7 +1,7 @@
 -- @rule   ES-38
 -- @says   Where a successful item read holds its entity: the root object, an object in one member, or (IDN-5) the one object of a root or member array, whichever repeats the path value first in that order; the repeating member is the read's identity candidate (ES-11).
 -- @grain  one row per successful item read whose entity repeats its path value
--- @reads  read_records, path_param, member
+-- @reads  read_records, path_param, member, vocabulary
 create view item_locations as
 with item_reads as (
   select r.*, p.value as path_value
@@ -41,17 +41,21 @@ located as (
          or (o.position = 0 and o.depth <= 2 and p.type = 'array' and p.depth <= 1
              and not exists (select 1 from member e where e.body_id = p.body_id and e.pointer = p.pointer || '/1')))
 ),
+identity_names as (
+  select name, rank from vocabulary where vocabulary = 'identity'
+),
 repeats as (
-  select l.*,
-         case identity_key when 'id' then 0 when 'uuid' then 1 when 'uid' then 2 when 'guid' then 3 when '_id' then 4 else 5 end as name_rank
+  -- OQ-9: an identity name's rank; other names (null) come after every identity name.
+  select l.*, n.rank as name_rank
   from located l
+  left join identity_names n on n.name = l.identity_key
   -- IDN-5: an array location needs an identity name to repeat the value.
-  where location_rank < 2 or identity_key in ('id', 'uuid', 'uid', 'guid', '_id')
+  where location_rank < 2 or n.name is not null
 ),
 ranked as (
   -- Ties (two objects in members of the root, each repeating the value under the same
   -- name and key position) go to the object in the earlier member (ES-38 "first").
-  select r.*, row_number() over (partition by record_id order by location_rank, name_rank, key_position, object_position) as rn
+  select r.*, row_number() over (partition by record_id order by location_rank, name_rank is null, name_rank, key_position, object_position) as rn
   from repeats r
 ),
 final as (

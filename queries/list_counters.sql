@@ -1,7 +1,7 @@
 -- @rule   ES-36
 -- @says   An item-total envelope member of a list read (total, count and compounds, not page counts; top level or in a top-level object beside the list), and whether it equals the listed count (a counter).
 -- @grain  one row per (list read record, item-total member)
--- @reads  list_reads, member
+-- @reads  list_reads, member, vocabulary
 create view list_counters as
 with lists as materialized (
   select * from list_reads
@@ -22,6 +22,8 @@ final as (
   select capture_id, record_id, ordinal, tool, list_pointer, entries, pointer as member_pointer, value,
          value = entries as is_counter
   from totals
-  where (plain in ('total', 'count') or plain like '%total%' or plain like '%count%') and plain not like '%page%'
+  -- ES-36: the name contains an item-total word and no page-total word (vocabulary).
+  where exists (select 1 from vocabulary v where v.vocabulary = 'item_total' and instr(plain, v.name) > 0)
+    and not exists (select 1 from vocabulary v where v.vocabulary = 'page_total' and instr(plain, v.name) > 0)
 )
 select * from final;

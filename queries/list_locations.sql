@@ -1,10 +1,13 @@
 -- @rule   OQ-11
 -- @says   The list of a JSON body: a root array of objects, else an array of objects at a top-level member or inside a top-level wrapper object, preferring identity-name identified arrays, then suffix-named ones with 2+ entries (IDN-4), then top-level over wrapped, then member order; ids compare by their spelling (OQ-9); an envelope carrying a scalar identity-name member is an entity, not a list (ES-22).
 -- @grain  one row per JSON body that has a non-empty list
--- @reads  member
+-- @reads  member, vocabulary
 create view list_locations as
 with members as (
   select body_id, pointer, parent_pointer, key, position, depth, type, value from member
+),
+identity_names as materialized (
+  select name, rank from vocabulary where vocabulary = 'identity'
 ),
 roots as materialized (
   select body_id, type as root_type from members where depth = 0
@@ -13,7 +16,7 @@ entity_objects as materialized (
   -- ES-22: an object (the root, or a top-level wrapper) that carries a scalar identity name is an entity.
   select distinct body_id, parent_pointer as object_pointer
   from members
-  where depth in (1, 2) and key in ('id', 'uuid', 'uid', 'guid', '_id') and type in ('string', 'integer')
+  where depth in (1, 2) and key in (select name from identity_names) and type in ('string', 'integer')
 ),
 arrays as (
   select a.body_id, a.pointer, a.depth, coalesce(p.position, a.position) as outer_position, a.position
@@ -46,11 +49,10 @@ fields as materialized (
 ),
 name_identity as (
   -- ES-11: the same identity name on every entry, with pairwise distinct values (OQ-9 order).
-  select body_id, list_pointer, key,
-         case key when 'id' then 0 when 'uuid' then 1 when 'uid' then 2 when 'guid' then 3 else 4 end as name_rank
-  from fields
-  where key in ('id', 'uuid', 'uid', 'guid', '_id')
-  group by body_id, list_pointer, key
+  select f.body_id, f.list_pointer, f.key, n.rank as name_rank
+  from fields f
+  join identity_names n on n.name = f.key
+  group by f.body_id, f.list_pointer, f.key, n.rank
   having count(*) = max(entries) and count(distinct cast(value as text)) = max(entries)
 ),
 suffix_identity as (

@@ -1,7 +1,7 @@
 -- @rule   ES-9
 -- @says   A successful POST under another type root created an entity of a type when it names an id of 4+ characters that the type's reads show only after the POST started (a shorter id needs a read before and an item read naming it after).
 -- @grain  one row per (type root, creating POST, created id)
--- @reads  writes, member, record, tool, read_records, read_shown_ids
+-- @reads  writes, member, record, tool, read_records, read_shown_ids, vocabulary
 create view post_created_ids as
 with posts as (
   select w.capture_id, w.record_id, w.ordinal, w.timeline_position, w.timeline_order, w.started_ms, w.ended_ms,
@@ -32,14 +32,14 @@ named_ids as (
   from posts p
   join object_bodies s on s.body_id = p.response_body_id
   join member m on m.body_id = s.body_id and m.depth = 1
-  where m.key in ('id', 'uuid', 'uid', 'guid', '_id') and m.type in ('string', 'integer')
+  where m.key in (select name from vocabulary where vocabulary = 'identity') and m.type in ('string', 'integer')
   union
   -- OQ-10: an identity member inside the object held by the body object's only member
   select p.*, cast(m.value as text)
   from posts p
   join object_bodies s on s.body_id = p.response_body_id and s.wrapper_pointer is not null
   join member m on m.body_id = s.body_id and m.parent_pointer = s.wrapper_pointer
-  where m.key in ('id', 'uuid', 'uid', 'guid', '_id') and m.type in ('string', 'integer')
+  where m.key in (select name from vocabulary where vocabulary = 'identity') and m.type in ('string', 'integer')
   union
   -- ES-9: a bare scalar body
   select p.*, cast(m.value as text)

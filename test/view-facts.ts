@@ -55,6 +55,7 @@ export function factStore(dir: string): FactStore {
   const insertRecord = db.prepare(`insert into record (capture_id, ordinal, method, url, origin, path, query, is_url_redacted, status,
     started_ms, duration_ms, request_body_id, response_body_id, tool_id) values (?, ?, ?, ?, 'http://app.test', ?, ?, 0, ?, ?, ?, ?, ?, ?)`);
   const insertPathParam = db.prepare('insert into path_param (record_id, position, name, value) values (?, ?, ?, ?)');
+  const insertQueryParam = db.prepare('insert into query_param (record_id, position, name, value) values (?, ?, ?, ?)');
   const toolMethods = new Map<number, string>();
   let ordinal = 0;
   return {
@@ -75,6 +76,8 @@ export function factStore(dir: string): FactStore {
       const id = Number(insertRecord.run(capture, ordinal, method, url, r.path, r.query ?? null, r.status ?? 200,
         start === null ? null : Date.UTC(2026, 0, 1) + start, r.duration ?? 20, none, body(r.body), r.tool).lastInsertRowid);
       (r.pathParams ?? []).forEach((v, i) => insertPathParam.run(id, i, `p${i}`, v));
+      // The query's name/value pairs in request order, as the loader stores them.
+      [...new URLSearchParams(r.query ?? '')].forEach(([n, v], i) => insertQueryParam.run(id, i, n, v));
       return id;
     },
     rows: (sql, ...params) => db.prepare(sql).raw().all(...params) as unknown[][],

@@ -21,7 +21,8 @@ import { toPlain } from './results.js';
  * app. A comparison only reads two captures: MCP-1's GET row.
  */
 export const CAPTURE_HINTS = { readOnlyHint: false, idempotentHint: false, openWorldHint: true } as const;
-export const COMPARE_HINTS = hintsFor('GET', false);
+// A fixed, read-only tool of capstate's own, defined before any store is open (so not from a vocabulary).
+export const COMPARE_HINTS = hintsFor('GET', false, true);
 
 const evidenceRef = { description: 'An Evidence file path, or the Evidence object itself (as capture_browser_scenario returns it)', anyOf: [{ type: 'string' }, { type: 'object' }] };
 

@@ -9,7 +9,6 @@ import type { ManifestTool } from '../manifest/read.js';
 import { environmentState, type EnvironmentState } from '../state/index.js';
 import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
 import type { ItemPlan, ListPlan, Plan, StateDocument } from '../state/types.js';
-import { isProjection } from '../state/variants.js';
 import type { ServeContext } from './context.js';
 import { templateParams, type CallRequest } from './input-schema.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords } from './records.js';
@@ -105,7 +104,7 @@ export async function replayReason(ctx: ServeContext, tool: ManifestTool, call: 
   const plan = (await servedState(ctx)).plans.get(tool.name);
   if (!plan || (plan.kind !== 'item' && plan.kind !== 'list')) return null;
   const names = new Map(call.query.map((p) => [p.name, p.value]));
-  const projection = call.query.filter((p) => isProjection(p.name)).map((p) => p.value);
+  const projection = call.query.filter((p) => ctx.vocabulary.isProjection(p.name)).map((p) => p.value);
   if (projection.length && projection.some((v) => v !== '*' && (!plan.projection_values.checked.includes(v) || plan.projection_values.replayed.includes(v)))) return 'projection';
   for (const key of plan.projected_query_keys) {
     if (key.omitted ? !names.has(key.name) : key.value === undefined ? names.has(key.name) : names.get(key.name) === key.value) return 'variant';

@@ -9,13 +9,12 @@
  */
 import type { Kysely } from 'kysely';
 import type { JsonValue } from '../load/bodies.js';
-import { IDENTITY_NAMES } from '../manifest/infer.js';
 import type { DB } from '../store/types.js';
 import type { MergedTypes } from './entities.js';
 import type { ReadLine, StateFacts } from './facts.js';
 import { codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
 import type { Plan } from './types.js';
-import { isProjection, type Shaping } from './variants.js';
+import type { Shaping } from './variants.js';
 
 export interface GateResult {
   /** ES-21: per type root, fields no view of the type requires any more. */
@@ -117,7 +116,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
       }
       const r = ev.r;
       // ES-16: a read naming a projection parameter is not counted.
-      if (r.query_pairs.some(([k]) => isProjection(k))) continue;
+      if (r.query_pairs.some(([k]) => facts.vocabulary.isProjection(k))) continue;
       const tool = tools.get(r.tool);
       if (!tool) continue;
       if (r.status === 400 || r.status === 404 || r.status === 410) {
@@ -144,7 +143,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
           const initialFirst = [...initial.filter((x) => order.includes(x)), ...order.filter((x) => !initial.includes(x))];
           if (!jsonEqual(shown, initialFirst)) (sorted.get(root) ?? sorted.set(root, new Set()).get(root)!).add(f);
         }
-        const differs = keysOf(o).filter((f) => !IDENTITY_NAMES.includes(f) && member(stored, f) !== undefined && !jsonEqual(member(o, f), member(stored, f)));
+        const differs = keysOf(o).filter((f) => !facts.vocabulary.isIdentityName(f) && member(stored, f) !== undefined && !jsonEqual(member(o, f), member(stored, f)));
         if (differs.length) findings.push(`#${r.ordinal} shows ${type.collection} ${id} with ${differs.slice(0, 3).join(', ')} other than the gate's model`);
       }
     }

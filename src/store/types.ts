@@ -133,6 +133,13 @@ export interface MetaTable {
   value: string;
 }
 
+/** migrations/0002-vocabulary.sql: one list per vocabulary (src/store/vocabulary.ts reads it). */
+export interface VocabularyTable {
+  vocabulary: 'identity' | 'projection' | 'pagination' | 'ordering' | 'random' | 'next_token' | 'item_total' | 'page_total' | 'safe_method';
+  name: string;
+  rank: number;
+}
+
 /** queries/records_timeline.sql (ES-6) */
 export interface RecordsTimelineView {
   capture_id: number;
@@ -402,6 +409,7 @@ export interface DB {
   manifest: ManifestTable;
   admission_note: AdmissionNoteTable;
   path_param: PathParamTable;
+  vocabulary: VocabularyTable;
   records_timeline: RecordsTimelineView;
   capture_timeline: CaptureTimelineView;
   response_members: ResponseMembersView;
@@ -441,6 +449,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   manifest: cols<ManifestTable>()(['capture_id', 'subject_origin', 'subject_source', 'api_base', 'api_base_source', 'override_json', 'override_sha256']),
   admission_note: cols<AdmissionNoteTable>()(['capture_id', 'position', 'note']),
   path_param: cols<PathParamTable>()(['record_id', 'position', 'name', 'value']),
+  vocabulary: cols<VocabularyTable>()(['vocabulary', 'name', 'rank']),
   records_timeline: cols<RecordsTimelineView>()(['capture_id', 'timeline_position', 'ordinal', 'record_id', 'timeline_order', 'method', 'url', 'path', 'query', 'status', 'started_ms', 'duration_ms', 'ended_ms', 'is_url_redacted']),
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
   writes: cols<WritesView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'method', 'status', 'tool', 'root_path', 'started_ms', 'ended_ms', 'is_url_redacted']),
