@@ -1,7 +1,7 @@
 -- @rule   ES-33
 -- @says   A collection's initial order is that of the first row listing every entity its initial reads show and naming no sort, direction or random parameter; otherwise earliest appearance (ES-34 state order).
 -- @grain  one row per (capture_id, root_path, entity_id)
--- @reads  entity_observations, query_param
+-- @reads  entity_observations, query_param, vocabulary
 create view collection_order as
 with obs as materialized (
   select * from entity_observations
@@ -10,12 +10,12 @@ entities as (
   select capture_id, root_path, count(distinct entity_id) as entity_count from obs group by capture_id, root_path
 ),
 ordering_params as (
-  -- OQ-13: sort/direction and random parameter names, case-insensitive, without a trailing [...].
+  -- OQ-13: sort/direction and random parameters, by the name's base (before its first `[`,
+  -- ASCII lower-cased: `sort[0][field]` is `sort`; decisions, ES-33).
   select distinct q.record_id
   from query_param q
   where lower(case when instr(q.name, '[') > 0 then substr(q.name, 1, instr(q.name, '[') - 1) else q.name end) in (
-    'sort', '_sort', 'sort-column', 'sort_column', 'sortkey', 'sort_by', 'sortby', 'order', '_order', 'orderby', 'order_by',
-    '$orderby', 'dir', 'direction', 'sortdir', 'sort_dir', 'sortorder', 'sort_order', 'random', 'rand', 'shuffle', 'seed')
+    select name from vocabulary where vocabulary in ('ordering', 'random'))
 ),
 complete_rows as (
   -- list rows that name no ordering parameter and list every entity of the collection

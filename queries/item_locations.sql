@@ -1,7 +1,7 @@
 -- @rule   ES-38
 -- @says   Where a successful item read holds its entity: the root object, an object in one member, or (IDN-5) the one object of a root or member array, whichever repeats the path value first in that order; the repeating member is the read's identity candidate (ES-11).
 -- @grain  one row per successful item read whose entity repeats its path value
--- @reads  read_records, path_param, member
+-- @reads  read_records, path_param, member, vocabulary
 create view item_locations as
 with item_reads as (
   select r.*, p.value as path_value
@@ -10,37 +10,52 @@ with item_reads as (
   where r.ends_in_param = 1 and r.status between 200 and 299
     and p.position = (select max(q.position) from path_param q where q.record_id = r.record_id)
 ),
-objects as (
+repeating as (
+  -- The members that repeat the path value, found in one pass over the body; each one's
+  -- object and that object's parent are then looked up by pointer. (Walking from every
+  -- object to its members instead was quadratic in the body's size, issue 14.)
+  select i.*, f.key as identity_key, f.position as key_position, f.parent_pointer as entity_pointer
+  from item_reads i
+  join member f on f.body_id = i.response_body_id
+  where f.type in ('string', 'integer') and cast(f.value as text) = i.path_value
+),
+located as (
   -- Candidate entity objects with their location rank (ES-38 first, IDN-5 after).
-  select m.body_id, m.pointer,
+  select r.*,
          case
-           when m.depth = 0 then 0
+           when o.depth = 0 then 0
            when p.type = 'object' then 1          -- an object in one member of the root object
-           when m.depth = 1 then 2                -- /0 of a root array (IDN-5)
+           when o.depth = 1 then 2                -- /0 of a root array (IDN-5)
            else 3                                 -- /<member>/0 (IDN-5)
-         end as location_rank
-  from member m
-  left join member p on p.body_id = m.body_id and p.pointer = m.parent_pointer
-  where m.type = 'object'
-    and (m.depth = 0
-         or (m.depth = 1 and exists (select 1 from member r where r.body_id = m.body_id and r.depth = 0 and r.type = 'object'))
-         or (m.position = 0 and m.depth <= 2 and exists (
-               select 1 from member a where a.body_id = m.body_id and a.pointer = m.parent_pointer and a.type = 'array' and a.depth <= 1
-                 and (select count(*) from member e where e.body_id = a.body_id and e.parent_pointer = a.pointer) = 1)))
+         end as location_rank,
+         o.position as object_position
+  from repeating r
+  join member o on o.body_id = r.response_body_id and o.pointer = r.entity_pointer
+  join member root on root.body_id = o.body_id and root.pointer = ''
+  left join member p on p.body_id = o.body_id and p.pointer = o.parent_pointer
+  where o.type = 'object'
+    and (o.depth = 0
+         or (o.depth = 1 and root.type = 'object')
+         -- IDN-5: the first element of an array (at the root or a top-level member) that
+         -- has exactly one element: no element at index 1.
+         or (o.position = 0 and o.depth <= 2 and p.type = 'array' and p.depth <= 1
+             and not exists (select 1 from member e where e.body_id = p.body_id and e.pointer = p.pointer || '/1')))
+),
+identity_names as (
+  select name, rank from vocabulary where vocabulary = 'identity'
 ),
 repeats as (
-  select i.capture_id, i.record_id, i.ordinal, i.tool_id, i.tool, i.root_path, i.path_value,
-         o.pointer as entity_pointer, o.location_rank, f.key as identity_key, f.position as key_position,
-         case f.key when 'id' then 0 when 'uuid' then 1 when 'uid' then 2 when 'guid' then 3 when '_id' then 4 else 5 end as name_rank
-  from item_reads i
-  join objects o on o.body_id = i.response_body_id
-  join member f on f.body_id = o.body_id and f.parent_pointer = o.pointer
-  where f.type in ('string', 'integer') and cast(f.value as text) = i.path_value
-    -- IDN-5: an array location needs an identity name to repeat the value.
-    and (o.location_rank < 2 or f.key in ('id', 'uuid', 'uid', 'guid', '_id'))
+  -- OQ-9: an identity name's rank; other names (null) come after every identity name.
+  select l.*, n.rank as name_rank
+  from located l
+  left join identity_names n on n.name = l.identity_key
+  -- IDN-5: an array location needs an identity name to repeat the value.
+  where location_rank < 2 or n.name is not null
 ),
 ranked as (
-  select r.*, row_number() over (partition by record_id order by location_rank, name_rank, key_position) as rn
+  -- Ties (two objects in members of the root, each repeating the value under the same
+  -- name and key position) go to the object in the earlier member (ES-38 "first").
+  select r.*, row_number() over (partition by record_id order by location_rank, name_rank is null, name_rank, key_position, object_position) as rn
   from repeats r
 ),
 final as (

@@ -1,10 +1,13 @@
 -- @rule   OQ-11
 -- @says   The list of a JSON body: a root array of objects, else an array of objects at a top-level member or inside a top-level wrapper object, preferring identity-name identified arrays, then suffix-named ones with 2+ entries (IDN-4), then top-level over wrapped, then member order; ids compare by their spelling (OQ-9); an envelope carrying a scalar identity-name member is an entity, not a list (ES-22).
 -- @grain  one row per JSON body that has a non-empty list
--- @reads  member
+-- @reads  member, vocabulary
 create view list_locations as
 with members as (
   select body_id, pointer, parent_pointer, key, position, depth, type, value from member
+),
+identity_names as materialized (
+  select name, rank from vocabulary where vocabulary = 'identity'
 ),
 roots as materialized (
   select body_id, type as root_type from members where depth = 0
@@ -13,7 +16,7 @@ entity_objects as materialized (
   -- ES-22: an object (the root, or a top-level wrapper) that carries a scalar identity name is an entity.
   select distinct body_id, parent_pointer as object_pointer
   from members
-  where depth in (1, 2) and key in ('id', 'uuid', 'uid', 'guid', '_id') and type in ('string', 'integer')
+  where depth in (1, 2) and key in (select name from identity_names) and type in ('string', 'integer')
 ),
 arrays as (
   select a.body_id, a.pointer, a.depth, coalesce(p.position, a.position) as outer_position, a.position
@@ -46,11 +49,10 @@ fields as materialized (
 ),
 name_identity as (
   -- ES-11: the same identity name on every entry, with pairwise distinct values (OQ-9 order).
-  select body_id, list_pointer, key,
-         case key when 'id' then 0 when 'uuid' then 1 when 'uid' then 2 when 'guid' then 3 else 4 end as name_rank
-  from fields
-  where key in ('id', 'uuid', 'uid', 'guid', '_id')
-  group by body_id, list_pointer, key
+  select f.body_id, f.list_pointer, f.key, n.rank as name_rank
+  from fields f
+  join identity_names n on n.name = f.key
+  group by f.body_id, f.list_pointer, f.key, n.rank
   having count(*) = max(entries) and count(distinct cast(value as text)) = max(entries)
 ),
 suffix_identity as (
@@ -62,11 +64,23 @@ suffix_identity as (
   group by body_id, list_pointer, key
   having count(*) = max(entries) and count(distinct cast(value as text)) = max(entries)
 ),
+first_name as (
+  -- Per candidate array, its best identity name and its first suffix-named field, ranked
+  -- once for all arrays (a lookup per array re-grouped every body's fields, issue 14).
+  select * from (
+    select n.*, row_number() over (partition by body_id, list_pointer order by name_rank) as rn from name_identity n
+  ) where rn = 1
+),
+first_suffix as (
+  select * from (
+    select s.*, row_number() over (partition by body_id, list_pointer order by first_position) as rn from suffix_identity s
+  ) where rn = 1
+),
 identified as (
-  select c.*,
-         (select n.key from name_identity n where n.body_id = c.body_id and n.list_pointer = c.pointer order by n.name_rank limit 1) as name_key,
-         (select s.key from suffix_identity s where s.body_id = c.body_id and s.list_pointer = c.pointer order by s.first_position limit 1) as suffix_key
+  select c.*, n.key as name_key, s.key as suffix_key
   from candidates c
+  left join first_name n on n.body_id = c.body_id and n.list_pointer = c.pointer
+  left join first_suffix s on s.body_id = c.body_id and s.list_pointer = c.pointer
 ),
 ranked as (
   select i.*,

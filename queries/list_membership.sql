@@ -1,7 +1,7 @@
 -- @rule   ES-35
 -- @says   A list read has all membership only when no item-total member differs from the number it lists and no has_more, next or next-page token is set.
 -- @grain  one row per successful list read with a list
--- @reads  list_reads, list_counters, member
+-- @reads  list_reads, list_counters, member, vocabulary
 create view list_membership as
 with lists as materialized (
   select * from list_reads
@@ -12,8 +12,7 @@ next_tokens as (
   from member m
   where m.depth <= 2
     -- `cursor.next` is the depth-2 `next`
-    and m.key in ('next', 'nextPageToken', 'next_page_token', 'nextCursor', 'next_cursor', 'nextPage', 'next_page',
-                  'has_more', 'hasMore', 'hasNextPage')
+    and m.key in (select name from vocabulary where vocabulary = 'next_token')
     and m.type not in ('null', 'false')
     and not (m.type = 'string' and m.value = '')
     and not (m.type in ('object', 'array'))

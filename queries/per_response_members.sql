@@ -18,9 +18,9 @@ candidates as (
          m.key, cast(m.value as text) as value
   from gets g
   join path_records p on p.capture_id = g.capture_id and p.path = g.path
+  join member o on o.body_id = g.response_body_id and o.pointer = '' and o.type = 'object'
   join member m on m.body_id = g.response_body_id and m.parent_pointer = '' and m.depth = 1
-  where exists (select 1 from member o where o.body_id = g.response_body_id and o.depth = 0 and o.type = 'object')
-    and (
+  where (
       (m.type = 'string' and length(m.value) = 36 and lower(m.value) glob
         '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]')
       or (m.type = 'string' and m.value glob '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9][T ][0-9][0-9]:[0-9][0-9]:[0-9][0-9]*'
@@ -48,14 +48,26 @@ pairs as (
   from sequenced s
   where s.prev_position is not null
 ),
-final as (
-  select c.capture_id, c.path, c.key as member_key
+pair_counts as (
+  -- Counted once per (path, member), not looked up per group.
+  select capture_id, path, key,
+         sum(case when value = prev_value then 1 else 0 end) as equal_pairs,
+         sum(case when not write_between then 1 else 0 end) as pairs_without_write
+  from pairs
+  group by capture_id, path, key
+),
+present as (
+  select c.capture_id, c.path, c.key
   from candidates c
   join path_records p on p.capture_id = c.capture_id and p.path = c.path
   group by c.capture_id, c.path, c.key, p.records
-  -- present on every successful GET of the path, every consecutive pair differs, one pair has no write between
   having count(*) = p.records
-     and (select count(*) from pairs x where x.capture_id = c.capture_id and x.path = c.path and x.key = c.key and x.value = x.prev_value) = 0
-     and (select count(*) from pairs x where x.capture_id = c.capture_id and x.path = c.path and x.key = c.key and not x.write_between) > 0
+),
+final as (
+  -- present on every successful GET of the path, every consecutive pair differs, one pair has no write between
+  select x.capture_id, x.path, x.key as member_key
+  from present x
+  left join pair_counts n on n.capture_id = x.capture_id and n.path = x.path and n.key = x.key
+  where coalesce(n.equal_pairs, 0) = 0 and coalesce(n.pairs_without_write, 0) > 0
 )
 select * from final;

@@ -1,7 +1,7 @@
 -- @rule   ES-9
 -- @says   A successful POST under another type root created an entity of a type when it names an id of 4+ characters that the type's reads show only after the POST started (a shorter id needs a read before and an item read naming it after).
 -- @grain  one row per (type root, creating POST, created id)
--- @reads  writes, member, record, tool, read_records, read_shown_ids
+-- @reads  writes, member, record, tool, read_records, read_shown_ids, vocabulary
 create view post_created_ids as
 with posts as (
   select w.capture_id, w.record_id, w.ordinal, w.timeline_position, w.timeline_order, w.started_ms, w.ended_ms,
@@ -10,36 +10,49 @@ with posts as (
   join record r on r.id = w.record_id
   where upper(w.method) = 'POST' and w.status between 200 and 299
 ),
-root_members as (
-  select m.body_id, m.key, m.type, m.value, m.depth, m.parent_pointer
+body_shapes as materialized (
+  -- One row per POST body, aggregated once over its root and top-level members: the root's
+  -- type, how many top-level scalars it has (ES-9 "sole scalar"), and the pointer of its
+  -- only top-level member when that member is an object (OQ-10's single wrapper). Asking
+  -- these per member instead made the rule quadratic in the body's size (issue 14).
+  select m.body_id,
+         max(case when m.depth = 0 then m.type end) as root_type,
+         sum(case when m.depth = 1 and m.type not in ('object', 'array') then 1 else 0 end) as top_scalars,
+         case when sum(m.depth = 1) = 1 then max(case when m.depth = 1 and m.type = 'object' then m.pointer end) end as wrapper_pointer
   from member m
-  where m.body_id in (select response_body_id from posts) and m.depth <= 2
+  where m.body_id in (select response_body_id from posts) and m.depth <= 1
+  group by m.body_id
+),
+object_bodies as (
+  select * from body_shapes where root_type = 'object'
 ),
 named_ids as (
-  -- an identity member at the top level, or inside a single top-level wrapper object (OQ-10)
+  -- ES-9: an identity member at the top level of the body object
   select p.*, cast(m.value as text) as created_id
   from posts p
-  join root_members m on m.body_id = p.response_body_id
-  where m.key is not null and m.key in ('id', 'uuid', 'uid', 'guid', '_id') and m.type in ('string', 'integer')
-    and (m.parent_pointer = '' and exists (select 1 from root_members r where r.body_id = m.body_id and r.depth = 0 and r.type = 'object')
-         -- OQ-10: inside the object held by the body object's only member
-         or (m.depth = 2 and exists (select 1 from root_members r where r.body_id = m.body_id and r.depth = 0 and r.type = 'object')
-             and (select count(*) from root_members w where w.body_id = m.body_id and w.depth = 1) = 1
-             and exists (select 1 from root_members w where w.body_id = m.body_id and w.depth = 1 and w.type = 'object')))
+  join object_bodies s on s.body_id = p.response_body_id
+  join member m on m.body_id = s.body_id and m.depth = 1
+  where m.key in (select name from vocabulary where vocabulary = 'identity') and m.type in ('string', 'integer')
   union
-  -- a bare scalar body
+  -- OQ-10: an identity member inside the object held by the body object's only member
   select p.*, cast(m.value as text)
   from posts p
-  join root_members m on m.body_id = p.response_body_id
-  where m.depth = 0 and m.type in ('string', 'integer')
+  join object_bodies s on s.body_id = p.response_body_id and s.wrapper_pointer is not null
+  join member m on m.body_id = s.body_id and m.parent_pointer = s.wrapper_pointer
+  where m.key in (select name from vocabulary where vocabulary = 'identity') and m.type in ('string', 'integer')
   union
-  -- a sole scalar member of the body object
+  -- ES-9: a bare scalar body
   select p.*, cast(m.value as text)
   from posts p
-  join root_members m on m.body_id = p.response_body_id
-  where m.depth = 1 and m.type in ('string', 'integer')
-    and exists (select 1 from root_members r where r.body_id = m.body_id and r.depth = 0 and r.type = 'object')
-    and (select count(*) from root_members s where s.body_id = m.body_id and s.depth = 1 and s.type in ('string', 'integer', 'real', 'true', 'false', 'null')) = 1
+  join member m on m.body_id = p.response_body_id and m.pointer = ''
+  where m.type in ('string', 'integer')
+  union
+  -- ES-9: the sole scalar member of the body object
+  select p.*, cast(m.value as text)
+  from posts p
+  join object_bodies s on s.body_id = p.response_body_id and s.top_scalars = 1
+  join member m on m.body_id = s.body_id and m.depth = 1
+  where m.type in ('string', 'integer')
 ),
 types as (
   select distinct capture_id, root_path from tool
@@ -50,33 +63,41 @@ candidates as materialized (
   from named_ids n
   join types t on t.capture_id = n.capture_id and t.root_path <> n.root_path
 ),
-shows as materialized (
-  -- Which shown ids completed before the POST started (record order: came earlier).
-  select c.capture_id, c.record_id as post_record_id, c.type_root, c.created_id,
-         case when c.timeline_order = 'record-order' then s.timeline_position < c.timeline_position
-              else s.ended_ms < c.started_ms end as completed_before,
-         s.shown_by
+shown as materialized (
+  -- Per candidate, counted once: the type's reads showing the id that completed before the
+  -- POST started (record order: came earlier), those that did not (ES-9 condition 2; OQ-10:
+  -- a read in flight counts as after), and the item reads among the latter.
+  select c.record_id as post_record_id, c.type_root, c.created_id,
+         sum(case when s.completed_before then 1 else 0 end) as reads_before,
+         sum(case when not s.completed_before then 1 else 0 end) as reads_after,
+         sum(case when not s.completed_before and s.shown_by = 'item' then 1 else 0 end) as item_reads_after
   from candidates c
-  join read_shown_ids s on s.capture_id = c.capture_id and s.root_path = c.type_root and s.shown_id = c.created_id
+  join (
+    select c.record_id, c.type_root, c.created_id, s.shown_by,
+           case when c.timeline_order = 'record-order' then s.timeline_position < c.timeline_position
+                else s.ended_ms < c.started_ms end as completed_before
+    from candidates c
+    join read_shown_ids s on s.capture_id = c.capture_id and s.root_path = c.type_root and s.shown_id = c.created_id
+  ) s on s.record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id
+  group by c.record_id, c.type_root, c.created_id
 ),
-read_before as (
-  -- For short ids: was the type read at all before the POST started?
-  select distinct c.capture_id, c.record_id as post_record_id, c.type_root
-  from candidates c
-  join read_records r on r.capture_id = c.capture_id and r.root_path = c.type_root
-  where case when c.timeline_order = 'record-order' then r.timeline_position < c.timeline_position
-             else r.ended_ms < c.started_ms end
+first_reads as (
+  -- For short ids: the type's earliest read, so "read before the POST" is one comparison.
+  select capture_id, root_path, min(timeline_position) as first_position, min(ended_ms) as first_ended_ms
+  from read_records
+  group by capture_id, root_path
 ),
 qualified as (
   select c.*
   from candidates c
-  where not exists (select 1 from shows s where s.post_record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id and s.completed_before)
-    and exists (select 1 from shows s where s.post_record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id and not s.completed_before)
+  join shown s on s.post_record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id
+  left join first_reads f on f.capture_id = c.capture_id and f.root_path = c.type_root
+  where s.reads_before = 0 and s.reads_after > 0
     and (
       length(c.created_id) >= 4
-      or (exists (select 1 from read_before b where b.post_record_id = c.record_id and b.type_root = c.type_root)
-          and exists (select 1 from shows s where s.post_record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id
-                      and not s.completed_before and s.shown_by = 'item'))
+      or (s.item_reads_after > 0
+          and case when c.timeline_order = 'record-order' then f.first_position < c.timeline_position
+                   else f.first_ended_ms < c.started_ms end)
     )
 ),
 final as (

@@ -1,7 +1,7 @@
 -- @rule   none
--- @says   The admitted reads (glossary: read tool): GET, HEAD, OPTIONS and TRACE records and query POSTs, with their tool, type root and timing, and whether their tool lists the type's own collection (a list template without parameters).
+-- @says   The admitted reads (glossary: read tool): records with a safe method (GET, HEAD, OPTIONS, TRACE) and query POSTs, with their tool, type root and timing, and whether their tool lists the type's own collection (a list template without parameters).
 -- @grain  one row per admitted read record
--- @reads  records_timeline, record, tool
+-- @reads  records_timeline, record, tool, vocabulary
 create view read_records as
 with timeline as (
   select capture_id, record_id, ordinal, timeline_position, timeline_order, started_ms, ended_ms
@@ -16,7 +16,7 @@ final as (
   from timeline t
   join record r on r.id = t.record_id
   join tool o on o.id = r.tool_id
-  where upper(r.method) in ('GET', 'HEAD', 'OPTIONS', 'TRACE')
+  where upper(r.method) in (select name from vocabulary where vocabulary = 'safe_method')
      or (upper(r.method) = 'POST' and o.is_query_post = 1)
 )
 select * from final;

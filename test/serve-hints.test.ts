@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { hintsFor } from '../src/serve/hints.js';
+import { kyselyFor, openStore } from '../src/store/open.js';
+import { readVocabulary } from '../src/store/vocabulary.js';
 import { tempDir } from './helpers.js';
 import { METHOD_EXCHANGES, METHOD_HINTS, serveHar, text, type Served } from './serve-helpers.js';
 
@@ -24,10 +27,15 @@ describe('MCP-1 hints per method (ACC-7: advertised by the in-process server)', 
     });
   }
 
-  it('TRACE is a safe method too; methods compare case-insensitively', () => {
-    expect(hintsFor('TRACE', false)).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
-    expect(hintsFor('delete', false).destructiveHint).toBe(true);
-    expect(hintsFor('POST', true).idempotentHint).toBe(false);
+  it('TRACE is a safe method too; methods compare case-insensitively', async () => {
+    const k = kyselyFor(openStore(join(dir, 'vocabulary.sqlite'), { write: true }));
+    const { isSafeMethod } = await readVocabulary(k);
+    await k.destroy();
+    const hints = (method: string, isQueryPost: boolean) => hintsFor(method, isQueryPost, isSafeMethod(method));
+    expect(isSafeMethod('trace')).toBe(true);
+    expect(hints('TRACE', false)).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+    expect(hints('delete', false).destructiveHint).toBe(true);
+    expect(hints('POST', true).idempotentHint).toBe(false);
   });
 });
 

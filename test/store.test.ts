@@ -22,6 +22,19 @@ describe('migrations', () => {
     db.close();
   });
 
+  it('a store made before a migration is upgraded by the next write open (0001 → 0002 adds the vocabulary)', () => {
+    const file = join(dir, 'v1.sqlite');
+    const old = new Database(file);
+    old.exec(listMigrations()[0].sql);
+    old.pragma('user_version = 1');
+    old.close();
+    expect(() => openStore(file)).toThrow(/schema version 1.*capstate migrate/);
+    const db = openStore(file, { write: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(listMigrations().length);
+    expect(db.prepare("select name from vocabulary where vocabulary = 'identity' order by rank").pluck().all()).toEqual(['id', 'uuid', 'uid', 'guid', '_id']);
+    db.close();
+  });
+
   it('schema/ holds the reference DDL of every table, one file each, matching the migrated store', () => {
     const db = openStore(join(dir, 'schema.sqlite'), { write: true });
     const objects = db.prepare("select type, name, sql from sqlite_master where sql is not null and type in ('table', 'index') order by name").all() as { type: string; name: string; sql: string }[];

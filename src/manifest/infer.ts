@@ -7,12 +7,11 @@
 import type { Kysely } from 'kysely';
 import { CapstateError } from '../errors.js';
 import type { DB } from '../store/types.js';
+import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
 import { parseExactJson } from '../load/bodies.js';
 import { isGraphqlQueryOnly } from './graphql.js';
 import { isVersionSegment, looksLikeId, matchTemplate, parsePath, parseTemplate, renderTemplate, type PathShape, type TemplateShape } from './paths.js';
 
-/** OQ-9: identity names in priority order. */
-export const IDENTITY_NAMES = ['id', 'uuid', 'uid', 'guid', '_id'];
 
 /** The user's `--manifest FILE`. */
 export interface ManifestOverride {
@@ -170,8 +169,11 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
   const inferred = admitted.filter((r) => !byOverride.has(r.id));
   const used = new Set([...byOverride.values()].map((o) => o.rule));
   for (const rule of ruleShapes) if (!used.has(rule)) notes.push(`override rule ${rule.method} ${rule.template} matched no admitted record`);
-  const isParam = await decideParams(inferred, lists, own);
-  const named = await nameParams(inferred, isParam, lists, own);
+  // OQ-9's identity names come from the store (the loader opened it for writing, so the
+  // vocabulary migration has run before any capture is grouped).
+  const vocabulary = await readVocabulary(k);
+  const isParam = await decideParams(inferred, lists, own, vocabulary);
+  const named = await nameParams(inferred, isParam, lists, own, vocabulary);
 
   // Group into tools.
   const toolMap = new Map<string, InferredTool>();
@@ -328,7 +330,7 @@ class OwnMembers {
 const NAMING_SAMPLE = 16;
 
 /** Which segments of each record are parameters (OQ-1 a, b, c). */
-async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMembers): Promise<Map<number, boolean[]>> {
+async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMembers, vocabulary: Vocabulary): Promise<Map<number, boolean[]>> {
   const isParam = new Map<number, boolean[]>();
   for (const r of recs) {
     const flags: boolean[] = [];
@@ -393,14 +395,15 @@ async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMembers): Pro
       const seen = paramValues.get(prefixKey(r));
       if (!seen) continue;
       const seg = r.shape.segments[i];
-      if (seen.has(seg) || (await own.namesFor(r.responseBodyId, seg)).some((k) => IDENTITY_NAMES.includes(k))) isParam.get(r.id)![i] = true;
+      if (seen.has(seg) || (await own.namesFor(r.responseBodyId, seg)).some((k) => vocabulary.isIdentityName(k))) isParam.get(r.id)![i] = true;
     }
   }
   return isParam;
 }
 
 /** Names each parameter from the members it matched (OQ-1 naming), else id, id2, … */
-async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: ListIndex, own: OwnMembers): Promise<Map<number, TemplateShape>> {
+async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: ListIndex, own: OwnMembers, vocabulary: Vocabulary): Promise<Map<number, TemplateShape>> {
+  const rank = vocabulary.identityRank;
   // Records with the same static skeleton share parameter names, across methods.
   const groups = new Map<string, Rec[]>();
   // OQ-1: a trailing slash is remembered for rendering but ignored for shape.
@@ -423,7 +426,7 @@ async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: L
         const seg = r.shape.segments[i];
         const listed = await lists.namesFor(r.shape.segments.slice(0, i), seg);
         const candidates = listed.length > 0 ? listed : await own.namesFor(r.responseBodyId, seg);
-        const best = pickName(candidates, r.shape.segments[i - 1]);
+        const best = pickName(candidates, r.shape.segments[i - 1], vocabulary);
         if (best) {
           const v = votes.get(best) ?? { n: 0, order: order++ };
           v.n++;
@@ -453,18 +456,17 @@ async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: L
   return out;
 }
 
-const rank = (name: string) => { const i = IDENTITY_NAMES.indexOf(name); return i === -1 ? IDENTITY_NAMES.length : i; };
-
 /**
  * Identity names first (OQ-9 priority), then a suffix name that names the segment before the
  * value (`teamId` after `/teams`, where `orgId` and `userId` repeat the same 1), then the
  * first candidate in key order.
  */
-function pickName(candidates: string[], before: string | undefined): string | null {
+function pickName(candidates: string[], before: string | undefined, vocabulary: Vocabulary): string | null {
   if (candidates.length === 0) return null;
   const stem = (before ?? '').toLowerCase().replace(/(ies)$/, 'y').replace(/s$/, '');
   const names = (c: string) => stem !== '' && (c.toLowerCase() === `${stem}id` || c.toLowerCase() === `${stem}_id`);
-  const score = (c: string) => (rank(c) < IDENTITY_NAMES.length ? rank(c) : names(c) ? IDENTITY_NAMES.length : IDENTITY_NAMES.length + 1);
+  const others = vocabulary.identityNames.length;
+  const score = (c: string) => (vocabulary.isIdentityName(c) ? vocabulary.identityRank(c) : names(c) ? others : others + 1);
   return [...candidates].sort((a, b) => score(a) - score(b))[0];
 }
 

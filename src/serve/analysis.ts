@@ -23,7 +23,9 @@ export const QUERY_STORE_MAX_BYTES = 1024 * 1024;
 
 export const VIEW_KINDS = ['environment-manifest', 'environment-state'] as const;
 
-const readOnly = hintsFor('GET', false);
+// capstate's own analysis tools exist before any store is open and only read: GET is safe
+// by definition here, not by a store's vocabulary.
+const readOnly = hintsFor('GET', false, true);
 
 export const ANALYSIS_TOOLS: Tool[] = [
   {

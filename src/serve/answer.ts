@@ -8,7 +8,6 @@ import { canonicalJson, stringifyExact, MAX_USABLE_BODY_BYTES, type BodyKind, ty
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { answerFromState, replayReason } from './from-state.js';
-import { isSafeMethod } from './hints.js';
 import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import { callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 
@@ -124,7 +123,7 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
       : b.rule === 'ES-8'
         ? `recorded before #${b.ordinal}, the first write under ${chosen.root_path} (ES-8)`
         : `recorded before #${b.ordinal}, a POST elsewhere that created an entity of ${chosen.root_path} (ES-9)`);
-  } else if (!isSafeMethod(tool.method) && !tool.is_query_post) {
+  } else if (!ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post) {
     why = `latest record of ${line}${bodyNote}${repeats}: a write is replayed as recorded; its effect on state is not modelled (§13)`;
   } else {
     const w = await firstWriteOrdinal(ctx, chosen.root_path);

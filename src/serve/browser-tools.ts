@@ -22,7 +22,8 @@ import { toPlain } from './results.js';
  * app. A comparison only reads two captures: MCP-1's GET row.
  */
 export const CAPTURE_HINTS = { readOnlyHint: false, idempotentHint: false, openWorldHint: true } as const;
-export const COMPARE_HINTS = hintsFor('GET', false);
+// A fixed, read-only tool of capstate's own, defined before any store is open (so not from a vocabulary).
+export const COMPARE_HINTS = hintsFor('GET', false, true);
 
 const evidenceRef = { description: 'The Evidence object itself (as capture_browser_scenario returns it), or the path of an Evidence file under the server\'s evidence directory', anyOf: [{ type: 'string' }, { type: 'object' }] };
 

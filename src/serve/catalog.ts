@@ -57,7 +57,7 @@ export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: num
     const input = await toolInputCached(ctx, mt);
     const described = await describeTool(ctx, mt);
     const make = (description: string): Tool => ({
-      name: mt.name, description, inputSchema: input.schema as Tool['inputSchema'], annotations: hintsFor(mt.method, mt.is_query_post),
+      name: mt.name, description, inputSchema: input.schema as Tool['inputSchema'], annotations: hintsFor(mt.method, mt.is_query_post, ctx.vocabulary.isSafeMethod(mt.method)),
     });
     let def = make(described.text);
     let size = bytesOf(def);

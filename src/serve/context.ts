@@ -8,6 +8,7 @@ import { listCaptureIds, pickCapture, readManifest, type Manifest, type Manifest
 import { kyselyFor, openStore, type Sqlite } from '../store/open.js';
 import type { DB } from '../store/types.js';
 import { freshStoredState } from '../state/stored.js';
+import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
 
 export interface ServeContext {
   /** The store file (query_store opens its own read-only connection on it). */
@@ -21,6 +22,8 @@ export interface ServeContext {
   tools: Map<string, ManifestTool>;
   /** Tool id per tool name (the store's key for records and views). */
   toolIds: Map<string, number>;
+  /** The store's vocabulary (safe methods, parameter roles; issue 13). */
+  vocabulary: Vocabulary;
 }
 
 /**
@@ -41,6 +44,7 @@ export async function openServeContext(file: string, captureId?: number): Promis
       file, db, k, captureId: id, captureSha256: capture.sha256, manifest,
       tools: new Map(manifest.tools.map((t) => [t.name, t])),
       toolIds: new Map(toolRows.map((t) => [t.name, t.id])),
+      vocabulary: await readVocabulary(k),
     };
   } catch (e) {
     await k.destroy();

@@ -9,7 +9,7 @@ import type { ManifestTool } from '../manifest/read.js';
 import { storedLookups, type StoredLookups } from '../state/stored.js';
 import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
 import type { ItemPlan, ListPlan, StateEntity } from '../state/types.js';
-import { isProjection, namesVariantKey } from '../state/variants.js';
+import { namesVariantKey } from '../state/variants.js';
 import type { ServeContext } from './context.js';
 import { templateParams, type CallRequest } from './input-schema.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords } from './records.js';
@@ -106,7 +106,7 @@ export async function replayReason(ctx: ServeContext, tool: ManifestTool, call: 
   if (tool.method.toUpperCase() !== 'GET') return null;
   const plan = await (await servedState(ctx)).plan(tool.name);
   if (!plan || (plan.kind !== 'item' && plan.kind !== 'list')) return null;
-  const projection = call.query.filter((p) => isProjection(p.name)).map((p) => p.value);
+  const projection = call.query.filter((p) => ctx.vocabulary.isProjection(p.name)).map((p) => p.value);
   if (projection.length && projection.some((v) => v !== '*' && (!plan.projection_values.checked.includes(v) || plan.projection_values.replayed.includes(v)))) return 'projection';
   return namesVariantKey(plan.projected_query_keys, call.query) ? 'variant' : null;
 }

@@ -11,15 +11,12 @@ export interface ToolHints {
   openWorldHint: false;
 }
 
-const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
-
-/** A safe HTTP method (RFC 9110 §9.2.1): it reads, it does not write. */
-export const isSafeMethod = (method: string): boolean => SAFE.has(method.toUpperCase());
-
-/** MCP-1's table: the hints of a tool with this method (and query-POST flag, OQ-7). */
-export function hintsFor(method: string, isQueryPost: boolean): ToolHints {
+/**
+ * MCP-1's table: the hints of a tool with this method, query-POST flag (OQ-7) and whether
+ * the method is safe (RFC 9110 §9.2.1; the store's vocabulary says which are, `isSafeMethod`).
+ */
+export function hintsFor(method: string, isQueryPost: boolean, safe: boolean): ToolHints {
   const m = method.toUpperCase();
-  const safe = isSafeMethod(m);
   return {
     // MCP-1: safe methods and query POSTs read only.
     readOnlyHint: safe || (m === 'POST' && isQueryPost),

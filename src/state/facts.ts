@@ -5,6 +5,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { parseExactJson, type JsonValue } from '../load/bodies.js';
 import type { DB } from '../store/types.js';
+import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
 import { rowCost, valueCost, type Budget } from './budget.js';
 import { at, isObject } from './json.js';
 
@@ -46,6 +47,8 @@ export interface StateFacts {
   counters: DB['list_counters'][];
   membership: DB['list_membership'][];
   tools: Selectable<DB['tool']>[];
+  /** The store's vocabulary (identity names, parameter roles; issue 13). */
+  vocabulary: Vocabulary;
   /** ES-23: per concrete path, the top-level members generated per response. */
   perResponse: Map<string, Set<string>>;
   /** ES-4/ES-5: an initial read's body as an exact value through the body owner, or undefined when it is not usable. */
@@ -140,6 +143,7 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
     timelineOrder: timeline?.timeline_order ?? 'record-order',
     reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null, query_pairs: queryPairs.get(r.record_id) ?? [] })),
     writes, perResponse, identities, observations, itemLocations, listReads, counters, membership, tools,
+    vocabulary: await readVocabulary(k),
     pathValue: (id) => pathValues.get(id),
     bodyValue: value,
     loadBodies,

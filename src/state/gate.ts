@@ -9,13 +9,12 @@
  */
 import type { Kysely } from 'kysely';
 import type { JsonValue } from '../load/bodies.js';
-import { IDENTITY_NAMES } from '../manifest/infer.js';
 import type { DB } from '../store/types.js';
 import type { MergedTypes } from './entities.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
 import type { Plan } from './types.js';
-import { isProjection, namesVariantKey, type Shaping } from './variants.js';
+import { namesVariantKey, type Shaping } from './variants.js';
 
 export interface GateResult {
   /** ES-21: per type root, fields no view of the type requires any more. */
@@ -32,7 +31,7 @@ export interface GateResult {
  * of its checks — a projected row, a variant, a late shaping row (ES-12..ES-14, ES-19) —
  * so none of those teaches a field fact.
  */
-export function countedByGate(shaping: Shaping, facts: Pick<StateFacts, 'reads'>): (r: ReadLine) => boolean {
+export function countedByGate(shaping: Shaping, facts: Pick<StateFacts, 'reads' | 'vocabulary'>): (r: ReadLine) => boolean {
   const byOrdinal = new Map(facts.reads.map((r) => [r.ordinal, r]));
   const replayedLines = new Set<string>();
   for (const [tool, view] of shaping.byTool) {
@@ -42,7 +41,7 @@ export function countedByGate(shaping: Shaping, facts: Pick<StateFacts, 'reads'>
     }
   }
   return (r) => {
-    if (shaping.excluded.has(r.record_id) || r.query_pairs.some(([k]) => isProjection(k))) return false;
+    if (shaping.excluded.has(r.record_id) || r.query_pairs.some(([k]) => facts.vocabulary.isProjection(k))) return false;
     if (replayedLines.has(`${r.tool}\u0000${lineKey(r)}`)) return false;
     const keys = shaping.byTool.get(r.tool)?.projected_query_keys ?? [];
     return !namesVariantKey(keys, r.query_pairs.map(([name, value]) => ({ name, value })));
@@ -178,7 +177,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
           const initialFirst = [...initial.filter((x) => order.includes(x)), ...order.filter((x) => !initial.includes(x))];
           if (!jsonEqual(shown, initialFirst)) (sorted.get(root) ?? sorted.set(root, new Set()).get(root)!).add(f);
         }
-        const differs = keysOf(o).filter((f) => !IDENTITY_NAMES.includes(f) && member(stored, f) !== undefined && !jsonEqual(member(o, f), member(stored, f)));
+        const differs = keysOf(o).filter((f) => !facts.vocabulary.isIdentityName(f) && member(stored, f) !== undefined && !jsonEqual(member(o, f), member(stored, f)));
         if (differs.length) findings.push(`#${r.ordinal} shows ${type.collection} ${id} with ${differs.slice(0, 3).join(', ')} other than the gate's model`);
       }
     }

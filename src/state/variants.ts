@@ -24,15 +24,6 @@ export interface Shaping {
   byTool: Map<string, ViewShaping>;
 }
 
-const bare = (name: string) => name.toLowerCase().replace(/\[[^\]]*\]$/, '');
-const PROJECTION = new Set(['fields', 'select', '$select']);
-const PAGINATION = new Set(['page', 'per_page', 'perpage', 'page_size', 'pagesize', 'limit', 'offset', 'skip', 'start', 'cursor', 'after',
-  'before', '$top', '$skip', 'pagetoken', 'page_token', 'max_results']);
-const ORDERING = new Set(['sort', '_sort', 'sort-column', 'sort_column', 'sortkey', 'sort_by', 'sortby', 'order', '_order', 'orderby', 'order_by',
-  '$orderby', 'dir', 'direction', 'sortdir', 'sort_dir', 'sortorder', 'sort_order', 'random', 'rand', 'shuffle', 'seed']);
-
-/** OQ-13: a projection parameter (`fields`, `fields[...]`, `select`, `$select`). */
-export const isProjection = (name: string) => PROJECTION.has(bare(name));
 /**
  * ES-20: whether a request's query pairs name one of a view's distinguishing keys (a name
  * only variants give, a value the base rows never give, or a name the base rows all give
@@ -42,11 +33,6 @@ export function namesVariantKey(keys: readonly QueryKey[], pairs: readonly { nam
   const names = new Map(pairs.map((p) => [p.name, p.value]));
   return keys.some((key) => (key.omitted ? !names.has(key.name) : key.value === undefined ? names.has(key.name) : names.get(key.name) === key.value));
 }
-
-/** OQ-13: pagination names, including `page[number]` and `page[size]`. */
-const isPagination = (name: string) => PAGINATION.has(bare(name));
-/** OQ-13: shaping = anything that is not pagination, sort/direction or random. */
-const isShaping = (name: string) => !isPagination(name) && !ORDERING.has(bare(name));
 
 
 interface Line {
@@ -70,6 +56,8 @@ export function classifyRows(facts: Omit<StateFacts, 'order'>): Shaping {
   const byTool = new Map<string, ViewShaping>();
   const identity = new Map(facts.identities.map((t) => [t.root_path, t.identity_field]));
   const tools = new Map(facts.tools.map((t) => [t.name, t]));
+  // OQ-13's parameter roles, from the store's vocabulary table.
+  const { isProjection, isPagination, isShaping } = facts.vocabulary;
 
   const byToolReads = new Map<string, ReadLine[]>();
   for (const r of facts.reads) {

@@ -133,6 +133,13 @@ export interface MetaTable {
   value: string;
 }
 
+/** migrations/0002-vocabulary.sql: one list per vocabulary (src/store/vocabulary.ts reads it). */
+export interface VocabularyTable {
+  vocabulary: 'identity' | 'projection' | 'pagination' | 'ordering' | 'random' | 'next_token' | 'item_total' | 'page_total' | 'safe_method';
+  name: string;
+  rank: number;
+}
+
 /** queries/records_timeline.sql (ES-6) */
 export interface RecordsTimelineView {
   capture_id: number;
@@ -481,6 +488,7 @@ export interface DB {
   state_plans: StatePlansTable;
   state_limitations: StateLimitationsTable;
   state_gate_findings: StateGateFindingsTable;
+  vocabulary: VocabularyTable;
   records_timeline: RecordsTimelineView;
   capture_timeline: CaptureTimelineView;
   response_members: ResponseMembersView;
@@ -527,6 +535,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   state_plans: cols<StatePlansTable>()(['capture_id', 'position', 'tool', 'kind', 'reason', 'detail', 'collection', 'pointer', 'membership', 'path', 'record_ordinal', 'view_facts', 'counters', 'lines']),
   state_limitations: cols<StateLimitationsTable>()(['capture_id', 'position', 'limitation']),
   state_gate_findings: cols<StateGateFindingsTable>()(['capture_id', 'position', 'finding']),
+  vocabulary: cols<VocabularyTable>()(['vocabulary', 'name', 'rank']),
   records_timeline: cols<RecordsTimelineView>()(['capture_id', 'timeline_position', 'ordinal', 'record_id', 'timeline_order', 'method', 'url', 'path', 'query', 'status', 'started_ms', 'duration_ms', 'ended_ms', 'is_url_redacted']),
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
   writes: cols<WritesView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'method', 'status', 'tool', 'root_path', 'started_ms', 'ended_ms', 'is_url_redacted']),

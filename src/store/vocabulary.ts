@@ -1,0 +1,73 @@
+/**
+ * The store's one list per vocabulary (table `vocabulary`, seeded by
+ * migrations/0002-vocabulary.sql): identity names and their OQ-9 ranks, query-parameter
+ * roles (OQ-13), next-page tokens, item totals, safe methods. The views join the table;
+ * TypeScript asks this module, so no list is written twice (issue 13).
+ */
+import type { Kysely } from 'kysely';
+import type { DB, VocabularyTable } from './types.js';
+
+export type VocabularyKind = VocabularyTable['vocabulary'];
+
+/** The vocabulary of one store, read once (the rows change only through migrations). */
+export interface Vocabulary {
+  /** ES-11, OQ-9: the identity names, highest priority first. */
+  identityNames: readonly string[];
+  isIdentityName(name: string): boolean;
+  /** OQ-9 priority: an identity name's rank, or `identityNames.length` for any other name. */
+  identityRank(name: string): number;
+  /** OQ-13: a projection parameter (the `projection` rows). */
+  isProjection(param: string): boolean;
+  /** OQ-13: a pagination parameter (the `pagination` rows; `page[number]` is one by its base). */
+  isPagination(param: string): boolean;
+  /** OQ-13: a sort/direction or random parameter. */
+  isOrdering(param: string): boolean;
+  /** OQ-13: shaping = any parameter that is none of pagination, sort/direction or random. */
+  isShaping(param: string): boolean;
+  /** A safe method (RFC 9110 §9.2.1; glossary: read tool; MCP-1). */
+  isSafeMethod(method: string): boolean;
+}
+
+/**
+ * OQ-13: the base a parameter name is compared by — the part before its first `[`, ASCII
+ * lower-cased (`page[number]` → `page`, `sort[0][field]` → `sort`; docs/decisions.md, ES-33).
+ * ASCII only, as SQLite's lower() in the views, so both sides agree on every name.
+ */
+export const paramBase = (name: string): string => {
+  const i = name.indexOf('[');
+  return (i === -1 ? name : name.slice(0, i)).replace(/[A-Z]+/g, (c) => c.toLowerCase());
+};
+
+const cache = new WeakMap<Kysely<DB>, Promise<Vocabulary>>();
+
+/** Reads the store's vocabulary (once per Kysely instance). */
+export function readVocabulary(k: Kysely<DB>): Promise<Vocabulary> {
+  let v = cache.get(k);
+  if (!v) {
+    v = load(k);
+    cache.set(k, v);
+    v.catch(() => cache.delete(k));
+  }
+  return v;
+}
+
+async function load(k: Kysely<DB>): Promise<Vocabulary> {
+  const rows = await k.selectFrom('vocabulary').select(['vocabulary', 'name', 'rank']).orderBy('vocabulary').orderBy('rank').execute();
+  const of = (kind: VocabularyKind) => rows.filter((r) => r.vocabulary === kind).map((r) => r.name);
+  const identityNames = of('identity');
+  const identity = new Set(identityNames);
+  const projection = new Set(of('projection'));
+  const pagination = new Set(of('pagination'));
+  const ordering = new Set([...of('ordering'), ...of('random')]);
+  const safe = new Set(of('safe_method'));
+  return {
+    identityNames,
+    isIdentityName: (name) => identity.has(name),
+    identityRank: (name) => { const i = identityNames.indexOf(name); return i === -1 ? identityNames.length : i; },
+    isProjection: (param) => projection.has(paramBase(param)),
+    isPagination: (param) => pagination.has(paramBase(param)),
+    isOrdering: (param) => ordering.has(paramBase(param)),
+    isShaping: (param) => !pagination.has(paramBase(param)) && !ordering.has(paramBase(param)),
+    isSafeMethod: (method) => safe.has(method.replace(/[a-z]+/g, (c) => c.toUpperCase())),
+  };
+}
