@@ -9,14 +9,14 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { CapstateError } from '../errors.js';
 import { openStore, type Sqlite } from '../store/open.js';
 import type { BodyKind } from './bodies.js';
-import { readHarEntry, readHarPages } from './har.js';
+import { readHarPages } from './har.js';
+import { checkDuplicates, parsePiece } from './entries.js';
+import { parsedCapture } from './pipeline.js';
 import { ScenarioReader } from './scenario.js';
-import { splitJson, formatPath, type Piece } from './split.js';
 import { FactWriter, noKinds } from './writer.js';
 import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
-import { credentialValues, isCredentialHeader, Redactor, SensitiveLiterals } from './secrets.js';
-import type { Obj } from './fields.js';
+import { Redactor, SensitiveLiterals } from './secrets.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
 
@@ -57,110 +57,6 @@ async function fileSha256(file: string): Promise<string> {
   return h.digest('hex');
 }
 
-function parsePiece(file: string, p: Piece): unknown {
-  try {
-    return JSON.parse(p.bytes.toString('utf8'));
-  } catch (e) {
-    const record = p.path[0] === 'log' && p.path[1] === 'entries' ? (p.path[2] as number) + 1 : undefined;
-    throw new CapstateError('bad-json', `not valid JSON: ${(e as Error).message}`, { file, record, path: formatPath(p.path), offset: p.offset });
-  }
-}
-
-/** Counts object keys in a parsed value, to compare with the splitter's `:` count (duplicate keys). */
-function countKeys(v: unknown): number {
-  if (v === null || typeof v !== 'object') return 0;
-  if (Array.isArray(v)) { let n = 0; for (const x of v) n += countKeys(x); return n; }
-  let n = 0;
-  for (const k in v as object) { n++; n += countKeys((v as Record<string, unknown>)[k]); }
-  return n;
-}
-
-/** Finds the first duplicate key's path in raw JSON bytes (slow path, only after a mismatch). */
-function findDuplicateKey(text: string): string {
-  // A tiny recursive-descent walk over the structure; strings are skipped with JSON.parse.
-  let i = 0;
-  const path: (string | number)[] = [];
-  const ws = () => { while (i < text.length && ' \t\n\r'.includes(text[i])) i++; };
-  const str = (): string => {
-    const start = i; i++;
-    while (text[i] !== '"') { if (text[i] === '\\') i++; i++; }
-    i++;
-    return JSON.parse(text.slice(start, i));
-  };
-  let found: string | null = null;
-  const value = (): void => {
-    ws();
-    if (found) return;
-    if (text[i] === '{') {
-      i++; const seen = new Set<string>(); ws();
-      if (text[i] === '}') { i++; return; }
-      for (;;) {
-        ws(); const k = str(); ws(); i++; // ':'
-        if (seen.has(k)) { found = formatPath([...path, k]); return; }
-        seen.add(k); path.push(k); value(); path.pop(); if (found) return;
-        ws(); if (text[i] === ',') { i++; continue; } i++; return;
-      }
-    } else if (text[i] === '[') {
-      i++; ws(); let n = 0;
-      if (text[i] === ']') { i++; return; }
-      for (;;) {
-        path.push(n++); value(); path.pop(); if (found) return;
-        ws(); if (text[i] === ',') { i++; continue; } i++; return;
-      }
-    } else if (text[i] === '"') str();
-    else while (i < text.length && !',}] \t\n\r'.includes(text[i])) i++;
-  };
-  value();
-  return found ?? '';
-}
-
-function checkDuplicates(file: string, p: Piece, value: unknown, record: number | undefined): void {
-  if (countKeys(value) === p.keyCount) return;
-  const inner = findDuplicateKey(p.bytes.toString('utf8'));
-  const path = formatPath(p.path) + (inner.startsWith('[') || inner === '' ? inner : '.' + inner);
-  throw new CapstateError('duplicate-key', 'a member name appears twice in one object, so the capture is ambiguous here; fix or re-export the capture', { file, record, path });
-}
-
-/**
- * First pass: the credential values this capture carries in headers and cookies, so the
- * second pass can keep them out of bodies, URLs and other headers that echo them (a login
- * response returning the bearer token, a session id in a Referer). Costs one more parse.
- */
-async function collectCredentials(file: string): Promise<Set<string>> {
-  const found = new Set<string>();
-  const take = (name: unknown, value: unknown) => {
-    if (typeof name === 'string' && typeof value === 'string' && isCredentialHeader(name)) for (const v of credentialValues(name, value)) found.add(v);
-  };
-  const fromHeaders = (list: unknown) => {
-    if (Array.isArray(list)) for (const h of list) if (h && typeof h === 'object') take((h as Obj).name, (h as Obj).value);
-  };
-  const fromCookies = (list: unknown) => {
-    // A HAR cookie is searched for like the same pair in a Cookie header.
-    if (Array.isArray(list)) for (const c of list) {
-      const o = c && typeof c === 'object' ? (c as Obj) : {};
-      if (typeof o.name === 'string' && typeof o.value === 'string') take('cookie', `${o.name}=${o.value}`);
-    }
-  };
-  for await (const p of splitJson(file, { stream: [['log', 'entries'], ['events']] })) {
-    const isEntry = p.path[0] === 'log' && p.path[1] === 'entries';
-    if (!isEntry && p.path[0] !== 'events') continue;
-    let v: unknown;
-    try { v = JSON.parse(p.bytes.toString('utf8')); } catch { continue; } // the second pass reports it
-    if (!v || typeof v !== 'object') continue;
-    const o = v as Obj;
-    if (isEntry) {
-      for (const side of [o.request, o.response]) {
-        if (!side || typeof side !== 'object') continue;
-        fromHeaders((side as Obj).headers);
-        fromCookies((side as Obj).cookies);
-      }
-    } else if (o.kind === 'network-content' && o.headers && typeof o.headers === 'object') {
-      fromHeaders((o.headers as Obj).values);
-    }
-  }
-  return found;
-}
-
 async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions): Promise<LoadedCapture> {
   const t0 = performance.now();
   const st = statSync(file);
@@ -187,7 +83,6 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
     return { file, capture_id: existing.id, sha256, format: existing.format, bytes: st.size, already_loaded: true, records: 0,
       response_bodies_by_kind: noKinds(), request_bodies_by_kind: noKinds(), new_bodies: 0, members: 0, duration_ms: performance.now() - t0 };
   }
-  writer.redactor = new Redactor(await collectCredentials(file));
   const before = { ...writer.counts, request: { ...writer.counts.bodiesByKind.request }, response: { ...writer.counts.bodiesByKind.response } };
 
   let format: LoadedCapture['format'] | null = null;
@@ -218,51 +113,51 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
     }, { file, path: 'scenario.start_url' });
   };
 
-  const pieces = splitJson(file, {
-    stream: [['log', 'entries'], ['events']],
-    // An empty `entries` or `events` array still says which format this is.
-    onContainer: (path) => {
-      if (format !== null) return;
-      if (path[0] === 'log' && path[1] === 'entries') startCapture('har');
-      else if (path[0] === 'events') startCapture('scenario-evidence');
-    },
-    onBytes: (n) => opts.onProgress?.({ file, bytesRead: n, bytesTotal: st.size, records }),
-  });
-  for await (const p of pieces) {
-    const top = p.path[0];
-    if (top === 'log' && p.path[1] === 'entries') {
+  // The parse side runs in a worker thread (pipeline.ts); this thread stores what it hands over.
+  for await (const m of parsedCapture(file, opts.sensitive ?? [])) {
+    if (m.t === 'credentials') {
+      writer.redactor = new Redactor(m.values);
+    } else if (m.t === 'container') {
+      // An empty `entries` or `events` array still says which format this is.
+      if (format !== null) continue;
+      if (m.path[0] === 'log' && m.path[1] === 'entries') startCapture('har');
+      else if (m.path[0] === 'events') startCapture('scenario-evidence');
+    } else if (m.t === 'bytes') {
+      opts.onProgress?.({ file, bytesRead: m.bytesRead, bytesTotal: st.size, records });
+    } else if (m.t === 'entry') {
       if (format === null) startCapture('har');
-      const index = p.path[2] as number;
-      const value = parsePiece(file, p);
-      checkDuplicates(file, p, value, index + 1);
-      const out = readHarEntry(file, index, value);
+      const { index, record } = m;
       const at = (path: string) => ({ file, record: index + 1, path: `log.entries[${index}].${path}` });
-      const requestBodyId = writer.writeBody(out.requestBody, 'request', at('request.postData'));
-      const responseBodyId = writer.writeBody(out.responseBody, 'response', at('response.content.text'));
-      writer.writeRecord(captureId, { ...out.record, requestBodyId, responseBodyId }, at('request'));
+      const requestBodyId = writer.writeClassifiedBody(m.request, 'request');
+      const responseBodyId = writer.writeClassifiedBody(m.response, 'response');
+      writer.writeRecord(captureId, { ...record, url: new URL(record.rawUrl), requestBodyId, responseBodyId }, at('request'));
       records++;
-    } else if (top === 'events') {
-      if (format === null) startCapture('scenario-evidence');
-      if (format !== 'scenario-evidence') throw new CapstateError('unknown-format', 'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is', { file });
-      const value = parsePiece(file, p);
-      checkDuplicates(file, p, value, undefined);
-      scenario!.onEvent(p.path[1] as number, value);
-    } else if (top === 'log') {
-      const key = p.path[1] as string;
-      const value = parsePiece(file, p);
-      checkDuplicates(file, p, value, undefined);
-      if (key === 'pages') {
-        const pages = readHarPages(file, value);
-        // Pages may come before or after the entries; store them once the capture row exists.
-        if (format === null) startCapture('har');
-        pages.forEach((pg, i) => writer.writePage(captureId, pagePosition++, pg.id, pg.title, pg.startedMs, { file, path: `log.pages[${i}].title` }));
-      } else {
-        root.set(key, value); // version, creator, browser, comment
-      }
     } else {
-      const value = parsePiece(file, p);
-      checkDuplicates(file, p, value, undefined);
-      root.set(top as string, value);
+      const p = m.piece;
+      const top = p.path[0];
+      if (top === 'events') {
+        if (format === null) startCapture('scenario-evidence');
+        if (format !== 'scenario-evidence') throw new CapstateError('unknown-format', 'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is', { file });
+        const value = parsePiece(file, p);
+        checkDuplicates(file, p, value, undefined);
+        scenario!.onEvent(p.path[1] as number, value);
+      } else if (top === 'log') {
+        const key = p.path[1] as string;
+        const value = parsePiece(file, p);
+        checkDuplicates(file, p, value, undefined);
+        if (key === 'pages') {
+          const pages = readHarPages(file, value);
+          // Pages may come before or after the entries; store them once the capture row exists.
+          if (format === null) startCapture('har');
+          pages.forEach((pg, i) => writer.writePage(captureId, pagePosition++, pg.id, pg.title, pg.startedMs, { file, path: `log.pages[${i}].title` }));
+        } else {
+          root.set(key, value); // version, creator, browser, comment
+        }
+      } else {
+        const value = parsePiece(file, p);
+        checkDuplicates(file, p, value, undefined);
+        root.set(top as string, value);
+      }
     }
   }
   if (format === null) {
