@@ -21,9 +21,9 @@ export type ToWriter =
 
 /** A batch closes at this many items or characters of body text, whichever comes first. */
 export const BATCH_ITEMS = 64;
-export const BATCH_CHARS = 2 * 1024 * 1024;
+export const BATCH_CHARS = 1024 * 1024;
 /** Batches posted but not yet stored: bounds what the worker holds ahead of the writer. */
-export const MAX_BATCHES_AHEAD = 3;
+export const MAX_BATCHES_AHEAD = 2;
 
 const WORKER_JS = fileURLToPath(new URL('./parse-worker.js', import.meta.url));
 
@@ -39,35 +39,45 @@ function fromClone(m: ParseOut): ParseOut {
   return m;
 }
 
+export interface ParsedCapture {
+  items: AsyncGenerator<ParseOut>;
+  /** Stops the parse (the worker) early; the items then end with an error nobody needs. */
+  close(): Promise<void>;
+}
+
 /**
- * What parseCapture yields for `file`, parsed in a worker thread. Where the compiled worker
- * is not there (the sources run directly, as under vitest) the parse runs on this thread.
+ * What parseCapture yields for `file`, parsed in a worker thread that starts at once (so
+ * its first pass runs while the caller hashes the file). Where the compiled worker is not
+ * there (the sources run directly, as under vitest) the parse runs on this thread.
  */
-export async function* parsedCapture(file: string, sensitive: string[]): AsyncGenerator<ParseOut> {
+export function parsedCapture(file: string, sensitive: string[]): ParsedCapture {
   if (!existsSync(WORKER_JS)) {
-    yield* parseCapture(file, { sensitive });
-    return;
+    const items = parseCapture(file, { sensitive });
+    return { items, close: async () => { await items.return(undefined); } };
   }
-  const worker = new Worker(WORKER_JS, { workerData: { file, sensitive } satisfies WorkerInput });
+  const worker = new Worker(WORKER_JS, { workerData: { file, sensitive } satisfies WorkerInput, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
   const inbox: ToWriter[] = [];
   let wake: (() => void) | null = null;
   let failure: Error | null = null;
   const arrive = () => { if (wake) { const w = wake; wake = null; w(); } };
   worker.on('message', (m: ToWriter) => { inbox.push(m); arrive(); });
   worker.on('error', (e) => { failure = e; arrive(); });
-  worker.on('exit', (code) => { if (code !== 0 && !failure) failure = new Error(`the parse worker exited with code ${code}`); arrive(); });
-  try {
-    for (;;) {
-      while (inbox.length === 0 && !failure) await new Promise<void>((ok) => { wake = ok; });
-      const m = inbox.shift();
-      if (!m) throw failure!;
-      if (m.t === 'done') return;
-      if (m.t === 'error') throw new CapstateError(m.code, m.message, m.context);
-      if (m.t === 'crash') throw Object.assign(new Error(m.message), { stack: m.stack });
-      for (const item of m.items) yield fromClone(item);
-      worker.postMessage('ack'); // stored: the worker may run one batch further ahead
+  worker.on('exit', (code) => { if (!failure) failure = new Error(`the parse worker stopped (exit code ${code})`); arrive(); });
+  async function* items(): AsyncGenerator<ParseOut> {
+    try {
+      for (;;) {
+        while (inbox.length === 0 && !failure) await new Promise<void>((ok) => { wake = ok; });
+        const m = inbox.shift();
+        if (!m) throw failure!;
+        if (m.t === 'done') return;
+        if (m.t === 'error') throw new CapstateError(m.code, m.message, m.context);
+        if (m.t === 'crash') throw Object.assign(new Error(m.message), { stack: m.stack });
+        for (const item of m.items) yield fromClone(item);
+        worker.postMessage('ack'); // stored: the worker may run one batch further ahead
+      }
+    } finally {
+      await worker.terminate();
     }
-  } finally {
-    await worker.terminate();
   }
+  return { items: items(), close: async () => { await worker.terminate(); } };
 }
