@@ -232,9 +232,9 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
       db.pragma('journal_mode = OFF');
       db.pragma('synchronous = OFF');
     }
-    // 32 MiB of page cache: the fact tables grow at their ends (ids, ordinals, a body's pointers),
+    // 16 MiB of page cache: the fact tables grow at their ends (ids, ordinals, a body's pointers),
     // so more buys little and would count against the load's flat-memory goal (issue 14).
-    db.pragma('cache_size = -32768');
+    db.pragma('cache_size = -16384');
     const writer = new FactWriter(db, new SensitiveLiterals(opts.sensitive ?? []));
     const results: LoadedCapture[] = [];
     db.exec('BEGIN IMMEDIATE');
