@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem, tmpdir } from 'node:os';
+import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -96,6 +96,8 @@ interface Measured {
   /** Peak RSS in MB (10^6 bytes) from GNU time's %M; null when /usr/bin/time is unavailable. */
   rssMB: number | null;
   stdout: string;
+  /** The 1-minute load average when the process ended: other work on the machine shows here. */
+  loadAvg: number;
 }
 
 const haveTime = existsSync(TIME_BIN);
@@ -123,7 +125,7 @@ function measure(args: string[]): Promise<Measured> {
         if (Number.isFinite(kib)) rssMB = (kib * 1024) / 1e6;
         rmSync(timeOut, { force: true });
       }
-      ok({ code, wallMs, rssMB, stdout: Buffer.concat(chunks).toString('utf8') });
+      ok({ code, wallMs, rssMB, stdout: Buffer.concat(chunks).toString('utf8'), loadAvg: loadavg()[0] });
     });
   });
 }
@@ -137,14 +139,14 @@ function median(xs: number[]): number {
 // ---------------------------------------------------------------------------------------------
 // The two jobs
 
-interface BaselineRun { wallMs: number; workMs: number; rssMB: number | null; entries: number }
+interface BaselineRun { wallMs: number; workMs: number; rssMB: number | null; entries: number; loadAvg: number }
 
 async function runBaseline(file: string): Promise<BaselineRun> {
   const m = await measure([BASELINE_JS, file]);
   if (m.code !== 0) throw new Error(`baseline exited with ${m.code} on ${file}`);
   const line = m.stdout.trim().split('\n').pop() ?? '';
   const out = JSON.parse(line) as { entries: number; ms: number };
-  return { wallMs: m.wallMs, workMs: out.ms, rssMB: m.rssMB, entries: out.entries };
+  return { wallMs: m.wallMs, workMs: out.ms, rssMB: m.rssMB, entries: out.entries, loadAvg: m.loadAvg };
 }
 
 interface LoadRun {
@@ -153,6 +155,7 @@ interface LoadRun {
   records: number | null;
   members: number | null;
   dbBytes: number;
+  loadAvg: number;
   /** The CLI's --json document, kept verbatim for results.json; its fields are not relied on. */
   report: unknown;
 }
@@ -181,7 +184,7 @@ async function runLoad(file: string, db: string): Promise<LoadRun> {
   const { records, members } = countRows(db);
   let dbBytes = 0;
   for (const suffix of ['', '-wal']) if (existsSync(db + suffix)) dbBytes += statSync(db + suffix).size;
-  return { wallMs: m.wallMs, rssMB: m.rssMB, records, members, dbBytes, report };
+  return { wallMs: m.wallMs, rssMB: m.rssMB, records, members, dbBytes, loadAvg: m.loadAvg, report };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,10 +227,23 @@ function table(results: FileResult[]): string {
     const s = r.state;
     if (!s) return `${basename(r.file)}: state view not measured`;
     if ('error' in s) return `${basename(r.file)}: state view failed: ${s.error}`;
-    return `${basename(r.file)}: state view ${fmt(s.wallMs / 1000, 2)} s, peak RSS ${fmt(s.rssMB, 0)} MB, ${s.entities} entities, ${s.plans} plans`;
+    const l = 'error' in r.load ? null : r.load;
+    const ratio = l ? ` (state/load ${fmt(s.wallMs / l.wallMs, 2)})` : '';
+    return `${basename(r.file)}: state view ${fmt(s.wallMs / 1000, 2)} s${ratio}, peak RSS ${fmt(s.rssMB, 0)} MB, ${s.entities} entities, ${s.plans} plans`;
+  });
+  // Issue 14's ingest targets, said next to what this run measured (benchmarks, not timed tests).
+  const targets = results.map((r) => {
+    const l = 'error' in r.load ? null : r.load;
+    if (!l) return `${basename(r.file)}: targets not measured (load failed)`;
+    const mark = (ok: boolean) => (ok ? 'met' : 'NOT met');
+    const rssOk = l.rssMB !== null && l.rssMB <= 256;
+    const loads = [...r.baseline.runs.map((x) => x.loadAvg), ...l.runs.map((x) => x.loadAvg)];
+    return `${basename(r.file)}: load ${fmt(l.mbPerSec)} MB/s, load/base ${fmt(l.vsBaseline, 2)} (target ≥ 40 MB/s and ≥ 0.3: ${mark(l.mbPerSec >= 40 && l.vsBaseline >= 0.3)}); `
+      + `load RSS ${fmt(l.rssMB, 0)} MB (≤ 256: ${mark(rssOk)}); store ${fmt(l.dbTimesHar, 2)}× HAR (≤ 2: ${mark(l.dbTimesHar <= 2)}); `
+      + `1-min load average ${fmt(Math.min(...loads))}–${fmt(Math.max(...loads))} on ${cpus().length} CPUs`;
   });
   const errors = results.filter((r) => 'error' in r.load).map((r) => `load failed for ${basename(r.file)}: ${(r.load as { error: string }).error}`);
-  return [line(head), sep, ...rows.map(line), ...errors, '', ...states].join('\n');
+  return [line(head), sep, ...rows.map(line), ...errors, '', ...targets, '', ...states].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------

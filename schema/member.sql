@@ -9,7 +9,9 @@ CREATE TABLE member (
   key TEXT,
   position INTEGER NOT NULL,
   depth INTEGER NOT NULL,
-  type TEXT NOT NULL CHECK (type IN ('object', 'array', 'string', 'integer', 'real', 'true', 'false', 'null')),
+  -- Comparisons, not IN (…): an IN list in a CHECK costs ~1 µs per inserted row (migration 0002).
+  type TEXT NOT NULL CHECK (type = 'object' OR type = 'array' OR type = 'string' OR type = 'integer'
+    OR type = 'real' OR type = 'true' OR type = 'false' OR type = 'null'),
   value ANY,
   PRIMARY KEY (body_id, pointer)
 ) STRICT, WITHOUT ROWID;

@@ -41,8 +41,17 @@ export interface ClassifiedBody {
   content: string | Buffer;
   isUsable: boolean;
   reason: UnusableReason | null;
-  /** The exact JSON value when `kind` is `json`. */
+  /**
+   * The exact JSON value when `kind` is `json` and the body is not flattened by SQLite
+   * (`treeText` absent). Either `value` or `treeText` is set for a `json` body.
+   */
   value?: JsonValue;
+  /**
+   * ES-5: the accepted text, when `acceptsForTree` found that SQLite's `json_tree` over it
+   * gives exactly the member rows `flattenMembers` gives for the exact value (the writer
+   * then flattens it in SQLite, src/load/member-tree.ts).
+   */
+  treeText?: string;
 }
 
 /**
@@ -166,7 +175,18 @@ class Unusable extends Error {
 
 function toExact(v: unknown, needsOrder: { found: boolean }): JsonValue {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
-  if (typeof v === 'number') return v;
+  if (typeof v === 'number') {
+    // json-bigint hands number tokens of up to 15 characters over as doubles, so `1e20` or
+    // `1.5e300` arrive as integral doubles beyond 2^53: exact only within 64 bits and when
+    // the double is the decimal the token spells (ES-4).
+    if (Number.isInteger(v) && !Number.isSafeInteger(v)) {
+      const big = BigInt(v);
+      if (big < INT64_MIN || big > INT64_MAX) throw new Unusable('inexact-number', `integer ${String(v)} is outside 64 bits`);
+      if (big.toString() !== new BigNumber(String(v)).toFixed()) throw new Unusable('inexact-number', `number ${String(v)} has more digits than a double keeps`);
+      return big;
+    }
+    return v;
+  }
   if (BigNumber.isBigNumber(v)) {
     const bn = v as BigNumber;
     if (bn.isInteger()) {
@@ -237,12 +257,12 @@ export function classifyRetainedBody(body: RetainedBody): ClassifiedBody {
     fromText = true;
   } else bytes = EMPTY;
 
-  const make = (kind: BodyKind, reason: UnusableReason | null, value?: JsonValue): ClassifiedBody => {
+  const make = (kind: BodyKind, reason: UnusableReason | null, value?: JsonValue, treeText?: string): ClassifiedBody => {
     const utf8 = fromText || isUtf8(bytes);
     return {
       kind, sha256: sha256Hex(bytes), bytes,
-      content: kind !== 'base64' && utf8 ? bytes.toString('utf8') : bytes,
-      isUsable: kind === 'json', reason, value,
+      content: treeText ?? (kind !== 'base64' && utf8 ? bytes.toString('utf8') : bytes),
+      isUsable: kind === 'json', reason, value, treeText,
     };
   };
 
@@ -254,9 +274,106 @@ export function classifyRetainedBody(body: RetainedBody): ClassifiedBody {
   if (!fromText && !isUtf8(bytes)) return make(jsonLike ? 'text' : 'base64', jsonLike ? 'invalid-utf8' : 'binary');
   if (!jsonLike) return make('text', 'not-json');
   if (bytes.length > MAX_USABLE_BODY_BYTES) return make('text', 'oversize');
-  const parsed = parseExactJson(fromText ? body.text! : bytes.toString('utf8'));
+  const text = fromText ? body.text! : bytes.toString('utf8');
+  // Most bodies take the fast road; the rest (and every body refused) go through the exact
+  // parser, which also names the reason a body is unusable.
+  if (acceptsForTree(text)) return make('json', null, undefined, text);
+  const parsed = parseExactJson(text);
   if (!parsed.ok) return make('text', parsed.reason);
   return make('json', null, parsed.value);
+}
+
+const INT_TOKEN = /^-?(0|[1-9][0-9]*)$/;
+/** Characters a member name may not hold for json_tree's paths to map onto RFC 6901 pointers by plain replacement. */
+const PATH_SPECIAL = /[.~/"[\]]/;
+
+function simpleNumber(tok: string): boolean {
+  if (INT_TOKEN.test(tok)) {
+    if (tok === '-0') return false;
+    if (tok.length <= 16) return true; // at most 15 digits (and a sign): well inside 64 bits
+    const big = BigInt(tok);
+    return big >= INT64_MIN && big <= INT64_MAX;
+  }
+  // A decimal a double holds digit for digit, already in its shortest form, and not an
+  // integer (`1.0` and `1e2` are integers to the exact parser, reals to SQLite).
+  const v = Number(tok);
+  return Number.isFinite(v) && !Number.isInteger(v) && String(v) === tok;
+}
+
+/**
+ * ES-4/ES-5: true when `text` is JSON the exact parser accepts as it stands *and* SQLite's
+ * `json_tree` over it yields the very member rows `flattenMembers(parseExactJson(text))`
+ * writes: no duplicate keys, no `__proto__`, nesting within MAX_BODY_DEPTH; integers written
+ * as plain integers within 64 bits (json_tree keeps them INTEGER, exact); decimals in the
+ * shortest form of a non-integral double (SQLite reads them to the same double); no
+ * `\u0000` or surrogate escapes (SQLite would decode them otherwise than JavaScript); member
+ * names without escapes or any of `. ~ / " [ ]` (their json_tree path maps onto the RFC 6901
+ * pointer by plain replacement). False means "not on the fast road", never "unusable":
+ * the caller then parses with parseExactJson, which decides.
+ */
+export function acceptsForTree(text: string): boolean {
+  try {
+    JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const n = text.length;
+  // One entry per open container: the names seen so far in an object, null for an array.
+  const stack: (Set<string> | null)[] = [];
+  let nextBackslash = text.indexOf('\\');
+  if (nextBackslash === -1) nextBackslash = n;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i + 1;
+      let j = start;
+      let escaped = false;
+      let q = text.indexOf('"', j);
+      while (nextBackslash < q) {
+        // JSON.parse accepted the text, so every escape is well formed.
+        escaped = true;
+        if (text.charCodeAt(nextBackslash + 1) === 0x75) {
+          const unit = parseInt(text.slice(nextBackslash + 2, nextBackslash + 6), 16);
+          if (unit === 0 || (unit >= 0xd800 && unit <= 0xdfff)) return false;
+          j = nextBackslash + 6;
+        } else j = nextBackslash + 2;
+        nextBackslash = text.indexOf('\\', j);
+        if (nextBackslash === -1) nextBackslash = n;
+        if (q < j) q = text.indexOf('"', j);
+      }
+      i = q + 1;
+      const top = stack.length ? stack[stack.length - 1] : null;
+      if (top) {
+        let k = i;
+        while (k < n) { const w = text.charCodeAt(k); if (w !== 0x20 && w !== 0x0a && w !== 0x0d && w !== 0x09) break; k++; }
+        if (text.charCodeAt(k) === 0x3a) {
+          const key = text.slice(start, q);
+          if (escaped || key === '__proto__' || PATH_SPECIAL.test(key) || top.has(key)) return false;
+          top.add(key);
+          i = k + 1;
+        }
+      }
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) {
+      stack.push(c === 0x7b ? new Set() : null);
+      if (stack.length > MAX_BODY_DEPTH) return false;
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let j = i + 1;
+      for (; j < n; j++) {
+        const d = text.charCodeAt(j);
+        if (!((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d)) break;
+      }
+      if (!simpleNumber(text.slice(i, j))) return false;
+      i = j;
+      continue;
+    }
+    i++;
+  }
+  return true;
 }
 
 /** One `member` row (schema/member.sql). */

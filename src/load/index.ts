@@ -10,16 +10,15 @@ import { CapstateError } from '../errors.js';
 import { openStore, type Sqlite } from '../store/open.js';
 import { checkStorePath, storeError } from '../store/guard.js';
 import type { BodyKind } from './bodies.js';
-import { readHarEntry, readHarPages } from './har.js';
+import { readHarPages } from './har.js';
+import { checkDuplicates, parsePiece } from './entries.js';
+import { parsedCapture } from './pipeline.js';
 import { ScenarioReader } from './scenario.js';
-import { splitJson, formatPath, type Piece } from './split.js';
 import { FactWriter, noKinds } from './writer.js';
 import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
 import { storeState } from '../state/stored.js';
 import { Redactor, SensitiveLiterals } from './secrets.js';
-import { SecretCollector } from './secret-collect.js';
-import type { Obj } from './fields.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
 
@@ -60,227 +59,149 @@ async function fileSha256(file: string): Promise<string> {
   return h.digest('hex');
 }
 
-function parsePiece(file: string, p: Piece): unknown {
-  try {
-    return JSON.parse(p.bytes.toString('utf8'));
-  } catch (e) {
-    const record = p.path[0] === 'log' && p.path[1] === 'entries' ? (p.path[2] as number) + 1 : undefined;
-    throw new CapstateError('bad-json', `not valid JSON: ${(e as Error).message}`, { file, record, path: formatPath(p.path), offset: p.offset });
-  }
-}
-
-/** Counts object keys in a parsed value, to compare with the splitter's `:` count (duplicate keys). */
-function countKeys(v: unknown): number {
-  if (v === null || typeof v !== 'object') return 0;
-  if (Array.isArray(v)) { let n = 0; for (const x of v) n += countKeys(x); return n; }
-  let n = 0;
-  for (const k in v as object) { n++; n += countKeys((v as Record<string, unknown>)[k]); }
-  return n;
-}
-
-/** Finds the first duplicate key's path in raw JSON bytes (slow path, only after a mismatch). */
-function findDuplicateKey(text: string): string {
-  // A tiny recursive-descent walk over the structure; strings are skipped with JSON.parse.
-  let i = 0;
-  const path: (string | number)[] = [];
-  const ws = () => { while (i < text.length && ' \t\n\r'.includes(text[i])) i++; };
-  const str = (): string => {
-    const start = i; i++;
-    while (text[i] !== '"') { if (text[i] === '\\') i++; i++; }
-    i++;
-    return JSON.parse(text.slice(start, i));
-  };
-  let found: string | null = null;
-  const value = (): void => {
-    ws();
-    if (found) return;
-    if (text[i] === '{') {
-      i++; const seen = new Set<string>(); ws();
-      if (text[i] === '}') { i++; return; }
-      for (;;) {
-        ws(); const k = str(); ws(); i++; // ':'
-        if (seen.has(k)) { found = formatPath([...path, k]); return; }
-        seen.add(k); path.push(k); value(); path.pop(); if (found) return;
-        ws(); if (text[i] === ',') { i++; continue; } i++; return;
-      }
-    } else if (text[i] === '[') {
-      i++; ws(); let n = 0;
-      if (text[i] === ']') { i++; return; }
-      for (;;) {
-        path.push(n++); value(); path.pop(); if (found) return;
-        ws(); if (text[i] === ',') { i++; continue; } i++; return;
-      }
-    } else if (text[i] === '"') str();
-    else while (i < text.length && !',}] \t\n\r'.includes(text[i])) i++;
-  };
-  value();
-  return found ?? '';
-}
-
-function checkDuplicates(file: string, p: Piece, value: unknown, record: number | undefined): void {
-  if (countKeys(value) === p.keyCount) return;
-  const inner = findDuplicateKey(p.bytes.toString('utf8'));
-  const path = formatPath(p.path) + (inner.startsWith('[') || inner === '' ? inner : '.' + inner);
-  throw new CapstateError('duplicate-key', 'a member name appears twice in one object, so the capture is ambiguous here; fix or re-export the capture', { file, record, path });
-}
-
-/**
- * First pass: the credential values this capture carries (secret-collect.ts), so the
- * second pass can keep them out of bodies, URLs and other headers that echo them (a login
- * response returning the bearer token, a session id in a Referer). Costs one more parse.
- */
-async function collectCredentials(file: string): Promise<Set<string>> {
-  const found = new SecretCollector();
-  for await (const p of splitJson(file, { stream: [['log', 'entries'], ['events']] })) {
-    const isEntry = p.path[0] === 'log' && p.path[1] === 'entries';
-    const isPages = p.path[0] === 'log' && p.path[1] === 'pages';
-    if (!isEntry && !isPages && p.path[0] !== 'events' && p.path[0] !== 'scenario') continue;
-    let v: unknown;
-    try { v = JSON.parse(p.bytes.toString('utf8')); } catch { continue; } // the second pass reports it
-    if (isPages) found.pages(v);
-    else if (!v || typeof v !== 'object') continue;
-    else if (isEntry) found.entry(v as Obj);
-    else if (p.path[0] === 'events') found.event(v as Obj);
-    else found.scenario(v);
-  }
-  return found.values;
-}
-
 async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions): Promise<LoadedCapture> {
   const t0 = performance.now();
   const st = statSync(file);
   if (!st.isFile()) throw new CapstateError('not-a-file', `${file} is not a file`, { file });
-  const sha256 = await fileSha256(file);
-  const existing = db.prepare('select id, format from capture where sha256 = ?').get(sha256) as { id: number; format: LoadedCapture['format'] } | undefined;
-  if (existing) {
-    const stored = db.prepare('select override_sha256 from manifest where capture_id = ?').pluck().get(existing.id) as string | null | undefined;
-    if ((stored ?? null) !== (opts.manifest?.sha256 ?? null)) {
-      throw new CapstateError('manifest-differs', `this capture is already loaded as capture ${existing.id} with ${stored ? 'another' : 'no'} --manifest override; its tools are fixed by what it was loaded with. Load it into another store (--db) to use a different override`, { file });
-    }
-    // The literals the user declares now must not be in the store already.
-    for (const literal of opts.sensitive ?? []) {
-      const hit = db.prepare(`select r.ordinal from record r
-          join body req on req.id = r.request_body_id join body res on res.id = r.response_body_id
-          where r.capture_id = ? and (instr(r.url, ?) > 0 or instr(cast(req.content as text), ?) > 0 or instr(cast(res.content as text), ?) > 0
-            or exists (select 1 from header h where h.record_id = r.id and instr(h.value, ?) > 0))
-          order by r.ordinal limit 1`).pluck().get(existing.id, literal, literal, literal, literal) as number | undefined;
-      if (hit !== undefined) {
-        throw new CapstateError('sensitive-value', `this capture is already in the store as capture ${existing.id}, and record #${hit} carries a value declared with --sensitive; delete the store (or load the redacted capture into a new one)`, { file, record: hit });
+  // The parse worker's first pass (credentials) runs while this thread hashes the file.
+  const parsed = parsedCapture(file, opts.sensitive ?? []);
+  try {
+    const sha256 = await fileSha256(file);
+    const existing = db.prepare('select id, format from capture where sha256 = ?').get(sha256) as { id: number; format: LoadedCapture['format'] } | undefined;
+    if (existing) {
+      const stored = db.prepare('select override_sha256 from manifest where capture_id = ?').pluck().get(existing.id) as string | null | undefined;
+      if ((stored ?? null) !== (opts.manifest?.sha256 ?? null)) {
+        throw new CapstateError('manifest-differs', `this capture is already loaded as capture ${existing.id} with ${stored ? 'another' : 'no'} --manifest override; its tools are fixed by what it was loaded with. Load it into another store (--db) to use a different override`, { file });
       }
+      // The literals the user declares now must not be in the store already.
+      for (const literal of opts.sensitive ?? []) {
+        const hit = db.prepare(`select r.ordinal from record r
+            join body req on req.id = r.request_body_id join body res on res.id = r.response_body_id
+            where r.capture_id = ? and (instr(r.url, ?) > 0 or instr(cast(req.content as text), ?) > 0 or instr(cast(res.content as text), ?) > 0
+              or exists (select 1 from header h where h.record_id = r.id and instr(h.value, ?) > 0))
+            order by r.ordinal limit 1`).pluck().get(existing.id, literal, literal, literal, literal) as number | undefined;
+        if (hit !== undefined) {
+          throw new CapstateError('sensitive-value', `this capture is already in the store as capture ${existing.id}, and record #${hit} carries a value declared with --sensitive; delete the store (or load the redacted capture into a new one)`, { file, record: hit });
+        }
+      }
+      opts.log?.(`${file}: already loaded as capture ${existing.id} (same SHA-256); skipped`);
+      return { file, capture_id: existing.id, sha256, format: existing.format, bytes: st.size, already_loaded: true, records: 0,
+        response_bodies_by_kind: noKinds(), request_bodies_by_kind: noKinds(), new_bodies: 0, members: 0, duration_ms: performance.now() - t0 };
     }
-    opts.log?.(`${file}: already loaded as capture ${existing.id} (same SHA-256); skipped`);
-    return { file, capture_id: existing.id, sha256, format: existing.format, bytes: st.size, already_loaded: true, records: 0,
-      response_bodies_by_kind: noKinds(), request_bodies_by_kind: noKinds(), new_bodies: 0, members: 0, duration_ms: performance.now() - t0 };
-  }
-  writer.redactor = new Redactor(await collectCredentials(file));
-  const before = { ...writer.counts, request: { ...writer.counts.bodiesByKind.request }, response: { ...writer.counts.bodiesByKind.response } };
+    const before = { ...writer.counts, request: { ...writer.counts.bodiesByKind.request }, response: { ...writer.counts.bodiesByKind.response } };
 
-  let format: LoadedCapture['format'] | null = null;
-  const root = new Map<string, unknown>();
-  let captureId = -1;
-  let scenario: ScenarioReader | null = null;
-  let records = 0;
-  let pagePosition = 0;
-  const loadedAt = opts.loadedAt ?? new Date().toISOString();
+    let format: LoadedCapture['format'] | null = null;
+    const root = new Map<string, unknown>();
+    let captureId = -1;
+    let scenario: ScenarioReader | null = null;
+    let records = 0;
+    let pagePosition = 0;
+    const loadedAt = opts.loadedAt ?? new Date().toISOString();
 
-  // The capture row is written when the first piece needs it; what it says about the
-  // producer comes from root members that may follow the entries, so it is filled in last.
-  const startCapture = (fmt: LoadedCapture['format']) => {
-    format = fmt;
-    captureId = writer.writeCapture({ path: resolve(file), sha256, bytes: st.size, format: fmt }, loadedAt);
-    if (fmt === 'scenario-evidence') scenario = new ScenarioReader(file, (b, side, where) => writer.writeBody(b, side, where));
-  };
-  const describeCapture = () => {
-    const creator = root.get('creator') as { name?: unknown; version?: unknown } | undefined;
-    const meta = format === 'scenario-evidence' ? ScenarioReader.readMeta(file, root) : null;
-    writer.describeCapture(captureId, {
-      formatVersion: meta ? meta.formatVersion : typeof root.get('version') === 'string' ? (root.get('version') as string) : null,
-      creator: creator && typeof creator.name === 'string' ? `${creator.name}${typeof creator.version === 'string' ? ' ' + creator.version : ''}` : null,
-      startUrl: meta?.startUrl ?? null,
-      requestBodiesSelected: meta?.requestBodies ?? null,
-      responseBodiesSelected: meta?.responseBodies ?? null,
-      headerValuesSelected: meta?.headerValues ?? null,
-    }, { file, path: 'scenario.start_url' });
-  };
+    // The capture row is written when the first piece needs it; what it says about the
+    // producer comes from root members that may follow the entries, so it is filled in last.
+    const startCapture = (fmt: LoadedCapture['format']) => {
+      format = fmt;
+      captureId = writer.writeCapture({ path: resolve(file), sha256, bytes: st.size, format: fmt }, loadedAt);
+      if (fmt === 'scenario-evidence') scenario = new ScenarioReader(file, (b, side, where) => writer.writeBody(b, side, where));
+    };
+    const describeCapture = () => {
+      const creator = root.get('creator') as { name?: unknown; version?: unknown } | undefined;
+      const meta = format === 'scenario-evidence' ? ScenarioReader.readMeta(file, root) : null;
+      writer.describeCapture(captureId, {
+        formatVersion: meta ? meta.formatVersion : typeof root.get('version') === 'string' ? (root.get('version') as string) : null,
+        creator: creator && typeof creator.name === 'string' ? `${creator.name}${typeof creator.version === 'string' ? ' ' + creator.version : ''}` : null,
+        startUrl: meta?.startUrl ?? null,
+        requestBodiesSelected: meta?.requestBodies ?? null,
+        responseBodiesSelected: meta?.responseBodies ?? null,
+        headerValuesSelected: meta?.headerValues ?? null,
+      }, { file, path: 'scenario.start_url' });
+    };
 
-  const pieces = splitJson(file, {
-    stream: [['log', 'entries'], ['events']],
-    // An empty `entries` or `events` array still says which format this is.
-    onContainer: (path) => {
-      if (format !== null) return;
-      if (path[0] === 'log' && path[1] === 'entries') startCapture('har');
-      else if (path[0] === 'events') startCapture('scenario-evidence');
-    },
-    onBytes: (n) => opts.onProgress?.({ file, bytesRead: n, bytesTotal: st.size, records }),
-  });
-  for await (const p of pieces) {
-    const top = p.path[0];
-    if (top === 'log' && p.path[1] === 'entries') {
-      if (format === null) startCapture('har');
-      const index = p.path[2] as number;
-      const value = parsePiece(file, p);
-      checkDuplicates(file, p, value, index + 1);
-      const out = readHarEntry(file, index, value);
-      const at = (path: string) => ({ file, record: index + 1, path: `log.entries[${index}].${path}` });
-      const requestBodyId = writer.writeBody(out.requestBody, 'request', at('request.postData'));
-      const responseBodyId = writer.writeBody(out.responseBody, 'response', at('response.content.text'));
-      writer.writeRecord(captureId, { ...out.record, requestBodyId, responseBodyId }, at('request'));
-      records++;
-    } else if (top === 'events') {
-      if (format === null) startCapture('scenario-evidence');
-      if (format !== 'scenario-evidence') throw new CapstateError('unknown-format', 'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is', { file });
-      const value = parsePiece(file, p);
-      checkDuplicates(file, p, value, undefined);
-      scenario!.onEvent(p.path[1] as number, value);
-    } else if (top === 'log') {
-      const key = p.path[1] as string;
-      const value = parsePiece(file, p);
-      checkDuplicates(file, p, value, undefined);
-      if (key === 'pages') {
-        const pages = readHarPages(file, value);
-        // Pages may come before or after the entries; store them once the capture row exists.
+    // The parse side runs in a worker thread (pipeline.ts); this thread stores what it hands over.
+    for await (const m of parsed.items) {
+      if (m.t === 'credentials') {
+        writer.redactor = new Redactor(m.values);
+      } else if (m.t === 'container') {
+        // An empty `entries` or `events` array still says which format this is.
+        if (format !== null) continue;
+        if (m.path[0] === 'log' && m.path[1] === 'entries') startCapture('har');
+        else if (m.path[0] === 'events') startCapture('scenario-evidence');
+      } else if (m.t === 'bytes') {
+        opts.onProgress?.({ file, bytesRead: m.bytesRead, bytesTotal: st.size, records });
+      } else if (m.t === 'entry') {
         if (format === null) startCapture('har');
-        pages.forEach((pg, i) => writer.writePage(captureId, pagePosition++, pg.id, pg.title, pg.startedMs, { file, path: `log.pages[${i}].title` }));
+        const { index, record } = m;
+        const at = (path: string) => ({ file, record: index + 1, path: `log.entries[${index}].${path}` });
+        const requestBodyId = writer.writeClassifiedBody(m.request, 'request');
+        const responseBodyId = writer.writeClassifiedBody(m.response, 'response');
+        writer.writeRecord(captureId, { ...record, url: new URL(record.rawUrl), requestBodyId, responseBodyId }, at('request'));
+        records++;
       } else {
-        root.set(key, value); // version, creator, browser, comment
+        const p = m.piece;
+        const top = p.path[0];
+        if (top === 'events') {
+          if (format === null) startCapture('scenario-evidence');
+          if (format !== 'scenario-evidence') throw new CapstateError('unknown-format', 'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is', { file });
+          const value = parsePiece(file, p);
+          checkDuplicates(file, p, value, undefined);
+          scenario!.onEvent(p.path[1] as number, value);
+        } else if (top === 'log') {
+          const key = p.path[1] as string;
+          const value = parsePiece(file, p);
+          checkDuplicates(file, p, value, undefined);
+          if (key === 'pages') {
+            const pages = readHarPages(file, value);
+            // Pages may come before or after the entries; store them once the capture row exists.
+            if (format === null) startCapture('har');
+            pages.forEach((pg, i) => writer.writePage(captureId, pagePosition++, pg.id, pg.title, pg.startedMs, { file, path: `log.pages[${i}].title` }));
+          } else {
+            root.set(key, value); // version, creator, browser, comment
+          }
+        } else {
+          const value = parsePiece(file, p);
+          checkDuplicates(file, p, value, undefined);
+          root.set(top as string, value);
+        }
       }
-    } else {
-      const value = parsePiece(file, p);
-      checkDuplicates(file, p, value, undefined);
-      root.set(top as string, value);
     }
+    if (format === null) {
+      if (root.has('schema_version') || root.has('steps')) startCapture('scenario-evidence');
+      else throw new CapstateError('unknown-format', 'not a HAR 1.2 file (no log.entries) nor scenario Evidence (no events); capstate reads those two formats', { file, path: '(root)' });
+    }
+    describeCapture();
+    if (scenario) {
+      const s = scenario as ScenarioReader;
+      for (const { record, where } of s.finish()) { writer.writeRecord(captureId, record, where); records++; }
+      if (s.skippedWithoutRequest) opts.log?.(`${file}: ${s.skippedWithoutRequest} response event(s) without a request event were skipped`);
+    }
+    // The manifest groups the records into tools (OQ-1) and decides admission (OQ-2); a
+    // rejection throws here, inside the transaction, so nothing of the capture is stored.
+    const manifest = await inferManifest(kyselyFor(db), captureId, file, opts.manifest?.override);
+    // OQ-2 (revised): a credential query value refuses the capture only on an admitted record.
+    // The records' URLs were noted by this thread's writer (writeRecord), whose Redactor holds
+    // the credentials the parse side collected.
+    writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))));
+    writer.writeManifest(captureId, manifest, opts.manifest ?? null);
+    // DESIGN (must): the load stores the capture's environment state in the load's transaction,
+    // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.
+    const state = await storeState(kyselyFor(db), captureId);
+    if (state.status === 'failed') opts.log?.(`${file}: capture loaded, but its environment state could not be computed (${state.code}); capstate state reports why`);
+    const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {
+      const d = noKinds();
+      for (const k of Object.keys(d) as BodyKind[]) d[k] = now[k] - then[k];
+      return d;
+    };
+    return {
+      file, capture_id: captureId, sha256, format: format!, bytes: st.size, already_loaded: false, records,
+      response_bodies_by_kind: delta(writer.counts.bodiesByKind.response, before.response),
+      request_bodies_by_kind: delta(writer.counts.bodiesByKind.request, before.request), new_bodies: writer.counts.newBodies - before.newBodies,
+      members: writer.counts.members - before.members, duration_ms: performance.now() - t0,
+    };
+  } finally {
+    // Ends the worker on every way out (done, already loaded, an error on this side).
+    await parsed.close();
   }
-  if (format === null) {
-    if (root.has('schema_version') || root.has('steps')) startCapture('scenario-evidence');
-    else throw new CapstateError('unknown-format', 'not a HAR 1.2 file (no log.entries) nor scenario Evidence (no events); capstate reads those two formats', { file, path: '(root)' });
-  }
-  describeCapture();
-  if (scenario) {
-    const s = scenario as ScenarioReader;
-    for (const { record, where } of s.finish()) { writer.writeRecord(captureId, record, where); records++; }
-    if (s.skippedWithoutRequest) opts.log?.(`${file}: ${s.skippedWithoutRequest} response event(s) without a request event were skipped`);
-  }
-  // The manifest groups the records into tools (OQ-1) and decides admission (OQ-2); a
-  // rejection throws here, inside the transaction, so nothing of the capture is stored.
-  const manifest = await inferManifest(kyselyFor(db), captureId, file, opts.manifest?.override);
-  // OQ-2 (revised): a credential query value refuses the capture only on an admitted record.
-  writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))));
-  writer.writeManifest(captureId, manifest, opts.manifest ?? null);
-  // DESIGN (must): the load stores the capture's environment state in the load's transaction,
-  // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.
-  const state = await storeState(kyselyFor(db), captureId);
-  if (state.status === 'failed') opts.log?.(`${file}: capture loaded, but its environment state could not be computed (${state.code}); capstate state reports why`);
-  const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {
-    const d = noKinds();
-    for (const k of Object.keys(d) as BodyKind[]) d[k] = now[k] - then[k];
-    return d;
-  };
-  return {
-    file, capture_id: captureId, sha256, format: format!, bytes: st.size, already_loaded: false, records,
-    response_bodies_by_kind: delta(writer.counts.bodiesByKind.response, before.response),
-    request_bodies_by_kind: delta(writer.counts.bodiesByKind.request, before.request), new_bodies: writer.counts.newBodies - before.newBodies,
-    members: writer.counts.members - before.members, duration_ms: performance.now() - t0,
-  };
 }
 
 function isAlive(pid: number): boolean {
@@ -324,7 +245,9 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
       db.pragma('journal_mode = OFF');
       db.pragma('synchronous = OFF');
     }
-    db.pragma('cache_size = -65536');
+    // 16 MiB of page cache: the fact tables grow at their ends (ids, ordinals, a body's pointers),
+    // so more buys little and would count against the load's flat-memory goal (issue 14).
+    db.pragma('cache_size = -16384');
     const writer = new FactWriter(db, new SensitiveLiterals(opts.sensitive ?? []));
     const results: LoadedCapture[] = [];
     db.exec('BEGIN IMMEDIATE');

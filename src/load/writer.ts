@@ -10,7 +10,9 @@
 import { CapstateError, type ErrorContext } from '../errors.js';
 import type { InferredManifest } from '../manifest/infer.js';
 import type { Sqlite } from '../store/open.js';
-import { classifyRetainedBody, flattenMembers, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
+import { flattenMembers, parseExactJson, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
+import { classifyForStore, type BodyOut } from './entries.js';
+import { MEMBER_TREE_SQL } from './member-tree.js';
 import { isCredentialHeader, isRedactedHeader, isRedactedUrl, Redactor, SensitiveLiterals } from './secrets.js';
 
 export interface HeaderIn { name: string; value: string | null }
@@ -107,6 +109,7 @@ export class FactWriter {
         values (?, ?, ?, ?, ?, ?, ?, ?)`),
       recordTool: db.prepare('update record set tool_id = ? where id = ?'),
       pathParam: db.prepare('insert into path_param (record_id, position, name, value) values (?, ?, ?, ?)'),
+      memberTree: db.prepare(MEMBER_TREE_SQL),
       memberN: db.prepare(`insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value) values ${Array(MEMBER_BATCH).fill(memberCols).join(', ')}`),
     };
   }
@@ -135,12 +138,11 @@ export class FactWriter {
    * `where` names the body in errors (a declared sensitive literal found in it).
    */
   writeBody(retained: RetainedBody, side: 'request' | 'response', where: ErrorContext): number {
-    if (this.sensitive.size > 0 && this.sensitive.find(retained.bytes ?? retained.text) !== -1) {
-      throw new CapstateError('sensitive-value', `the ${side} body carries a value declared with --sensitive; remove or redact it in the capture and load again`, where);
-    }
-    // Credential values (by name, and echoed) are replaced before hashing (BS-65: digests
-    // describe the retained representation after redaction).
-    const b = classifyRetainedBody(this.redactor.body(retained));
+    return this.writeClassifiedBody(classifyForStore(retained, side, this.sensitive, this.redactor, where), side);
+  }
+
+  /** Stores a body classified by classifyForStore (on this thread or the parse worker's) once per identity; returns its id. */
+  writeClassifiedBody(b: BodyOut, side: 'request' | 'response'): number {
     this.counts.bodiesByKind[side][b.kind]++;
     const identity = `${b.sha256}\0${b.kind}\0${b.reason ?? ''}`;
     const cached = this.bodyIds.get(identity);
@@ -150,11 +152,17 @@ export class FactWriter {
       this.bodyIds.set(identity, Number(found));
       return Number(found);
     }
-    const id = Number(this.st.body.run(b.sha256, b.bytes.length, b.kind, b.isUsable ? 1 : 0, b.reason, b.content).lastInsertRowid);
+    const id = Number(this.st.body.run(b.sha256, b.byteLength, b.kind, b.isUsable ? 1 : 0, b.reason, b.content).lastInsertRowid);
     this.bodyIds.set(identity, id);
     this.counts.newBodies++;
-    if (b.kind === 'json') flattenMembers(b.value!, (m) => this.pushMember(id, m));
-    this.flushMembers();
+    // ES-5: the body owner accepted this text for json_tree; otherwise flatten its exact value.
+    if (b.isTreeText) this.counts.members += this.st.memberTree.run({ body: id, text: b.content }).changes;
+    else if (b.kind === 'json') {
+      const parsed = parseExactJson(b.content as string);
+      if (!parsed.ok) throw new Error(`body ${b.sha256} was classified json but does not parse: ${parsed.detail}`);
+      flattenMembers(parsed.value, (m) => this.pushMember(id, m));
+      this.flushMembers();
+    }
     return id;
   }
 

@@ -1,0 +1,177 @@
+/**
+ * The parse side of a load: split the capture, parse each value, read HAR entries into
+ * records and classify their bodies (bodies.ts, ES-4/ES-5), so the writing side only
+ * stores. It runs in a worker thread (parse-worker.ts) while the main thread writes; what
+ * it produces is plain data a structured clone carries (no URL objects, no exact values).
+ */
+import { CapstateError, type ErrorContext } from '../errors.js';
+import { classifyRetainedBody, type BodyKind, type RetainedBody, type UnusableReason } from './bodies.js';
+import type { Obj } from './fields.js';
+import { readHarEntry } from './har.js';
+import { Redactor, SensitiveLiterals } from './secrets.js';
+import { SecretCollector } from './secret-collect.js';
+import { formatPath, splitJson, type JsonPath, type Piece } from './split.js';
+import type { LoadedRecord } from './writer.js';
+
+/** A classified body as the writer stores it. `content` is what `sha256` covers. */
+export interface BodyOut {
+  kind: BodyKind;
+  sha256: string;
+  byteLength: number;
+  content: string | Buffer;
+  isUsable: boolean;
+  reason: UnusableReason | null;
+  /** The body owner accepted `content` for flattening by json_tree (ES-5, member-tree.ts). */
+  isTreeText: boolean;
+}
+
+/** A HAR entry's record without its URL object (rebuilt from `rawUrl` by the writer's side). */
+export type RecordOut = Omit<LoadedRecord, 'requestBodyId' | 'responseBodyId' | 'url'>;
+
+export type ParseOut =
+  | { t: 'credentials'; values: string[] }
+  | { t: 'container'; path: JsonPath }
+  | { t: 'bytes'; bytesRead: number }
+  | { t: 'entry'; index: number; record: RecordOut; request: BodyOut; response: BodyOut }
+  /** Anything else the splitter yields (root members, pages, scenario events), still raw. */
+  | { t: 'piece'; piece: Piece };
+
+export interface ParseOptions {
+  /** Literals declared with `--sensitive`: a body carrying one is refused. */
+  sensitive: string[];
+}
+
+export function parsePiece(file: string, p: Piece): unknown {
+  try {
+    return JSON.parse(p.bytes.toString('utf8'));
+  } catch (e) {
+    const record = p.path[0] === 'log' && p.path[1] === 'entries' ? (p.path[2] as number) + 1 : undefined;
+    throw new CapstateError('bad-json', `not valid JSON: ${(e as Error).message}`, { file, record, path: formatPath(p.path), offset: p.offset });
+  }
+}
+
+/** Counts object keys in a parsed value, to compare with the splitter's `:` count (duplicate keys). */
+function countKeys(v: unknown): number {
+  if (v === null || typeof v !== 'object') return 0;
+  if (Array.isArray(v)) { let n = 0; for (const x of v) n += countKeys(x); return n; }
+  let n = 0;
+  for (const k in v as object) { n++; n += countKeys((v as Record<string, unknown>)[k]); }
+  return n;
+}
+
+/** Finds the first duplicate key's path in raw JSON bytes (slow path, only after a mismatch). */
+function findDuplicateKey(text: string): string {
+  // A tiny recursive-descent walk over the structure; strings are skipped with JSON.parse.
+  let i = 0;
+  const path: (string | number)[] = [];
+  const ws = () => { while (i < text.length && ' \t\n\r'.includes(text[i])) i++; };
+  const str = (): string => {
+    const start = i; i++;
+    while (text[i] !== '"') { if (text[i] === '\\') i++; i++; }
+    i++;
+    return JSON.parse(text.slice(start, i));
+  };
+  let found: string | null = null;
+  const value = (): void => {
+    ws();
+    if (found) return;
+    if (text[i] === '{') {
+      i++; const seen = new Set<string>(); ws();
+      if (text[i] === '}') { i++; return; }
+      for (;;) {
+        ws(); const k = str(); ws(); i++; // ':'
+        if (seen.has(k)) { found = formatPath([...path, k]); return; }
+        seen.add(k); path.push(k); value(); path.pop(); if (found) return;
+        ws(); if (text[i] === ',') { i++; continue; } i++; return;
+      }
+    } else if (text[i] === '[') {
+      i++; ws(); let n = 0;
+      if (text[i] === ']') { i++; return; }
+      for (;;) {
+        path.push(n++); value(); path.pop(); if (found) return;
+        ws(); if (text[i] === ',') { i++; continue; } i++; return;
+      }
+    } else if (text[i] === '"') str();
+    else while (i < text.length && !',}] \t\n\r'.includes(text[i])) i++;
+  };
+  value();
+  return found ?? '';
+}
+
+export function checkDuplicates(file: string, p: Piece, value: unknown, record: number | undefined): void {
+  if (countKeys(value) === p.keyCount) return;
+  const inner = findDuplicateKey(p.bytes.toString('utf8'));
+  const path = formatPath(p.path) + (inner.startsWith('[') || inner === '' ? inner : '.' + inner);
+  throw new CapstateError('duplicate-key', 'a member name appears twice in one object, so the capture is ambiguous here; fix or re-export the capture', { file, record, path });
+}
+
+/**
+ * First pass: the credential values this capture carries (secret-collect.ts), so the
+ * second pass can keep them out of bodies, URLs and other headers that echo them (a login
+ * response returning the bearer token, a session id in a Referer). Costs one more parse.
+ */
+export async function collectCredentials(file: string): Promise<Set<string>> {
+  const found = new SecretCollector();
+  for await (const p of splitJson(file, { stream: [['log', 'entries'], ['events']] })) {
+    const isEntry = p.path[0] === 'log' && p.path[1] === 'entries';
+    const isPages = p.path[0] === 'log' && p.path[1] === 'pages';
+    if (!isEntry && !isPages && p.path[0] !== 'events' && p.path[0] !== 'scenario') continue;
+    let v: unknown;
+    try { v = JSON.parse(p.bytes.toString('utf8')); } catch { continue; } // the second pass reports it
+    if (isPages) found.pages(v);
+    else if (!v || typeof v !== 'object') continue;
+    else if (isEntry) found.entry(v as Obj);
+    else if (p.path[0] === 'events') found.event(v as Obj);
+    else found.scenario(v);
+  }
+  return found.values;
+}
+
+/**
+ * Refuses a body carrying a declared literal, replaces credential values (BS-65:
+ * digests describe the retained representation after redaction), classifies what remains.
+ * `where` names the body in errors. The writer's `writeBody` does the same on its thread.
+ */
+export function classifyForStore(retained: RetainedBody, side: 'request' | 'response', sensitive: SensitiveLiterals, redactor: Redactor, where: ErrorContext): BodyOut {
+  if (sensitive.size > 0 && sensitive.find(retained.bytes ?? retained.text) !== -1) {
+    throw new CapstateError('sensitive-value', `the ${side} body carries a value declared with --sensitive; remove or redact it in the capture and load again`, where);
+  }
+  // Credential values (by name, and echoed) are replaced before hashing (secrets.ts).
+  const b = classifyRetainedBody(redactor.body(retained));
+  // A Buffer may view a larger pooled allocation, which a structured clone would copy whole.
+  const content = typeof b.content === 'string' ? b.content : Buffer.from(new Uint8Array(b.content));
+  return { kind: b.kind, sha256: b.sha256, byteLength: b.bytes.length, content, isUsable: b.isUsable, reason: b.reason, isTreeText: b.treeText !== undefined };
+}
+
+/** Everything the writing side needs from `file`, in file order. Throws CapstateError for bad input. */
+export async function* parseCapture(file: string, opts: ParseOptions): AsyncGenerator<ParseOut> {
+  const credentials = await collectCredentials(file);
+  yield { t: 'credentials', values: [...credentials] };
+  const redactor = new Redactor(credentials);
+  const sensitive = new SensitiveLiterals(opts.sensitive);
+  const pending: ParseOut[] = [];
+  const pieces = splitJson(file, {
+    stream: [['log', 'entries'], ['events']],
+    onContainer: (path) => { pending.push({ t: 'container', path }); },
+    onBytes: (bytesRead) => { pending.push({ t: 'bytes', bytesRead }); },
+  });
+  for await (const p of pieces) {
+    // Containers open and chunks end between pieces: hand those over in their place.
+    while (pending.length) yield pending.shift()!;
+    if (p.path[0] === 'log' && p.path[1] === 'entries') {
+      const index = p.path[2] as number;
+      const value = parsePiece(file, p);
+      checkDuplicates(file, p, value, index + 1);
+      const out = readHarEntry(file, index, value);
+      const at = (path: string) => ({ file, record: index + 1, path: `log.entries[${index}].${path}` });
+      const request = classifyForStore(out.requestBody, 'request', sensitive, redactor, at('request.postData'));
+      const response = classifyForStore(out.responseBody, 'response', sensitive, redactor, at('response.content.text'));
+      const { url: _url, ...record } = out.record;
+      yield { t: 'entry', index, record, request, response };
+    } else {
+      // Copied out of the 4 MiB chunk it views, which a structured clone would carry whole.
+      yield { t: 'piece', piece: { ...p, bytes: Buffer.from(new Uint8Array(p.bytes)) } };
+    }
+  }
+  while (pending.length) yield pending.shift()!;
+}

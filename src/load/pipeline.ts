@@ -1,0 +1,83 @@
+/**
+ * Parsing beside writing: a load's parse side (entries.ts) runs in a worker thread while
+ * the main thread, which owns the one SQLite connection and its one transaction, stores
+ * what arrives (perf-baselines.md: records-only ingest 86 → 116 MB/s with a parse worker;
+ * the machines have 2 cores). Errors keep their shape: a CapstateError raised in the
+ * worker is raised again here with its code, message and {file, record, path}.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { CapstateError, type ErrorContext } from '../errors.js';
+import { parseCapture, type ParseOut } from './entries.js';
+
+export interface WorkerInput { file: string; sensitive: string[] }
+
+export type ToWriter =
+  | { t: 'batch'; items: ParseOut[] }
+  | { t: 'done' }
+  | { t: 'error'; code: string; message: string; context: ErrorContext }
+  | { t: 'crash'; message: string; stack?: string };
+
+/** A batch closes at this many items or characters of body text, whichever comes first. */
+export const BATCH_ITEMS = 64;
+export const BATCH_CHARS = 1024 * 1024;
+/** Batches posted but not yet stored: bounds what the worker holds ahead of the writer. */
+export const MAX_BATCHES_AHEAD = 2;
+
+const WORKER_JS = fileURLToPath(new URL('./parse-worker.js', import.meta.url));
+
+/** A structured clone turns Buffers into plain Uint8Arrays: make them Buffers again (no copy). */
+const asBuffer = (u: Uint8Array): Buffer => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+
+function fromClone(m: ParseOut): ParseOut {
+  if (m.t === 'piece') m.piece.bytes = asBuffer(m.piece.bytes);
+  else if (m.t === 'entry') {
+    if (typeof m.request.content !== 'string') m.request.content = asBuffer(m.request.content);
+    if (typeof m.response.content !== 'string') m.response.content = asBuffer(m.response.content);
+  }
+  return m;
+}
+
+export interface ParsedCapture {
+  items: AsyncGenerator<ParseOut>;
+  /** Stops the parse (the worker) early; the items then end with an error nobody needs. */
+  close(): Promise<void>;
+}
+
+/**
+ * What parseCapture yields for `file`, parsed in a worker thread that starts at once (so
+ * its first pass runs while the caller hashes the file). Where the compiled worker is not
+ * there (the sources run directly, as under vitest) the parse runs on this thread.
+ */
+export function parsedCapture(file: string, sensitive: string[]): ParsedCapture {
+  if (!existsSync(WORKER_JS)) {
+    const items = parseCapture(file, { sensitive });
+    return { items, close: async () => { await items.return(undefined); } };
+  }
+  const worker = new Worker(WORKER_JS, { workerData: { file, sensitive } satisfies WorkerInput, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  const inbox: ToWriter[] = [];
+  let wake: (() => void) | null = null;
+  let failure: Error | null = null;
+  const arrive = () => { if (wake) { const w = wake; wake = null; w(); } };
+  worker.on('message', (m: ToWriter) => { inbox.push(m); arrive(); });
+  worker.on('error', (e) => { failure = e; arrive(); });
+  worker.on('exit', (code) => { if (!failure) failure = new Error(`the parse worker stopped (exit code ${code})`); arrive(); });
+  async function* items(): AsyncGenerator<ParseOut> {
+    try {
+      for (;;) {
+        while (inbox.length === 0 && !failure) await new Promise<void>((ok) => { wake = ok; });
+        const m = inbox.shift();
+        if (!m) throw failure!;
+        if (m.t === 'done') return;
+        if (m.t === 'error') throw new CapstateError(m.code, m.message, m.context);
+        if (m.t === 'crash') throw Object.assign(new Error(m.message), { stack: m.stack });
+        for (const item of m.items) yield fromClone(item);
+        worker.postMessage('ack'); // stored: the worker may run one batch further ahead
+      }
+    } finally {
+      await worker.terminate();
+    }
+  }
+  return { items: items(), close: async () => { await worker.terminate(); } };
+}
