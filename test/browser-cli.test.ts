@@ -98,9 +98,9 @@ describeBrowser('BS-23 / BS-67 SIGINT cancels the capture and cleanup still runs
       child.stdout!.setEncoding('utf8').on('data', (d) => { stdout += d; });
       child.stderr!.setEncoding('utf8').on('data', (d) => { stderr += d; });
       const exited = new Promise<number | null>((r) => child.on('close', r));
-      // Wait until the browser runs (its profile exists) and the page has loaded.
-      for (let i = 0; i < 100 && !readdirSync(tmp).some((f) => f.startsWith('capstate-profile-')); i++) await new Promise((r) => setTimeout(r, 100));
-      await new Promise((r) => setTimeout(r, 1500));
+      // Signal once the long step runs (the CLI says so on stderr), however loaded the machine is.
+      for (let i = 0; i < 600 && !/step long: running/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(stderr).toMatch(/step long: running/);
       child.kill('SIGINT');
       expect(await exited, stderr).toBe(0);
       expect(stderr).toMatch(/cancelling the capture/);

@@ -66,6 +66,8 @@ export interface CaptureOptions {
   signal?: AbortSignal;
   /** Names the input in validation errors. */
   file?: string;
+  /** Told when each step starts (the CLI's progress on stderr). */
+  onStep?: (stepId: string) => void;
 }
 
 const version = capstateVersion;
@@ -85,12 +87,12 @@ const playwrightVersion = (createRequire(import.meta.url)('playwright-core/packa
 export async function captureBrowserScenario(input: unknown, opts: CaptureOptions = {}): Promise<Evidence> {
   const scenario = validateScenario(input, opts.file);
   const secrets = resolveSecrets(scenario, opts.env ?? process.env, opts.file);
-  return run(scenario, secrets, opts.signal);
+  return run(scenario, secrets, opts.signal, opts.onStep);
 }
 
 const WORLD_FAMILIES: Partial<Record<EventFamily, string>> = { frames: 'frame', workers: 'worker', websockets: 'WebSocket', downloads: 'download' };
 
-async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSignal): Promise<Evidence> {
+async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSignal, onStep?: (stepId: string) => void): Promise<Evidence> {
   const commandTimeout = s.command_timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const limits = effectiveLimits(s);
   const families = eventFamilies(s);
@@ -274,6 +276,7 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
         continue;
       }
       stepId = a.step_id;
+      onStep?.(a.step_id);
       const first = log.lastSequence + 1;
       const t = performance.now();
       let status: StepRecord['status'] = 'completed';

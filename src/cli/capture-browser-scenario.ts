@@ -53,7 +53,7 @@ export default defineCommand({
     process.once('SIGTERM', cancel);
     let evidence: Evidence;
     try {
-      evidence = await captureBrowserScenario(value, { file, signal: abort.signal });
+      evidence = await captureBrowserScenario(value, { file, signal: abort.signal, onStep: (id) => log(`step ${id}: running`) });
     } finally {
       process.off('SIGINT', cancel);
       process.off('SIGTERM', cancel);
