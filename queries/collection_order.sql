@@ -1,21 +1,19 @@
 -- @rule   ES-33
 -- @says   A collection's initial order is that of the first row listing every entity its initial reads show and naming no sort, direction or random parameter; otherwise earliest appearance (ES-34 state order).
 -- @grain  one row per (capture_id, root_path, entity_id)
--- @reads  entity_observations, query_param
+-- @reads  kept_observations, query_param_roles
 create view collection_order as
 with obs as materialized (
-  select * from entity_observations
+  -- ES-19: the observations left once projected rows and distinguishable variants are out,
+  -- so a variant row listed first does not decide the order.
+  select * from kept_observations
 ),
 entities as (
   select capture_id, root_path, count(distinct entity_id) as entity_count from obs group by capture_id, root_path
 ),
 ordering_params as (
-  -- OQ-13: sort/direction and random parameter names, case-insensitive, without a trailing [...].
-  select distinct q.record_id
-  from query_param q
-  where lower(case when instr(q.name, '[') > 0 then substr(q.name, 1, instr(q.name, '[') - 1) else q.name end) in (
-    'sort', '_sort', 'sort-column', 'sort_column', 'sortkey', 'sort_by', 'sortby', 'order', '_order', 'orderby', 'order_by',
-    '$orderby', 'dir', 'direction', 'sortdir', 'sort_dir', 'sortorder', 'sort_order', 'random', 'rand', 'shuffle', 'seed')
+  -- OQ-13: sort/direction and random parameters (their roles are named in query_param_roles).
+  select distinct record_id from query_param_roles where role in ('ordering', 'random')
 ),
 complete_rows as (
   -- list rows that name no ordering parameter and list every entity of the collection
