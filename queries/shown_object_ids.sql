@@ -1,5 +1,5 @@
 -- @rule   none
--- @says   The entity ids an object set shows under each identity field some type uses (a string or integer, compared by its spelling, OQ-9), each with the member set of the object showing it (the last one when a set shows an id twice), spelled as one comparable text: names in code-point order, each prefixed by its length.
+-- @says   The entity ids an object set shows under each identity field some type uses (a string or integer, compared by its spelling, OQ-9), each with the member set of the object showing it (the last one when a set shows an id twice), spelled as one comparable text: names in pointer order, each prefixed by its length.
 -- @grain  one row per (body_id, set_pointer, identity_field, entity_id)
 -- @reads  shown_objects, type_identities, member
 create view shown_object_ids as
@@ -23,17 +23,16 @@ last_shown as (
     from identified i
   ) where rn = 1
 ),
-object_keys as (
-  select s.body_id, s.set_pointer, s.identity_field, s.entity_id,
-         group_concat(length(m.key) || ':' || m.key, ',') over (
-           partition by s.body_id, s.set_pointer, s.identity_field, s.entity_id
-           order by m.key rows between unbounded preceding and unbounded following
-         ) as members_signature
-  from last_shown s
-  join member m on m.body_id = s.body_id and m.pointer >= s.object_pointer || '/' and m.pointer < s.object_pointer || '0'
-    and m.parent_pointer = s.object_pointer
-),
 final as (
-  select distinct body_id, set_pointer, identity_field, entity_id, members_signature from object_keys
+  -- The object's member names, each prefixed by its length, in the order of their pointers (one
+  -- range of the member key per object; escaped names keep their order, so equal sets read alike).
+  select s.body_id, s.set_pointer, s.identity_field, s.entity_id,
+         (select group_concat(k.member_name, ',') from (
+            select length(m.key) || ':' || m.key as member_name
+            from member m
+            where m.body_id = s.body_id and m.pointer >= s.object_pointer || '/' and m.pointer < s.object_pointer || '0'
+              and m.parent_pointer = s.object_pointer
+            order by m.pointer) k) as members_signature
+  from last_shown s
 )
 select * from final;
