@@ -10,10 +10,12 @@ with posts as (
   join record r on r.id = w.record_id
   where upper(w.method) = 'POST' and w.status between 200 and 299
 ),
-root_members as (
+root_members as not materialized (
+  -- Inlined at each use (a member lookup by body): naming `posts` here would copy that
+  -- subquery into every use, and SQLite expands views at each reference.
   select m.body_id, m.key, m.type, m.value, m.depth, m.parent_pointer
   from member m
-  where m.body_id in (select response_body_id from posts) and m.depth <= 2
+  where m.depth <= 2
 ),
 named_ids as (
   -- an identity member at the top level, or inside a single top-level wrapper object (OQ-10)
@@ -67,17 +69,22 @@ read_before as (
   where case when c.timeline_order = 'record-order' then r.timeline_position < c.timeline_position
              else r.ended_ms < c.started_ms end
 ),
+shown as (
+  -- Per candidate, once: was it shown before the POST, after it, and by an item read after it.
+  select post_record_id, type_root, created_id,
+         coalesce(max(completed_before), 0) as is_shown_before,
+         coalesce(max(not completed_before), 0) as is_shown_after,
+         coalesce(max(not completed_before and shown_by = 'item'), 0) as is_item_shown_after
+  from shows
+  group by post_record_id, type_root, created_id
+),
 qualified as (
   select c.*
   from candidates c
-  where not exists (select 1 from shows s where s.post_record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id and s.completed_before)
-    and exists (select 1 from shows s where s.post_record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id and not s.completed_before)
-    and (
-      length(c.created_id) >= 4
-      or (exists (select 1 from read_before b where b.post_record_id = c.record_id and b.type_root = c.type_root)
-          and exists (select 1 from shows s where s.post_record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id
-                      and not s.completed_before and s.shown_by = 'item'))
-    )
+  join shown s on s.post_record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id
+  left join read_before b on b.post_record_id = c.record_id and b.type_root = c.type_root
+  where not s.is_shown_before and s.is_shown_after
+    and (length(c.created_id) >= 4 or (b.post_record_id is not null and s.is_item_shown_after))
 ),
 final as (
   select capture_id, type_root as root_path, record_id as post_record_id, ordinal as post_ordinal,

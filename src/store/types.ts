@@ -430,7 +430,9 @@ export interface ShownObjectsView {
 export interface ShownObjectMembersView {
   body_id: number;
   set_pointer: string;
-  member_key: string;
+  /** null on the one row of a set whose objects carry no member */
+  member_key: string | null;
+  object_count: number;
   objects_with_key: number;
   is_common: number;
 }
@@ -640,7 +642,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   query_param_roles: cols<QueryParamRolesView>()(['record_id', 'position', 'name', 'value', 'bare_name', 'role', 'is_shaping']),
   line_records: cols<LineRecordsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'path', 'query', 'response_body_id', 'is_initial', 'line_id']),
   shown_objects: cols<ShownObjectsView>()(['body_id', 'set_pointer', 'object_pointer', 'list_index', 'object_count']),
-  shown_object_members: cols<ShownObjectMembersView>()(['body_id', 'set_pointer', 'member_key', 'objects_with_key', 'is_common']),
+  shown_object_members: cols<ShownObjectMembersView>()(['body_id', 'set_pointer', 'member_key', 'object_count', 'objects_with_key', 'is_common']),
   shown_object_ids: cols<ShownObjectIdsView>()(['body_id', 'set_pointer', 'identity_field', 'entity_id', 'members_signature']),
   shaping_lines: cols<ShapingLinesView>()(['capture_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'is_initial', 'line_id', 'latest_ordinal', 'latest_timeline_position', 'path', 'query', 'record_count', 'identity_field', 'set_body_id', 'set_pointer', 'object_count', 'member_count', 'common_member_count', 'members_signature', 'has_projection', 'is_partial_projection', 'is_all_fields', 'has_shaping_param']),
   projected_item_reads: cols<ProjectedItemReadsView>()(['capture_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'is_initial', 'line_id', 'latest_ordinal', 'latest_timeline_position', 'path', 'query', 'record_count', 'identity_field', 'set_body_id', 'set_pointer', 'object_count', 'member_count', 'common_member_count', 'members_signature', 'has_projection', 'is_partial_projection', 'is_all_fields', 'has_shaping_param', 'is_projected_item']),
