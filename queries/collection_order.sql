@@ -1,57 +1,55 @@
 -- @rule   ES-33
 -- @says   A collection's initial order is that of the first row listing every entity its initial reads show and naming no sort, direction or random parameter; otherwise earliest appearance (ES-34 state order).
 -- @grain  one row per (capture_id, root_path, entity_id)
--- @reads  entity_observations, query_param, vocabulary
+-- @reads  kept_observations, query_param_roles
 create view collection_order as
-with obs as materialized (
-  select * from entity_observations
+-- One pass over the observations (window functions rather than joins of the observations with
+-- themselves): SQLite expands a view at every reference, so each extra reference repeats the
+-- whole rule chain under kept_observations.
+with ordering_params as (
+  -- OQ-13: sort/direction and random parameters (their roles are named in query_param_roles).
+  select distinct record_id from query_param_roles where role in ('ordering', 'random')
 ),
-entities as (
-  select capture_id, root_path, count(distinct entity_id) as entity_count from obs group by capture_id, root_path
+obs as (
+  -- ES-19: the observations left once projected rows and distinguishable variants are out,
+  -- so a variant row listed first does not decide the order.
+  select o.*, o.record_id in (select record_id from ordering_params) as names_ordering
+  from kept_observations o
 ),
-ordering_params as (
-  -- OQ-13: sort/direction and random parameters, by the name's base (before its first `[`,
-  -- ASCII lower-cased: `sort[0][field]` is `sort`; decisions, ES-33).
-  select distinct q.record_id
-  from query_param q
-  where lower(case when instr(q.name, '[') > 0 then substr(q.name, 1, instr(q.name, '[') - 1) else q.name end) in (
-    select name from vocabulary where vocabulary in ('ordering', 'random'))
-),
-complete_rows as (
-  -- list rows that name no ordering parameter and list every entity of the collection
-  select o.capture_id, o.root_path, o.record_id, min(o.timeline_position) as timeline_position
+ranked as (
+  select o.*,
+         dense_rank() over (partition by o.capture_id, o.root_path order by o.entity_id) as entity_rank,
+         dense_rank() over (partition by o.record_id order by o.entity_id) as record_entity_rank
   from obs o
-  join entities e on e.capture_id = o.capture_id and e.root_path = o.root_path
-  where o.view_kind = 'list' and o.record_id not in (select record_id from ordering_params)
-  group by o.capture_id, o.root_path, o.record_id, e.entity_count
-  having count(distinct o.entity_id) = e.entity_count
+),
+counted as (
+  select r.*,
+         max(r.entity_rank) over (partition by r.capture_id, r.root_path) as entity_count,
+         max(r.record_entity_rank) over (partition by r.record_id) as record_entity_count
+  from ranked r
 ),
 first_complete as (
-  select * from (
-    select c.*, row_number() over (partition by capture_id, root_path order by timeline_position) as rn from complete_rows c
-  ) where rn = 1
+  -- The first list row that names no ordering parameter and lists every entity of the collection.
+  select c.*,
+         min(case when c.view_kind = 'list' and not c.names_ordering and c.record_entity_count = c.entity_count
+                  then c.timeline_position end) over (partition by c.capture_id, c.root_path) as first_complete_position
+  from counted c
 ),
-from_row as (
-  select o.capture_id, o.root_path, o.entity_id, min(o.list_index) as sort_key, 'row' as order_source, f.record_id as order_record_id
-  from obs o
-  join first_complete f on f.record_id = o.record_id
-  group by o.capture_id, o.root_path, o.entity_id, f.record_id
-),
-from_appearance as (
-  -- earliest appearance on the timeline; within one record, list order
-  select o.capture_id, o.root_path, o.entity_id, min(o.timeline_position * 1000000 + coalesce(o.list_index, 0)) as sort_key,
-         'appearance' as order_source, null as order_record_id
-  from obs o
-  where not exists (select 1 from first_complete f where f.capture_id = o.capture_id and f.root_path = o.root_path)
-  group by o.capture_id, o.root_path, o.entity_id
-),
-combined as (
-  select * from from_row union all select * from from_appearance
+per_entity as (
+  -- Its list order; without one, earliest appearance on the timeline (within one record, list order).
+  select capture_id, root_path, entity_id,
+         case when max(first_complete_position) is not null
+              then min(case when timeline_position = first_complete_position then list_index end)
+              else min(timeline_position * 1000000 + coalesce(list_index, 0)) end as sort_key,
+         case when max(first_complete_position) is not null then 'row' else 'appearance' end as order_source,
+         max(case when timeline_position = first_complete_position then record_id end) as order_record_id
+  from first_complete
+  group by capture_id, root_path, entity_id
 ),
 final as (
   select capture_id, root_path, entity_id,
          row_number() over (partition by capture_id, root_path order by sort_key, entity_id) - 1 as state_order,
          order_source, order_record_id
-  from combined
+  from per_entity
 )
 select * from final;

@@ -40,7 +40,8 @@ export interface StateFacts {
   reads: ReadLine[];
   writes: DB['writes'][];
   identities: DB['type_identities'][];
-  observations: DB['entity_observations'][];
+  /** ES-26 observations less the records of unchecked lines (ES-12, ES-13, ES-19): `kept_observations`. */
+  observations: DB['kept_observations'][];
   order: DB['collection_order'][];
   itemLocations: DB['item_locations'][];
   listReads: DB['list_reads'][];
@@ -63,14 +64,12 @@ export interface StateFacts {
 }
 
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
-export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'entity_observations',
-  'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members'] as const;
+export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'kept_observations',
+  'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members',
+  'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values'] as const;
 
-/**
- * Every fact of the pass but the collection order, which is read after ES-19 has taken
- * the variants out of the observations it is computed from (`readOrder`).
- */
-export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<Omit<StateFacts, 'order'>> {
+/** Every fact of the pass, each view read once (the ES-27 re-extraction reads the order again, `readOrder`). */
+export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<StateFacts> {
   const timeline = await k.selectFrom('capture_timeline').select('timeline_order').where('capture_id', '=', captureId).executeTakeFirst();
   const reads = await k.selectFrom('read_records as r')
     .innerJoin('record as c', 'c.id', 'r.record_id')
@@ -81,7 +80,7 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
   const [writes, identities, observations, itemLocations, listReads, counters, membership, tools] = await Promise.all([
     k.selectFrom('writes').selectAll().where('capture_id', '=', captureId).orderBy('timeline_position').execute(),
     k.selectFrom('type_identities').selectAll().where('capture_id', '=', captureId).orderBy('root_path').execute(),
-    k.selectFrom('entity_observations').selectAll().where('capture_id', '=', captureId)
+    k.selectFrom('kept_observations').selectAll().where('capture_id', '=', captureId)
       .orderBy('timeline_position').orderBy('list_index').execute(),
     k.selectFrom('item_locations').selectAll().where('capture_id', '=', captureId).execute(),
     k.selectFrom('list_reads').selectAll().where('capture_id', '=', captureId).execute(),
@@ -89,6 +88,7 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
     k.selectFrom('list_membership').selectAll().where('capture_id', '=', captureId).execute(),
     k.selectFrom('tool').selectAll().where('capture_id', '=', captureId).orderBy('template').orderBy('method').execute(),
   ]);
+  const order = await readOrder(k, captureId, budget);
   const perResponse = new Map<string, Set<string>>();
   for (const r of await k.selectFrom('per_response_members').select(['path', 'member_key']).where('capture_id', '=', captureId).execute()) {
     const set = perResponse.get(r.path) ?? new Set<string>();
@@ -142,7 +142,7 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
     captureId,
     timelineOrder: timeline?.timeline_order ?? 'record-order',
     reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null, query_pairs: queryPairs.get(r.record_id) ?? [] })),
-    writes, perResponse, identities, observations, itemLocations, listReads, counters, membership, tools,
+    writes, perResponse, identities, observations, order, itemLocations, listReads, counters, membership, tools,
     vocabulary: await readVocabulary(k),
     pathValue: (id) => pathValues.get(id),
     bodyValue: value,
@@ -159,7 +159,7 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
   };
 }
 
-/** ES-33/ES-34: the collection order as `collection_order` computes it from the observations now in the snapshot. */
+/** ES-33/ES-34: the collection order as `collection_order` computes it from the kept observations now in the snapshot. */
 export async function readOrder(k: Kysely<DB>, captureId: number, budget: Budget): Promise<StateFacts['order']> {
   const order = await k.selectFrom('collection_order').selectAll().where('capture_id', '=', captureId).orderBy('root_path').orderBy('state_order').execute();
   for (const r of order) budget.charge('records', rowCost(r as Record<string, unknown>));

@@ -20,17 +20,17 @@ import type { EnvironmentState } from './types.js';
 export type { EnvironmentState } from './types.js';
 
 export function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
-  // The order is built once ES-19 has narrowed its input (orderOver).
-  return withSnapshot(k, STATE_VIEWS, (snapshot) => statePass(k, captureId, snapshot), ['collection_order']);
+  return withSnapshot(k, STATE_VIEWS, (snapshot) => statePass(k, captureId, snapshot));
 }
 
 /**
- * The order rule (ES-33, `collection_order`) reads the observations; ES-19 and ES-27 take
- * records out of them in this pass, so the snapshot's observations are narrowed to match
- * and the order is computed again over them before it is read.
+ * ES-27 before ES-33: the re-extraction (changes.ts, still TypeScript) takes more records out
+ * of the observations, so the snapshot's `kept_observations` are narrowed to match and the
+ * order rule (`collection_order`) is evaluated again over them before it is read. ES-12..ES-19
+ * need no such step: `kept_observations` already leaves their records out.
  */
-async function orderOver(k: Kysely<DB>, captureId: number, snapshot: Snapshot, budget: Budget, removed: Iterable<number>): Promise<StateFacts['order']> {
-  snapshot.deleteRows('entity_observations', 'record_id', removed);
+async function orderAfterReextraction(k: Kysely<DB>, captureId: number, snapshot: Snapshot, budget: Budget, removed: Iterable<number>): Promise<StateFacts['order']> {
+  snapshot.deleteRows('kept_observations', 'record_id', removed);
   snapshot.rebuild('collection_order');
   return readOrder(k, captureId, budget);
 }
@@ -38,15 +38,10 @@ async function orderOver(k: Kysely<DB>, captureId: number, snapshot: Snapshot, b
 async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot): Promise<EnvironmentState> {
   const budget = new Budget();
   const all = await readStateFacts(k, captureId, budget);
-  // ES-12..ES-14, ES-19: projected rows and distinguishable variants leave the observations and the checks.
-  // ES-14 judges item rows first recorded after the initial read: only those with a query can be late shaping rows.
-  const itemTools = new Set(all.tools.filter((t) => t.ends_in_param === 1).map((t) => t.name));
-  await all.loadBodies(all.reads.filter((r) => !r.is_initial && r.query && itemTools.has(r.tool)).map((r) => r.response_body_id));
-  const shaping = classifyRows(all);
-  let facts: StateFacts = {
-    ...all, observations: all.observations.filter((o) => !shaping.excluded.has(o.record_id)),
-    order: await orderOver(k, captureId, snapshot, budget, shaping.excluded),
-  };
+  // ES-12..ES-14, ES-19: the views name the projected rows and distinguishable variants, whose
+  // records are already out of `kept_observations` (and so of the order), and leave the checks.
+  const shaping = await classifyRows(k, captureId);
+  let facts: StateFacts = all;
   let merged = mergeEntities(facts);
   const chargePlanning = () => { for (const e of merged.entities) budget.charge('planning', valueCost(e.value) + valueCost(e.view_values as unknown as JsonValue)); };
   chargePlanning();
@@ -57,7 +52,7 @@ async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot): 
     const before = new Set(facts.observations.map((o) => o.record_id));
     facts = reextract(facts, changes);
     const kept = new Set(facts.observations.map((o) => o.record_id));
-    facts = { ...facts, order: await orderOver(k, captureId, snapshot, budget, [...before].filter((id) => !kept.has(id))) };
+    facts = { ...facts, order: await orderAfterReextraction(k, captureId, snapshot, budget, [...before].filter((id) => !kept.has(id))) };
     budget.release('planning'); // ES-39: the trimmed pass releases its charge first
     merged = mergeEntities(facts);
     chargePlanning();

@@ -8,9 +8,9 @@
  * queries/*.sql files themselves, nothing is restated; the tables live on this connection
  * only, the store file is not written, and they are dropped when the pass ends.
  *
- * A pass may also narrow a snapshot table (the state pass removes the records ES-19 and
- * ES-27 take out of the observations) and rebuild a view over it, so a SQL rule that
- * reads those rows (ES-33's order) sees exactly the pass's input. While a pass runs, any
+ * A pass may also narrow a snapshot table (the state pass removes the records the ES-27
+ * re-extraction takes out of `kept_observations`) and rebuild a view over it, so a SQL rule
+ * that reads those rows (ES-33's order) sees exactly the pass's input. While a pass runs, any
  * other query on the same connection reads its snapshot too: read those narrowed views
  * only inside a pass (query_store and `capstate sql` use connections of their own).
  */
@@ -21,7 +21,7 @@ import type { DB } from './types.js';
 export interface Snapshot {
   /** Deletes the rows of snapshot table `table` whose integer `column` is one of `values`. */
   deleteRows(table: string, column: string, values: Iterable<number>): void;
-  /** Evaluates `view` (again, or for the first time if deferred) from its definition, over the snapshot tables as they are now. */
+  /** Evaluates `view` again from its definition, over the snapshot tables as they are now. */
   rebuild(view: string): void;
 }
 
@@ -31,11 +31,8 @@ let viewFiles: Map<string, ViewFile> | undefined;
 /** Passes on one connection run one after another: each owns the TEMP names while it runs. */
 const queues = new WeakMap<Sqlite, Promise<unknown>>();
 
-/**
- * Runs `fn` with the views it names (and every view they read) evaluated once. Views in
- * `deferred` are left for `fn` to build with `rebuild`, when their input is ready.
- */
-export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (snapshot: Snapshot) => Promise<T>, deferred: readonly string[] = []): Promise<T> {
+/** Runs `fn` with the views it names (and every view they read) evaluated once. */
+export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (snapshot: Snapshot) => Promise<T>): Promise<T> {
   const db = rawConnection(k);
   if (!db) throw new Error('capstate: a snapshot needs a connection opened by kyselyFor');
   const run = async () => {
@@ -59,7 +56,6 @@ export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (sn
     };
     try {
       for (const v of list) {
-        if (deferred.includes(v.name)) continue;
         made.push(v.name);
         materializeOne(db, v);
       }

@@ -467,6 +467,169 @@ export interface StatePlansTable {
 
 export interface StateLimitationsTable { capture_id: number; position: number; limitation: string }
 export interface StateGateFindingsTable { capture_id: number; position: number; finding: string }
+/** queries/query_param_roles.sql (OQ-13) */
+export interface QueryParamRolesView {
+  record_id: number;
+  position: number;
+  name: string;
+  value: string;
+  bare_name: string;
+  role: 'projection' | 'pagination' | 'ordering' | 'random' | 'shaping';
+  is_shaping: number;
+}
+
+/** queries/line_records.sql (OQ-35) */
+export interface LineRecordsView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  timeline_position: number;
+  tool_id: number;
+  tool: string;
+  root_path: string;
+  ends_in_param: number;
+  path: string;
+  query: string | null;
+  response_body_id: number;
+  is_initial: number;
+  line_id: number;
+}
+
+/** queries/shown_objects.sql */
+export interface ShownObjectsView {
+  body_id: number;
+  set_pointer: string;
+  object_pointer: string;
+  list_index: number;
+  object_count: number;
+}
+
+/** queries/shown_object_members.sql */
+export interface ShownObjectMembersView {
+  body_id: number;
+  set_pointer: string;
+  /** null on the one row of a set whose objects carry no member */
+  member_key: string | null;
+  object_count: number;
+  objects_with_key: number;
+  is_common: number;
+}
+
+/** queries/shown_object_ids.sql */
+export interface ShownObjectIdsView {
+  body_id: number;
+  set_pointer: string;
+  identity_field: string;
+  entity_id: string;
+  members_signature: string;
+}
+
+/** queries/shaping_lines.sql (OQ-35) */
+export interface ShapingLinesView {
+  capture_id: number;
+  tool_id: number;
+  tool: string;
+  root_path: string;
+  ends_in_param: number;
+  is_initial: number;
+  line_id: number;
+  latest_ordinal: number;
+  latest_timeline_position: number;
+  path: string;
+  query: string | null;
+  record_count: number;
+  identity_field: string | null;
+  set_body_id: number | null;
+  set_pointer: string | null;
+  object_count: number;
+  member_count: number;
+  common_member_count: number;
+  members_signature: string;
+  has_projection: number;
+  is_partial_projection: number;
+  is_all_fields: number;
+  has_shaping_param: number;
+}
+
+/** queries/projected_item_reads.sql (ES-12) */
+export interface ProjectedItemReadsView extends ShapingLinesView {
+  is_projected_item: number;
+}
+
+/** queries/projected_list_rows.sql (ES-13) */
+export interface ProjectedListRowsView extends ProjectedItemReadsView {
+  unprojected_member_count: number;
+  carried_member_count: number;
+  is_projected_list: number;
+  is_projected: number;
+}
+
+/** queries/base_rows.sql (ES-18) */
+export interface BaseRowsView extends ProjectedListRowsView {
+  is_rest: number;
+  has_no_shaping_line: number;
+  has_all_fields_line: number;
+  member_set_line_count: number | null;
+  member_set_first_position: number;
+  most_shared_line_count: number | null;
+  agreed_set_first_position: number | null;
+  base_choice: 'no-shaping' | 'all-fields' | 'agree-most' | null;
+  is_base: number;
+}
+
+/** queries/variant_rows.sql (ES-17) */
+export interface VariantRowsView extends BaseRowsView {
+  base_line_count: number;
+  shows_entity_otherwise: number;
+  names_param_base_lacks: number;
+  carries_member_base_lacks: number;
+  lacks_member_base_carries: number;
+  is_variant: number;
+}
+
+/** queries/variant_keys.sql (ES-19, OQ-16) */
+export interface VariantKeysView {
+  capture_id: number;
+  tool_id: number;
+  tool: string;
+  line_id: number;
+  key_name: string;
+  key_value: string | null;
+  is_omitted: number;
+}
+
+/** queries/unchecked_lines.sql (ES-19) */
+export interface UncheckedLinesView extends VariantRowsView {
+  is_distinguished: number;
+  is_unchecked: number;
+}
+
+/** queries/kept_observations.sql (ES-19) */
+export type KeptObservationsView = EntityObservationsView;
+
+/** queries/late_shaping_rows.sql (ES-14) */
+export interface LateShapingRowsView {
+  capture_id: number;
+  tool_id: number;
+  tool: string;
+  line_id: number;
+  latest_ordinal: number;
+  path: string;
+  query: string | null;
+  is_partial_projection: number;
+  names_new_shaping_param: number;
+  carries_member_checked_lack: number;
+  lacks_member_checked_show: number;
+}
+
+/** queries/projection_values.sql (OQ-17) */
+export interface ProjectionValuesView {
+  capture_id: number;
+  tool_id: number;
+  tool: string;
+  projection_value: string;
+  is_replayed: number;
+}
 
 export interface DB {
   capture: CaptureTable;
@@ -509,6 +672,21 @@ export interface DB {
   list_counters: ListCountersView;
   list_membership: ListMembershipView;
   per_response_members: PerResponseMembersView;
+  query_param_roles: QueryParamRolesView;
+  line_records: LineRecordsView;
+  shown_objects: ShownObjectsView;
+  shown_object_members: ShownObjectMembersView;
+  shown_object_ids: ShownObjectIdsView;
+  shaping_lines: ShapingLinesView;
+  projected_item_reads: ProjectedItemReadsView;
+  projected_list_rows: ProjectedListRowsView;
+  base_rows: BaseRowsView;
+  variant_rows: VariantRowsView;
+  variant_keys: VariantKeysView;
+  unchecked_lines: UncheckedLinesView;
+  kept_observations: KeptObservationsView;
+  late_shaping_rows: LateShapingRowsView;
+  projection_values: ProjectionValuesView;
 }
 
 /** A column list that must name every key of T (a compile error otherwise). */
@@ -555,5 +733,20 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   list_membership: cols<ListMembershipView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'membership']),
   per_response_members: cols<PerResponseMembersView>()(['capture_id', 'path', 'member_key']),
   tool_statuses: cols<ToolStatusesView>()(['capture_id', 'tool_id', 'tool', 'status', 'records']),
+  query_param_roles: cols<QueryParamRolesView>()(['record_id', 'position', 'name', 'value', 'bare_name', 'role', 'is_shaping']),
+  line_records: cols<LineRecordsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'path', 'query', 'response_body_id', 'is_initial', 'line_id']),
+  shown_objects: cols<ShownObjectsView>()(['body_id', 'set_pointer', 'object_pointer', 'list_index', 'object_count']),
+  shown_object_members: cols<ShownObjectMembersView>()(['body_id', 'set_pointer', 'member_key', 'object_count', 'objects_with_key', 'is_common']),
+  shown_object_ids: cols<ShownObjectIdsView>()(['body_id', 'set_pointer', 'identity_field', 'entity_id', 'members_signature']),
+  shaping_lines: cols<ShapingLinesView>()(['capture_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'is_initial', 'line_id', 'latest_ordinal', 'latest_timeline_position', 'path', 'query', 'record_count', 'identity_field', 'set_body_id', 'set_pointer', 'object_count', 'member_count', 'common_member_count', 'members_signature', 'has_projection', 'is_partial_projection', 'is_all_fields', 'has_shaping_param']),
+  projected_item_reads: cols<ProjectedItemReadsView>()(['capture_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'is_initial', 'line_id', 'latest_ordinal', 'latest_timeline_position', 'path', 'query', 'record_count', 'identity_field', 'set_body_id', 'set_pointer', 'object_count', 'member_count', 'common_member_count', 'members_signature', 'has_projection', 'is_partial_projection', 'is_all_fields', 'has_shaping_param', 'is_projected_item']),
+  projected_list_rows: cols<ProjectedListRowsView>()(['capture_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'is_initial', 'line_id', 'latest_ordinal', 'latest_timeline_position', 'path', 'query', 'record_count', 'identity_field', 'set_body_id', 'set_pointer', 'object_count', 'member_count', 'common_member_count', 'members_signature', 'has_projection', 'is_partial_projection', 'is_all_fields', 'has_shaping_param', 'is_projected_item', 'unprojected_member_count', 'carried_member_count', 'is_projected_list', 'is_projected']),
+  base_rows: cols<BaseRowsView>()(['capture_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'is_initial', 'line_id', 'latest_ordinal', 'latest_timeline_position', 'path', 'query', 'record_count', 'identity_field', 'set_body_id', 'set_pointer', 'object_count', 'member_count', 'common_member_count', 'members_signature', 'has_projection', 'is_partial_projection', 'is_all_fields', 'has_shaping_param', 'is_projected_item', 'unprojected_member_count', 'carried_member_count', 'is_projected_list', 'is_projected', 'is_rest', 'has_no_shaping_line', 'has_all_fields_line', 'member_set_line_count', 'member_set_first_position', 'most_shared_line_count', 'agreed_set_first_position', 'base_choice', 'is_base']),
+  variant_rows: cols<VariantRowsView>()(['capture_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'is_initial', 'line_id', 'latest_ordinal', 'latest_timeline_position', 'path', 'query', 'record_count', 'identity_field', 'set_body_id', 'set_pointer', 'object_count', 'member_count', 'common_member_count', 'members_signature', 'has_projection', 'is_partial_projection', 'is_all_fields', 'has_shaping_param', 'is_projected_item', 'unprojected_member_count', 'carried_member_count', 'is_projected_list', 'is_projected', 'is_rest', 'has_no_shaping_line', 'has_all_fields_line', 'member_set_line_count', 'member_set_first_position', 'most_shared_line_count', 'agreed_set_first_position', 'base_choice', 'is_base', 'base_line_count', 'shows_entity_otherwise', 'names_param_base_lacks', 'carries_member_base_lacks', 'lacks_member_base_carries', 'is_variant']),
+  variant_keys: cols<VariantKeysView>()(['capture_id', 'tool_id', 'tool', 'line_id', 'key_name', 'key_value', 'is_omitted']),
+  unchecked_lines: cols<UncheckedLinesView>()(['capture_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'is_initial', 'line_id', 'latest_ordinal', 'latest_timeline_position', 'path', 'query', 'record_count', 'identity_field', 'set_body_id', 'set_pointer', 'object_count', 'member_count', 'common_member_count', 'members_signature', 'has_projection', 'is_partial_projection', 'is_all_fields', 'has_shaping_param', 'is_projected_item', 'unprojected_member_count', 'carried_member_count', 'is_projected_list', 'is_projected', 'is_rest', 'has_no_shaping_line', 'has_all_fields_line', 'member_set_line_count', 'member_set_first_position', 'most_shared_line_count', 'agreed_set_first_position', 'base_choice', 'is_base', 'base_line_count', 'shows_entity_otherwise', 'names_param_base_lacks', 'carries_member_base_lacks', 'lacks_member_base_carries', 'is_variant', 'is_distinguished', 'is_unchecked']),
+  kept_observations: cols<KeptObservationsView>()(['capture_id', 'root_path', 'record_id', 'ordinal', 'timeline_position', 'tool_id', 'tool', 'view_kind', 'entity_pointer', 'list_index', 'entity_id', 'body_id']),
+  late_shaping_rows: cols<LateShapingRowsView>()(['capture_id', 'tool_id', 'tool', 'line_id', 'latest_ordinal', 'path', 'query', 'is_partial_projection', 'names_new_shaping_param', 'carries_member_checked_lack', 'lacks_member_checked_show']),
+  projection_values: cols<ProjectionValuesView>()(['capture_id', 'tool_id', 'tool', 'projection_value', 'is_replayed']),
   response_members: cols<ResponseMembersView>()(['capture_id', 'ordinal', 'record_id', 'method', 'path', 'query', 'status', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
 };
