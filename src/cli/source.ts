@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { CapstateError } from '../errors.js';
-import { loadCaptures } from '../load/index.js';
+import { isAlive, loadCaptures } from '../load/index.js';
 import { listCaptureIds, pickCapture } from '../manifest/read.js';
 import { openServeContext, type ServeContext } from '../serve/context.js';
 import { kyselyFor, openStore } from '../store/open.js';
@@ -32,14 +32,6 @@ type SourceArgValues = { db: string; capture?: string; source?: string } & Param
 /** Temporary stores are `capstate-PID-XXXXXX` in $TMPDIR, so a later run can tell whose they are. */
 const TEMP_PREFIX = 'capstate-';
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Removes temporary stores of `serve CAPTURE` and friends whose process is gone (SIGKILL). */
 function removeAbandonedTemps(): void {

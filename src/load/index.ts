@@ -204,7 +204,8 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` still runs (its work files are not stale). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
