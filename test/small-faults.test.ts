@@ -91,4 +91,14 @@ describe('BS-61/BS-81: load and compare-web-captures refuse the same Evidence wi
     refusedByBoth('unknown-field.json', [request({ bogus: 1 }), response], 'unknown-field');
     refusedByBoth('bad-state.json', [request({ redirected_from_transaction_state: 'maybe' }), response], 'bad-field');
   });
+
+  it('BS-81: a member name twice in an event is duplicate-key for both (the messages differ: two parsers)', () => {
+    const file = join(dir, 'dup.json');
+    writeFileSync(file, JSON.stringify(evidence([request(), response])).replace('"method":"GET"', '"method":"GET","method":"PUT"'));
+    const load = cli(['load', file, '--db', join(dir, 'dup.sqlite'), '--json']);
+    const cmp = cli(['compare-web-captures', good, file, '--json']);
+    expect([load.status, cmp.status]).toEqual([1, 1]);
+    expect(JSON.parse(cmp.stdout).code).toBe(JSON.parse(load.stdout).code);
+    expect(JSON.parse(load.stdout).code).toBe('duplicate-key');
+  });
 });

@@ -48,7 +48,8 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
     const bytes = readFileSync(input);
     sha256 = sha256Hex(bytes);
     const parsed = parseExactJson(bytes.toString('utf8'));
-    if (!parsed.ok) throw new CapstateError('bad-json', `${input}: not valid JSON (${parsed.reason}): ${parsed.detail}`, { file: input, side });
+    // The loader's code for a duplicate member name (src/load/entries.ts checkDuplicates); the message keeps the exact parser's detail.
+    if (!parsed.ok) throw new CapstateError(parsed.reason === 'duplicate-key' ? 'duplicate-key' : 'bad-json', `${input}: not valid JSON (${parsed.reason}): ${parsed.detail}`, { file: input, side });
     root = plainJson(parsed.value);
   }
   const file = source;
