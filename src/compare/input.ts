@@ -8,6 +8,7 @@ import { CapstateError } from '../errors.js';
 import { admitRetainedScenario, type RetainedScenario } from '../load/admission.js';
 import { parseExactJson, plainJson, sha256Hex } from '../load/bodies.js';
 import { FieldReader, type Obj } from '../load/fields.js';
+import { ScenarioReader } from '../load/scenario.js';
 
 export interface StepIn {
   /** `null` for `initial_state`. */
@@ -47,13 +48,16 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
     const bytes = readFileSync(input);
     sha256 = sha256Hex(bytes);
     const parsed = parseExactJson(bytes.toString('utf8'));
-    if (!parsed.ok) throw new CapstateError('bad-json', `${input}: not valid JSON (${parsed.reason}): ${parsed.detail}`, { file: input, side });
+    // The loader's code for a duplicate member name (src/load/entries.ts checkDuplicates); the message keeps the exact parser's detail.
+    if (!parsed.ok) throw new CapstateError(parsed.reason === 'duplicate-key' ? 'duplicate-key' : 'bad-json', `${input}: not valid JSON (${parsed.reason}): ${parsed.detail}`, { file: input, side });
     root = plainJson(parsed.value);
   }
   const file = source;
   const f = new FieldReader(file, undefined, []);
   if (root === null || typeof root !== 'object' || Array.isArray(root)) throw new CapstateError('bad-evidence', `${side}: Evidence must be a JSON object (a file path or the Evidence itself)`, { file, side });
   const r = root as Obj;
+  // The loader's format rule: a file with both cannot be told apart (load/index.ts).
+  if (r.log !== undefined && r.events !== undefined) throw new CapstateError('unknown-format', 'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is', { file });
   if (r.log !== undefined && r.events === undefined) throw new CapstateError('not-scenario-evidence', `${side}: this is a HAR file; compare-web-captures compares browser scenario Evidence (capture-browser-scenario)`, { file, side });
   // BS-81: the loader's admission rule, not a second one.
   const admitted = admitRetainedScenario(file, (k) => r[k]);
@@ -77,6 +81,12 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
     f.string(o, ['events', i], 'kind', { required: true, nonEmpty: true });
     return o;
   });
+  // BS-61/BS-81: the loader's event validation, not a second one: every event goes through
+  // the reader `load` uses (fields, redirect links, content pointers, bodies), which throws
+  // the same CapstateError `load` would. Bodies are checked, not kept.
+  const reader = new ScenarioReader(file, () => 0);
+  events.forEach((e, i) => reader.onEvent(i, e));
+  reader.finish();
   const om = r.omissions && typeof r.omissions === 'object' ? (r.omissions as Obj) : {};
   const byKind = om.by_kind && typeof om.by_kind === 'object' ? Object.keys(om.by_kind as Obj) : [];
   const beyond = om.network_transaction_range ? ['request'] : [];

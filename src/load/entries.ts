@@ -4,6 +4,7 @@
  * stores. It runs in a worker thread (parse-worker.ts) while the main thread writes; what
  * it produces is plain data a structured clone carries (no URL objects, no exact values).
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { CapstateError, type ErrorContext } from '../errors.js';
 import { classifyRetainedBody, type BodyKind, type RetainedBody, type UnusableReason } from './bodies.js';
 import type { Obj } from './fields.js';
@@ -42,11 +43,50 @@ export interface ParseOptions {
 }
 
 export function parsePiece(file: string, p: Piece): unknown {
+  const text = p.bytes.toString('utf8');
   try {
-    return JSON.parse(p.bytes.toString('utf8'));
+    return JSON.parse(text);
   } catch (e) {
     const record = p.path[0] === 'log' && p.path[1] === 'entries' ? (p.path[2] as number) + 1 : undefined;
-    throw new CapstateError('bad-json', `not valid JSON: ${(e as Error).message}`, { file, record, path: formatPath(p.path), offset: p.offset });
+    // JSON.parse counts UTF-16 units from the value's start; the reader wants the file's byte.
+    const msg = (e as Error).message;
+    const m = /\s*(?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(msg);
+    const inValue = m ? Buffer.byteLength(text.slice(0, Number(m[1]))) : p.bytes.length;
+    const offset = p.offset + inValue;
+    const lc = lineColumn(file, offset);
+    const at = `at byte ${offset} of the file${lc ? ` (line ${lc.line}, column ${lc.column})` : ''}`;
+    const what = m ? msg.slice(0, m.index) + msg.slice(m.index + m[0].length) : msg;
+    throw new CapstateError('bad-json', `not valid JSON: ${what} ${at}`, {
+      file, record, path: formatPath(p.path), offset, ...(lc ? { line: lc.line, column: lc.column } : {}),
+    });
+  }
+}
+
+/**
+ * 1-based line and column (in characters) of byte `offset` in `file`, read again on this
+ * error path only. Null when the file cannot be read.
+ */
+export function lineColumn(file: string, offset: number): { line: number; column: number } | null {
+  let fd: number;
+  try { fd = openSync(file, 'r'); } catch { return null; }
+  try {
+    const buf = Buffer.allocUnsafe(1024 * 1024);
+    let line = 1;
+    let column = 1;
+    for (let pos = 0; pos < offset;) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, offset - pos), pos);
+      if (n <= 0) return null;
+      for (let i = 0; i < n; i++) {
+        const c = buf[i];
+        if (c === 10) { line++; column = 1; } else if ((c & 0xc0) !== 0x80) column++; // UTF-8 continuation bytes are not characters
+      }
+      pos += n;
+    }
+    return { line, column };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
 }
 
