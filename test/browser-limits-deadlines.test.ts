@@ -382,7 +382,7 @@ const site = startServer((req, res) => {
   }
   if (p === '/sw') return res.end(SW_PAGE);
   // #late appears after 1.5 s; #never never does.
-  if (p === '/late') return res.end(html('late', `<script>setTimeout(() => { const e = document.createElement('p'); e.id = 'late'; e.textContent = 'late'; document.body.append(e); }, 1500); console.log('a'); console.log('b');</script>`));
+  if (p === '/late') return res.end(html('late', `<script>setTimeout(() => { const e = document.createElement('p'); e.id = 'late'; e.textContent = 'late'; document.body.append(e); }, 5000); console.log('a'); console.log('b');</script>`));
   return res.end(html('plain', '<p id="plain">plain</p>'));
 });
 /** A second origin, so a page there is not in the service worker's scope. */
@@ -394,21 +394,22 @@ const launch = (start: string, actions: unknown[], extra: Record<string, unknown
 describeBrowser('BS-10 / BS-13 deadline families', () => {
   it('BS-10 BS-13 actions keep their own timeouts: not bounded by command_timeout_ms, not changed by capture.limits; a failed wait_for cancels the rest', async () => {
     const e = await launch(`${site.origin}/late`, [
-      // No timeout_ms: pending until #late appears at 1.5 s, past command_timeout_ms (1,000).
+      // No timeout_ms: pending until #late appears at 5 s, past command_timeout_ms (4,000). The
+      // command deadline also bounds the launch, so it is kept wide enough for a loaded machine.
       { step_id: 'late', action: 'wait_for', locator: { kind: 'css', selector: '#late' }, state: 'attached' },
       // Never matches: fails at its own 400 ms.
       { step_id: 'never', action: 'wait_for', locator: { kind: 'css', selector: '#never' }, state: 'attached', timeout_ms: 400 },
       { step_id: 'after', action: 'wait_for_timeout', duration_ms: 10 },
-    ], { command_timeout_ms: 1000, capture: { events: ['console'], limits: { max_events: 1, max_retained_event_bytes: 2048 } } });
-    expect(e.scenario.command_timeout_ms).toBe(1000);
+    ], { command_timeout_ms: 4000, capture: { events: ['console'], limits: { max_events: 1, max_retained_event_bytes: 2048 } } });
+    expect(e.scenario.command_timeout_ms).toBe(4000);
     expect(e.initial_state.status).toBe('completed');
     const [late, never, after] = e.steps;
     expect(late.status).toBe('completed');
-    expect(late.elapsed_ms).toBeGreaterThan(1000);
+    expect(late.elapsed_ms).toBeGreaterThan(4000);
     expect(never.status).toBe('failed');
     expect(never.error!.message).toMatch(/400\s*ms/);
     expect(never.elapsed_ms).toBeGreaterThanOrEqual(390);
-    expect(never.elapsed_ms).toBeLessThan(1000);
+    expect(never.elapsed_ms).toBeLessThan(4000);
     // BS-35: the remaining step is cancelled, not executed.
     expect(after).toMatchObject({ status: 'cancelled', error: { code: 'not-executed' }, url: null, completeness: 'missing' });
     // BS-13: the tiny limits only omitted events.
