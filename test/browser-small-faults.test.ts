@@ -35,3 +35,56 @@ describeBrowser('BS-22 an aborted launch removes its profile', () => {
     }
   }, 120_000);
 });
+
+/** A local server whose /old answers 302 with a Location; everything else is a page or JSON. */
+function redirectServer(): { origin: Promise<string>; hits: string[]; close(): Promise<void> } {
+  const hits: string[] = [];
+  const server = http.createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    if (req.url === '/old') { res.writeHead(302, { location: '/new?from=old', 'set-cookie': 'hopsession=s3cr3t-hop-cookie; Path=/' }); return res.end(); }
+    if (req.url?.startsWith('/new')) { res.writeHead(200, { 'content-type': 'application/json' }); return res.end('{"ok":true}'); }
+    if (req.url === '/favicon.ico') { res.writeHead(204); return res.end(); }
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><title>r</title><p>redirects</p>');
+  });
+  const origin = new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return { origin, hits, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+}
+
+describeBrowser('BS-50 a request step that meets a redirect', () => {
+  const srv = redirectServer();
+  afterAll(() => srv.close());
+
+  it('BS-50 the redirect hop has a response event (302) and, with header values selected, its Location; nothing goes to the target', async () => {
+    const origin = await srv.origin;
+    const e = await captureBrowserScenario({
+      browser: { mode: 'launch', executable_path: CHROMIUM }, start_url: { url: `${origin}/` },
+      actions: [{ step_id: 'old', action: 'request', method: 'GET', path: '/old', timeout_ms: 10000 }],
+      capture: { network: { header_values: true, response_body: true } },
+    }, { env: {} });
+    expect(e.steps[0]).toMatchObject({ status: 'failed', error: { code: 'redirect' } });
+    expect(srv.hits).not.toContain('GET /new?from=old');
+    const request = e.events.find((x) => x.kind === 'request' && x.url === `${origin}/old`);
+    expect(request, JSON.stringify(e.events.map((x) => [x.kind, x.url ?? x.status]))).toBeDefined();
+    expect(request!.step_id).toBe('old');
+    const tx = e.events.filter((x) => x.transaction_id === request!.transaction_id);
+    const response = tx.find((x) => x.kind === 'response');
+    expect(response, JSON.stringify(tx.map((x) => x.kind))).toMatchObject({ status: 302, step_id: 'old' });
+    const c = tx.find((x) => x.kind === 'network-content' && x.source_event_sequence === response!.sequence);
+    expect(c).toBeDefined();
+    const headers = c!.headers as { state: string; values: { name: string; value: string | null }[] };
+    expect(headers.state).toBe('captured');
+    expect(headers.values.find((h) => h.name.toLowerCase() === 'location')?.value).toBe('/new?from=old');
+    // Header-value rules: a credential header keeps its name, not its value.
+    expect(headers.values.find((h) => h.name.toLowerCase() === 'set-cookie')).toMatchObject({ value: null, redacted: true });
+    expect(JSON.stringify(e)).not.toContain('s3cr3t-hop-cookie');
+    // request, its content, the hop's response, then the terminal event (the browser cancels the hop).
+    const kinds = tx.filter((x) => x.kind !== 'network-content').map((x) => x.kind);
+    expect(kinds).toEqual(['request', 'response', 'request-failed']);
+    // The Evidence still loads (BS-59).
+    const file = join(dir, 'redirect-evidence.json');
+    writeFileSync(file, JSON.stringify(e));
+    const load = await cliAsync(['load', file, '--db', join(dir, 'redirect.sqlite')]);
+    expect(load.status, load.stderr).toBe(0);
+  }, 60_000);
+});
