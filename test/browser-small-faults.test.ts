@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { captureBrowserScenario } from '../src/browser/index.js';
-import { CHROMIUM, describeBrowser } from './browser-app.js';
+import { CHROMIUM, describeBrowser, startExternalBrowser, type ExternalBrowser } from './browser-app.js';
 import { cliAsync, tempDir } from './helpers.js';
 
 const dir = tempDir();
@@ -87,4 +87,52 @@ describeBrowser('BS-50 a request step that meets a redirect', () => {
     const load = await cliAsync(['load', file, '--db', join(dir, 'redirect.sqlite')]);
     expect(load.status, load.stderr).toBe(0);
   }, 60_000);
+});
+
+/** Two sites: 127.0.0.1 embeds a frame from localhost, which site isolation puts in its own process. */
+function site(host: string, pages: () => Record<string, string>): Promise<{ origin: string; close(): void }> {
+  return new Promise((resolve) => {
+    const server = http.createServer((req, res) => {
+      const body = pages()[new URL(req.url!, 'http://x').pathname];
+      res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/html' });
+      res.end(body ?? 'not found');
+    });
+    server.listen(0, '127.0.0.1', () => resolve({ origin: `http://${host}:${(server.address() as AddressInfo).port}`, close: () => server.close() }));
+  });
+}
+const html = (body: string) => `<!doctype html><html><head><title>t</title></head><body>${body}</body></html>`;
+
+describeBrowser('BS-30 a cross-origin iframe\'s seeds', () => {
+  const sites: { top?: { origin: string; close(): void }; framed?: { origin: string; close(): void } } = {};
+  let external: ExternalBrowser | null = null;
+  afterAll(async () => { sites.top?.close(); sites.framed?.close(); await external?.stop(); });
+
+  it('BS-30 a partitioned cross-site frame\'s first script sees its origin\'s local and session seeds, also after that origin was seeded at top level', async () => {
+    sites.framed = await site('localhost', () => ({
+      '/frame': html(`<script>let v; try { v = localStorage.getItem('k') + '/' + sessionStorage.getItem('s'); } catch (e) { v = 'denied:' + e.name; } parent.postMessage(v, '*');</script>`),
+      '/top': html(`<p id="out"></p><script>document.getElementById('out').textContent = localStorage.getItem('k') + '/' + sessionStorage.getItem('s');</script>`),
+    }));
+    const framed = sites.framed.origin;
+    sites.top = await site('127.0.0.1', () => ({
+      '/embed': html(`<p id="out"></p><script>addEventListener('message', (e) => { document.getElementById('out').textContent = e.data; });</script><iframe src="${framed}/frame"></iframe>`),
+    }));
+    // Third-party storage is blocked in a fresh profile; a caller's browser may allow it.
+    external = await startExternalBrowser({ preferences: { profile: { cookie_controls_mode: 0 } } });
+    const ready = (id: string) => ({ step_id: id, action: 'wait_for', locator: { kind: 'css', selector: '#out:not(:empty)' }, state: 'attached', timeout_ms: 10000 });
+    const e = await captureBrowserScenario({
+      browser: { mode: 'connect', cdp_endpoint: external.endpoint },
+      start_url: { url: `${framed}/top` },
+      storage: {
+        local_storage: [{ origin: framed, entries: [{ key: 'k', value: { source: 'literal', value: 'seed-k' } }] }],
+        session_storage: [{ origin: framed, entries: [{ key: 's', value: { source: 'literal', value: 'seed-s' } }] }],
+      },
+      actions: [ready('top'), { step_id: 'embed', action: 'goto', destination: { url: `${sites.top.origin}/embed` } }, ready('framed')],
+      capture: { after_each_step: ['dom'] },
+    }, { env: {} });
+    expect(e.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'completed']);
+    const out = (i: number) => /<p id="out">([^<]*)<\/p>/.exec((e.steps[i].captures.dom as { value: string }).value)?.[1];
+    expect(out(0)).toBe('seed-k/seed-s');
+    // The frame under 127.0.0.1 is its own local and session area: both seeded before its script.
+    expect(out(2)).toBe('seed-k/seed-s');
+  }, 90_000);
 });
