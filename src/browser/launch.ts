@@ -175,7 +175,7 @@ function processesUsing(profile: string): number[] {
   const found: number[] = [];
   for (const pid of pids) {
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(profile)) found.push(Number(pid));
+      if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(profile + '/')) found.push(Number(pid));
     } catch { /* gone, or not readable */ }
   }
   return found;
