@@ -75,6 +75,12 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
   const userData = join(profile, 'user-data');
   const artifacts = join(profile, 'artifacts');
   mkdirSync(artifacts);
+  // Chromium's own temporary files (its singleton socket directory among them) go into
+  // the profile too, so a browser killed mid-launch leaves nothing in TMPDIR. A Unix
+  // socket path has at most 107 bytes: with a longer TMPDIR, Chromium keeps TMPDIR.
+  const browserTmp = join(profile, 't');
+  const ownTmp = Buffer.byteLength(join(browserTmp, 'org.chromium.Chromium.XXXXXX', 'SingletonSocket')) <= 107;
+  if (ownTmp) mkdirSync(browserTmp);
   const env = s.environment ?? {};
   let context: BrowserContext;
   try {
@@ -82,6 +88,7 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
     context = await withSandboxFallback((args) => chromium.launchPersistentContext(userData, {
       // Not in Playwright's public types, but a launch parameter of its protocol.
       ...({ artifactsDir: artifacts } as object),
+      ...(ownTmp ? { env: { ...process.env, TMPDIR: browserTmp } } : {}),
       executablePath: b.executable_path,
       headless: b.headless ?? true,
       args,
