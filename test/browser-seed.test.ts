@@ -229,7 +229,7 @@ describe('BS-32 a frame that goes away while paused', () => {
 });
 
 describe('BS-30 seeding once per partition and per origin', () => {
-  it('BS-30 local storage is seeded once per storage partition; session storage once per origin in the page', async () => {
+  it('BS-30 local storage is seeded once per storage partition; session storage once per area (origin, or partitioned frame) in the page', async () => {
     const keys: Record<string, string> = { TOP: 'http://b.test/', EMBED1: 'http://b.test/^0http://a.test', EMBED2: 'http://b.test/^0http://a.test', TOP2: 'http://b.test/' };
     const ch = new ScriptedChannel({ 'Storage.getStorageKeyForFrame': (p: { frameId: string }) => ({ storageKey: keys[p.frameId] }) });
     const seed = new SeedInstrumentation({ 'http://b.test': [['k', 'v']] }, { 'http://b.test': [['s', 'w']] });
@@ -241,8 +241,8 @@ describe('BS-30 seeding once per partition and per origin', () => {
       return ch.sentOf('Runtime.callFunctionOn').slice(before).map(written);
     };
     expect(await writes(10, 'TOP')).toEqual([{ local: [['k', 'v']], session: [['s', 'w']] }]);
-    // A partitioned frame of the same origin gets its own local seeds (not session ones).
-    expect(await writes(11, 'EMBED1')).toEqual([{ local: [['k', 'v']], session: [] }]);
+    // A partitioned frame of the same origin gets its own local and session seeds (its areas are its own).
+    expect(await writes(11, 'EMBED1')).toEqual([{ local: [['k', 'v']], session: [['s', 'w']] }]);
     // Later documents in partitions already seeded keep the application's values.
     expect(await writes(12, 'EMBED2')).toEqual([]);
     expect(await writes(13, 'TOP2')).toEqual([]);

@@ -2,7 +2,7 @@
  * The action vocabulary (OQ-39) and the request step (BS-47 to BS-56). Actions run with
  * their own `timeout_ms` (BS-14: omitted means no deadline) and stop at cancellation.
  */
-import type { BrowserContext, Locator as PwLocator, Page, Route } from 'playwright-core';
+import type { BrowserContext, Locator as PwLocator, Page, Request, Route } from 'playwright-core';
 import { objectEntries, parseExactJson, stringifyExact, type JsonValue } from '../load/bodies.js';
 import type { Redaction } from './redaction.js';
 import { CONTROL, type Action, type HeaderSource, type Locator, type RequestAction, type UrlSpec } from './schema.js';
@@ -27,6 +27,8 @@ export interface ActionContext {
   redaction: Redaction;
   startOrigin: string;
   signal: AbortSignal;
+  /** BS-50: reports a request step's redirect hop to the network evidence (when it is captured). */
+  redirectHop?: (req: Request, status: number, statusText: string, headers: { name: string; value: string }[]) => void;
 }
 
 /** BS-26: a URL with its structured query entries appended, secrets resolved. */
@@ -133,11 +135,13 @@ async function requestStep(a: RequestAction, x: ActionContext): Promise<void> {
   const timer = a.timeout_ms !== undefined ? setTimeout(() => deadline.abort(), a.timeout_ms) : undefined;
   const stop = AbortSignal.any([deadline.signal, x.signal]);
   let dispatched = false;
+  let sent: Request | null = null;
   const url = resolveUrl({ url: new URL(a.path.split('#')[0], x.startOrigin).href, query: a.query }, x.secrets);
   const gate = (route: Route) => {
     if (dispatched) return route.continue(); // not ours: the step's request already went out
     if (stop.aborted) return route.abort('aborted');
     dispatched = true;
+    sent = route.request();
     return route.continue();
   };
   const matches = (u: URL) => u.href === url;
@@ -160,6 +164,7 @@ async function requestStep(a: RequestAction, x: ActionContext): Promise<void> {
     }
     if (stop.aborted) throw new StepFailure('timeout', 'the step timed out before its request was sent; nothing was sent');
     await x.page.route(matches, gate);
+    const hop = x.redirectHop ? await watchRedirectHop(x, url, a.method, () => sent, x.redirectHop) : null;
     try {
       const r = await x.page.evaluate(async ({ url, method, headers, body, origin }) => {
         const g = globalThis as unknown as PageGlobals;
@@ -184,6 +189,7 @@ async function requestStep(a: RequestAction, x: ActionContext): Promise<void> {
         throw new StepFailure('unexpected-status', `${a.method} ${a.path} answered ${r.status}; expected ${a.expected_status.join(' or ')}`);
       }
     } finally {
+      await hop?.detach();
       await x.page.unroute(matches, gate).catch(() => {});
     }
   })();
@@ -197,4 +203,55 @@ async function requestStep(a: RequestAction, x: ActionContext): Promise<void> {
     clearTimeout(timer);
     work.catch(() => {});
   }
+}
+
+/**
+ * BS-50: under the dispatch route Chromium handles a redirect inside its interception and
+ * Playwright sees no response for the hop (its request just fails). A CDP session of the
+ * step's own reads the hop's status line and headers (`Network.responseReceivedExtraInfo`)
+ * for the step's request and reports a 3xx to the network evidence.
+ */
+async function watchRedirectHop(x: ActionContext, url: string, method: string, request: () => Request | null,
+  report: NonNullable<ActionContext['redirectHop']>): Promise<{ detach(): Promise<void> }> {
+  let cdp: Awaited<ReturnType<BrowserContext['newCDPSession']>>;
+  try {
+    cdp = await x.context.newCDPSession(x.page);
+  } catch {
+    return { detach: async () => {} }; // no CDP here: the hop stays unreported, as before
+  }
+  type ExtraInfo = { statusCode: number; headers: Record<string, string>; headersText?: string };
+  let id: string | null = null;
+  const early = new Map<string, ExtraInfo>();
+  let done = false;
+  const hop = (p: ExtraInfo) => {
+    const req = request();
+    if (done || !req || p.statusCode < 300 || p.statusCode >= 400) return;
+    done = true;
+    report(req, p.statusCode, statusLine(p.headersText), headerList(p));
+  };
+  cdp.on('Network.requestWillBeSent', (p) => {
+    if (id !== null || p.redirectResponse || p.request.method !== method || p.request.url !== url) return;
+    id = p.requestId;
+    const e = early.get(id);
+    if (e) hop(e);
+  });
+  // ExtraInfo events may come before or after the request's own event.
+  cdp.on('Network.responseReceivedExtraInfo', (p) => { if (p.requestId === id) hop(p); else early.set(p.requestId, p); });
+  await cdp.send('Network.enable').catch(() => {});
+  return { detach: () => cdp.detach().catch(() => {}) };
+}
+
+/** The reason phrase of an HTTP/1 status line (`HTTP/1.1 302 Found`); HTTP/2 has none. */
+function statusLine(headersText: string | undefined): string {
+  const first = headersText?.split('\r\n')[0] ?? '';
+  return /^HTTP\/\S+ \d{3} ?(.*)$/.exec(first)?.[1] ?? '';
+}
+
+/** The hop's headers in producer order with duplicates (from the raw text when there is one). */
+function headerList(p: { headers: Record<string, string>; headersText?: string }): { name: string; value: string }[] {
+  if (p.headersText) {
+    return p.headersText.split('\r\n').slice(1).filter((l) => l.includes(':'))
+      .map((l) => { const i = l.indexOf(':'); return { name: l.slice(0, i), value: l.slice(i + 1).trim() }; });
+  }
+  return Object.entries(p.headers).flatMap(([name, v]) => v.split('\n').map((value) => ({ name, value })));
 }

@@ -264,7 +264,11 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       elapsed_ms: ms(t0), url: sanitizedUrl(page, redaction.view()), event_bounds: bounds(log, 1), completeness: completeness(captures), captures,
     };
 
-    const x: ActionContext = { page, context, secrets, redaction, startOrigin, signal: abort.signal };
+    const observer = network;
+    const x: ActionContext = {
+      page, context, secrets, redaction, startOrigin, signal: abort.signal,
+      ...(observer ? { redirectHop: (req, status, text, headers) => observer.redirectHop(req, status, text, headers) } : {}),
+    };
     let stopped: string | null = initialError ? 'the initial navigation' : null;
     for (let i = 0; i < s.actions.length; i++) {
       const a = s.actions[i];

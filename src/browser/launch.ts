@@ -3,9 +3,9 @@
  * starts the caller's executable with a capstate-owned temporary profile and deletes it
  * at cleanup; connect mode attaches to a loopback CDP endpoint and only disconnects.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CapstateError } from '../errors.js';
 import type { PageGlobals } from './actions.js';
@@ -68,13 +68,27 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
   if (!existsSync(b.executable_path)) {
     throw new CapstateError('browser-not-found', `no browser executable at ${b.executable_path}; install a Chromium-family browser (e.g. apt-get install chromium) and give its path in browser.executable_path`, { path: 'browser.executable_path' });
   }
-  // BS-22: the profile is ours alone; it is deleted at cleanup, whatever happened.
+  // BS-22: the profile is ours alone; it is deleted at cleanup, whatever happened. It holds
+  // the user data directory and Playwright's artifacts directory, which Playwright would
+  // otherwise create in TMPDIR itself and leak when a launch is aborted.
   const profile = mkdtempSync(join(tmpdir(), 'capstate-profile-'));
+  const userData = join(profile, 'user-data');
+  const artifacts = join(profile, 'artifacts');
+  mkdirSync(artifacts);
+  // Chromium's own temporary files (its singleton socket directory among them) go into
+  // the profile too, so a browser killed mid-launch leaves nothing in TMPDIR. A Unix
+  // socket path has at most 107 bytes: with a longer TMPDIR, Chromium keeps TMPDIR.
+  const browserTmp = join(profile, 't');
+  const ownTmp = Buffer.byteLength(join(browserTmp, 'org.chromium.Chromium.XXXXXX', 'SingletonSocket')) <= 107;
+  if (ownTmp) mkdirSync(browserTmp);
   const env = s.environment ?? {};
   let context: BrowserContext;
   try {
     const chromium = await playwright();
-    context = await withSandboxFallback((args) => chromium.launchPersistentContext(profile, {
+    context = await withSandboxFallback((args) => chromium.launchPersistentContext(userData, {
+      // Not in Playwright's public types, but a launch parameter of its protocol.
+      ...({ artifactsDir: artifacts } as object),
+      ...(ownTmp ? { env: { ...process.env, TMPDIR: browserTmp } } : {}),
       executablePath: b.executable_path,
       headless: b.headless ?? true,
       args,
@@ -92,7 +106,9 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
       ...(env.viewport ? { viewport: env.viewport } : {}),
     }));
   } catch (e) {
-    await removeProfile(profile);
+    // An aborted launch (timeout) leaves Playwright's browser process running and
+    // writing into the profile: end it before deleting, or the profile comes back.
+    await removeProfile(profile, true);
     // BS-4: a visible browser needs a display; Playwright's first line ("Target page,
     // context or browser has been closed") would blame the executable instead.
     if (b.headless === false && /XServer|X server|\$DISPLAY/.test(e instanceof Error ? e.message : String(e))) {
@@ -114,20 +130,72 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
 }
 
 /** BS-22: the profile goes, or the user is told where it is (it may hold cookies and storage, BS-23). */
-async function removeProfile(profile: string): Promise<void> {
+async function removeProfile(profile: string, aborted = false): Promise<void> {
   // Browser helper processes may still be writing for a while after the close, longer on
   // a loaded machine: keep trying for up to PROFILE_REMOVAL_MS before giving up.
   const deadline = Date.now() + PROFILE_REMOVAL_MS;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   for (;;) {
     try {
+      if (aborted) await endProcessesUsing(profile, deadline);
+      removeSingletonDir(profile);
       rmSync(profile, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
-      return;
+      if (!aborted) return;
+      // A process Playwright was still starting when the launch was abandoned may appear
+      // (and recreate the profile) a moment later: look once more before calling it done.
+      await sleep(PROFILE_SETTLE_MS);
+      if (!existsSync(profile) && processesUsing(profile).length === 0) return;
+      if (Date.now() >= deadline) throw new Error('a browser process kept recreating it');
     } catch (e) {
       if (Date.now() >= deadline) {
         throw new CapstateError('cleanup-failed', `could not delete the temporary browser profile ${profile}: ${firstLine(e)}; delete it by hand (it may hold cookies and storage)`, { profile });
       }
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250);
     }
+  }
+}
+
+/**
+ * Chromium keeps its singleton socket in a directory of its own in TMPDIR, linked from the
+ * profile's `SingletonSocket`; a browser that was killed (an aborted launch) leaves it
+ * behind. It is removed when it holds nothing but the singleton files.
+ */
+function removeSingletonDir(profile: string): void {
+  let dir: string;
+  try { dir = dirname(readlinkSync(join(profile, 'user-data', 'SingletonSocket'))); } catch { return; }
+  try {
+    if (readdirSync(dir).every((f) => /^Singleton(Socket|Cookie|Lock)$/.test(f))) rmSync(dir, { recursive: true, force: true });
+  } catch { /* already gone */ }
+}
+
+/** How long an aborted launch's cleanup watches for a late browser process. */
+const PROFILE_SETTLE_MS = 500;
+
+/**
+ * The processes whose command line names the profile (the browser, its helpers, its crash
+ * handler): capstate's own, since the profile is a fresh capstate directory. Linux only;
+ * elsewhere (no /proc) none are found and removal relies on its retries.
+ */
+function processesUsing(profile: string): number[] {
+  let pids: string[];
+  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return []; }
+  const found: number[] = [];
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(profile + '/')) found.push(Number(pid));
+    } catch { /* gone, or not readable */ }
+  }
+  return found;
+}
+
+/** Kills the processes that use the profile and waits (until `deadline`) for them to go. */
+async function endProcessesUsing(profile: string, deadline: number): Promise<void> {
+  for (;;) {
+    const pids = processesUsing(profile).filter((p) => p !== process.pid);
+    if (pids.length === 0) return;
+    for (const pid of pids) { try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ } }
+    if (Date.now() >= deadline) return;
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

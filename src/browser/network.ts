@@ -211,6 +211,34 @@ export class NetworkObserver {
     }, () => this.emitContent(tx, seq, { state: 'cancelled' }, { state: 'cancelled' }));
   }
 
+  /**
+   * BS-50: the redirect hop a request step's fetch met. Under the step's dispatch route
+   * Chromium follows (and, with `redirect: 'manual'`, cancels) the redirect inside its
+   * interception, so Playwright reports no response for the hop; the step reads the hop
+   * from CDP and reports it here, before the transaction's terminal event. Its headers
+   * (Location included) follow the header-value rules; a redirect has no body to read.
+   */
+  redirectHop(req: Request, status: number, statusText: string, headers: { name: string; value: string }[]): void {
+    const tx = this.txs.get(req);
+    if (!tx || this.stopped || tx.response || tx.terminal || this.hops.has(tx)) return;
+    if (tx.beyond) { this.o.log.beyondLimit(tx.n, 'response'); return; }
+    const view = this.o.redaction.view();
+    const seq = this.o.log.push({
+      kind: 'response', step_id: this.o.stepId(), transaction_id: tx.id, status, status_text: view.text(statusText), observed_at: this.now(),
+    }, tx.id);
+    this.hops.add(tx);
+    const c = this.o.content;
+    if (seq === null || !(c.response_body || c.header_values)) return;
+    this.queue.run(async () => {
+      const hs = c.header_values ? await this.headers(async () => headers, view) : { state: 'not_selected' as const };
+      const mediaType = headers.find((h) => h.name.toLowerCase() === 'content-type')?.value ?? null;
+      this.emitContent(tx, seq, hs, c.response_body ? { state: 'unavailable', media_type: mediaType } : { state: 'not_selected' });
+    }, () => this.emitContent(tx, seq, { state: 'cancelled' }, { state: 'cancelled' }));
+  }
+
+  /** Transactions whose redirect hop a request step reported. */
+  private readonly hops = new Set<Tx>();
+
   private onEnd(req: Request, how: 'finished' | 'failed'): void {
     const tx = this.txs.get(req);
     if (!tx || tx.terminal) return;

@@ -106,9 +106,12 @@ const SEED_WRITER = `function (d) {
 
 /** The debugger instrumentation of BS-31/BS-32, independent of Playwright for testing. */
 export class SeedInstrumentation {
-  /** Local-storage seeds are owed per storage partition, session-storage seeds per origin. */
+  /**
+   * Local-storage seeds are owed per storage partition; session-storage seeds per
+   * session-storage area of the page: its origin's, or a partitioned frame's (same key).
+   */
   private readonly seededPartitions = new Set<string>();
-  private readonly seededSessionOrigins = new Set<string>();
+  private readonly seededSessionAreas = new Set<string>();
   private readonly channels: { channel: CdpChannel; scriptId?: string }[] = [];
   private failure: string | null = null;
   private onFailure: ((message: string) => void)[] = [];
@@ -188,20 +191,24 @@ export class SeedInstrumentation {
   private async seed(channel: CdpChannel, own: SeedScript, context: { origin: string; frameId?: string } | undefined): Promise<void> {
     let partition: string | null = null;
     let origin = '';
+    let sessionArea = '';
     let writeSession = false;
     try {
       origin = await this.originOf(channel, own, context);
       const local = this.local[origin];
       const session = this.session[origin];
-      if (local) {
-        // BS-30: partitioned frames of one origin get their own local-storage seeds.
-        const key = await this.send(channel, 'Storage.getStorageKeyForFrame', { frameId: own.frameId }).then((r: { storageKey: string }) => r.storageKey, () => origin);
-        if (!this.seededPartitions.has(key)) partition = key;
-      }
-      writeSession = session !== undefined && !this.seededSessionOrigins.has(origin);
+      // BS-30: partitioned frames of one origin get their own seeds. A partitioned frame's
+      // session storage is an area of its own too (Chromium keys it by the same storage
+      // key), so it is owed the origin's session seeds as well.
+      const key = local || session
+        ? await this.send(channel, 'Storage.getStorageKeyForFrame', { frameId: own.frameId }).then((r: { storageKey: string }) => r.storageKey, () => origin)
+        : origin;
+      if (local && !this.seededPartitions.has(key)) partition = key;
+      sessionArea = key;
+      writeSession = session !== undefined && !this.seededSessionAreas.has(sessionArea);
       if (partition !== null || writeSession) {
         if (partition !== null) this.seededPartitions.add(partition);
-        if (writeSession) this.seededSessionOrigins.add(origin);
+        if (writeSession) this.seededSessionAreas.add(sessionArea);
         // The entries travel as a call argument, not as source: another debugger client on
         // the page (connect mode) sees the function's parsed source, never the values.
         const r = await this.send(channel, 'Runtime.callFunctionOn', {
@@ -217,7 +224,7 @@ export class SeedInstrumentation {
       if (channel instanceof ChildChannel && channel.detached) {
         // A frame removed while paused ran nothing: its area is still owed its seeds.
         if (partition !== null) this.seededPartitions.delete(partition);
-        if (writeSession) this.seededSessionOrigins.delete(origin);
+        if (writeSession) this.seededSessionAreas.delete(sessionArea);
         return;
       }
       // BS-32: never run the page from an unknown initial state; it stays paused.
