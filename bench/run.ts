@@ -12,15 +12,15 @@
  * Each measurement is its own process so peak RSS is that job's alone, and node start-up is
  * paid equally by both sides (the ratio compares like with like).
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
+import { cpus, totalmem } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { DEFAULT_SEED, GENERATOR_VERSION, generateHar, type GenStats } from './gen-har.js';
+import { haveTime, measure, TIME_BIN } from './measure.js';
 
 // dist/bench/run.js → repository root two levels up; commands run from there.
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -28,7 +28,6 @@ const OUT = join(ROOT, 'bench', 'out');
 const BASELINE_JS = join(ROOT, 'dist', 'bench', 'baseline.js');
 // BENCH_CLI lets the same harness measure another build (e.g. a release) of the CLI.
 const CLI_JS = process.env.BENCH_CLI ? resolve(process.env.BENCH_CLI) : join(ROOT, 'dist', 'src', 'cli', 'main.js');
-const TIME_BIN = '/usr/bin/time';
 
 const log = (msg: string) => process.stderr.write(msg + '\n');
 
@@ -90,45 +89,6 @@ async function ensureHar(mb: number, seed: number): Promise<{ file: string; meta
 // ---------------------------------------------------------------------------------------------
 // Measuring a child process
 
-interface Measured {
-  code: number | null;
-  wallMs: number;
-  /** Peak RSS in MB (10^6 bytes) from GNU time's %M; null when /usr/bin/time is unavailable. */
-  rssMB: number | null;
-  stdout: string;
-  /** The 1-minute load average when the process ended: other work on the machine shows here. */
-  loadAvg: number;
-}
-
-const haveTime = existsSync(TIME_BIN);
-
-function measure(args: string[]): Promise<Measured> {
-  // GNU time writes to its own -o file, so the child's stderr (progress, errors) passes through
-  // untouched and cannot be confused with the measurement.
-  const timeOut = join(tmpdir(), `capstate-bench-${process.pid}-${Math.floor(performance.now())}.time`);
-  const [cmd, argv] = haveTime
-    ? [TIME_BIN, ['-o', timeOut, '-f', '%M', process.execPath, ...args]]
-    : [process.execPath, args];
-  return new Promise((ok, fail) => {
-    const t0 = performance.now();
-    const child = spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => chunks.push(b));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      const wallMs = performance.now() - t0;
-      let rssMB: number | null = null;
-      if (haveTime && existsSync(timeOut)) {
-        // The last line holds %M (KiB); earlier lines may say "Command exited with non-zero status".
-        const lines = readFileSync(timeOut, 'utf8').trim().split('\n');
-        const kib = Number(lines[lines.length - 1]);
-        if (Number.isFinite(kib)) rssMB = (kib * 1024) / 1e6;
-        rmSync(timeOut, { force: true });
-      }
-      ok({ code, wallMs, rssMB, stdout: Buffer.concat(chunks).toString('utf8'), loadAvg: loadavg()[0] });
-    });
-  });
-}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -142,7 +102,7 @@ function median(xs: number[]): number {
 interface BaselineRun { wallMs: number; workMs: number; rssMB: number | null; entries: number; loadAvg: number }
 
 async function runBaseline(file: string): Promise<BaselineRun> {
-  const m = await measure([BASELINE_JS, file]);
+  const m = await measure(ROOT, [BASELINE_JS, file]);
   if (m.code !== 0) throw new Error(`baseline exited with ${m.code} on ${file}`);
   const line = m.stdout.trim().split('\n').pop() ?? '';
   const out = JSON.parse(line) as { entries: number; ms: number };
@@ -177,7 +137,7 @@ function countRows(db: string): { records: number | null; members: number | null
 
 async function runLoad(file: string, db: string): Promise<LoadRun> {
   removeDb(db);
-  const m = await measure([CLI_JS, 'load', file, '--db', db, '--json']);
+  const m = await measure(ROOT, [CLI_JS, 'load', file, '--db', db, '--json']);
   if (m.code !== 0) throw new Error(`capstate load exited with ${m.code} on ${file}${m.stdout ? `; stdout: ${m.stdout.slice(0, 2000)}` : ''}`);
   let report: unknown = m.stdout.trim();
   try { report = JSON.parse(m.stdout); } catch { /* keep the raw text */ }
@@ -320,7 +280,7 @@ async function main(): Promise<number> {
     if (!('error' in load)) {
       const db = join(OUT, basename(file, '.har') + '.sqlite');
       log(`[state] capstate state --db ${relative(ROOT, db)} --json…`);
-      const m = await measure([CLI_JS, 'state', '--db', db, '--json']);
+      const m = await measure(ROOT, [CLI_JS, 'state', '--db', db, '--json']);
       if (m.code === 0) {
         const doc = JSON.parse(m.stdout) as { entities: unknown[]; plans: unknown[] };
         state = { wallMs: m.wallMs, rssMB: m.rssMB, entities: doc.entities.length, plans: doc.plans.length };
