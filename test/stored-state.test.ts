@@ -246,7 +246,7 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
     const db = await load('v1', captureOf('grafana'));
     // Back to version 1: the tables later migrations add are dropped (the views that read vocabulary first).
     const views = (new Database(db, { readonly: true }).prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]);
-    sql(db, [...views.map((v) => `drop view "${v}";`), ...['state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
+    sql(db, [...views.map((v) => `drop view "${v}";`), ...['state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
       .map((t) => `drop table ${t};`)].join(' ') + " pragma user_version = 1; delete from meta where key = 'queries_sha256';");
     const r = cli(['state', '--db', db]);
     expect(r.status).toBe(1);

@@ -29,7 +29,7 @@ export interface ToolRecord {
   /** An initial read (ES-8/ES-9): before the bound of its type. */
   is_initial: boolean;
   /** For an initial read: the record that bounds its type and the rule (null: unbounded). */
-  bound: { ordinal: number; rule: 'ES-8' | 'ES-9' } | null;
+  bound: { ordinal: number; rule: 'ES-8' | 'ES-9' | 'ES-27' } | null;
   root_path: string;
 }
 
@@ -43,7 +43,7 @@ export interface RetainedBodyView {
 }
 
 const cache = new WeakMap<ServeContext, Map<string, Promise<ToolRecord[]>>>();
-type Bound = { ordinal: number; rule: 'ES-8' | 'ES-9' } | null;
+type Bound = { ordinal: number; rule: 'ES-8' | 'ES-9' | 'ES-27' } | null;
 const initial = new WeakMap<ServeContext, Promise<Map<number, Bound>>>();
 
 /**

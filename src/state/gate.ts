@@ -82,7 +82,8 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
   const sorted = new Map<string, Set<string>>();
   const findings: string[] = [];
   const tools = new Map(facts.tools.map((t) => [t.name, t]));
-  const writeIds = facts.writes.map((w) => w.record_id);
+  // One type per unit (OQ-32): only its own writes take effect in its model.
+  const writeIds = facts.writes.filter((w) => w.root_path === facts.root).map((w) => w.record_id);
   const writeBodies = new Map<number, { request: number; response: number }>();
   for (let i = 0; i < writeIds.length; i += 500) {
     for (const r of await k.selectFrom('record').select(['id', 'request_body_id', 'response_body_id']).where('id', 'in', writeIds.slice(i, i + 500)).execute()) {

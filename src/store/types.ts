@@ -303,7 +303,7 @@ export interface InitialReadsView {
   status: number;
   response_body_id: number;
   bound_ordinal: number | null;
-  bound_rule: 'ES-8' | 'ES-9' | null;
+  bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
 }
 
 /** queries/item_locations.sql (ES-38, IDN-5) */
@@ -464,6 +464,9 @@ export interface StatePlansTable {
   counters: string | null;
   lines: string | null;
 }
+
+/** state_change_bounds: ES-27's bound per type (migrations/0005-change-bounds.sql). */
+export interface StateChangeBoundsTable { capture_id: number; root_path: string; write_ordinal: number; detail: string }
 
 export interface StateLimitationsTable { capture_id: number; position: number; limitation: string }
 export interface StateGateFindingsTable { capture_id: number; position: number; finding: string }
@@ -651,6 +654,7 @@ export interface DB {
   state_plans: StatePlansTable;
   state_limitations: StateLimitationsTable;
   state_gate_findings: StateGateFindingsTable;
+  state_change_bounds: StateChangeBoundsTable;
   vocabulary: VocabularyTable;
   records_timeline: RecordsTimelineView;
   capture_timeline: CaptureTimelineView;
@@ -713,6 +717,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   state_plans: cols<StatePlansTable>()(['capture_id', 'position', 'tool', 'kind', 'reason', 'detail', 'collection', 'pointer', 'membership', 'path', 'record_ordinal', 'view_facts', 'counters', 'lines']),
   state_limitations: cols<StateLimitationsTable>()(['capture_id', 'position', 'limitation']),
   state_gate_findings: cols<StateGateFindingsTable>()(['capture_id', 'position', 'finding']),
+  state_change_bounds: cols<StateChangeBoundsTable>()(['capture_id', 'root_path', 'write_ordinal', 'detail']),
   vocabulary: cols<VocabularyTable>()(['vocabulary', 'name', 'rank']),
   records_timeline: cols<RecordsTimelineView>()(['capture_id', 'timeline_position', 'ordinal', 'record_id', 'timeline_order', 'method', 'url', 'path', 'query', 'status', 'started_ms', 'duration_ms', 'ended_ms', 'is_url_redacted']),
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
