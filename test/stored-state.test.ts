@@ -129,6 +129,11 @@ function expectViewsAgree(db: string): void {
       expect(order.filter((o) => held.has(o.entity_id)).map((o) => o.entity_id), t.root_path).toEqual(t.initial_order);
       for (const o of order) if (held.has(o.entity_id)) expect(held.get(o.entity_id)).toBe(o.state_order);
     }
+    // state_records holds what the views say per record (serving reads it instead of them).
+    const views = d.prepare(`select r.id as record_id, i.record_id is not null as is_initial, i.bound_rule, i.bound_ordinal, l.list_pointer
+      from record r left join initial_reads i on i.record_id = r.id left join list_locations l on l.body_id = r.response_body_id
+      where r.capture_id = 1 order by r.id`).all();
+    expect(d.prepare('select record_id, is_initial, bound_rule, bound_ordinal, list_pointer from state_records where capture_id = 1 order by record_id').all()).toEqual(views);
   } finally {
     d.close();
   }
@@ -315,7 +320,7 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
     const db = await load('v1', captureOf('grafana'));
     // Back to version 1: the tables later migrations add are dropped (the views that read vocabulary first).
     const views = (new Database(db, { readonly: true }).prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]);
-    sql(db, [...views.map((v) => `drop view "${v}";`), ...['state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
+    sql(db, [...views.map((v) => `drop view "${v}";`), ...['state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
       .map((t) => `drop table ${t};`)].join(' ') + " pragma user_version = 1; delete from meta where key = 'queries_sha256';");
     const r = cli(['state', '--db', db]);
     expect(r.status).toBe(1);

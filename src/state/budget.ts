@@ -35,6 +35,13 @@ export class Budget {
     }
   }
 
+  /** Lets go of `bytes` charged to `phase` (a value no longer held). */
+  release(phase: Phase, bytes: number): void {
+    this.used -= bytes;
+    this.byPhase.set(phase, (this.byPhase.get(phase) ?? 0) - bytes);
+    if (this.current) this.current.byPhase.set(phase, (this.current.byPhase.get(phase) ?? 0) - bytes);
+  }
+
   /** Runs `fn` as one unit of work (a type): what it charges is released when it ends, even when it throws. */
   async unit<T>(name: string, fn: () => Promise<T>): Promise<T> {
     if (this.current) throw new Error('capstate: budget units do not nest');

@@ -78,14 +78,16 @@ export interface StateFacts extends CaptureFacts {
   bodyUsable(bodyId: number): boolean;
   /** The entity objects a read's body shows: an item read's located entity (ES-38), a list read's listed objects (OQ-11). */
   objectsShown(r: ReadLine, isItem: boolean): JsonValue[];
-  /** Fetches more bodies (the gate's later reads and writes), charged like the first ones. */
-  loadBodies(bodyIds: number[]): Promise<void>;
+  /** Fetches more bodies (the gate's later reads and writes), charged like the first ones; returns the ids it fetched. */
+  loadBodies(bodyIds: number[]): Promise<number[]>;
+  /** Lets go of bodies `loadBodies` fetched (OQ-32: released when no longer held), and their charge. */
+  dropBodies(bodyIds: number[]): void;
 }
 
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
 export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'kept_observations',
   'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members',
-  'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values'] as const;
+  'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations'] as const;
 
 /** The facts shared by every unit, each view read once; charged to the budget for the whole pass. */
 export async function readCaptureFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<CaptureFacts> {
@@ -162,6 +164,13 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
   // Initial reads' bodies are rendered and compared; the gate asks for later ones. Each is parsed on first use.
   const texts = new Map<number, string | null>();
   const parsed = new Map<number, JsonValue | undefined>();
+  // What each held body was charged, so letting it go releases exactly that.
+  const charged = new Map<number, { bodies: number; values: number }>();
+  const chargeBody = (id: number, phase: 'bodies' | 'values', bytes: number) => {
+    budget.charge(phase, bytes);
+    const c = charged.get(id) ?? charged.set(id, { bodies: 0, values: 0 }).get(id)!;
+    c[phase] += bytes;
+  };
   const loadBodies = async (ids: number[]) => {
     const bodyIds = [...new Set(ids)].filter((id) => !texts.has(id));
     for (let i = 0; i < bodyIds.length; i += 500) {
@@ -170,10 +179,20 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
       for (const b of rows) {
         const text = b.kind === 'json' && b.is_usable === 1 && typeof b.content === 'string' ? b.content : null;
         // ES-39: a body counts at its stored length before decoding…
-        if (text !== null) budget.charge('bodies', Buffer.byteLength(text, 'utf8'));
+        if (text !== null) chargeBody(b.id, 'bodies', Buffer.byteLength(text, 'utf8'));
         texts.set(b.id, text);
         parsed.delete(b.id); // a body asked for before it was loaded is parsed anew
       }
+    }
+    return bodyIds;
+  };
+  const dropBodies = (ids: number[]) => {
+    for (const id of ids) {
+      const c = charged.get(id);
+      if (c) { budget.release('bodies', c.bodies); budget.release('values', c.values); }
+      charged.delete(id);
+      texts.delete(id);
+      parsed.delete(id);
     }
   };
   await loadBodies(reads.filter((r) => r.initial_id !== null).map((r) => r.response_body_id));
@@ -181,9 +200,9 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     if (!parsed.has(id)) {
       const text = texts.get(id);
       // …and again at its decoded length before parsing; the parsed value is retained.
-      if (text != null) budget.charge('bodies', 2 * text.length);
+      if (text != null) chargeBody(id, 'bodies', 2 * text.length);
       const p = text == null ? null : parseExactJson(text);
-      if (p && p.ok) budget.charge('values', valueCost(p.value));
+      if (p && p.ok) chargeBody(id, 'values', valueCost(p.value));
       parsed.set(id, p && p.ok ? p.value : undefined);
     }
     return parsed.get(id);
@@ -196,6 +215,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     observations, order, itemLocations, listReads, counters, membership, tools,
     bodyValue: value,
     loadBodies,
+    dropBodies,
     bodyUsable: (id) => value(id) !== undefined,
     objectsShown: (r, isItem) => {
       const body = value(r.response_body_id);

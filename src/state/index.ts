@@ -30,6 +30,14 @@ export interface UnitResult {
   gate_findings: string[];
 }
 
+export interface RecordDecision {
+  record_id: number;
+  is_initial: number;
+  bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
+  bound_ordinal: number | null;
+  list_pointer: string | null;
+}
+
 /** The view's parts that are not per type. */
 export type StateHead = Pick<EnvironmentState, 'kind' | 'capture_id' | 'timeline_order' | 'limitations' | 'evidence'>;
 
@@ -37,13 +45,15 @@ export type StateHead = Pick<EnvironmentState, 'kind' | 'capture_id' | 'timeline
 export interface StateSink {
   /** ES-27's bounds, before any type is taken (the store keeps them for `initial_reads`). */
   changeBounds(bounds: ChangeBound[]): Promise<void>;
+  /** Per record: initial read and bound (`initial_reads`), list pointer (`list_locations`), as the final views say. */
+  records(rows: RecordDecision[]): Promise<void>;
   unit(result: UnitResult): Promise<void>;
 }
 
 /** The view in memory (tests, and callers that need the whole value); the store computes it with `storeState`. */
 export async function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
   const parts: UnitResult[] = [];
-  const head = await computeState(k, captureId, { changeBounds: async () => {}, unit: async (u) => { parts.push(u); } });
+  const head = await computeState(k, captureId, { changeBounds: async () => {}, records: async () => {}, unit: async (u) => { parts.push(u); } });
   const byPosition = <T>(xs: { position: number }[], pick: (x: never) => T): T[] => [...xs].sort((a, b) => a.position - b.position).map(pick as (x: unknown) => T);
   return {
     ...head,
@@ -74,6 +84,7 @@ async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, s
     // The views under `initial_reads` are final now; the shaping views read them (the capture's shared facts do not).
     shaping = await classifyRows(k, captureId);
   }
+  await sink.records(await recordDecisions(k, captureId));
   // Each read tool's place in the view's plan list (tool order), fixed before the types are taken.
   const readTools = await k.selectFrom('read_records').select('tool').distinct().where('capture_id', '=', captureId).execute();
   const hasReads = new Set(readTools.map((r) => r.tool));
@@ -93,6 +104,16 @@ async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, s
     // ES-41: the view's evidence is inferred; these stay unknown.
     evidence: { status: 'inferred', unknown: ['authorization', 'response-semantics', 'write-effects'] },
   };
+}
+
+/** Each record's initial-read bound and list pointer, from the final views (in the snapshot: already evaluated). */
+async function recordDecisions(k: Kysely<DB>, captureId: number): Promise<RecordDecision[]> {
+  const rows = await k.selectFrom('record as r')
+    .leftJoin('initial_reads as i', 'i.record_id', 'r.id')
+    .leftJoin('list_locations as l', 'l.body_id', 'r.response_body_id')
+    .select(['r.id as record_id', 'i.record_id as initial_id', 'i.bound_rule', 'i.bound_ordinal', 'l.list_pointer'])
+    .where('r.capture_id', '=', captureId).orderBy('r.id').execute();
+  return rows.map((r) => ({ record_id: r.record_id, is_initial: r.initial_id === null ? 0 : 1, bound_rule: r.bound_rule, bound_ordinal: r.bound_ordinal, list_pointer: r.list_pointer }));
 }
 
 /** ES-27: each type's change bound, a type at a time (its bodies released before the next). */
@@ -122,7 +143,7 @@ async function typePass(k: Kysely<DB>, capture: CaptureFacts, root: string, shap
     documents.length = 0;
   }
   // OQ-20: the minimal gate learns required-field relaxations (ES-21) and sorted arrays (ES-31/32).
-  const gate = await runGate(k, facts, merged, shaping, plans);
+  const gate = await runGate(k, facts, merged, shaping, plans, budget);
   for (const p of plans) {
     if (p.kind !== 'item' && p.kind !== 'list') continue;
     const relaxed = gate.relaxed.get(root);

@@ -24,7 +24,7 @@ type Row<T extends keyof DB> = Selectable<DB[T]>;
 type Insert<T extends keyof DB> = DB[T];
 
 /** Tables holding a capture's state, children first (state_capture last: the others reference it). */
-const STATE_TABLES = ['state_change_bounds', 'state_types', 'state_entities', 'state_documents', 'state_plans', 'state_limitations', 'state_gate_findings', 'state_capture'] as const;
+const STATE_TABLES = ['state_change_bounds', 'state_records', 'state_types', 'state_entities', 'state_documents', 'state_plans', 'state_limitations', 'state_gate_findings', 'state_capture'] as const;
 
 /** Rows per insert statement: well under SQLite's bound-parameter limit for the widest table (14 columns). */
 const INSERT_BATCH = 500;
@@ -64,6 +64,7 @@ export async function storeState(k: Kysely<DB>, captureId: number): Promise<{ st
     head = await computeState(k, captureId, {
       // The pass shadows this table with its own (store/snapshot.ts): the stored rows go to the file's.
       changeBounds: (bounds) => insertAll(k.withSchema('main'), 'state_change_bounds', bounds.map((b) => ({ capture_id: c, root_path: b.root_path, write_ordinal: b.write_ordinal, detail: b.detail }))),
+      records: (rows) => insertAll(k, 'state_records', rows.map((r) => ({ capture_id: c, ...r }))),
       unit: async (u) => {
         await insertAll(k, 'state_types', u.types.map((t): Insert<'state_types'> => ({
           capture_id: c, position: counts.types++, collection: t.collection, root_path: t.root_path, identity: t.identity, identity_source: t.identity_source,
@@ -109,7 +110,7 @@ export async function deleteStoredState(k: Kysely<DB>, captureId: number): Promi
   for (const table of STATE_TABLES) await k.deleteFrom(table).where('capture_id', '=', captureId).execute();
 }
 
-async function insertAll<T extends 'state_change_bounds' | 'state_types' | 'state_entities' | 'state_documents' | 'state_plans' | 'state_limitations' | 'state_gate_findings'>(
+async function insertAll<T extends 'state_change_bounds' | 'state_records' | 'state_types' | 'state_entities' | 'state_documents' | 'state_plans' | 'state_limitations' | 'state_gate_findings'>(
   k: Kysely<DB>, table: T, rows: Insert<T>[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
     // The row type is checked where the rows are built; Kysely's union of tables cannot narrow `values` here.

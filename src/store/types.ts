@@ -465,8 +465,18 @@ export interface StatePlansTable {
   lines: string | null;
 }
 
-/** state_change_bounds: ES-27's bound per type (migrations/0005-change-bounds.sql). */
+/** state_change_bounds: ES-27's bound per type (migrations/0005-state-records.sql). */
 export interface StateChangeBoundsTable { capture_id: number; root_path: string; write_ordinal: number; detail: string }
+
+/** state_records: per record, initial read, bound and list pointer (migrations/0005-state-records.sql). */
+export interface StateRecordsTable {
+  capture_id: number;
+  record_id: number;
+  is_initial: number;
+  bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
+  bound_ordinal: number | null;
+  list_pointer: string | null;
+}
 
 export interface StateLimitationsTable { capture_id: number; position: number; limitation: string }
 export interface StateGateFindingsTable { capture_id: number; position: number; finding: string }
@@ -655,6 +665,7 @@ export interface DB {
   state_limitations: StateLimitationsTable;
   state_gate_findings: StateGateFindingsTable;
   state_change_bounds: StateChangeBoundsTable;
+  state_records: StateRecordsTable;
   vocabulary: VocabularyTable;
   records_timeline: RecordsTimelineView;
   capture_timeline: CaptureTimelineView;
@@ -718,6 +729,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   state_limitations: cols<StateLimitationsTable>()(['capture_id', 'position', 'limitation']),
   state_gate_findings: cols<StateGateFindingsTable>()(['capture_id', 'position', 'finding']),
   state_change_bounds: cols<StateChangeBoundsTable>()(['capture_id', 'root_path', 'write_ordinal', 'detail']),
+  state_records: cols<StateRecordsTable>()(['capture_id', 'record_id', 'is_initial', 'bound_rule', 'bound_ordinal', 'list_pointer']),
   vocabulary: cols<VocabularyTable>()(['vocabulary', 'name', 'rank']),
   records_timeline: cols<RecordsTimelineView>()(['capture_id', 'timeline_position', 'ordinal', 'record_id', 'timeline_order', 'method', 'url', 'path', 'query', 'status', 'started_ms', 'duration_ms', 'ended_ms', 'is_url_redacted']),
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
