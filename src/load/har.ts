@@ -6,6 +6,7 @@
 import { CapstateError } from '../errors.js';
 import { decodeBase64Strict, type RetainedBody } from './bodies.js';
 import { FieldReader, type Obj } from './fields.js';
+import { redactForMessage } from './secret-text.js';
 import type { HeaderIn, LoadedRecord } from './writer.js';
 
 /** Timing phases whose sum is the entry's duration when `time` is absent (ssl is inside connect). */
@@ -124,18 +125,17 @@ function cookieNames(f: FieldReader, o: Obj, path: (string | number)[]): string[
   });
 }
 
-/** Parses an absolute URL; rejects userinfo, which would carry a credential into the store. */
+/**
+ * Parses an absolute URL. Userinfo (`user:password@`) is not refused here: OQ-2 (revised)
+ * refuses it only on admitted records, after the manifest (Redactor.refuseAdmitted); the
+ * stored URL never keeps it (Redactor.url). An error never prints a credential value.
+ */
 export function parseUrl(f: FieldReader, raw: string): URL {
-  let url: URL;
   try {
-    url = new URL(raw);
+    return new URL(raw);
   } catch {
-    return f.fail(['request', 'url'], `not an absolute URL: ${JSON.stringify(raw.slice(0, 80))}`, 'bad-field');
+    return f.fail(['request', 'url'], `not an absolute URL: ${JSON.stringify(redactForMessage(raw).slice(0, 80))}; capstate needs the scheme and host of every request (re-export the capture)`, 'bad-field');
   }
-  if (url.username || url.password) {
-    f.fail(['request', 'url'], 'the URL carries credentials (user:password@); remove them from the capture and load it again', 'sensitive-value');
-  }
-  return url;
 }
 
 /** `log.pages[]` → page rows. */

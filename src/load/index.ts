@@ -34,6 +34,8 @@ export interface LoadOptions {
   manifest?: { override: ManifestOverride; json: string; sha256: string };
   /** Literals that must not reach the store (`--sensitive VALUE`): a capture carrying one is rejected. */
   sensitive?: string[];
+  /** OQ-2 (revised): store credential values of admitted records' URLs as `[REDACTED]` instead of refusing (`--redact`). */
+  redact?: boolean;
 }
 
 export interface LoadedCapture {
@@ -181,7 +183,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
     // OQ-2 (revised): a credential query value refuses the capture only on an admitted record.
     // The records' URLs were noted by this thread's writer (writeRecord), whose Redactor holds
     // the credentials the parse side collected.
-    writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))));
+    writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))), opts.redact);
     writer.writeManifest(captureId, manifest, opts.manifest ?? null);
     // DESIGN (must): the load stores the capture's environment state in the load's transaction,
     // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.

@@ -187,7 +187,7 @@ export class FactWriter {
   /** Refuses a record that would carry a credential into the store (OQ-2). */
   private checkSensitive(r: LoadedRecord, where: ErrorContext): void {
     // OQ-2 (revised): refused after the manifest, and only if the record is admitted.
-    this.redactor.noteRefusableQuery(r.url, { ...where, path: `${where.path}.url` });
+    this.redactor.noteRefusable(r.url, { ...where, path: `${where.path}.url` });
     if (this.sensitive.size === 0) return;
     if (this.sensitive.find(r.rawUrl) !== -1) {
       throw new CapstateError('sensitive-value', 'the URL carries a value declared with --sensitive; remove or redact it in the capture and load again', { ...where, path: `${where.path}.url` });
