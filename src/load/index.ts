@@ -19,6 +19,7 @@ import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
 import { storeState } from '../state/stored.js';
 import { Redactor, SensitiveLiterals } from './secrets.js';
+import { QuirkTally } from './quirks.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
 
@@ -98,6 +99,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
     let scenario: ScenarioReader | null = null;
     let records = 0;
     let pagePosition = 0;
+    const quirks = new QuirkTally();
     const loadedAt = opts.loadedAt ?? new Date().toISOString();
 
     // The capture row is written when the first piece needs it; what it says about the
@@ -134,6 +136,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
       } else if (m.t === 'entry') {
         if (format === null) startCapture('har');
         const { index, record } = m;
+        quirks.add(index + 1, record.quirks);
         const at = (path: string) => ({ file, record: index + 1, path: `log.entries[${index}].${path}` });
         const requestBodyId = writer.writeClassifiedBody(m.request, 'request');
         const responseBodyId = writer.writeClassifiedBody(m.response, 'response');
@@ -153,6 +156,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
           const value = parsePiece(file, p);
           checkDuplicates(file, p, value, undefined);
           if (key === 'pages') {
+            if (value === null) quirks.add(null, [{ code: 'pages-null', field: 'log.pages' }]);
             const pages = readHarPages(file, value);
             // Pages may come before or after the entries; store them once the capture row exists.
             if (format === null) startCapture('har');
@@ -185,6 +189,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
     // the credentials the parse side collected.
     writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))), opts.redact);
     writer.writeManifest(captureId, manifest, opts.manifest ?? null);
+    writer.writeNormalisations(captureId, quirks.list);
     // DESIGN (must): the load stores the capture's environment state in the load's transaction,
     // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.
     const state = await storeState(kyselyFor(db), captureId);
