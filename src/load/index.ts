@@ -20,6 +20,7 @@ import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
 import { storeState } from '../state/stored.js';
 import { Redactor, SensitiveLiterals } from './secrets.js';
 import { QuirkTally } from './quirks.js';
+import { openInput } from './inputs.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
 
@@ -63,13 +64,29 @@ async function fileSha256(file: string): Promise<string> {
 }
 
 async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions): Promise<LoadedCapture> {
-  const t0 = performance.now();
-  const st = statSync(file);
-  if (!st.isFile()) throw new CapstateError('not-a-file', `${file} is not a file`, { file });
-  // The parse worker's first pass (credentials) runs while this thread hashes the file.
-  const parsed = parsedCapture(file, opts.sensitive ?? []);
+  if (file !== '-' && !statSync(file).isFile()) throw new CapstateError('not-a-file', `${file} is not a file`, { file });
+  // Issue 17: stdin (`-`), gzip and Playwright's zipped HAR are unpacked into a plain file first.
+  const input = await openInput(file);
   try {
-    const sha256 = await fileSha256(file);
+    return await loadInput(db, writer, file, input.path, input.identity, opts, (q) => q.add(null, input.unpacked));
+  } catch (e) {
+    throw input.renamed(e);
+  } finally {
+    input.cleanup();
+  }
+}
+
+/**
+ * Loads the plain capture at `path`; `file` names it in errors and the store, `identity`
+ * holds the bytes that identify it (the file as given).
+ */
+async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: string, identity: string, opts: LoadOptions, noteInput: (q: QuirkTally) => void): Promise<LoadedCapture> {
+  const t0 = performance.now();
+  const st = statSync(identity);
+  // The parse worker's first pass (credentials) runs while this thread hashes the file.
+  const parsed = parsedCapture(path, opts.sensitive ?? []);
+  try {
+    const sha256 = await fileSha256(identity);
     const existing = db.prepare('select id, format from capture where sha256 = ?').get(sha256) as { id: number; format: LoadedCapture['format'] } | undefined;
     if (existing) {
       const stored = db.prepare('select override_sha256 from manifest where capture_id = ?').pluck().get(existing.id) as string | null | undefined;
@@ -100,13 +117,14 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
     let records = 0;
     let pagePosition = 0;
     const quirks = new QuirkTally();
+    noteInput(quirks);
     const loadedAt = opts.loadedAt ?? new Date().toISOString();
 
     // The capture row is written when the first piece needs it; what it says about the
     // producer comes from root members that may follow the entries, so it is filled in last.
     const startCapture = (fmt: LoadedCapture['format']) => {
       format = fmt;
-      captureId = writer.writeCapture({ path: resolve(file), sha256, bytes: st.size, format: fmt }, loadedAt);
+      captureId = writer.writeCapture({ path: file === '-' ? '-' : resolve(file), sha256, bytes: st.size, format: fmt }, loadedAt);
       if (fmt === 'scenario-evidence') scenario = new ScenarioReader(file, (b, side, where) => writer.writeBody(b, side, where));
     };
     const describeCapture = () => {
@@ -261,7 +279,7 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
     db.exec('BEGIN IMMEDIATE');
     try {
       for (const file of opts.files) {
-        if (!existsSync(file)) throw new CapstateError('no-such-file', `${file}: no such file`, { file });
+        if (file !== '-' && !existsSync(file)) throw new CapstateError('no-such-file', `${file}: no such file`, { file });
         results.push(await loadOne(db, writer, file, opts));
       }
       db.exec('COMMIT');

@@ -12,6 +12,10 @@ export const QUIRKS = {
   'cookie-object': 'a lone cookie written as an object instead of an array (IE11) was read as a one-cookie array',
   'param-value-object': 'form parameter values written as arrays or objects (chrome-har) were read as repeated parameters (arrays) or their JSON text',
   'pages-null': '"pages": null (Fiddler) was read as absent (pages are optional in HAR 1.2)',
+  // How the input was unpacked (inputs.ts): not a quirk of a field, but what was read is not the file as given.
+  stdin: 'read from standard input',
+  gzip: 'decompressed from gzip',
+  zip: 'read from Playwright\'s zipped HAR, each body from the member its content._file or postData._file names',
 } as const;
 
 export type QuirkCode = keyof typeof QUIRKS;
