@@ -232,10 +232,13 @@ export class Redactor {
    * replaced, so the URL stays a URL (issue 15, OQ-2, OQ-8).
    */
   url(rawUrl: string): string {
-    const authority = rawUrl.indexOf('//') + 2;
+    const slashes = rawUrl.indexOf('//');
+    const authority = slashes + 2;
     const rest = rawUrl.slice(authority).search(/[/?#]/);
     const at = rest === -1 ? rawUrl.length : authority + rest;
-    return rawUrl.slice(0, authority) + redactAuthority(rawUrl.slice(authority, at)) + this.text(redactUrlParams(rawUrl.slice(at)));
+    // Only a URL with an authority (`scheme://…`) has userinfo; `data:`/`mailto:` do not.
+    const host = slashes === -1 ? rawUrl.slice(authority, at) : redactAuthority(rawUrl.slice(authority, at));
+    return rawUrl.slice(0, authority) + host + this.text(redactUrlParams(rawUrl.slice(at)));
   }
 
   /** Text that is not a body (page titles, status texts, header values, start URLs): credentials by form, then echoes. */
