@@ -126,6 +126,12 @@ describe('issue 17 input format Playwright zipped HAR', () => {
     const r = load([writeFile('damaged.zip', bytes.subarray(0, 200))]).r;
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/damaged\.zip: not a zip file capstate can read/);
+    // Deflated bytes overwritten inside the HAR member: its inflation fails.
+    const corrupt = Buffer.from(bytes);
+    corrupt.fill(0x55, 60, 400);
+    const c = load([writeFile('corrupt.zip', corrupt)]).r;
+    expect(c.status).toBe(1);
+    expect(c.stderr).toMatch(/corrupt\.zip: the zip member "har\.har" cannot be read/);
   });
 });
 

@@ -154,15 +154,28 @@ async function extractTo(file: string, fd: number, m: ZipMember, out: Writable):
   checkMember(m, file);
   const start = dataOffset(fd, m, file);
   const raw = m.compressedSize === 0 ? Readable.from([]) : createReadStream(file, { start, end: start + m.compressedSize - 1 });
-  await (m.method === 8 ? pipeline(raw, createInflateRaw(), out) : pipeline(raw, out));
+  try {
+    await (m.method === 8 ? pipeline(raw, createInflateRaw(), out) : pipeline(raw, out));
+  } catch (e) {
+    throw damaged(m, file, e);
+  }
+}
+
+function damaged(m: ZipMember, file: string, e: unknown): CapstateError {
+  return new CapstateError('bad-archive', `the zip member ${JSON.stringify(m.name)} cannot be read (${(e as Error).message}); unzip it and load the .har inside`, { file });
 }
 
 /** Reads one (small) member into memory: a body. */
 function readMember(fd: number, m: ZipMember, file: string): Buffer {
   checkMember(m, file);
   const data = Buffer.alloc(m.compressedSize);
-  readSync(fd, data, 0, m.compressedSize, dataOffset(fd, m, file));
-  return m.method === 8 ? inflateRawSync(data) : data;
+  const got = readSync(fd, data, 0, m.compressedSize, dataOffset(fd, m, file));
+  if (got < m.compressedSize) throw damaged(m, file, new Error('it ends early'));
+  try {
+    return m.method === 8 ? inflateRawSync(data) : data;
+  } catch (e) {
+    throw damaged(m, file, e);
+  }
 }
 
 /** Playwright's rule for embedding a body as text (harTracer's isTextualMimeType). */
