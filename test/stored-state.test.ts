@@ -27,7 +27,7 @@ import { serveStore, text } from './serve-helpers.js';
 const dir = tempDir();
 const A = 'http://127.0.0.1:4000';
 const cases = readdirSync(join(root, 'fixtures'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-const captureOf = (name: string) => fixture(name, readdirSync(fixture(name)).find((f) => f.endsWith('.har') || f.endsWith('.json'))!);
+const captureOf = (name: string) => fixture(name, readdirSync(fixture(name)).find((f) => /\.(har|json|har\.gz|zip)$/.test(f))!);
 const exact = (text: string): JsonValue => {
   const r = parseExactJson(text);
   if (!r.ok) throw new Error(r.detail);
@@ -320,7 +320,7 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
     const db = await load('v1', captureOf('grafana'));
     // Back to version 1: the tables later migrations add are dropped (the views that read vocabulary first).
     const views = (new Database(db, { readonly: true }).prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]);
-    sql(db, [...views.map((v) => `drop view "${v}";`), ...['state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
+    sql(db, [...views.map((v) => `drop view "${v}";`), ...['capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
       .map((t) => `drop table ${t};`)].join(' ') + " pragma user_version = 1; delete from meta where key = 'queries_sha256';");
     const r = cli(['state', '--db', db]);
     expect(r.status).toBe(1);

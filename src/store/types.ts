@@ -108,11 +108,22 @@ export interface ToolTable {
 export interface ManifestTable {
   capture_id: number;
   subject_origin: string;
-  subject_source: 'page' | 'json-responses' | 'all-responses' | 'start-url';
+  subject_source: 'page' | 'document' | 'json-responses' | 'all-responses' | 'start-url' | 'override';
   api_base: string;
   api_base_source: 'inferred' | 'override';
   override_json: string | null;
   override_sha256: string | null;
+}
+
+/** capture_normalisation: producer quirks the loader normalised (migrations/0006-real-exports.sql, issue 17). */
+export interface CaptureNormalisationTable {
+  capture_id: number;
+  position: number;
+  quirk: string;
+  field: string;
+  records: number;
+  first_record: number | null;
+  note: string;
 }
 
 export interface AdmissionNoteTable {
@@ -656,6 +667,7 @@ export interface DB {
   tool: ToolTable;
   manifest: ManifestTable;
   admission_note: AdmissionNoteTable;
+  capture_normalisation: CaptureNormalisationTable;
   path_param: PathParamTable;
   state_capture: StateCaptureTable;
   state_types: StateTypesTable;
@@ -720,6 +732,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   tool: cols<ToolTable>()(['id', 'capture_id', 'name', 'method', 'template', 'root_path', 'is_query_post', 'ends_in_param', 'template_source']),
   manifest: cols<ManifestTable>()(['capture_id', 'subject_origin', 'subject_source', 'api_base', 'api_base_source', 'override_json', 'override_sha256']),
   admission_note: cols<AdmissionNoteTable>()(['capture_id', 'position', 'note']),
+  capture_normalisation: cols<CaptureNormalisationTable>()(['capture_id', 'position', 'quirk', 'field', 'records', 'first_record', 'note']),
   path_param: cols<PathParamTable>()(['record_id', 'position', 'name', 'value']),
   state_capture: cols<StateCaptureTable>()(['capture_id', 'status', 'queries_sha256', 'sha256', 'timeline_order', 'evidence', 'error_code', 'error_message', 'error_context']),
   state_types: cols<StateTypesTable>()(['capture_id', 'position', 'collection', 'root_path', 'identity', 'identity_source', 'order_source', 'bound_rule', 'bound_write_ordinal', 'initial_order']),
