@@ -1,0 +1,213 @@
+/**
+ * Writes that take effect on a session's model (issue 16): POST creates an entity, PATCH
+ * merges, PUT replaces, DELETE removes it from its type (and so from every list); PATCH
+ * and PUT on a document's path change the document. Ids are allocated the way the capture
+ * shows them, server-stamped clocks are set in the recorded spelling (ES-29/30), and the
+ * answer is shaped like the tool's recorded answer. Whether a tool's write model is used
+ * at all is decided by src/serve/effects.ts, against the capture's own later reads.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { JsonValue } from '../load/bodies.js';
+import type { ManifestTool } from '../manifest/read.js';
+import { readClock, renderClock, type ClockFormat } from '../state/clocks.js';
+import { at, isObject, keysOf, member, objectFrom, replaceAt } from '../state/json.js';
+import type { StateEntity } from '../state/types.js';
+import type { ServeContext } from './context.js';
+import { notFound, servedState, type StateAnswer } from './from-state.js';
+import { templateParams, type CallRequest } from './input-schema.js';
+import { servedTypes, type ServedModel } from './model.js';
+import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+
+export type WriteKind = 'create' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
+
+/** How one write tool changes the model. */
+export interface WriteModel {
+  tool: string;
+  kind: WriteKind;
+  /** The entity type written (entity writes), its identity member and the path parameter naming the id. */
+  collection: string | null;
+  identity: string | null;
+  idParam: string | null;
+  /** Where the entity sits in request and answer bodies (the item plan's entity pointer: `''`, `/issue`). */
+  pointer: string;
+  /** The read tools answering the written entity's item and the document. */
+  itemTool: string | null;
+  documentTool: string | null;
+}
+
+const models = new WeakMap<ServeContext, Map<string, Promise<WriteModel | null>>>();
+
+/** The write model of a manifest tool, or null when the capture shows no way to model it. */
+export function writeModelOf(ctx: ServeContext, tool: ManifestTool): Promise<WriteModel | null> {
+  let perCtx = models.get(ctx);
+  if (!perCtx) models.set(ctx, (perCtx = new Map()));
+  let hit = perCtx.get(tool.name);
+  if (!hit) perCtx.set(tool.name, (hit = findWriteModel(ctx, tool)));
+  return hit;
+}
+
+async function findWriteModel(ctx: ServeContext, tool: ManifestTool): Promise<WriteModel | null> {
+  const method = tool.method.toUpperCase();
+  if (ctx.vocabulary.isSafeMethod(method) || tool.is_query_post || !['POST', 'PATCH', 'PUT', 'DELETE'].includes(method)) return null;
+  const state = await servedState(ctx);
+  if (!state) return null;
+  const params = templateParams(tool.template);
+  const reads = ctx.manifest.tools.filter((t) => t.method.toUpperCase() === 'GET' && t.root_path === tool.root_path);
+  const base = { tool: tool.name, collection: null, identity: null, idParam: null, pointer: '', itemTool: null, documentTool: null };
+
+  if (params.length === 0 && (method === 'PATCH' || method === 'PUT')) {
+    for (const r of reads) {
+      if (r.template !== tool.template) continue;
+      const plan = await state.plan(r.name);
+      if (plan?.kind === 'document') return { ...base, kind: method === 'PATCH' ? 'document-merge' : 'document-replace', documentTool: r.name };
+    }
+    return null;
+  }
+  const type = (await servedTypes(ctx)).find((t) => t.root_path === tool.root_path);
+  if (!type) return null;
+  // The entity's place in bodies: the item plan of the same type, when there is one.
+  let itemTool: ManifestTool | undefined;
+  let pointer = '';
+  for (const r of reads) {
+    const plan = await state.plan(r.name);
+    if (plan?.kind === 'item' && plan.collection === type.collection) {
+      if (!itemTool || r.template === tool.template) { itemTool = r; pointer = plan.entity_pointer; }
+    }
+  }
+  const entity = { ...base, collection: type.collection, identity: type.identity, pointer, itemTool: itemTool?.name ?? null };
+  if (method === 'POST') {
+    // A create posts to the type's collection path (`/posts`, `/issues.json`), not below an item.
+    if (params.length > 0) return null;
+    return { ...entity, kind: 'create' };
+  }
+  // PATCH, PUT and DELETE name the entity by the item path's last parameter.
+  if (params.length === 0) return null;
+  if (itemTool ? itemTool.template !== tool.template : tool.template !== `${tool.root_path}/{${params[0]}}`) return null;
+  return { ...entity, kind: method === 'PATCH' ? 'merge' : method === 'PUT' ? 'replace' : 'remove', idParam: params.at(-1)! };
+}
+
+/** The tool's latest 2xx record: the shape its answers take. */
+async function answerRecord(ctx: ServeContext, tool: string): Promise<{ record: ToolRecord; value: JsonValue | undefined } | null> {
+  const record = (await toolRecords(ctx, tool)).filter((r) => r.status >= 200 && r.status <= 299).at(-1);
+  if (!record) return null;
+  return { record, value: jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)) };
+}
+
+const entriesOf = (v: JsonValue | undefined): [string, JsonValue][] => keysOf(v).map((k) => [k, member(v, k)!]);
+
+/** The current instant in a recorded clock's spelling (ES-29/30): same separator, fraction width and offset, or epoch unit. */
+export function clockNow(field: string, format: ClockFormat, now = new Date()): JsonValue {
+  if ('epoch' in format) return format.epoch === 's' ? Math.floor(now.getTime() / 1000) : now.getTime();
+  const iso = now.toISOString(); // 2026-12-01T12:00:00.123Z
+  const fraction = iso.slice(20, 23).padEnd(format.fraction_digits, '0').slice(0, format.fraction_digits);
+  return renderClock(field, `${iso.slice(0, 19)}${fraction ? '.' + fraction : ''}Z`, format);
+}
+
+/** Values the server set in a recorded answer that the request did not give: clocks stamped now, the rest as recorded or as held. */
+function serverFields(recorded: JsonValue | undefined, request: JsonValue, current: JsonValue | undefined, skip: string): [string, JsonValue][] {
+  const out: [string, JsonValue][] = [];
+  for (const [k, v] of entriesOf(recorded)) {
+    if (k === skip || member(request, k) !== undefined) continue;
+    const clock = readClock(k, v);
+    const held = member(current, k);
+    if (clock && (held === undefined || readClock(k, held) === undefined || String(held) !== String(v))) out.push([k, clockNow(k, clock.format)]);
+    else if (current === undefined) out.push([k, v]);
+  }
+  return out;
+}
+
+/** A new id the way the capture shows them: the next integer after the largest, a UUID, or a random value of the recorded id's shape. */
+async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonValue | undefined, given: JsonValue | undefined): Promise<JsonValue> {
+  if (given !== undefined && given !== null) return given;
+  const ids = (await model.collection(wm.collection!)).map((e) => member(e.value, wm.identity!)).filter((v) => v !== undefined);
+  const isInt = (v: JsonValue) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
+  if (typeof recordedId === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(recordedId)) return randomUUID();
+  if ((recordedId === undefined || isInt(recordedId)) && ids.length > 0 && ids.every(isInt)) {
+    const next = ids.reduce<bigint>((m, v) => (BigInt(v as number | bigint) > m ? BigInt(v as number | bigint) : m), 0n) + 1n;
+    return next <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(next) : next;
+  }
+  if ((recordedId === undefined || isInt(recordedId)) && ids.length === 0) return 1;
+  if (typeof recordedId === 'string' && /^\d+$/.test(recordedId) && ids.every((v) => typeof v === 'string' && /^\d+$/.test(v))) {
+    return String(ids.reduce<bigint>((m, v) => (BigInt(v as string) > m ? BigInt(v as string) : m), 0n) + 1n);
+  }
+  const shape = typeof recordedId === 'string' ? recordedId : 'xxxxxxxxxxxxxxxxxxxxxxxx';
+  const hex = /^[0-9a-f]+$/.test(shape);
+  const alphabet = hex ? '0123456789abcdef' : 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  return [...randomBytes(shape.length)].map((b) => alphabet[b % alphabet.length]).join('');
+}
+
+/** The recorded answer with the written entity in it: at the entity's place, or as the id a wrapper answers with (`{"silenceID": …}`). */
+function shapedAnswer(recorded: JsonValue | undefined, wm: WriteModel, value: JsonValue, id: JsonValue): JsonValue | undefined {
+  if (recorded === undefined) return undefined;
+  const placed = at(recorded, wm.pointer);
+  if (isObject(placed) && member(placed, wm.identity!) !== undefined) return replaceAt(recorded, wm.pointer, value);
+  if (isObject(recorded) && member(recorded, wm.identity!) !== undefined) return value;
+  if (wm.kind === 'create' && isObject(recorded)) {
+    const keys = keysOf(recorded);
+    const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
+    if (idKey !== undefined) return replaceAt(recorded, '/' + idKey.replace(/~/g, '~0').replace(/\//g, '~1'), typeof member(recorded, idKey) === 'string' ? String(id) : id);
+  }
+  return recorded;
+}
+
+const written = (e: StateEntity, keys: string[]): StateEntity['view_values'] =>
+  Object.fromEntries(Object.entries(e.view_values).map(([tool, vals]) => [tool, Object.fromEntries(Object.entries(vals).filter(([k]) => !keys.includes(k)))]));
+
+/**
+ * Applies a write call to the model and answers it; null when the call cannot be modelled
+ * (no JSON object body where one is needed), so it replays instead.
+ */
+export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: WriteModel, call: CallRequest, model: ServedModel): Promise<StateAnswer | null> {
+  const asked = callLine(tool, call);
+  const shape = await answerRecord(ctx, tool.name);
+  const status = shape?.record.status ?? (wm.kind === 'create' ? 201 : 200);
+  const ordinal = shape?.record.ordinal ?? 0;
+  const asRecorded = (why: string): StateAnswer => shape && shape.value === undefined
+    ? { status, value: null, record_ordinal: ordinal, request_line: asked, why, record: shape.record }
+    : { status, value: shape?.value ?? null, record_ordinal: ordinal, request_line: asked, why };
+  const body = call.body as JsonValue | undefined;
+
+  if (wm.kind === 'document-merge' || wm.kind === 'document-replace') {
+    const doc = await model.document(wm.documentTool!);
+    if (!doc || !isObject(body)) return null;
+    const value = wm.kind === 'document-replace' ? body : objectFrom([...entriesOf(doc.value).filter(([k]) => member(body, k) === undefined), ...entriesOf(body)]);
+    model.putDocument({ ...doc, value });
+    const why = `write took effect: the document ${doc.path} ${wm.kind === 'document-merge' ? 'merged with' : 'replaced by'} the request body`;
+    return isObject(shape?.value) ? { status, value, record_ordinal: ordinal, request_line: asked, why } : asRecorded(why);
+  }
+
+  const collection = wm.collection!, identity = wm.identity!;
+  const part = body === undefined ? undefined : wm.pointer === '' ? body : at(body, wm.pointer);
+  if (wm.kind !== 'remove' && !isObject(part)) return null;
+  const recordedEntity = shape?.value === undefined ? undefined : isObject(at(shape.value, wm.pointer)) ? at(shape.value, wm.pointer) : shape.value;
+
+  if (wm.kind === 'create') {
+    const id = await allocateId(model, wm, member(recordedEntity, identity) ?? (isObject(shape?.value) && keysOf(shape!.value).length === 1 ? member(shape!.value, keysOf(shape!.value)[0]) : undefined), member(part, identity));
+    const value = objectFrom([...entriesOf(part).filter(([k]) => k !== identity), ...serverFields(recordedEntity, part!, undefined, identity), [identity, id]]);
+    const e = await model.put({ collection, id: String(id), value, view_values: {}, record_ordinals: [] });
+    const answer = shapedAnswer(shape?.value, wm, value, id);
+    const why = `write took effect: created ${collection} entity ${e.id} (id allocated as the capture shows)`;
+    return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
+  }
+
+  const id = call.params.get(wm.idParam!)!;
+  const current = await model.entity(collection, id);
+  if (!current) {
+    const own = (await toolRecords(ctx, tool.name)).some((r) => r.status === 404);
+    return notFound(ctx, own || !wm.itemTool ? tool.name : wm.itemTool, asked, `${collection} holds no entity ${id}`);
+  }
+  if (wm.kind === 'remove') {
+    model.remove(collection, id);
+    return asRecorded(`write took effect: removed ${collection} entity ${id} from its type and every list`);
+  }
+  const requested = entriesOf(part);
+  const server = serverFields(recordedEntity, part!, current.value, identity);
+  const value = wm.kind === 'merge'
+    ? objectFrom([...entriesOf(current.value).map(([k, v]): [string, JsonValue] => [k, member(part, k) ?? server.find(([s]) => s === k)?.[1] ?? v]),
+      ...requested.filter(([k]) => member(current.value, k) === undefined)])
+    : objectFrom([...requested.filter(([k]) => k !== identity), ...server, [identity, member(part, identity) ?? member(current.value, identity) ?? id]]);
+  const e = await model.put({ ...current, value, view_values: written(current, [...requested, ...server].map(([k]) => k)) });
+  const answer = shapedAnswer(shape?.value, wm, e.value, member(e.value, identity) ?? id);
+  const why = `write took effect: ${collection} entity ${id} ${wm.kind === 'merge' ? 'merged with' : 'replaced by'} the request body`;
+  return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
+}
