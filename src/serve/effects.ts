@@ -65,6 +65,29 @@ export function sameValue(a: JsonValue | undefined, b: JsonValue | undefined, fi
   return ea.length === eb.size && ea.every(([k, x]) => eb.has(k) && sameValue(x, eb.get(k), k));
 }
 
+const shown = (v: JsonValue | undefined) => {
+  if (v === undefined) return 'nothing';
+  const t = JSON.stringify(v, (_, x: unknown) => (typeof x === 'bigint' ? x.toString() : x instanceof Map ? Object.fromEntries(x) : x));
+  return t.length > 60 ? t.slice(0, 59) + '…' : t;
+};
+
+/** Where two values first differ (RFC 6901 pointer), with both sides shortened. */
+export function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, pointer = '', field = ''): { pointer: string; answered: string; recorded: string } {
+  const here = { pointer, answered: shown(a), recorded: shown(b) };
+  if (a === undefined || b === undefined || a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return here;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return { pointer, answered: `${a.length} items`, recorded: `${b.length} items` };
+    const i = a.findIndex((x, j) => !sameValue(x, b[j], field));
+    return i < 0 ? here : firstDifference(a[i], b[i], `${pointer}/${i}`, field);
+  }
+  if (!isObject(a) || !isObject(b)) return here;
+  const ma = new Map(objectEntries(a)), mb = new Map(objectEntries(b));
+  for (const k of new Set([...ma.keys(), ...mb.keys()])) {
+    if (!sameValue(ma.get(k), mb.get(k), k)) return firstDifference(ma.get(k), mb.get(k), `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, k);
+  }
+  return here;
+}
+
 /** Whether the model's answer is the recorded response: same status, equal JSON (sameValue), or the same bytes. */
 async function compare(ctx: ServeContext, r: ToolRecord, a: CallAnswer): Promise<string | null> {
   if (a.status !== r.status) return `status ${a.status}, recorded ${r.status}`;
@@ -72,7 +95,9 @@ async function compare(ctx: ServeContext, r: ToolRecord, a: CallAnswer): Promise
   const recorded = jsonValueOf(body);
   if (recorded !== undefined) {
     if (a.body.value === undefined) return 'answered a body that is not JSON; the recorded one is';
-    return sameValue(a.body.value, recorded) ? null : 'the JSON body differs';
+    if (sameValue(a.body.value, recorded)) return null;
+    const d = firstDifference(a.body.value, recorded);
+    return `the JSON body differs at ${d.pointer || 'the root'} (answered ${d.answered}, recorded ${d.recorded})`;
   }
   const text = body.content === null ? '' : typeof body.content === 'string' ? body.content : body.content.toString('base64');
   const answered = a.body.text ?? a.body.base64 ?? '';

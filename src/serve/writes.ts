@@ -87,10 +87,13 @@ async function findWriteModel(ctx: ServeContext, tool: ManifestTool): Promise<Wr
 }
 
 /** The tool's latest 2xx record: the shape its answers take. */
-async function answerRecord(ctx: ServeContext, tool: string): Promise<{ record: ToolRecord; value: JsonValue | undefined } | null> {
+async function answerRecord(ctx: ServeContext, tool: string): Promise<{ record: ToolRecord; value: JsonValue | undefined; request: JsonValue | undefined } | null> {
   const record = (await toolRecords(ctx, tool)).filter((r) => r.status >= 200 && r.status <= 299).at(-1);
   if (!record) return null;
-  return { record, value: jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)) };
+  return {
+    record, value: jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)),
+    request: record.request_kind === 'json' ? jsonValueOf(await readBody(ctx, record.request_body_id)) : undefined,
+  };
 }
 
 const entriesOf = (v: JsonValue | undefined): [string, JsonValue][] => keysOf(v).map((k) => [k, member(v, k)!]);
@@ -103,11 +106,15 @@ export function clockNow(field: string, format: ClockFormat, now = new Date()): 
   return renderClock(field, `${iso.slice(0, 19)}${fraction ? '.' + fraction : ''}Z`, format);
 }
 
-/** Values the server set in a recorded answer that the request did not give: clocks stamped now, the rest as recorded or as held. */
-function serverFields(recorded: JsonValue | undefined, request: JsonValue, current: JsonValue | undefined, skip: string): [string, JsonValue][] {
+/**
+ * Values the server set in the recorded answer (members its recorded request did not give)
+ * that this request does not give either: clocks stamped now, the rest as held, or for a
+ * new entity as recorded (a server default).
+ */
+function serverFields(recorded: JsonValue | undefined, recordedRequest: JsonValue | undefined, request: JsonValue, current: JsonValue | undefined, skip: string): [string, JsonValue][] {
   const out: [string, JsonValue][] = [];
   for (const [k, v] of entriesOf(recorded)) {
-    if (k === skip || member(request, k) !== undefined) continue;
+    if (k === skip || member(request, k) !== undefined || member(recordedRequest, k) !== undefined) continue;
     const clock = readClock(k, v);
     const held = member(current, k);
     if (clock && (held === undefined || readClock(k, held) === undefined || String(held) !== String(v))) out.push([k, clockNow(k, clock.format)]);
@@ -180,10 +187,11 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
   const part = body === undefined ? undefined : wm.pointer === '' ? body : at(body, wm.pointer);
   if (wm.kind !== 'remove' && !isObject(part)) return null;
   const recordedEntity = shape?.value === undefined ? undefined : isObject(at(shape.value, wm.pointer)) ? at(shape.value, wm.pointer) : shape.value;
+  const recordedRequest = shape?.request === undefined ? undefined : wm.pointer === '' ? shape.request : at(shape.request, wm.pointer);
 
   if (wm.kind === 'create') {
     const id = await allocateId(model, wm, member(recordedEntity, identity) ?? (isObject(shape?.value) && keysOf(shape!.value).length === 1 ? member(shape!.value, keysOf(shape!.value)[0]) : undefined), member(part, identity));
-    const value = objectFrom([...entriesOf(part).filter(([k]) => k !== identity), ...serverFields(recordedEntity, part!, undefined, identity), [identity, id]]);
+    const value = objectFrom([...entriesOf(part).filter(([k]) => k !== identity), ...serverFields(recordedEntity, recordedRequest, part!, undefined, identity), [identity, id]]);
     const e = await model.put({ collection, id: String(id), value, view_values: {}, record_ordinals: [] });
     const answer = shapedAnswer(shape?.value, wm, value, id);
     const why = `write took effect: created ${collection} entity ${e.id} (id allocated as the capture shows)`;
@@ -201,7 +209,7 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
     return asRecorded(`write took effect: removed ${collection} entity ${id} from its type and every list`);
   }
   const requested = entriesOf(part);
-  const server = serverFields(recordedEntity, part!, current.value, identity);
+  const server = serverFields(recordedEntity, recordedRequest, part!, current.value, identity);
   const value = wm.kind === 'merge'
     ? objectFrom([...entriesOf(current.value).map(([k, v]): [string, JsonValue] => [k, member(part, k) ?? server.find(([s]) => s === k)?.[1] ?? v]),
       ...requested.filter(([k]) => member(current.value, k) === undefined)])
