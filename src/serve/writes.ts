@@ -186,7 +186,9 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
   const collection = wm.collection!, identity = wm.identity!;
   const part = body === undefined ? undefined : wm.pointer === '' ? body : at(body, wm.pointer);
   if (wm.kind !== 'remove' && !isObject(part)) return null;
-  const recordedEntity = shape?.value === undefined ? undefined : isObject(at(shape.value, wm.pointer)) ? at(shape.value, wm.pointer) : shape.value;
+  // The entity in the recorded answer: at the entity's place, else the whole answer, if it holds the identity member.
+  const holdsIdentity = (v: JsonValue | undefined) => isObject(v) && member(v, identity) !== undefined;
+  const recordedEntity = shape?.value === undefined ? undefined : holdsIdentity(at(shape.value, wm.pointer)) ? at(shape.value, wm.pointer) : holdsIdentity(shape.value) ? shape.value : undefined;
   const recordedRequest = shape?.request === undefined ? undefined : wm.pointer === '' ? shape.request : at(shape.request, wm.pointer);
 
   if (wm.kind === 'create') {
