@@ -130,12 +130,17 @@ async function readTarget(ctx: ServeContext, tool: ManifestTool): Promise<string
 }
 
 /** One run: every recorded response against a fresh model with `writes` modelled; which write tools a difference blames. */
-async function run(ctx: ServeContext, writes: ReadonlySet<string>): Promise<{ checks: EffectCheck[]; blamed: Map<string, string> }> {
+async function run(ctx: ServeContext, writes: ReadonlySet<string>, everyRecord: boolean): Promise<{ checks: EffectCheck[]; blamed: Map<string, string> }> {
   const model = new ServedModel(ctx);
   const touched = new Map<string, Set<string>>();
   const blamed = new Map<string, string>();
   const checks: EffectCheck[] = [];
   for (const { tool, record } of await timeline(ctx)) {
+    // Only to decide which writes to use, a read can blame nothing before a write touched what it renders: skipped.
+    if (!everyRecord && !writes.has(tool.name)) {
+      const target = await readTarget(ctx, tool);
+      if (target === null || !touched.has(target)) continue;
+    }
     const call = await recordCall(ctx, record);
     let answer: CallAnswer | null = null;
     let detail: string | null;
@@ -169,7 +174,7 @@ async function run(ctx: ServeContext, writes: ReadonlySet<string>): Promise<{ ch
  * Runs the capture against a fresh model, dropping write tools blamed for a difference
  * until none is: the last run's checks and the verified write tools.
  */
-export async function checkEffects(ctx: ServeContext): Promise<EffectsReport> {
+export async function checkEffects(ctx: ServeContext, opts: { everyRecord?: boolean } = {}): Promise<EffectsReport> {
   const candidates = new Set<string>();
   const replayed: { tool: string; reason: string }[] = [];
   for (const tool of ctx.manifest.tools) {
@@ -179,7 +184,7 @@ export async function checkEffects(ctx: ServeContext): Promise<EffectsReport> {
     else replayed.push({ tool: tool.name, reason: 'no write model: the state shows no entity type or document this write changes the way a create, merge, replace or remove would' });
   }
   for (;;) {
-    const { checks, blamed } = await run(ctx, candidates);
+    const { checks, blamed } = await run(ctx, candidates, opts.everyRecord ?? true);
     const dropped = [...blamed].filter(([t]) => candidates.has(t));
     if (dropped.length === 0) {
       return { checks, verified: [...candidates], replayed: replayed.sort((a, b) => a.tool.localeCompare(b.tool)) };
@@ -196,6 +201,6 @@ const verified = new WeakMap<ServeContext, Promise<Set<string>>>();
 /** The write tools whose model serving uses (checked once per context, at the first call). */
 export function verifiedWrites(ctx: ServeContext): Promise<Set<string>> {
   let hit = verified.get(ctx);
-  if (!hit) verified.set(ctx, (hit = checkEffects(ctx).then((r) => new Set(r.verified))));
+  if (!hit) verified.set(ctx, (hit = checkEffects(ctx, { everyRecord: false }).then((r) => new Set(r.verified))));
   return hit;
 }
