@@ -27,6 +27,8 @@ export interface AnswerBody {
   text?: string;
   /** Binary bodies, base64. */
   base64?: string;
+  /** Binary bodies, the retained bytes (what HTTP serving sends). */
+  raw?: Buffer;
   /** DOC-4: the value's rendered JSON exceeds 256 KiB; answer with the recorded text only. */
   is_rendered_oversize?: boolean;
 }
@@ -180,7 +182,7 @@ async function answerBody(ctx: ServeContext, r: ToolRecord): Promise<AnswerBody>
   const out: AnswerBody = { kind: b.kind, bytes: b.bytes };
   if (b.content === null || b.kind === 'none') return out;
   if (typeof b.content === 'string') out.text = b.content;
-  else if (b.kind === 'base64') out.base64 = b.content.toString('base64');
+  else if (b.kind === 'base64') { out.raw = b.content; out.base64 = b.content.toString('base64'); }
   else out.text = b.content.toString('utf8');
   const value = jsonValueOf(b);
   if (value !== undefined) {

@@ -116,7 +116,8 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     const stored = (await state.document(tool.name))!;
     if (!recorded.has(stored.record_ordinal)) return null;
     const doc = (await model.document(tool.name)) ?? stored;
-    return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path} (DOC-1, DOC-2): its latest initial value, #${doc.record_ordinal}` };
+    const why = doc === stored ? `its latest initial value, #${doc.record_ordinal}` : 'as this session wrote or loaded it';
+    return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path} (DOC-1, DOC-2): ${why}` };
   }
 
   const line = plan.lines.find((l) => recorded.has(l.record_ordinal));

@@ -126,7 +126,7 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
     if (a.record_ordinal) headers['x-capstate-record'] = String(a.record_ordinal);
     if (a.media_type) headers['content-type'] = a.media_type;
     const b = a.body;
-    const bytes = b.kind === 'base64' ? Buffer.from(b.base64 ?? '', 'base64') : Buffer.from(b.text ?? '', 'utf8');
+    const bytes = b.raw ?? Buffer.from(b.text ?? '', 'utf8');
     if (b.kind === 'none' && !headers['content-type']) delete headers['content-type'];
     send(res, a.status, method === 'HEAD' ? '' : bytes, headers);
   };
