@@ -167,6 +167,43 @@ describe('verified, not assumed: a write model is used only when the capture\'s 
   });
 });
 
+describe('effects and ids the capture shows, compared by shape', () => {
+  it('a PUT the capture shows acting as a merge (members the body left out stay) is verified as a merge', async () => {
+    const s = await serveHar(dir, [
+      { url: `${A}/items`, body: [{ id: 1, name: 'A', color: 'red' }] },
+      { url: `${A}/items/1`, body: { id: 1, name: 'A', color: 'red' } },
+      { method: 'PUT', url: `${A}/items/1`, requestBody: { name: 'Z' }, body: { id: 1, name: 'Z', color: 'red' } },
+      { url: `${A}/items/1`, body: { id: 1, name: 'Z', color: 'red' } },
+    ]);
+    try {
+      const r = cli(['check-effects', '--db', s.ctx.file, '--json']);
+      const doc = JSON.parse(r.stdout) as { summary: string; write_tools: { verified: { tool: string; effect: string }[] } };
+      expect(doc.write_tools.verified).toEqual([{ tool: 'put_api_items_by_id', effect: 'merge' }]);
+      expect(doc.summary).toBe('4 of 4 responses reproduced');
+      expect(answer(await s.call('put_api_items_by_id', { id: '1', body: { name: 'Q' } })).body).toEqual({ id: 1, name: 'Q', color: 'red' });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a server counter that jumped (note-2 then note-9) is the same shape: check-effects goes on with it; serving allocates the next (note-3)', async () => {
+    const s = await serveHar(dir, [
+      { url: `${A}/notes`, body: [{ id: 'note-1', text: 'a' }, { id: 'note-2', text: 'b' }] },
+      { method: 'POST', url: `${A}/notes`, requestBody: { text: 'c' }, status: 201, body: { id: 'note-9', text: 'c' } },
+      { url: `${A}/notes/note-9`, body: { id: 'note-9', text: 'c' } },
+      { url: `${A}/notes`, body: [{ id: 'note-1', text: 'a' }, { id: 'note-2', text: 'b' }, { id: 'note-9', text: 'c' }] },
+    ]);
+    try {
+      const r = cli(['check-effects', '--db', s.ctx.file]);
+      expect(r.stdout).toMatch(/#3 +GET \/api\/notes\/note-9 +reproduced/);
+      expect(r.stdout).toMatch(/4 of 4 responses reproduced\n$/);
+      expect(answer(await s.call('post_api_notes', { body: { text: 'd' } })).body).toEqual({ id: 'note-3', text: 'd' });
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('a capture whose stored state failed (ES-39 budget-exceeded) replays instead of answering the error', () => {
   it('every GET replays its record', async () => {
     const har = writeHar(dir, 'budget.har', [{ url: `${A}/items`, body: Array.from({ length: 200 }, (_, i) => ({ id: `it-${i}`, text: 'x'.repeat(200) })) }]);

@@ -28,7 +28,7 @@ export default defineCommand({
       const w = Math.max(0, ...report.checks.map((c) => c.request_line.length));
       const lines = report.checks.map((c) => `#${String(c.ordinal).padEnd(4)} ${c.request_line.padEnd(w)}  ${c.reproduced ? 'reproduced' : 'NOT reproduced'}` +
         `  (${c.source}, status ${c.answered_status}${c.recorded_status !== c.answered_status ? `, recorded ${c.recorded_status}` : ''})${c.detail ? ': ' + c.detail : ''}`);
-      lines.push('', `write tools that take effect: ${report.verified.length ? report.verified.join(', ') : 'none'}`);
+      lines.push('', `write tools that take effect: ${report.verified.length ? report.verified.map((v) => `${v.tool} (${v.effect})`).join(', ') : 'none'}`);
       for (const r of report.replayed) lines.push(`replayed: ${r.tool} (${r.reason})`);
       lines.push(summary);
       out(lines.join('\n'));

@@ -11,7 +11,7 @@ import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
 import { defaultModel, type ServedModel } from './model.js';
-import { applyWrite, writeModelOf } from './writes.js';
+import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
 import { verifiedWrites } from './effects.js';
 import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import { callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
@@ -47,7 +47,7 @@ export interface CallAnswer {
   why: string;
 }
 
-const NO_WRITES: ReadonlySet<string> = new Set();
+const NO_WRITES: ReadonlyMap<string, WriteKind> = new Map();
 
 const inputs = new WeakMap<ServeContext, Map<string, Promise<ToolInput>>>();
 
@@ -80,14 +80,16 @@ export async function answerCall(ctx: ServeContext, toolName: string, args: unkn
 }
 
 /**
- * Answers a checked call on `model`; `writes` names the tools whose write model is used
- * (the verified ones when serving; the candidates while check-effects verifies them).
+ * Answers a checked call on `model`; `writes` names the tools whose write model is used,
+ * with the effect used (the verified ones when serving; the candidates while check-effects
+ * verifies them).
  */
-export async function answerRequest(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel, writes: ReadonlySet<string>): Promise<CallAnswer> {
+export async function answerRequest(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel, writes: ReadonlyMap<string, WriteKind>, opts: WriteOptions = {}): Promise<CallAnswer> {
   // A verified write changes the session's model; an unverified one replays its record.
-  if (writes.has(tool.name)) {
+  const kind = writes.get(tool.name);
+  if (kind) {
     const wm = await writeModelOf(ctx, tool);
-    const written = wm && await applyWrite(ctx, tool, wm, call, model);
+    const written = wm && await applyWrite(ctx, tool, { ...wm, kind }, call, model, opts);
     if (written) return stateAnswer(ctx, tool, written);
   }
   // An item, list or document plan answers from state (ES-37); a record view, or a call the

@@ -17,7 +17,7 @@ import { servedState } from './from-state.js';
 import type { CallRequest } from './input-schema.js';
 import { ServedModel } from './model.js';
 import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
-import { writeModelOf } from './writes.js';
+import { createdIdOf, effectsToTry, writeModelOf, type WriteKind } from './writes.js';
 
 export interface EffectCheck {
   ordinal: number;
@@ -34,8 +34,8 @@ export interface EffectCheck {
 
 export interface EffectsReport {
   checks: EffectCheck[];
-  /** Write tools whose model was used (verified) and those that replay, each with why. */
-  verified: string[];
+  /** Write tools whose model was used (verified), with the effect, and those that replay, each with why. */
+  verified: { tool: string; effect: WriteKind }[];
   replayed: { tool: string; reason: string }[];
 }
 
@@ -130,7 +130,7 @@ async function readTarget(ctx: ServeContext, tool: ManifestTool): Promise<string
 }
 
 /** One run: every recorded response against a fresh model with `writes` modelled; which write tools a difference blames. */
-async function run(ctx: ServeContext, writes: ReadonlySet<string>, everyRecord: boolean): Promise<{ checks: EffectCheck[]; blamed: Map<string, string> }> {
+async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, everyRecord: boolean): Promise<{ checks: EffectCheck[]; blamed: Map<string, string> }> {
   const model = new ServedModel(ctx);
   const touched = new Map<string, Set<string>>();
   const blamed = new Map<string, string>();
@@ -144,8 +144,11 @@ async function run(ctx: ServeContext, writes: ReadonlySet<string>, everyRecord: 
     const call = await recordCall(ctx, record);
     let answer: CallAnswer | null = null;
     let detail: string | null;
+    const wm = writes.has(tool.name) ? await writeModelOf(ctx, tool) : null;
+    // A create is told the id the server chose: taken when the allocated one has its shape.
+    const chosenId = wm?.kind === 'create' ? createdIdOf(wm, jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type))) : undefined;
     try {
-      answer = await answerRequest(ctx, tool, call, model, writes);
+      answer = await answerRequest(ctx, tool, call, model, writes, { chosenId });
       detail = await compare(ctx, record, answer);
     } catch (e) {
       if (!(e instanceof CapstateError)) throw e;
@@ -156,7 +159,6 @@ async function run(ctx: ServeContext, writes: ReadonlySet<string>, everyRecord: 
       ordinal: record.ordinal, tool: tool.name, request_line: line, recorded_status: record.status, answered_status: answer?.status ?? 0,
       source: answer?.source ?? 'error', reproduced: detail === null, ...(detail !== null ? { detail } : {}),
     });
-    const wm = writes.has(tool.name) ? await writeModelOf(ctx, tool) : null;
     if (wm) {
       const target = wm.collection !== null ? `collection:${wm.collection}` : `document:${wm.documentTool}`;
       if (!touched.has(target)) touched.set(target, new Set());
@@ -175,32 +177,42 @@ async function run(ctx: ServeContext, writes: ReadonlySet<string>, everyRecord: 
  * until none is: the last run's checks and the verified write tools.
  */
 export async function checkEffects(ctx: ServeContext, opts: { everyRecord?: boolean } = {}): Promise<EffectsReport> {
-  const candidates = new Set<string>();
+  const candidates = new Map<string, WriteKind>();
+  const alternatives = new Map<string, WriteKind[]>();
   const replayed: { tool: string; reason: string }[] = [];
   for (const tool of ctx.manifest.tools) {
     const method = tool.method.toUpperCase();
     if (ctx.vocabulary.isSafeMethod(method) || tool.is_query_post) continue;
-    if (await writeModelOf(ctx, tool)) candidates.add(tool.name);
-    else replayed.push({ tool: tool.name, reason: 'no write model: the state shows no entity type or document this write changes the way a create, merge, replace or remove would' });
+    const wm = await writeModelOf(ctx, tool);
+    if (wm) {
+      const [first, ...rest] = effectsToTry(wm);
+      candidates.set(tool.name, first);
+      alternatives.set(tool.name, rest);
+    } else {
+      replayed.push({ tool: tool.name, reason: 'no write model: the state shows no entity type or document this write changes the way a create, merge, replace or remove would' });
+    }
   }
   for (;;) {
     const { checks, blamed } = await run(ctx, candidates, opts.everyRecord ?? true);
     const dropped = [...blamed].filter(([t]) => candidates.has(t));
     if (dropped.length === 0) {
-      return { checks, verified: [...candidates], replayed: replayed.sort((a, b) => a.tool.localeCompare(b.tool)) };
+      return { checks, verified: [...candidates].map(([tool, effect]) => ({ tool, effect })), replayed: replayed.sort((a, b) => a.tool.localeCompare(b.tool)) };
     }
     for (const [tool, why] of dropped) {
+      // The next effect the capture might show (a PUT that merges), else the tool replays.
+      const next = alternatives.get(tool)?.shift();
+      if (next) { candidates.set(tool, next); continue; }
       candidates.delete(tool);
       replayed.push({ tool, reason: `not reproduced: ${why}` });
     }
   }
 }
 
-const verified = new WeakMap<ServeContext, Promise<Set<string>>>();
+const verified = new WeakMap<ServeContext, Promise<Map<string, WriteKind>>>();
 
-/** The write tools whose model serving uses (checked once per context, at the first call). */
-export function verifiedWrites(ctx: ServeContext): Promise<Set<string>> {
+/** The write tools whose model serving uses, with the effect (checked once per context, at the first write call). */
+export function verifiedWrites(ctx: ServeContext): Promise<Map<string, WriteKind>> {
   let hit = verified.get(ctx);
-  if (!hit) verified.set(ctx, (hit = checkEffects(ctx, { everyRecord: false }).then((r) => new Set(r.verified))));
+  if (!hit) verified.set(ctx, (hit = checkEffects(ctx, { everyRecord: false }).then((r) => new Map(r.verified.map((v) => [v.tool, v.effect])))));
   return hit;
 }

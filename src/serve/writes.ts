@@ -86,6 +86,16 @@ async function findWriteModel(ctx: ServeContext, tool: ManifestTool): Promise<Wr
   return { ...entity, kind: method === 'PATCH' ? 'merge' : method === 'PUT' ? 'replace' : 'remove', idParam: params.at(-1)! };
 }
 
+/**
+ * The effects to try for a write model, in order: a PUT that the capture shows acting as a
+ * merge (Ghost answers members the body left out) is tried as one when replacing fails.
+ */
+export function effectsToTry(wm: WriteModel): WriteKind[] {
+  if (wm.kind === 'replace') return ['replace', 'merge'];
+  if (wm.kind === 'document-replace') return ['document-replace', 'document-merge'];
+  return [wm.kind];
+}
+
 /** The tool's latest 2xx record: the shape its answers take. */
 async function answerRecord(ctx: ServeContext, tool: string): Promise<{ record: ToolRecord; value: JsonValue | undefined; request: JsonValue | undefined } | null> {
   const record = (await toolRecords(ctx, tool)).filter((r) => r.status >= 200 && r.status <= 299).at(-1);
@@ -123,24 +133,57 @@ function serverFields(recorded: JsonValue | undefined, recordedRequest: JsonValu
   return out;
 }
 
-/** A new id the way the capture shows them: the next integer after the largest, a UUID, or a random value of the recorded id's shape. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isInt = (v: JsonValue | undefined) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
+
+/** An id's shape: an integer, a UUID, a prefix and a counter (`note-2001`: `note-` + digits), or its length and alphabet. */
+export function idShape(v: JsonValue | undefined): string {
+  if (isInt(v)) return 'integer';
+  if (typeof v !== 'string') return `other:${typeof v}`;
+  if (UUID.test(v)) return 'uuid';
+  const counter = /^(.*?)(\d+)$/.exec(v);
+  if (counter) return `counter:${counter[1]}`;
+  return `chars:${v.length}:${/^[0-9a-f]+$/.test(v) ? 'hex' : 'any'}`;
+}
+
+/**
+ * A new id the way the capture shows them: the body's own, the next integer after the
+ * largest, a UUID, the next counter after a shared prefix (`note-1005`), or a random value
+ * of the recorded id's length and alphabet.
+ */
 async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonValue | undefined, given: JsonValue | undefined): Promise<JsonValue> {
   if (given !== undefined && given !== null) return given;
   const ids = (await model.collection(wm.collection!)).map((e) => member(e.value, wm.identity!)).filter((v) => v !== undefined);
-  const isInt = (v: JsonValue) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
-  if (typeof recordedId === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(recordedId)) return randomUUID();
-  if ((recordedId === undefined || isInt(recordedId)) && ids.length > 0 && ids.every(isInt)) {
-    const next = ids.reduce<bigint>((m, v) => (BigInt(v as number | bigint) > m ? BigInt(v as number | bigint) : m), 0n) + 1n;
+  const max = (xs: bigint[]) => xs.reduce((m, v) => (v > m ? v : m), 0n);
+  if (typeof recordedId === 'string' && UUID.test(recordedId)) return randomUUID();
+  if ((recordedId === undefined || isInt(recordedId)) && ids.every(isInt)) {
+    const next = max(ids.map((v) => BigInt(v as number | bigint))) + 1n;
     return next <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(next) : next;
   }
-  if ((recordedId === undefined || isInt(recordedId)) && ids.length === 0) return 1;
-  if (typeof recordedId === 'string' && /^\d+$/.test(recordedId) && ids.every((v) => typeof v === 'string' && /^\d+$/.test(v))) {
-    return String(ids.reduce<bigint>((m, v) => (BigInt(v as string) > m ? BigInt(v as string) : m), 0n) + 1n);
+  const counter = typeof recordedId === 'string' ? /^(.*?)(\d+)$/.exec(recordedId) : null;
+  if (counter) {
+    const [, prefix, digits] = counter;
+    const held = ids.map((v) => (typeof v === 'string' && v.startsWith(prefix) && /^\d+$/.test(v.slice(prefix.length)) ? BigInt(v.slice(prefix.length)) : null));
+    if (held.every((v) => v !== null)) {
+      const next = String(max(held as bigint[]) + 1n);
+      return prefix + (digits.startsWith('0') ? next.padStart(digits.length, '0') : next);
+    }
   }
   const shape = typeof recordedId === 'string' ? recordedId : 'xxxxxxxxxxxxxxxxxxxxxxxx';
   const hex = /^[0-9a-f]+$/.test(shape);
   const alphabet = hex ? '0123456789abcdef' : 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   return [...randomBytes(shape.length)].map((b) => alphabet[b % alphabet.length]).join('');
+}
+
+/** The id a recorded create answer shows: the entity's identity member, or the value of a wrapper holding only an id. */
+export function createdIdOf(wm: WriteModel, answer: JsonValue | undefined): JsonValue | undefined {
+  if (answer === undefined) return undefined;
+  const placed = at(answer, wm.pointer);
+  if (isObject(placed) && member(placed, wm.identity!) !== undefined) return member(placed, wm.identity!);
+  if (isObject(answer) && member(answer, wm.identity!) !== undefined) return member(answer, wm.identity!);
+  const keys = keysOf(answer);
+  const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
+  return idKey === undefined ? undefined : member(answer, idKey);
 }
 
 /** The recorded answer with the written entity in it: at the entity's place, or as the id a wrapper answers with (`{"silenceID": …}`). */
@@ -164,7 +207,14 @@ const written = (e: StateEntity, keys: string[]): StateEntity['view_values'] =>
  * Applies a write call to the model and answers it; null when the call cannot be modelled
  * (no JSON object body where one is needed), so it replays instead.
  */
-export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: WriteModel, call: CallRequest, model: ServedModel): Promise<StateAnswer | null> {
+/**
+ * `chosenId`: while check-effects replays a recorded create, the id the server chose. When
+ * the allocated id differs from it but has its shape (a server's counter that jumped, a
+ * random UUID), the server's is taken, so later recorded reads of it can be compared.
+ */
+export interface WriteOptions { chosenId?: JsonValue }
+
+export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: WriteModel, call: CallRequest, model: ServedModel, opts: WriteOptions = {}): Promise<StateAnswer | null> {
   const asked = callLine(tool, call);
   const shape = await answerRecord(ctx, tool.name);
   const status = shape?.record.status ?? (wm.kind === 'create' ? 201 : 200);
@@ -192,11 +242,17 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
   const recordedRequest = shape?.request === undefined ? undefined : wm.pointer === '' ? shape.request : at(shape.request, wm.pointer);
 
   if (wm.kind === 'create') {
-    const id = await allocateId(model, wm, member(recordedEntity, identity) ?? (isObject(shape?.value) && keysOf(shape!.value).length === 1 ? member(shape!.value, keysOf(shape!.value)[0]) : undefined), member(part, identity));
+    let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), member(part, identity));
+    const chosen = opts.chosenId;
+    let adopted = '';
+    if (chosen !== undefined && chosen !== null && String(chosen) !== String(id) && idShape(chosen) === idShape(id) && !(await model.entity(collection, String(chosen)))) {
+      adopted = ` (the id the server chose in the record, of the allocated id's shape ${idShape(id)})`;
+      id = chosen;
+    }
     const value = objectFrom([...entriesOf(part).filter(([k]) => k !== identity), ...serverFields(recordedEntity, recordedRequest, part!, undefined, identity), [identity, id]]);
     const e = await model.put({ collection, id: String(id), value, view_values: {}, record_ordinals: [] });
     const answer = shapedAnswer(shape?.value, wm, value, id);
-    const why = `write took effect: created ${collection} entity ${e.id} (id allocated as the capture shows)`;
+    const why = `write took effect: created ${collection} entity ${e.id}${adopted || ' (id allocated as the capture shows)'}`;
     return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
   }
 
