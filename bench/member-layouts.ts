@@ -52,6 +52,19 @@ const LAYOUTS: Record<string, Layout> = {
       primary key (body_id, node)) strict, without rowid`,
     insert: `insert into member select @body, id, parent, key, type, atom, iif(type = 'object' or type = 'array', ${POINTER}, null) from json_tree(@text)`,
   },
+  'node-ids+parent-index': {
+    says: 'node-ids+container-pointers, and an index on (body_id, parent) for the children of a node',
+    ddl: `create table member (body_id integer not null, node integer not null, parent integer, key any, type text not null, value any, pointer text,
+      primary key (body_id, node)) strict, without rowid;
+      create index member_children on member (body_id, parent)`,
+    insert: `insert into member select @body, id, parent, key, type, atom, iif(type = 'object' or type = 'array', ${POINTER}, null) from json_tree(@text)`,
+  },
+  'parent-key': {
+    says: 'keyed (body_id, parent, key): the children of a node are a range of the key; the node id kept as a column (the root: parent -1, key 0)',
+    ddl: `create table member (body_id integer not null, parent integer, key any, node integer not null, type text not null, value any, pointer text,
+      primary key (body_id, parent, key)) strict, without rowid`,
+    insert: `insert into member select @body, ifnull(parent, -1), ifnull(key, 0), id, type, atom, iif(type = 'object' or type = 'array', ${POINTER}, null) from json_tree(@text)`,
+  },
 };
 
 function main(): number {
