@@ -116,8 +116,17 @@ interface LoadRun {
   members: number | null;
   dbBytes: number;
   loadAvg: number;
-  /** The CLI's --json document, kept verbatim for results.json; its fields are not relied on. */
+  /** Where the load's time went, from its --json report (`phases_ms`; null if the report has none). */
+  phasesMs: { facts: number; manifest: number; state: number } | null;
+  /** The CLI's --json document, kept verbatim for results.json. */
   report: unknown;
+}
+
+/** The `phases_ms` of the report's one capture, when it has them. */
+function phasesOf(report: unknown): LoadRun['phasesMs'] {
+  const c = (report as { captures?: { phases_ms?: LoadRun['phasesMs'] }[] } | null)?.captures?.[0];
+  const p = c?.phases_ms;
+  return p && [p.facts, p.manifest, p.state].every((x) => typeof x === 'number') ? p : null;
 }
 
 function removeDb(db: string): void {
@@ -144,7 +153,7 @@ async function runLoad(file: string, db: string): Promise<LoadRun> {
   const { records, members } = countRows(db);
   let dbBytes = 0;
   for (const suffix of ['', '-wal']) if (existsSync(db + suffix)) dbBytes += statSync(db + suffix).size;
-  return { wallMs: m.wallMs, rssMB: m.rssMB, records, members, dbBytes, loadAvg: m.loadAvg, report };
+  return { wallMs: m.wallMs, rssMB: m.rssMB, records, members, dbBytes, loadAvg: m.loadAvg, phasesMs: phasesOf(report), report };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,8 +211,18 @@ function table(results: FileResult[]): string {
       + `load RSS ${fmt(l.rssMB, 0)} MB (≤ 256: ${mark(rssOk)}); store ${fmt(l.dbTimesHar, 2)}× HAR (≤ 2: ${mark(l.dbTimesHar <= 2)}); `
       + `1-min load average ${fmt(Math.min(...loads))}–${fmt(Math.max(...loads))} on ${cpus().length} CPUs`;
   });
+  // Inside the load (its --json phases_ms, median run): facts (parse, records, bodies, members), manifest, state.
+  const phases = results.flatMap((r) => {
+    const l = 'error' in r.load ? null : r.load;
+    const runs = l ? l.runs.filter((x) => x.phasesMs !== null) : [];
+    if (!l || runs.length === 0) return [];
+    const p = [...runs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor((runs.length - 1) / 2)].phasesMs!;
+    const mbytes = r.bytes / 1e6;
+    return [`${basename(r.file)}: inside the load: facts ${fmt(p.facts / 1000, 2)} s (${fmt(mbytes / (p.facts / 1000))} MB/s), `
+      + `manifest ${fmt(p.manifest / 1000, 2)} s, state ${fmt(p.state / 1000, 2)} s`];
+  });
   const errors = results.filter((r) => 'error' in r.load).map((r) => `load failed for ${basename(r.file)}: ${(r.load as { error: string }).error}`);
-  return [line(head), sep, ...rows.map(line), ...errors, '', ...targets, '', ...states].join('\n');
+  return [line(head), sep, ...rows.map(line), ...errors, '', ...targets, '', ...phases, '', ...states].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -258,7 +277,8 @@ async function main(): Promise<number> {
           log(`[load] ${basename(file)} → ${relative(ROOT, db)} run ${i + 1}/${runs}…`);
           lRuns.push(await runLoad(file, db));
           const l = lRuns[i];
-          log(`[load]   ${(l.wallMs / 1000).toFixed(2)} s wall, ${fmt(l.rssMB, 0)} MB RSS, ${l.records ?? '?'} records, ${l.members ?? 'no'} member rows`);
+          const ph = l.phasesMs ? ` (facts ${fmt(l.phasesMs.facts / 1000, 2)} s, manifest ${fmt(l.phasesMs.manifest / 1000, 2)} s, state ${fmt(l.phasesMs.state / 1000, 2)} s)` : '';
+          log(`[load]   ${(l.wallMs / 1000).toFixed(2)} s wall${ph}, ${fmt(l.rssMB, 0)} MB RSS, ${l.records ?? '?'} records, ${l.members ?? 'no'} member rows`);
         }
         const last = lRuns[lRuns.length - 1];
         const wall = median(lRuns.map((r) => r.wallMs));

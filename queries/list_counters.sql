@@ -15,7 +15,7 @@ totals as (
   join member r on r.body_id = s.body_id and r.pointer = '' and r.type = 'object'
   join member m on m.body_id = s.body_id
   left join member p on p.body_id = m.body_id and p.pointer = m.parent_pointer
-  where m.type in ('integer', 'real')
+  where m.type in ('integer', 'real') and m.depth <= 2 -- said apart, so only these look their parent up
     and (m.depth = 1 or (m.depth = 2 and p.depth = 1 and p.type = 'object'))
 ),
 final as (

@@ -46,6 +46,8 @@ fields as materialized (
   join members o on o.body_id = c.body_id and o.parent_pointer = c.pointer
   join members f on f.body_id = o.body_id and f.parent_pointer = o.pointer
   where f.type in ('string', 'integer')
+    -- Only the fields the two identity steps below read: identity names and suffix-named keys.
+    and (f.key in (select name from identity_names) or f.key glob '*Id' or f.key glob '*_id')
 ),
 name_identity as (
   -- ES-11: the same identity name on every entry, with pairwise distinct values (OQ-9 order).

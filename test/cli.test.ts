@@ -26,6 +26,24 @@ describe('capstate load', () => {
     expect(c.response_bodies_by_kind.json).toBe(10);
   });
 
+  it('--json says where the load time went: facts, manifest and state within duration_ms; nothing for a capture already loaded', () => {
+    const store = join(dir, 'phases.sqlite');
+    type Loaded = { duration_ms: number; already_loaded: boolean; phases_ms: { facts: number; manifest: number; state: number } };
+    const first = cli(['load', grafana, '--db', store, '--json']);
+    expect(first.status, first.stderr).toBe(0);
+    const [c] = oneJson(first.stdout).captures as Loaded[];
+    expect(Object.keys(c.phases_ms).sort()).toEqual(['facts', 'manifest', 'state']);
+    for (const ms of Object.values(c.phases_ms)) expect(ms).toBeGreaterThan(0);
+    const sum = c.phases_ms.facts + c.phases_ms.manifest + c.phases_ms.state;
+    expect(sum).toBeLessThanOrEqual(c.duration_ms);
+    expect(sum).toBeGreaterThan(c.duration_ms * 0.9); // the three phases are the load, not a part of it
+    const again = cli(['load', grafana, '--db', store, '--json']);
+    expect(again.status, again.stderr).toBe(0);
+    const [d] = oneJson(again.stdout).captures as Loaded[];
+    expect(d.already_loaded).toBe(true);
+    expect(d.phases_ms).toEqual({ facts: 0, manifest: 0, state: 0 });
+  });
+
   it('reports progress on stderr only, for captures over a few MB', () => {
     const big = join(dir, 'big.har');
     const entry = (i: number) => JSON.stringify({

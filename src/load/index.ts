@@ -55,7 +55,15 @@ export interface LoadedCapture {
   new_bodies: number;
   members: number;
   duration_ms: number;
+  /**
+   * Where `duration_ms` went (issue 14): `facts` from the start (hashing, the parse worker's
+   * credential pass, records, bodies, members), then `manifest` (OQ-1/OQ-2) and `state` (the
+   * environment state stored in the same transaction). Zero for a capture already loaded.
+   */
+  phases_ms: LoadPhases;
 }
+
+export interface LoadPhases { facts: number; manifest: number; state: number }
 
 async function fileSha256(file: string): Promise<string> {
   const h = createHash('sha256');
@@ -106,7 +114,8 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
       }
       opts.log?.(`${file}: already loaded as capture ${existing.id} (same SHA-256); skipped`);
       return { file, capture_id: existing.id, sha256, format: existing.format, bytes: st.size, already_loaded: true, records: 0,
-        response_bodies_by_kind: noKinds(), request_bodies_by_kind: noKinds(), new_bodies: 0, members: 0, duration_ms: performance.now() - t0 };
+        response_bodies_by_kind: noKinds(), request_bodies_by_kind: noKinds(), new_bodies: 0, members: 0, duration_ms: performance.now() - t0,
+        phases_ms: { facts: 0, manifest: 0, state: 0 } };
     }
     const before = { ...writer.counts, request: { ...writer.counts.bodiesByKind.request }, response: { ...writer.counts.bodiesByKind.response } };
 
@@ -199,6 +208,7 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
       for (const { record, where } of s.finish()) { writer.writeRecord(captureId, record, where); records++; }
       if (s.skippedWithoutRequest) opts.log?.(`${file}: ${s.skippedWithoutRequest} response event(s) without a request event were skipped`);
     }
+    const tFacts = performance.now();
     // The manifest groups the records into tools (OQ-1) and decides admission (OQ-2); a
     // rejection throws here, inside the transaction, so nothing of the capture is stored.
     const manifest = await inferManifest(kyselyFor(db), captureId, file, opts.manifest?.override);
@@ -208,9 +218,11 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
     writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))), opts.redact);
     writer.writeManifest(captureId, manifest, opts.manifest ?? null);
     writer.writeNormalisations(captureId, quirks.list);
+    const tManifest = performance.now();
     // DESIGN (must): the load stores the capture's environment state in the load's transaction,
     // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.
     const state = await storeState(kyselyFor(db), captureId);
+    const tState = performance.now();
     if (state.status === 'failed') opts.log?.(`${file}: capture loaded, but its environment state could not be computed (${state.code}); capstate state reports why`);
     const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {
       const d = noKinds();
@@ -222,6 +234,7 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
       response_bodies_by_kind: delta(writer.counts.bodiesByKind.response, before.response),
       request_bodies_by_kind: delta(writer.counts.bodiesByKind.request, before.request), new_bodies: writer.counts.newBodies - before.newBodies,
       members: writer.counts.members - before.members, duration_ms: performance.now() - t0,
+      phases_ms: { facts: tFacts - t0, manifest: tManifest - tFacts, state: tState - tManifest },
     };
   } finally {
     // Ends the worker on every way out (done, already loaded, an error on this side).
