@@ -45,8 +45,7 @@ const types = new WeakMap<ServeContext, Promise<ServedType[]>>();
 export function servedTypes(ctx: ServeContext): Promise<ServedType[]> {
   let hit = types.get(ctx);
   if (!hit) {
-    hit = servedLookups(ctx).then(async (state) => state === null ? [] : ctx.k.selectFrom('state_types')
-      .select(['collection', 'root_path', 'identity']).where('capture_id', '=', ctx.captureId).orderBy('position').execute());
+    hit = servedLookups(ctx).then(async (state) => state === null ? [] : (await state.types()).map(({ collection, root_path, identity }) => ({ collection, root_path, identity })));
     types.set(ctx, hit);
   }
   return hit;

@@ -233,6 +233,8 @@ export interface StoredLookups {
   entity(collection: string, id: string): Promise<StateEntity | undefined>;
   /** The collection's entities in state order (ES-34). */
   collection(collection: string): Promise<StateEntity[]>;
+  /** The state's types, in the view's order. */
+  types(): Promise<StateType[]>;
 }
 
 /** Lookups into capture `captureId`'s stored state; throws as `readStoredState` does when it is failed or stale. */
@@ -259,6 +261,7 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
         .where('collection', '=', collection).where('entity_key', '=', id).executeTakeFirst();
       return r && entityOf(r);
     },
+    types: async () => (await k.selectFrom('state_types').selectAll().where('capture_id', '=', captureId).orderBy('position').execute()).map(typeOf),
     collection: async (collection) => (await k.selectFrom('state_entities').selectAll().where('capture_id', '=', captureId)
       .where('collection', '=', collection).orderBy('state_order').orderBy('position').execute()).map(entityOf),
   };
