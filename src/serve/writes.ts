@@ -179,11 +179,17 @@ async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonVa
 export function createdIdOf(wm: WriteModel, answer: JsonValue | undefined): JsonValue | undefined {
   if (answer === undefined) return undefined;
   const placed = at(answer, wm.pointer);
-  if (isObject(placed) && member(placed, wm.identity!) !== undefined) return member(placed, wm.identity!);
-  if (isObject(answer) && member(answer, wm.identity!) !== undefined) return member(answer, wm.identity!);
+  if (isObject(placed) && member(placed, wm.identity!) !== undefined) return scalarId(member(placed, wm.identity!));
+  if (isObject(answer) && member(answer, wm.identity!) !== undefined) return scalarId(member(answer, wm.identity!));
   const keys = keysOf(answer);
-  const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
-  return idKey === undefined ? undefined : member(answer, idKey);
+  // A wrapper's id member: its only member, or one named like an id whose value is an id (`grid` is not).
+  const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k) && scalarId(member(answer, k)) !== undefined);
+  return idKey === undefined ? undefined : scalarId(member(answer, idKey));
+}
+
+/** An id is a string or a number; any other value names no entity. */
+export function scalarId(v: JsonValue | undefined): string | number | bigint | undefined {
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? v : undefined;
 }
 
 /** The recorded answer with the written entity in it: at the entity's place, or as the id a wrapper answers with (`{"silenceID": …}`). */
@@ -242,8 +248,8 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
   const recordedRequest = shape?.request === undefined ? undefined : wm.pointer === '' ? shape.request : at(shape.request, wm.pointer);
 
   if (wm.kind === 'create') {
-    let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), member(part, identity));
-    const chosen = opts.chosenId;
+    let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), scalarId(member(part, identity)));
+    const chosen = scalarId(opts.chosenId);
     let adopted = '';
     if (chosen !== undefined && chosen !== null && String(chosen) !== String(id) && idShape(chosen) === idShape(id) && !(await model.entity(collection, String(chosen)))) {
       adopted = ` (the id the server chose in the record, of the allocated id's shape ${idShape(id)})`;
