@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generateHar } from '../bench/gen-har.js';
 import { CapstateError } from '../src/errors.js';
 import { loadCaptures } from '../src/load/index.js';
-import { parseExactJson, stringifyExact, type JsonValue } from '../src/load/bodies.js';
+import { parseExactJson, stringifyExact, type JsonValue } from '../src/json/exact.js';
 import { closeServeContext, openServeContext } from '../src/serve/context.js';
 import { environmentStateView } from '../src/serve/state-view.js';
 import { environmentState, stateBytes } from '../src/state/index.js';

@@ -3,7 +3,7 @@
  * their own `timeout_ms` (BS-14: omitted means no deadline) and stop at cancellation.
  */
 import type { BrowserContext, Locator as PwLocator, Page, Request, Route } from 'playwright-core';
-import { objectEntries, parseExactJson, stringifyExact, type JsonValue } from '../load/bodies.js';
+import { objectEntries, parseExactJson, stringifyExact, type JsonValue } from '../json/exact.js';
 import type { Redaction } from './redaction.js';
 import { CONTROL, type Action, type HeaderSource, type Locator, type RequestAction, type UrlSpec } from './schema.js';
 import { resolveValue } from './seed.js';

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { ArgsDef } from 'citty';
 import { CapstateError } from '../errors.js';
-import { sha256Hex } from '../load/bodies.js';
+import { sha256Hex } from '../json/sha256.js';
 import { canonicalOverride, parseOverride } from '../manifest/infer.js';
 import type { LoadOptions } from '../load/index.js';
 

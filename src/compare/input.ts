@@ -6,7 +6,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { CapstateError } from '../errors.js';
 import { admitRetainedScenario, type RetainedScenario } from '../load/admission.js';
-import { parseExactJson, plainJson, sha256Hex } from '../load/bodies.js';
+import { parseExactJson, plainJson } from '../json/exact.js';
+import { sha256Hex } from '../json/sha256.js';
 import { FieldReader, type Obj } from '../load/fields.js';
 import { ScenarioReader } from '../load/scenario.js';
 

@@ -4,7 +4,9 @@
  * (src/serve/from-state.ts); every other call replays a retained record.
  */
 import { CapstateError } from '../errors.js';
-import { canonicalJson, stringifyExact, MAX_USABLE_BODY_BYTES, type BodyKind, type JsonValue } from '../load/bodies.js';
+import { MAX_USABLE_BODY_BYTES, type BodyKind } from '../load/bodies.js';
+import { canonicalJson } from '../json/canonical.js';
+import { stringifyExact, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { answerFromState, replayReason } from './from-state.js';

@@ -5,7 +5,8 @@
  * Bodies are read only in the owner's `json` case (DESC-6): the kind comes from the store,
  * the value from the owner's exact parser (src/load/bodies.ts).
  */
-import { sha256Hex, objectEntries, type JsonValue } from '../load/bodies.js';
+import { objectEntries, type JsonValue } from '../json/exact.js';
+import { sha256Hex } from '../json/sha256.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { jsonValueOf, listPointerOf, readBody, toolRecords, type ToolRecord } from './records.js';

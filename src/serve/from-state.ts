@@ -4,7 +4,7 @@
  * state cannot answer — a record view, an entity the state does not hold, a request line
  * no plan line or shared envelope covers — returns null and replays instead.
  */
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { storedLookups, type StoredLookups } from '../state/stored.js';
 import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';

@@ -6,7 +6,7 @@
  * (DESC-5) and counts against the catalog reserve.
  */
 import { CapstateError } from '../errors.js';
-import { objectEntries, type JsonValue } from '../load/bodies.js';
+import { objectEntries, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';

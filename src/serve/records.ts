@@ -4,7 +4,8 @@
  * `initial_reads` view), and body classification from the store — decided once by the
  * single owner, src/load/bodies.ts (DESC-6, ES-5); this module only reads its verdict.
  */
-import { parseExactJson, type BodyKind, type JsonValue } from '../load/bodies.js';
+import { type BodyKind } from '../load/bodies.js';
+import { parseExactJson, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';

@@ -5,8 +5,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
 import { CapstateError } from '../errors.js';
-import { objectEntries, stringifyExact, type JsonValue } from '../load/bodies.js';
-import { toJson } from '../cli/common.js';
+import { objectEntries, stringifyExact, type JsonValue } from '../json/exact.js';
+import { toJson } from '../json/output.js';
 import type { CallAnswer } from './answer.js';
 
 /**

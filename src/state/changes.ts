@@ -4,7 +4,7 @@
  * observations with a write between them — ends the type's initial read at the earliest
  * such write. The state is then extracted once more from the shorter initial read.
  */
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import type { MergedTypes } from './entities.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { readClock, sameInstant } from './clocks.js';

@@ -8,7 +8,7 @@
  * changes plans or reasons.
  */
 import type { Kysely } from 'kysely';
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import type { DB } from '../store/types.js';
 import type { MergedTypes } from './entities.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';

@@ -4,8 +4,9 @@
  * result byte-stably (OQ-36).
  */
 import type { Kysely } from 'kysely';
-import { sha256Hex, stringifyExact, type JsonValue } from '../load/bodies.js';
-import { JSON_FORMAT_VERSION } from '../cli/common.js';
+import { stringifyExact, type JsonValue } from '../json/exact.js';
+import { sha256Hex } from '../json/sha256.js';
+import { JSON_FORMAT_VERSION } from '../json/output.js';
 import type { DB } from '../store/types.js';
 import { mergeEntities } from './entities.js';
 import { readOrder, readStateFacts, STATE_VIEWS, type StateFacts } from './facts.js';

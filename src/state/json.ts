@@ -4,7 +4,7 @@
  * Values are the body owner's exact values (src/load/bodies.ts): objects may be Maps
  * (index-like keys keep their order) and 64-bit integers may be bigints.
  */
-import { objectEntries, type JsonObject, type JsonValue } from '../load/bodies.js';
+import { objectEntries, type JsonObject, type JsonValue } from '../json/exact.js';
 
 export function isObject(v: JsonValue | undefined): v is JsonObject | Map<string, JsonValue> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -3,7 +3,7 @@
  * (DOC-6, OQ-26..OQ-31). The views decide which reads are initial, where entities and
  * lists sit, identity, membership and counters; this module renders and compares.
  */
-import { stringifyExact, type JsonValue } from '../load/bodies.js';
+import { stringifyExact, type JsonValue } from '../json/exact.js';
 import type { MergedTypes, Observation } from './entities.js';
 import { writeBetween } from './changes.js';
 import { viewClockFormat, type ClockFormat } from './clocks.js';

@@ -13,8 +13,9 @@
 import { createHash } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { CapstateError } from '../errors.js';
-import { parseExactJson, sha256Hex, stringifyExact, type JsonValue } from '../load/bodies.js';
-import { JSON_FORMAT_VERSION } from '../cli/common.js';
+import { parseExactJson, stringifyExact, type JsonValue } from '../json/exact.js';
+import { sha256Hex } from '../json/sha256.js';
+import { JSON_FORMAT_VERSION } from '../json/output.js';
 import { kyselyFor, queriesHash, type Sqlite } from '../store/open.js';
 import type { DB } from '../store/types.js';
 import { environmentState } from './index.js';
