@@ -7,7 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { INT64_MAX, INT64_MIN, MAX_JSON_DEPTH, objectEntries, parseExactJson, type ExactJsonFailure, type JsonObject, type JsonValue } from '../json/exact.js';
-import { escapePointerToken } from '../json/pointer.js';
+import { childPointer } from '../json/pointer.js';
 import { sha256Hex } from '../json/sha256.js';
 
 export type BodyKind = 'none' | 'base64' | 'cut' | 'json' | 'text';
@@ -261,7 +261,7 @@ export function flattenMembers(root: JsonValue, emit: (row: MemberRow) => void):
     } else {
       emit({ pointer, parentPointer: parent, key, position, depth, type: 'object', value: null });
       let i = 0;
-      for (const [k, x] of objectEntries(v)) walk(x, `${pointer}/${escapePointerToken(k)}`, pointer, k, i++, depth + 1);
+      for (const [k, x] of objectEntries(v)) walk(x, childPointer(pointer, k), pointer, k, i++, depth + 1);
     }
   };
   walk(root, '', null, null, 0, 0);
