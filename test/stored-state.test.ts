@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateHar } from '../bench/gen-har.js';
 import { CapstateError } from '../src/errors.js';
-import { loadCaptures } from '../src/load/index.js';
+import { loadCaptures } from '../src/ingest/load-captures.js';
 import { parseExactJson, stringifyExact, type JsonValue } from '../src/json/exact.js';
 import { closeServeContext, openServeContext } from '../src/serve/context.js';
 import { environmentStateView } from '../src/serve/state-view.js';
