@@ -8,7 +8,14 @@ import { type BodyKind } from '../load/bodies.js';
 import { parseExactJson, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
-import type { CallRequest } from './input-schema.js';
+
+/** A call's arguments after the check: what replay matches records against. */
+export interface CallRequest {
+  params: Map<string, string>;
+  query: { name: string; value: string }[];
+  /** The request body the call gives, if any. */
+  body?: unknown;
+}
 
 export interface ToolRecord {
   record_id: number;
