@@ -6,7 +6,7 @@
  * functions.
  */
 import { isUtf8 } from 'node:buffer';
-import { INT64_MAX, INT64_MIN, MAX_JSON_DEPTH, objectEntries, parseExactJson, type ExactJsonFailure, type JsonObject, type JsonValue } from '../json/exact.js';
+import { INT64_MAX, INT64_MIN, MAX_JSON_DEPTH, objectEntries, parseExactJson, type ExactJsonFailure, type JsonValue } from '../json/exact.js';
 import { childPointer } from '../json/pointer.js';
 import { sha256Hex } from '../json/sha256.js';
 
@@ -265,44 +265,4 @@ export function flattenMembers(root: JsonValue, emit: (row: MemberRow) => void):
     }
   };
   walk(root, '', null, null, 0, 0);
-}
-
-const INDEX_LIKE = /^(0|[1-9]\d{0,9})$/;
-
-/** Rebuilds the exact JSON value from member rows (any order); the inverse of flattenMembers. */
-export function membersToValue(rows: Iterable<MemberRow>): JsonValue {
-  const byPointer = new Map<string, MemberRow>();
-  const children = new Map<string, MemberRow[]>();
-  for (const r of rows) {
-    byPointer.set(r.pointer, r);
-    if (r.parentPointer !== null) {
-      const list = children.get(r.parentPointer) ?? [];
-      list.push(r);
-      children.set(r.parentPointer, list);
-    }
-  }
-  const build = (r: MemberRow): JsonValue => {
-    switch (r.type) {
-      case 'null': return null;
-      case 'true': return true;
-      case 'false': return false;
-      case 'string': return r.value as string;
-      case 'integer': {
-        const v = r.value as number | bigint;
-        return typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
-      }
-      case 'real': return Number(r.value);
-      case 'array': return (children.get(r.pointer) ?? []).sort((a, b) => a.position - b.position).map(build);
-      case 'object': {
-        const kids = (children.get(r.pointer) ?? []).sort((a, b) => a.position - b.position);
-        if (kids.some((c) => INDEX_LIKE.test(c.key as string))) return new Map(kids.map((c) => [c.key as string, build(c)]));
-        const out: JsonObject = Object.create(null);
-        for (const c of kids) out[c.key as string] = build(c);
-        return out;
-      }
-    }
-  };
-  const root = byPointer.get('');
-  if (!root) throw new Error('no root member');
-  return build(root);
 }
