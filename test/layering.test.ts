@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { root, tempDir } from './helpers.js';
 
 const DEPCRUISE = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
@@ -68,5 +69,15 @@ describe('layering: no module imports a higher floor, and no import cycles', () 
       "floor-unknown: src/stray/x.ts:1: import { v } from '../json/output.js';",
       'no-circular: src/serve/p.ts -> src/serve/q.ts -> src/serve/p.ts',
     ]);
+  });
+
+  it('docs/architecture.md lists the floors the check enforces', () => {
+    const config = createRequire(import.meta.url)(CONFIG) as { forbidden: { name: string; comment: string }[] };
+    const enforced = config.forbidden.filter((r) => /^floor-/.test(r.name) && r.name !== 'floor-unknown')
+      .map((r) => `${/\(floor (\d+)\)/.exec(r.comment)?.[1]} ${r.name.slice('floor-'.length)}`);
+    const documented = readFileSync(join(root, 'docs', 'architecture.md'), 'utf8').split('\n')
+      .map((line) => /^\| (\d+) \| ([^|]+) \|/.exec(line)).filter((m) => m !== null)
+      .flatMap((m) => [...m![2].matchAll(/`([a-z-]+)(?:\/|\.ts)`/g)].map((f) => `${m![1]} ${f[1]}`));
+    expect(documented.sort()).toEqual(enforced.sort());
   });
 });
