@@ -15,7 +15,7 @@ const FLOORS = [
   ['state', 'browser', 'compare'], // the state pass; scenario capture; capture comparison
   ['ingest'], //         the load command's one transaction: facts, manifest, state
   ['serve'], //          the model: answers from state, write effects, replay, data plane
-  ['mcp'], //            the MCP server over serve/ (beside it later: http, report)
+  ['mcp', 'http', 'report'], // the MCP server over serve/; the HTTP server and the report beside it
   ['cli'], //            one file per command
 ];
 
