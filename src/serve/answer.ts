@@ -10,8 +10,8 @@ import { stringifyExact, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { answerFromState, replayReason } from './from-state.js';
-import { checkArguments, toolInput, type ToolInput } from './input-schema.js';
-import { callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type CallRequest, type ToolRecord } from './records.js';
+import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
+import { callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 
 
 export interface AnswerBody {

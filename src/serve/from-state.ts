@@ -11,8 +11,7 @@ import { collectionsOf, renderItem, renderList, type Collections } from '../stat
 import type { ItemPlan, ListPlan, StateEntity } from '../state/types.js';
 import { namesVariantKey } from '../state/variants.js';
 import type { ServeContext } from './context.js';
-import { templateParams } from './input-schema.js';
-import type { CallRequest } from './records.js';
+import { templateParams, type CallRequest } from './input-schema.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords } from './records.js';
 
 const cache = new WeakMap<ServeContext, Promise<StoredLookups>>();

@@ -9,7 +9,7 @@ import { CapstateError } from '../errors.js';
 import { objectEntries, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
-import { jsonValueOf, readBody, toolRecords, type CallRequest } from './records.js';
+import { jsonValueOf, readBody, toolRecords } from './records.js';
 import { sampleName } from './descriptions.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -24,6 +24,14 @@ export interface ToolInput {
   bodyArg: string | null;
   /** The body argument's schema (a top-level type, and member types for an object). */
   bodyShape: JsonSchema | null;
+}
+
+/** A call's arguments after the check: what replay matches records against. */
+export interface CallRequest {
+  params: Map<string, string>;
+  query: { name: string; value: string }[];
+  /** The request body the call gives, if any. */
+  body?: unknown;
 }
 
 /** `{uid}` names of a template, in order. */

@@ -9,12 +9,13 @@ import { parseExactJson, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 
-/** A call's arguments after the check: what replay matches records against. */
-export interface CallRequest {
+/**
+ * The part of a checked call (input-schema.ts `CallRequest`) that picks a request line's
+ * records; stated here so this module, which input-schema.ts reads, does not import it back.
+ */
+export interface LineCall {
   params: Map<string, string>;
   query: { name: string; value: string }[];
-  /** The request body the call gives, if any. */
-  body?: unknown;
 }
 
 export interface ToolRecord {
@@ -164,11 +165,11 @@ export function requestLine(r: { method: string; path: string; query: string | n
 }
 
 /** The records of the request line a call asks for: the same path values and the same query pairs (order aside). */
-export function lineRecords(records: ToolRecord[], call: CallRequest): ToolRecord[] {
+export function lineRecords(records: ToolRecord[], call: LineCall): ToolRecord[] {
   return records.filter((r) => sameParams(r, call) && sameQuery(r, call));
 }
 
-function sameParams(r: ToolRecord, call: CallRequest): boolean {
+function sameParams(r: ToolRecord, call: LineCall): boolean {
   for (const [name, value] of call.params) if (r.params.get(name) !== value) return false;
   return true;
 }
@@ -177,12 +178,12 @@ function pairKey(pairs: { name: string; value: string }[]): string {
   return pairs.map((p) => JSON.stringify([p.name, p.value])).sort().join(',');
 }
 
-function sameQuery(r: ToolRecord, call: CallRequest): boolean {
+function sameQuery(r: ToolRecord, call: LineCall): boolean {
   return pairKey(r.query_pairs) === pairKey(call.query);
 }
 
 /** The request line a call asks for: the template filled with its values, then its query. */
-export function callLine(tool: ManifestTool, call: CallRequest): string {
+export function callLine(tool: ManifestTool, call: LineCall): string {
   const path = tool.template.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(call.params.get(n) ?? ''));
   const q = call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`).join('&');
   return `${tool.method} ${path}${q ? '?' + q : ''}`;
