@@ -8,7 +8,6 @@ import type { JsonValue } from '../json/exact.js';
 import type { MergedTypes } from './entities.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { readClock, sameInstant } from './clocks.js';
-import { readVersusWrite } from './read-and-write.js';
 import { at, isObject, jsonEqual, keysOf, member } from './json.js';
 
 export interface ChangeBound {
@@ -106,7 +105,9 @@ export function reextract(facts: StateFacts, bounds: Map<string, ChangeBound>): 
     const b = bounds.get(r.root_path);
     if (!b || !r.is_initial) return r.is_initial;
     const w = writes.get(b.write_ordinal)!;
-    return readVersusWrite(facts.timelineOrder, r, w) === 'before';
+    return facts.timelineOrder === 'record-order' || w.started_ms === null || r.ended_ms === null
+      ? r.timeline_position < w.timeline_position
+      : r.ended_ms < w.started_ms;
   };
   const reads = facts.reads.map((r) => {
     const b = bounds.get(r.root_path);
