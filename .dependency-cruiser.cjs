@@ -1,7 +1,7 @@
 /**
  * The layering of src/ as a checked rule (issue 13; docs/architecture.md). Each floor may
  * import its own folder and any lower floor, never a higher one, and never a neighbour on
- * its own floor; no module imports itself round a cycle. test/layering.test.ts runs this
+ * its own floor; no module imports itself round a cycle (of imports that stay at run time). test/layering.test.ts runs this
  * on src/ and lists the offending import lines.
  *
  * A folder here is the first segment under src/ (`src/state/steps/x.ts` is in `state`);
@@ -46,10 +46,11 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment: 'no module imports itself round a cycle',
+      comment: 'no module imports itself round a cycle of imports that stay in the compiled JavaScript',
       severity: 'error',
       from: { path: '^src/' },
-      to: { circular: true },
+      // A cycle closed only by `import type` is gone at run time; the floors above still count type imports.
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
   ],
   options: {

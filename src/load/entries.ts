@@ -12,7 +12,7 @@ import { readHarEntry } from './har.js';
 import { Redactor, SensitiveLiterals } from './secrets.js';
 import { SecretCollector } from './secret-collect.js';
 import { formatPath, splitJson, type JsonPath, type Piece } from './split.js';
-import type { LoadedRecord } from './loaded-record.js';
+import type { LoadedRecord } from './writer.js';
 
 /** A classified body as the writer stores it. `content` is what `sha256` covers. */
 export interface BodyOut {

@@ -6,7 +6,7 @@
 import { CapstateError } from '../errors.js';
 import { decodeBase64Strict, type RetainedBody } from './bodies.js';
 import { FieldReader, type Obj } from './fields.js';
-import type { HeaderIn, LoadedRecord } from './loaded-record.js';
+import type { HeaderIn, LoadedRecord } from './writer.js';
 
 /** Timing phases whose sum is the entry's duration when `time` is absent (ssl is inside connect). */
 const PHASES = ['blocked', 'dns', 'connect', 'send', 'wait', 'receive'] as const;

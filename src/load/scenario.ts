@@ -10,7 +10,7 @@ import { decodeBase64Strict, type RetainedBody } from './bodies.js';
 import { sha256Hex } from '../json/sha256.js';
 import { FieldReader, type Obj } from './fields.js';
 import { parseUrl } from './har.js';
-import type { HeaderIn, LoadedRecord } from './loaded-record.js';
+import type { HeaderIn, LoadedRecord } from './writer.js';
 
 const COMMON = ['sequence', 'kind', 'step_id', 'transaction_id'];
 const FIELDS: Record<string, string[]> = {

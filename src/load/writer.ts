@@ -13,9 +13,37 @@ import type { Sqlite } from '../store/open.js';
 import { flattenMembers, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
 import { parseExactJson } from '../json/exact.js';
 import { classifyForStore, type BodyOut } from './entries.js';
-import type { HeaderIn, LoadedRecord } from './loaded-record.js';
 import { MEMBER_TREE_SQL } from './member-tree.js';
 import { isCredentialHeader, isRedactedHeader, isRedactedUrl, Redactor, SensitiveLiterals } from './secrets.js';
+
+export interface HeaderIn { name: string; value: string | null }
+
+export interface LoadedRecord {
+  ordinal: number;
+  method: string;
+  url: URL;
+  rawUrl: string;
+  startedMs: number | null;
+  durationMs: number;
+  status: number;
+  statusText: string | null;
+  httpVersion: string | null;
+  pageId: string | null;
+  stepId: string | null;
+  transactionId: string | null;
+  redirectedFromTransactionId: string | null;
+  /** BS-61; null for HAR. */
+  redirectState: 'linked' | 'root' | 'unknown' | null;
+  resourceType: string | null;
+  requestMediaType: string | null;
+  responseMediaType: string | null;
+  requestBodyId: number;
+  responseBodyId: number;
+  requestHeaders: HeaderIn[];
+  responseHeaders: HeaderIn[];
+  requestCookies: string[];
+  responseCookies: string[];
+}
 
 export interface CaptureIn {
   path: string;
