@@ -23,7 +23,8 @@ const dir = tempDir();
 const cases = readdirSync(join(root, 'fixtures'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
 
 function captureFile(name: string): string {
-  const files = readdirSync(fixture(name)).filter((f) => f.endsWith('.har') || f.endsWith('.json'));
+  // Issue 17: a capture may also be gzip-compressed (`.har.gz`) or Playwright's zipped HAR (`.zip`).
+  const files = readdirSync(fixture(name)).filter((f) => /\.(har|json|har\.gz|zip)$/.test(f));
   expect(files, `fixtures/${name} holds one capture`).toHaveLength(1);
   return fixture(name, files[0]);
 }

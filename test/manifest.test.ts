@@ -110,7 +110,8 @@ describe('OQ-1 templates', () => {
       { url: `${A}/api/folders`, body: [] },
       { url: `${A}/api/search`, body: [] },
     ]);
-    expect(templates(m)).toEqual(['GET /api/2024-01-01/reports', 'GET /api/folders', 'GET /api/search', 'GET /api/v2/silences', 'GET /api/v2/status', 'GET /static/main.3f2a1b9c.js']);
+    // The script is a static asset: a fact, not a tool (issue 17).
+    expect(templates(m)).toEqual(['GET /api/2024-01-01/reports', 'GET /api/folders', 'GET /api/search', 'GET /api/v2/silences', 'GET /api/v2/status']);
   });
 });
 
@@ -217,13 +218,14 @@ describe('ES-2 admission (OQ-2)', () => {
     expect(m.admission.notes).toEqual(['3 records of other origins not admitted: https://cdn.test 2, https://fonts.gstatic.test 1']);
   });
 
-  it('ES-2 without a page URL the origin of most JSON answers is the subject (a SPA calling its API origin)', () => {
+  it('ES-2 OQ-2 (revised) a SPA calling its same-site API origin: the page is the subject, the API origin is admitted with it', () => {
     const m = manifestOf([
       { url: 'https://app.example.test/', body: '<html></html>', mimeType: 'text/html' },
       { url: 'https://api.example.test/v2/teams', body: [] },
       { url: 'https://api.example.test/v2/teams/5', body: {} },
     ], { pageTitle: 'https://app.example.test/' });
-    expect(m.admission).toMatchObject({ subject_origin: 'https://api.example.test', subject_source: 'json-responses', admitted_records: 2 });
+    expect(m.admission).toMatchObject({ subject_origin: 'https://app.example.test', subject_source: 'page', admitted_records: 3 });
+    expect(m.admission.notes).toContain('admitted with the subject: https://api.example.test 2');
   });
 
   it('ES-2 rejections name the record and where the value sits; nothing is stored', () => {
@@ -400,7 +402,7 @@ describe('OQ-1 shape details', () => {
     expect(m.tools.find((t) => t.template === '/api/folders/{uid}')!.record_ordinals).toEqual([2, 3]);
   });
 
-  it('ES-2 a scenario whose start URL serves no JSON takes the origin of the JSON answers (SPA + API origin)', () => {
+  it('ES-2 OQ-2 (revised) a scenario whose start URL serves no JSON admits its same-site API origin (127.0.0.1:3000 beside :8080)', () => {
     const file = join(dir, 'spa.json');
     const body = Buffer.from('[{"id":"it-01"}]');
     writeFileSync(file, JSON.stringify({
@@ -415,7 +417,9 @@ describe('OQ-1 shape details', () => {
     }));
     const r = cli(['manifest', file, '--json']);
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).manifests[0].admission).toMatchObject({ subject_origin: 'http://127.0.0.1:8080', subject_source: 'json-responses' });
+    const admission = JSON.parse(r.stdout).manifests[0].admission;
+    expect(admission).toMatchObject({ subject_origin: 'http://127.0.0.1:3000', subject_source: 'start-url', admitted_records: 2 });
+    expect(admission.notes).toContain('admitted with the subject: http://127.0.0.1:8080 1');
   });
 });
 

@@ -28,6 +28,13 @@ function load(exchanges: Exchange[], patch: (doc: HarDoc) => void = () => {}, op
   return { r, db };
 }
 
+/** As load, with extra CLI arguments (`--redact`). */
+function loadWith(args: string[], exchanges: Exchange[]) {
+  const file = writeHar(dir, `k${n}.har`, exchanges);
+  const db = join(dir, `k${n++}.sqlite`);
+  return { r: cli(['load', file, '--db', db, ...args]), db };
+}
+
 /** The store's bytes: the database file and its write-ahead log, if one is left. */
 function storeBytes(db: string): Buffer {
   return Buffer.concat([readFileSync(db), ...(existsSync(`${db}-wal`) ? [readFileSync(`${db}-wal`)] : [])]);
@@ -132,6 +139,46 @@ describe('OQ-2 query parameters the refusal rule misses', () => {
     expect(r.stderr).toMatch(/record #2 \(log\.entries\[1\]\.request\.url\).*"api_key"/);
     expect(r.stderr).not.toContain('q-admitted-4c5d6e');
     expect(existsSync(db)).toBe(false);
+  });
+
+  it('OQ-2 the refusal offers load --redact, which stores the admitted value as [REDACTED] instead', () => {
+    const { r } = load([{ url: `${A}/api/items`, body: [] }, { url: `${A}/api/items?api_key=q-redact-7a8b9c&page=2`, body: [] }]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/--redact/);
+    const again = loadWith(['--redact'], [{ url: `${A}/api/items`, body: [] }, { url: `${A}/api/items?api_key=q-redact-7a8b9c&page=2`, body: [] }]);
+    expect(again.r.status, again.r.stderr).toBe(0);
+    expectKeptOut(again.db, ['q-redact-7a8b9c']);
+    const s = open(again.db);
+    expect(s.prepare('select url, is_url_redacted from record where ordinal = 2').raw().get()).toEqual([`${A}/api/items?api_key=[REDACTED]&page=2`, 1]);
+    expect(s.prepare('select tool_id is not null from record where ordinal = 2').pluck().get()).toBe(1);
+  });
+
+  it('OQ-2 URL userinfo on a record that is not admitted is replaced by the marker, and the capture loads', () => {
+    const { r, db } = load([{ url: `${A}/api/items`, body: [] }, { url: 'https://bob:pw-Third-5d6e7f@img.other.test/a.png', body: 'x', mimeType: 'image/png' }]);
+    expect(r.status, r.stderr).toBe(0);
+    expectKeptOut(db, ['pw-Third-5d6e7f']);
+    const s = open(db);
+    expect(s.prepare('select url, origin, tool_id from record where ordinal = 2').raw().get()).toEqual(['https://bob:[REDACTED]@img.other.test/a.png', 'https://img.other.test', null]);
+  });
+
+  it('OQ-2 URL userinfo on an admitted record refuses the capture naming the record, never the password; --redact stores the marker', () => {
+    const ex: Exchange[] = [{ url: `${A}/api/items`, body: [] }, { url: 'http://ann:pw-Adm-1a2b3c@app.test/api/items/1', body: {} }];
+    const { r, db } = load(ex);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/record #2 \(log\.entries\[1\]\.request\.url\).*user:password@.*--redact/);
+    expect(r.stderr).not.toContain('pw-Adm-1a2b3c');
+    expect(existsSync(db)).toBe(false);
+    const again = loadWith(['--redact'], ex);
+    expect(again.r.status, again.r.stderr).toBe(0);
+    expectKeptOut(again.db, ['pw-Adm-1a2b3c']);
+    expect(open(again.db).prepare('select url from record where ordinal = 2').pluck().get()).toBe('http://ann:[REDACTED]@app.test/api/items/1');
+  });
+
+  it('OQ-2 an error about a relative URL never prints its credential value', () => {
+    const { r } = load([{ url: `${A}/api/items`, body: [] }, { url: '/api/items?access_token=q-rel-2c3d4e', body: [] }]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/not an absolute URL: "\/api\/items\?access_token=\[REDACTED\]"/);
+    expect(r.stderr).not.toContain('q-rel-2c3d4e');
   });
 });
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, fixture, tempDir } from './helpers.js';
@@ -114,9 +114,25 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
     expect((page.structuredContent as { body_kind: string; body: unknown }).body_kind).toBe('text');
     expect((page.structuredContent as { body: unknown }).body).toBeNull();
     expect(text(page)).toContain('<!DOCTYPE html>');
-    const png = await s.call('get_public_img_fav32_png', {});
-    expect((png.structuredContent as { body_kind: string; body_base64: string }).body_kind).toBe('base64');
-    expect(Buffer.from((png.structuredContent as { body_base64: string }).body_base64, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    // Issue 17: the favicon is a static asset, kept as a fact but not a tool; an API answering
+    // the same PNG bytes is one, and replays them base64-encoded.
+    expect(s.tools.map((t) => t.name)).not.toContain('get_public_img_fav32_png');
+    const doc = JSON.parse(readFileSync(fixture('grafana-mini', 'capture.har'), 'utf8'));
+    const favicon = doc.log.entries[1];
+    favicon.request.url = 'http://localhost:3000/api/avatar/3f2a9c';
+    favicon._resourceType = 'fetch';
+    const avatarHar = join(dir, 'avatar.har');
+    writeFileSync(avatarHar, JSON.stringify(doc));
+    const avatarDb = join(dir, 'avatar.sqlite');
+    expect(cli(['load', avatarHar, '--db', avatarDb]).status).toBe(0);
+    const a = await serveStore(avatarDb);
+    try {
+      const png = await a.call('get_api_avatar_by_id', { id: '3f2a9c' });
+      expect((png.structuredContent as { body_kind: string; body_base64: string }).body_kind).toBe('base64');
+      expect(Buffer.from((png.structuredContent as { body_base64: string }).body_base64, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    } finally {
+      await a.close();
+    }
   });
 });
 
@@ -127,9 +143,8 @@ describe('ACC-5 grafana-mini descriptions: object, array and envelope lists', ()
     expect(descLine('get_api_dashboards_uid_by_uid')).toMatch(/; returns object with fields "meta", "dashboard";/);
     expect(descLine('get_api_teams_search')).toMatch(/; returns object with fields "totalCount", "teams" \(list of objects with fields "id", "uid", .*\), "page", "perPage";/);
     expect(descLine('get_api_annotations')).toMatch(/; replays retained records \[#9, #11\];/);
-    // DESC-6: non-JSON bodies (an HTML page, a PNG) give no <returns>.
+    // DESC-6: non-JSON bodies (an HTML page) give no <returns>.
     expect(descLine('get_d_by_id_service_overview')).toMatch(/^GET \/d\/\{id\}\/service-overview; recorded statuses 200;/);
-    expect(descLine('get_public_img_fav32_png')).toMatch(/^GET \/public\/img\/fav32\.png; recorded statuses 200;/);
   });
 });
 

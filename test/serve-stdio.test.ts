@@ -31,7 +31,7 @@ describe('ACC-7 the compiled server over stdio (node dist/src/cli/main.js serve 
     expect(folder.description).toMatch(/^Untrusted catalog: .*\nGET \/api\/folders\/\{uid\}; returns object with fields "id", "uid"/);
     expect(tools.find((t) => t.name === 'post_api_annotations')!.annotations).toEqual({ readOnlyHint: false, idempotentHint: false, openWorldHint: false });
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['inspect_analysis_view', 'query_store']));
-    expect(stderr).toMatch(/serving capture 1 .* over MCP stdio: 11 environment tools/);
+    expect(stderr).toMatch(/serving capture 1 .* over MCP stdio: 10 environment tools/);
   });
 
   it('answers a read tool with what the capture recorded', async () => {
@@ -79,7 +79,7 @@ describe('MCP-2 capstate card (the environment card)', () => {
     const doc = JSON.parse(r.stdout) as { format_version: number; ok: boolean; tools: Record<string, unknown>[]; limitations: string[] };
     expect(doc.format_version).toBe(1);
     expect(doc.ok).toBe(true);
-    expect(doc.tools.length).toBe(11);
+    expect(doc.tools.length).toBe(10);
     for (const t of doc.tools) expect(Object.keys(t)).toEqual(['name', 'description', 'inputSchema']);
     expect(doc.limitations).toEqual([]);
   });

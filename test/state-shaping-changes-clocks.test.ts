@@ -195,6 +195,20 @@ describe('ES-27 changes caused by writes under another root', () => {
     expect((s as unknown as { types: { collection: string; bound: unknown }[] }).types.find((t) => t.collection === 'items')?.bound).toEqual({ rule: 'ES-27', write_ordinal: 2 });
   });
 
+  it('ES-27 the file\'s initial_reads ends the type\'s initial read at that write too, as serving\'s replay reads it', async () => {
+    const file = writeHar(dir, 'es27-file.har', [
+      { url: `${A}/api/v1/items`, start: '10:00:00.000', body: [{ id: 'it-01', stock: 5 }] },
+      { method: 'POST', url: `${A}/api/v1/orders`, start: '10:00:01.000', time: 40, status: 201, body: { id: 'ord-77', itemId: 'it-01' } },
+      { url: `${A}/api/v1/items`, start: '10:00:02.000', body: [{ id: 'it-01', stock: 4 }] },
+    ]);
+    const db = `${dir}/es27-file.sqlite`;
+    expect(cli(['load', file, '--db', db]).status).toBe(0);
+    const rows = JSON.parse(cli(['sql', '--db', db, '--json', "select ordinal, bound_rule, bound_ordinal from initial_reads where root_path = '/api/v1/items' order by ordinal"]).stdout) as { rows: unknown[] };
+    expect(rows.rows).toEqual([[1, 'ES-27', 2]]);
+    const stored = JSON.parse(cli(['sql', '--db', db, '--json', 'select root_path, write_ordinal from state_change_bounds']).stdout) as { rows: unknown[] };
+    expect(stored.rows).toEqual([['/api/v1/items', 2]]);
+  });
+
   it('ES-27 a value that changed with no write between is volatile: no bound, the latest value wins (ES-26)', () => {
     const s = stateOf([
       { url: `${A}/api/v1/items`, body: [{ id: 'it-01', stock: 5 }] },
@@ -286,20 +300,52 @@ describe('ES-39 memory budget', () => {
     const doc = JSON.parse(r.stdout);
     expect(doc).toMatchObject({ ok: false, code: 'budget-exceeded' });
     expect(doc.entities).toBeUndefined();
-    expect(doc.message).toMatch(/more than its 100000 transient bytes \(ES-39\) in the (bodies|values) phase/);
+    expect(doc.message).toMatch(/more than its 100000 transient bytes \(ES-39\) in the (bodies|values) phase of type \/api\/v1\/items/);
+    expect(doc.context).toMatchObject({ type: '/api/v1/items' });
     // The same capture fits the real 96 MiB budget.
     expect(cli(['state', file, '--json']).status).toBe(0);
   });
 
-  it('ES-39 OQ-32 costs and release: strings 2 per unit + 16, numbers 8, containers 16 + members; a released phase stops counting', async () => {
+  it('OQ-32 the budget bounds bytes held at one time: a capture whose types together exceed it, but each fits, gives the same state bytes', () => {
+    // Six types of about 40 kB of bodies each (~240 kB of bodies, more again as values), with
+    // writes, later reads for the gate and a change across another root's write (ES-27).
+    const types = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
+    const rows = (t: string, extra: Record<string, unknown> = {}) => Array.from({ length: 40 }, (_, i) => ({ id: `${t}-${i}`, text: `${t} ${'x'.repeat(300)}`, tags: ['a', 'b'], ...extra }));
+    const exchanges: Exchange[] = [
+      ...types.map((t) => ({ url: `${A}/api/v1/${t}`, body: rows(t, { stock: 5 }) })),
+      { method: 'POST', url: `${A}/api/v1/orders`, status: 201, body: { id: 'ord-1' } },
+      { url: `${A}/api/v1/alpha`, body: rows('alpha', { stock: 4 }) },
+      ...types.map((t) => ({ method: 'PATCH', url: `${A}/api/v1/${t}/${t}-1`, requestBody: { text: 'changed' }, body: { id: `${t}-1`, text: 'changed' } })),
+      ...types.map((t) => ({ url: `${A}/api/v1/${t}`, body: rows(t, { stock: 3 }).map((r, i) => (i === 1 ? { ...r, text: 'changed' } : r)) })),
+    ];
+    const file = writeHar(dir, 'budget-units.har', exchanges);
+    const full = cli(['state', file, '--json']);
+    expect(full.status, full.stderr).toBe(0);
+    // One type's bodies and values fit in 300 kB; the six together need several times that.
+    const small = cli(['state', file, '--json'], { env: { ...process.env, CAPSTATE_STATE_BUDGET_BYTES: '300000' } });
+    expect(small.status, small.stderr).toBe(0);
+    expect(small.stdout).toBe(full.stdout);
+    const doc = JSON.parse(full.stdout) as { types: { collection: string; bound: unknown }[]; entities: unknown[] };
+    expect(doc.entities).toHaveLength(6 * 40);
+    expect(doc.types.find((t) => t.collection === 'alpha')?.bound).toEqual({ rule: 'ES-27', write_ordinal: 7 });
+    // Held all at once, as the budget counted before OQ-32's revision, the same capture fails.
+    const tiny = cli(['state', file, '--json'], { env: { ...process.env, CAPSTATE_STATE_BUDGET_BYTES: '120000' } });
+    expect(tiny.status).toBe(1);
+  });
+
+  it('ES-39 OQ-32 costs and release: strings 2 per unit + 16, numbers 8, containers 16 + members; a finished type stops counting', async () => {
     const { Budget, valueCost } = await import('../src/state/budget.js');
     expect(valueCost({ ab: 'xyz', n: 1, t: true, l: [null] })).toBe(16 + (4 + 16 + 6 + 16) + (2 + 16 + 8) + (2 + 16 + 4) + (2 + 16 + 16 + 4));
     const b = new Budget(1000);
-    b.charge('planning', 900);
-    b.release('planning');
-    b.charge('planning', 900);
-    expect(b.bytes).toBe(900);
-    expect(() => b.charge('values', 200)).toThrow(/values phase/);
+    b.charge('records', 50);
+    await b.unit('/api/a', async () => { b.charge('planning', 900); });
+    expect(b.bytes).toBe(50);
+    await b.unit('/api/b', async () => { b.charge('planning', 900); });
+    // A unit that throws releases too.
+    await expect(b.unit('/api/c', async () => { b.charge('bodies', 100); throw new Error('x'); })).rejects.toThrow('x');
+    expect(b.bytes).toBe(50);
+    await expect(b.unit('/api/d', async () => { b.charge('values', 951); })).rejects.toThrow(/values phase of type \/api\/d/);
+    expect(() => b.charge('values', 951)).toThrow(/values phase \(/);
   });
 });
 

@@ -14,6 +14,8 @@ export interface StoreInfo {
     response_bodies_by_kind: Record<string, number>;
     /** The stored environment state (issue 13): `stale` when missing or computed from other rule views (fix: capstate migrate). */
     state: { status: 'computed' | 'failed' | 'stale'; sha256: string | null; error_code: string | null };
+    /** Producer quirks the loader normalised (issue 17): which, in which field, in how many records. */
+    normalised: { quirk: string; field: string; records: number; first_record: number | null; note: string }[];
   }[];
   bodies: { kind: string; is_usable: number; unusable_reason: string | null; bodies: number; bytes: number }[];
   members: number;
@@ -40,6 +42,8 @@ export async function readInfo(file: string): Promise<StoreInfo> {
       .select(['kind', 'is_usable', 'unusable_reason', (eb) => eb.fn.countAll<number>().as('bodies'), (eb) => eb.fn.sum<number>('bytes').as('bytes')])
       .groupBy(['kind', 'is_usable', 'unusable_reason']).orderBy('kind').orderBy('unusable_reason').execute();
     const members = await k.selectFrom('member').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const normalised = await k.selectFrom('capture_normalisation').select(['capture_id', 'quirk', 'field', 'records', 'first_record', 'note'])
+      .orderBy('capture_id').orderBy('position').execute();
     const states = await k.selectFrom('state_capture').select(['capture_id', 'status', 'sha256', 'error_code', 'queries_sha256']).execute();
     const hash = queriesHash();
     const views = await k.selectFrom(sql<{ name: string; type: string }>`sqlite_master`.as('m'))
@@ -56,6 +60,7 @@ export async function readInfo(file: string): Promise<StoreInfo> {
         state: ((st) => st && st.queries_sha256 === hash
           ? { status: st.status, sha256: st.sha256, error_code: st.error_code }
           : { status: 'stale' as const, sha256: null, error_code: null })(states.find((x) => x.capture_id === c.id)),
+        normalised: normalised.filter((q) => q.capture_id === c.id).map(({ capture_id: _, ...q }) => q),
       })),
       bodies: bodies.map((b) => ({ ...b, bytes: Number(b.bytes) })),
       members: members.n,
@@ -83,6 +88,10 @@ export default defineCommand({
         `  environment state: ${c.state.status === 'computed' ? `stored at load, sha256 ${c.state.sha256!.slice(0, 16)}…`
           : c.state.status === 'failed' ? `could not be computed (${c.state.error_code}; capstate state says why)`
           : `out of date; run: capstate migrate --db ${info.db}`}`);
+      for (const q of c.normalised) {
+        const where = q.records === 0 ? q.field : `${q.field}, ${q.records} record${q.records === 1 ? '' : 's'} from #${q.first_record}`;
+        lines.push(`  normalised: ${q.note} (${where})`);
+      }
     }
     lines.push('', 'distinct bodies (kind, usable or why not):');
     for (const b of info.bodies) lines.push(`  ${b.kind.padEnd(6)} ${(b.is_usable ? 'usable' : b.unusable_reason ?? '').padEnd(15)} ${String(b.bodies).padStart(6)} bodies ${String(b.bytes).padStart(10)} bytes`);

@@ -1,4 +1,4 @@
-/** The load inputs `load` and `manifest` share: `--manifest FILE` and repeatable `--sensitive VALUE`. */
+/** The load inputs `load` and `manifest` share: `--manifest FILE`, repeatable `--sensitive VALUE` and `--redact`. */
 import { readFileSync } from 'node:fs';
 import type { ArgsDef } from 'citty';
 import { CapstateError } from '../errors.js';
@@ -7,8 +7,9 @@ import { canonicalOverride, parseOverride } from '../manifest/infer.js';
 import type { LoadOptions } from '../ingest/load-captures.js';
 
 export const loadInputArgs = {
-  manifest: { type: 'string', description: 'Manifest override JSON: {"template_rules": [{"method", "template"}], "api_base"}', valueHint: 'FILE' },
+  manifest: { type: 'string', description: 'Manifest override JSON: {"template_rules": [{"method", "template"}], "api_base", "subject_origin", "admit_origins"}', valueHint: 'FILE' },
   sensitive: { type: 'string', description: 'A literal that must not reach the store; a capture carrying it is rejected (repeatable)', valueHint: 'VALUE' },
+  redact: { type: 'boolean', description: 'Store credentials in admitted URLs (user:password@, ?access_token=…) as [REDACTED] instead of refusing the capture (OQ-2)' },
 } as const satisfies ArgsDef;
 
 /** citty keeps only the last of repeated options; collect every `--sensitive`. */
@@ -24,10 +25,11 @@ function allValues(rawArgs: string[], name: string): string[] {
   return out;
 }
 
-export function loadInputs(args: { manifest?: string }, rawArgs: string[]): Pick<LoadOptions, 'manifest' | 'sensitive'> {
+export function loadInputs(args: { manifest?: string; redact?: boolean }, rawArgs: string[]): Pick<LoadOptions, 'manifest' | 'sensitive' | 'redact'> {
   const sensitive = allValues(rawArgs, 'sensitive');
   if (sensitive.some((s) => s.length < 4)) throw new CapstateError('usage', '--sensitive values must be at least 4 characters (shorter ones match too much)', {}, 2);
-  if (!args.manifest) return { sensitive };
+  const redact = args.redact === true;
+  if (!args.manifest) return { sensitive, redact };
   let text: string;
   try {
     text = readFileSync(args.manifest, 'utf8');
@@ -37,5 +39,5 @@ export function loadInputs(args: { manifest?: string }, rawArgs: string[]): Pick
   // The override is stored and compared in canonical form: reformatting the file changes nothing.
   const override = parseOverride(args.manifest, text);
   const json = canonicalOverride(override);
-  return { sensitive, manifest: { override, json, sha256: sha256Hex(json) } };
+  return { sensitive, redact, manifest: { override, json, sha256: sha256Hex(json) } };
 }

@@ -15,7 +15,7 @@ export const args = {
 
 export default defineCommand({
   meta: { name: 'load', description: 'Load HAR 1.2 or scenario Evidence captures into the store (one transaction; all or nothing)' },
-  args: { ...args, captures: { type: 'positional', description: 'Capture files (HAR or scenario Evidence JSON)', required: true, valueHint: 'CAPTURE' } },
+  args: { ...args, captures: { type: 'positional', description: 'Capture files: HAR (also .har.gz or a Playwright .zip) or scenario Evidence JSON; - reads standard input', required: true, valueHint: 'CAPTURE' } },
   async run({ args: a, rawArgs }) {
     const files = (a._ as string[]).length ? (a._ as string[]) : [a.captures as string];
     let last = 0;

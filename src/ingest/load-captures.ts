@@ -21,6 +21,8 @@ import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
 import { storeState } from '../state/stored.js';
 import { Redactor, SensitiveLiterals } from '../load/secrets.js';
+import { QuirkTally } from '../load/quirks.js';
+import { openInput } from '../load/inputs.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
 
@@ -36,6 +38,8 @@ export interface LoadOptions {
   manifest?: { override: ManifestOverride; json: string; sha256: string };
   /** Literals that must not reach the store (`--sensitive VALUE`): a capture carrying one is rejected. */
   sensitive?: string[];
+  /** OQ-2 (revised): store credential values of admitted records' URLs as `[REDACTED]` instead of refusing (`--redact`). */
+  redact?: boolean;
 }
 
 export interface LoadedCapture {
@@ -62,13 +66,29 @@ async function fileSha256(file: string): Promise<string> {
 }
 
 async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions): Promise<LoadedCapture> {
-  const t0 = performance.now();
-  const st = statSync(file);
-  if (!st.isFile()) throw new CapstateError('not-a-file', `${file} is not a file`, { file });
-  // The parse worker's first pass (credentials) runs while this thread hashes the file.
-  const parsed = parsedCapture(file, opts.sensitive ?? []);
+  if (file !== '-' && !statSync(file).isFile()) throw new CapstateError('not-a-file', `${file} is not a file`, { file });
+  // Issue 17: stdin (`-`), gzip and Playwright's zipped HAR are unpacked into a plain file first.
+  const input = await openInput(file);
   try {
-    const sha256 = await fileSha256(file);
+    return await loadInput(db, writer, file, input.path, input.identity, opts, (q) => q.add(null, input.unpacked));
+  } catch (e) {
+    throw input.renamed(e);
+  } finally {
+    input.cleanup();
+  }
+}
+
+/**
+ * Loads the plain capture at `path`; `file` names it in errors and the store, `identity`
+ * holds the bytes that identify it (the file as given).
+ */
+async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: string, identity: string, opts: LoadOptions, noteInput: (q: QuirkTally) => void): Promise<LoadedCapture> {
+  const t0 = performance.now();
+  const st = statSync(identity);
+  // The parse worker's first pass (credentials) runs while this thread hashes the file.
+  const parsed = parsedCapture(path, opts.sensitive ?? []);
+  try {
+    const sha256 = await fileSha256(identity);
     const existing = db.prepare('select id, format from capture where sha256 = ?').get(sha256) as { id: number; format: LoadedCapture['format'] } | undefined;
     if (existing) {
       const stored = db.prepare('select override_sha256 from manifest where capture_id = ?').pluck().get(existing.id) as string | null | undefined;
@@ -98,13 +118,15 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
     let scenario: ScenarioReader | null = null;
     let records = 0;
     let pagePosition = 0;
+    const quirks = new QuirkTally();
+    noteInput(quirks);
     const loadedAt = opts.loadedAt ?? new Date().toISOString();
 
     // The capture row is written when the first piece needs it; what it says about the
     // producer comes from root members that may follow the entries, so it is filled in last.
     const startCapture = (fmt: LoadedCapture['format']) => {
       format = fmt;
-      captureId = writer.writeCapture({ path: resolve(file), sha256, bytes: st.size, format: fmt }, loadedAt);
+      captureId = writer.writeCapture({ path: file === '-' ? '-' : resolve(file), sha256, bytes: st.size, format: fmt }, loadedAt);
       if (fmt === 'scenario-evidence') scenario = new ScenarioReader(file, (b, side, where) => writer.writeBody(b, side, where));
     };
     const describeCapture = () => {
@@ -134,6 +156,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
       } else if (m.t === 'entry') {
         if (format === null) startCapture('har');
         const { index, record } = m;
+        quirks.add(index + 1, record.quirks);
         const at = (path: string) => ({ file, record: index + 1, path: `log.entries[${index}].${path}` });
         const requestBodyId = writer.writeClassifiedBody(m.request, 'request');
         const responseBodyId = writer.writeClassifiedBody(m.response, 'response');
@@ -153,6 +176,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
           const value = parsePiece(file, p);
           checkDuplicates(file, p, value, undefined);
           if (key === 'pages') {
+            if (value === null) quirks.add(null, [{ code: 'pages-null', field: 'log.pages' }]);
             const pages = readHarPages(file, value);
             // Pages may come before or after the entries; store them once the capture row exists.
             if (format === null) startCapture('har');
@@ -183,8 +207,9 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
     // OQ-2 (revised): a credential query value refuses the capture only on an admitted record.
     // The records' URLs were noted by this thread's writer (writeRecord), whose Redactor holds
     // the credentials the parse side collected.
-    writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))));
+    writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))), opts.redact);
     writer.writeManifest(captureId, manifest, opts.manifest ?? null);
+    writer.writeNormalisations(captureId, quirks.list);
     // DESIGN (must): the load stores the capture's environment state in the load's transaction,
     // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.
     const state = await storeState(kyselyFor(db), captureId);
@@ -256,7 +281,7 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
     db.exec('BEGIN IMMEDIATE');
     try {
       for (const file of opts.files) {
-        if (!existsSync(file)) throw new CapstateError('no-such-file', `${file}: no such file`, { file });
+        if (file !== '-' && !existsSync(file)) throw new CapstateError('no-such-file', `${file}: no such file`, { file });
         results.push(await loadOne(db, writer, file, opts));
       }
       db.exec('COMMIT');

@@ -5,7 +5,9 @@
  */
 import { CapstateError } from '../errors.js';
 import { decodeBase64Strict, type RetainedBody } from './bodies.js';
-import { FieldReader, type Obj } from './fields.js';
+import { describe, FieldReader, type Obj } from './fields.js';
+import { redactForMessage } from './secret-text.js';
+import type { Quirk } from './quirks.js';
 import type { HeaderIn, LoadedRecord } from './writer.js';
 
 /** Timing phases whose sum is the entry's duration when `time` is absent (ssl is inside connect). */
@@ -21,6 +23,8 @@ export interface HarEntryOut {
 export function readHarEntry(file: string, index: number, entry: unknown): HarEntryOut {
   const ordinal = index + 1;
   const f: FieldReader = new FieldReader(file, ordinal, ['log', 'entries', index]);
+  // Producer quirks normalised in this entry (quirks.ts), counted for `capstate info`.
+  const quirks: Quirk[] = [];
   const e = f.obj(entry, [], 'an entry');
   const req = f.obj(f.required(e, [], 'request'), ['request'], '"request"');
   const res = f.obj(f.required(e, [], 'response'), ['response'], '"response"');
@@ -47,7 +51,7 @@ export function readHarEntry(file: string, index: number, entry: unknown): HarEn
   let requestMediaType: string | null = null;
   if (req.postData !== undefined && req.postData !== null) {
     const pd = f.obj(req.postData, ['request', 'postData'], '"postData"');
-    requestMediaType = f.string(pd, ['request', 'postData'], 'mimeType');
+    requestMediaType = mediaType(f, pd, ['request', 'postData'], quirks);
     const text = f.string(pd, ['request', 'postData'], 'text');
     if (text !== null) requestBody = { text, mediaType: requestMediaType, isCut: false };
     else {
@@ -56,8 +60,8 @@ export function readHarEntry(file: string, index: number, entry: unknown): HarEn
         const form = new URLSearchParams();
         params.forEach((p, i) => {
           const po = f.obj(p, ['request', 'postData', 'params', i], 'a param');
-          form.append(f.string(po, ['request', 'postData', 'params', i], 'name', { required: true })!,
-            f.string(po, ['request', 'postData', 'params', i], 'value') ?? '');
+          const name = f.string(po, ['request', 'postData', 'params', i], 'name', { required: true })!;
+          for (const v of paramValues(f, po, i, quirks)) form.append(name, v);
         });
         requestBody = { text: form.toString(), mediaType: requestMediaType, isCut: false };
       }
@@ -70,7 +74,7 @@ export function readHarEntry(file: string, index: number, entry: unknown): HarEn
   if (res.content !== undefined && res.content !== null) {
     const path = ['response', 'content'];
     const c = f.obj(res.content, path, '"content"');
-    responseMediaType = f.string(c, path, 'mimeType') || null;
+    responseMediaType = mediaType(f, c, path, quirks) || null;
     const text = f.string(c, path, 'text');
     const encoding = f.string(c, path, 'encoding');
     const size = f.number(c, path, 'size');
@@ -99,48 +103,91 @@ export function readHarEntry(file: string, index: number, entry: unknown): HarEn
       stepId: null, transactionId: null, redirectedFromTransactionId: null, redirectState: null,
       resourceType: typeof e._resourceType === 'string' ? e._resourceType : null,
       requestMediaType, responseMediaType,
-      requestHeaders: headers(f, req, ['request']),
-      responseHeaders: headers(f, res, ['response']),
-      requestCookies: cookieNames(f, req, ['request']),
-      responseCookies: cookieNames(f, res, ['response']),
+      requestHeaders: headers(f, req, ['request'], quirks),
+      responseHeaders: headers(f, res, ['response'], quirks),
+      requestCookies: cookieNames(f, req, ['request'], quirks),
+      responseCookies: cookieNames(f, res, ['response'], quirks),
+      ...(quirks.length > 0 ? { quirks } : {}),
     },
     requestBody,
     responseBody,
   };
 }
 
-function headers(f: FieldReader, o: Obj, path: (string | number)[]): HeaderIn[] {
+function headers(f: FieldReader, o: Obj, path: (string | number)[], quirks: Quirk[]): HeaderIn[] {
   return f.array(o, path, 'headers').map((h, i) => {
-    const ho = f.obj(h, [...path, 'headers', i], 'a header');
-    return { name: f.string(ho, [...path, 'headers', i], 'name', { required: true })!, value: f.string(ho, [...path, 'headers', i], 'value') };
+    const at = [...path, 'headers', i];
+    const ho = f.obj(h, at, 'a header');
+    const name = f.string(ho, at, 'name', { required: true })!;
+    // Polly.JS writes a repeated header as one entry whose value is an array: HTTP's own
+    // spelling of a repeated header is its values joined with ", " (RFC 9110 §5.3).
+    if (Array.isArray(ho.value)) {
+      ho.value.forEach((v, j) => { if (typeof v !== 'string') f.fail([...at, 'value', j], `a header value must be a string, got ${describe(v)}`); });
+      quirks.push({ code: 'header-value-array', field: `${path[0]}.headers[].value` });
+      return { name, value: (ho.value as string[]).join(', ') };
+    }
+    return { name, value: f.string(ho, at, 'value') };
   });
 }
 
-/** Cookie arrays keep names only: their values are credentials. */
-function cookieNames(f: FieldReader, o: Obj, path: (string | number)[]): string[] {
-  return f.array(o, path, 'cookies').map((c, i) => {
+/**
+ * A `mimeType`: a string, or (Polly.JS, from a header kept as an array) an array of
+ * strings, read as its first element: a message has one media type.
+ */
+function mediaType(f: FieldReader, o: Obj, path: (string | number)[], quirks: Quirk[]): string | null {
+  const v = o.mimeType;
+  if (Array.isArray(v)) {
+    v.forEach((x, j) => { if (typeof x !== 'string') f.fail([...path, 'mimeType', j], `a media type must be a string, got ${describe(x)}`); });
+    quirks.push({ code: 'mime-type-array', field: `${path.join('.')}.mimeType` });
+    return (v[0] as string | undefined) ?? null;
+  }
+  return f.string(o, path, 'mimeType');
+}
+
+/**
+ * A form parameter's values: a string, or what chrome-har writes from Node's
+ * `querystring.parse`: an array for a repeated name (`a=1&a=2`, each value kept in order)
+ * or another non-string value, kept as its JSON text.
+ */
+function paramValues(f: FieldReader, po: Obj, i: number, quirks: Quirk[]): string[] {
+  const v = po.value;
+  if (v !== null && v !== undefined && typeof v !== 'string') {
+    quirks.push({ code: 'param-value-object', field: 'request.postData.params[].value' });
+    return Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : [JSON.stringify(v)];
+  }
+  return [f.string(po, ['request', 'postData', 'params', i], 'value') ?? ''];
+}
+
+/** Cookie arrays keep names only: their values are credentials. IE11 writes a lone cookie as an object. */
+function cookieNames(f: FieldReader, o: Obj, path: (string | number)[], quirks: Quirk[]): string[] {
+  let list: unknown[];
+  if (o.cookies !== null && typeof o.cookies === 'object' && !Array.isArray(o.cookies)) {
+    quirks.push({ code: 'cookie-object', field: `${path.join('.')}.cookies` });
+    list = [o.cookies];
+  } else list = f.array(o, path, 'cookies');
+  return list.map((c, i) => {
     const co = f.obj(c, [...path, 'cookies', i], 'a cookie');
     return f.string(co, [...path, 'cookies', i], 'name', { required: true })!;
   });
 }
 
-/** Parses an absolute URL; rejects userinfo, which would carry a credential into the store. */
+/**
+ * Parses an absolute URL. Userinfo (`user:password@`) is not refused here: OQ-2 (revised)
+ * refuses it only on admitted records, after the manifest (Redactor.refuseAdmitted); the
+ * stored URL never keeps it (Redactor.url). An error never prints a credential value.
+ */
 export function parseUrl(f: FieldReader, raw: string): URL {
-  let url: URL;
   try {
-    url = new URL(raw);
+    return new URL(raw);
   } catch {
-    return f.fail(['request', 'url'], `not an absolute URL: ${JSON.stringify(raw.slice(0, 80))}`, 'bad-field');
+    return f.fail(['request', 'url'], `not an absolute URL: ${JSON.stringify(redactForMessage(raw).slice(0, 80))}; capstate needs the scheme and host of every request (re-export the capture)`, 'bad-field');
   }
-  if (url.username || url.password) {
-    f.fail(['request', 'url'], 'the URL carries credentials (user:password@); remove them from the capture and load it again', 'sensitive-value');
-  }
-  return url;
 }
 
-/** `log.pages[]` → page rows. */
+/** `log.pages[]` → page rows. `"pages": null` (Fiddler) is absent, as HAR 1.2 allows (the caller notes the quirk). */
 export function readHarPages(file: string, pages: unknown): { id: string; title: string | null; startedMs: number | null }[] {
   const f: FieldReader = new FieldReader(file, undefined, ['log', 'pages']);
+  if (pages === null) return [];
   if (!Array.isArray(pages)) throw new CapstateError('bad-field', '"pages" must be an array', { file, path: 'log.pages' });
   return pages.map((p, i) => {
     const po = f.obj(p, [i], 'a page');

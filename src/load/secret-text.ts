@@ -190,6 +190,15 @@ export function redactFreeText(text: string, found?: Found): string {
   return redactSchemes(redactUserinfo(redactUrlParams(text, found), found), found);
 }
 
+/**
+ * OQ-2 (revised): a value quoted in an error message, with every credential form above
+ * replaced and any userinfo (`//user:password@`, with or without a scheme) dropped, so an
+ * error never prints the value it refuses.
+ */
+export function redactForMessage(text: string): string {
+  return redactFreeText(text).replace(/(^|\/\/)[^/\s@?#]+@/g, `$1${MARKER}@`);
+}
+
 /** A GraphQL string argument or input field: `name: "value"`. Block strings are not read. */
 const GRAPHQL_ARG = /\b([A-Za-z_][A-Za-z0-9_]*)(\s*:\s*)"((?:[^"\\\n]|\\.)*)"/g;
 

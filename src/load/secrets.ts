@@ -232,11 +232,13 @@ export class Redactor {
    * replaced, so the URL stays a URL (issue 15, OQ-2, OQ-8).
    */
   url(rawUrl: string): string {
-    const authority = rawUrl.indexOf('//') + 2;
+    const slashes = rawUrl.indexOf('//');
+    const authority = slashes + 2;
     const rest = rawUrl.slice(authority).search(/[/?#]/);
-    if (rest === -1) return rawUrl;
-    const at = authority + rest;
-    return rawUrl.slice(0, at) + this.text(redactUrlParams(rawUrl.slice(at)));
+    const at = rest === -1 ? rawUrl.length : authority + rest;
+    // Only a URL with an authority (`scheme://…`) has userinfo; `data:`/`mailto:` do not.
+    const host = slashes === -1 ? rawUrl.slice(authority, at) : redactAuthority(rawUrl.slice(authority, at));
+    return rawUrl.slice(0, authority) + host + this.text(redactUrlParams(rawUrl.slice(at)));
   }
 
   /** Text that is not a body (page titles, status texts, header values, start URLs): credentials by form, then echoes. */
@@ -245,13 +247,17 @@ export class Redactor {
   }
 
   /** OQ-2: records whose URL carries a credential by the manifest's pattern; refused only if admitted. */
-  private readonly refusable: { name: string; where: ErrorContext }[] = [];
+  private readonly refusable: { what: string; where: ErrorContext }[] = [];
 
-  /** Notes an OQ-2 credential query parameter of a record; `where` names the record's URL. */
-  noteRefusableQuery(url: URL, where: ErrorContext): void {
+  /** Notes an OQ-2 credential in a record's URL (userinfo, or a query parameter by the pattern); `where` names the URL. */
+  noteRefusable(url: URL, where: ErrorContext): void {
+    if (url.username || url.password) {
+      this.refusable.push({ what: 'the URL carries credentials (user:password@)', where });
+      return;
+    }
     for (const [name, value] of url.searchParams) {
       if (isSensitiveQueryParam(name, value)) {
-        this.refusable.push({ name, where });
+        this.refusable.push({ what: `the URL's query parameter "${name}" carries a credential`, where });
         return;
       }
     }
@@ -259,13 +265,15 @@ export class Redactor {
 
   /**
    * OQ-2 (revised 2026-12-01): an admitted record whose URL carries a credential refuses
-   * the capture; on other records the value was replaced by the marker (url()). The
-   * message names the parameter, never its value.
+   * the capture, unless the user chose `--redact`; the stored URL holds the marker either
+   * way (url()), and on records that are not admitted that is all that happens. The
+   * message names the record and the parameter, never the value.
    */
-  refuseAdmitted(admittedOrdinals: ReadonlySet<number>): void {
+  refuseAdmitted(admittedOrdinals: ReadonlySet<number>, redact = false): void {
+    if (redact) return;
     const hit = this.refusable.find((r) => r.where.record !== undefined && admittedOrdinals.has(r.where.record));
     if (!hit) return;
-    throw new CapstateError('sensitive-value', `the URL's query parameter "${hit.name}" carries a credential; remove or redact it (e.g. ${hit.name}=[REDACTED]) in the capture and load again`, hit.where);
+    throw new CapstateError('sensitive-value', `${hit.what}; load with --redact to store such values as [REDACTED], or remove them from the capture and load again`, hit.where);
   }
 
   text(s: string): string;
@@ -295,6 +303,19 @@ export class Redactor {
     }
     return out;
   }
+}
+
+/**
+ * A URL's authority as stored (OQ-2): userinfo becomes the marker (`user:[REDACTED]@`,
+ * or `[REDACTED]@` for a lone user name, which may be a token), the host stays.
+ */
+function redactAuthority(authority: string): string {
+  const at = authority.lastIndexOf('@');
+  if (at === -1) return authority;
+  const userinfo = authority.slice(0, at);
+  const colon = userinfo.indexOf(':');
+  const kept = colon === -1 ? MARKER : `${userinfo.slice(0, colon)}:${MARKER}`;
+  return /\[REDACTED\]$/i.test(userinfo) ? authority : `${kept}${authority.slice(at)}`;
 }
 
 /**

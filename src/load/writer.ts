@@ -14,6 +14,7 @@ import { flattenMembers, type BodyKind, type MemberRow, type RetainedBody } from
 import { parseExactJson } from '../json/exact.js';
 import { classifyForStore, type BodyOut } from './entries.js';
 import { MEMBER_TREE_SQL } from './member-tree.js';
+import type { Quirk, QuirkCount } from './quirks.js';
 import { isCredentialHeader, isRedactedHeader, isRedactedUrl, Redactor, SensitiveLiterals } from './secrets.js';
 
 export interface HeaderIn { name: string; value: string | null }
@@ -43,6 +44,8 @@ export interface LoadedRecord {
   responseHeaders: HeaderIn[];
   requestCookies: string[];
   responseCookies: string[];
+  /** Producer quirks normalised in this record (quirks.ts, issue 17). */
+  quirks?: Quirk[];
 }
 
 export interface CaptureIn {
@@ -106,6 +109,7 @@ export class FactWriter {
       manifest: db.prepare(`insert into manifest (capture_id, subject_origin, subject_source, api_base, api_base_source, override_json, override_sha256)
         values (?, ?, ?, ?, ?, ?, ?)`),
       note: db.prepare('insert into admission_note (capture_id, position, note) values (?, ?, ?)'),
+      normalisation: db.prepare('insert into capture_normalisation (capture_id, position, quirk, field, records, first_record, note) values (?, ?, ?, ?, ?, ?, ?)'),
       tool: db.prepare(`insert into tool (capture_id, name, method, template, root_path, is_query_post, ends_in_param, template_source)
         values (?, ?, ?, ?, ?, ?, ?, ?)`),
       recordTool: db.prepare('update record set tool_id = ? where id = ?'),
@@ -188,7 +192,7 @@ export class FactWriter {
   /** Refuses a record that would carry a credential into the store (OQ-2). */
   private checkSensitive(r: LoadedRecord, where: ErrorContext): void {
     // OQ-2 (revised): refused after the manifest, and only if the record is admitted.
-    this.redactor.noteRefusableQuery(r.url, { ...where, path: `${where.path}.url` });
+    this.redactor.noteRefusable(r.url, { ...where, path: `${where.path}.url` });
     if (this.sensitive.size === 0) return;
     if (this.sensitive.find(r.rawUrl) !== -1) {
       throw new CapstateError('sensitive-value', 'the URL carries a value declared with --sensitive; remove or redact it in the capture and load again', { ...where, path: `${where.path}.url` });
@@ -235,6 +239,11 @@ export class FactWriter {
         r.params.forEach((p, i) => this.st.pathParam.run(r.id, i, p.name, p.value));
       }
     }
+  }
+
+  /** Stores what the loader normalised in a capture (issue 17). */
+  writeNormalisations(captureId: number, list: QuirkCount[]): void {
+    list.forEach((q, i) => this.st.normalisation.run(captureId, i, q.quirk, q.field, q.records, q.first_record, q.note));
   }
 
   private writeHeaders(recordId: number, side: 'request' | 'response', headers: HeaderIn[]): void {

@@ -10,6 +10,8 @@ import type { DB } from '../store/types.js';
 import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
 import { parseExactJson } from '../json/exact.js';
 import { isGraphqlQueryOnly } from './graphql.js';
+import { admittedOrigins, chooseSubject, isStaticAsset, type SubjectRecord, type SubjectSource } from './subject.js';
+import { sql } from 'kysely';
 import { isVersionSegment, looksLikeId, matchTemplate, parsePath, parseTemplate, renderTemplate, type PathShape, type TemplateShape } from './paths.js';
 
 
@@ -17,6 +19,10 @@ import { isVersionSegment, looksLikeId, matchTemplate, parsePath, parseTemplate,
 export interface ManifestOverride {
   template_rules?: { method: string; template: string }[];
   api_base?: string;
+  /** OQ-2 (revised): the subject origin, instead of the one inferred. */
+  subject_origin?: string;
+  /** OQ-2 (revised): origins admitted with the subject (beside the same-site JSON origins). */
+  admit_origins?: string[];
 }
 
 export interface InferredTool {
@@ -33,14 +39,14 @@ export interface InferredTool {
 
 export interface InferredManifest {
   subjectOrigin: string;
-  subjectSource: 'page' | 'json-responses' | 'all-responses' | 'start-url';
+  subjectSource: SubjectSource;
   apiBase: string;
   apiBaseSource: 'inferred' | 'override';
   notes: string[];
   tools: InferredTool[];
 }
 
-interface Rec {
+interface Rec extends SubjectRecord {
   id: number;
   ordinal: number;
   method: string;
@@ -61,8 +67,20 @@ export function parseOverride(file: string, text: string): ManifestOverride {
   try { doc = JSON.parse(text); } catch (e) { return fail('(root)', `not valid JSON: ${(e as Error).message}`); }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return fail('(root)', 'a manifest override is an object {"template_rules": [...], "api_base": "/api"}');
   const o = doc as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (k !== 'template_rules' && k !== 'api_base') fail(k, `unknown field "${k}"; allowed: template_rules, api_base`);
+  const allowed = ['template_rules', 'api_base', 'subject_origin', 'admit_origins'];
+  for (const k of Object.keys(o)) if (!allowed.includes(k)) fail(k, `unknown field "${k}"; allowed: ${allowed.join(', ')}`);
   const out: ManifestOverride = {};
+  const origin = (v: unknown, at: string): string => {
+    let u: URL | null = null;
+    try { u = typeof v === 'string' ? new URL(v) : null; } catch { u = null; }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== v) fail(at, 'an origin is scheme, host and port only, such as "https://www.example.com" or "http://localhost:3000" (no path, no trailing slash)');
+    return v as string;
+  };
+  if (o.subject_origin !== undefined) out.subject_origin = origin(o.subject_origin, 'subject_origin');
+  if (o.admit_origins !== undefined) {
+    if (!Array.isArray(o.admit_origins)) fail('admit_origins', 'admit_origins is an array of origins such as ["https://api.example.com"]');
+    out.admit_origins = [...new Set((o.admit_origins as unknown[]).map((v, i) => origin(v, `admit_origins[${i}]`)))].sort();
+  }
   if (o.api_base !== undefined) {
     if (typeof o.api_base !== 'string' || !/^\/([^/]+(\/[^/]+)*)?$/.test(o.api_base)) fail('api_base', 'api_base is a path such as "/api" or "/ghost/api/admin" (no trailing slash)');
     out.api_base = o.api_base as string;
@@ -97,7 +115,9 @@ export function parseOverride(file: string, text: string): ManifestOverride {
 /** The override in canonical form (fixed key order), for storing and hashing. */
 export function canonicalOverride(o: ManifestOverride): string {
   return JSON.stringify({
+    ...(o.admit_origins !== undefined ? { admit_origins: o.admit_origins } : {}),
     ...(o.api_base !== undefined ? { api_base: o.api_base } : {}),
+    ...(o.subject_origin !== undefined ? { subject_origin: o.subject_origin } : {}),
     ...(o.template_rules !== undefined ? { template_rules: o.template_rules.map((r) => ({ method: r.method, template: r.template })) } : {}),
   });
 }
@@ -106,11 +126,24 @@ export function canonicalOverride(o: ManifestOverride): string {
 export async function inferManifest(k: Kysely<DB>, captureId: number, file: string, override: ManifestOverride = {}): Promise<InferredManifest> {
   const capture = await k.selectFrom('capture').selectAll().where('id', '=', captureId).executeTakeFirstOrThrow();
   const rows = await k.selectFrom('record').innerJoin('body', 'body.id', 'record.response_body_id')
-    .select(['record.id', 'record.ordinal', 'record.method', 'record.origin', 'record.path', 'record.response_body_id', 'record.request_body_id', 'body.kind'])
+    .select(['record.id', 'record.ordinal', 'record.method', 'record.origin', 'record.path', 'record.url', 'record.status', 'record.resource_type',
+      'record.page_id', 'record.response_media_type', 'record.transaction_id', 'record.redirected_from_transaction_id',
+      'record.response_body_id', 'record.request_body_id', 'body.kind'])
     .where('record.capture_id', '=', captureId).orderBy('record.ordinal').execute();
+  // Redirects are followed by their Location (OQ-2 revised); only 3xx answers need it.
+  const locations = new Map<number, string>();
+  const hops = await k.selectFrom('header').innerJoin('record', 'record.id', 'header.record_id')
+    .select(['header.record_id', 'header.value'])
+    .where('record.capture_id', '=', captureId).where('record.status', '>=', 300).where('record.status', '<', 400)
+    .where('header.side', '=', 'response').where('header.source', '=', 'header').where(sql<string>`lower(header.name)`, '=', 'location')
+    .where('header.value', 'is not', null).orderBy('header.record_id').orderBy('header.position').execute();
+  for (const h of hops) if (!locations.has(h.record_id)) locations.set(h.record_id, h.value!);
   const recs: Rec[] = rows.map((r) => ({
     id: r.id, ordinal: r.ordinal, method: r.method.toUpperCase(), origin: r.origin, path: r.path, shape: parsePath(r.path),
     responseBodyId: r.response_body_id, requestBodyId: r.request_body_id, isJson: r.kind === 'json',
+    url: r.url, status: r.status, resourceType: r.resource_type, pageId: r.page_id,
+    isHtml: /html/i.test(r.response_media_type ?? ''), location: locations.get(r.id) ?? null,
+    transactionId: r.transaction_id, redirectedFromTransactionId: r.redirected_from_transaction_id,
   }));
 
   // ES-2 / OQ-2 format: a scenario capture is admissible only when it selected response bodies.
@@ -118,39 +151,49 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
     throw new CapstateError('response-bodies-not-selected', 'this scenario capture did not select response bodies (scenario.network_content.response_body), so no state can be inferred from it; record it again with "capture": {"network": {"response_body": true}}', { file, path: 'scenario.network_content.response_body' });
   }
 
-  // OQ-2 subject: the page's origin, the scenario's start URL, else the most frequent origin of JSON answers.
-  let subjectOrigin: string | null = null;
-  let subjectSource: InferredManifest['subjectSource'] = 'json-responses';
-  // The page's (or start URL's) origin, when the app's API answers there. A single-page
-  // app on app.example.com calling api.example.com has its API on another origin: then
-  // the origin of the JSON answers decides (docs/decisions.md, OQ-2).
-  const servesJson = (o: string | null) => o !== null && recs.some((r) => r.origin === o && r.isJson);
-  if (capture.format === 'scenario-evidence' && capture.start_url) {
-    const o = originOf(capture.start_url);
-    if (servesJson(o)) { subjectOrigin = o; subjectSource = 'start-url'; }
-  } else if (capture.format === 'har') {
-    const page = await k.selectFrom('page').select('title').where('capture_id', '=', captureId).orderBy('position').executeTakeFirst();
-    const o = page?.title ? originOf(page.title) : null;
-    if (servesJson(o)) { subjectOrigin = o; subjectSource = 'page'; }
+  // OQ-2 (revised) subject: the origin of the page's final document (redirects followed),
+  // or of the scenario's start URL; else the most frequent origin of JSON answers. Failed
+  // records and source maps are never evidence (subject.ts).
+  let startUrl: string | null = null;
+  let firstPageId: string | null = null;
+  if (capture.format === 'scenario-evidence') startUrl = capture.start_url;
+  else {
+    const page = await k.selectFrom('page').select(['title', 'page_id']).where('capture_id', '=', captureId).orderBy('position').executeTakeFirst();
+    startUrl = page?.title && /^https?:\/\//i.test(page.title) ? page.title : null;
+    firstPageId = page?.page_id ?? null;
   }
-  if (!subjectOrigin) {
-    const json = recs.filter((r) => r.isJson);
-    subjectOrigin = mostFrequentOrigin(json.length > 0 ? json : recs);
-    subjectSource = json.length > 0 ? 'json-responses' : 'all-responses';
-  }
+  const choice = chooseSubject(recs, {
+    startUrl, startSource: capture.format === 'scenario-evidence' ? 'start-url' : 'page', firstPageId, overrideOrigin: override.subject_origin,
+  });
+  const subjectOrigin = choice.subjectOrigin;
+  const subjectSource = choice.subjectSource;
   if (recs.length === 0) {
     throw new CapstateError('no-subject-records', 'the capture holds no request that got a response, so there is nothing to admit; record the app\'s traffic (for a scenario: select network events)', { file });
   }
-  const admitted = recs.filter((r) => r.origin === subjectOrigin);
-  if (admitted.length === 0) {
-    throw new CapstateError('no-subject-records', `no record is on the capture's subject origin ${subjectOrigin ?? '(none)'}; capture traffic of the app itself`, { file });
+  // Same-site origins that answer JSON, and those the override names, are admitted too.
+  const withSubject = subjectOrigin === null ? [] : admittedOrigins(recs, subjectOrigin, override.admit_origins);
+  const admittedSet = new Set([subjectOrigin, ...withSubject]);
+  const onAdmitted = recs.filter((r) => admittedSet.has(r.origin));
+  if (onAdmitted.length === 0) {
+    const hint = override.subject_origin ? 'check subject_origin in the --manifest override' : 'capture traffic of the app itself, or name it with "subject_origin" in a --manifest override';
+    throw new CapstateError('no-subject-records', `no record is on the capture's subject origin ${subjectOrigin ?? '(none)'}; ${hint}`, { file });
   }
+  // Issue 17: static assets stay facts but form no tool, so the catalog shows the API.
+  const assets = onAdmitted.filter(isStaticAsset);
+  const admitted = onAdmitted.filter((r) => !isStaticAsset(r));
   const notes: string[] = [];
+  if (withSubject.length > 0) {
+    const counts = withSubject.map((o) => `${o} ${recs.filter((r) => r.origin === o).length}`);
+    notes.push(`admitted with the subject: ${counts.join(', ')}`);
+  }
   const others = new Map<string, number>();
-  for (const r of recs) if (r.origin !== subjectOrigin) others.set(r.origin, (others.get(r.origin) ?? 0) + 1);
+  for (const r of recs) if (!admittedSet.has(r.origin)) others.set(r.origin, (others.get(r.origin) ?? 0) + 1);
   if (others.size > 0) {
-    const n = recs.length - admitted.length;
+    const n = recs.length - onAdmitted.length;
     notes.push(`${n} record${n === 1 ? '' : 's'} of other origins not admitted: ${[...others].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([o, c]) => `${o} ${c}`).join(', ')}`);
+  }
+  if (assets.length > 0) {
+    notes.push(`${assets.length} static-asset record${assets.length === 1 ? '' : 's'} (scripts, stylesheets, images, fonts, media, source maps) kept as facts, not in the catalog: ${assets.slice(0, 12).map((r) => `#${r.ordinal}`).join(', ')}${assets.length > 12 ? ', …' : ''}`);
   }
 
   const lists = new ListIndex(k, admitted);
@@ -215,29 +258,6 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
 
   assignNames(tools);
   return { subjectOrigin: subjectOrigin!, subjectSource, apiBase, apiBaseSource: override.api_base ? 'override' : 'inferred', notes, tools };
-}
-
-function originOf(url: string): string | null {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : null;
-  } catch {
-    return null;
-  }
-}
-
-function mostFrequentOrigin(recs: Rec[]): string | null {
-  const counts = new Map<string, { n: number; first: number }>();
-  for (const r of recs) {
-    const c = counts.get(r.origin);
-    if (c) c.n++; else counts.set(r.origin, { n: 1, first: r.ordinal });
-  }
-  let best: string | null = null;
-  for (const [o, c] of counts) {
-    const b = best === null ? null : counts.get(best)!;
-    if (!b || c.n > b.n || (c.n === b.n && c.first < b.first)) best = o;
-  }
-  return best;
 }
 
 /** Bound parameter lists stay far below SQLite's variable limit. */

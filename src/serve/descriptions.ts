@@ -161,7 +161,7 @@ export async function returnsSource(ctx: ServeContext, records: ToolRecord[]): P
       if (r.response_kind !== 'json' || is2xx(r.status) === fallback) continue;
       const value = jsonValueOf(await readBody(ctx, r.response_body_id));
       if (value === undefined) continue;
-      return { record: r, value, listPointer: await listPointerOf(ctx, r.response_body_id), isFallback: fallback };
+      return { record: r, value, listPointer: await listPointerOf(ctx, r.record_id), isFallback: fallback };
     }
   }
   return null;

@@ -38,7 +38,7 @@ export interface ToolRecord {
   /** An initial read (ES-8/ES-9): before the bound of its type. */
   is_initial: boolean;
   /** For an initial read: the record that bounds its type and the rule (null: unbounded). */
-  bound: { ordinal: number; rule: 'ES-8' | 'ES-9' } | null;
+  bound: { ordinal: number; rule: 'ES-8' | 'ES-9' | 'ES-27' } | null;
   root_path: string;
 }
 
@@ -52,21 +52,45 @@ export interface RetainedBodyView {
 }
 
 const cache = new WeakMap<ServeContext, Map<string, Promise<ToolRecord[]>>>();
-type Bound = { ordinal: number; rule: 'ES-8' | 'ES-9' } | null;
-const initial = new WeakMap<ServeContext, Promise<Map<number, Bound>>>();
+type Bound = { ordinal: number; rule: 'ES-8' | 'ES-9' | 'ES-27' } | null;
 
 /**
- * The capture's initial reads (record ids), read once from the `initial_reads` view: the
- * view is evaluated for the whole capture in one pass, much cheaper than once per record.
+ * Per record, what the rules decided (initial read and bound, list pointer), read once per
+ * context: from the stored state's `state_records` rows when the capture's state was
+ * computed (indexed, so start-up does not evaluate the rule chain), else from the views
+ * `initial_reads` and `list_locations` themselves, each evaluated once for the whole capture.
  */
-export function initialReads(ctx: ServeContext): Promise<Map<number, Bound>> {
-  let hit = initial.get(ctx);
-  if (!hit) {
-    hit = ctx.k.selectFrom('initial_reads').select(['record_id', 'bound_ordinal', 'bound_rule']).where('capture_id', '=', ctx.captureId).execute()
-      .then((rows) => new Map(rows.map((r) => [r.record_id, r.bound_ordinal === null || r.bound_rule === null ? null : { ordinal: r.bound_ordinal, rule: r.bound_rule }])));
-    initial.set(ctx, hit);
-  }
+interface RecordDecisions { initial: Map<number, Bound>; listPointer: Map<number, string> }
+const decisions = new WeakMap<ServeContext, Promise<RecordDecisions>>();
+
+function recordDecisions(ctx: ServeContext): Promise<RecordDecisions> {
+  let hit = decisions.get(ctx);
+  if (!hit) decisions.set(ctx, (hit = readDecisions(ctx)));
   return hit;
+}
+
+async function readDecisions(ctx: ServeContext): Promise<RecordDecisions> {
+  const bound = (r: { bound_ordinal: number | null; bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null }): Bound =>
+    r.bound_ordinal === null || r.bound_rule === null ? null : { ordinal: r.bound_ordinal, rule: r.bound_rule };
+  const head = await ctx.k.selectFrom('state_capture').select('status').where('capture_id', '=', ctx.captureId).executeTakeFirst();
+  if (head?.status === 'computed') {
+    const rows = await ctx.k.selectFrom('state_records').selectAll().where('capture_id', '=', ctx.captureId).execute();
+    return {
+      initial: new Map(rows.filter((r) => r.is_initial === 1).map((r) => [r.record_id, bound(r)])),
+      listPointer: new Map(rows.filter((r) => r.list_pointer !== null).map((r) => [r.record_id, r.list_pointer!])),
+    };
+  }
+  const [initial, lists] = await Promise.all([
+    ctx.k.selectFrom('initial_reads').select(['record_id', 'bound_ordinal', 'bound_rule']).where('capture_id', '=', ctx.captureId).execute(),
+    ctx.k.selectFrom('record as r').innerJoin('list_locations as l', 'l.body_id', 'r.response_body_id')
+      .select(['r.id', 'l.list_pointer']).where('r.capture_id', '=', ctx.captureId).execute(),
+  ]);
+  return { initial: new Map(initial.map((r) => [r.record_id, bound(r)])), listPointer: new Map(lists.map((r) => [r.id, r.list_pointer])) };
+}
+
+/** The capture's initial reads (record ids) and the bound of each (ES-8, ES-9, ES-27). */
+export async function initialReads(ctx: ServeContext): Promise<Map<number, Bound>> {
+  return (await recordDecisions(ctx)).initial;
 }
 
 /** The tool's records in timeline order (cached per context: the store is read-only). */
@@ -113,20 +137,9 @@ async function readToolRecords(ctx: ServeContext, tool: string): Promise<ToolRec
   return out;
 }
 
-const lists = new WeakMap<ServeContext, Promise<Map<number, string>>>();
-
-/**
- * The list pointer the state's list rules (OQ-11, the `list_locations` view) find per JSON
- * body; read once per context, since the view is computed for the whole store at a time.
- */
-export async function listPointerOf(ctx: ServeContext, bodyId: number): Promise<string | null> {
-  let hit = lists.get(ctx);
-  if (!hit) {
-    hit = ctx.k.selectFrom('list_locations').select(['body_id', 'list_pointer']).execute()
-      .then((rows) => new Map(rows.map((r) => [r.body_id, r.list_pointer])));
-    lists.set(ctx, hit);
-  }
-  return (await hit).get(bodyId) ?? null;
+/** The list pointer the state's list rules (OQ-11, `list_locations`) find in a record's response body, or null. */
+export async function listPointerOf(ctx: ServeContext, recordId: number): Promise<string | null> {
+  return (await recordDecisions(ctx)).listPointer.get(recordId) ?? null;
 }
 
 const firstWrites = new WeakMap<ServeContext, Promise<Map<string, number>>>();

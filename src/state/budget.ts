@@ -1,7 +1,9 @@
 /**
- * ES-39 / OQ-32: the view's transient bytes, counted against one 96 MiB budget per
- * invocation. Exceeding it aborts the view with `budget-exceeded` naming the phase; no
- * partial state is returned.
+ * ES-39 / OQ-32: the view's transient bytes held at one time, counted against one 96 MiB
+ * budget per invocation. The pass holds the capture's shared facts throughout and one type
+ * (a unit of work) at a time: `unit` charges a type's rows, bodies and values and releases
+ * them when the type is done. Exceeding the budget aborts the view with `budget-exceeded`
+ * naming the phase and the type; no partial state is returned.
  */
 import { CapstateError } from '../errors.js';
 import { objectEntries, type JsonValue } from '../json/exact.js';
@@ -13,6 +15,7 @@ export type Phase = 'manifest' | 'records' | 'bodies' | 'values' | 'planning';
 export class Budget {
   private used = 0;
   private readonly byPhase = new Map<Phase, number>();
+  private current: { name: string; used: number; byPhase: Map<Phase, number> } | undefined;
 
   /** `CAPSTATE_STATE_BUDGET_BYTES` lowers the limit (tests, diagnosis); it never raises it. */
   constructor(readonly limit = Math.min(STATE_BUDGET_BYTES, Number(process.env.CAPSTATE_STATE_BUDGET_BYTES) || STATE_BUDGET_BYTES)) {}
@@ -20,18 +23,36 @@ export class Budget {
   charge(phase: Phase, bytes: number): void {
     this.used += bytes;
     this.byPhase.set(phase, (this.byPhase.get(phase) ?? 0) + bytes);
+    if (this.current) this.current.byPhase.set(phase, (this.current.byPhase.get(phase) ?? 0) + bytes);
     if (this.used > this.limit) {
+      const unit = this.current?.name;
       throw new CapstateError('budget-exceeded',
-        `the environment-state view needs more than its ${this.limit} transient bytes (ES-39) in the ${phase} phase ` +
+        `the environment-state view needs more than its ${this.limit} transient bytes (ES-39) in the ${phase} phase` +
+        `${unit === undefined ? '' : ` of type ${unit}`} ` +
         `(${this.used} counted: ${[...this.byPhase].map(([p, b]) => `${p} ${b}`).join(', ')}); ` +
-        'split the capture (fewer or smaller initial reads) and try again', { phase });
+        `${unit === undefined ? 'split the capture' : `this one type needs more than the budget alone: split the capture so fewer or smaller reads of ${unit}`} and try again`,
+        { phase, ...(unit === undefined ? {} : { type: unit }) });
     }
   }
 
-  /** ES-39: a planning pass that the ES-27 re-extraction trims releases its charge first. */
-  release(phase: Phase): void {
-    this.used -= this.byPhase.get(phase) ?? 0;
-    this.byPhase.delete(phase);
+  /** Lets go of `bytes` charged to `phase` (a value no longer held). */
+  release(phase: Phase, bytes: number): void {
+    this.used -= bytes;
+    this.byPhase.set(phase, (this.byPhase.get(phase) ?? 0) - bytes);
+    if (this.current) this.current.byPhase.set(phase, (this.current.byPhase.get(phase) ?? 0) - bytes);
+  }
+
+  /** Runs `fn` as one unit of work (a type): what it charges is released when it ends, even when it throws. */
+  async unit<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    if (this.current) throw new Error('capstate: budget units do not nest');
+    this.current = { name, used: this.used, byPhase: new Map() };
+    try {
+      return await fn();
+    } finally {
+      for (const [phase, bytes] of this.current.byPhase) this.byPhase.set(phase, this.byPhase.get(phase)! - bytes);
+      this.used = this.current.used;
+      this.current = undefined;
+    }
   }
 
   get bytes(): number { return this.used; }

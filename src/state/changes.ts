@@ -2,10 +2,11 @@
  * ES-27 / ES-28 / OQ-21: a change seen across a write under another root — an entity's
  * value, or a request line's membership or field presence, differing between two initial
  * observations with a write between them — ends the type's initial read at the earliest
- * such write. The state is then extracted once more from the shorter initial read.
+ * such write. The pass stores that bound; `initial_reads` then ends the type's initial read
+ * there and the state is extracted from the shorter initial read.
  */
 import type { JsonValue } from '../json/exact.js';
-import type { MergedTypes } from './entities.js';
+import { observedObject } from './entities.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { readClock, sameInstant } from './clocks.js';
 import { at, isObject, jsonEqual, keysOf, member } from './json.js';
@@ -31,27 +32,38 @@ export function writeBetween(facts: StateFacts, r1: ReadLine, r2: ReadLine): Sta
     : w.started_ms > r1.ended_ms && w.started_ms < r2.started_ms);
 }
 
-/** `facts.observations` arrive without the records ES-12..ES-19 took out; `excluded` names them for the reads. */
-export function findChanges(facts: StateFacts, merged: MergedTypes, excluded: Set<number>): Map<string, ChangeBound> {
+/**
+ * One type's change bound, if any (`facts` covers one root, read before any ES-27 bound is
+ * known: its initial reads are those of ES-8/ES-9). `excluded` names the records ES-12..ES-19
+ * took out of the checks. The pass stores the bound (state_change_bounds) and `initial_reads`
+ * ends the type's initial read there; the state is then extracted once, never iteratively.
+ */
+export function findChangeBound(facts: StateFacts, excluded: Set<number>): ChangeBound | undefined {
   const readOf = new Map(facts.reads.map((r) => [r.record_id, r]));
-  const bounds = new Map<string, ChangeBound>();
+  let bound: ChangeBound | undefined;
   const note = (root: string, r1: ReadLine, r2: ReadLine, what: string) => {
     const w = writeBetween(facts, r1, r2);
     if (!w) return;
-    const cur = bounds.get(root);
-    if (!cur || w.timeline_position < cur.write_position) {
-      bounds.set(root, { root_path: root, write_ordinal: w.ordinal, write_position: w.timeline_position, detail: `${what} changed between #${r1.ordinal} and #${r2.ordinal} across write #${w.ordinal} (ES-27)` });
+    if (!bound || w.timeline_position < bound.write_position) {
+      bound = { root_path: root, write_ordinal: w.ordinal, write_position: w.timeline_position, detail: `${what} changed between #${r1.ordinal} and #${r2.ordinal} across write #${w.ordinal} (ES-27)` };
     }
   };
 
-  // An entity's common fields, across any two of its observations in timeline order.
+  // An entity's common fields, across any two of its observations in timeline order; and
+  // each record's listed ids and shown fields (ES-28), from the same objects.
   const byEntity = new Map<string, { root: string; id: string; obs: { record: ReadLine; object: JsonValue }[] }>();
   const generatedFor = (r: ReadLine) => facts.perResponse.get(r.path) ?? new Set<string>();
+  const listed = new Map<number, string[]>();
+  const fields = new Map<number, Set<string>>();
   for (const o of facts.observations) {
     const r = readOf.get(o.record_id);
+    if (o.view_kind === 'list') (listed.get(o.record_id) ?? listed.set(o.record_id, []).get(o.record_id)!).push(o.entity_id);
     const body = r && facts.bodyValue(o.body_id);
     const object = body === undefined ? undefined : at(body, o.entity_pointer);
     if (!r || !isObject(object)) continue;
+    const shown = observedObject(facts, o, r.path)!;
+    const set = fields.get(o.record_id) ?? fields.set(o.record_id, new Set()).get(o.record_id)!;
+    for (const k of keysOf(shown)) set.add(k);
     const key = `${o.root_path}\u0000${o.entity_id}`;
     const e = byEntity.get(key) ?? { root: o.root_path, id: o.entity_id, obs: [] };
     e.obs.push({ record: r, object });
@@ -68,15 +80,6 @@ export function findChanges(facts: StateFacts, merged: MergedTypes, excluded: Se
   }
 
   // ES-28: a request line's membership (including empty lists) and field presence across its records.
-  const listed = new Map<number, string[]>();
-  for (const o of facts.observations) if (o.view_kind === 'list') (listed.get(o.record_id) ?? listed.set(o.record_id, []).get(o.record_id)!).push(o.entity_id);
-  const fields = new Map<number, Set<string>>();
-  for (const list of merged.observationsByTool.values()) {
-    for (const o of list) {
-      const set = fields.get(o.record_id) ?? fields.set(o.record_id, new Set()).get(o.record_id)!;
-      for (const k of keysOf(o.object)) set.add(k);
-    }
-  }
   const lines = new Map<string, ReadLine[]>();
   for (const r of facts.reads) {
     if (!r.is_initial || excluded.has(r.record_id) || r.status < 200 || r.status > 299) continue;
@@ -94,25 +97,5 @@ export function findChanges(facts: StateFacts, merged: MergedTypes, excluded: Se
       else if (keys[i - 1].presence !== keys[i].presence) note(a.root_path, a, b, `the fields of ${a.path}${a.query ? '?' + a.query : ''}`);
     }
   }
-  return bounds;
-}
-
-/** The facts with each changed type's initial reads ending at its new bound (the re-extraction). */
-export function reextract(facts: StateFacts, bounds: Map<string, ChangeBound>): StateFacts {
-  if (bounds.size === 0) return facts;
-  const writes = new Map(facts.writes.map((w) => [w.ordinal, w]));
-  const keep = (r: ReadLine): boolean => {
-    const b = bounds.get(r.root_path);
-    if (!b || !r.is_initial) return r.is_initial;
-    const w = writes.get(b.write_ordinal)!;
-    return facts.timelineOrder === 'record-order' || w.started_ms === null || r.ended_ms === null
-      ? r.timeline_position < w.timeline_position
-      : r.ended_ms < w.started_ms;
-  };
-  const reads = facts.reads.map((r) => {
-    const b = bounds.get(r.root_path);
-    return r.is_initial && !keep(r) ? { ...r, is_initial: false } : b && r.is_initial ? { ...r, bound_ordinal: b.write_ordinal, bound_rule: 'ES-27' as const } : r;
-  });
-  const initial = new Set(reads.filter((r) => r.is_initial).map((r) => r.record_id));
-  return { ...facts, reads, observations: facts.observations.filter((o) => initial.has(o.record_id)) };
+  return bound;
 }

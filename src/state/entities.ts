@@ -1,6 +1,6 @@
 /**
  * ES-26 / OQ-19: one entity per collection and identity, merged from the observations the
- * `entity_observations` view lists (already limited to initial reads, ES-8/ES-9), in
+ * `kept_observations` view lists (already limited to initial reads, ES-8/ES-9/ES-27), in
  * timeline order.
  */
 import type { JsonValue } from '../json/exact.js';
@@ -34,18 +34,27 @@ export interface MergedTypes {
   observationsByTool: Map<string, Observation[]>;
 }
 
+/**
+ * The object an observation shows, as the entity owns it: ES-25, an entity at the body root
+ * does not own the members generated per response. Undefined when the body shows no object there.
+ */
+export function observedObject(facts: StateFacts, o: StateFacts['observations'][number], path: string | undefined): JsonValue | undefined {
+  const body = facts.bodyValue(o.body_id);
+  const object = body === undefined ? undefined : at(body, o.entity_pointer);
+  if (!isObject(object)) return undefined;
+  const generated = o.entity_pointer === '' ? facts.perResponse.get(path ?? '') : undefined;
+  return generated ? objectFrom(keysOf(object).filter((k) => !generated.has(k)).map((k) => [k, member(object, k)!])) : object;
+}
+
+/** One type's entities (a unit of work, OQ-32): `facts` covers one root. */
 export function mergeEntities(facts: StateFacts): MergedTypes {
-  const names = collectionNames(facts.identities.map((t) => t.root_path));
+  const names = facts.names;
   const obsByEntity = new Map<string, { root: string; id: string; obs: Observation[] }>();
   const pathOf = new Map(facts.reads.map((r) => [r.record_id, r.path]));
   const observationsByTool = new Map<string, Observation[]>();
   for (const o of facts.observations) {
-    const body = facts.bodyValue(o.body_id);
-    let object = body === undefined ? undefined : at(body, o.entity_pointer);
-    if (!isObject(object)) continue;
-    // ES-25: an entity at the body root does not own the members generated per response.
-    const generated = o.entity_pointer === '' ? facts.perResponse.get(pathOf.get(o.record_id) ?? '') : undefined;
-    if (generated) object = objectFrom(keysOf(object).filter((k) => !generated.has(k)).map((k) => [k, member(object, k)!]));
+    const object = observedObject(facts, o, pathOf.get(o.record_id));
+    if (object === undefined) continue;
     const key = `${o.root_path}\u0000${o.entity_id}`;
     const entry = obsByEntity.get(key) ?? { root: o.root_path, id: o.entity_id, obs: [] };
     const ob: Observation = { tool: o.tool, entity_id: o.entity_id, view_kind: o.view_kind, ordinal: o.ordinal, record_id: o.record_id, object };
@@ -72,8 +81,8 @@ export function mergeEntities(facts: StateFacts): MergedTypes {
     m.set(id, entity);
     byRoot.set(root, m);
   }
-  const rootOf = new Map(facts.identities.map((t) => [names.get(t.root_path)!, t.root_path]));
-  entities.sort((a, b) => (rootOf.get(a.collection)! < rootOf.get(b.collection)! ? -1 : rootOf.get(a.collection)! > rootOf.get(b.collection)! ? 1 : a.state_order - b.state_order));
+  // One root per unit; the units come in root order (facts.ts), so this is the view's entity order.
+  entities.sort((a, b) => a.state_order - b.state_order);
 
   const types: StateType[] = facts.identities.map((t) => {
     const held = byRoot.get(t.root_path);

@@ -8,6 +8,7 @@ import type { DB } from '../store/types.js';
 import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
 import { rowCost, valueCost, type Budget } from './budget.js';
 import { at, isObject } from './json.js';
+import { collectionNames } from './entities.js';
 
 export interface ReadLine {
   record_id: number;
@@ -33,12 +34,35 @@ export interface ReadLine {
 /** OQ-35: a request line is one path with one query string (per tool); its records are its repeats. */
 export const lineKey = (r: { path: string; query: string | null }) => `${r.path}?${r.query ?? ''}`;
 
-export interface StateFacts {
+/**
+ * The facts every type's unit of work shares, read once and held for the whole pass
+ * (OQ-32): the capture's writes (any of them may bound any type, ES-8/ES-9/ES-27), tools,
+ * identities, vocabulary, and the per-record path and query values.
+ */
+export interface CaptureFacts {
   captureId: number;
   timelineOrder: 'start-time' | 'record-order';
-  /** Every admitted read (read_records), in timeline order, marked initial per ES-8/ES-9 (initial_reads). */
-  reads: ReadLine[];
   writes: DB['writes'][];
+  /** Every type's identity, in root order: the units of work of the pass, in output order. */
+  allIdentities: DB['type_identities'][];
+  /** Each type root's collection name (names depend on every root, entities.ts). */
+  names: Map<string, string>;
+  allTools: Selectable<DB['tool']>[];
+  vocabulary: Vocabulary;
+  /** ES-23: per concrete path, the top-level members generated per response. */
+  perResponse: Map<string, Set<string>>;
+  /** A read's last path parameter value (the id an item read names). */
+  pathValue(recordId: number): string | undefined;
+  queryPairs: Map<number, [string, string][]>;
+}
+
+/** One type's facts (a unit of work, OQ-32): its reads and observations, its tools, and its bodies as asked for. */
+export interface StateFacts extends CaptureFacts {
+  /** The type root this unit covers. */
+  root: string;
+  /** The root's admitted reads (read_records), in timeline order, marked initial per ES-8/ES-9/ES-27 (initial_reads). */
+  reads: ReadLine[];
+  /** The root's identity, when it has one (zero or one row). */
   identities: DB['type_identities'][];
   /** ES-26 observations less the records of unchecked lines (ES-12, ES-13, ES-19): `kept_observations`. */
   observations: DB['kept_observations'][];
@@ -47,48 +71,32 @@ export interface StateFacts {
   listReads: DB['list_reads'][];
   counters: DB['list_counters'][];
   membership: DB['list_membership'][];
+  /** The root's tools. */
   tools: Selectable<DB['tool']>[];
-  /** The store's vocabulary (identity names, parameter roles; issue 13). */
-  vocabulary: Vocabulary;
-  /** ES-23: per concrete path, the top-level members generated per response. */
-  perResponse: Map<string, Set<string>>;
-  /** ES-4/ES-5: an initial read's body as an exact value through the body owner, or undefined when it is not usable. */
-  /** A read's last path parameter value (the id an item read names). */
-  pathValue(recordId: number): string | undefined;
+  /** ES-4/ES-5: a body as an exact value through the body owner, or undefined when it is not usable. */
   bodyValue(bodyId: number): JsonValue | undefined;
   bodyUsable(bodyId: number): boolean;
   /** The entity objects a read's body shows: an item read's located entity (ES-38), a list read's listed objects (OQ-11). */
   objectsShown(r: ReadLine, isItem: boolean): JsonValue[];
-  /** Fetches more bodies (the gate's later reads and writes), charged like the first ones. */
-  loadBodies(bodyIds: number[]): Promise<void>;
+  /** Fetches more bodies (the gate's later reads and writes), charged like the first ones; returns the ids it fetched. */
+  loadBodies(bodyIds: number[]): Promise<number[]>;
+  /** Lets go of bodies `loadBodies` fetched (OQ-32: released when no longer held), and their charge. */
+  dropBodies(bodyIds: number[]): void;
 }
 
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
 export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'kept_observations',
   'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members',
-  'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values'] as const;
+  'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations'] as const;
 
-/** Every fact of the pass, each view read once (the ES-27 re-extraction reads the order again, `readOrder`). */
-export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<StateFacts> {
+/** The facts shared by every unit, each view read once; charged to the budget for the whole pass. */
+export async function readCaptureFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<CaptureFacts> {
   const timeline = await k.selectFrom('capture_timeline').select('timeline_order').where('capture_id', '=', captureId).executeTakeFirst();
-  const reads = await k.selectFrom('read_records as r')
-    .innerJoin('record as c', 'c.id', 'r.record_id')
-    .leftJoin('initial_reads as i', 'i.record_id', 'r.record_id')
-    .select(['r.record_id', 'r.ordinal', 'r.timeline_position', 'r.started_ms', 'r.ended_ms', 'r.tool', 'r.root_path', 'r.method',
-      'c.path', 'c.query', 'r.status', 'r.response_body_id', 'i.record_id as initial_id', 'i.bound_ordinal', 'i.bound_rule'])
-    .where('r.capture_id', '=', captureId).orderBy('r.timeline_position').execute();
-  const [writes, identities, observations, itemLocations, listReads, counters, membership, tools] = await Promise.all([
+  const [writes, identities, tools] = await Promise.all([
     k.selectFrom('writes').selectAll().where('capture_id', '=', captureId).orderBy('timeline_position').execute(),
     k.selectFrom('type_identities').selectAll().where('capture_id', '=', captureId).orderBy('root_path').execute(),
-    k.selectFrom('kept_observations').selectAll().where('capture_id', '=', captureId)
-      .orderBy('timeline_position').orderBy('list_index').execute(),
-    k.selectFrom('item_locations').selectAll().where('capture_id', '=', captureId).execute(),
-    k.selectFrom('list_reads').selectAll().where('capture_id', '=', captureId).execute(),
-    k.selectFrom('list_counters').selectAll().where('capture_id', '=', captureId).orderBy('record_id').orderBy('member_pointer').execute(),
-    k.selectFrom('list_membership').selectAll().where('capture_id', '=', captureId).execute(),
     k.selectFrom('tool').selectAll().where('capture_id', '=', captureId).orderBy('template').orderBy('method').execute(),
   ]);
-  const order = await readOrder(k, captureId, budget);
   const perResponse = new Map<string, Set<string>>();
   for (const r of await k.selectFrom('per_response_members').select(['path', 'member_key']).where('capture_id', '=', captureId).execute()) {
     const set = perResponse.get(r.path) ?? new Set<string>();
@@ -97,33 +105,94 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
   }
   // ES-39: the manifest's grouping and every record row count as transient bytes.
   for (const t of tools) budget.charge('manifest', rowCost(t));
-  for (const rows of [reads, writes, identities, observations, itemLocations, listReads, counters, membership] as Record<string, unknown>[][]) {
-    for (const r of rows) budget.charge('records', rowCost(r));
-  }
+  for (const rows of [writes, identities] as Record<string, unknown>[][]) for (const r of rows) budget.charge('records', rowCost(r));
   const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
     .select(['p.record_id', 'p.value']).where('r.capture_id', '=', captureId).orderBy('p.record_id').orderBy('p.position').execute();
   const pathValues = new Map(params.map((p) => [p.record_id, p.value]));
-  const itemPointer = new Map(itemLocations.map((l) => [l.record_id, l.entity_pointer]));
-  const listPointer = new Map(listReads.map((l) => [l.record_id, l.list_pointer]));
   const queryRows = await k.selectFrom('query_param as q').innerJoin('record as r', 'r.id', 'q.record_id')
     .select(['q.record_id', 'q.name', 'q.value']).where('r.capture_id', '=', captureId).orderBy('q.record_id').orderBy('q.position').execute();
   const queryPairs = new Map<number, [string, string][]>();
   for (const q of queryRows) (queryPairs.get(q.record_id) ?? queryPairs.set(q.record_id, []).get(q.record_id)!).push([q.name, q.value]);
+  return {
+    captureId,
+    timelineOrder: timeline?.timeline_order ?? 'record-order',
+    writes, allIdentities: identities, names: collectionNames(identities.map((t) => t.root_path)), allTools: tools, perResponse,
+    vocabulary: await readVocabulary(k),
+    pathValue: (id) => pathValues.get(id),
+    queryPairs,
+  };
+}
+
+/**
+ * The units of work, in output order: each type root with an identity in root order, then
+ * the roots of tools without one (their documents and record plans).
+ */
+export function unitRoots(capture: CaptureFacts): string[] {
+  const typed = capture.allIdentities.map((t) => t.root_path);
+  const seen = new Set(typed);
+  const rest = [...new Set(capture.allTools.map((t) => t.root_path))].filter((r) => !seen.has(r)).sort();
+  return [...typed, ...rest];
+}
+
+/** One type root's facts; the bodies of its initial reads are loaded, others on `loadBodies`. Charged to the unit. */
+export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: string, budget: Budget): Promise<StateFacts> {
+  const captureId = capture.captureId;
+  const tools = capture.allTools.filter((t) => t.root_path === root);
+  const toolNames = tools.map((t) => t.name);
+  const byTool = <T>(q: () => Promise<T[]>): Promise<T[]> => (toolNames.length === 0 ? Promise.resolve([]) : q());
+  const reads = await k.selectFrom('read_records as r')
+    .innerJoin('record as c', 'c.id', 'r.record_id')
+    .leftJoin('initial_reads as i', 'i.record_id', 'r.record_id')
+    .select(['r.record_id', 'r.ordinal', 'r.timeline_position', 'r.started_ms', 'r.ended_ms', 'r.tool', 'r.root_path', 'r.method',
+      'c.path', 'c.query', 'r.status', 'r.response_body_id', 'i.record_id as initial_id', 'i.bound_ordinal', 'i.bound_rule'])
+    .where('r.capture_id', '=', captureId).where('r.root_path', '=', root).orderBy('r.timeline_position').execute();
+  const [observations, order, itemLocations, listReads, counters, membership] = await Promise.all([
+    k.selectFrom('kept_observations').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root)
+      .orderBy('timeline_position').orderBy('list_index').execute(),
+    k.selectFrom('collection_order').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root).orderBy('state_order').execute(),
+    k.selectFrom('item_locations').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root).execute(),
+    byTool(() => k.selectFrom('list_reads').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames).execute()),
+    byTool(() => k.selectFrom('list_counters').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
+      .orderBy('record_id').orderBy('member_pointer').execute()),
+    byTool(() => k.selectFrom('list_membership').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames).execute()),
+  ]);
+  for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership] as Record<string, unknown>[][]) {
+    for (const r of rows) budget.charge('records', rowCost(r));
+  }
+  const itemPointer = new Map(itemLocations.map((l) => [l.record_id, l.entity_pointer]));
+  const listPointer = new Map(listReads.map((l) => [l.record_id, l.list_pointer]));
   // Initial reads' bodies are rendered and compared; the gate asks for later ones. Each is parsed on first use.
   const texts = new Map<number, string | null>();
   const parsed = new Map<number, JsonValue | undefined>();
+  // What each held body was charged, so letting it go releases exactly that.
+  const charged = new Map<number, { bodies: number; values: number }>();
+  const chargeBody = (id: number, phase: 'bodies' | 'values', bytes: number) => {
+    budget.charge(phase, bytes);
+    const c = charged.get(id) ?? charged.set(id, { bodies: 0, values: 0 }).get(id)!;
+    c[phase] += bytes;
+  };
   const loadBodies = async (ids: number[]) => {
     const bodyIds = [...new Set(ids)].filter((id) => !texts.has(id));
     for (let i = 0; i < bodyIds.length; i += 500) {
-    const rows = await k.selectFrom('body').select(['id', 'kind', 'is_usable', 'content'])
-      .where('id', 'in', bodyIds.slice(i, i + 500)).execute();
-    for (const b of rows) {
-      const text = b.kind === 'json' && b.is_usable === 1 && typeof b.content === 'string' ? b.content : null;
-      // ES-39: a body counts at its stored length before decoding…
-      if (text !== null) budget.charge('bodies', Buffer.byteLength(text, 'utf8'));
-      texts.set(b.id, text);
-      parsed.delete(b.id); // a body asked for before it was loaded is parsed anew
+      const rows = await k.selectFrom('body').select(['id', 'kind', 'is_usable', 'content'])
+        .where('id', 'in', bodyIds.slice(i, i + 500)).execute();
+      for (const b of rows) {
+        const text = b.kind === 'json' && b.is_usable === 1 && typeof b.content === 'string' ? b.content : null;
+        // ES-39: a body counts at its stored length before decoding…
+        if (text !== null) chargeBody(b.id, 'bodies', Buffer.byteLength(text, 'utf8'));
+        texts.set(b.id, text);
+        parsed.delete(b.id); // a body asked for before it was loaded is parsed anew
+      }
     }
+    return bodyIds;
+  };
+  const dropBodies = (ids: number[]) => {
+    for (const id of ids) {
+      const c = charged.get(id);
+      if (c) { budget.release('bodies', c.bodies); budget.release('values', c.values); }
+      charged.delete(id);
+      texts.delete(id);
+      parsed.delete(id);
     }
   };
   await loadBodies(reads.filter((r) => r.initial_id !== null).map((r) => r.response_body_id));
@@ -131,22 +200,22 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
     if (!parsed.has(id)) {
       const text = texts.get(id);
       // …and again at its decoded length before parsing; the parsed value is retained.
-      if (text != null) budget.charge('bodies', 2 * text.length);
+      if (text != null) chargeBody(id, 'bodies', 2 * text.length);
       const p = text == null ? null : parseExactJson(text);
-      if (p && p.ok) budget.charge('values', valueCost(p.value));
+      if (p && p.ok) chargeBody(id, 'values', valueCost(p.value));
       parsed.set(id, p && p.ok ? p.value : undefined);
     }
     return parsed.get(id);
   };
   return {
-    captureId,
-    timelineOrder: timeline?.timeline_order ?? 'record-order',
-    reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null, query_pairs: queryPairs.get(r.record_id) ?? [] })),
-    writes, perResponse, identities, observations, order, itemLocations, listReads, counters, membership, tools,
-    vocabulary: await readVocabulary(k),
-    pathValue: (id) => pathValues.get(id),
+    ...capture,
+    root,
+    reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null, query_pairs: capture.queryPairs.get(r.record_id) ?? [] })),
+    identities: capture.allIdentities.filter((t) => t.root_path === root),
+    observations, order, itemLocations, listReads, counters, membership, tools,
     bodyValue: value,
     loadBodies,
+    dropBodies,
     bodyUsable: (id) => value(id) !== undefined,
     objectsShown: (r, isItem) => {
       const body = value(r.response_body_id);
@@ -157,11 +226,4 @@ export async function readStateFacts(k: Kysely<DB>, captureId: number, budget: B
       return Array.isArray(found) ? found.filter(isObject) : [];
     },
   };
-}
-
-/** ES-33/ES-34: the collection order as `collection_order` computes it from the kept observations now in the snapshot. */
-export async function readOrder(k: Kysely<DB>, captureId: number, budget: Budget): Promise<StateFacts['order']> {
-  const order = await k.selectFrom('collection_order').selectAll().where('capture_id', '=', captureId).orderBy('root_path').orderBy('state_order').execute();
-  for (const r of order) budget.charge('records', rowCost(r as Record<string, unknown>));
-  return order;
 }

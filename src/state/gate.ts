@@ -15,6 +15,7 @@ import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
 import type { Plan } from './types.js';
 import { readVersusWrite } from './read-and-write.js';
+import { valueCost, type Budget } from './budget.js';
 import { namesVariantKey, type Shaping } from './variants.js';
 
 export interface GateResult {
@@ -78,12 +79,16 @@ export function sortedCandidates(objects: JsonValue[]): string[] {
   }).sort();
 }
 
-export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTypes, shaping: Shaping, plans: Plan[]): Promise<GateResult> {
+/** Events (later reads and writes) whose bodies the gate holds at one time. */
+const GATE_STRETCH = 200;
+
+export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTypes, shaping: Shaping, plans: Plan[], budget?: Budget): Promise<GateResult> {
   const relaxed = new Map<string, Set<string>>();
   const sorted = new Map<string, Set<string>>();
   const findings: string[] = [];
   const tools = new Map(facts.tools.map((t) => [t.name, t]));
-  const writeIds = facts.writes.map((w) => w.record_id);
+  // One type per unit (OQ-32): only its own writes take effect in its model.
+  const writeIds = facts.writes.filter((w) => w.root_path === facts.root).map((w) => w.record_id);
   const writeBodies = new Map<number, { request: number; response: number }>();
   for (let i = 0; i < writeIds.length; i += 500) {
     for (const r of await k.selectFrom('record').select(['id', 'request_body_id', 'response_body_id']).where('id', 'in', writeIds.slice(i, i + 500)).execute()) {
@@ -99,7 +104,6 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
   const later = facts.reads.filter((r) => !r.is_initial && r.method.toUpperCase() === 'GET' && !overlaps(r));
   const counted = countedByGate(shaping, facts);
   const unsorted = new Map<string, Set<string>>();
-  await facts.loadBodies([...later.map((r) => r.response_body_id), ...[...writeBodies.values()].flatMap((b) => [b.request, b.response])]);
 
   const viewFields = new Map(plans.filter((p) => p.kind === 'item' || p.kind === 'list').map((p) => [p.tool, new Set((p as { fields: string[] }).fields)]));
   for (const type of merged.types) {
@@ -110,6 +114,17 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
     if (type.bound === null) continue;
     const model = new Map<string, JsonValue>();
     for (const e of merged.entities) if (e.collection === type.collection) model.set(e.id, e.value);
+    // OQ-32: a value a write puts in the model is held (charged) until it is replaced or removed.
+    const cost = new Map<string, number>();
+    const put = (id: string, v: JsonValue | undefined) => {
+      budget?.release('planning', cost.get(id) ?? 0);
+      cost.delete(id);
+      if (v === undefined) { model.delete(id); return; }
+      const c = valueCost(v);
+      budget?.charge('planning', c);
+      cost.set(id, c);
+      model.set(id, v);
+    };
     const initialOf = new Map([...model].map(([id, v]) => [id, v]));
     const written = new Map<string, Map<string, string[]>>();
     const events: ({ kind: 'write'; w: StateFacts['writes'][number] } | { kind: 'read'; r: ReadLine })[] = [
@@ -117,7 +132,18 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
       ...later.filter((r) => r.root_path === root).map((r) => ({ kind: 'read' as const, r })),
     ].sort((a, b) => (a.kind === 'write' ? a.w.timeline_position : a.r.timeline_position) - (b.kind === 'write' ? b.w.timeline_position : b.r.timeline_position));
     const bound = boundWrite.get(root);
-    for (const ev of events) {
+    // OQ-32: the later reads and writes of a type grow with the capture; their bodies are held
+    // a stretch of events at a time and let go before the next.
+    let held: number[] = [];
+    for (const [i, ev] of events.entries()) {
+      if (i % GATE_STRETCH === 0) {
+        facts.dropBodies(held);
+        held = await facts.loadBodies(events.slice(i, i + GATE_STRETCH).flatMap((e) => {
+          if (e.kind === 'read') return [e.r.response_body_id];
+          const b = writeBodies.get(e.w.record_id);
+          return b ? [b.request, b.response] : [];
+        }));
+      }
       if (ev.kind === 'write') {
         const w = ev.w;
         if (bound && w.timeline_position < bound.timeline_position) continue;
@@ -128,13 +154,13 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
         const id = facts.pathValue(w.record_id);
         const req = facts.bodyValue(bodies.request);
         if (tool.ends_in_param === 1 && id !== undefined) {
-          if (method === 'DELETE') { model.delete(id); continue; }
+          if (method === 'DELETE') { put(id, undefined); continue; }
           if (!isObject(req)) continue;
           const before = model.get(id);
           const next = method === 'PUT'
             ? objectFrom([...keysOf(req).map((k): [string, JsonValue] => [k, member(req, k)!]), ...(member(req, idField) === undefined ? [[idField, before === undefined ? id : member(before, idField)!] as [string, JsonValue]] : [])])
             : objectFrom([...keysOf(before).filter((k) => member(req, k) === undefined).map((k): [string, JsonValue] => [k, member(before, k)!]), ...keysOf(req).map((k): [string, JsonValue] => [k, member(req, k)!])]);
-          model.set(id, next);
+          put(id, next);
           for (const f of keysOf(req)) {
             const arr = stringArray(member(req, f));
             if (arr) (written.get(id) ?? written.set(id, new Map()).get(id)!).set(f, arr);
@@ -144,7 +170,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
           const entity = isObject(resp) && member(resp, idField) !== undefined ? resp
             : isObject(resp) && keysOf(resp).length === 1 && isObject(member(resp, keysOf(resp)[0])) ? member(resp, keysOf(resp)[0]) : undefined;
           const eid = entity === undefined ? undefined : member(entity, idField);
-          if (eid !== undefined && (typeof eid === 'string' || typeof eid === 'number' || typeof eid === 'bigint')) model.set(String(eid), entity!);
+          if (eid !== undefined && (typeof eid === 'string' || typeof eid === 'number' || typeof eid === 'bigint')) put(String(eid), entity!);
         }
         continue;
       }
@@ -181,6 +207,8 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
         if (differs.length) findings.push(`#${r.ordinal} shows ${type.collection} ${id} with ${differs.slice(0, 3).join(', ')} other than the gate's model`);
       }
     }
+    facts.dropBodies(held);
+    for (const c of cost.values()) budget?.release('planning', c);
   }
   for (const [root, fields] of unsorted) for (const f of fields) sorted.get(root)?.delete(f);
   return { relaxed, sorted, findings };

@@ -1,7 +1,9 @@
 /**
- * The environment-state view (ES-1): reads the rule views for one capture, merges entities
- * (ES-26), forms and checks plans (ES-37) and documents (DOC-1..DOC-5), and serialises the
- * result byte-stably (OQ-36).
+ * The environment-state view (ES-1), as one straight pass over the final rule views:
+ * find the ES-27 change bounds and store them (so `initial_reads` is final), then, one type
+ * at a time (OQ-32), read its facts, merge its entities (ES-26), form and check its plans
+ * (ES-37) and documents (DOC-1..DOC-5), run the gate (OQ-20), and hand the decided type to
+ * a sink — the store's state_* tables (stored.ts) or an in-memory view — before the next.
  */
 import type { Kysely } from 'kysely';
 import { stringifyExact, type JsonValue } from '../json/exact.js';
@@ -9,93 +11,152 @@ import { sha256Hex } from '../json/sha256.js';
 import { JSON_FORMAT_VERSION } from '../json/output.js';
 import type { DB } from '../store/types.js';
 import { mergeEntities } from './entities.js';
-import { readOrder, readStateFacts, STATE_VIEWS, type StateFacts } from './facts.js';
+import { readCaptureFacts, readUnitFacts, STATE_VIEWS, unitRoots, type CaptureFacts } from './facts.js';
 import { withSnapshot, type Snapshot } from '../store/snapshot.js';
 import { planTools } from './plans.js';
-import { classifyRows } from './variants.js';
-import { findChanges, reextract } from './changes.js';
+import { classifyRows, type Shaping } from './variants.js';
+import { findChangeBound, type ChangeBound } from './changes.js';
 import { Budget, valueCost } from './budget.js';
 import { runGate, sortedCandidates } from './gate.js';
-import type { EnvironmentState } from './types.js';
+import type { EnvironmentState, Plan, StateDocument, StateEntity, StateType } from './types.js';
 
 export type { EnvironmentState } from './types.js';
 
-export function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
-  return withSnapshot(k, STATE_VIEWS, (snapshot) => statePass(k, captureId, snapshot));
+/** What one type's unit of work decided, in the view's order; plans and documents carry their place in the view's tool order. */
+export interface UnitResult {
+  types: StateType[];
+  entities: StateEntity[];
+  plans: { position: number; plan: Plan }[];
+  documents: { position: number; document: StateDocument }[];
+  gate_findings: string[];
 }
 
-/**
- * ES-27 before ES-33: the re-extraction (changes.ts, still TypeScript) takes more records out
- * of the observations, so the snapshot's `kept_observations` are narrowed to match and the
- * order rule (`collection_order`) is evaluated again over them before it is read. ES-12..ES-19
- * need no such step: `kept_observations` already leaves their records out.
- */
-async function orderAfterReextraction(k: Kysely<DB>, captureId: number, snapshot: Snapshot, budget: Budget, removed: Iterable<number>): Promise<StateFacts['order']> {
-  snapshot.deleteRows('kept_observations', 'record_id', removed);
-  snapshot.rebuild('collection_order');
-  return readOrder(k, captureId, budget);
+export interface RecordDecision {
+  record_id: number;
+  is_initial: number;
+  bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
+  bound_ordinal: number | null;
+  list_pointer: string | null;
 }
 
-async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot): Promise<EnvironmentState> {
+/** The view's parts that are not per type. */
+export type StateHead = Pick<EnvironmentState, 'kind' | 'capture_id' | 'timeline_order' | 'limitations' | 'evidence'>;
+
+/** Where the pass puts what it decides: each type as soon as it is decided, then the head. */
+export interface StateSink {
+  /** ES-27's bounds, before any type is taken (the store keeps them for `initial_reads`). */
+  changeBounds(bounds: ChangeBound[]): Promise<void>;
+  /** Per record: initial read and bound (`initial_reads`), list pointer (`list_locations`), as the final views say. */
+  records(rows: RecordDecision[]): Promise<void>;
+  unit(result: UnitResult): Promise<void>;
+}
+
+/** The view in memory (tests, and callers that need the whole value); the store computes it with `storeState`. */
+export async function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
+  const parts: UnitResult[] = [];
+  const head = await computeState(k, captureId, { changeBounds: async () => {}, records: async () => {}, unit: async (u) => { parts.push(u); } });
+  const byPosition = <T>(xs: { position: number }[], pick: (x: never) => T): T[] => [...xs].sort((a, b) => a.position - b.position).map(pick as (x: unknown) => T);
+  return {
+    ...head,
+    types: parts.flatMap((p) => p.types),
+    entities: parts.flatMap((p) => p.entities),
+    documents: byPosition(parts.flatMap((p) => p.documents), (d: { document: StateDocument }) => d.document),
+    plans: byPosition(parts.flatMap((p) => p.plans), (p: { plan: Plan }) => p.plan),
+    gate_findings: parts.flatMap((p) => p.gate_findings),
+  };
+}
+
+/** Runs the pass for capture `captureId`, handing each decided type to `sink`; returns the head. */
+export function computeState(k: Kysely<DB>, captureId: number, sink: StateSink): Promise<StateHead> {
+  // The pass's own change bounds shadow any the file stores: it starts from ES-8/ES-9 alone.
+  return withSnapshot(k, STATE_VIEWS, (snapshot) => statePass(k, captureId, snapshot, sink), { state_change_bounds: [] });
+}
+
+async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, sink: StateSink): Promise<StateHead> {
   const budget = new Budget();
-  const all = await readStateFacts(k, captureId, budget);
-  // ES-12..ES-14, ES-19: the views name the projected rows and distinguishable variants, whose
-  // records are already out of `kept_observations` (and so of the order), and leave the checks.
-  const shaping = await classifyRows(k, captureId);
-  let facts: StateFacts = all;
-  let merged = mergeEntities(facts);
-  const chargePlanning = () => { for (const e of merged.entities) budget.charge('planning', valueCost(e.value) + valueCost(e.view_values as unknown as JsonValue)); };
-  chargePlanning();
-  // ES-27/ES-28: a change across a write under another root ends the type's initial read at
-  // that write; the state is extracted once more (never iteratively).
-  const changes = findChanges(facts, merged, shaping.excluded);
-  if (changes.size > 0) {
-    const before = new Set(facts.observations.map((o) => o.record_id));
-    facts = reextract(facts, changes);
-    const kept = new Set(facts.observations.map((o) => o.record_id));
-    facts = { ...facts, order: await orderAfterReextraction(k, captureId, snapshot, budget, [...before].filter((id) => !kept.has(id))) };
-    budget.release('planning'); // ES-39: the trimmed pass releases its charge first
-    merged = mergeEntities(facts);
-    chargePlanning();
+  const capture = await readCaptureFacts(k, captureId, budget);
+  let shaping = await classifyRows(k, captureId);
+  // ES-27 / ES-28, before anything is decided: a type's initial read ends at a change across a
+  // write under another root. The bounds are facts the views then read (`initial_reads`).
+  const bounds = await changeBounds(k, capture, shaping, budget);
+  await sink.changeBounds([...bounds.values()]);
+  if (bounds.size > 0) {
+    snapshot.replace('state_change_bounds', [...bounds.values()].map((b) => ({ capture_id: captureId, root_path: b.root_path, write_ordinal: b.write_ordinal, detail: b.detail })));
+    // The views under `initial_reads` are final now; the shaping views read them (the capture's shared facts do not).
+    shaping = await classifyRows(k, captureId);
   }
-  const { plans, documents } = planTools(facts, merged, shaping);
-  // OQ-21: after the re-extraction, a type whose reads still disagree keeps every tool recorded.
-  for (const [root, change] of changes) {
-    const tools = new Set(facts.tools.filter((t) => t.root_path === root).map((t) => t.name));
-    if (!plans.some((p) => tools.has(p.tool) && p.kind === 'record' && p.reason === 'fields-differ')) continue;
-    for (let i = 0; i < plans.length; i++) {
-      const p = plans[i];
-      if (!tools.has(p.tool) || (p.kind === 'record' && p.reason !== 'fields-differ')) continue;
-      plans[i] = { tool: p.tool, kind: 'record', reason: 'fields-differ', detail: `${change.detail}; after the re-extraction the type's reads still disagree (ES-27)` };
-    }
-    for (let i = documents.length - 1; i >= 0; i--) if (tools.has(documents[i].tool)) documents.splice(i, 1);
+  await sink.records(await recordDecisions(k, captureId));
+  // Each read tool's place in the view's plan list (tool order), fixed before the types are taken.
+  const readTools = await k.selectFrom('read_records').select('tool').distinct().where('capture_id', '=', captureId).execute();
+  const hasReads = new Set(readTools.map((r) => r.tool));
+  const position = new Map(capture.allTools.filter((t) => hasReads.has(t.name)).map((t, i) => [t.name, i]));
+  for (const root of unitRoots(capture)) {
+    await sink.unit(await budget.unit(root, () => typePass(k, capture, root, shaping, bounds.get(root), position, budget)));
   }
-  // OQ-20: the minimal gate learns required-field relaxations (ES-21) and sorted arrays (ES-31/32).
-  const gate = await runGate(k, facts, merged, shaping, plans);
-  const rootOf = new Map(facts.tools.map((t) => [t.name, t.root_path]));
-  for (const p of plans) {
-    if (p.kind !== 'item' && p.kind !== 'list') continue;
-    const root = rootOf.get(p.tool)!;
-    const relaxed = gate.relaxed.get(root);
-    if (relaxed) p.required_fields = p.required_fields.filter((f) => !relaxed.has(f));
-    const learned = gate.sorted.get(root);
-    if (learned) p.sorted_arrays = sortedCandidates((merged.observationsByTool.get(p.tool) ?? []).map((o) => o.object)).filter((f) => learned.has(f));
-  }
-  const redacted = facts.writes.filter((w) => w.is_url_redacted === 1).length;
+  const redacted = capture.writes.filter((w) => w.is_url_redacted === 1).length;
   const limitations: string[] = [];
   // ES-8: a write whose URL is redacted bounds every type; the view counts such writes.
   if (redacted > 0) limitations.push(`${redacted} write${redacted === 1 ? '' : 's'} with a redacted URL bound${redacted === 1 ? 's' : ''} every type (ES-8)`);
   return {
     kind: 'environment-state',
     capture_id: captureId,
-    timeline_order: facts.timelineOrder,
+    timeline_order: capture.timelineOrder,
     limitations,
     // ES-41: the view's evidence is inferred; these stay unknown.
     evidence: { status: 'inferred', unknown: ['authorization', 'response-semantics', 'write-effects'] },
+  };
+}
+
+/** Each record's initial-read bound and list pointer, from the final views (in the snapshot: already evaluated). */
+async function recordDecisions(k: Kysely<DB>, captureId: number): Promise<RecordDecision[]> {
+  const rows = await k.selectFrom('record as r')
+    .leftJoin('initial_reads as i', 'i.record_id', 'r.id')
+    .leftJoin('list_locations as l', 'l.body_id', 'r.response_body_id')
+    .select(['r.id as record_id', 'i.record_id as initial_id', 'i.bound_rule', 'i.bound_ordinal', 'l.list_pointer'])
+    .where('r.capture_id', '=', captureId).orderBy('r.id').execute();
+  return rows.map((r) => ({ record_id: r.record_id, is_initial: r.initial_id === null ? 0 : 1, bound_rule: r.bound_rule, bound_ordinal: r.bound_ordinal, list_pointer: r.list_pointer }));
+}
+
+/** ES-27: each type's change bound, a type at a time (its bodies released before the next). */
+async function changeBounds(k: Kysely<DB>, capture: CaptureFacts, shaping: Shaping, budget: Budget): Promise<Map<string, ChangeBound>> {
+  const bounds = new Map<string, ChangeBound>();
+  for (const t of capture.allIdentities) {
+    const bound = await budget.unit(t.root_path, async () => findChangeBound(await readUnitFacts(k, capture, t.root_path, budget), shaping.excluded));
+    if (bound) bounds.set(t.root_path, bound);
+  }
+  return bounds;
+}
+
+/** One type: its entities, plans, documents and gate, from its facts alone (plus the capture's shared ones). */
+async function typePass(k: Kysely<DB>, capture: CaptureFacts, root: string, shaping: Shaping, change: ChangeBound | undefined,
+  position: Map<string, number>, budget: Budget): Promise<UnitResult> {
+  const facts = await readUnitFacts(k, capture, root, budget);
+  const merged = mergeEntities(facts);
+  for (const e of merged.entities) budget.charge('planning', valueCost(e.value) + valueCost(e.view_values as unknown as JsonValue));
+  const { plans, documents } = planTools(facts, merged, shaping);
+  // OQ-21: after the re-extraction, a type whose reads still disagree keeps every tool recorded.
+  if (change && plans.some((p) => p.kind === 'record' && p.reason === 'fields-differ')) {
+    for (let i = 0; i < plans.length; i++) {
+      const p = plans[i];
+      if (p.kind === 'record' && p.reason !== 'fields-differ') continue;
+      plans[i] = { tool: p.tool, kind: 'record', reason: 'fields-differ', detail: `${change.detail}; after the re-extraction the type's reads still disagree (ES-27)` };
+    }
+    documents.length = 0;
+  }
+  // OQ-20: the minimal gate learns required-field relaxations (ES-21) and sorted arrays (ES-31/32).
+  const gate = await runGate(k, facts, merged, shaping, plans, budget);
+  for (const p of plans) {
+    if (p.kind !== 'item' && p.kind !== 'list') continue;
+    const relaxed = gate.relaxed.get(root);
+    if (relaxed) p.required_fields = p.required_fields.filter((f) => !relaxed.has(f));
+    const learned = gate.sorted.get(root);
+    if (learned) p.sorted_arrays = sortedCandidates((merged.observationsByTool.get(p.tool) ?? []).map((o) => o.object)).filter((f) => learned.has(f));
+  }
+  return {
     types: merged.types,
     entities: merged.entities,
-    documents,
-    plans,
+    plans: plans.map((plan) => ({ position: position.get(plan.tool)!, plan })),
+    documents: documents.map((document) => ({ position: position.get(document.tool)!, document })),
     gate_findings: gate.findings,
   };
 }

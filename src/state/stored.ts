@@ -14,18 +14,17 @@ import { createHash } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { CapstateError } from '../errors.js';
 import { parseExactJson, stringifyExact, type JsonValue } from '../json/exact.js';
-import { sha256Hex } from '../json/sha256.js';
 import { JSON_FORMAT_VERSION } from '../json/output.js';
 import { kyselyFor, queriesHash, type Sqlite } from '../store/open.js';
 import type { DB } from '../store/types.js';
-import { environmentState } from './index.js';
+import { computeState, type StateHead } from './index.js';
 import type { EnvironmentState, ItemPlan, ListPlan, Plan, StateDocument, StateEntity, StateType } from './types.js';
 
 type Row<T extends keyof DB> = Selectable<DB[T]>;
 type Insert<T extends keyof DB> = DB[T];
 
 /** Tables holding a capture's state, children first (state_capture last: the others reference it). */
-const STATE_TABLES = ['state_types', 'state_entities', 'state_documents', 'state_plans', 'state_limitations', 'state_gate_findings', 'state_capture'] as const;
+const STATE_TABLES = ['state_change_bounds', 'state_records', 'state_types', 'state_entities', 'state_documents', 'state_plans', 'state_limitations', 'state_gate_findings', 'state_capture'] as const;
 
 /** Rows per insert statement: well under SQLite's bound-parameter limit for the widest table (14 columns). */
 const INSERT_BATCH = 500;
@@ -40,53 +39,78 @@ const text = (v: unknown): string => stringifyExact(v as JsonValue);
 /**
  * Computes capture `captureId`'s environment state and stores it, replacing any stored
  * state. Runs on the caller's transaction (the load's, or one per capture in `capstate
- * migrate`), so the rows commit or roll back with it. A state that cannot be computed
- * (a CapstateError such as `budget-exceeded`, ES-39) is stored as `failed` with its code,
- * message and context; `capstate state` reports it as the error itself. Any other error
- * is a bug and propagates (the transaction then stores nothing).
+ * migrate`), so the rows commit or roll back with it. Each type's rows are written as soon as
+ * the pass decides them (OQ-32: decided entities are not kept), and the view's SHA-256 is
+ * then hashed from the stored rows. A state that cannot be computed (a CapstateError such
+ * as `budget-exceeded`, ES-39) is stored as `failed` with its code, message and context, and
+ * no other row; `capstate state` reports it as the error itself. Any other error is a bug
+ * and propagates (the transaction then stores nothing).
  */
 export async function storeState(k: Kysely<DB>, captureId: number): Promise<{ status: 'computed' } | { status: 'failed'; code: string }> {
   await deleteStoredState(k, captureId);
   const queries_sha256 = viewsHash();
-  let state: EnvironmentState;
+  const c = captureId;
+  // The rows reference state_capture: it is written first and completed at the end.
+  await k.insertInto('state_capture').values({
+    capture_id: c, status: 'computed', queries_sha256, sha256: '', timeline_order: 'record-order', evidence: 'null',
+    error_code: null, error_message: null, error_context: null,
+  }).execute();
+  const counts = { types: 0, entities: 0, findings: 0 };
+  // Documents come in tool order, types one at a time: each is stored at its tool's place
+  // shifted past every final position, then numbered 0..n in that order at the end.
+  const documentPlaces: number[] = [];
+  let head: StateHead;
   try {
-    state = await environmentState(k, captureId);
+    head = await computeState(k, captureId, {
+      // The pass shadows this table with its own (store/snapshot.ts): the stored rows go to the file's.
+      changeBounds: (bounds) => insertAll(k.withSchema('main'), 'state_change_bounds', bounds.map((b) => ({ capture_id: c, root_path: b.root_path, write_ordinal: b.write_ordinal, detail: b.detail }))),
+      records: (rows) => insertAll(k, 'state_records', rows.map((r) => ({ capture_id: c, ...r }))),
+      unit: async (u) => {
+        await insertAll(k, 'state_types', u.types.map((t): Insert<'state_types'> => ({
+          capture_id: c, position: counts.types++, collection: t.collection, root_path: t.root_path, identity: t.identity, identity_source: t.identity_source,
+          order_source: t.order_source, bound_rule: t.bound?.rule ?? null, bound_write_ordinal: t.bound?.write_ordinal ?? null, initial_order: text(t.initial_order),
+        })));
+        await insertAll(k, 'state_entities', u.entities.map((e): Insert<'state_entities'> => ({
+          capture_id: c, position: counts.entities++, collection: e.collection, entity_key: e.id, value: text(e.value), view_values: text(e.view_values),
+          state_order: e.state_order, record_ordinals: text(e.record_ordinals),
+        })));
+        await insertAll(k, 'state_documents', u.documents.map(({ position, document: d }): Insert<'state_documents'> => {
+          documentPlaces.push(position);
+          return { capture_id: c, position: DOCUMENT_PLACE + position, tool: d.tool, path: d.path, query: d.query, status: d.status, value: text(d.value), record_ordinal: d.record_ordinal };
+        }));
+        await insertAll(k, 'state_plans', u.plans.map(({ position, plan }) => planRow(c, position, plan)));
+        await insertAll(k, 'state_gate_findings', u.gate_findings.map((finding) => ({ capture_id: c, position: counts.findings++, finding })));
+      },
+    });
   } catch (e) {
     if (!(e instanceof CapstateError)) throw e;
+    await deleteStoredState(k, captureId);
     await k.insertInto('state_capture').values({
       capture_id: captureId, status: 'failed', queries_sha256, sha256: null, timeline_order: null, evidence: null,
       error_code: e.code, error_message: e.message, error_context: JSON.stringify(e.context),
     }).execute();
     return { status: 'failed', code: e.code };
   }
-  await k.insertInto('state_capture').values({
-    capture_id: captureId, status: 'computed', queries_sha256, sha256: sha256Hex(text(state)),
-    timeline_order: state.timeline_order, evidence: text(state.evidence), error_code: null, error_message: null, error_context: null,
-  }).execute();
-  const c = captureId;
-  await insertAll(k, 'state_types', state.types.map((t, position): Insert<'state_types'> => ({
-    capture_id: c, position, collection: t.collection, root_path: t.root_path, identity: t.identity, identity_source: t.identity_source,
-    order_source: t.order_source, bound_rule: t.bound?.rule ?? null, bound_write_ordinal: t.bound?.write_ordinal ?? null, initial_order: text(t.initial_order),
-  })));
-  await insertAll(k, 'state_entities', state.entities.map((e, position): Insert<'state_entities'> => ({
-    capture_id: c, position, collection: e.collection, entity_key: e.id, value: text(e.value), view_values: text(e.view_values),
-    state_order: e.state_order, record_ordinals: text(e.record_ordinals),
-  })));
-  await insertAll(k, 'state_documents', state.documents.map((d, position): Insert<'state_documents'> => ({
-    capture_id: c, position, tool: d.tool, path: d.path, query: d.query, status: d.status, value: text(d.value), record_ordinal: d.record_ordinal,
-  })));
-  await insertAll(k, 'state_plans', state.plans.map((p, position) => planRow(c, position, p)));
-  await insertAll(k, 'state_limitations', state.limitations.map((limitation, position) => ({ capture_id: c, position, limitation })));
-  await insertAll(k, 'state_gate_findings', state.gate_findings.map((finding, position) => ({ capture_id: c, position, finding })));
+  documentPlaces.sort((a, b) => a - b);
+  for (const [i, place] of documentPlaces.entries()) {
+    await k.updateTable('state_documents').set({ position: i }).where('capture_id', '=', c).where('position', '=', DOCUMENT_PLACE + place).execute();
+  }
+  await insertAll(k, 'state_limitations', head.limitations.map((limitation, position) => ({ capture_id: c, position, limitation })));
+  await k.updateTable('state_capture').set({ timeline_order: head.timeline_order, evidence: text(head.evidence) }).where('capture_id', '=', c).execute();
+  const sha256 = await renderStoredState(k, c, head, null);
+  await k.updateTable('state_capture').set({ sha256 }).where('capture_id', '=', c).execute();
   return { status: 'computed' };
 }
+
+/** Where a document waits for its final position: past any position a capture's documents can have. */
+const DOCUMENT_PLACE = 1 << 30;
 
 /** Removes capture `captureId`'s stored state (before it is computed again). */
 export async function deleteStoredState(k: Kysely<DB>, captureId: number): Promise<void> {
   for (const table of STATE_TABLES) await k.deleteFrom(table).where('capture_id', '=', captureId).execute();
 }
 
-async function insertAll<T extends 'state_types' | 'state_entities' | 'state_documents' | 'state_plans' | 'state_limitations' | 'state_gate_findings'>(
+async function insertAll<T extends 'state_change_bounds' | 'state_records' | 'state_types' | 'state_entities' | 'state_documents' | 'state_plans' | 'state_limitations' | 'state_gate_findings'>(
   k: Kysely<DB>, table: T, rows: Insert<T>[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
     // The row type is checked where the rows are built; Kysely's union of tables cannot narrow `values` here.
@@ -262,15 +286,27 @@ function stateQueries(k: Kysely<DB>, captureId: number) {
  */
 export async function writeStoredStateDocument(k: Kysely<DB>, captureId: number, file: string, write: (chunk: string) => void): Promise<string> {
   const head = await storedStateOf(k, captureId, file);
+  return renderStoredState(k, captureId, {
+    kind: 'environment-state', capture_id: captureId, timeline_order: head.timeline_order!,
+    limitations: [], evidence: json(head.evidence!, 'state_capture.evidence') as unknown as StateHead['evidence'],
+  }, write);
+}
+
+/**
+ * The view's SHA-256 from the stored rows of capture `captureId`, and with `write`, the
+ * document itself (`head` gives the parts not stored per row; its limitations are read from
+ * their table). One walk over the rows serves both, so the digest is always of the bytes printed.
+ */
+async function renderStoredState(k: Kysely<DB>, captureId: number, head: StateHead, write: ((chunk: string) => void) | null): Promise<string> {
   const hash = createHash('sha256');
   let pending = '';
-  const emit = (s: string) => {
+  const emit = write === null ? () => {} : (s: string) => {
     pending += s;
     if (pending.length >= 1 << 20) { write(pending); pending = ''; }
   };
   // A value rendered at depth `pad`: stringifyExact's newlines only come from structure
   // (strings are escaped), so indenting each line is rendering it nested.
-  const nested = (v: unknown, pad: string) => stringifyExact(v as JsonValue, 2).replaceAll('\n', '\n' + pad);
+  const nested = write === null ? () => '' : (v: unknown, pad: string) => stringifyExact(v as JsonValue, 2).replaceAll('\n', '\n' + pad);
   let first = true;
   const key = (name: string) => {
     emit(`,\n  ${JSON.stringify(name)}: `);
@@ -303,7 +339,7 @@ export async function writeStoredStateDocument(k: Kysely<DB>, captureId: number,
   member('capture_id', captureId);
   member('timeline_order', head.timeline_order);
   await list('limitations', q.limitations, (r) => r.limitation);
-  member('evidence', json(head.evidence!, 'state_capture.evidence'));
+  member('evidence', head.evidence);
   await list('types', q.types, typeOf);
   await list('entities', q.entities, entityOf);
   await list('documents', q.documents, documentOf);
@@ -312,7 +348,7 @@ export async function writeStoredStateDocument(k: Kysely<DB>, captureId: number,
   hash.update('}');
   const sha256 = hash.digest('hex');
   emit(`,\n  "sha256": ${JSON.stringify(sha256)}\n}\n`);
-  write(pending);
+  if (write) write(pending);
   return sha256;
 }
 

@@ -8,21 +8,21 @@
  * queries/*.sql files themselves, nothing is restated; the tables live on this connection
  * only, the store file is not written, and they are dropped when the pass ends.
  *
- * A pass may also narrow a snapshot table (the state pass removes the records the ES-27
- * re-extraction takes out of `kept_observations`) and rebuild a view over it, so a SQL rule
- * that reads those rows (ES-33's order) sees exactly the pass's input. While a pass runs, any
- * other query on the same connection reads its snapshot too: read those narrowed views
- * only inside a pass (query_store and `capstate sql` use connections of their own).
+ * A snapshot may also hold fact rows of its own: a table the pass computes (ES-27's
+ * `state_change_bounds`) is shadowed by a TEMP table of the same name, so the views read the
+ * pass's rows rather than what the file stores. When the pass learns those facts, `replace`
+ * writes them and evaluates again every snapshot view that reads them (directly or through
+ * another view), in dependency order: every view stays exactly its definition over the
+ * facts as they now are, as the file's views will be once the pass's rows are stored.
+ * While a pass runs, any other query on the same connection reads its snapshot too.
  */
 import type { Kysely } from 'kysely';
 import { listViews, orderViews, rawConnection, type Sqlite, type ViewFile } from './open.js';
 import type { DB } from './types.js';
 
 export interface Snapshot {
-  /** Deletes the rows of snapshot table `table` whose integer `column` is one of `values`. */
-  deleteRows(table: string, column: string, values: Iterable<number>): void;
-  /** Evaluates `view` again from its definition, over the snapshot tables as they are now. */
-  rebuild(view: string): void;
+  /** Replaces the rows of shadowed table `table` and evaluates again each snapshot view that reads it. */
+  replace(table: string, rows: readonly Record<string, unknown>[]): void;
 }
 
 /** The queries/*.sql definitions, read once per process (they ship with capstate). */
@@ -32,37 +32,47 @@ let viewFiles: Map<string, ViewFile> | undefined;
 const queues = new WeakMap<Sqlite, Promise<unknown>>();
 
 /** Runs `fn` with the views it names (and every view they read) evaluated once. */
-export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (snapshot: Snapshot) => Promise<T>,
+  shadows: Partial<Record<keyof DB, readonly Record<string, unknown>[]>> = {}): Promise<T> {
   const db = rawConnection(k);
   if (!db) throw new Error('capstate: a snapshot needs a connection opened by kyselyFor');
   const run = async () => {
     const byName = (viewFiles ??= new Map(listViews().map((v) => [v.name, v])));
     const list = needed(byName, views);
-    const made: string[] = [];
+    const shadowed: string[] = [];
+    const fill = (table: string, rows: readonly Record<string, unknown>[]) => {
+      db.exec(`delete from temp."${table}"`);
+      if (rows.length === 0) return;
+      const columns = Object.keys(rows[0]);
+      const insert = db.prepare(`insert into temp."${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+      for (const r of rows) insert.run(...columns.map((c) => r[c]));
+    };
     const snapshot: Snapshot = {
-      deleteRows(table, column, values) {
-        if (!made.includes(table)) throw new Error(`capstate: ${table} is not in this snapshot`);
-        const ids = [...values];
-        const del = (n: number) => db.prepare(`delete from temp."${table}" where "${column}" in (${Array(n).fill('?').join(', ')})`);
-        // Bound parameters, in chunks under SQLite's variable limit.
-        for (let i = 0; i < ids.length; i += 500) del(Math.min(500, ids.length - i)).run(...ids.slice(i, i + 500));
-      },
-      rebuild(view) {
-        if (!list.some((v) => v.name === view)) throw new Error(`capstate: ${view} is not in this snapshot`);
-        if (made.includes(view)) db.exec(`drop table temp."${view}"`);
-        else made.push(view);
-        materializeOne(db, byName.get(view)!);
+      replace(table, rows) {
+        if (!shadowed.includes(table)) throw new Error(`capstate: ${table} is not shadowed in this snapshot`);
+        fill(table, rows);
+        const stale = new Set([table]);
+        for (const v of list) {
+          if (!v.reads.some((r) => stale.has(r))) continue;
+          stale.add(v.name);
+          db.exec(`drop table temp."${v.name}"`);
+          materializeOne(db, v);
+        }
       },
     };
     try {
-      for (const v of list) {
-        made.push(v.name);
-        materializeOne(db, v);
+      for (const [table, rows] of Object.entries(shadows)) {
+        // The stored table's own columns, empty, in TEMP: it shadows the stored rows for this pass.
+        db.exec(`create temp table "${table}" as select * from main."${table}" where 0`);
+        shadowed.push(table);
+        fill(table, rows!);
       }
+      for (const v of list) materializeOne(db, v);
       return await fn(snapshot);
     } finally {
       for (const v of [...list].reverse()) db.exec(`drop table if exists temp."${v.name}"`);
       for (const v of list) db.exec(`drop view if exists temp."${v.name}__definition"`);
+      for (const t of shadowed) db.exec(`drop table if exists temp."${t}"`);
     }
   };
   const result = (queues.get(db) ?? Promise.resolve()).then(run, run);

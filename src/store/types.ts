@@ -108,11 +108,22 @@ export interface ToolTable {
 export interface ManifestTable {
   capture_id: number;
   subject_origin: string;
-  subject_source: 'page' | 'json-responses' | 'all-responses' | 'start-url';
+  subject_source: 'page' | 'document' | 'json-responses' | 'all-responses' | 'start-url' | 'override';
   api_base: string;
   api_base_source: 'inferred' | 'override';
   override_json: string | null;
   override_sha256: string | null;
+}
+
+/** capture_normalisation: producer quirks the loader normalised (migrations/0006-real-exports.sql, issue 17). */
+export interface CaptureNormalisationTable {
+  capture_id: number;
+  position: number;
+  quirk: string;
+  field: string;
+  records: number;
+  first_record: number | null;
+  note: string;
 }
 
 export interface AdmissionNoteTable {
@@ -288,7 +299,7 @@ export interface InitialReadsView {
   status: number;
   response_body_id: number;
   bound_ordinal: number | null;
-  bound_rule: 'ES-8' | 'ES-9' | null;
+  bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
 }
 
 /** queries/item_locations.sql (ES-38, IDN-5) */
@@ -448,6 +459,19 @@ export interface StatePlansTable {
   view_facts: string | null;
   counters: string | null;
   lines: string | null;
+}
+
+/** state_change_bounds: ES-27's bound per type (migrations/0005-state-records.sql). */
+export interface StateChangeBoundsTable { capture_id: number; root_path: string; write_ordinal: number; detail: string }
+
+/** state_records: per record, initial read, bound and list pointer (migrations/0005-state-records.sql). */
+export interface StateRecordsTable {
+  capture_id: number;
+  record_id: number;
+  is_initial: number;
+  bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
+  bound_ordinal: number | null;
+  list_pointer: string | null;
 }
 
 export interface StateLimitationsTable { capture_id: number; position: number; limitation: string }
@@ -628,6 +652,7 @@ export interface DB {
   tool: ToolTable;
   manifest: ManifestTable;
   admission_note: AdmissionNoteTable;
+  capture_normalisation: CaptureNormalisationTable;
   path_param: PathParamTable;
   state_capture: StateCaptureTable;
   state_types: StateTypesTable;
@@ -636,6 +661,8 @@ export interface DB {
   state_plans: StatePlansTable;
   state_limitations: StateLimitationsTable;
   state_gate_findings: StateGateFindingsTable;
+  state_change_bounds: StateChangeBoundsTable;
+  state_records: StateRecordsTable;
   vocabulary: VocabularyTable;
   records_timeline: RecordsTimelineView;
   capture_timeline: CaptureTimelineView;
@@ -689,6 +716,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   tool: cols<ToolTable>()(['id', 'capture_id', 'name', 'method', 'template', 'root_path', 'is_query_post', 'ends_in_param', 'template_source']),
   manifest: cols<ManifestTable>()(['capture_id', 'subject_origin', 'subject_source', 'api_base', 'api_base_source', 'override_json', 'override_sha256']),
   admission_note: cols<AdmissionNoteTable>()(['capture_id', 'position', 'note']),
+  capture_normalisation: cols<CaptureNormalisationTable>()(['capture_id', 'position', 'quirk', 'field', 'records', 'first_record', 'note']),
   path_param: cols<PathParamTable>()(['record_id', 'position', 'name', 'value']),
   state_capture: cols<StateCaptureTable>()(['capture_id', 'status', 'queries_sha256', 'sha256', 'timeline_order', 'evidence', 'error_code', 'error_message', 'error_context']),
   state_types: cols<StateTypesTable>()(['capture_id', 'position', 'collection', 'root_path', 'identity', 'identity_source', 'order_source', 'bound_rule', 'bound_write_ordinal', 'initial_order']),
@@ -697,6 +725,8 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   state_plans: cols<StatePlansTable>()(['capture_id', 'position', 'tool', 'kind', 'reason', 'detail', 'collection', 'pointer', 'membership', 'path', 'record_ordinal', 'view_facts', 'counters', 'lines']),
   state_limitations: cols<StateLimitationsTable>()(['capture_id', 'position', 'limitation']),
   state_gate_findings: cols<StateGateFindingsTable>()(['capture_id', 'position', 'finding']),
+  state_change_bounds: cols<StateChangeBoundsTable>()(['capture_id', 'root_path', 'write_ordinal', 'detail']),
+  state_records: cols<StateRecordsTable>()(['capture_id', 'record_id', 'is_initial', 'bound_rule', 'bound_ordinal', 'list_pointer']),
   vocabulary: cols<VocabularyTable>()(['vocabulary', 'name', 'rank']),
   records_timeline: cols<RecordsTimelineView>()(['capture_id', 'timeline_position', 'ordinal', 'record_id', 'timeline_order', 'method', 'url', 'path', 'query', 'status', 'started_ms', 'duration_ms', 'ended_ms', 'is_url_redacted']),
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
