@@ -40,8 +40,7 @@ describe('ES-8 a read is before, overlapping or after its bounding write', () =>
       }
     };
     walk(join(root, 'src'));
-    // state/changes.ts's reextract (ES-27) is being replaced by views (docs/decisions.md, Layering).
-    const offenders = files.filter((f) => !f.endsWith(join('state', 'read-and-write.ts')) && !f.endsWith(join('state', 'changes.ts')))
+    const offenders = files.filter((f) => !f.endsWith(join('state', 'read-and-write.ts')))
       .filter((f) => /\.ended_ms\s*<|<=?\s*\w+\.ended_ms/.test(readFileSync(f, 'utf8')));
     expect(offenders.map((f) => f.slice(root.length + 1))).toEqual([]);
   });
