@@ -100,12 +100,17 @@ describe('faults: oversized and malformed MCP requests', () => {
     const { client, stderr } = await stdioClient(['serve', '--db', db]);
     try {
       const huge = 'x'.repeat(9_000_000);
-      const r = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { uid: huge } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      // An error: a query key no record shows, with the huge value.
+      const r = (await client.callTool({ name: 'get_api_annotations', arguments: { query: { from: huge } } }, undefined, { timeout: 60_000 })) as CallToolResult;
       expect(r.isError).toBe(true);
       const text = (r.content[0] as { text: string }).text;
       expect(text.length).toBeLessThan(4096);
       expect(text).toMatch(/x{64}… \(9000000 bytes, sha256 [0-9a-f]{16}…\)/);
       expect(JSON.stringify(r.structuredContent).length).toBeLessThan(4096);
+      // An answer (issue 16: an id the state lacks is the app's 404) echoes its request line in short too.
+      const notFound = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { uid: huge } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      expect(notFound.structuredContent).toMatchObject({ status: 404, source: 'state' });
+      expect(JSON.stringify(notFound).length).toBeLessThan(8192);
       const unknown = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { [huge]: 1 } }, undefined, { timeout: 60_000 })) as CallToolResult;
       expect(JSON.stringify(unknown).length).toBeLessThan(8192);
       // The session is still there.

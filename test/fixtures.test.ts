@@ -124,3 +124,17 @@ describe.each(stateCases)("ACC-1 / ACC-3 / ACC-5 environment state of fixture %s
     expect(r.stdout).toBe(readFileSync(fixture(name, 'expected', 'state.json'), 'utf8'));
   });
 });
+
+const effectsCases = cases.filter((c) => existsSync(fixture(c, 'expected', 'check-effects.json')));
+
+describe.each(effectsCases)('check-effects of fixture %s (issue 16: write effects verified against the capture\'s own later reads)', (name) => {
+  it('reproduces the recorded responses listed in expected/check-effects.json, with its summary line', () => {
+    loadFixture(name).close();
+    const r = cli(['check-effects', '--db', join(dir, `${name}.sqlite`), '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const got = JSON.parse(r.stdout) as { capture: { path?: string } };
+    // The capture's path is where this checkout keeps the fixture; everything else is fixed.
+    delete got.capture.path;
+    expect(got).toEqual(JSON.parse(readFileSync(fixture(name, 'expected', 'check-effects.json'), 'utf8')));
+  });
+});

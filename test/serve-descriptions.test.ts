@@ -19,7 +19,7 @@ async function describe1(exchanges: Exchange[], name: string): Promise<string> {
 const API = 'http://localhost:3000/api';
 
 describe('DESC-1 description format', () => {
-  it('warning, then METHOD template; <returns>; recorded statuses; replays retained records; evidence', async () => {
+  it('warning, then METHOD template; <returns>; recorded statuses; replays retained records; what state answers (issue 16); evidence', async () => {
     const s = await serveHar(dir, [
       { url: `${API}/folders`, body: [{ id: 1, uid: 'ab12cd34', title: 'x' }] },
       { url: `${API}/folders/ab12cd34`, body: { id: 1, uid: 'ab12cd34', title: 'x' } },
@@ -28,8 +28,23 @@ describe('DESC-1 description format', () => {
     const t = s.tool('get_api_folders_by_uid');
     expect(t.description!.split('\n')[0]).toBe(UNTRUSTED_CATALOG_WARNING);
     expect(line(t)).toBe(`GET /api/folders/{uid}; returns object with fields "id", "uid", "title"; recorded statuses 200; ` +
-      `replays retained records [#2]; evidence ${evidenceId(s.ctx.captureSha256, 'get_api_folders_by_uid')}`);
+      `replays retained records [#2]; answers any id the state holds from state (an id it lacks: the app's 404); evidence ${evidenceId(s.ctx.captureSha256, 'get_api_folders_by_uid')}`);
     expect(evidenceId(s.ctx.captureSha256, 'x')).toMatch(/^ev_[0-9a-f]{12}$/);
+  });
+
+  it('issue 16: says what is answered from state — a list\'s recorded lines, a document, a write the capture can verify — and nothing for a tool that only replays', async () => {
+    const s = await serveHar(dir, [
+      { url: `${API}/folders`, body: [{ id: 1, uid: 'ab12cd34', title: 'x' }] },
+      { url: `${API}/profile`, body: { name: 'n' } },
+      { url: `${API}/tags?view=a`, body: [{ id: 'tg-1', name: 'A' }] },
+      { url: `${API}/tags?view=b`, body: [{ id: 'tg-1', name: 'A*' }] },
+      { method: 'PATCH', url: `${API}/profile`, requestBody: { name: 'm' }, body: { name: 'm' } },
+    ]);
+    open.push(s);
+    expect(line(s.tool('get_api_folders'))).toMatch(/; replays retained records \[#1\]; answers its recorded request lines from state; evidence /);
+    expect(line(s.tool('get_api_profile'))).toMatch(/; answers from state; evidence /);
+    expect(line(s.tool('patch_api_profile'))).toMatch(/; takes effect on this session's state when the capture's later reads verify it \(capstate check-effects\), else replays; evidence /);
+    expect(line(s.tool('get_api_tags'))).toMatch(/; replays retained records \[#3, #4\]; evidence /);
   });
 
   it('lists record ordinals in timeline order, at most 8 then …', async () => {
@@ -169,7 +184,7 @@ describe('DESC-5 sampling budget and catalog reserve', () => {
     const small = await serveHar(dir, ex, { reserveBytes: 8_000 });
     open.push(small);
     expect(small.catalog.leftOut.length).toBeGreaterThan(0);
-    expect(small.tools.length + small.catalog.leftOut.length).toBe(90 + 4); // 4 analysis tools (capture_browser_scenario needs --allow-browser)
+    expect(small.tools.length + small.catalog.leftOut.length).toBe(90 + 4 + 3); // 4 analysis tools (capture_browser_scenario needs --allow-browser), 3 data-plane tools
     expect(small.catalog.limitations.join('\n')).toMatch(new RegExp(`${small.catalog.leftOut.length} tools left out`));
     // A tool left out is not served either.
     const r = await small.call(small.catalog.leftOut[0], {});

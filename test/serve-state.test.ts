@@ -19,10 +19,10 @@ describe('ES-37 an item plan answers for every entity the state holds', () => {
       // The recorded one keeps its own line and values.
       const d = await s.call('get_api_folders_by_uid', { uid: 'nErXDvCkzz' });
       expect(d.structuredContent).toMatchObject({ source: 'state', record_ordinal: 2, body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 } });
-      // An id the state does not hold has nothing to render or replay: an error naming the lines.
+      // An id the state does not hold, where the whole list is known, is a 404 (plain JSON: none is recorded).
       const none = await s.call('get_api_folders_by_uid', { uid: 'zzzz9999' });
-      expect(none.isError).toBe(true);
-      expect(text(none)).toMatch(/no retained record answers GET \/api\/folders\/zzzz9999/);
+      expect(none.isError, text(none)).toBeFalsy();
+      expect(none.structuredContent).toMatchObject({ status: 404, source: 'state', body: { error: 'not found' } });
     } finally {
       await s.close();
     }

@@ -9,11 +9,12 @@ import state from './state.js';
 import inspectAnalysisView from './inspect-analysis-view.js';
 import serve from './serve.js';
 import card from './card.js';
+import checkEffects from './check-effects.js';
 import captureBrowserScenario from './capture-browser-scenario.js';
 import compareWebCaptures from './compare-web-captures.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
 export const commands: Record<string, CommandDef<any>> = {
-  load, info, manifest, state, 'inspect-analysis-view': inspectAnalysisView, sql, migrate, serve, card,
+  load, info, manifest, state, 'inspect-analysis-view': inspectAnalysisView, sql, migrate, serve, card, 'check-effects': checkEffects,
   'capture-browser-scenario': captureBrowserScenario, 'compare-web-captures': compareWebCaptures,
 };

@@ -6,6 +6,7 @@ import { CLOSED_BROWSER_POLICY, DEFAULT_BROWSER_EXECUTABLE, type BrowserPolicy }
 import { closeServeContext } from '../serve/context.js';
 import { createServer } from '../serve/server.js';
 import { LineTransport } from '../serve/stdio-transport.js';
+import { listenHttp, parseListen, DATA_PLANE_PREFIX } from '../serve/http.js';
 import { log, parseTimeout } from './common.js';
 import { openSource, sourceArgs } from './source.js';
 
@@ -16,6 +17,7 @@ export const args = {
   'browser-cdp': { type: 'string', description: 'A loopback CDP endpoint capture_browser_scenario may attach to in connect mode (default: none, connect mode refused)', valueHint: 'URL' },
   'secret-env': { type: 'string', description: 'An environment variable a scenario may declare as a secret; repeat for more (default: none)', valueHint: 'NAME' },
   'sql-timeout': { type: 'string', description: 'Stop a query_store statement after this many seconds (default 5; 0: no limit)', valueHint: 'SECONDS' },
+  http: { type: 'string', description: 'Serve over plain HTTP on the app\'s own paths at [HOST:]PORT (default host 127.0.0.1) instead of MCP stdio; data plane under /__capstate/', valueHint: '[HOST:]PORT' },
   'evidence-dir': { type: 'string', description: 'compare_web_captures may open Evidence files under DIR (default: inline Evidence only)', valueHint: 'DIR' },
 } as const;
 
@@ -57,15 +59,25 @@ function browserPolicy(a: { browser?: string; 'browser-cdp'?: string; 'evidence-
 export default defineCommand({
   meta: {
     name: 'serve',
-    description: 'Serve a capture over MCP (stdio): one tool per manifest tool, answering reads from the environment state and the rest by replaying retained records, ' +
-      'plus inspect_analysis_view, inspect_environment_manifest and query_store. Only protocol touches stdout.',
+    description: 'Serve a capture over MCP (stdio): one tool per manifest tool, answering reads from the environment state, verified writes on the session\'s own copy ' +
+      'and the rest by replaying retained records, plus reset_state, get_state, load_state, inspect_analysis_view, inspect_environment_manifest and query_store. ' +
+      'Only protocol touches stdout. With --http [HOST:]PORT: the same answers over plain HTTP on the app\'s own paths.',
   },
   args,
   async run({ args: a, rawArgs }) {
     const browser = browserPolicy(a, rawArgs);
     const sqlTimeoutMs = parseTimeout(a['sql-timeout'], '--sql-timeout');
+    const listen = a.http === undefined ? null : parseListen(a.http);
     const { ctx, cleanup } = await openSource(a, rawArgs);
     try {
+      if (listen) {
+        const { server, url } = await listenHttp(ctx, listen.host, listen.port);
+        log(`serving capture ${ctx.captureId} (${ctx.manifest.capture_path}) over HTTP at ${url}: ${ctx.manifest.tools.length} tools on the app's paths; ` +
+          `data plane: GET/PUT ${url}${DATA_PLANE_PREFIX}state, POST ${url}${DATA_PLANE_PREFIX}reset`);
+        await new Promise<void>((resolve) => { process.once('SIGINT', () => resolve()); process.once('SIGTERM', () => resolve()); });
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        return;
+      }
       const { server, catalog } = await createServer(ctx, { browser, sqlTimeoutMs });
       const transport = new LineTransport();
       // Transport failures and answered bad lines are logged: stdout is the protocol's alone.

@@ -1,7 +1,9 @@
 /**
- * Answering one tool call: the single function every consumer (MCP server, tests, bench)
- * goes through. A read whose plan is an item, list or document answers from the state
- * (src/serve/from-state.ts); every other call replays a retained record.
+ * Answering one tool call: the single function every consumer (MCP server, HTTP server,
+ * check-effects, tests, bench) goes through. A read whose plan is an item, list or document
+ * answers from the session's model (src/serve/from-state.ts); a write whose model the
+ * capture's own later reads verified takes effect on it (src/serve/writes.ts,
+ * src/serve/effects.ts); every other call replays a retained record.
  */
 import { CapstateError } from '../errors.js';
 import { MAX_USABLE_BODY_BYTES, type BodyKind } from '../load/bodies.js';
@@ -9,7 +11,10 @@ import { canonicalJson } from '../json/canonical.js';
 import { stringifyExact, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
-import { answerFromState, replayReason } from './from-state.js';
+import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
+import { defaultModel, type ServedModel } from './model.js';
+import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
+import { verifiedWrites } from './effects.js';
 import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import { callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 
@@ -24,6 +29,8 @@ export interface AnswerBody {
   text?: string;
   /** Binary bodies, base64. */
   base64?: string;
+  /** Binary bodies, the retained bytes (what HTTP serving sends). */
+  raw?: Buffer;
   /** DOC-4: the value's rendered JSON exceeds 256 KiB; answer with the recorded text only. */
   is_rendered_oversize?: boolean;
 }
@@ -34,11 +41,15 @@ export interface CallAnswer {
   body: AnswerBody;
   record_ordinal: number;
   request_line: string;
-  /** `state`: rendered from the environment state; `replay`: a retained record as recorded. */
+  /** `state`: rendered from (or written to) the session's model; `replay`: a retained record as recorded. */
   source: 'replay' | 'state';
+  /** The recorded response's media type (what HTTP serving sends as content-type). */
+  media_type?: string | null;
   /** Why this record answered, in words. */
   why: string;
 }
+
+const NO_WRITES: ReadonlyMap<string, WriteKind> = new Map();
 
 const inputs = new WeakMap<ServeContext, Map<string, Promise<ToolInput>>>();
 
@@ -60,29 +71,54 @@ export function toolInputCached(ctx: ServeContext, tool: ManifestTool): Promise<
  *
  * @example await answerCall(ctx, 'get_api_folders_by_uid', { uid: 'nErXDvCkzz' })
  */
-export async function answerCall(ctx: ServeContext, toolName: string, args: unknown): Promise<CallAnswer> {
+export async function answerCall(ctx: ServeContext, toolName: string, args: unknown, model: ServedModel = defaultModel(ctx)): Promise<CallAnswer> {
   const tool = ctx.tools.get(toolName);
   if (!tool) throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(toolName)} in this environment; list the tools to see the names`, { tool: toolName });
   const input = await toolInputCached(ctx, tool);
   const call = checkArguments(tool.name, input, args);
+  // Only a write needs the verified set (checked once, at the first write call).
+  const isWrite = !ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post;
+  return answerRequest(ctx, tool, call, model, isWrite ? await verifiedWrites(ctx) : NO_WRITES);
+}
 
+/**
+ * Answers a checked call on `model`; `writes` names the tools whose write model is used,
+ * with the effect used (the verified ones when serving; the candidates while check-effects
+ * verifies them).
+ */
+export async function answerRequest(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel, writes: ReadonlyMap<string, WriteKind>, opts: WriteOptions = {}): Promise<CallAnswer> {
+  // A verified write changes the session's model; an unverified one replays its record.
+  const kind = writes.get(tool.name);
+  if (kind) {
+    const wm = await writeModelOf(ctx, tool);
+    const written = wm && await applyWrite(ctx, tool, { ...wm, kind }, call, model, opts);
+    if (written) return stateAnswer(ctx, tool, written);
+  }
   // An item, list or document plan answers from state (ES-37); a record view, or a call the
   // state cannot answer, replays. ES-15/ES-20 (projection and variant replays) come with issue 5.
-  const fromState = await answerFromState(ctx, tool, call);
-  if (fromState) {
-    const text = stringifyExact(fromState.value);
-    const bytes = Buffer.byteLength(text, 'utf8');
-    return {
-      tool: tool.name, status: fromState.status, record_ordinal: fromState.record_ordinal, request_line: fromState.request_line,
-      source: 'state', why: fromState.why,
-      body: { kind: 'json', bytes, value: fromState.value, text, is_rendered_oversize: bytes > MAX_USABLE_BODY_BYTES },
-    };
-  }
+  const fromState = await answerFromState(ctx, tool, call, model);
+  if (fromState) return stateAnswer(ctx, tool, fromState);
 
   const answer = await replay(ctx, tool, call);
   const reason = await replayReason(ctx, tool, call);
   if (reason) answer.why = `replay reason ${reason} (${reason === 'variant' ? 'ES-20' : 'ES-15'}): ${answer.why}`;
   return answer;
+}
+
+async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {
+  const base = { tool: tool.name, status: a.status, record_ordinal: a.record_ordinal, request_line: a.request_line, source: 'state' as const, why: a.why };
+  // A recorded answer that is not JSON (an empty 404, a 204) is answered as recorded.
+  if (a.record) return { ...base, body: await answerBody(ctx, a.record), media_type: a.record.response_media_type };
+  const text = stringifyExact(a.value);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return { ...base, body: { kind: 'json', bytes, value: a.value, text, is_rendered_oversize: bytes > MAX_USABLE_BODY_BYTES }, media_type: await mediaTypeOf(ctx, tool, a.record_ordinal) };
+}
+
+/** The media type of the record a state answer is shaped like (its own tool's, else JSON). */
+async function mediaTypeOf(ctx: ServeContext, tool: ManifestTool, ordinal: number): Promise<string> {
+  const records = await toolRecords(ctx, tool.name);
+  const r = records.find((x) => x.ordinal === ordinal) ?? records.find((x) => x.response_kind === 'json');
+  return r?.response_media_type ?? 'application/json';
 }
 
 async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<CallAnswer> {
@@ -132,7 +168,7 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
     why = `latest record of ${line}${bodyNote}${repeats}: none of its records is an initial read (each came after, or overlapped, ` +
       `the bound of ${chosen.root_path}${w !== null ? `, whose first write is #${w}` : ''}; ES-8, ES-9)`;
   }
-  return { tool: tool.name, status: chosen.status, body: await answerBody(ctx, chosen), record_ordinal: chosen.ordinal, request_line: line, source: 'replay', why };
+  return { tool: tool.name, status: chosen.status, body: await answerBody(ctx, chosen), record_ordinal: chosen.ordinal, request_line: line, source: 'replay', why, media_type: chosen.response_media_type };
 }
 
 /** A recorded request body's canonical JSON: equal values, member order aside, give equal keys. */
@@ -150,7 +186,7 @@ async function answerBody(ctx: ServeContext, r: ToolRecord): Promise<AnswerBody>
   const out: AnswerBody = { kind: b.kind, bytes: b.bytes };
   if (b.content === null || b.kind === 'none') return out;
   if (typeof b.content === 'string') out.text = b.content;
-  else if (b.kind === 'base64') out.base64 = b.content.toString('base64');
+  else if (b.kind === 'base64') { out.raw = b.content; out.base64 = b.content.toString('base64'); }
   else out.text = b.content.toString('utf8');
   const value = jsonValueOf(b);
   if (value !== undefined) {

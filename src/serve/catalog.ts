@@ -9,6 +9,7 @@ import { ANALYSIS_TOOLS, ANALYSIS_TOOL_NAMES } from './analysis.js';
 import { toolInputCached } from './answer.js';
 import { describeTool, minimalDescription, UNTRUSTED_CATALOG_WARNING } from './descriptions.js';
 import { hintsFor } from './hints.js';
+import { DATA_PLANE_TOOLS, DATA_PLANE_TOOL_NAMES } from './data-plane.js';
 import type { JsonSchema } from './input-schema.js';
 import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
 import { CLOSED_BROWSER_POLICY, type BrowserPolicy } from './browser-policy.js';
@@ -17,7 +18,7 @@ import { CLOSED_BROWSER_POLICY, type BrowserPolicy } from './browser-policy.js';
 export const CATALOG_RESERVE_BYTES = 64 * 1024;
 
 export interface Catalog {
-  /** Analysis tools first, then the environment's tools in manifest order. */
+  /** Analysis tools first, then the data-plane tools, then the environment's tools in manifest order. */
   tools: Tool[];
   /** The environment's tools only (what the card lists). */
   environmentTools: Tool[];
@@ -52,8 +53,9 @@ export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: num
     if (t.name === 'capture_browser_scenario' && !browser.allowBrowser) continue;
     tools.push(t); used += bytesOf(t);
   }
+  for (const t of DATA_PLANE_TOOLS) { tools.push(t); used += bytesOf(t); }
   for (const mt of ctx.manifest.tools) {
-    if (ANALYSIS_TOOL_NAMES.has(mt.name)) { leftOut.push(mt.name); continue; } // names are method-prefixed; never expected
+    if (ANALYSIS_TOOL_NAMES.has(mt.name) || DATA_PLANE_TOOL_NAMES.has(mt.name)) { leftOut.push(mt.name); continue; } // names are method-prefixed; never expected
     const input = await toolInputCached(ctx, mt);
     const described = await describeTool(ctx, mt);
     const make = (description: string): Tool => ({

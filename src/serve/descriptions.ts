@@ -9,6 +9,8 @@ import { objectEntries, type JsonValue } from '../json/exact.js';
 import { sha256Hex } from '../json/sha256.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
+import { knownCollections, servedState } from './from-state.js';
+import { writeModelOf } from './writes.js';
 import { jsonValueOf, listPointerOf, readBody, toolRecords, type ToolRecord } from './records.js';
 import { pointerTokens } from '../json/pointer.js';
 
@@ -176,9 +178,11 @@ export interface ToolDescription {
 export async function describeTool(ctx: ServeContext, tool: ManifestTool): Promise<ToolDescription> {
   const records = await toolRecords(ctx, tool.name);
   const source = await returnsSource(ctx, records);
+  const served = await describeServing(ctx, tool);
   const tail = [
     describeStatuses(tool.statuses),
     describeRecords(records.map((r) => r.ordinal)),
+    ...(served ? [served] : []),
     `evidence ${evidenceId(ctx.captureSha256, tool.name)}`,
   ];
   const head = `${tool.method} ${tool.template}`;
@@ -195,6 +199,24 @@ export async function describeTool(ctx: ServeContext, tool: ManifestTool): Promi
   }
   line ??= minimalLine(tool);
   return { text: `${UNTRUSTED_CATALOG_WARNING}\n${line}` };
+}
+
+/**
+ * Issue 16: what the tool answers from the served state rather than by replay (null: it
+ * only replays). Cheap: the stored plans and write shapes, not the verification run.
+ */
+export async function describeServing(ctx: ServeContext, tool: ManifestTool): Promise<string | null> {
+  const state = await servedState(ctx);
+  if (!state) return null;
+  if (tool.method.toUpperCase() === 'GET') {
+    const plan = await state.plan(tool.name);
+    if (!plan || plan.kind === 'record') return null;
+    if (plan.kind === 'document') return 'answers from state';
+    if (plan.kind === 'list') return 'answers its recorded request lines from state';
+    return `answers any id the state holds from state (${(await knownCollections(ctx)).has(plan.collection) ? 'an id it lacks: the app\'s 404' : 'an id it lacks replays'})`;
+  }
+  if (await writeModelOf(ctx, tool)) return 'takes effect on this session\'s state when the capture\'s later reads verify it (capstate check-effects), else replays';
+  return null;
 }
 
 /** The fallback when a description does not fit the catalog reserve: `METHOD template` (OQ-37). */

@@ -1,39 +1,88 @@
 /**
- * Answering a read from the environment state: an item, list or document plan renders the
- * call with the one renderer ES-37 checked the plan with (src/state/render.ts). A call the
- * state cannot answer — a record view, an entity the state does not hold, a request line
- * no plan line or shared envelope covers — returns null and replays instead.
+ * Answering a read from the served model (src/serve/model.ts: the stored state and this
+ * session's writes): an item, list or document plan renders the call with the one renderer
+ * ES-37 checked the plan with (src/state/render.ts). An item read renders any id the model
+ * holds; an id it does not hold, on a type whose whole membership a list plan knows, is the
+ * app's own 404. A call the state cannot answer — a record view, a request line no plan line
+ * or shared envelope covers — returns null and replays instead.
  */
 import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
-import { storedLookups, type StoredLookups } from '../state/stored.js';
+import type { StoredLookups } from '../state/stored.js';
 import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
 import type { ItemPlan, ListPlan, StateEntity } from '../state/types.js';
 import { namesVariantKey } from '../state/variants.js';
 import type { ServeContext } from './context.js';
 import { templateParams, type CallRequest } from './input-schema.js';
-import { callLine, jsonValueOf, lineRecords, readBody, toolRecords } from './records.js';
-
-const cache = new WeakMap<ServeContext, Promise<StoredLookups>>();
+import { servedLookups, type ServedModel } from './model.js';
+import { callLine, jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
 
 /**
  * The served capture's stored state (the view `capstate state` prints; nothing is
- * recomputed), looked up by index per call: a tool's plan, the entities it renders.
+ * recomputed), looked up by index per call: a tool's plan, the entities it renders; null
+ * when the load stored a failure instead of a state (every read then replays).
  */
-export function servedState(ctx: ServeContext): Promise<StoredLookups> {
-  let hit = cache.get(ctx);
-  if (!hit) cache.set(ctx, (hit = storedLookups(ctx.k, ctx.captureId, ctx.file)));
-  return hit;
+export function servedState(ctx: ServeContext): Promise<StoredLookups | null> {
+  return servedLookups(ctx);
 }
 
 /** Just the entities one rendering needs, as the renderer's Collections. */
-async function entitiesFor(state: StoredLookups, collection: string, ids: readonly string[] | 'all'): Promise<Collections> {
-  if (ids === 'all') return collectionsOf(await state.collection(collection));
-  const found = await Promise.all(ids.map((id) => state.entity(collection, id)));
+async function entitiesFor(model: ServedModel, collection: string, ids: readonly string[] | 'all'): Promise<Collections> {
+  if (ids === 'all') return collectionsOf(await model.collection(collection));
+  const found = await Promise.all(ids.map((id) => model.entity(collection, id)));
   return collectionsOf(found.filter((e): e is StateEntity => e !== undefined));
 }
 
-export interface StateAnswer { status: number; value: JsonValue; record_ordinal: number; request_line: string; why: string }
+export interface StateAnswer {
+  status: number;
+  value: JsonValue;
+  record_ordinal: number;
+  request_line: string;
+  why: string;
+  /** A body that is not JSON (a recorded 404's empty or text body), answered as recorded. */
+  record?: ToolRecord;
+}
+
+const wholeCollections = new WeakMap<ServeContext, Promise<Set<string>>>();
+
+/**
+ * Collections whose whole membership the state knows: a list plan of the collection has a
+ * line of membership `all` (OQ-25). Only there does an id the state lacks mean "no such entity".
+ */
+export function knownCollections(ctx: ServeContext): Promise<Set<string>> {
+  let hit = wholeCollections.get(ctx);
+  if (!hit) {
+    hit = (async () => {
+      const state = await servedState(ctx);
+      const out = new Set<string>();
+      if (!state) return out;
+      for (const tool of ctx.manifest.tools) {
+        if (tool.method.toUpperCase() !== 'GET') continue;
+        const plan = await state.plan(tool.name);
+        if (plan?.kind === 'list' && plan.lines.some((l) => l.membership === 'all')) out.add(plan.collection);
+      }
+      return out;
+    })();
+    wholeCollections.set(ctx, hit);
+  }
+  return hit;
+}
+
+/**
+ * The app's own 404 for an entity the state does not hold: the latest recorded 404 of the
+ * tool (its status and body, as recorded), else a plain JSON `{"error": "not found"}`.
+ */
+export async function notFound(ctx: ServeContext, toolName: string, asked: string, what: string): Promise<StateAnswer> {
+  const recorded = (await toolRecords(ctx, toolName)).filter((r) => r.status === 404).at(-1);
+  if (recorded) {
+    const value = jsonValueOf(await readBody(ctx, recorded.response_body_id, recorded.response_media_type));
+    const why = `${what}: the app's own 404, shaped like record #${recorded.ordinal}`;
+    return value === undefined
+      ? { status: 404, value: null, record_ordinal: recorded.ordinal, request_line: asked, why, record: recorded }
+      : { status: 404, value, record_ordinal: recorded.ordinal, request_line: asked, why };
+  }
+  return { status: 404, value: { error: 'not found' }, record_ordinal: 0, request_line: asked, why: `${what}: no 404 of this tool is recorded, so a plain JSON 404` };
+}
 
 const envelopes = new WeakMap<ServeContext, Map<number, Promise<JsonValue | undefined>>>();
 
@@ -51,10 +100,11 @@ function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValue | und
   return hit;
 }
 
-/** The call answered from state, or null when the state has no answer for it. */
-export async function answerFromState(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<StateAnswer | null> {
+/** The call answered from the model, or null when the state has no answer for it. */
+export async function answerFromState(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel): Promise<StateAnswer | null> {
   if (tool.method.toUpperCase() !== 'GET') return null;
   const state = await servedState(ctx);
+  if (!state) return null;
   const plan = await state.plan(tool.name);
   if (!plan || plan.kind === 'record') return null;
   // The call's request line is matched to its records as replay matches them (path values,
@@ -63,33 +113,44 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
   const asked = callLine(tool, call);
 
   if (plan.kind === 'document') {
-    const doc = (await state.document(tool.name))!;
-    if (!recorded.has(doc.record_ordinal)) return null;
-    return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path} (DOC-1, DOC-2): its latest initial value, #${doc.record_ordinal}` };
+    const stored = (await state.document(tool.name))!;
+    if (!recorded.has(stored.record_ordinal)) return null;
+    const doc = (await model.document(tool.name)) ?? stored;
+    const why = doc === stored ? `its latest initial value, #${doc.record_ordinal}` : 'as this session wrote or loaded it';
+    return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path} (DOC-1, DOC-2): ${why}` };
   }
 
   const line = plan.lines.find((l) => recorded.has(l.record_ordinal));
   if (plan.kind === 'item') {
     const id = call.params.get(templateParams(tool.template).at(-1) ?? '');
     if (id === undefined) return null;
-    // A line the plan checked keeps its own envelope; another id renders in the shared one (OQ-19).
-    const template = line ?? (plan.shared_envelope && call.query.length === 0 ? plan.lines.find((l) => l.status >= 200 && l.status <= 299 && l.query === null) : undefined);
-    if (!template || template.status < 200 || template.status > 299) return null;
+    const entities = await entitiesFor(model, plan.collection, [id]);
+    if (!entities.entity(plan.collection, id)) {
+      // An id the model does not hold: a 404 where the whole membership is known, else replay.
+      if (call.query.length > 0 && !line) return null;
+      if (!(await knownCollections(ctx)).has(plan.collection)) return null;
+      return notFound(ctx, tool.name, asked, `${plan.collection} holds no entity ${id} (its whole membership is known)`);
+    }
+    // A 2xx line the plan checked keeps its own envelope; another id, or a line recorded as
+    // an error before the entity existed, renders in the shared one (OQ-19).
+    const shared = () => plan.shared_envelope && call.query.length === 0 ? plan.lines.find((l) => l.status >= 200 && l.status <= 299 && l.query === null) : undefined;
+    const template = line && line.status >= 200 && line.status <= 299 ? line : shared();
+    if (!template) return null;
     const envelope = await envelopeOf(ctx, template.record_ordinal);
     if (envelope === undefined) return null;
-    const rendered = renderItem(plan as ItemPlan, { ...template, id }, envelope, await entitiesFor(state, plan.collection, [id]));
+    const rendered = renderItem(plan as ItemPlan, { ...template, id }, envelope, entities);
     if (rendered.status !== 'rendered') return null;
     return {
       status: template.status, value: rendered.body, record_ordinal: template.record_ordinal, request_line: asked,
       why: `rendered from state: ${plan.collection} entity ${id} (item plan, ES-37)` +
-        (line ? `, in the envelope of #${template.record_ordinal}` : `, in the envelope the item view shares (#${template.record_ordinal}, OQ-19)`),
+        (template === line ? `, in the envelope of #${template.record_ordinal}` : `, in the envelope the item view shares (#${template.record_ordinal}, OQ-19)`),
     };
   }
 
   if (!line || line.status < 200 || line.status > 299) return null;
   const envelope = await envelopeOf(ctx, line.record_ordinal);
   if (envelope === undefined) return null;
-  const rendered = renderList(plan as ListPlan, line, envelope, await entitiesFor(state, plan.collection, line.membership === 'all' ? 'all' : line.listed_ids ?? []));
+  const rendered = renderList(plan as ListPlan, line, envelope, await entitiesFor(model, plan.collection, line.membership === 'all' ? 'all' : line.listed_ids ?? []));
   if (rendered.status !== 'rendered') return null;
   return {
     status: line.status, value: rendered.body, record_ordinal: line.record_ordinal, request_line: asked,
@@ -104,7 +165,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
  */
 export async function replayReason(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<'variant' | 'projection' | null> {
   if (tool.method.toUpperCase() !== 'GET') return null;
-  const plan = await (await servedState(ctx)).plan(tool.name);
+  const plan = await (await servedState(ctx))?.plan(tool.name);
   if (!plan || (plan.kind !== 'item' && plan.kind !== 'list')) return null;
   const projection = call.query.filter((p) => ctx.vocabulary.isProjection(p.name)).map((p) => p.value);
   if (projection.length && projection.some((v) => v !== '*' && (!plan.projection_values.checked.includes(v) || plan.projection_values.replayed.includes(v)))) return 'projection';

@@ -26,8 +26,12 @@ export function toPlain(v: unknown, bigints: string[] = [], pointer = ''): unkno
   return out;
 }
 
+/** A request line or reason that echoes a caller's long value (a 9 MB id answered with a 404) is echoed in short. */
+const echoed = (s: string) => (s.length > ECHO_MAX_CHARS * 4 ? shortEcho(s) : s);
+
 /** A replay answer: status, body (exact text in content), which record answered and why. */
-export function answerResult(a: CallAnswer): CallToolResult {
+export function answerResult(answer: CallAnswer): CallToolResult {
+  const a = { ...answer, request_line: echoed(answer.request_line), why: echoed(answer.why) };
   const bigints: string[] = [];
   const body = a.body;
   const structured: Record<string, unknown> = {

@@ -14,24 +14,27 @@ import type { ServeContext } from './context.js';
 import type { BrowserPolicy } from './browser-policy.js';
 import { UNTRUSTED_CATALOG_WARNING } from './descriptions.js';
 import { answerResult, errorResult } from './results.js';
+import { callDataPlaneTool, DATA_PLANE_TOOL_NAMES } from './data-plane.js';
+import { defaultModel, ServedModel } from './model.js';
 
 const version = capstateVersion;
 
 /** Answers one tools/call: the same path for every transport (and the bench). */
-export async function callTool(ctx: ServeContext, catalog: Catalog, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
+export async function callTool(ctx: ServeContext, catalog: Catalog, name: string, args: unknown, signal?: AbortSignal, model: ServedModel = defaultModel(ctx)): Promise<CallToolResult> {
   try {
     if (ANALYSIS_TOOL_NAMES.has(name)) return await callAnalysisTool(ctx, name, args, signal, catalog.browser, catalog.sqlTimeoutMs);
+    if (DATA_PLANE_TOOL_NAMES.has(name)) return await callDataPlaneTool(ctx, model, name, args);
     if (!catalog.tools.some((t) => t.name === name)) {
       const why = catalog.leftOut.includes(name) ? ' (left out of the catalog: the catalog reserve is spent)' : '';
       throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(name)} in this environment${why}; list the tools to see the names`, { tool: name });
     }
-    return answerResult(await answerCall(ctx, name, args));
+    return answerResult(await answerCall(ctx, name, args, model));
   } catch (e) {
     return errorResult(e, [name, args]);
   }
 }
 
-export interface CapstateServer { server: Server; catalog: Catalog }
+export interface CapstateServer { server: Server; catalog: Catalog; model: ServedModel }
 
 /** An MCP server over one served capture; connect it to any transport. */
 export async function createServer(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy; sqlTimeoutMs?: number } = {}): Promise<CapstateServer> {
@@ -39,12 +42,15 @@ export async function createServer(ctx: ServeContext, opts: { reserveBytes?: num
   const m = ctx.manifest;
   const instructions = [
     `capstate replays a recorded capture of ${m.admission.subject_origin} (capture ${ctx.captureId}, ${m.admission.admitted_records} admitted records).`,
-    'Each environment tool answers with a retained recorded response and says which record answered and why; nothing reaches the network.',
+    'Each environment tool answers from the inferred state (reads; writes the capture verified take effect on this session\'s own copy) or with a retained recorded response, and says which and why; nothing reaches the network.',
+    'reset_state, get_state and load_state reset, read and replace this session\'s copy of the state.',
     UNTRUSTED_CATALOG_WARNING,
     ...catalog.limitations.map((l) => `Catalog limitation: ${l}.`),
   ].join('\n');
   const server = new Server({ name: 'capstate', version }, { capabilities: { tools: {} }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.tools }));
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(ctx, catalog, req.params.name, req.params.arguments, extra.signal));
-  return { server, catalog };
+  // Each server (one per MCP session) works on its own copy of the stored state.
+  const model = new ServedModel(ctx);
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(ctx, catalog, req.params.name, req.params.arguments, extra.signal, model));
+  return { server, catalog, model };
 }

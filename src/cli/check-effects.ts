@@ -1,0 +1,40 @@
+import { defineCommand } from 'citty';
+import { closeServeContext } from '../serve/context.js';
+import { checkEffects } from '../serve/effects.js';
+import { jsonArg, out, printJson } from './common.js';
+import { openSource, sourceArgs } from './source.js';
+
+export const args = { ...sourceArgs, ...jsonArg } as const;
+
+export default defineCommand({
+  meta: {
+    name: 'check-effects',
+    description: 'Replay the capture\'s recorded requests, in order, against a fresh served model and report for each recorded response whether the ' +
+      'model\'s answer equals it (server clocks and UUIDs compared by shape); which write tools take effect and which replay',
+  },
+  args,
+  async run({ args: a, rawArgs }) {
+    const { ctx, cleanup } = await openSource(a, rawArgs);
+    try {
+      const report = await checkEffects(ctx);
+      const reproduced = report.checks.filter((c) => c.reproduced).length;
+      const summary = `${reproduced} of ${report.checks.length} responses reproduced`;
+      if (a.json) {
+        return printJson({
+          ok: true, capture: { id: ctx.captureId, path: ctx.manifest.capture_path }, summary,
+          reproduced, responses: report.checks.length, write_tools: { verified: report.verified, replayed: report.replayed }, checks: report.checks,
+        });
+      }
+      const w = Math.max(0, ...report.checks.map((c) => c.request_line.length));
+      const lines = report.checks.map((c) => `#${String(c.ordinal).padEnd(4)} ${c.request_line.padEnd(w)}  ${c.reproduced ? 'reproduced' : 'NOT reproduced'}` +
+        `  (${c.source}, status ${c.answered_status}${c.recorded_status !== c.answered_status ? `, recorded ${c.recorded_status}` : ''})${c.detail ? ': ' + c.detail : ''}`);
+      lines.push('', `write tools that take effect: ${report.verified.length ? report.verified.map((v) => `${v.tool} (${v.effect})`).join(', ') : 'none'}`);
+      for (const r of report.replayed) lines.push(`replayed: ${r.tool} (${r.reason})`);
+      lines.push(summary);
+      out(lines.join('\n'));
+    } finally {
+      await closeServeContext(ctx);
+      cleanup();
+    }
+  },
+});

@@ -1,0 +1,218 @@
+/**
+ * Write effects verified, not assumed (issue 16): the capture's recorded requests replayed
+ * in timeline order (ES-6) against a fresh model, each recorded response compared with the
+ * model's answer. A write tool's model is used for serving only when its own answers and
+ * every later read of what it wrote reproduce; a tool blamed for a difference is dropped
+ * and the run repeated until no candidate is blamed. `capstate check-effects` prints the
+ * last run.
+ */
+import { CapstateError } from '../errors.js';
+import { objectEntries, type JsonValue } from '../load/bodies.js';
+import type { ManifestTool } from '../manifest/read.js';
+import { readClock } from '../state/clocks.js';
+import { isObject } from '../state/json.js';
+import { answerRequest, type CallAnswer } from './answer.js';
+import type { ServeContext } from './context.js';
+import { servedState } from './from-state.js';
+import type { CallRequest } from './input-schema.js';
+import { ServedModel } from './model.js';
+import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
+import { createdIdOf, effectsToTry, writeModelOf, type WriteKind } from './writes.js';
+
+export interface EffectCheck {
+  ordinal: number;
+  tool: string;
+  request_line: string;
+  recorded_status: number;
+  answered_status: number;
+  /** `state`: answered from (or written to) the model; `replay`: a retained record. */
+  source: 'state' | 'replay' | 'error';
+  reproduced: boolean;
+  /** Why a response was not reproduced, in words. */
+  detail?: string;
+}
+
+export interface EffectsReport {
+  checks: EffectCheck[];
+  /** Write tools whose model was used (verified), with the effect, and those that replay, each with why. */
+  verified: { tool: string; effect: WriteKind }[];
+  replayed: { tool: string; reason: string }[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * JSON equality (member order aside, numbers by value), except values the capture shows to
+ * be server-chosen: two clocks in the same spelling, or two UUIDs, compare by shape.
+ */
+export function sameValue(a: JsonValue | undefined, b: JsonValue | undefined, field = ''): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) {
+    if (String(a) === String(b)) return true;
+    const ca = readClock(field, a), cb = readClock(field, b);
+    return ca !== undefined && cb !== undefined && JSON.stringify(ca.format) === JSON.stringify(cb.format);
+  }
+  if (typeof a === 'string' && typeof b === 'string') {
+    if (a === b) return true;
+    if (UUID.test(a) && UUID.test(b)) return true;
+    const ca = readClock(field, a), cb = readClock(field, b);
+    return ca !== undefined && cb !== undefined && JSON.stringify(ca.format) === JSON.stringify(cb.format);
+  }
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return a === b;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i], field));
+  if (!isObject(a) || !isObject(b)) return false;
+  const ea = objectEntries(a), eb = new Map(objectEntries(b));
+  return ea.length === eb.size && ea.every(([k, x]) => eb.has(k) && sameValue(x, eb.get(k), k));
+}
+
+const shown = (v: JsonValue | undefined) => {
+  if (v === undefined) return 'nothing';
+  const t = JSON.stringify(v, (_, x: unknown) => (typeof x === 'bigint' ? x.toString() : x instanceof Map ? Object.fromEntries(x) : x));
+  return t.length > 60 ? t.slice(0, 59) + '…' : t;
+};
+
+/** Where two values first differ (RFC 6901 pointer), with both sides shortened. */
+export function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, pointer = '', field = ''): { pointer: string; answered: string; recorded: string } {
+  const here = { pointer, answered: shown(a), recorded: shown(b) };
+  if (a === undefined || b === undefined || a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return here;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return { pointer, answered: `${a.length} items`, recorded: `${b.length} items` };
+    const i = a.findIndex((x, j) => !sameValue(x, b[j], field));
+    return i < 0 ? here : firstDifference(a[i], b[i], `${pointer}/${i}`, field);
+  }
+  if (!isObject(a) || !isObject(b)) return here;
+  const ma = new Map(objectEntries(a)), mb = new Map(objectEntries(b));
+  for (const k of new Set([...ma.keys(), ...mb.keys()])) {
+    if (!sameValue(ma.get(k), mb.get(k), k)) return firstDifference(ma.get(k), mb.get(k), `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, k);
+  }
+  return here;
+}
+
+/** Whether the model's answer is the recorded response: same status, equal JSON (sameValue), or the same bytes. */
+async function compare(ctx: ServeContext, r: ToolRecord, a: CallAnswer): Promise<string | null> {
+  if (a.status !== r.status) return `status ${a.status}, recorded ${r.status}`;
+  const body = await readBody(ctx, r.response_body_id, r.response_media_type);
+  const recorded = jsonValueOf(body);
+  if (recorded !== undefined) {
+    if (a.body.value === undefined) return 'answered a body that is not JSON; the recorded one is';
+    if (sameValue(a.body.value, recorded)) return null;
+    const d = firstDifference(a.body.value, recorded);
+    return `the JSON body differs at ${d.pointer || 'the root'} (answered ${d.answered}, recorded ${d.recorded})`;
+  }
+  const text = body.content === null ? '' : typeof body.content === 'string' ? body.content : body.content.toString('base64');
+  const answered = a.body.text ?? a.body.base64 ?? '';
+  return text === answered ? null : 'the body differs';
+}
+
+/** The call a record made: its path values, query pairs and request body. */
+async function recordCall(ctx: ServeContext, r: ToolRecord): Promise<CallRequest> {
+  const call: CallRequest = { params: new Map(r.params), query: r.query_pairs.map((q) => ({ ...q })) };
+  if (r.request_kind !== 'none') {
+    const b = await readBody(ctx, r.request_body_id);
+    const value = jsonValueOf(b);
+    call.body = value !== undefined ? value : typeof b.content === 'string' ? b.content : undefined;
+  }
+  return call;
+}
+
+/** Every admitted record in timeline order, with its tool. */
+async function timeline(ctx: ServeContext): Promise<{ tool: ManifestTool; record: ToolRecord }[]> {
+  const all: { tool: ManifestTool; record: ToolRecord }[] = [];
+  for (const tool of ctx.manifest.tools) for (const record of await toolRecords(ctx, tool.name)) all.push({ tool, record });
+  return all.sort((a, b) => a.record.timeline_position - b.record.timeline_position);
+}
+
+/** What a read tool renders from: its collection or its document (null: a record view). */
+async function readTarget(ctx: ServeContext, tool: ManifestTool): Promise<string | null> {
+  const plan = await (await servedState(ctx))?.plan(tool.name);
+  if (!plan || plan.kind === 'record') return null;
+  return plan.kind === 'document' ? `document:${plan.tool}` : `collection:${plan.collection}`;
+}
+
+/** One run: every recorded response against a fresh model with `writes` modelled; which write tools a difference blames. */
+async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, everyRecord: boolean): Promise<{ checks: EffectCheck[]; blamed: Map<string, string> }> {
+  const model = new ServedModel(ctx);
+  const touched = new Map<string, Set<string>>();
+  const blamed = new Map<string, string>();
+  const checks: EffectCheck[] = [];
+  for (const { tool, record } of await timeline(ctx)) {
+    // Only to decide which writes to use, a read can blame nothing before a write touched what it renders: skipped.
+    if (!everyRecord && !writes.has(tool.name)) {
+      const target = await readTarget(ctx, tool);
+      if (target === null || !touched.has(target)) continue;
+    }
+    const call = await recordCall(ctx, record);
+    let answer: CallAnswer | null = null;
+    let detail: string | null;
+    const wm = writes.has(tool.name) ? await writeModelOf(ctx, tool) : null;
+    // A create is told the id the server chose: taken when the allocated one has its shape.
+    const chosenId = wm?.kind === 'create' ? createdIdOf(wm, jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type))) : undefined;
+    try {
+      answer = await answerRequest(ctx, tool, call, model, writes, { chosenId });
+      detail = await compare(ctx, record, answer);
+    } catch (e) {
+      if (!(e instanceof CapstateError)) throw e;
+      detail = `${e.code}: ${e.message}`;
+    }
+    const line = requestLine(record);
+    checks.push({
+      ordinal: record.ordinal, tool: tool.name, request_line: line, recorded_status: record.status, answered_status: answer?.status ?? 0,
+      source: answer?.source ?? 'error', reproduced: detail === null, ...(detail !== null ? { detail } : {}),
+    });
+    if (wm) {
+      const target = wm.collection !== null ? `collection:${wm.collection}` : `document:${wm.documentTool}`;
+      if (!touched.has(target)) touched.set(target, new Set());
+      touched.get(target)!.add(tool.name);
+      if (detail !== null && !blamed.has(tool.name)) blamed.set(tool.name, `its own answer to #${record.ordinal} (${line}): ${detail}`);
+    } else if (detail !== null) {
+      const target = await readTarget(ctx, tool);
+      for (const w of (target && touched.get(target)) ?? []) if (!blamed.has(w)) blamed.set(w, `a later read #${record.ordinal} (${line}): ${detail}`);
+    }
+  }
+  return { checks, blamed };
+}
+
+/**
+ * Runs the capture against a fresh model, dropping write tools blamed for a difference
+ * until none is: the last run's checks and the verified write tools.
+ */
+export async function checkEffects(ctx: ServeContext, opts: { everyRecord?: boolean } = {}): Promise<EffectsReport> {
+  const candidates = new Map<string, WriteKind>();
+  const alternatives = new Map<string, WriteKind[]>();
+  const replayed: { tool: string; reason: string }[] = [];
+  for (const tool of ctx.manifest.tools) {
+    const method = tool.method.toUpperCase();
+    if (ctx.vocabulary.isSafeMethod(method) || tool.is_query_post) continue;
+    const wm = await writeModelOf(ctx, tool);
+    if (wm) {
+      const [first, ...rest] = effectsToTry(wm);
+      candidates.set(tool.name, first);
+      alternatives.set(tool.name, rest);
+    } else {
+      replayed.push({ tool: tool.name, reason: 'no write model: the state shows no entity type or document this write changes the way a create, merge, replace or remove would' });
+    }
+  }
+  for (;;) {
+    const { checks, blamed } = await run(ctx, candidates, opts.everyRecord ?? true);
+    const dropped = [...blamed].filter(([t]) => candidates.has(t));
+    if (dropped.length === 0) {
+      return { checks, verified: [...candidates].map(([tool, effect]) => ({ tool, effect })), replayed: replayed.sort((a, b) => a.tool.localeCompare(b.tool)) };
+    }
+    for (const [tool, why] of dropped) {
+      // The next effect the capture might show (a PUT that merges), else the tool replays.
+      const next = alternatives.get(tool)?.shift();
+      if (next) { candidates.set(tool, next); continue; }
+      candidates.delete(tool);
+      replayed.push({ tool, reason: `not reproduced: ${why}` });
+    }
+  }
+}
+
+const verified = new WeakMap<ServeContext, Promise<Map<string, WriteKind>>>();
+
+/** The write tools whose model serving uses, with the effect (checked once per context, at the first write call). */
+export function verifiedWrites(ctx: ServeContext): Promise<Map<string, WriteKind>> {
+  let hit = verified.get(ctx);
+  if (!hit) verified.set(ctx, (hit = checkEffects(ctx, { everyRecord: false }).then((r) => new Map(r.verified.map((v) => [v.tool, v.effect])))));
+  return hit;
+}

@@ -1,0 +1,147 @@
+/**
+ * `capstate serve --http [HOST:]PORT` (issue 16): the served model over plain HTTP on the
+ * app's own paths, so a front-end, a Playwright test or curl can run against it. Each
+ * request is matched to its manifest tool by method and template and answered by
+ * answerCall, exactly as the MCP tool of that name answers; the recorded content-type is
+ * sent, no credential is asked for or given. The data plane sits under `/__capstate/`.
+ * One HTTP server is one session: one model shared by every client of that server.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { CapstateError } from '../errors.js';
+import { parseExactJson } from '../load/bodies.js';
+import type { ManifestTool } from '../manifest/read.js';
+import { answerCall } from './answer.js';
+import type { ServeContext } from './context.js';
+import { getState, validateState } from './data-plane.js';
+import { toolInputCached } from './answer.js';
+import { templateParams } from './input-schema.js';
+import { ServedModel } from './model.js';
+
+/** The reserved prefix of the data plane: `/__capstate/state` (GET, PUT), `/__capstate/reset` (POST). */
+export const DATA_PLANE_PREFIX = '/__capstate/';
+
+/** Request bodies larger than this are refused with 413 (the MCP transport's line limit). */
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
+/** `8080`, `0.0.0.0:8080`, `[::1]:8080` → host and port (default host 127.0.0.1: loopback only). */
+export function parseListen(value: string): { host: string; port: number } {
+  const m = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(value.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port > 65535) throw new CapstateError('usage', `--http takes [HOST:]PORT (for example 8080 or 127.0.0.1:8080), not ${JSON.stringify(value)}`, {}, 2);
+  return { host: m[1] ? m[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };
+}
+
+interface Route { tool: ManifestTool; pattern: RegExp; params: string[]; literal: number }
+
+/** Templates as patterns, most literal first: `/posts/new` wins over `/posts/{id}`. */
+function routesOf(ctx: ServeContext): Route[] {
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return ctx.manifest.tools.map((tool) => {
+    const parts = tool.template.split(/\{[^}]+\}/);
+    return {
+      tool, params: templateParams(tool.template), literal: parts.join('').length,
+      pattern: new RegExp('^' + parts.map(escape).join('([^/]+)') + '$'),
+    };
+  }).sort((a, b) => a.params.length - b.params.length || b.literal - a.literal);
+}
+
+function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string>): void {
+  res.writeHead(status, { 'access-control-allow-origin': '*', ...headers, 'content-length': String(Buffer.byteLength(body)) });
+  res.end(body);
+}
+
+function sendError(res: ServerResponse, e: unknown): void {
+  const doc = e instanceof CapstateError ? e.toJSON() : { ok: false, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
+  const status = doc.code === 'bad-arguments' || doc.code === 'bad-state' || doc.code === 'bad-json' ? 400 : doc.code === 'no-route' || doc.code === 'no-record' ? 404 : doc.code === 'too-large' ? 413 : doc.code === 'no-state' ? 409 : 500;
+  send(res, status, JSON.stringify(doc) + '\n', { 'content-type': 'application/json', 'x-capstate-error': doc.code });
+}
+
+async function readRequestBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) throw new CapstateError('too-large', `request body over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`, {});
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function jsonBody(bytes: Buffer, where: string): unknown {
+  const parsed = parseExactJson(bytes.toString('utf8'));
+  if (!parsed.ok) throw new CapstateError('bad-json', `${where}: the request body is not JSON (${parsed.detail})`, {});
+  // Plain JSON for the tools' argument checks (the exact parser may give Maps and bigints).
+  return JSON.parse(bytes.toString('utf8'));
+}
+
+/** The HTTP handler over one served capture and one model (exported for tests). */
+export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedModel(ctx)): (req: IncomingMessage, res: ServerResponse) => void {
+  const routes = routesOf(ctx);
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://capstate.invalid');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const body = await readRequestBody(req);
+
+    if (url.pathname.startsWith(DATA_PLANE_PREFIX)) {
+      const what = url.pathname.slice(DATA_PLANE_PREFIX.length);
+      if (what === 'reset' && method === 'POST') {
+        model.reset();
+        const s = await getState(model);
+        return send(res, 200, JSON.stringify({ ok: true, reset: true, sha256: s.sha256 }) + '\n', { 'content-type': 'application/json' });
+      }
+      if (what === 'state' && method === 'GET') {
+        const s = await getState(model);
+        return send(res, 200, s.text, { 'content-type': 'application/json', 'x-capstate-sha256': s.sha256 });
+      }
+      if (what === 'state' && (method === 'PUT' || method === 'POST')) {
+        model.load(await validateState(ctx, jsonBody(body, `${method} ${url.pathname}`)));
+        const s = await getState(model);
+        return send(res, 200, JSON.stringify({ ok: true, loaded: true, sha256: s.sha256 }) + '\n', { 'content-type': 'application/json' });
+      }
+      throw new CapstateError('no-route', `${method} ${url.pathname}: the data plane has GET and PUT ${DATA_PLANE_PREFIX}state and POST ${DATA_PLANE_PREFIX}reset`, {});
+    }
+
+    const match = routes.filter((r) => r.tool.method.toUpperCase() === method).map((r) => ({ r, m: r.pattern.exec(url.pathname) })).find((x) => x.m);
+    if (!match) {
+      if (method === 'OPTIONS') {
+        return send(res, 204, '', { 'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE', 'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*' });
+      }
+      throw new CapstateError('no-route', `${method} ${url.pathname}: no tool of this capture answers this method and path`, { method, path: url.pathname });
+    }
+    const { r, m } = match;
+    const input = await toolInputCached(ctx, r.tool);
+    const args: Record<string, unknown> = {};
+    r.params.forEach((p, i) => { args[p] = decodeURIComponent(m![i + 1]); });
+    const query: Record<string, string | string[]> = {};
+    for (const [k, v] of url.searchParams) {
+      const prev = query[k];
+      query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    }
+    if (Object.keys(query).length) args[input.queryArg ?? 'query'] = query;
+    if (body.length > 0 && input.bodyArg) {
+      args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(body, `${method} ${url.pathname}`);
+    }
+    const a = await answerCall(ctx, r.tool.name, args, model);
+    const headers: Record<string, string> = { 'x-capstate-source': a.source, 'x-capstate-tool': a.tool };
+    if (a.record_ordinal) headers['x-capstate-record'] = String(a.record_ordinal);
+    if (a.media_type) headers['content-type'] = a.media_type;
+    const b = a.body;
+    const bytes = b.raw ?? Buffer.from(b.text ?? '', 'utf8');
+    if (b.kind === 'none' && !headers['content-type']) delete headers['content-type'];
+    send(res, a.status, method === 'HEAD' ? '' : bytes, headers);
+  };
+  return (req, res) => { handle(req, res).catch((e) => sendError(res, e)); };
+}
+
+/** Starts the HTTP server; resolves once it listens. */
+export async function listenHttp(ctx: ServeContext, host: string, port: number): Promise<{ server: Server; url: string; model: ServedModel }> {
+  const model = new ServedModel(ctx);
+  const server = createServer(httpHandler(ctx, model));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => reject(new CapstateError('usage', `--http ${host}:${port}: cannot listen (${e.code ?? e.message}); choose another port`, { host, port }, 2)));
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const actual = typeof address === 'object' && address ? address.port : port;
+  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}`, model };
+}

@@ -1,0 +1,210 @@
+/**
+ * The served model: one session's working copy of the capture's stored state (issue 16).
+ * Reads go to the stored state (src/state/stored.ts, never recomputed, never written) through
+ * an overlay that holds only what this session's writes changed; `load_state` swaps the
+ * base for a state given by hand, `reset_state` drops both. Each MCP session and each HTTP
+ * server owns one model, so sessions never see each other's writes.
+ */
+import { CapstateError } from '../errors.js';
+import { stringifyExact, sha256Hex, type JsonValue } from '../load/bodies.js';
+import { readStoredState, storedLookups, type StoredLookups } from '../state/stored.js';
+import type { StateDocument, StateEntity } from '../state/types.js';
+import type { ServeContext } from './context.js';
+
+/** What a model reads its entities and documents from before any write. */
+interface Base {
+  entity(collection: string, id: string): Promise<StateEntity | undefined>;
+  collection(collection: string): Promise<StateEntity[]>;
+  document(tool: string): Promise<StateDocument | undefined>;
+}
+
+/** A type of the stored state, as writes need it: its collection, root and identity member. */
+export interface ServedType { collection: string; root_path: string; identity: string }
+
+const lookups = new WeakMap<ServeContext, Promise<StoredLookups | null>>();
+
+/**
+ * The capture's stored state, or null when the load could not compute it (a stored
+ * failure such as `budget-exceeded`): then every read replays its records.
+ */
+export function servedLookups(ctx: ServeContext): Promise<StoredLookups | null> {
+  let hit = lookups.get(ctx);
+  if (!hit) {
+    hit = storedLookups(ctx.k, ctx.captureId, ctx.file).catch((e: unknown) => {
+      if (e instanceof CapstateError && e.code !== 'stale-store' && e.code !== 'damaged-store') return null;
+      throw e;
+    });
+    lookups.set(ctx, hit);
+  }
+  return hit;
+}
+
+const types = new WeakMap<ServeContext, Promise<ServedType[]>>();
+
+/** The stored state's types (collection, root path, identity member), read once per context. */
+export function servedTypes(ctx: ServeContext): Promise<ServedType[]> {
+  let hit = types.get(ctx);
+  if (!hit) {
+    hit = servedLookups(ctx).then(async (state) => state === null ? [] : ctx.k.selectFrom('state_types')
+      .select(['collection', 'root_path', 'identity']).where('capture_id', '=', ctx.captureId).orderBy('position').execute());
+    types.set(ctx, hit);
+  }
+  return hit;
+}
+
+/** The served state document `get_state` answers and `load_state` takes (entities and documents as `state --json` has them). */
+export interface ServedStateDocument {
+  kind: 'served-state';
+  capture_id: number;
+  entities: StateEntity[];
+  documents: StateDocument[];
+}
+
+/** One session's copy of the state. */
+export class ServedModel {
+  private base: Base | null = null;
+  /** collection → id → the entity as written, or null when deleted. */
+  private entities = new Map<string, Map<string, StateEntity | null>>();
+  /** tool → the document as written. */
+  private documents = new Map<string, StateDocument>();
+  private loaded = false;
+
+  constructor(readonly ctx: ServeContext) {}
+
+  /** Whether the served state exists (false: the load stored a failure; everything replays). */
+  async hasState(): Promise<boolean> {
+    return (await this.baseOf()) !== null;
+  }
+
+  private async baseOf(): Promise<Base | null> {
+    if (this.base) return this.base;
+    const stored = await servedLookups(this.ctx);
+    return (this.base = stored);
+  }
+
+  async entity(collection: string, id: string): Promise<StateEntity | undefined> {
+    const written = this.entities.get(collection);
+    if (written?.has(id)) return written.get(id) ?? undefined;
+    return (await this.baseOf())?.entity(collection, id);
+  }
+
+  /** The collection in state order (ES-34), this session's writes applied: created entities last. */
+  async collection(collection: string): Promise<StateEntity[]> {
+    const base = (await (await this.baseOf())?.collection(collection)) ?? [];
+    const written = this.entities.get(collection);
+    if (!written) return base;
+    const out: StateEntity[] = [];
+    const seen = new Set<string>();
+    for (const e of base) {
+      seen.add(e.id);
+      if (!written.has(e.id)) out.push(e);
+      else if (written.get(e.id)) out.push(written.get(e.id)!);
+    }
+    const added = [...written.entries()].filter(([id, e]) => !seen.has(id) && e !== null).map(([, e]) => e!);
+    return [...out, ...added.sort((a, b) => a.state_order - b.state_order)];
+  }
+
+  async document(tool: string): Promise<StateDocument | undefined> {
+    return this.documents.get(tool) ?? (await this.baseOf())?.document(tool);
+  }
+
+  /** Writes an entity (created or changed); a created one is ordered after every entity of its collection. */
+  async put(entity: Omit<StateEntity, 'state_order'> & { state_order?: number }): Promise<StateEntity> {
+    const current = await this.entity(entity.collection, entity.id);
+    let order = entity.state_order ?? current?.state_order;
+    if (order === undefined) order = Math.max(-1, ...(await this.collection(entity.collection)).map((e) => e.state_order)) + 1;
+    const e: StateEntity = { ...entity, state_order: order };
+    let written = this.entities.get(e.collection);
+    if (!written) this.entities.set(e.collection, (written = new Map()));
+    written.set(e.id, e);
+    return e;
+  }
+
+  /** Removes an entity from its collection (and so from every list that renders it). */
+  remove(collection: string, id: string): void {
+    let written = this.entities.get(collection);
+    if (!written) this.entities.set(collection, (written = new Map()));
+    written.set(id, null);
+  }
+
+  putDocument(doc: StateDocument): void {
+    this.documents.set(doc.tool, doc);
+  }
+
+  /** `reset_state`: back to the capture's initial (stored) state. */
+  reset(): void {
+    this.entities.clear();
+    this.documents.clear();
+    this.base = null;
+    this.loaded = false;
+  }
+
+  /** Whether anything was written or loaded since the start (or the last reset). */
+  get isChanged(): boolean {
+    return this.loaded || this.entities.size > 0 || this.documents.size > 0;
+  }
+
+  /** `get_state`: every entity and document as served now, in the stored state's order. */
+  async snapshot(): Promise<ServedStateDocument> {
+    const base = await this.baseOf();
+    if (base === null) throw noState(this.ctx);
+    let entities: StateEntity[];
+    let documents: StateDocument[];
+    if (this.loaded && base instanceof SnapshotBase) {
+      entities = base.doc.entities;
+      documents = base.doc.documents;
+    } else {
+      const stored = await readStoredState(this.ctx.k, this.ctx.captureId, this.ctx.file);
+      entities = stored.entities;
+      documents = stored.documents;
+    }
+    const collections = [...new Set([...entities.map((e) => e.collection), ...this.entities.keys()])];
+    const outEntities: StateEntity[] = [];
+    for (const c of collections) {
+      const byId = new Map(entities.filter((e) => e.collection === c).map((e) => [e.id, e]));
+      const written = this.entities.get(c) ?? new Map<string, StateEntity | null>();
+      const kept = [...byId.values()].filter((e) => !written.has(e.id)).concat([...written.values()].filter((e): e is StateEntity => e !== null));
+      outEntities.push(...kept.sort((a, b) => a.state_order - b.state_order));
+    }
+    const outDocuments = documents.map((d) => this.documents.get(d.tool) ?? d);
+    return { kind: 'served-state', capture_id: this.ctx.captureId, entities: outEntities, documents: outDocuments };
+  }
+
+  /** `load_state`: serve this (validated) state from now on. */
+  load(doc: ServedStateDocument): void {
+    this.entities.clear();
+    this.documents.clear();
+    this.base = new SnapshotBase(doc);
+    this.loaded = true;
+  }
+}
+
+/** A state given to `load_state`, served from memory. */
+class SnapshotBase implements Base {
+  private byKey = new Map<string, StateEntity>();
+  constructor(readonly doc: ServedStateDocument) {
+    for (const e of doc.entities) this.byKey.set(`${e.collection}\u0000${e.id}`, e);
+  }
+  async entity(collection: string, id: string) { return this.byKey.get(`${collection}\u0000${id}`); }
+  async collection(collection: string) { return this.doc.entities.filter((e) => e.collection === collection).sort((a, b) => a.state_order - b.state_order); }
+  async document(tool: string) { return this.doc.documents.find((d) => d.tool === tool); }
+}
+
+function noState(ctx: ServeContext): CapstateError {
+  return new CapstateError('no-state', `capture ${ctx.captureId} in ${ctx.file} has no environment state (the load stored why it could not compute one: see capstate state); its tools replay records`, { capture: ctx.captureId });
+}
+
+/** The served state's exact text and its SHA-256 (byte-stable: the state pass's own serialiser). */
+export function stateText(doc: ServedStateDocument): { text: string; sha256: string } {
+  const text = stringifyExact(doc as unknown as JsonValue, 2) + '\n';
+  return { text, sha256: sha256Hex(text) };
+}
+
+const defaults = new WeakMap<ServeContext, ServedModel>();
+
+/** The model a caller without a session of its own (the bench, a one-off call) works on. */
+export function defaultModel(ctx: ServeContext): ServedModel {
+  let m = defaults.get(ctx);
+  if (!m) defaults.set(ctx, (m = new ServedModel(ctx)));
+  return m;
+}

@@ -1,0 +1,279 @@
+/**
+ * Writes that take effect on a session's model (issue 16): POST creates an entity, PATCH
+ * merges, PUT replaces, DELETE removes it from its type (and so from every list); PATCH
+ * and PUT on a document's path change the document. Ids are allocated the way the capture
+ * shows them, server-stamped clocks are set in the recorded spelling (ES-29/30), and the
+ * answer is shaped like the tool's recorded answer. Whether a tool's write model is used
+ * at all is decided by src/serve/effects.ts, against the capture's own later reads.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { JsonValue } from '../load/bodies.js';
+import type { ManifestTool } from '../manifest/read.js';
+import { readClock, renderClock, type ClockFormat } from '../state/clocks.js';
+import { at, isObject, keysOf, member, objectFrom, replaceAt } from '../state/json.js';
+import type { StateEntity } from '../state/types.js';
+import type { ServeContext } from './context.js';
+import { notFound, servedState, type StateAnswer } from './from-state.js';
+import { templateParams, type CallRequest } from './input-schema.js';
+import { servedTypes, type ServedModel } from './model.js';
+import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+
+export type WriteKind = 'create' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
+
+/** How one write tool changes the model. */
+export interface WriteModel {
+  tool: string;
+  kind: WriteKind;
+  /** The entity type written (entity writes), its identity member and the path parameter naming the id. */
+  collection: string | null;
+  identity: string | null;
+  idParam: string | null;
+  /** Where the entity sits in request and answer bodies (the item plan's entity pointer: `''`, `/issue`). */
+  pointer: string;
+  /** The read tools answering the written entity's item and the document. */
+  itemTool: string | null;
+  documentTool: string | null;
+}
+
+const models = new WeakMap<ServeContext, Map<string, Promise<WriteModel | null>>>();
+
+/** The write model of a manifest tool, or null when the capture shows no way to model it. */
+export function writeModelOf(ctx: ServeContext, tool: ManifestTool): Promise<WriteModel | null> {
+  let perCtx = models.get(ctx);
+  if (!perCtx) models.set(ctx, (perCtx = new Map()));
+  let hit = perCtx.get(tool.name);
+  if (!hit) perCtx.set(tool.name, (hit = findWriteModel(ctx, tool)));
+  return hit;
+}
+
+async function findWriteModel(ctx: ServeContext, tool: ManifestTool): Promise<WriteModel | null> {
+  const method = tool.method.toUpperCase();
+  if (ctx.vocabulary.isSafeMethod(method) || tool.is_query_post || !['POST', 'PATCH', 'PUT', 'DELETE'].includes(method)) return null;
+  const state = await servedState(ctx);
+  if (!state) return null;
+  const params = templateParams(tool.template);
+  const reads = ctx.manifest.tools.filter((t) => t.method.toUpperCase() === 'GET' && t.root_path === tool.root_path);
+  const base = { tool: tool.name, collection: null, identity: null, idParam: null, pointer: '', itemTool: null, documentTool: null };
+
+  if (params.length === 0 && (method === 'PATCH' || method === 'PUT')) {
+    for (const r of reads) {
+      if (r.template !== tool.template) continue;
+      const plan = await state.plan(r.name);
+      if (plan?.kind === 'document') return { ...base, kind: method === 'PATCH' ? 'document-merge' : 'document-replace', documentTool: r.name };
+    }
+    return null;
+  }
+  const type = (await servedTypes(ctx)).find((t) => t.root_path === tool.root_path);
+  if (!type) return null;
+  // The entity's place in bodies: the item plan of the same type, when there is one.
+  let itemTool: ManifestTool | undefined;
+  let pointer = '';
+  for (const r of reads) {
+    const plan = await state.plan(r.name);
+    if (plan?.kind === 'item' && plan.collection === type.collection) {
+      if (!itemTool || r.template === tool.template) { itemTool = r; pointer = plan.entity_pointer; }
+    }
+  }
+  const entity = { ...base, collection: type.collection, identity: type.identity, pointer, itemTool: itemTool?.name ?? null };
+  if (method === 'POST') {
+    // A create posts to the type's collection path (`/posts`, `/issues.json`), not below an item.
+    if (params.length > 0) return null;
+    return { ...entity, kind: 'create' };
+  }
+  // PATCH, PUT and DELETE name the entity by the item path's last parameter.
+  if (params.length === 0) return null;
+  if (itemTool ? itemTool.template !== tool.template : tool.template !== `${tool.root_path}/{${params[0]}}`) return null;
+  return { ...entity, kind: method === 'PATCH' ? 'merge' : method === 'PUT' ? 'replace' : 'remove', idParam: params.at(-1)! };
+}
+
+/**
+ * The effects to try for a write model, in order: a PUT that the capture shows acting as a
+ * merge (Ghost answers members the body left out) is tried as one when replacing fails.
+ */
+export function effectsToTry(wm: WriteModel): WriteKind[] {
+  if (wm.kind === 'replace') return ['replace', 'merge'];
+  if (wm.kind === 'document-replace') return ['document-replace', 'document-merge'];
+  return [wm.kind];
+}
+
+/** The tool's latest 2xx record: the shape its answers take. */
+async function answerRecord(ctx: ServeContext, tool: string): Promise<{ record: ToolRecord; value: JsonValue | undefined; request: JsonValue | undefined } | null> {
+  const record = (await toolRecords(ctx, tool)).filter((r) => r.status >= 200 && r.status <= 299).at(-1);
+  if (!record) return null;
+  return {
+    record, value: jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)),
+    request: record.request_kind === 'json' ? jsonValueOf(await readBody(ctx, record.request_body_id)) : undefined,
+  };
+}
+
+const entriesOf = (v: JsonValue | undefined): [string, JsonValue][] => keysOf(v).map((k) => [k, member(v, k)!]);
+
+/** The current instant in a recorded clock's spelling (ES-29/30): same separator, fraction width and offset, or epoch unit. */
+export function clockNow(field: string, format: ClockFormat, now = new Date()): JsonValue {
+  if ('epoch' in format) return format.epoch === 's' ? Math.floor(now.getTime() / 1000) : now.getTime();
+  const iso = now.toISOString(); // 2026-12-01T12:00:00.123Z
+  const fraction = iso.slice(20, 23).padEnd(format.fraction_digits, '0').slice(0, format.fraction_digits);
+  return renderClock(field, `${iso.slice(0, 19)}${fraction ? '.' + fraction : ''}Z`, format);
+}
+
+/**
+ * Values the server set in the recorded answer (members its recorded request did not give)
+ * that this request does not give either: clocks stamped now, the rest as held, or for a
+ * new entity as recorded (a server default).
+ */
+function serverFields(recorded: JsonValue | undefined, recordedRequest: JsonValue | undefined, request: JsonValue, current: JsonValue | undefined, skip: string): [string, JsonValue][] {
+  const out: [string, JsonValue][] = [];
+  for (const [k, v] of entriesOf(recorded)) {
+    if (k === skip || member(request, k) !== undefined || member(recordedRequest, k) !== undefined) continue;
+    const clock = readClock(k, v);
+    const held = member(current, k);
+    if (clock && (held === undefined || readClock(k, held) === undefined || String(held) !== String(v))) out.push([k, clockNow(k, clock.format)]);
+    else if (current === undefined) out.push([k, v]);
+  }
+  return out;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isInt = (v: JsonValue | undefined) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
+
+/** An id's shape: an integer, a UUID, a prefix and a counter (`note-2001`: `note-` + digits), or its length and alphabet. */
+export function idShape(v: JsonValue | undefined): string {
+  if (isInt(v)) return 'integer';
+  if (typeof v !== 'string') return `other:${typeof v}`;
+  if (UUID.test(v)) return 'uuid';
+  const counter = /^(.*?)(\d+)$/.exec(v);
+  if (counter) return `counter:${counter[1]}`;
+  return `chars:${v.length}:${/^[0-9a-f]+$/.test(v) ? 'hex' : 'any'}`;
+}
+
+/**
+ * A new id the way the capture shows them: the body's own, the next integer after the
+ * largest, a UUID, the next counter after a shared prefix (`note-1005`), or a random value
+ * of the recorded id's length and alphabet.
+ */
+async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonValue | undefined, given: JsonValue | undefined): Promise<JsonValue> {
+  if (given !== undefined && given !== null) return given;
+  const ids = (await model.collection(wm.collection!)).map((e) => member(e.value, wm.identity!)).filter((v) => v !== undefined);
+  const max = (xs: bigint[]) => xs.reduce((m, v) => (v > m ? v : m), 0n);
+  if (typeof recordedId === 'string' && UUID.test(recordedId)) return randomUUID();
+  if ((recordedId === undefined || isInt(recordedId)) && ids.every(isInt)) {
+    const next = max(ids.map((v) => BigInt(v as number | bigint))) + 1n;
+    return next <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(next) : next;
+  }
+  const counter = typeof recordedId === 'string' ? /^(.*?)(\d+)$/.exec(recordedId) : null;
+  if (counter) {
+    const [, prefix, digits] = counter;
+    const held = ids.map((v) => (typeof v === 'string' && v.startsWith(prefix) && /^\d+$/.test(v.slice(prefix.length)) ? BigInt(v.slice(prefix.length)) : null));
+    if (held.every((v) => v !== null)) {
+      const next = String(max(held as bigint[]) + 1n);
+      return prefix + (digits.startsWith('0') ? next.padStart(digits.length, '0') : next);
+    }
+  }
+  const shape = typeof recordedId === 'string' ? recordedId : 'xxxxxxxxxxxxxxxxxxxxxxxx';
+  const hex = /^[0-9a-f]+$/.test(shape);
+  const alphabet = hex ? '0123456789abcdef' : 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  return [...randomBytes(shape.length)].map((b) => alphabet[b % alphabet.length]).join('');
+}
+
+/** The id a recorded create answer shows: the entity's identity member, or the value of a wrapper holding only an id. */
+export function createdIdOf(wm: WriteModel, answer: JsonValue | undefined): JsonValue | undefined {
+  if (answer === undefined) return undefined;
+  const placed = at(answer, wm.pointer);
+  if (isObject(placed) && member(placed, wm.identity!) !== undefined) return member(placed, wm.identity!);
+  if (isObject(answer) && member(answer, wm.identity!) !== undefined) return member(answer, wm.identity!);
+  const keys = keysOf(answer);
+  const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
+  return idKey === undefined ? undefined : member(answer, idKey);
+}
+
+/** The recorded answer with the written entity in it: at the entity's place, or as the id a wrapper answers with (`{"silenceID": …}`). */
+function shapedAnswer(recorded: JsonValue | undefined, wm: WriteModel, value: JsonValue, id: JsonValue): JsonValue | undefined {
+  if (recorded === undefined) return undefined;
+  const placed = at(recorded, wm.pointer);
+  if (isObject(placed) && member(placed, wm.identity!) !== undefined) return replaceAt(recorded, wm.pointer, value);
+  if (isObject(recorded) && member(recorded, wm.identity!) !== undefined) return value;
+  if (wm.kind === 'create' && isObject(recorded)) {
+    const keys = keysOf(recorded);
+    const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
+    if (idKey !== undefined) return replaceAt(recorded, '/' + idKey.replace(/~/g, '~0').replace(/\//g, '~1'), typeof member(recorded, idKey) === 'string' ? String(id) : id);
+  }
+  return recorded;
+}
+
+const written = (e: StateEntity, keys: string[]): StateEntity['view_values'] =>
+  Object.fromEntries(Object.entries(e.view_values).map(([tool, vals]) => [tool, Object.fromEntries(Object.entries(vals).filter(([k]) => !keys.includes(k)))]));
+
+/**
+ * Applies a write call to the model and answers it; null when the call cannot be modelled
+ * (no JSON object body where one is needed), so it replays instead.
+ */
+/**
+ * `chosenId`: while check-effects replays a recorded create, the id the server chose. When
+ * the allocated id differs from it but has its shape (a server's counter that jumped, a
+ * random UUID), the server's is taken, so later recorded reads of it can be compared.
+ */
+export interface WriteOptions { chosenId?: JsonValue }
+
+export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: WriteModel, call: CallRequest, model: ServedModel, opts: WriteOptions = {}): Promise<StateAnswer | null> {
+  const asked = callLine(tool, call);
+  const shape = await answerRecord(ctx, tool.name);
+  const status = shape?.record.status ?? (wm.kind === 'create' ? 201 : 200);
+  const ordinal = shape?.record.ordinal ?? 0;
+  const asRecorded = (why: string): StateAnswer => shape && shape.value === undefined
+    ? { status, value: null, record_ordinal: ordinal, request_line: asked, why, record: shape.record }
+    : { status, value: shape?.value ?? null, record_ordinal: ordinal, request_line: asked, why };
+  const body = call.body as JsonValue | undefined;
+
+  if (wm.kind === 'document-merge' || wm.kind === 'document-replace') {
+    const doc = await model.document(wm.documentTool!);
+    if (!doc || !isObject(body)) return null;
+    const value = wm.kind === 'document-replace' ? body : objectFrom([...entriesOf(doc.value).filter(([k]) => member(body, k) === undefined), ...entriesOf(body)]);
+    model.putDocument({ ...doc, value });
+    const why = `write took effect: the document ${doc.path} ${wm.kind === 'document-merge' ? 'merged with' : 'replaced by'} the request body`;
+    return isObject(shape?.value) ? { status, value, record_ordinal: ordinal, request_line: asked, why } : asRecorded(why);
+  }
+
+  const collection = wm.collection!, identity = wm.identity!;
+  const part = body === undefined ? undefined : wm.pointer === '' ? body : at(body, wm.pointer);
+  if (wm.kind !== 'remove' && !isObject(part)) return null;
+  // The entity in the recorded answer: at the entity's place, else the whole answer, if it holds the identity member.
+  const holdsIdentity = (v: JsonValue | undefined) => isObject(v) && member(v, identity) !== undefined;
+  const recordedEntity = shape?.value === undefined ? undefined : holdsIdentity(at(shape.value, wm.pointer)) ? at(shape.value, wm.pointer) : holdsIdentity(shape.value) ? shape.value : undefined;
+  const recordedRequest = shape?.request === undefined ? undefined : wm.pointer === '' ? shape.request : at(shape.request, wm.pointer);
+
+  if (wm.kind === 'create') {
+    let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), member(part, identity));
+    const chosen = opts.chosenId;
+    let adopted = '';
+    if (chosen !== undefined && chosen !== null && String(chosen) !== String(id) && idShape(chosen) === idShape(id) && !(await model.entity(collection, String(chosen)))) {
+      adopted = ` (the id the server chose in the record, of the allocated id's shape ${idShape(id)})`;
+      id = chosen;
+    }
+    const value = objectFrom([...entriesOf(part).filter(([k]) => k !== identity), ...serverFields(recordedEntity, recordedRequest, part!, undefined, identity), [identity, id]]);
+    const e = await model.put({ collection, id: String(id), value, view_values: {}, record_ordinals: [] });
+    const answer = shapedAnswer(shape?.value, wm, value, id);
+    const why = `write took effect: created ${collection} entity ${e.id}${adopted || ' (id allocated as the capture shows)'}`;
+    return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
+  }
+
+  const id = call.params.get(wm.idParam!)!;
+  const current = await model.entity(collection, id);
+  if (!current) {
+    const own = (await toolRecords(ctx, tool.name)).some((r) => r.status === 404);
+    return notFound(ctx, own || !wm.itemTool ? tool.name : wm.itemTool, asked, `${collection} holds no entity ${id}`);
+  }
+  if (wm.kind === 'remove') {
+    model.remove(collection, id);
+    return asRecorded(`write took effect: removed ${collection} entity ${id} from its type and every list`);
+  }
+  const requested = entriesOf(part);
+  const server = serverFields(recordedEntity, recordedRequest, part!, current.value, identity);
+  const value = wm.kind === 'merge'
+    ? objectFrom([...entriesOf(current.value).map(([k, v]): [string, JsonValue] => [k, member(part, k) ?? server.find(([s]) => s === k)?.[1] ?? v]),
+      ...requested.filter(([k]) => member(current.value, k) === undefined)])
+    : objectFrom([...requested.filter(([k]) => k !== identity), ...server, [identity, member(part, identity) ?? member(current.value, identity) ?? id]]);
+  const e = await model.put({ ...current, value, view_values: written(current, [...requested, ...server].map(([k]) => k)) });
+  const answer = shapedAnswer(shape?.value, wm, e.value, member(e.value, identity) ?? id);
+  const why = `write took effect: ${collection} entity ${id} ${wm.kind === 'merge' ? 'merged with' : 'replaced by'} the request body`;
+  return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
+}

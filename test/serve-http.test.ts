@@ -1,0 +1,118 @@
+/**
+ * Issue 16, `capstate serve --http`: the served model over plain HTTP on the app's own
+ * paths (same answers as the MCP tools, recorded content-type, data plane under
+ * /__capstate/), in process and through the CLI.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { cli, cliPath, fixture, tempDir } from './helpers.js';
+import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
+import { listenHttp, parseListen } from '../src/serve/http.js';
+import { serveStore } from './serve-helpers.js';
+
+const dir = tempDir();
+const db = join(dir, 'json-server.sqlite');
+let ctx: ServeContext;
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  const r = cli(['load', fixture('json-server', 'capture.har'), '--db', db]);
+  expect(r.status, r.stderr).toBe(0);
+  ctx = await openServeContext(db);
+  ({ server, url: base } = await listenHttp(ctx, '127.0.0.1', 0));
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closeServeContext(ctx);
+});
+
+const json = (method: string, path: string, body?: unknown) =>
+  fetch(base + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+describe('HTTP serving answers on the app\'s own paths, as the MCP tools do', () => {
+  it('a read answers with the recorded content-type and the same body as the MCP tool', async () => {
+    const r = await json('GET', '/posts/1');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(r.headers.get('x-capstate-source')).toBe('state');
+    const mcp = await serveStore(db);
+    try {
+      const viaMcp = await mcp.call('get_posts_by_id', { id: '1' });
+      expect(await r.json()).toEqual((viaMcp.structuredContent as { body: unknown }).body);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('writes take effect for later requests: POST, PATCH, DELETE, then the list', async () => {
+    const created = await json('POST', '/posts', { title: 'over http', author: 'web' });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toEqual({ title: 'over http', author: 'web', id: 4 });
+    expect(await (await json('PATCH', '/posts/4', { author: 'browser' })).json()).toMatchObject({ id: 4, author: 'browser' });
+    expect((await json('DELETE', '/posts/2')).status).toBe(200);
+    expect((await json('GET', '/posts/2')).status).toBe(404);
+    expect(((await (await json('GET', '/posts')).json()) as { id: number }[]).map((p) => p.id)).toEqual([1, 3, 4]);
+  });
+
+  it('the data plane: GET /__capstate/state with its SHA-256, POST /__capstate/reset, PUT /__capstate/state', async () => {
+    const changed = await json('GET', '/__capstate/state');
+    const sha = changed.headers.get('x-capstate-sha256');
+    expect(sha).toMatch(/^[0-9a-f]{64}$/);
+    const reset = await (await json('POST', '/__capstate/reset')).json() as { sha256: string };
+    expect(reset.sha256).not.toBe(sha);
+    expect(((await (await json('GET', '/posts')).json()) as unknown[])).toHaveLength(3);
+    const doc = await (await json('GET', '/__capstate/state')).json() as { entities: { value: Record<string, unknown> }[] };
+    doc.entities[0].value.title = 'loaded over http';
+    expect((await json('PUT', '/__capstate/state', doc)).status).toBe(200);
+    expect(await (await json('GET', '/posts/1')).json()).toMatchObject({ title: 'loaded over http' });
+    const badLoad = await json('PUT', '/__capstate/state', { entities: [{ collection: 'nope', id: '1', value: {} }] });
+    expect(badLoad.status).toBe(400);
+    expect(await badLoad.json()).toMatchObject({ ok: false, code: 'bad-state' });
+    await json('POST', '/__capstate/reset');
+  });
+
+  it('a path no tool answers is a 404 with capstate\'s error document; a body that is not JSON a 400', async () => {
+    const r = await json('GET', '/nothing/here');
+    expect(r.status).toBe(404);
+    expect(await r.json()).toMatchObject({ ok: false, code: 'no-route', message: expect.stringMatching(/GET \/nothing\/here/) });
+    const bad = await fetch(base + '/posts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'bad-json' });
+  });
+});
+
+describe('serve --http [HOST:]PORT', () => {
+  it('parses PORT, HOST:PORT and [IPv6]:PORT, default host 127.0.0.1, and refuses anything else as usage', () => {
+    expect(parseListen('8080')).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(parseListen('0.0.0.0:81')).toEqual({ host: '0.0.0.0', port: 81 });
+    expect(parseListen('[::1]:9000')).toEqual({ host: '::1', port: 9000 });
+    expect(() => parseListen('http://x')).toThrow(/--http takes \[HOST:\]PORT/);
+    expect(() => parseListen('70000')).toThrow(/--http takes/);
+  });
+
+  it('the CLI serves a capture over HTTP until SIGTERM', async () => {
+    const child = spawn(process.execPath, [cliPath, 'serve', '--db', db, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let err = '';
+        child.stderr.on('data', (c: Buffer) => {
+          err += c.toString();
+          const m = /over HTTP at (http:\/\/[^:]+:\d+)/.exec(err);
+          if (m) resolve(m[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+      });
+      const r = await fetch(url + '/profile');
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual({ name: 'typicode', theme: 'light' });
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  });
+});
