@@ -14,7 +14,7 @@ import { generateHar } from '../bench/gen-har.js';
 import { CapstateError } from '../src/errors.js';
 import { loadCaptures } from '../src/ingest/load-captures.js';
 import { parseExactJson, stringifyExact, type JsonValue } from '../src/json/exact.js';
-import { answerCall } from '../src/serve/answer.js';
+import { answerCall } from '../src/serve/call.js';
 import { closeServeContext, openServeContext } from '../src/serve/context.js';
 import { environmentStateView } from '../src/serve/state-view.js';
 import { environmentState, stateBytes } from '../src/state/index.js';

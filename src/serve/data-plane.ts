@@ -5,7 +5,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import { isObject, member } from '../state/json.js';
 import type { StateDocument, StateEntity } from '../state/types.js';
 import type { ServeContext } from './context.js';

@@ -7,7 +7,7 @@
  * last run.
  */
 import { CapstateError } from '../errors.js';
-import { objectEntries, type JsonValue } from '../load/bodies.js';
+import { objectEntries, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { readClock } from '../state/clocks.js';
 import { isObject } from '../state/json.js';

@@ -13,7 +13,8 @@ import { collectionsOf, renderItem, renderList, type Collections } from '../stat
 import type { ItemPlan, ListPlan, StateEntity } from '../state/types.js';
 import { namesVariantKey } from '../state/variants.js';
 import type { ServeContext } from './context.js';
-import { templateParams, type CallRequest } from './input-schema.js';
+import { templateParams } from '../manifest/paths.js';
+import type { CallRequest } from './input-schema.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
 

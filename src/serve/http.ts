@@ -8,13 +8,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CapstateError } from '../errors.js';
-import { parseExactJson } from '../load/bodies.js';
+import { parseExactJson } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
-import { answerCall } from './answer.js';
+import { answerCall } from './call.js';
 import type { ServeContext } from './context.js';
 import { getState, validateState } from './data-plane.js';
 import { toolInputCached } from './answer.js';
-import { templateParams } from './input-schema.js';
+import { templateParams } from '../manifest/paths.js';
 import { ServedModel } from './model.js';
 
 /** The reserved prefix of the data plane: `/__capstate/state` (GET, PUT), `/__capstate/reset` (POST). */

@@ -8,7 +8,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import { CapstateError } from '../errors.js';
 import { capstateVersion } from '../store/open.js';
 import { ANALYSIS_TOOL_NAMES, callAnalysisTool } from './analysis.js';
-import { answerCall } from './answer.js';
+import { answerCall } from './call.js';
 import { buildCatalog, type Catalog } from './catalog.js';
 import type { ServeContext } from './context.js';
 import type { BrowserPolicy } from './browser-policy.js';

@@ -7,14 +7,15 @@
  * at all is decided by src/serve/effects.ts, against the capture's own later reads.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { readClock, renderClock, type ClockFormat } from '../state/clocks.js';
 import { at, isObject, keysOf, member, objectFrom, replaceAt } from '../state/json.js';
 import type { StateEntity } from '../state/types.js';
 import type { ServeContext } from './context.js';
 import { notFound, servedState, type StateAnswer } from './from-state.js';
-import { templateParams, type CallRequest } from './input-schema.js';
+import { templateParams } from '../manifest/paths.js';
+import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 
