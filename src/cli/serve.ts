@@ -6,7 +6,7 @@ import { CLOSED_BROWSER_POLICY, DEFAULT_BROWSER_EXECUTABLE, type BrowserPolicy }
 import { closeServeContext } from '../serve/context.js';
 import { createServer } from '../mcp/server.js';
 import { LineTransport } from '../mcp/stdio-transport.js';
-import { listenHttp, parseListen, DATA_PLANE_PREFIX } from '../serve/http.js';
+import { listenHttp, parseListen, DATA_PLANE_PREFIX } from '../http/server.js';
 import { log, parseTimeout } from './common.js';
 import { openSource, sourceArgs } from './source.js';
 
