@@ -18,6 +18,7 @@ import { templateParams } from '../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+import { childPointer } from '../json/pointer.js';
 
 export type WriteKind = 'create' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
 
@@ -196,7 +197,7 @@ function shapedAnswer(recorded: JsonValue | undefined, wm: WriteModel, value: Js
   if (wm.kind === 'create' && isObject(recorded)) {
     const keys = keysOf(recorded);
     const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
-    if (idKey !== undefined) return replaceAt(recorded, '/' + idKey.replace(/~/g, '~0').replace(/\//g, '~1'), typeof member(recorded, idKey) === 'string' ? String(id) : id);
+    if (idKey !== undefined) return replaceAt(recorded, childPointer('', idKey), typeof member(recorded, idKey) === 'string' ? String(id) : id);
   }
   return recorded;
 }
