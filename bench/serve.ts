@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { closeServeContext, openServeContext } from '../src/serve/context.js';
 import { toolRecords } from '../src/serve/records.js';
-import { createServer } from '../src/serve/server.js';
+import { createServer } from '../src/mcp/server.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = join(ROOT, 'bench', 'out');

@@ -6,7 +6,8 @@
  * server owns one model, so sessions never see each other's writes.
  */
 import { CapstateError } from '../errors.js';
-import { stringifyExact, sha256Hex, type JsonValue } from '../load/bodies.js';
+import { stringifyExact, type JsonValue } from '../json/exact.js';
+import { sha256Hex } from '../json/sha256.js';
 import { readStoredState, storedLookups, type StoredLookups } from '../state/stored.js';
 import type { StateDocument, StateEntity } from '../state/types.js';
 import type { ServeContext } from './context.js';

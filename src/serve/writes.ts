@@ -7,16 +7,18 @@
  * at all is decided by src/serve/effects.ts, against the capture's own later reads.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { readClock, renderClock, type ClockFormat } from '../state/clocks.js';
 import { at, isObject, keysOf, member, objectFrom, replaceAt } from '../state/json.js';
 import type { StateEntity } from '../state/types.js';
 import type { ServeContext } from './context.js';
 import { notFound, servedState, type StateAnswer } from './from-state.js';
-import { templateParams, type CallRequest } from './input-schema.js';
+import { templateParams } from '../manifest/paths.js';
+import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+import { childPointer } from '../json/pointer.js';
 
 export type WriteKind = 'create' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
 
@@ -201,7 +203,7 @@ function shapedAnswer(recorded: JsonValue | undefined, wm: WriteModel, value: Js
   if (wm.kind === 'create' && isObject(recorded)) {
     const keys = keysOf(recorded);
     const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
-    if (idKey !== undefined) return replaceAt(recorded, '/' + idKey.replace(/~/g, '~0').replace(/\//g, '~1'), typeof member(recorded, idKey) === 'string' ? String(id) : id);
+    if (idKey !== undefined) return replaceAt(recorded, childPointer('', idKey), typeof member(recorded, idKey) === 'string' ? String(id) : id);
   }
   return recorded;
 }

@@ -3,7 +3,7 @@
  * view from these and never restates a rule the views own.
  */
 import type { Kysely, Selectable } from 'kysely';
-import { parseExactJson, type JsonValue } from '../load/bodies.js';
+import { parseExactJson, type JsonValue } from '../json/exact.js';
 import type { DB } from '../store/types.js';
 import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
 import { rowCost, valueCost, type Budget } from './budget.js';

@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { CapstateError } from '../errors.js';
-import { parseExactJson, stringifyExact, type JsonValue } from '../load/bodies.js';
-import { JSON_FORMAT_VERSION } from '../cli/common.js';
+import { parseExactJson, stringifyExact, type JsonValue } from '../json/exact.js';
+import { JSON_FORMAT_VERSION } from '../json/output.js';
 import { kyselyFor, queriesHash, type Sqlite } from '../store/open.js';
 import type { DB } from '../store/types.js';
 import { computeState, type StateHead } from './index.js';
