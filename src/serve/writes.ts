@@ -142,7 +142,7 @@ const isInt = (v: JsonValue | undefined) => (typeof v === 'number' && Number.isI
 export function idShape(v: JsonValue | undefined): string {
   if (isInt(v)) return 'integer';
   if (typeof v !== 'string') return `other:${typeof v}`;
-  if (UUID.test(v)) return 'uuid';
+  if (UUID.test(v)) return 'rfc-4122';
   const counter = /^(.*?)(\d+)$/.exec(v);
   if (counter) return `counter:${counter[1]}`;
   return `chars:${v.length}:${/^[0-9a-f]+$/.test(v) ? 'hex' : 'any'}`;
