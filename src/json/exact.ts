@@ -160,6 +160,48 @@ function reorder(v: JsonValue, orders: string[][]): JsonValue {
   return walk(v);
 }
 
+/**
+ * ES-5: a text the owner has already accepted as exact (a body stored `json` and usable, a
+ * stored state value), parsed by the engine's JSON.parse where that gives the very value
+ * `parseExactJson` gives: no integer beyond 2^53, no array-index-like key (whose order
+ * JSON.parse would change), no -0. Anything else — or a text that was not accepted after
+ * all — takes `parseExactJson`, which decides. Several times faster on ordinary bodies.
+ */
+export function parseAcceptedJson(text: string): ExactJsonResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return parseExactJson(text);
+  }
+  const out = fromPlain(raw);
+  return out === FALLBACK ? parseExactJson(text) : { ok: true, value: out };
+}
+
+const FALLBACK = Symbol('fallback');
+
+function fromPlain(v: unknown): JsonValue | typeof FALLBACK {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isSafeInteger(v) || (!Number.isInteger(v) && Number.isFinite(v)) ? (Object.is(v, -0) ? FALLBACK : v) : FALLBACK;
+  if (Array.isArray(v)) {
+    const a: JsonValue[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = fromPlain(v[i]);
+      if (x === FALLBACK) return FALLBACK;
+      a[i] = x;
+    }
+    return a;
+  }
+  const o: JsonObject = Object.create(null);
+  for (const k of Object.keys(v as object)) {
+    if (k === '__proto__' || INDEX_LIKE.test(k)) return FALLBACK;
+    const x = fromPlain((v as Record<string, unknown>)[k]);
+    if (x === FALLBACK) return FALLBACK;
+    o[k] = x;
+  }
+  return o;
+}
+
 /** Exact JSON → plain objects (objects with index-like keys arrive from `parseExactJson` as Maps); bigints stay. */
 export function plainJson(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(plainJson);

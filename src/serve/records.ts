@@ -5,7 +5,7 @@
  * single owner, src/load/bodies.ts (DESC-6, ES-5); this module only reads its verdict.
  */
 import { type BodyKind } from '../load/bodies.js';
-import { parseExactJson, type JsonValue } from '../json/exact.js';
+import { parseAcceptedJson, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 
@@ -168,7 +168,8 @@ export async function readBody(ctx: ServeContext, bodyId: number, mediaType: str
 export function jsonValueOf(body: RetainedBodyView): JsonValue | undefined {
   if (body.kind !== 'json' || body.content === null) return undefined;
   const text = typeof body.content === 'string' ? body.content : body.content.toString('utf8');
-  const parsed = parseExactJson(text);
+  // The owner classified it `json` (ES-4 passed): the accepted-text parse gives the exact value.
+  const parsed = parseAcceptedJson(text);
   return parsed.ok ? parsed.value : undefined;
 }
 

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { CapstateError } from '../errors.js';
-import { parseExactJson, stringifyExact, type JsonValue } from '../json/exact.js';
+import { parseAcceptedJson, stringifyExact, type JsonValue } from '../json/exact.js';
 import { JSON_FORMAT_VERSION } from '../json/output.js';
 import { kyselyFor, queriesHash, type Sqlite } from '../store/open.js';
 import type { DB } from '../store/types.js';
@@ -139,7 +139,7 @@ function planRow(capture_id: number, position: number, p: Plan): Insert<'state_p
 // Reading: rows back into the view, one function per table.
 
 function json(value: string, where: string): JsonValue {
-  const r = parseExactJson(value);
+  const r = parseAcceptedJson(value); // the state pass's own exact serialisation
   if (!r.ok) throw new CapstateError('damaged-store', `the stored state has a value that is not exact JSON (${where}: ${r.detail}); recompute it: capstate migrate --recompute`, { where });
   return r.value;
 }
