@@ -228,3 +228,20 @@ describe('OQ-17 projection_values', () => {
     ]);
   });
 });
+
+describe('ES-21 view_fields', () => {
+  it('ES-21 ES-25 fields in first-shown order, required when every observation shows them; a root entity leaves out its per-response members', () => {
+    const db = store([
+      { url: `${A}/api/v1/items`, body: [{ id: 'it-1', name: 'A' }, { id: 'it-2', name: 'B', color: 'red' }] },
+      { url: `${A}/api/v1/items/it-1`, body: { id: 'it-1', requestId: '0b6f3c1e-6a52-4c1f-9d3e-2f6a8b7c9d01', name: 'A', size: 3 } },
+      { url: `${A}/api/v1/items/it-1`, body: { id: 'it-1', requestId: '0b6f3c1e-6a52-4c1f-9d3e-2f6a8b7c9d02', name: 'A', size: 3 } },
+      { url: `${A}/api/v1/items/it-1`, body: { id: 'it-1', requestId: '0b6f3c1e-6a52-4c1f-9d3e-2f6a8b7c9d03', name: 'A', size: 3 } },
+    ]);
+    const fields = (tool: string, scope: string) =>
+      db.prepare('select field, is_required from view_fields where tool = ? and scope = ? order by field_order').raw().all(tool, scope);
+    // The list view: `color` is shown by one of two observations, so it is not required.
+    expect(fields('get_api_v1_items', 'list')).toEqual([['id', 1], ['name', 1], ['color', 0]]);
+    // The item view: requestId differs on every repeat (ES-23), so the root entity does not own it (ES-25).
+    expect(fields('get_api_v1_items_by_id', 'all')).toEqual([['id', 1], ['name', 1], ['size', 1]]);
+  });
+});

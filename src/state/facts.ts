@@ -73,6 +73,8 @@ export interface StateFacts extends CaptureFacts {
   membership: DB['list_membership'][];
   /** The root's tools. */
   tools: Selectable<DB['tool']>[];
+  /** ES-21 (`view_fields`): per `tool\u0000scope`, the view's fields in order and those every observation shows. */
+  viewFields: Map<string, { fields: string[]; required: string[] }>;
   /** ES-4/ES-5: a body as an exact value through the body owner, or undefined when it is not usable. */
   bodyValue(bodyId: number): JsonValue | undefined;
   bodyUsable(bodyId: number): boolean;
@@ -87,7 +89,7 @@ export interface StateFacts extends CaptureFacts {
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
 export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'kept_observations',
   'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members',
-  'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations'] as const;
+  'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations', 'view_fields'] as const;
 
 /** The facts shared by every unit, each view read once; charged to the budget for the whole pass. */
 export async function readCaptureFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<CaptureFacts> {
@@ -156,7 +158,16 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
       .orderBy('record_id').orderBy('member_pointer').execute()),
     byTool(() => k.selectFrom('list_membership').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames).execute()),
   ]);
-  for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership] as Record<string, unknown>[][]) {
+  const fieldRows = await byTool(() => k.selectFrom('view_fields').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
+    .orderBy('tool').orderBy('scope').orderBy('field_order').execute());
+  const viewFields = new Map<string, { fields: string[]; required: string[] }>();
+  for (const f of fieldRows) {
+    const key = `${f.tool}\u0000${f.scope}`;
+    const v = viewFields.get(key) ?? viewFields.set(key, { fields: [], required: [] }).get(key)!;
+    v.fields.push(f.field);
+    if (f.is_required === 1) v.required.push(f.field);
+  }
+  for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership, fieldRows] as Record<string, unknown>[][]) {
     for (const r of rows) budget.charge('records', rowCost(r));
   }
   const itemPointer = new Map(itemLocations.map((l) => [l.record_id, l.entity_pointer]));
@@ -212,7 +223,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     root,
     reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null, query_pairs: capture.queryPairs.get(r.record_id) ?? [] })),
     identities: capture.allIdentities.filter((t) => t.root_path === root),
-    observations, order, itemLocations, listReads, counters, membership, tools,
+    observations, order, itemLocations, listReads, counters, membership, tools, viewFields,
     bodyValue: value,
     loadBodies,
     dropBodies,

@@ -57,20 +57,6 @@ function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, poi
 }
 
 
-/** The ordered union of the members a view's observations show, and those every one shows (ES-21). */
-function viewFields(obs: Observation[]): { fields: string[]; required: string[] } {
-  const fields: string[] = [];
-  const seen = new Set<string>();
-  const counts = new Map<string, number>();
-  for (const o of obs) {
-    for (const k of keysOf(o.object)) {
-      if (!seen.has(k)) { seen.add(k); fields.push(k); }
-      counts.set(k, (counts.get(k) ?? 0) + 1);
-    }
-  }
-  return { fields, required: fields.filter((k) => counts.get(k) === obs.length) };
-}
-
 export interface PlanResult { plans: Plan[]; documents: StateDocument[] }
 
 export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shaping): PlanResult {
@@ -215,8 +201,9 @@ function clockFormatsOf(ctx: Ctx, obs: Observation[], fields: string[]): Record<
   return out;
 }
 
-function viewBase(ctx: Ctx, obs: Observation[]) {
-  const { fields, required } = viewFields(obs);
+/** ES-21: the view's fields and required fields, as `view_fields` states them (item views: all observations; list views: list ones). */
+function viewBase(ctx: Ctx, obs: Observation[], scope: 'all' | 'list') {
+  const { fields, required } = ctx.facts.viewFields.get(`${ctx.tool}\u0000${scope}`) ?? { fields: [], required: [] };
   return {
     collection: ctx.collection, fields, required_fields: required,
     projected_record_ordinals: ctx.shaping.projected_record_ordinals, projected_query_keys: ctx.shaping.projected_query_keys,
@@ -241,7 +228,7 @@ function itemPlan(ctx: Ctx, reasons: Outcome['reasons']): ItemPlan | null {
       reasons.push({ reason: 'fields-differ', detail: `record #${r.ordinal} (${lineName(r)}) does not show the entity its path names` });
     }
   }
-  const plan: ItemPlan = { tool: ctx.tool, kind: 'item', ...viewBase(ctx, ctx.obs), entity_pointer: pointers[0] ?? '', membership: null, counters: [], lines };
+  const plan: ItemPlan = { tool: ctx.tool, kind: 'item', ...viewBase(ctx, ctx.obs, 'all'), entity_pointer: pointers[0] ?? '', membership: null, counters: [], lines };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
   return plan;
 }
@@ -277,7 +264,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     }
   }
   const plan: ListPlan = {
-    tool: ctx.tool, kind: 'list', ...viewBase(ctx, listObs), list_pointer: listPointer,
+    tool: ctx.tool, kind: 'list', ...viewBase(ctx, listObs, 'list'), list_pointer: listPointer,
     membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded', counters, lines,
   };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);

@@ -1,0 +1,47 @@
+-- @rule   ES-21
+-- @says   A view's fields are the ordered union of the members its observations show (first shown first, in body order), less the members generated per response of an entity at the body root (ES-25); a field every observation shows is required. Item views count all their observations, list views their list observations.
+-- @grain  one row per (capture_id, tool, scope, field); scope 'all' or 'list'
+-- @reads  kept_observations, record, member, per_response_members
+create view view_fields as
+with obs as materialized (
+  select o.capture_id, o.tool, o.view_kind, o.body_id, o.entity_pointer, c.path,
+         row_number() over (partition by o.capture_id, o.tool order by o.timeline_position, o.list_index) as all_index,
+         case when o.view_kind = 'list'
+           then row_number() over (partition by o.capture_id, o.tool, o.view_kind order by o.timeline_position, o.list_index) end as list_index
+  from kept_observations o
+  join record c on c.id = o.record_id
+),
+generated as materialized (
+  select capture_id, path, member_key from per_response_members
+),
+shown as (
+  -- The entity object's own members: a range of the member key under its pointer.
+  select obs.capture_id, obs.tool, obs.all_index, obs.list_index, m.key, m.position
+  from obs
+  join member m on m.body_id = obs.body_id and m.pointer > obs.entity_pointer || '/' and m.pointer < obs.entity_pointer || '0'
+    and m.parent_pointer = obs.entity_pointer
+  left join generated g on obs.entity_pointer = '' and g.capture_id = obs.capture_id and g.path = obs.path and g.member_key = m.key
+  where g.member_key is null
+),
+counts as (
+  select capture_id, tool, count(*) as all_count, count(list_index) as list_count from obs group by capture_id, tool
+),
+scoped as (
+  select capture_id, tool, 'all' as scope, key, all_index as obs_index, position from shown
+  union all
+  select capture_id, tool, 'list', key, list_index, position from shown where list_index is not null
+),
+firsts as (
+  select s.*, row_number() over (partition by s.capture_id, s.tool, s.scope, s.key order by s.obs_index, s.position) as rn,
+         count(*) over (partition by s.capture_id, s.tool, s.scope, s.key) as shown_count
+  from scoped s
+),
+final as (
+  select f.capture_id, f.tool, f.scope, f.key as field,
+         row_number() over (partition by f.capture_id, f.tool, f.scope order by f.obs_index, f.position) - 1 as field_order,
+         f.shown_count = case f.scope when 'all' then c.all_count else c.list_count end as is_required
+  from firsts f
+  join counts c on c.capture_id = f.capture_id and c.tool = f.tool
+  where f.rn = 1
+)
+select * from final;
