@@ -220,14 +220,16 @@ export class Redactor {
   /**
    * A body as stored: credential values under credential names (secret-text.ts) and echoes
    * of the capture's credentials replaced, before classification and hashing (BS-65).
+   * `namesClean`: the first pass ran this very name scan over this body and it replaced
+   * nothing (CleanBodies in secret-collect.ts), so only the echoes are looked for.
    */
-  body(retained: RetainedBody): RetainedBody {
+  body(retained: RetainedBody, namesClean = false): RetainedBody {
     if (retained.bytes !== undefined) {
-      const bytes = this.bytes(redactBodyBytes(retained.bytes, retained.mediaType));
+      const bytes = this.bytes(namesClean ? retained.bytes : redactBodyBytes(retained.bytes, retained.mediaType));
       return bytes === retained.bytes ? retained : { ...retained, bytes };
     }
     if (retained.text !== undefined) {
-      const text = this.text(redactBodyText(retained.text, retained.mediaType));
+      const text = this.text(namesClean ? retained.text : redactBodyText(retained.text, retained.mediaType));
       return text === retained.text ? retained : { ...retained, text };
     }
     return retained;
