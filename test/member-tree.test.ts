@@ -109,6 +109,16 @@ describe('ES-5 members flattened by json_tree equal the JavaScript flattening', 
     }
   });
 
+  it('ES-5 the fast road refuses a name twice in one object at any depth, and accepts one name in many objects', () => {
+    for (const text of ['{"a":{"b":1,"b":2}}', '[{"x":1},{"y":{"z":[{"k":1,"k":1}]}}]', '{"a":1,"a":{"b":1}}', '{"a":{"b":1,"c":2},"a":{"b":1}}', '{"a" : 1, "a" :2}']) {
+      expect(acceptsForTree(text), text).toBe(false);
+      expect(parseExactJson(text).ok, text).toBe(false);
+    }
+    for (const text of ['[{"a":1},{"a":2}]', '{"a":{"a":{"a":1}},"b":{"a":2}}', '{"x":[{"id":1,"tags":["a"]},{"id":2,"tags":[]}]}']) {
+      expect(acceptsForTree(text), text).toBe(true);
+    }
+  });
+
   it('ES-5 every fixture: the stored member rows are the JavaScript flattening of each body\'s exact value', () => {
     const captures = readdirSync(join(root, 'fixtures')).flatMap((f) =>
       ['capture.har', 'evidence.json'].map((c) => fixture(f, c)).filter((p) => existsSync(p)));

@@ -95,6 +95,22 @@ describe('BS-65 passwords and tokens in request bodies', () => {
   });
 });
 
+describe('BS-65 the second pass skips a body\'s name scan only where the first pass scanned it the same way', () => {
+  it('BS-65 a GraphQL body under a media type array (read as its first type) keeps its credential argument out, request and response', () => {
+    const { r, db } = load([
+      { method: 'POST', url: `${A}/graphql`, body: { data: {} } },
+      { method: 'POST', url: `${A}/graphql2`, body: { data: {} } },
+    ], (doc) => {
+      doc.log.entries[0].request.postData = { mimeType: ['application/graphql'], text: 'mutation { login(user: "ann", password: "pw-GqlArr-4b7c") { ok } }' };
+      doc.log.entries[1].response.content = { mimeType: ['application/graphql'], size: 60, text: 'query { me(apiKey: "ak-GqlArr-91d0e") { id } }' };
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expectKeptOut(db, ['pw-GqlArr-4b7c', 'ak-GqlArr-91d0e']);
+    expect(bodyText(db, 1, 'request')).toBe('mutation { login(user: "ann", password: "[REDACTED]") { ok } }');
+    expect(bodyText(db, 2, 'response')).toBe('query { me(apiKey: "[REDACTED]") { id } }');
+  });
+});
+
 describe('BS-65 token members in response bodies', () => {
   it('BS-65 access_token, refresh_token, id_token, client_secret, api_key, apiKey, password in snake, camel and kebab spellings; their echoes too', () => {
     const planted = {

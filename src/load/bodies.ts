@@ -138,8 +138,6 @@ export function classifyRetainedBody(body: RetainedBody): ClassifiedBody {
 }
 
 const INT_TOKEN = /^-?(0|[1-9][0-9]*)$/;
-/** Characters a member name may not hold for json_tree's paths to map onto RFC 6901 pointers by plain replacement. */
-const PATH_SPECIAL = /[.~/"[\]]/;
 
 function simpleNumber(tok: string): boolean {
   if (INT_TOKEN.test(tok)) {
@@ -166,14 +164,16 @@ function simpleNumber(tok: string): boolean {
  * the caller then parses with parseExactJson, which decides.
  */
 export function acceptsForTree(text: string): boolean {
+  let value: unknown;
   try {
-    JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     return false;
   }
   const n = text.length;
-  // One entry per open container: the names seen so far in an object, null for an array.
-  const stack: (Set<string> | null)[] = [];
+  // Containers open and not yet closed; and every member name in the text, counted.
+  let depth = 0;
+  let names = 0;
   let nextBackslash = text.indexOf('\\');
   if (nextBackslash === -1) nextBackslash = n;
   let i = 0;
@@ -197,24 +197,20 @@ export function acceptsForTree(text: string): boolean {
         if (q < j) q = text.indexOf('"', j);
       }
       i = q + 1;
-      const top = stack.length ? stack[stack.length - 1] : null;
-      if (top) {
-        let k = i;
-        while (k < n) { const w = text.charCodeAt(k); if (w !== 0x20 && w !== 0x0a && w !== 0x0d && w !== 0x09) break; k++; }
-        if (text.charCodeAt(k) === 0x3a) {
-          const key = text.slice(start, q);
-          if (escaped || key === '__proto__' || PATH_SPECIAL.test(key) || top.has(key)) return false;
-          top.add(key);
-          i = k + 1;
-        }
+      // In JSON text that parsed, a string followed by `:` is a member name.
+      let k = i;
+      while (k < n) { const w = text.charCodeAt(k); if (w !== 0x20 && w !== 0x0a && w !== 0x0d && w !== 0x09) break; k++; }
+      if (text.charCodeAt(k) === 0x3a) {
+        if (escaped || !plainName(text, start, q)) return false;
+        names++;
+        i = k + 1;
       }
       continue;
     }
     if (c === 0x7b || c === 0x5b) {
-      stack.push(c === 0x7b ? new Set() : null);
-      if (stack.length > MAX_JSON_DEPTH) return false;
+      if (++depth > MAX_JSON_DEPTH) return false;
     } else if (c === 0x7d || c === 0x5d) {
-      stack.pop();
+      depth--;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let j = i + 1;
       for (; j < n; j++) {
@@ -227,7 +223,36 @@ export function acceptsForTree(text: string): boolean {
     }
     i++;
   }
+  // JSON.parse keeps one member per distinct name in an object (the last): fewer members
+  // in the value than names in the text means a name appears twice in one object. Names
+  // are unescaped here, so equal texts are equal names.
+  return countMembers(value) === names;
+}
+
+/** A member name json_tree's paths spell as its RFC 6901 token: not `__proto__`, none of `. ~ / " [ ]`. */
+function plainName(text: string, start: number, end: number): boolean {
+  if (end - start === 9 && text.startsWith('__proto__', start)) return false;
+  for (let x = start; x < end; x++) {
+    const c = text.charCodeAt(x);
+    if (c === 0x2e || c === 0x7e || c === 0x2f || c === 0x22 || c === 0x5b || c === 0x5d) return false;
+  }
   return true;
+}
+
+/** Object members in a parsed value, at every depth (the value nests at most MAX_JSON_DEPTH deep). */
+function countMembers(v: unknown): number {
+  if (v === null || typeof v !== 'object') return 0;
+  let count = 0;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) { const x = v[i]; if (x !== null && typeof x === 'object') count += countMembers(x); }
+    return count;
+  }
+  for (const k in v as object) {
+    count++;
+    const x = (v as Record<string, unknown>)[k];
+    if (x !== null && typeof x === 'object') count += countMembers(x);
+  }
+  return count;
 }
 
 /** One `member` row (schema/member.sql). */

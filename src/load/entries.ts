@@ -10,7 +10,7 @@ import { classifyRetainedBody, type BodyKind, type RetainedBody, type UnusableRe
 import type { Obj } from './fields.js';
 import { readHarEntry } from './har.js';
 import { Redactor, SensitiveLiterals } from './secrets.js';
-import { SecretCollector } from './secret-collect.js';
+import { CleanBodies, SecretCollector } from './secret-collect.js';
 import { formatPath, splitJson, type JsonPath, type Piece } from './split.js';
 import type { LoadedRecord } from './writer.js';
 
@@ -149,8 +149,10 @@ export function checkDuplicates(file: string, p: Piece, value: unknown, record: 
  * First pass: the credential values this capture carries (secret-collect.ts), so the
  * second pass can keep them out of bodies, URLs and other headers that echo them (a login
  * response returning the bearer token, a session id in a Referer). Costs one more parse.
+ * `clean` (when given) learns which bodies held no credential-named value, so the second
+ * pass does not scan them for names again.
  */
-export async function collectCredentials(file: string): Promise<Set<string>> {
+export async function collectCredentials(file: string, clean?: CleanBodies): Promise<Set<string>> {
   const found = new SecretCollector();
   for await (const p of splitJson(file, { stream: [['log', 'entries'], ['events']] })) {
     const isEntry = p.path[0] === 'log' && p.path[1] === 'entries';
@@ -160,7 +162,12 @@ export async function collectCredentials(file: string): Promise<Set<string>> {
     try { v = JSON.parse(p.bytes.toString('utf8')); } catch { continue; } // the second pass reports it
     if (isPages) found.pages(v);
     else if (!v || typeof v !== 'object') continue;
-    else if (isEntry) found.entry(v as Obj);
+    else if (isEntry) {
+      const scanned = found.entry(v as Obj);
+      const index = p.path[2] as number;
+      clean?.note(index, 'request', scanned.requestBodyClean);
+      clean?.note(index, 'response', scanned.responseBodyClean);
+    }
     else if (p.path[0] === 'events') found.event(v as Obj);
     else found.scenario(v);
   }
@@ -172,12 +179,12 @@ export async function collectCredentials(file: string): Promise<Set<string>> {
  * digests describe the retained representation after redaction), classifies what remains.
  * `where` names the body in errors. The writer's `writeBody` does the same on its thread.
  */
-export function classifyForStore(retained: RetainedBody, side: 'request' | 'response', sensitive: SensitiveLiterals, redactor: Redactor, where: ErrorContext): BodyOut {
+export function classifyForStore(retained: RetainedBody, side: 'request' | 'response', sensitive: SensitiveLiterals, redactor: Redactor, where: ErrorContext, namesClean = false): BodyOut {
   if (sensitive.size > 0 && sensitive.find(retained.bytes ?? retained.text) !== -1) {
     throw new CapstateError('sensitive-value', `the ${side} body carries a value declared with --sensitive; remove or redact it in the capture and load again`, where);
   }
   // Credential values (by name, and echoed) are replaced before hashing (secrets.ts).
-  const b = classifyRetainedBody(redactor.body(retained));
+  const b = classifyRetainedBody(redactor.body(retained, namesClean));
   // A Buffer may view a larger pooled allocation, which a structured clone would copy whole.
   const content = typeof b.content === 'string' ? b.content : Buffer.from(new Uint8Array(b.content));
   return { kind: b.kind, sha256: b.sha256, byteLength: b.bytes.length, content, isUsable: b.isUsable, reason: b.reason, isTreeText: b.treeText !== undefined };
@@ -185,7 +192,8 @@ export function classifyForStore(retained: RetainedBody, side: 'request' | 'resp
 
 /** Everything the writing side needs from `file`, in file order. Throws CapstateError for bad input. */
 export async function* parseCapture(file: string, opts: ParseOptions): AsyncGenerator<ParseOut> {
-  const credentials = await collectCredentials(file);
+  const clean = new CleanBodies();
+  const credentials = await collectCredentials(file, clean);
   yield { t: 'credentials', values: [...credentials] };
   const redactor = new Redactor(credentials);
   const sensitive = new SensitiveLiterals(opts.sensitive);
@@ -204,8 +212,8 @@ export async function* parseCapture(file: string, opts: ParseOptions): AsyncGene
       checkDuplicates(file, p, value, index + 1);
       const out = readHarEntry(file, index, value);
       const at = (path: string) => ({ file, record: index + 1, path: `log.entries[${index}].${path}` });
-      const request = classifyForStore(out.requestBody, 'request', sensitive, redactor, at('request.postData'));
-      const response = classifyForStore(out.responseBody, 'response', sensitive, redactor, at('response.content.text'));
+      const request = classifyForStore(out.requestBody, 'request', sensitive, redactor, at('request.postData'), clean.has(index, 'request'));
+      const response = classifyForStore(out.responseBody, 'response', sensitive, redactor, at('response.content.text'), clean.has(index, 'response'));
       const { url: _url, ...record } = out.record;
       yield { t: 'entry', index, record, request, response };
     } else {

@@ -36,6 +36,13 @@ export class SecretCollector {
     if (looksLikeSecret(v)) this.values.add(v);
   };
 
+  /** Values a body scan replaced since the count was last read (bodyText, bodyBytes). */
+  private bodyFinds = 0;
+  private readonly inBody: Found = (v) => {
+    this.bodyFinds++;
+    this.named(v);
+  };
+
   header(name: unknown, value: unknown): void {
     if (typeof name !== 'string' || typeof value !== 'string') return;
     if (isCredentialHeader(name)) for (const v of credentialValues(name, value)) this.strong(v);
@@ -58,16 +65,27 @@ export class SecretCollector {
     if (typeof v === 'string') redactFreeText(v, this.named);
   }
 
-  bodyText(text: string | null, mediaType: string | null): void {
-    if (text !== null) redactBodyText(text, mediaType, this.named);
+  /** Scans a body for credential-named values; true when it replaced none (the text is stored as it is by name). */
+  bodyText(text: string | null, mediaType: string | null): boolean {
+    const before = this.bodyFinds;
+    if (text !== null) redactBodyText(text, mediaType, this.inBody);
+    return text !== null && this.bodyFinds === before;
   }
 
-  bodyBytes(bytes: Buffer | null, mediaType: string | null): void {
-    if (bytes !== null) redactBodyBytes(bytes, mediaType, this.named);
+  /** The same for bytes: true when a scan of them replaced nothing. */
+  bodyBytes(bytes: Buffer | null, mediaType: string | null): boolean {
+    const before = this.bodyFinds;
+    if (bytes !== null) redactBodyBytes(bytes, mediaType, this.inBody);
+    return bytes !== null && this.bodyFinds === before;
   }
 
-  /** One `log.entries[]` value. */
-  entry(e: Obj): void {
+  /**
+   * One `log.entries[]` value. Says, per side, whether its body was scanned exactly as the
+   * second pass reads it (readHarEntry: the same text or decoded bytes, the same media
+   * type) and no credential-named value was found in it: the name redaction of that body
+   * (Redactor.body) would then return it unchanged, and the second pass skips it.
+   */
+  entry(e: Obj): { requestBodyClean: boolean; responseBodyClean: boolean } {
     const req = isObj(e.request) ? e.request : {};
     const res = isObj(e.response) ? e.response : {};
     for (const side of [req, res]) {
@@ -76,19 +94,26 @@ export class SecretCollector {
     }
     this.text(req.url);
     this.text(res.statusText);
-    if (isObj(req.postData)) this.postData(req.postData);
+    let requestBodyClean = false;
+    let responseBodyClean = false;
+    if (isObj(req.postData)) requestBodyClean = this.postData(req.postData) && !Array.isArray(req.postData.mimeType);
     if (isObj(res.content)) {
       const text = str(res.content.text);
       const mediaType = str(res.content.mimeType);
-      if (str(res.content.encoding)?.toLowerCase() === 'base64' && text !== null) this.bodyBytes(decodeBase64Strict(text), mediaType);
-      else this.bodyText(text, mediaType);
+      // An array of media types is read as its first by readHarEntry, as none here: not the same scan.
+      const sameMediaType = !Array.isArray(res.content.mimeType);
+      if (str(res.content.encoding)?.toLowerCase() === 'base64' && text !== null) responseBodyClean = this.bodyBytes(decodeBase64Strict(text), mediaType) && sameMediaType;
+      else responseBodyClean = this.bodyText(text, mediaType) && sameMediaType;
     }
+    return { requestBodyClean, responseBodyClean };
   }
 
-  private postData(pd: Obj): void {
+  /** True when `postData.text` was scanned and held no credential-named value (params are read otherwise by the second pass). */
+  private postData(pd: Obj): boolean {
     if (typeof pd.text === 'string') return this.bodyText(pd.text, str(pd.mimeType));
-    if (!Array.isArray(pd.params)) return;
+    if (!Array.isArray(pd.params)) return false;
     for (const p of pd.params) if (isObj(p) && typeof p.name === 'string' && typeof p.value === 'string' && isCredentialParamName(p.name)) this.named(p.value);
+    return false;
   }
 
   /** One scenario Evidence event (docs/evidence-format.md). */
@@ -111,5 +136,30 @@ export class SecretCollector {
     if (!isObj(v)) return;
     this.text(v.start_url);
     if (isObj(v.start_url)) this.text(v.start_url.url);
+  }
+}
+
+/**
+ * Which entries' bodies the first pass scanned as the second pass reads them and found no
+ * credential-named value in (SecretCollector.entry): two bits per entry, so it stays small
+ * whatever the capture's size (19,010 entries at 500 MB: 5 KB).
+ */
+export class CleanBodies {
+  private bits = new Uint8Array(1024);
+
+  note(index: number, side: 'request' | 'response', clean: boolean): void {
+    const bit = index * 2 + (side === 'request' ? 0 : 1);
+    if ((bit >> 3) >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(this.bits.length * 2, (bit >> 3) + 1));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    if (clean) this.bits[bit >> 3] |= 1 << (bit & 7);
+    else this.bits[bit >> 3] &= ~(1 << (bit & 7));
+  }
+
+  has(index: number, side: 'request' | 'response'): boolean {
+    const bit = index * 2 + (side === 'request' ? 0 : 1);
+    return (bit >> 3) < this.bits.length && (this.bits[bit >> 3] & (1 << (bit & 7))) !== 0;
   }
 }
