@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { classifyRetainedBody, flattenMembers, isJsonLike, MAX_USABLE_BODY_BYTES, type MemberRow } from '../src/load/bodies.js';
 import { parseExactJson } from '../src/json/exact.js';
-import { root } from './helpers.js';
+import { root, sourceFiles } from './helpers.js';
 
 const json = (text: string, mediaType: string | null = 'application/json') => classifyRetainedBody({ text, mediaType, isCut: false });
 
@@ -112,14 +112,7 @@ describe('DESC-6 body classification (OQ-33)', () => {
 
 describe('ES-5 one owner of body decoding and exact JSON', () => {
   it('ES-5 only src/json/exact.ts imports the exact-number parser; only src/load/bodies.ts decodes body base64', () => {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const p = join(dir, e.name);
-        if (e.isDirectory()) walk(p); else if (p.endsWith('.ts')) files.push(p);
-      }
-    };
-    walk(join(root, 'src'));
+    const files = sourceFiles();
     const code = (f: string) => readFileSync(f, 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '');
     const parsers = files.filter((f) => !f.endsWith(join('json', 'exact.ts')))
       .filter((f) => /from 'json-bigint'|from 'bignumber\.js'/.test(code(f)));

@@ -1,7 +1,7 @@
 /** Shared test helpers: temporary stores, the built CLI, file hashes. */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll } from 'vitest';
@@ -9,6 +9,14 @@ import { afterAll } from 'vitest';
 export const root = resolve(__dirname, '..');
 export const cliPath = join(root, 'dist/src/cli/main.js');
 export const fixture = (...p: string[]) => join(root, 'fixtures', ...p);
+
+/** Every TypeScript file under src/ (for tests that check a rule is stated in one module only). */
+export function sourceFiles(dir = join(root, 'src')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    return e.isDirectory() ? sourceFiles(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
 
 /** A temporary directory removed after the test file. */
 export function tempDir(): string {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { childPointer, escapePointerToken, pointerTokens, unescapePointerToken } from '../src/json/pointer.js';
-import { root } from './helpers.js';
+import { root, sourceFiles } from './helpers.js';
 
 describe('JSON pointers (RFC 6901): one escaper', () => {
   it('escapes ~ before / and unescapes in the opposite order', () => {
@@ -26,14 +26,7 @@ describe('JSON pointers (RFC 6901): one escaper', () => {
   });
 
   it('no other module of src/ spells the ~0/~1 escapes', () => {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const p = join(dir, e.name);
-        if (e.isDirectory()) walk(p); else if (p.endsWith('.ts')) files.push(p);
-      }
-    };
-    walk(join(root, 'src'));
+    const files = sourceFiles();
     const offenders = files.filter((f) => !f.endsWith(join('json', 'pointer.ts')))
       .filter((f) => /'~[01]'|\/~[01]\/g/.test(readFileSync(f, 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')));
     expect(offenders.map((f) => f.slice(root.length + 1))).toEqual([]);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readVersusWrite, type TimedRecord } from '../src/state/read-and-write.js';
-import { root } from './helpers.js';
+import { root, sourceFiles } from './helpers.js';
 
 /** A record at `position` that started at `start` (ms) and took `duration` ms. */
 const rec = (position: number, start: number | null, duration: number): TimedRecord =>
@@ -32,14 +32,7 @@ describe('ES-8 a read is before, overlapping or after its bounding write', () =>
     expect(readVersusWrite('start-time', rec(3, 1050, 40), rec(2, null, 80))).toBe('after');
   });
   it('ES-8 no other TypeScript module compares a read\'s end with a write\'s times', () => {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const p = join(dir, e.name);
-        if (e.isDirectory()) walk(p); else if (p.endsWith('.ts')) files.push(p);
-      }
-    };
-    walk(join(root, 'src'));
+    const files = sourceFiles();
     const offenders = files.filter((f) => !f.endsWith(join('state', 'read-and-write.ts')))
       .filter((f) => /\.ended_ms\s*<|<=?\s*\w+\.ended_ms/.test(readFileSync(f, 'utf8')));
     expect(offenders.map((f) => f.slice(root.length + 1))).toEqual([]);
