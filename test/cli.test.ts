@@ -132,9 +132,10 @@ describe('exit codes and usage', () => {
     expect(r.stderr).toMatch(/QUERY/);
   });
 
-  it('warns about unknown options on stderr', () => {
+  it('an unknown option is a usage error (exit 2) naming it (issue 19; test/cli-strict.test.ts)', () => {
     const r = cli(['info', '--db', db, '--jsno']);
-    expect(r.status).toBe(0);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/unknown option --jsno/);
   });
 });
