@@ -17,7 +17,7 @@ const main = defineCommand({
     name: 'capstate',
     version,
     description: 'Recorded web-API traffic → a SQLite fact store, the app\'s inferred backend state, and an MCP stand-in for it. ' +
-      'Exit codes: 0 ok, 1 bad input or failed check, 2 usage.',
+      'Exit codes: 0 ok, 1 bad input or failed check, 2 usage. `capstate help COMMAND` shows a command\'s options.',
   },
   subCommands: commands,
 });
