@@ -1,10 +1,10 @@
 /**
  * Tool-call latency of the MCP server, in process (InMemoryTransport + a real Client), on
  * the bench's generated capture: the store `npm run bench` loaded (bench/out/h<MB>.sqlite
- * for the first of BENCH_SIZES), generated and loaded here when missing.
+ * for each of BENCH_SIZES), generated and loaded here when missing.
  *
- * Env: BENCH_SIZES (first size used, default 50), BENCH_SERVE_CALLS (default 2000).
- * Prints the figures on stdout and writes bench/out/serve-results.json.
+ * Env: BENCH_SIZES (each size in its own process, default 50,500), BENCH_SERVE_CALLS (default 2000).
+ * Prints the figures on stdout and writes bench/out/serve-results-h<MB>.json.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { closeServeContext, openServeContext } from '../src/serve/context.js';
 import { toolRecords } from '../src/serve/records.js';
-import { createServer } from '../src/serve/server.js';
+import { createServer } from '../src/mcp/server.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = join(ROOT, 'bench', 'out');
@@ -43,8 +43,8 @@ function ensureStore(mb: number): string {
   return db;
 }
 
-async function main(): Promise<number> {
-  const mb = Number((process.env.BENCH_SIZES ?? '50').split(',')[0]);
+/** One size in this process (a child per size, so each peak RSS is its own). */
+async function serveOne(mb: number): Promise<number> {
   const calls = Math.max(1, Number(process.env.BENCH_SERVE_CALLS ?? 2000) | 0);
   const db = ensureStore(mb);
 
@@ -82,12 +82,14 @@ async function main(): Promise<number> {
 
   const lat: number[] = [];
   let errors = 0;
+  let fromState = 0;
   for (let i = 0; i < calls; i++) {
     const c = plan[i % plan.length];
     const s = performance.now();
     const r = await client.callTool({ name: c.name, arguments: c.args });
     lat.push(performance.now() - s);
     if (r.isError) errors++;
+    if ((r.structuredContent as { source?: string } | undefined)?.source === 'state') fromState++;
   }
   const sorted = [...lat].sort((x, y) => x - y);
   const sql: number[] = [];
@@ -104,18 +106,30 @@ async function main(): Promise<number> {
   const result = {
     store: relative(ROOT, db), machine: { cpus: cpus().length, node: process.version },
     tools: tools.length, environment_tools: catalog.environmentTools.length, catalog_bytes: catalog.bytes, catalog_limitations: catalog.limitations,
-    start_ms: startMs, request_lines: plan.length, calls, errors,
+    start_ms: startMs, request_lines: plan.length, calls, errors, from_state: fromState, peak_rss_mb: process.resourceUsage().maxRSS / 1000,
     call_ms: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1], mean: lat.reduce((x, y) => x + y, 0) / lat.length },
     query_store_ms: { p50: percentile(sql, 50), p99: percentile(sql, 99) },
   };
-  writeFileSync(join(OUT, 'serve-results.json'), JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(join(OUT, `serve-results-h${mb}.json`), JSON.stringify(result, null, 2) + '\n');
   const f = (x: number) => x.toFixed(2);
   process.stdout.write([
-    `serve bench on ${result.store}: ${result.tools} tools (${result.environment_tools} environment), catalog ${result.catalog_bytes} bytes, start + list ${f(startMs)} ms`,
-    `tool calls (in process, replay): ${calls} over ${plan.length} request lines, ${errors} errors; p50 ${f(result.call_ms.p50)} ms, p99 ${f(result.call_ms.p99)} ms, max ${f(result.call_ms.max)} ms`,
+    `serve bench on ${result.store}: ${result.tools} tools (${result.environment_tools} environment), catalog ${result.catalog_bytes} bytes, start + list ${f(startMs)} ms, peak RSS ${result.peak_rss_mb.toFixed(0)} MB`,
+    `tool calls (in process): ${calls} over ${plan.length} request lines (${fromState} answered from state, the rest replayed), ${errors} errors; p50 ${f(result.call_ms.p50)} ms, p99 ${f(result.call_ms.p99)} ms, max ${f(result.call_ms.max)} ms`,
     `query_store (tool_statuses): p50 ${f(result.query_store_ms.p50)} ms, p99 ${f(result.query_store_ms.p99)} ms`,
   ].join('\n') + '\n');
   return errors ? 1 : 0;
+}
+
+/** Every size of BENCH_SIZES (default 50,500), each in a child process of its own. */
+async function main(): Promise<number> {
+  const one = process.env.BENCH_SERVE_SIZE;
+  if (one) return serveOne(Number(one));
+  let code = 0;
+  for (const mb of (process.env.BENCH_SIZES ?? '50,500').split(',').map(Number)) {
+    const r = spawnSync(process.execPath, [process.argv[1]], { stdio: 'inherit', env: { ...process.env, BENCH_SERVE_SIZE: String(mb) } });
+    code ||= r.status ?? 1;
+  }
+  return code;
 }
 
 main().then((code) => process.exit(code), (err: unknown) => { log(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}`); process.exit(1); });

@@ -4,10 +4,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
-import {
-  classifyRetainedBody, flattenMembers, isJsonLike, membersToValue, parseExactJson, stringifyExact,
-  MAX_USABLE_BODY_BYTES, type MemberRow,
-} from '../src/load/bodies.js';
+import { classifyRetainedBody, flattenMembers, isJsonLike, MAX_USABLE_BODY_BYTES, type MemberRow } from '../src/load/bodies.js';
+import { parseExactJson } from '../src/json/exact.js';
 import { root } from './helpers.js';
 
 const json = (text: string, mediaType: string | null = 'application/json') => classifyRetainedBody({ text, mediaType, isCut: false });
@@ -113,7 +111,7 @@ describe('DESC-6 body classification (OQ-33)', () => {
 });
 
 describe('ES-5 one owner of body decoding and exact JSON', () => {
-  it('ES-5 only src/load/bodies.ts imports the exact-number parser or decodes body base64', () => {
+  it('ES-5 only src/json/exact.ts imports the exact-number parser; only src/load/bodies.ts decodes body base64', () => {
     const files: string[] = [];
     const walk = (dir: string) => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -122,38 +120,46 @@ describe('ES-5 one owner of body decoding and exact JSON', () => {
       }
     };
     walk(join(root, 'src'));
-    const offenders = files.filter((f) => !f.endsWith(join('load', 'bodies.ts'))).filter((f) => {
-      const s = readFileSync(f, 'utf8');
-      return /from 'json-bigint'|from 'bignumber\.js'|Buffer\.from\([^)]*'base64'\)|classifyRetainedBody\(/.test(s.replace(/^\s*(\/\/|\*).*$/gm, ''))
-        && !f.endsWith(join('load', 'entries.ts')); // the parse side of a load hands bodies to the owner
-    });
-    expect(offenders.map((f) => f.slice(root.length + 1))).toEqual([]);
+    const code = (f: string) => readFileSync(f, 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '');
+    const parsers = files.filter((f) => !f.endsWith(join('json', 'exact.ts')))
+      .filter((f) => /from 'json-bigint'|from 'bignumber\.js'/.test(code(f)));
+    const decoders = files.filter((f) => !f.endsWith(join('load', 'bodies.ts')))
+      .filter((f) => /Buffer\.from\([^)]*'base64'\)|classifyRetainedBody\(/.test(code(f))
+        && !f.endsWith(join('load', 'entries.ts'))); // the parse side of a load hands bodies to the owner
+    expect([...parsers, ...decoders].map((f) => f.slice(root.length + 1))).toEqual([]);
   });
 });
 
 describe('exact values end to end (STYLE §5)', () => {
-  const roundTrip = (text: string): string => {
+  /** The member rows of `text` as SQLite's STRICT member table gives them back (integers as bigint). */
+  const storedMembers = (text: string): Map<string, { key: string | null; position: number; type: string; value: unknown }> => {
     const parsed = parseExactJson(text);
     if (!parsed.ok) throw new Error(parsed.detail);
     const db = new Database(':memory:');
     db.exec("create table member (pointer text primary key, parent_pointer text, key text, position integer not null, depth integer not null, type text not null, value any) strict");
     const ins = db.prepare('insert into member values (?, ?, ?, ?, ?, ?, ?)');
     flattenMembers(parsed.value, (m) => ins.run(m.pointer, m.parentPointer, m.key, m.position, m.depth, m.type, m.value));
-    const rows = db.prepare('select pointer, parent_pointer as parentPointer, key, position, depth, type, value from member').safeIntegers(true).all() as MemberRow[];
-    const fixed = rows.map((r) => ({ ...r, position: Number(r.position), depth: Number(r.depth) }));
-    return stringifyExact(membersToValue(fixed));
+    const rows = db.prepare('select pointer, key, position, type, value from member').safeIntegers(true).all() as { pointer: string; key: string | null; position: bigint; type: string; value: unknown }[];
+    return new Map(rows.map((r) => [r.pointer, { key: r.key, position: Number(r.position), type: r.type, value: r.value }]));
   };
 
   it('a 64-bit integer in a body comes back from the member table digit for digit (property)', () => {
     fc.assert(fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.string(), (n, s) => {
-      const text = `{"id":${n},"label":${JSON.stringify(s)},"list":[${n},{"deep":${n}}]}`;
-      expect(roundTrip(text)).toBe(text);
+      const m = storedMembers(`{"id":${n},"label":${JSON.stringify(s)},"list":[${n},{"deep":${n}}]}`);
+      for (const p of ['/id', '/list/0', '/list/1/deep']) expect(m.get(p)).toMatchObject({ type: 'integer', value: n });
+      expect(m.get('/label')).toMatchObject({ type: 'string', value: s });
     }), { numRuns: 300 });
   });
 
   it('strings that look like numbers stay strings, key order and nesting survive', () => {
-    const text = '{"zip":"000123","b":true,"a":null,"n":-0.5,"arr":[[],{}],"x/y~z":1}';
-    expect(roundTrip(text)).toBe(text);
+    const m = storedMembers('{"zip":"000123","b":true,"a":null,"n":-0.5,"arr":[[],{}],"x/y~z":1}');
+    expect([...m].filter(([, r]) => r.key !== null).sort((x, y) => x[1].position - y[1].position).map(([, r]) => r.key))
+      .toEqual(['zip', 'b', 'a', 'n', 'arr', 'x/y~z']);
+    expect(m.get('/zip')).toMatchObject({ type: 'string', value: '000123' });
+    expect(m.get('/n')).toMatchObject({ type: 'real', value: -0.5 });
+    expect(m.get('/arr/0')).toMatchObject({ type: 'array' });
+    expect(m.get('/arr/1')).toMatchObject({ type: 'object' });
+    expect(m.get('/x~1y~0z')).toMatchObject({ type: 'integer', value: 1n });
   });
 
   it('member rows carry RFC 6901 pointers, parents, key order and depth', () => {

@@ -14,7 +14,7 @@ import { networkBySendingStep } from '../src/compare/network.js';
 import { readPolicy } from '../src/compare/policy.js';
 import { admitRetainedScenario } from '../src/load/admission.js';
 import { ScenarioReader } from '../src/load/scenario.js';
-import { sha256Hex } from '../src/load/bodies.js';
+import { sha256Hex } from '../src/json/sha256.js';
 import { CapstateError } from '../src/errors.js';
 import { cli, tempDir } from './helpers.js';
 

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CapstateError } from '../src/errors.js';
-import { loadCaptures } from '../src/load/index.js';
+import { loadCaptures } from '../src/ingest/load-captures.js';
 import { fixture, tempDir } from './helpers.js';
 
 const dir = tempDir();

@@ -5,7 +5,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
-import { createServer } from '../src/serve/server.js';
+import { createServer } from '../src/mcp/server.js';
 import type { Catalog } from '../src/serve/catalog.js';
 import type { BrowserPolicy } from '../src/serve/browser-policy.js';
 import { writeHar, type Exchange } from './har-builder.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { cli, cliPath, fixture, tempDir } from './helpers.js';
 import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
-import { listenHttp, parseListen } from '../src/serve/http.js';
+import { listenHttp, parseListen } from '../src/http/server.js';
 import { serveStore } from './serve-helpers.js';
 
 const dir = tempDir();

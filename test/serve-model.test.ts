@@ -186,6 +186,22 @@ describe('effects and ids the capture shows, compared by shape', () => {
     }
   });
 
+  it('a create answer whose member named like an id holds an object (`grid`) names no id: the POST is answered, never an internal error', async () => {
+    const s = await serveHar(dir, [
+      { url: `${A}/boards`, body: [{ id: 1, title: 'a' }] },
+      { method: 'POST', url: `${A}/boards`, requestBody: { title: 'b' }, status: 201, body: { title: 'b', grid: { w: 2, h: 3 } } },
+      { url: `${A}/boards`, body: [{ id: 1, title: 'a' }, { id: 2, title: 'b' }] },
+    ]);
+    try {
+      const r = await s.call('post_api_boards', { body: { title: 'c' } });
+      expect(text(r)).not.toMatch(/internal/);
+      expect(r.isError, text(r)).toBeFalsy();
+      expect(cli(['check-effects', '--db', s.ctx.file]).status).not.toBe(70);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('a server counter that jumped (note-2 then note-9) is the same shape: check-effects goes on with it; serving allocates the next (note-3)', async () => {
     const s = await serveHar(dir, [
       { url: `${A}/notes`, body: [{ id: 'note-1', text: 'a' }, { id: 'note-2', text: 'b' }] },

@@ -14,7 +14,7 @@ import { formatPath, splitJson, type JsonPath, type Piece } from '../src/load/sp
 import { cli, tempDir } from './helpers.js';
 
 const dir = tempDir();
-/** The loader's stream configuration (src/load/index.ts). */
+/** The loader's stream configuration (src/ingest/load-captures.ts). */
 const STREAM = [['log', 'entries'], ['events']];
 const CHUNK_SIZES = [1, 2, 3, 7, 64, 4096];
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { SQL_JSON_FORMAT_VERSION, rowObjects } from '../src/cli/sql.js';
-import { JSON_FORMAT_VERSION } from '../src/cli/common.js';
+import { JSON_FORMAT_VERSION } from '../src/json/output.js';
 import { cli, fixture, tempDir } from './helpers.js';
 
 const db = join(tempDir(), 'sql.sqlite');

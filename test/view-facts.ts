@@ -4,7 +4,8 @@
  * inference — and the view under test read back.
  */
 import { join } from 'node:path';
-import { flattenMembers, type JsonValue } from '../src/load/bodies.js';
+import { flattenMembers } from '../src/load/bodies.js';
+import { type JsonValue } from '../src/json/exact.js';
 import { openStore, type Sqlite } from '../src/store/open.js';
 
 export interface ToolFacts { method?: string; template: string; root?: string; isQueryPost?: boolean }

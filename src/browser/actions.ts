@@ -3,10 +3,11 @@
  * their own `timeout_ms` (BS-14: omitted means no deadline) and stop at cancellation.
  */
 import type { BrowserContext, Locator as PwLocator, Page, Request, Route } from 'playwright-core';
-import { objectEntries, parseExactJson, stringifyExact, type JsonValue } from '../load/bodies.js';
+import { objectEntries, parseExactJson, stringifyExact, type JsonValue } from '../json/exact.js';
 import type { Redaction } from './redaction.js';
 import { CONTROL, type Action, type HeaderSource, type Locator, type RequestAction, type UrlSpec } from './schema.js';
 import { resolveValue } from './seed.js';
+import { pointerTokens } from '../json/pointer.js';
 
 /** The page globals that code evaluated in the page uses (the project compiles without the DOM library). */
 export interface PageGlobals {
@@ -89,8 +90,7 @@ export async function runAction(a: Action, x: ActionContext): Promise<void> {
 function pointerGet(v: JsonValue, pointer: string): JsonValue | undefined {
   if (pointer === '') return v;
   let cur: JsonValue | undefined = v;
-  for (const raw of pointer.slice(1).split('/')) {
-    const k = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const k of pointerTokens(pointer)) {
     if (Array.isArray(cur)) cur = /^(0|[1-9]\d*)$/.test(k) ? cur[Number(k)] : undefined;
     else if (cur !== null && typeof cur === 'object') cur = objectEntries(cur).find(([key]) => key === k)?.[1];
     else return undefined;

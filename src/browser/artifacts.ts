@@ -4,7 +4,7 @@
  * `not_requested`; strings pass through the redaction current at capture time.
  */
 import type { BrowserContext, Page } from 'playwright-core';
-import { sha256Hex } from '../load/bodies.js';
+import { sha256Hex } from '../json/sha256.js';
 import { withDeadline } from './deadline.js';
 import { decodeUtf16Base64, fingerprint, FINGERPRINT_VERSION, PAGE_ENCODE } from './fingerprints.js';
 import { firstLine } from './launch.js';

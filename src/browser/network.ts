@@ -5,7 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { BrowserContext, Request, Response } from 'playwright-core';
-import { sha256Hex } from '../load/bodies.js';
+import { sha256Hex } from '../json/sha256.js';
 import { isAlwaysRedactedHeader } from '../load/secrets.js';
 import { bodyAllocationCost, type EventLog, MAX_CONCURRENT_CONTENT_READS, PROVIDER_READ_TIMEOUT_MS } from './limits.js';
 import type { Redaction, RedactionView } from './redaction.js';

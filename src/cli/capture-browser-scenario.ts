@@ -2,8 +2,9 @@ import { defineCommand } from 'citty';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { captureBrowserScenario, stepLine, type Evidence } from '../browser/index.js';
 import { CapstateError } from '../errors.js';
-import { parseExactJson, plainJson } from '../load/bodies.js';
-import { jsonArg, log, out, printJson, toJson } from './common.js';
+import { parseExactJson, plainJson } from '../json/exact.js';
+import { jsonArg, log, out, printJson } from './common.js';
+import { toJson } from '../json/output.js';
 
 export const args = {
   ...jsonArg,

@@ -4,10 +4,8 @@
  */
 import type { ArgsDef } from 'citty';
 import { CapstateError } from '../errors.js';
+import { JSON_FORMAT_VERSION, toJson } from '../json/output.js';
 import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
-
-/** The version of every `--json` document's shape (STYLE.md §12: keys are never renamed). */
-export const JSON_FORMAT_VERSION = 1;
 
 export const dbArg = {
   db: { type: 'string', description: 'Store file', default: 'capstate.sqlite', valueHint: 'FILE' },
@@ -24,20 +22,6 @@ export function out(text: string): void {
 
 export function log(text: string): void {
   process.stderr.write(`capstate: ${text}\n`);
-}
-
-/** JSON with bigint digits kept exact (64-bit integers from the store) and blobs as `{"base64": "…"}`. */
-export function toJson(value: unknown, indent = 2): string {
-  const marker = '\u0000bigint:';
-  const s = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
-    // `v` has already been through toJSON (a Buffer arrives as {type:'Buffer',data}); the
-    // holder still has the original value.
-    const raw = this[key];
-    if (Buffer.isBuffer(raw) || raw instanceof Uint8Array) return { base64: Buffer.from(raw).toString('base64') };
-    if (typeof v === 'bigint') return marker + v.toString();
-    return v;
-  }, indent);
-  return s.replace(/"\\u0000bigint:(-?\d+)"/g, '$1');
 }
 
 export function printJson(doc: Record<string, unknown>): void {

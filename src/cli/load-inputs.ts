@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import type { ArgsDef } from 'citty';
 import { CapstateError } from '../errors.js';
-import { sha256Hex } from '../load/bodies.js';
+import { sha256Hex } from '../json/sha256.js';
 import { canonicalOverride, parseOverride } from '../manifest/infer.js';
-import type { LoadOptions } from '../load/index.js';
+import type { LoadOptions } from '../ingest/load-captures.js';
 
 export const loadInputArgs = {
   manifest: { type: 'string', description: 'Manifest override JSON: {"template_rules": [{"method", "template"}], "api_base", "subject_origin", "admit_origins"}', valueHint: 'FILE' },

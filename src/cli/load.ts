@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty';
-import { loadCaptures, type LoadedCapture } from '../load/index.js';
+import { loadCaptures, type LoadedCapture } from '../ingest/load-captures.js';
 import { dbArg, jsonArg, log, out, printJson } from './common.js';
 import { loadInputArgs, loadInputs } from './load-inputs.js';
 

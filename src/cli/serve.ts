@@ -4,9 +4,9 @@ import { resolve } from 'node:path';
 import { CapstateError } from '../errors.js';
 import { CLOSED_BROWSER_POLICY, DEFAULT_BROWSER_EXECUTABLE, type BrowserPolicy } from '../serve/browser-policy.js';
 import { closeServeContext } from '../serve/context.js';
-import { createServer } from '../serve/server.js';
-import { LineTransport } from '../serve/stdio-transport.js';
-import { listenHttp, parseListen, DATA_PLANE_PREFIX } from '../serve/http.js';
+import { createServer } from '../mcp/server.js';
+import { LineTransport } from '../mcp/stdio-transport.js';
+import { listenHttp, parseListen, DATA_PLANE_PREFIX } from '../http/server.js';
 import { log, parseTimeout } from './common.js';
 import { openSource, sourceArgs } from './source.js';
 

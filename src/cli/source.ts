@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { CapstateError } from '../errors.js';
-import { isAlive, loadCaptures } from '../load/index.js';
+import { isAlive, loadCaptures } from '../ingest/load-captures.js';
 import { listCaptureIds, pickCapture } from '../manifest/read.js';
 import { openServeContext, type ServeContext } from '../serve/context.js';
 import { kyselyFor, openStore } from '../store/open.js';

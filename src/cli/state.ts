@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { defineCommand } from 'citty';
-import { stringifyExact } from '../load/bodies.js';
+import { stringifyExact } from '../json/exact.js';
 import type { EnvironmentState } from '../state/index.js';
 import { readStoredState, storedStateOf, writeStoredStateDocument } from '../state/stored.js';
 import { jsonArg, log, out } from './common.js';

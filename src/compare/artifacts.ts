@@ -3,7 +3,8 @@
  * compared as, and the reasons an artifact cannot be compared.
  */
 import type { Obj } from '../load/fields.js';
-import { sha256Hex, decodeBase64Strict } from '../load/bodies.js';
+import { decodeBase64Strict } from '../load/bodies.js';
+import { sha256Hex } from '../json/sha256.js';
 import { canonicalJson, canonicalSha256 } from './canonical.js';
 import { applyRules, applyRulesDeep, type ArtifactKind, type Policy } from './policy.js';
 

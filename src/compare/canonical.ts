@@ -3,7 +3,8 @@
  * fingerprint of the comparison, and its SHA-256 as lowercase hex (through the one
  * SHA-256 owner, src/load/bodies.ts).
  */
-import { canonicalJson, sha256Hex } from '../load/bodies.js';
+import { canonicalJson } from '../json/canonical.js';
+import { sha256Hex } from '../json/sha256.js';
 
 export { canonicalJson };
 

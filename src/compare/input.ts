@@ -6,7 +6,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { CapstateError } from '../errors.js';
 import { admitRetainedScenario, type RetainedScenario } from '../load/admission.js';
-import { parseExactJson, plainJson, sha256Hex } from '../load/bodies.js';
+import { parseExactJson, plainJson } from '../json/exact.js';
+import { sha256Hex } from '../json/sha256.js';
 import { FieldReader, type Obj } from '../load/fields.js';
 import { ScenarioReader } from '../load/scenario.js';
 
@@ -56,7 +57,7 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
   const f = new FieldReader(file, undefined, []);
   if (root === null || typeof root !== 'object' || Array.isArray(root)) throw new CapstateError('bad-evidence', `${side}: Evidence must be a JSON object (a file path or the Evidence itself)`, { file, side });
   const r = root as Obj;
-  // The loader's format rule: a file with both cannot be told apart (load/index.ts).
+  // The loader's format rule: a file with both cannot be told apart (ingest/load-captures.ts).
   if (r.log !== undefined && r.events !== undefined) throw new CapstateError('unknown-format', 'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is', { file });
   if (r.log !== undefined && r.events === undefined) throw new CapstateError('not-scenario-evidence', `${side}: this is a HAR file; compare-web-captures compares browser scenario Evidence (capture-browser-scenario)`, { file, side });
   // BS-81: the loader's admission rule, not a second one.

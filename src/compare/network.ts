@@ -4,7 +4,8 @@
  * hop fingerprinted with its redirect ancestry, and compared per step as an unordered set.
  */
 import { CapstateError } from '../errors.js';
-import { decodeBase64Strict, sha256Hex } from '../load/bodies.js';
+import { decodeBase64Strict } from '../load/bodies.js';
+import { sha256Hex } from '../json/sha256.js';
 import type { Obj } from '../load/fields.js';
 import { canonicalSha256 } from './canonical.js';
 import type { CaptureIn } from './input.js';

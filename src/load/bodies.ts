@@ -1,25 +1,24 @@
 /**
- * The single owner of body classification and exact JSON (ES-4, ES-5, DESC-6, OQ-33,
- * OQ-34). Loaders hand every retained body here; nothing else decodes bodies or parses
- * JSON out of them. Replay, the state view and descriptions read the result from the
- * store (`body.kind`, `member`) or call these functions.
+ * The single owner of body classification (ES-4, ES-5, DESC-6, OQ-33, OQ-34). Loaders
+ * hand every retained body here; nothing else decodes bodies. JSON out of them is parsed
+ * by the exact parser of the ground floor (src/json/exact.ts). Replay, the state view and
+ * descriptions read the result from the store (`body.kind`, `member`) or call these
+ * functions.
  */
-import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import JSONbig from 'json-bigint';
-import BigNumber from 'bignumber.js';
+import { INT64_MAX, INT64_MIN, MAX_JSON_DEPTH, objectEntries, parseExactJson, type ExactJsonFailure, type JsonValue } from '../json/exact.js';
+import { childPointer } from '../json/pointer.js';
+import { sha256Hex } from '../json/sha256.js';
 
 export type BodyKind = 'none' | 'base64' | 'cut' | 'json' | 'text';
 
 /** Why a retained body is not usable for state. */
 export type UnusableReason =
   | 'no-body' | 'binary' | 'cut' | 'not-json' | 'oversize' | 'invalid-utf8' | 'invalid-unicode'
-  | 'too-deep' | 'invalid-json' | 'duplicate-key' | 'proto-member' | 'inexact-number';
+  | ExactJsonFailure;
 
 /** ES-4: bodies larger than this (decoded bytes) are not parsed. */
 export const MAX_USABLE_BODY_BYTES = 256 * 1024;
-/** Nesting deeper than this is unusable; it also bounds the recursive parser's stack. */
-export const MAX_BODY_DEPTH = 512;
 
 /** What a capture retained of one body, before classification. */
 export interface RetainedBody {
@@ -54,30 +53,9 @@ export interface ClassifiedBody {
   treeText?: string;
 }
 
-/**
- * An exact JSON value: integers beyond 2^53 are `bigint`; objects have no prototype. An
- * object with an array-index-like key (`"2"`) is a `Map`, because JavaScript objects list
- * such keys first and the body's key order matters (IDN-1).
- */
-export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | JsonObject | Map<string, JsonValue>;
-export type JsonObject = { [key: string]: JsonValue };
-
-const INDEX_LIKE = /^(0|[1-9]\d{0,9})$/;
-
-/** The entries of an object in body order, whichever representation it has. */
-export function objectEntries(v: JsonObject | Map<string, JsonValue>): [string, JsonValue][] {
-  return v instanceof Map ? [...v] : Object.keys(v).map((k) => [k, v[k]]);
-}
 
 const EMPTY = Buffer.alloc(0);
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
-const exactParser = JSONbig({ strict: true, protoAction: 'preserve', constructorAction: 'preserve' });
-
-export function sha256Hex(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 function essence(mediaType: string | null): string {
   return (mediaType ?? '').split(';')[0].trim().toLowerCase();
@@ -121,131 +99,7 @@ export function decodeBase64Strict(text: string): Buffer | null {
   return Buffer.from(s, 'base64');
 }
 
-/** Deepest nesting of `{`/`[` outside strings; stops counting past `limit`. */
-function nestingDepth(bytes: Buffer, limit: number): number {
-  let depth = 0, max = 0, inStr = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i];
-    if (inStr) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inStr = false;
-    } else if (c === 0x22) inStr = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) { max = depth; if (max > limit) return max; }
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return max;
-}
 
-type ParseResult = { ok: true; value: JsonValue } | { ok: false; reason: UnusableReason; detail: string };
-
-/**
- * Parses exact JSON (ES-4): duplicate keys, `__proto__` members at any depth, integers
- * outside 64 bits and decimals a double cannot hold digit for digit are rejected, so
- * whatever is accepted survives SQLite and comes back the same.
- */
-export function parseExactJson(text: string): ParseResult {
-  const bytes = Buffer.from(text, 'utf8');
-  if (nestingDepth(bytes, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
-    return { ok: false, reason: 'too-deep', detail: `nesting deeper than ${MAX_BODY_DEPTH} levels` };
-  }
-  let raw: unknown;
-  try {
-    raw = exactParser.parse(text);
-  } catch (e) {
-    const msg = (e as { message?: string }).message ?? String(e);
-    if (/Duplicate key/.test(msg)) return { ok: false, reason: 'duplicate-key', detail: msg };
-    if (/Bad number/.test(msg)) return { ok: false, reason: 'inexact-number', detail: msg };
-    return { ok: false, reason: 'invalid-json', detail: msg };
-  }
-  try {
-    const needsOrder = { found: false };
-    const value = toExact(raw, needsOrder);
-    // Objects with index-like keys lost their order in the parser: rebuild them in body order.
-    return { ok: true, value: needsOrder.found ? reorder(value, objectKeyOrders(text)) : value };
-  } catch (e) {
-    if (e instanceof Unusable) return { ok: false, reason: e.reason, detail: e.message };
-    throw e;
-  }
-}
-
-class Unusable extends Error {
-  constructor(readonly reason: UnusableReason, message: string) { super(message); }
-}
-
-function toExact(v: unknown, needsOrder: { found: boolean }): JsonValue {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
-  if (typeof v === 'number') {
-    // json-bigint hands number tokens of up to 15 characters over as doubles, so `1e20` or
-    // `1.5e300` arrive as integral doubles beyond 2^53: exact only within 64 bits and when
-    // the double is the decimal the token spells (ES-4).
-    if (Number.isInteger(v) && !Number.isSafeInteger(v)) {
-      const big = BigInt(v);
-      if (big < INT64_MIN || big > INT64_MAX) throw new Unusable('inexact-number', `integer ${String(v)} is outside 64 bits`);
-      if (big.toString() !== new BigNumber(String(v)).toFixed()) throw new Unusable('inexact-number', `number ${String(v)} has more digits than a double keeps`);
-      return big;
-    }
-    return v;
-  }
-  if (BigNumber.isBigNumber(v)) {
-    const bn = v as BigNumber;
-    if (bn.isInteger()) {
-      const big = BigInt(bn.toFixed());
-      if (big < INT64_MIN || big > INT64_MAX) throw new Unusable('inexact-number', `integer ${bn.toFixed()} is outside 64 bits`);
-      return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
-    }
-    const n = bn.toNumber();
-    if (!new BigNumber(String(n)).eq(bn)) throw new Unusable('inexact-number', `number ${bn.toString()} has more digits than a double keeps`);
-    return n;
-  }
-  if (Array.isArray(v)) return v.map((x) => toExact(x, needsOrder));
-  const out: JsonObject = Object.create(null);
-  for (const k of Object.keys(v as object)) {
-    if (k === '__proto__') throw new Unusable('proto-member', 'the body has a "__proto__" member');
-    if (INDEX_LIKE.test(k)) needsOrder.found = true;
-    out[k] = toExact((v as Record<string, unknown>)[k], needsOrder);
-  }
-  return out;
-}
-
-/** The key sequence of every object in `text`, in the order the objects open. */
-function objectKeyOrders(text: string): string[][] {
-  const orders: string[][] = [];
-  const stack: number[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      const start = i++;
-      while (text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
-      i++;
-      let j = i;
-      while (j < text.length && /\s/.test(text[j])) j++;
-      if (text[j] === ':' && stack.length) orders[stack[stack.length - 1]].push(JSON.parse(text.slice(start, i)));
-      continue;
-    }
-    if (c === 0x7b) { stack.push(orders.length); orders.push([]); } else if (c === 0x7d) stack.pop();
-    i++;
-  }
-  return orders;
-}
-
-/** Rebuilds objects in body order; those with index-like keys become Maps. */
-function reorder(v: JsonValue, orders: string[][]): JsonValue {
-  let next = 0;
-  const walk = (x: JsonValue): JsonValue => {
-    if (Array.isArray(x)) return x.map(walk);
-    if (x === null || typeof x !== 'object' || x instanceof Map) return x;
-    const keys = orders[next++];
-    const obj = x as JsonObject;
-    if (!keys.some((k) => INDEX_LIKE.test(k))) {
-      for (const k of keys) obj[k] = walk(obj[k]);
-      return obj;
-    }
-    return new Map(keys.map((k) => [k, walk(obj[k])]));
-  };
-  return walk(v);
-}
 
 /** Classifies one retained body (OQ-33) and, for JSON, parses it exactly (ES-4). */
 export function classifyRetainedBody(body: RetainedBody): ClassifiedBody {
@@ -303,7 +157,7 @@ function simpleNumber(tok: string): boolean {
 /**
  * ES-4/ES-5: true when `text` is JSON the exact parser accepts as it stands *and* SQLite's
  * `json_tree` over it yields the very member rows `flattenMembers(parseExactJson(text))`
- * writes: no duplicate keys, no `__proto__`, nesting within MAX_BODY_DEPTH; integers written
+ * writes: no duplicate keys, no `__proto__`, nesting within MAX_JSON_DEPTH; integers written
  * as plain integers within 64 bits (json_tree keeps them INTEGER, exact); decimals in the
  * shortest form of a non-integral double (SQLite reads them to the same double); no
  * `\u0000` or surrogate escapes (SQLite would decode them otherwise than JavaScript); member
@@ -358,7 +212,7 @@ export function acceptsForTree(text: string): boolean {
     }
     if (c === 0x7b || c === 0x5b) {
       stack.push(c === 0x7b ? new Set() : null);
-      if (stack.length > MAX_BODY_DEPTH) return false;
+      if (stack.length > MAX_JSON_DEPTH) return false;
     } else if (c === 0x7d || c === 0x5d) {
       stack.pop();
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
@@ -388,9 +242,6 @@ export interface MemberRow {
   value: string | number | bigint | null;
 }
 
-function escapePointerToken(k: string): string {
-  return k.includes('~') || k.includes('/') ? k.replace(/~/g, '~0').replace(/\//g, '~1') : k;
-}
 
 /** Flattens an exact JSON value into member rows, the root first, in document order. */
 export function flattenMembers(root: JsonValue, emit: (row: MemberRow) => void): void {
@@ -410,100 +261,8 @@ export function flattenMembers(root: JsonValue, emit: (row: MemberRow) => void):
     } else {
       emit({ pointer, parentPointer: parent, key, position, depth, type: 'object', value: null });
       let i = 0;
-      for (const [k, x] of objectEntries(v)) walk(x, `${pointer}/${escapePointerToken(k)}`, pointer, k, i++, depth + 1);
+      for (const [k, x] of objectEntries(v)) walk(x, childPointer(pointer, k), pointer, k, i++, depth + 1);
     }
   };
   walk(root, '', null, null, 0, 0);
-}
-
-/** Rebuilds the exact JSON value from member rows (any order); the inverse of flattenMembers. */
-export function membersToValue(rows: Iterable<MemberRow>): JsonValue {
-  const byPointer = new Map<string, MemberRow>();
-  const children = new Map<string, MemberRow[]>();
-  for (const r of rows) {
-    byPointer.set(r.pointer, r);
-    if (r.parentPointer !== null) {
-      const list = children.get(r.parentPointer) ?? [];
-      list.push(r);
-      children.set(r.parentPointer, list);
-    }
-  }
-  const build = (r: MemberRow): JsonValue => {
-    switch (r.type) {
-      case 'null': return null;
-      case 'true': return true;
-      case 'false': return false;
-      case 'string': return r.value as string;
-      case 'integer': {
-        const v = r.value as number | bigint;
-        return typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
-      }
-      case 'real': return Number(r.value);
-      case 'array': return (children.get(r.pointer) ?? []).sort((a, b) => a.position - b.position).map(build);
-      case 'object': {
-        const kids = (children.get(r.pointer) ?? []).sort((a, b) => a.position - b.position);
-        if (kids.some((c) => INDEX_LIKE.test(c.key as string))) return new Map(kids.map((c) => [c.key as string, build(c)]));
-        const out: JsonObject = Object.create(null);
-        for (const c of kids) out[c.key as string] = build(c);
-        return out;
-      }
-    }
-  };
-  const root = byPointer.get('');
-  if (!root) throw new Error('no root member');
-  return build(root);
-}
-
-/** Exact JSON → plain objects (objects with index-like keys arrive from `parseExactJson` as Maps); bigints stay. */
-export function plainJson(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(plainJson);
-  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, plainJson(x)]));
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainJson(x)]));
-  return v;
-}
-
-/**
- * Canonical JSON (RFC 8785, OQ-43), for digests and for comparing values by content: object members sorted by their UTF-16 code units, no whitespace, numbers in
- * ECMAScript's shortest round-trip form (what JSON.stringify writes), strings escaped as
- * JSON.stringify escapes them. Integers held as bigint keep their digits. `undefined`
- * members are left out, as JSON leaves them out.
- */
-export function canonicalJson(v: unknown): string {
-  if (v === null) return 'null';
-  switch (typeof v) {
-    case 'boolean': return v ? 'true' : 'false';
-    case 'string': return JSON.stringify(v);
-    case 'bigint': return v.toString();
-    case 'number':
-      if (!Number.isFinite(v)) throw new Error(`canonical JSON has no form for ${v}`);
-      return JSON.stringify(v);
-    case 'object': {
-      if (Array.isArray(v)) return '[' + v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',') + ']';
-      const entries = v instanceof Map ? [...v] as [string, unknown][] : Object.keys(v).map((k) => [k, (v as Record<string, unknown>)[k]] as [string, unknown]);
-      // Default sort compares UTF-16 code units, which is what RFC 8785 §3.2.3 asks for.
-      const kept = entries.filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return '{' + kept.map(([k, x]) => JSON.stringify(k) + ':' + canonicalJson(x)).join(',') + '}';
-    }
-    default:
-      throw new Error(`canonical JSON has no form for a ${typeof v}`);
-  }
-}
-
-/**
- * JSON with exact integers (OQ-30): bigint digits as written, key order kept. Compact (no
- * whitespace) by default, which is what sizes and digests are taken of; `indent` pretty-prints.
- */
-export function stringifyExact(v: JsonValue, indent = 0): string {
-  const go = (x: JsonValue, pad: string): string => {
-    if (x === null) return 'null';
-    if (typeof x === 'bigint') return x.toString();
-    if (typeof x === 'number' || typeof x === 'boolean' || typeof x === 'string') return JSON.stringify(x);
-    const inner = indent ? pad + ' '.repeat(indent) : '';
-    const [open, sep, close] = indent ? ['\n' + inner, ',\n' + inner, '\n' + pad] : ['', ',', ''];
-    if (Array.isArray(x)) return x.length === 0 ? '[]' : '[' + open + x.map((y) => go(y, inner)).join(sep) + close + ']';
-    const entries = objectEntries(x);
-    if (entries.length === 0) return '{}';
-    return '{' + open + entries.map(([k, y]) => JSON.stringify(k) + (indent ? ': ' : ':') + go(y, inner)).join(sep) + close + '}';
-  };
-  return go(v, '');
 }

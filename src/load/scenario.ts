@@ -6,7 +6,8 @@
  */
 import { CapstateError, type ErrorContext } from '../errors.js';
 import { admitRetainedScenario, type RetainedScenario } from './admission.js';
-import { decodeBase64Strict, sha256Hex, type RetainedBody } from './bodies.js';
+import { decodeBase64Strict, type RetainedBody } from './bodies.js';
+import { sha256Hex } from '../json/sha256.js';
 import { FieldReader, type Obj } from './fields.js';
 import { parseUrl } from './har.js';
 import type { HeaderIn, LoadedRecord } from './writer.js';

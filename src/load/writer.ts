@@ -10,7 +10,8 @@
 import { CapstateError, type ErrorContext } from '../errors.js';
 import type { InferredManifest } from '../manifest/infer.js';
 import type { Sqlite } from '../store/open.js';
-import { flattenMembers, parseExactJson, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
+import { flattenMembers, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
+import { parseExactJson } from '../json/exact.js';
 import { classifyForStore, type BodyOut } from './entries.js';
 import { MEMBER_TREE_SQL } from './member-tree.js';
 import type { Quirk, QuirkCount } from './quirks.js';

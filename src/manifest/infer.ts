@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { CapstateError } from '../errors.js';
 import type { DB } from '../store/types.js';
 import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
-import { parseExactJson } from '../load/bodies.js';
+import { parseExactJson } from '../json/exact.js';
 import { isGraphqlQueryOnly } from './graphql.js';
 import { admittedOrigins, chooseSubject, isStaticAsset, type SubjectRecord, type SubjectSource } from './subject.js';
 import { sql } from 'kysely';

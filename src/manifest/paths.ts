@@ -103,3 +103,8 @@ function encodeSegment(s: string): string {
   // The u flag keeps a surrogate pair (an emoji) one character, so encodeURIComponent never sees half of one.
   return s.replace(/[^\w.~:@!$&'()*+,;=-]/gu, (c) => encodeURIComponent(c));
 }
+
+/** `{uid}` names of a template, in order. */
+export function templateParams(template: string): string[] {
+  return [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+}

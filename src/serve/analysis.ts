@@ -6,7 +6,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
-import { toJson } from '../cli/common.js';
+import { toJson } from '../json/output.js';
 import { DEFAULT_SQL_TIMEOUT_MS, runReadOnlySql } from '../store/read-only-sql.js';
 import { readManifest } from '../manifest/read.js';
 import type { ServeContext } from './context.js';

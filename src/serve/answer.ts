@@ -1,19 +1,20 @@
 /**
- * Answering one tool call: the single function every consumer (MCP server, HTTP server,
- * check-effects, tests, bench) goes through. A read whose plan is an item, list or document
+ * Answering one checked call (src/serve/call.ts checks the arguments and is what every
+ * consumer calls; check-effects calls answerRequest directly). A read whose plan is an item, list or document
  * answers from the session's model (src/serve/from-state.ts); a write whose model the
  * capture's own later reads verified takes effect on it (src/serve/writes.ts,
  * src/serve/effects.ts); every other call replays a retained record.
  */
 import { CapstateError } from '../errors.js';
-import { canonicalJson, stringifyExact, MAX_USABLE_BODY_BYTES, type BodyKind, type JsonValue } from '../load/bodies.js';
+import { MAX_USABLE_BODY_BYTES, type BodyKind } from '../load/bodies.js';
+import { canonicalJson } from '../json/canonical.js';
+import { stringifyExact, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
-import { defaultModel, type ServedModel } from './model.js';
+import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
-import { verifiedWrites } from './effects.js';
-import { checkArguments, toolInput, type CallRequest, type ToolInput } from './input-schema.js';
+import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import { callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 
 
@@ -47,7 +48,6 @@ export interface CallAnswer {
   why: string;
 }
 
-const NO_WRITES: ReadonlyMap<string, WriteKind> = new Map();
 
 const inputs = new WeakMap<ServeContext, Map<string, Promise<ToolInput>>>();
 
@@ -58,25 +58,6 @@ export function toolInputCached(ctx: ServeContext, tool: ManifestTool): Promise<
   let hit = perCtx.get(tool.name);
   if (!hit) perCtx.set(tool.name, (hit = toolInput(ctx, tool)));
   return hit;
-}
-
-/**
- * Answers a call of manifest tool `toolName` with `args`. Replay picks, among the records
- * of the same request line (path values and query pairs equal, order aside), the latest
- * initial record (ES-8/ES-9, before its type's bound), else the latest record. Throws a
- * CapstateError (`unknown-tool`, `bad-arguments`, `no-record`) that the server returns
- * with `isError: true`.
- *
- * @example await answerCall(ctx, 'get_api_folders_by_uid', { uid: 'nErXDvCkzz' })
- */
-export async function answerCall(ctx: ServeContext, toolName: string, args: unknown, model: ServedModel = defaultModel(ctx)): Promise<CallAnswer> {
-  const tool = ctx.tools.get(toolName);
-  if (!tool) throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(toolName)} in this environment; list the tools to see the names`, { tool: toolName });
-  const input = await toolInputCached(ctx, tool);
-  const call = checkArguments(tool.name, input, args);
-  // Only a write needs the verified set (checked once, at the first write call).
-  const isWrite = !ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post;
-  return answerRequest(ctx, tool, call, model, isWrite ? await verifiedWrites(ctx) : NO_WRITES);
 }
 
 /**

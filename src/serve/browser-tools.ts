@@ -5,7 +5,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { captureBrowserScenario, stepLine, type Evidence } from '../browser/index.js';
-import { toJson } from '../cli/common.js';
+import { toJson } from '../json/output.js';
 import { compareWebCaptures, summarize, MAX_RULES } from '../compare/index.js';
 import { RULE_ARTIFACT_KINDS, MAX_LITERAL_CHARS } from '../compare/policy.js';
 import { CapstateError } from '../errors.js';

@@ -1,11 +1,11 @@
 /**
  * The data plane (issue 16): `reset_state`, `get_state` and `load_state` act on the
  * session's own model (src/serve/model.ts); the store's initial state is never changed.
- * MCP serves them as tools, HTTP under `/__capstate/` (src/serve/http.ts); both call here.
+ * MCP serves them as tools, HTTP under `/__capstate/` (src/http/server.ts); both call here.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import { isObject, member } from '../state/json.js';
 import type { StateDocument, StateEntity } from '../state/types.js';
 import type { ServeContext } from './context.js';

@@ -7,7 +7,7 @@
  * last run.
  */
 import { CapstateError } from '../errors.js';
-import { objectEntries, type JsonValue } from '../load/bodies.js';
+import { objectEntries, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { readClock } from '../state/clocks.js';
 import { isObject } from '../state/json.js';
@@ -18,6 +18,7 @@ import type { CallRequest } from './input-schema.js';
 import { ServedModel } from './model.js';
 import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 import { createdIdOf, effectsToTry, writeModelOf, type WriteKind } from './writes.js';
+import { childPointer } from '../json/pointer.js';
 
 export interface EffectCheck {
   ordinal: number;
@@ -83,7 +84,7 @@ export function firstDifference(a: JsonValue | undefined, b: JsonValue | undefin
   if (!isObject(a) || !isObject(b)) return here;
   const ma = new Map(objectEntries(a)), mb = new Map(objectEntries(b));
   for (const k of new Set([...ma.keys(), ...mb.keys()])) {
-    if (!sameValue(ma.get(k), mb.get(k), k)) return firstDifference(ma.get(k), mb.get(k), `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, k);
+    if (!sameValue(ma.get(k), mb.get(k), k)) return firstDifference(ma.get(k), mb.get(k), childPointer(pointer, k), k);
   }
   return here;
 }

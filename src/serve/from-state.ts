@@ -6,14 +6,15 @@
  * app's own 404. A call the state cannot answer — a record view, a request line no plan line
  * or shared envelope covers — returns null and replays instead.
  */
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { StoredLookups } from '../state/stored.js';
 import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
 import type { ItemPlan, ListPlan, StateEntity } from '../state/types.js';
 import { namesVariantKey } from '../state/variants.js';
 import type { ServeContext } from './context.js';
-import { templateParams, type CallRequest } from './input-schema.js';
+import { templateParams } from '../manifest/paths.js';
+import type { CallRequest } from './input-schema.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
 

@@ -6,7 +6,8 @@
  * (DESC-5) and counts against the catalog reserve.
  */
 import { CapstateError } from '../errors.js';
-import { objectEntries, type JsonValue } from '../load/bodies.js';
+import { objectEntries, type JsonValue } from '../json/exact.js';
+import { templateParams } from '../manifest/paths.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
@@ -32,11 +33,6 @@ export interface CallRequest {
   query: { name: string; value: string }[];
   /** The request body the call gives, if any. */
   body?: unknown;
-}
-
-/** `{uid}` names of a template, in order. */
-export function templateParams(template: string): string[] {
-  return [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
 }
 
 const SAMPLE_VALUES = 3;

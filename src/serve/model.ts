@@ -6,7 +6,8 @@
  * server owns one model, so sessions never see each other's writes.
  */
 import { CapstateError } from '../errors.js';
-import { stringifyExact, sha256Hex, type JsonValue } from '../load/bodies.js';
+import { stringifyExact, type JsonValue } from '../json/exact.js';
+import { sha256Hex } from '../json/sha256.js';
 import { readStoredState, storedLookups, type StoredLookups } from '../state/stored.js';
 import type { StateDocument, StateEntity } from '../state/types.js';
 import type { ServeContext } from './context.js';
@@ -45,8 +46,7 @@ const types = new WeakMap<ServeContext, Promise<ServedType[]>>();
 export function servedTypes(ctx: ServeContext): Promise<ServedType[]> {
   let hit = types.get(ctx);
   if (!hit) {
-    hit = servedLookups(ctx).then(async (state) => state === null ? [] : ctx.k.selectFrom('state_types')
-      .select(['collection', 'root_path', 'identity']).where('capture_id', '=', ctx.captureId).orderBy('position').execute());
+    hit = servedLookups(ctx).then(async (state) => state === null ? [] : (await state.types()).map(({ collection, root_path, identity }) => ({ collection, root_path, identity })));
     types.set(ctx, hit);
   }
   return hit;

@@ -4,10 +4,19 @@
  * `initial_reads` view), and body classification from the store — decided once by the
  * single owner, src/load/bodies.ts (DESC-6, ES-5); this module only reads its verdict.
  */
-import { parseExactJson, type BodyKind, type JsonValue } from '../load/bodies.js';
+import { type BodyKind } from '../load/bodies.js';
+import { parseAcceptedJson, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
-import type { CallRequest } from './input-schema.js';
+
+/**
+ * The part of a checked call (input-schema.ts `CallRequest`) that picks a request line's
+ * records; stated here so this module, which input-schema.ts reads, does not import it back.
+ */
+export interface LineCall {
+  params: Map<string, string>;
+  query: { name: string; value: string }[];
+}
 
 export interface ToolRecord {
   record_id: number;
@@ -159,7 +168,8 @@ export async function readBody(ctx: ServeContext, bodyId: number, mediaType: str
 export function jsonValueOf(body: RetainedBodyView): JsonValue | undefined {
   if (body.kind !== 'json' || body.content === null) return undefined;
   const text = typeof body.content === 'string' ? body.content : body.content.toString('utf8');
-  const parsed = parseExactJson(text);
+  // The owner classified it `json` (ES-4 passed): the accepted-text parse gives the exact value.
+  const parsed = parseAcceptedJson(text);
   return parsed.ok ? parsed.value : undefined;
 }
 
@@ -169,11 +179,11 @@ export function requestLine(r: { method: string; path: string; query: string | n
 }
 
 /** The records of the request line a call asks for: the same path values and the same query pairs (order aside). */
-export function lineRecords(records: ToolRecord[], call: CallRequest): ToolRecord[] {
+export function lineRecords(records: ToolRecord[], call: LineCall): ToolRecord[] {
   return records.filter((r) => sameParams(r, call) && sameQuery(r, call));
 }
 
-function sameParams(r: ToolRecord, call: CallRequest): boolean {
+function sameParams(r: ToolRecord, call: LineCall): boolean {
   for (const [name, value] of call.params) if (r.params.get(name) !== value) return false;
   return true;
 }
@@ -182,12 +192,12 @@ function pairKey(pairs: { name: string; value: string }[]): string {
   return pairs.map((p) => JSON.stringify([p.name, p.value])).sort().join(',');
 }
 
-function sameQuery(r: ToolRecord, call: CallRequest): boolean {
+function sameQuery(r: ToolRecord, call: LineCall): boolean {
   return pairKey(r.query_pairs) === pairKey(call.query);
 }
 
 /** The request line a call asks for: the template filled with its values, then its query. */
-export function callLine(tool: ManifestTool, call: CallRequest): string {
+export function callLine(tool: ManifestTool, call: LineCall): string {
   const path = tool.template.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(call.params.get(n) ?? ''));
   const q = call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`).join('&');
   return `${tool.method} ${path}${q ? '?' + q : ''}`;

@@ -5,9 +5,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
 import { CapstateError } from '../errors.js';
-import { objectEntries, stringifyExact, type JsonValue } from '../load/bodies.js';
-import { toJson } from '../cli/common.js';
+import { objectEntries, stringifyExact, type JsonValue } from '../json/exact.js';
+import { toJson } from '../json/output.js';
 import type { CallAnswer } from './answer.js';
+import { childPointer } from '../json/pointer.js';
 
 /**
  * A JSON-safe copy for structuredContent: Maps become objects, Buffers `{base64}`, and
@@ -18,11 +19,10 @@ export function toPlain(v: unknown, bigints: string[] = [], pointer = ''): unkno
   if (typeof v === 'bigint') { bigints.push(pointer); return v.toString(); }
   if (v === null || typeof v !== 'object') return v;
   if (Buffer.isBuffer(v) || v instanceof Uint8Array) return { base64: Buffer.from(v).toString('base64') };
-  const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
   if (Array.isArray(v)) return v.map((x, i) => toPlain(x, bigints, `${pointer}/${i}`));
   const out: Record<string, unknown> = {};
   const entries = v instanceof Map ? [...v] : objectEntries(v as Record<string, JsonValue>);
-  for (const [k, x] of entries) Object.defineProperty(out, k, { value: toPlain(x, bigints, `${pointer}/${esc(k)}`), enumerable: true, writable: true, configurable: true });
+  for (const [k, x] of entries) Object.defineProperty(out, k, { value: toPlain(x, bigints, childPointer(pointer, k)), enumerable: true, writable: true, configurable: true });
   return out;
 }
 

@@ -7,16 +7,18 @@
  * at all is decided by src/serve/effects.ts, against the capture's own later reads.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { readClock, renderClock, type ClockFormat } from '../state/clocks.js';
 import { at, isObject, keysOf, member, objectFrom, replaceAt } from '../state/json.js';
 import type { StateEntity } from '../state/types.js';
 import type { ServeContext } from './context.js';
 import { notFound, servedState, type StateAnswer } from './from-state.js';
-import { templateParams, type CallRequest } from './input-schema.js';
+import { templateParams } from '../manifest/paths.js';
+import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+import { childPointer } from '../json/pointer.js';
 
 export type WriteKind = 'create' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
 
@@ -140,7 +142,7 @@ const isInt = (v: JsonValue | undefined) => (typeof v === 'number' && Number.isI
 export function idShape(v: JsonValue | undefined): string {
   if (isInt(v)) return 'integer';
   if (typeof v !== 'string') return `other:${typeof v}`;
-  if (UUID.test(v)) return 'uuid';
+  if (UUID.test(v)) return 'rfc-4122';
   const counter = /^(.*?)(\d+)$/.exec(v);
   if (counter) return `counter:${counter[1]}`;
   return `chars:${v.length}:${/^[0-9a-f]+$/.test(v) ? 'hex' : 'any'}`;
@@ -179,11 +181,17 @@ async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonVa
 export function createdIdOf(wm: WriteModel, answer: JsonValue | undefined): JsonValue | undefined {
   if (answer === undefined) return undefined;
   const placed = at(answer, wm.pointer);
-  if (isObject(placed) && member(placed, wm.identity!) !== undefined) return member(placed, wm.identity!);
-  if (isObject(answer) && member(answer, wm.identity!) !== undefined) return member(answer, wm.identity!);
+  if (isObject(placed) && member(placed, wm.identity!) !== undefined) return scalarId(member(placed, wm.identity!));
+  if (isObject(answer) && member(answer, wm.identity!) !== undefined) return scalarId(member(answer, wm.identity!));
   const keys = keysOf(answer);
-  const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
-  return idKey === undefined ? undefined : member(answer, idKey);
+  // A wrapper's id member: its only member, or one named like an id whose value is an id (`grid` is not).
+  const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k) && scalarId(member(answer, k)) !== undefined);
+  return idKey === undefined ? undefined : scalarId(member(answer, idKey));
+}
+
+/** An id is a string or a number; any other value names no entity. */
+export function scalarId(v: JsonValue | undefined): string | number | bigint | undefined {
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? v : undefined;
 }
 
 /** The recorded answer with the written entity in it: at the entity's place, or as the id a wrapper answers with (`{"silenceID": …}`). */
@@ -195,7 +203,7 @@ function shapedAnswer(recorded: JsonValue | undefined, wm: WriteModel, value: Js
   if (wm.kind === 'create' && isObject(recorded)) {
     const keys = keysOf(recorded);
     const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
-    if (idKey !== undefined) return replaceAt(recorded, '/' + idKey.replace(/~/g, '~0').replace(/\//g, '~1'), typeof member(recorded, idKey) === 'string' ? String(id) : id);
+    if (idKey !== undefined) return replaceAt(recorded, childPointer('', idKey), typeof member(recorded, idKey) === 'string' ? String(id) : id);
   }
   return recorded;
 }
@@ -242,8 +250,8 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
   const recordedRequest = shape?.request === undefined ? undefined : wm.pointer === '' ? shape.request : at(shape.request, wm.pointer);
 
   if (wm.kind === 'create') {
-    let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), member(part, identity));
-    const chosen = opts.chosenId;
+    let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), scalarId(member(part, identity)));
+    const chosen = scalarId(opts.chosenId);
     let adopted = '';
     if (chosen !== undefined && chosen !== null && String(chosen) !== String(id) && idShape(chosen) === idShape(id) && !(await model.entity(collection, String(chosen)))) {
       adopted = ` (the id the server chose in the record, of the allocated id's shape ${idShape(id)})`;

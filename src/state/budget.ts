@@ -6,7 +6,7 @@
  * naming the phase and the type; no partial state is returned.
  */
 import { CapstateError } from '../errors.js';
-import { objectEntries, type JsonValue } from '../load/bodies.js';
+import { objectEntries, type JsonValue } from '../json/exact.js';
 
 export const STATE_BUDGET_BYTES = 96 * 1024 * 1024;
 

@@ -5,7 +5,7 @@
  * such write. The pass stores that bound; `initial_reads` then ends the type's initial read
  * there and the state is extracted from the shorter initial read.
  */
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import { observedObject } from './entities.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { readClock, sameInstant } from './clocks.js';

@@ -3,7 +3,7 @@
  * `kept_observations` view lists (already limited to initial reads, ES-8/ES-9/ES-27), in
  * timeline order.
  */
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import type { StateFacts } from './facts.js';
 import { at, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
 import type { StateEntity, StateType } from './types.js';

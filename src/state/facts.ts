@@ -3,7 +3,7 @@
  * view from these and never restates a rule the views own.
  */
 import type { Kysely, Selectable } from 'kysely';
-import { parseExactJson, type JsonValue } from '../load/bodies.js';
+import { parseAcceptedJson, type JsonValue } from '../json/exact.js';
 import type { DB } from '../store/types.js';
 import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
 import { rowCost, valueCost, type Budget } from './budget.js';
@@ -201,7 +201,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
       const text = texts.get(id);
       // …and again at its decoded length before parsing; the parsed value is retained.
       if (text != null) chargeBody(id, 'bodies', 2 * text.length);
-      const p = text == null ? null : parseExactJson(text);
+      const p = text == null ? null : parseAcceptedJson(text);
       if (p && p.ok) chargeBody(id, 'values', valueCost(p.value));
       parsed.set(id, p && p.ok ? p.value : undefined);
     }

@@ -8,12 +8,13 @@
  * changes plans or reasons.
  */
 import type { Kysely } from 'kysely';
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import type { DB } from '../store/types.js';
 import type { MergedTypes } from './entities.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
 import type { Plan } from './types.js';
+import { readVersusWrite } from './read-and-write.js';
 import { valueCost, type Budget } from './budget.js';
 import { namesVariantKey, type Shaping } from './variants.js';
 
@@ -98,8 +99,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
   const boundWrite = new Map(merged.types.filter((t) => t.bound).map((t) => [t.root_path, facts.writes.find((w) => w.ordinal === t.bound!.write_ordinal)]));
   const overlaps = (r: ReadLine) => {
     const w = boundWrite.get(r.root_path);
-    return !!w && facts.timelineOrder === 'start-time' && r.started_ms !== null && r.ended_ms !== null && w.started_ms !== null && w.ended_ms !== null
-      && r.started_ms <= w.ended_ms && w.started_ms <= r.ended_ms;
+    return !!w && readVersusWrite(facts.timelineOrder, r, w) === 'overlaps';
   };
   const later = facts.reads.filter((r) => !r.is_initial && r.method.toUpperCase() === 'GET' && !overlaps(r));
   const counted = countedByGate(shaping, facts);

@@ -6,8 +6,9 @@
  * a sink — the store's state_* tables (stored.ts) or an in-memory view — before the next.
  */
 import type { Kysely } from 'kysely';
-import { sha256Hex, stringifyExact, type JsonValue } from '../load/bodies.js';
-import { JSON_FORMAT_VERSION } from '../cli/common.js';
+import { stringifyExact, type JsonValue } from '../json/exact.js';
+import { sha256Hex } from '../json/sha256.js';
+import { JSON_FORMAT_VERSION } from '../json/output.js';
 import type { DB } from '../store/types.js';
 import { mergeEntities } from './entities.js';
 import { readCaptureFacts, readUnitFacts, STATE_VIEWS, unitRoots, type CaptureFacts } from './facts.js';

@@ -4,16 +4,11 @@
  * Values are the body owner's exact values (src/load/bodies.ts): objects may be Maps
  * (index-like keys keep their order) and 64-bit integers may be bigints.
  */
-import { objectEntries, type JsonObject, type JsonValue } from '../load/bodies.js';
+import { objectEntries, type JsonObject, type JsonValue } from '../json/exact.js';
+import { pointerTokens as tokens } from '../json/pointer.js';
 
 export function isObject(v: JsonValue | undefined): v is JsonObject | Map<string, JsonValue> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function tokens(pointer: string): string[] {
-  if (pointer === '') return [];
-  if (!pointer.startsWith('/')) throw new Error(`not a JSON pointer: ${pointer}`);
-  return pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function child(v: JsonValue, token: string): JsonValue | undefined {

@@ -3,7 +3,7 @@
  * (DOC-6, OQ-26..OQ-31). The views decide which reads are initial, where entities and
  * lists sit, identity, membership and counters; this module renders and compares.
  */
-import { stringifyExact, type JsonValue } from '../load/bodies.js';
+import { stringifyExact, type JsonValue } from '../json/exact.js';
 import type { MergedTypes, Observation } from './entities.js';
 import { writeBetween } from './changes.js';
 import { viewClockFormat, type ClockFormat } from './clocks.js';
@@ -14,6 +14,7 @@ import {
   REASON_PRECEDENCE, type ItemPlan, type ListPlan, type Plan, type PlanLine, type Reason, type StateDocument,
 } from './types.js';
 import type { Shaping, ViewShaping } from './variants.js';
+import { childPointer } from '../json/pointer.js';
 
 /** OQ-30 / DOC-4: the rendered-size limit, compact exact JSON in UTF-8 bytes. */
 export const MAX_RENDERED_BYTES = 262_144;
@@ -45,7 +46,7 @@ function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, poi
   if (isObject(a) && isObject(b)) {
     for (const k of new Set([...keysOf(a), ...keysOf(b)])) {
       const [x, y] = [member(a, k), member(b, k)];
-      if (!jsonEqual(x, y)) return firstDifference(x, y, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      if (!jsonEqual(x, y)) return firstDifference(x, y, childPointer(pointer, k));
     }
   }
   if (Array.isArray(a) && Array.isArray(b)) {

@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { CapstateError } from '../errors.js';
-import { parseExactJson, stringifyExact, type JsonValue } from '../load/bodies.js';
-import { JSON_FORMAT_VERSION } from '../cli/common.js';
+import { parseAcceptedJson, stringifyExact, type JsonValue } from '../json/exact.js';
+import { JSON_FORMAT_VERSION } from '../json/output.js';
 import { kyselyFor, queriesHash, type Sqlite } from '../store/open.js';
 import type { DB } from '../store/types.js';
 import { computeState, type StateHead } from './index.js';
@@ -139,7 +139,7 @@ function planRow(capture_id: number, position: number, p: Plan): Insert<'state_p
 // Reading: rows back into the view, one function per table.
 
 function json(value: string, where: string): JsonValue {
-  const r = parseExactJson(value);
+  const r = parseAcceptedJson(value); // the state pass's own exact serialisation
   if (!r.ok) throw new CapstateError('damaged-store', `the stored state has a value that is not exact JSON (${where}: ${r.detail}); recompute it: capstate migrate --recompute`, { where });
   return r.value;
 }
@@ -233,6 +233,8 @@ export interface StoredLookups {
   entity(collection: string, id: string): Promise<StateEntity | undefined>;
   /** The collection's entities in state order (ES-34). */
   collection(collection: string): Promise<StateEntity[]>;
+  /** The state's types, in the view's order. */
+  types(): Promise<StateType[]>;
 }
 
 /** Lookups into capture `captureId`'s stored state; throws as `readStoredState` does when it is failed or stale. */
@@ -259,6 +261,7 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
         .where('collection', '=', collection).where('entity_key', '=', id).executeTakeFirst();
       return r && entityOf(r);
     },
+    types: async () => (await k.selectFrom('state_types').selectAll().where('capture_id', '=', captureId).orderBy('position').execute()).map(typeOf),
     collection: async (collection) => (await k.selectFrom('state_entities').selectAll().where('capture_id', '=', captureId)
       .where('collection', '=', collection).orderBy('state_order').orderBy('position').execute()).map(entityOf),
   };

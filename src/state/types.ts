@@ -2,7 +2,7 @@
  * The environment-state view result (decisions OQ-36). Key names are a promise: `--json`
  * prints exactly this shape under `format_version` 1.
  */
-import type { JsonValue } from '../load/bodies.js';
+import type { JsonValue } from '../json/exact.js';
 import type { ClockFormat } from './clocks.js';
 
 /** OQ-31: the closed reason vocabulary (`not-entity` is never emitted, DOC-6). */

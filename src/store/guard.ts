@@ -7,7 +7,10 @@
 import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CapstateError } from '../errors.js';
-import type { Sqlite } from './open.js';
+import type Database from 'better-sqlite3';
+
+/** A better-sqlite3 connection (the type src/store/open.ts calls `Sqlite`). */
+type Sqlite = Database.Database;
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 

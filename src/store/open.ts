@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kysely, SqliteDialect } from 'kysely';
 import { CapstateError } from '../errors.js';
-import { sha256Hex } from '../load/bodies.js';
+import { sha256Hex } from '../json/sha256.js';
 import type { DB } from './types.js';
 import { capstateTables, checkStorePath, checkWritableStore, storeError } from './guard.js';
 

@@ -223,21 +223,6 @@ export interface FirstWritePerRootView {
   is_redacted_bound: number;
 }
 
-/** queries/reads_before_first_write.sql (ES-8) */
-export interface ReadsBeforeFirstWriteView {
-  capture_id: number;
-  record_id: number;
-  ordinal: number;
-  timeline_position: number;
-  tool: string;
-  root_path: string;
-  method: string;
-  status: number;
-  position_to_bound: 'before' | 'overlaps' | 'after' | 'unbounded';
-  write_ordinal: number | null;
-  is_redacted_bound: number | null;
-}
-
 /** queries/tool_statuses.sql (DESC-4) */
 export interface ToolStatusesView {
   capture_id: number;
@@ -684,7 +669,6 @@ export interface DB {
   response_members: ResponseMembersView;
   writes: WritesView;
   first_write_per_root: FirstWritePerRootView;
-  reads_before_first_write: ReadsBeforeFirstWriteView;
   tool_statuses: ToolStatusesView;
   read_records: ReadRecordsView;
   list_locations: ListLocationsView;
@@ -748,7 +732,6 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
   writes: cols<WritesView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'method', 'status', 'tool', 'root_path', 'started_ms', 'ended_ms', 'is_url_redacted']),
   first_write_per_root: cols<FirstWritePerRootView>()(['capture_id', 'root_path', 'write_record_id', 'write_ordinal', 'write_timeline_position', 'write_started_ms', 'write_ended_ms', 'is_redacted_bound']),
-  reads_before_first_write: cols<ReadsBeforeFirstWriteView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'tool', 'root_path', 'method', 'status', 'position_to_bound', 'write_ordinal', 'is_redacted_bound']),
   read_records: cols<ReadRecordsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'method', 'status', 'response_body_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'lists_collection']),
   list_locations: cols<ListLocationsView>()(['body_id', 'list_pointer', 'entries', 'identity_key', 'identity_source']),
   read_shown_ids: cols<ReadShownIdsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'root_path', 'shown_id', 'shown_by']),

@@ -7,15 +7,15 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
 import { capstateVersion } from '../store/open.js';
-import { ANALYSIS_TOOL_NAMES, callAnalysisTool } from './analysis.js';
-import { answerCall } from './answer.js';
-import { buildCatalog, type Catalog } from './catalog.js';
-import type { ServeContext } from './context.js';
-import type { BrowserPolicy } from './browser-policy.js';
-import { UNTRUSTED_CATALOG_WARNING } from './descriptions.js';
-import { answerResult, errorResult } from './results.js';
-import { callDataPlaneTool, DATA_PLANE_TOOL_NAMES } from './data-plane.js';
-import { defaultModel, ServedModel } from './model.js';
+import { ANALYSIS_TOOL_NAMES, callAnalysisTool } from '../serve/analysis.js';
+import { answerCall } from '../serve/call.js';
+import { buildCatalog, type Catalog } from '../serve/catalog.js';
+import type { ServeContext } from '../serve/context.js';
+import type { BrowserPolicy } from '../serve/browser-policy.js';
+import { UNTRUSTED_CATALOG_WARNING } from '../serve/descriptions.js';
+import { answerResult, errorResult } from '../serve/results.js';
+import { callDataPlaneTool, DATA_PLANE_TOOL_NAMES } from '../serve/data-plane.js';
+import { defaultModel, ServedModel } from '../serve/model.js';
 
 const version = capstateVersion;
 

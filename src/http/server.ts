@@ -8,14 +8,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CapstateError } from '../errors.js';
-import { parseExactJson } from '../load/bodies.js';
+import { parseExactJson } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
-import { answerCall } from './answer.js';
-import type { ServeContext } from './context.js';
-import { getState, validateState } from './data-plane.js';
-import { toolInputCached } from './answer.js';
-import { templateParams } from './input-schema.js';
-import { ServedModel } from './model.js';
+import { answerCall } from '../serve/call.js';
+import type { ServeContext } from '../serve/context.js';
+import { getState, validateState } from '../serve/data-plane.js';
+import { toolInputCached } from '../serve/answer.js';
+import { templateParams } from '../manifest/paths.js';
+import { ServedModel } from '../serve/model.js';
 
 /** The reserved prefix of the data plane: `/__capstate/state` (GET, PUT), `/__capstate/reset` (POST). */
 export const DATA_PLANE_PREFIX = '/__capstate/';

@@ -1,6 +1,8 @@
 /**
  * Loading captures into the store: one transaction for the whole command, so a failed
- * or killed load leaves the store as it was. A store that does not exist yet is built in
+ * or killed load leaves the store as it was. It sits above the loader, the manifest and
+ * the state pass (docs/architecture.md): it writes the facts (src/load), infers the
+ * manifest and stores the environment state in that one transaction. A store that does not exist yet is built in
  * a temporary file beside it and renamed into place only after the commit.
  */
 import { closeSync, createReadStream, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -9,18 +11,18 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { CapstateError } from '../errors.js';
 import { openStore, type Sqlite } from '../store/open.js';
 import { checkStorePath, storeError } from '../store/guard.js';
-import type { BodyKind } from './bodies.js';
-import { readHarPages } from './har.js';
-import { checkDuplicates, parsePiece } from './entries.js';
-import { parsedCapture } from './pipeline.js';
-import { ScenarioReader } from './scenario.js';
-import { FactWriter, noKinds } from './writer.js';
+import type { BodyKind } from '../load/bodies.js';
+import { readHarPages } from '../load/har.js';
+import { checkDuplicates, parsePiece } from '../load/entries.js';
+import { parsedCapture } from '../load/pipeline.js';
+import { ScenarioReader } from '../load/scenario.js';
+import { FactWriter, noKinds } from '../load/writer.js';
 import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
 import { storeState } from '../state/stored.js';
-import { Redactor, SensitiveLiterals } from './secrets.js';
-import { QuirkTally } from './quirks.js';
-import { openInput } from './inputs.js';
+import { Redactor, SensitiveLiterals } from '../load/secrets.js';
+import { QuirkTally } from '../load/quirks.js';
+import { openInput } from '../load/inputs.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
 

@@ -1,0 +1,34 @@
+/**
+ * Answering one tool call: the single function every consumer (MCP server, HTTP server,
+ * tests, bench) goes through. It checks the arguments and answers through answer.ts, with
+ * the write effects check-effects verified (effects.ts) when the tool writes; it sits
+ * above both, because verifying effects answers calls itself.
+ */
+import { CapstateError } from '../errors.js';
+import { answerRequest, toolInputCached, type CallAnswer } from './answer.js';
+import type { ServeContext } from './context.js';
+import { verifiedWrites } from './effects.js';
+import { checkArguments } from './input-schema.js';
+import { defaultModel, type ServedModel } from './model.js';
+import type { WriteKind } from './writes.js';
+
+const NO_WRITES: ReadonlyMap<string, WriteKind> = new Map();
+
+/**
+ * Answers a call of manifest tool `toolName` with `args`. Replay picks, among the records
+ * of the same request line (path values and query pairs equal, order aside), the latest
+ * initial record (ES-8/ES-9, before its type's bound), else the latest record. Throws a
+ * CapstateError (`unknown-tool`, `bad-arguments`, `no-record`) that the server returns
+ * with `isError: true`.
+ *
+ * @example await answerCall(ctx, 'get_api_folders_by_uid', { uid: 'nErXDvCkzz' })
+ */
+export async function answerCall(ctx: ServeContext, toolName: string, args: unknown, model: ServedModel = defaultModel(ctx)): Promise<CallAnswer> {
+  const tool = ctx.tools.get(toolName);
+  if (!tool) throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(toolName)} in this environment; list the tools to see the names`, { tool: toolName });
+  const input = await toolInputCached(ctx, tool);
+  const call = checkArguments(tool.name, input, args);
+  // Only a write needs the verified set (checked once, at the first write call).
+  const isWrite = !ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post;
+  return answerRequest(ctx, tool, call, model, isWrite ? await verifiedWrites(ctx) : NO_WRITES);
+}
