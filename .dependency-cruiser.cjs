@@ -16,7 +16,7 @@ const FLOORS = [
   ['ingest'], //         the load command's one transaction: facts, manifest, state
   ['serve'], //          the model: answers from state, write effects, replay, data plane
   ['mcp', 'http', 'report'], // the MCP server over serve/; the HTTP server and the report beside it
-  ['cli'], //            one file per command
+  ['cli', 'index'], //   one file per command; src/index.ts, the library's entry point
 ];
 
 const folder = (name) => `^src/${name}(/|\\.ts$)`;

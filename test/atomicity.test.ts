@@ -94,7 +94,7 @@ describe('atomicity: a load killed by SIGKILL leaves an existing store as it was
     const countOf = () => {
       const r = cli(['sql', 'select count(*) from record', '--db', store, '--json']);
       expect(r.status, r.stderr).toBe(0);
-      return JSON.parse(r.stdout).rows[0][0] as number;
+      return JSON.parse(r.stdout).rows[0]['count(*)'] as number;
     };
     const records = countOf();
     expect(records).toBe(3);

@@ -78,7 +78,8 @@ function emptyStoreDir(): string {
 function sqlRows(store: string, query: string): unknown[][] {
   const r = cli(['sql', query, '--db', store, '--json']);
   expect(r.status, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout) as { rows: unknown[][] }).rows;
+  // sql --json rows are objects keyed by column (format_version 2); positional here for brevity.
+  return (JSON.parse(r.stdout) as { rows: Record<string, unknown>[] }).rows.map((row) => Object.values(row));
 }
 
 const count = (store: string, table: string): number => sqlRows(store, `select count(*) from ${table}`)[0][0] as number;

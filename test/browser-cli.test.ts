@@ -48,7 +48,7 @@ describeBrowser('BS-1 / BS-59 capture, load, manifest', () => {
     expect(tools).toEqual(expect.arrayContaining(['get_api_items /api/items', 'get_api_items_by_id /api/items/{id}']));
     // BS-59: the records are timed from the browser's start times.
     const sql = await cliAsync(['sql', 'select ordinal, path, started_ms is not null as timed from records_timeline', '--db', store, '--json']);
-    expect(JSON.parse(sql.stdout).rows).toEqual([[1, '/app', 1], [2, '/api/items', 1], [3, '/api/items/it-01', 1]]);
+    expect(JSON.parse(sql.stdout).rows).toEqual([{ ordinal: 1, path: '/app', timed: 1 }, { ordinal: 2, path: '/api/items', timed: 1 }, { ordinal: 3, path: '/api/items/it-01', timed: 1 }]);
   });
 
   it('BS-1 inline INPUT_JSON with --json writes one Evidence document on stdout that loads', async () => {

@@ -271,8 +271,8 @@ describe('faults: concurrent and killed loads', () => {
       expect(rb.status, rb.stderr).toBe(0);
       const ids = [ra, rb].map((r) => (JSON.parse(r.stdout) as { captures: { capture_id: number }[] }).captures[0].capture_id).sort();
       expect(ids).toEqual([1, 2]);
-      const n = cli(['sql', '--db', store, '--json', 'select count(*) from capture']);
-      expect(JSON.parse(n.stdout).rows).toEqual([[2]]);
+      const n = cli(['sql', '--db', store, '--json', 'select count(*) as n from capture']);
+      expect(JSON.parse(n.stdout).rows).toEqual([{ n: 2 }]);
       expect(workFiles(ldir, `together-${trial}.sqlite`)).toEqual([]);
     }
   }, 120_000);
@@ -356,6 +356,6 @@ describe('faults: smaller ones', () => {
     const r = cli(['load', har, '--db', store]);
     expect(r.status, r.stderr).toBe(0);
     const q = cli(['sql', '--db', store, '--json', 'select started_ms from record order by ordinal']);
-    expect(JSON.parse(q.stdout).rows).toEqual([[Date.parse('0050-03-01T00:00:00Z')], [Date.parse('0000-02-29T12:00:00Z')]]);
+    expect(JSON.parse(q.stdout).rows).toEqual([{ started_ms: Date.parse('0050-03-01T00:00:00Z') }, { started_ms: Date.parse('0000-02-29T12:00:00Z') }]);
   }, 30_000);
 });

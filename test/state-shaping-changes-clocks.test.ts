@@ -204,9 +204,9 @@ describe('ES-27 changes caused by writes under another root', () => {
     const db = `${dir}/es27-file.sqlite`;
     expect(cli(['load', file, '--db', db]).status).toBe(0);
     const rows = JSON.parse(cli(['sql', '--db', db, '--json', "select ordinal, bound_rule, bound_ordinal from initial_reads where root_path = '/api/v1/items' order by ordinal"]).stdout) as { rows: unknown[] };
-    expect(rows.rows).toEqual([[1, 'ES-27', 2]]);
+    expect(rows.rows).toEqual([{ ordinal: 1, bound_rule: 'ES-27', bound_ordinal: 2 }]);
     const stored = JSON.parse(cli(['sql', '--db', db, '--json', 'select root_path, write_ordinal from state_change_bounds']).stdout) as { rows: unknown[] };
-    expect(stored.rows).toEqual([['/api/v1/items', 2]]);
+    expect(stored.rows).toEqual([{ root_path: '/api/v1/items', write_ordinal: 2 }]);
   });
 
   it('ES-27 a value that changed with no write between is volatile: no bound, the latest value wins (ES-26)', () => {

@@ -36,22 +36,6 @@ export function parseTimeout(value: string | undefined, flag: string): number {
   return Math.round(s * 1000);
 }
 
-/** Warns about flags a command does not define (citty accepts typos silently). */
-export function warnUnknownFlags(rawArgs: string[], args: ArgsDef): void {
-  const known = new Set<string>(['help', 'h']);
-  for (const [name, def] of Object.entries(args)) {
-    known.add(name);
-    known.add(name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase()));
-    for (const a of ([] as string[]).concat((def as { alias?: string | string[] }).alias ?? [])) known.add(a);
-    if (def.type === 'boolean') known.add(`no-${name}`);
-  }
-  for (const raw of rawArgs) {
-    if (raw === '--') break;
-    const m = /^--?([^=]+)/.exec(raw);
-    if (m && !/^-\d/.test(raw) && !known.has(m[1])) log(`warning: unknown option ${raw.split('=')[0]} (ignored); see --help`);
-  }
-}
-
 /** Reports an error the way the user asked (`--json` or text) and returns the exit code. */
 export function reportError(e: unknown, asJson: boolean): number {
   if (e instanceof CapstateError) {

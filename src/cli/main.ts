@@ -3,9 +3,11 @@
  * The capstate CLI. Exit codes: 0 ok, 1 bad input or failed check, 2 usage.
  * stdout carries data only (`--json` is one document); progress and logs go to stderr.
  */
-import { defineCommand, renderUsage, runCommand, showUsage } from 'citty';
+import { defineCommand, runCommand } from 'citty';
 import { capstateVersion } from '../store/open.js';
-import { reportError, warnUnknownFlags } from './common.js';
+import { reportError } from './common.js';
+import { writeUsage } from './help.js';
+import { checkOptions } from './strict-args.js';
 import { commands } from './commands.js';
 
 const version = capstateVersion;
@@ -15,15 +17,26 @@ const main = defineCommand({
     name: 'capstate',
     version,
     description: 'Recorded web-API traffic → a SQLite fact store, the app\'s inferred backend state, and an MCP stand-in for it. ' +
-      'Exit codes: 0 ok, 1 bad input or failed check, 2 usage.',
+      'Exit codes: 0 ok, 1 bad input or failed check, 2 usage. `capstate help COMMAND` shows a command\'s options.',
   },
   subCommands: commands,
 });
 
 async function run(rawArgs: string[]): Promise<number> {
   const asJson = rawArgs.includes('--json');
-  if (rawArgs.length === 0) { process.stderr.write((await renderUsage(main)) + '\n'); return 2; }
-  if (rawArgs[0] === '--help' || rawArgs[0] === '-h') { await showUsage(main); return 0; }
+  if (rawArgs.length === 0) { await writeUsage(process.stderr, main); return 2; }
+  if (rawArgs[0] === '--help' || rawArgs[0] === '-h') { await writeUsage(process.stdout, main); return 0; }
+  // `capstate help` and `capstate help COMMAND`, as git and npm have it.
+  if (rawArgs[0] === 'help') {
+    if (rawArgs.length === 1) { await writeUsage(process.stdout, main); return 0; }
+    const named = commands[rawArgs[1]];
+    if (rawArgs.length > 2 || !Object.hasOwn(commands, rawArgs[1])) {
+      process.stderr.write(`capstate: help takes one command name; commands: ${Object.keys(commands).join(', ')}\n`);
+      return 2;
+    }
+    await writeUsage(process.stdout, named, main);
+    return 0;
+  }
   if (rawArgs[0] === '--version' || rawArgs[0] === '-v') { process.stdout.write(version + '\n'); return 0; }
   // The command is the first argument (before any `--`) that names one, so options may
   // come first: `capstate --db x.sqlite info`. Those options are passed to the command.
@@ -38,14 +51,14 @@ async function run(rawArgs: string[]): Promise<number> {
   }
   const cmd = commands[rawArgs[at]];
   const rest = [...rawArgs.slice(0, at), ...rawArgs.slice(at + 1)];
-  if (rest.includes('--help') || rest.includes('-h')) { await showUsage(cmd, main); return 0; }
+  if (rest.includes('--help') || rest.includes('-h')) { await writeUsage(process.stdout, cmd, main); return 0; }
   try {
-    warnUnknownFlags(rest, (cmd.args ?? {}) as Record<string, never>);
+    checkOptions(rawArgs[at], rest, (cmd.args ?? {}) as Record<string, never>);
     await runCommand(cmd, { rawArgs: rest });
     return 0;
   } catch (e) {
     const code = reportError(e, asJson);
-    if (code === 2) process.stderr.write((await renderUsage(cmd, main)) + '\n');
+    if (code === 2) await writeUsage(process.stderr, cmd, main);
     return code;
   }
 }

@@ -3,8 +3,13 @@ import { CapstateError } from '../errors.js';
 import { DEFAULT_SQL_TIMEOUT_MS, runReadOnlySql } from '../store/read-only-sql.js';
 import { dbArg, jsonArg, out, parseTimeout, printJson } from './common.js';
 
-/** Rows printed at most, so a careless `select *` cannot flood a terminal or an agent. */
+/** Rows printed at most, so a careless `select *` cannot flood a terminal or an agent (not for --csv, an export). */
 const DEFAULT_MAX_ROWS = 10_000;
+/**
+ * `sql --json`'s own shape version (issue 19): 2 since rows became objects keyed by column
+ * (version 1 had positional arrays). Other commands' documents stay at JSON_FORMAT_VERSION.
+ */
+export const SQL_JSON_FORMAT_VERSION = 2;
 /** Bytes of rows printed at most (as compact JSON): a huge cell stops the read, not the process (out of memory). */
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -12,7 +17,7 @@ export const args = {
   ...dbArg,
   ...jsonArg,
   csv: { type: 'boolean', description: 'Print CSV (RFC 4180: CRLF after every line; NULL is an empty field, BLOBs are base64)', default: false },
-  'max-rows': { type: 'string', description: `Stop after this many rows (default ${DEFAULT_MAX_ROWS})`, valueHint: 'N' },
+  'max-rows': { type: 'string', description: `Stop after this many rows (default ${DEFAULT_MAX_ROWS}; with --csv, no limit)`, valueHint: 'N' },
   'max-bytes': { type: 'string', description: `Stop before the rows pass this many bytes as JSON (default ${DEFAULT_MAX_BYTES / 1024 / 1024} MiB)`, valueHint: 'N' },
   timeout: { type: 'string', description: `Stop the query after this many seconds (default ${DEFAULT_SQL_TIMEOUT_MS / 1000}; 0: no limit)`, valueHint: 'SECONDS' },
 } as const;
@@ -29,15 +34,28 @@ function csvCell(v: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/**
+ * Rows as objects keyed by column, as sqlite-utils and Datasette print them. Two columns
+ * of one name would lose a value, so that is an error naming them.
+ */
+export function rowObjects(columns: string[], rows: unknown[][]): Record<string, unknown>[] {
+  const twice = columns.filter((c, i) => columns.indexOf(c) !== i);
+  if (twice.length) {
+    throw new CapstateError('duplicate-column', `the query returns more than one column named ${[...new Set(twice)].map((c) => JSON.stringify(c)).join(', ')}; ` +
+      'sql --json keys rows by column name: give each column its own name (select a.id as a_id, b.id as b_id …)', { columns }, 1);
+  }
+  return rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])));
+}
+
 export default defineCommand({
   meta: {
     name: 'sql',
     description: 'Run a read-only SQL query against the store (tables and rule views). ' +
-      'Output: a table, --json (BLOBs as {"base64": …}) or --csv (RFC 4180, CRLF line ends; NULL prints as an empty field)',
+      'Output: a table, --json (rows as objects keyed by column; BLOBs as {"base64": …}) or --csv (RFC 4180, CRLF line ends; NULL prints as an empty field)',
   },
   args: { ...args, query: { type: 'positional', description: 'One SQL statement that returns rows', required: true, valueHint: 'QUERY' } },
   async run({ args: a }) {
-    const max = a['max-rows'] === undefined ? DEFAULT_MAX_ROWS : Number(a['max-rows']);
+    const max = a['max-rows'] === undefined ? (a.csv ? Number.MAX_SAFE_INTEGER : DEFAULT_MAX_ROWS) : Number(a['max-rows']);
     if (!Number.isInteger(max) || max < 1) throw new CapstateError('usage', '--max-rows must be a positive integer', {}, 2);
     const maxBytes = a['max-bytes'] === undefined ? DEFAULT_MAX_BYTES : Number(a['max-bytes']);
     if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new CapstateError('usage', '--max-bytes must be a positive integer', {}, 2);
@@ -46,7 +64,7 @@ export default defineCommand({
     const r = await runReadOnlySql(a.db, a.query, { maxRows: max, maxBytes, timeoutMs, timeoutHint: '--timeout SECONDS' });
     if (r.unfit) process.stderr.write(`capstate: stopped after ${r.rows.length} row${r.rows.length === 1 ? '' : 's'}: the next row would pass ${maxBytes} bytes (--max-bytes); select fewer or smaller columns (length(x), substr(x, 1, 100))\n`);
     else if (r.truncated) process.stderr.write(`capstate: stopped after ${max} rows (--max-rows)\n`);
-    if (a.json) return printJson({ ok: true, columns: r.columns, rows: r.rows, truncated: r.truncated });
+    if (a.json) return printJson({ format_version: SQL_JSON_FORMAT_VERSION, ok: true, columns: r.columns, rows: rowObjects(r.columns, r.rows), truncated: r.truncated });
     if (a.csv) {
       // RFC 4180: every record, the last one too, ends with CRLF.
       process.stdout.write([r.columns, ...r.rows].map((row) => row.map(csvCell).join(',') + '\r\n').join(''));

@@ -1,0 +1,24 @@
+/**
+ * Help text (issue 19): citty colours its usage whenever `NO_COLOR` is not exactly "1",
+ * even into a pipe. Colour is kept only for a terminal with `NO_COLOR` unset or empty
+ * (https://no-color.org), and `TERM=dumb` turns it off as well.
+ */
+import type { CommandDef } from 'citty';
+import { renderUsage } from 'citty';
+
+/** Whether text written to `stream` may carry ANSI colours. */
+export function colourFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  return stream.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
+export function stripColour(text: string): string {
+  // eslint-disable-next-line no-control-regex -- ANSI SGR sequences
+  return text.replace(/\u001b\[[0-9;]*m/g, '');
+}
+
+/** Writes a command's usage to `stream` (stdout for asked-for help, stderr after a usage error). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
+export async function writeUsage(stream: NodeJS.WriteStream, cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<void> {
+  const text = await renderUsage(cmd, parent);
+  stream.write((colourFor(stream) ? text : stripColour(text)) + '\n');
+}

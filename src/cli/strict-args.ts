@@ -1,0 +1,84 @@
+/**
+ * Strict options (issue 19): citty accepts any flag, so a typo such as `--jsn` would
+ * silently print text where a script wanted JSON. Every command's options are checked
+ * here before it runs; an unknown one is a usage error (exit 2) naming the closest
+ * option the command has.
+ */
+import type { ArgsDef } from 'citty';
+import { CapstateError } from '../errors.js';
+
+interface OptionNames {
+  /** Long names (`json`, `max-rows`, `no-json`) and single-letter aliases. */
+  known: Set<string>;
+  /** Names whose option takes a value, so the next argument is that value, not a flag. */
+  takesValue: Set<string>;
+  /** The long names to suggest from (not the `no-` forms). */
+  suggest: string[];
+}
+
+function optionNames(args: ArgsDef): OptionNames {
+  const known = new Set<string>(['help', 'h']);
+  const takesValue = new Set<string>();
+  const suggest: string[] = ['help'];
+  for (const [name, def] of Object.entries(args)) {
+    if (def.type === 'positional') continue;
+    const kebab = name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+    const names = [name, kebab, ...([] as string[]).concat((def as { alias?: string | string[] }).alias ?? [])];
+    for (const n of names) {
+      known.add(n);
+      if (def.type === 'string' || def.type === 'enum') takesValue.add(n);
+    }
+    if (def.type === 'boolean') known.add(`no-${name}`).add(`no-${kebab}`);
+    suggest.push(kebab);
+  }
+  return { known, takesValue, suggest: [...new Set(suggest)] };
+}
+
+/** Levenshtein distance, for the did-you-mean. */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** The closest option name, if it is close enough to be what was meant. */
+export function closestOption(name: string, options: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const o of options) {
+    const d = o.startsWith(name) || name.startsWith(o) ? Math.min(1, editDistance(name, o)) : editDistance(name, o);
+    if (d < bestDistance) { best = o; bestDistance = d; }
+  }
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+/**
+ * Throws a usage error (exit 2) for the first option `command` does not define. Values of
+ * options that take one (`--db -x.sqlite`), negative numbers and everything after `--`
+ * are not options.
+ */
+export function checkOptions(command: string, rawArgs: string[], args: ArgsDef): void {
+  const { known, takesValue, suggest } = optionNames(args);
+  for (let i = 0; i < rawArgs.length; i++) {
+    const raw = rawArgs[i];
+    if (raw === '--') break;
+    if (raw === '-' || !raw.startsWith('-') || /^-\d/.test(raw)) continue;
+    const long = raw.startsWith('--');
+    const name = (long ? raw.slice(2) : raw.slice(1)).split('=')[0];
+    // `-abc` is three single-letter flags (as citty reads it).
+    const names = long || name.length === 1 ? [name] : [...name];
+    for (const n of names) {
+      if (known.has(n)) continue;
+      const flag = long ? `--${n}` : `-${n}`;
+      const near = closestOption(n.replace(/^no-/, ''), suggest);
+      throw new CapstateError('unknown-option',
+        `unknown option ${flag} for ${command}${near ? `; did you mean --${near}?` : ''} (see capstate help ${command})`,
+        { option: flag, ...(near ? { suggestion: `--${near}` } : {}) }, 2);
+    }
+    if (!raw.includes('=') && takesValue.has(names[names.length - 1])) i++;
+  }
+}
