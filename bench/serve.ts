@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { closeServeContext, openServeContext } from '../src/serve/context.js';
-import { toolRecords } from '../src/serve/records.js';
+import { recordArguments, toolRecords } from '../src/serve/records.js';
 import { createServer } from '../src/mcp/server.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -65,15 +65,7 @@ async function serveOne(mb: number): Promise<number> {
     if (!served.has(t.name)) continue;
     const seen = new Set<string>();
     for (const r of await toolRecords(ctx, t.name)) {
-      const args: Record<string, unknown> = Object.fromEntries(r.params);
-      if (r.query_pairs.length) {
-        const q: Record<string, string | string[]> = {};
-        for (const p of r.query_pairs) {
-          const had = q[p.name];
-          q[p.name] = had === undefined ? p.value : ([] as string[]).concat(had, p.value);
-        }
-        args.query = q;
-      }
+      const args = recordArguments(r);
       const key = JSON.stringify([t.name, args]);
       if (!seen.has(key)) { seen.add(key); plan.push({ name: t.name, args }); }
     }

@@ -15,6 +15,7 @@ import { CapstateError } from '../src/errors.js';
 import { loadCaptures } from '../src/ingest/load-captures.js';
 import { parseExactJson, stringifyExact, type JsonValue } from '../src/json/exact.js';
 import { answerCall } from '../src/serve/call.js';
+import { recordArguments, toolRecords } from '../src/serve/records.js';
 import { closeServeContext, openServeContext } from '../src/serve/context.js';
 import { environmentStateView } from '../src/serve/state-view.js';
 import { environmentState, stateBytes } from '../src/state/index.js';
@@ -146,22 +147,12 @@ async function expectServingRendersPlans(db: string): Promise<number> {
   let checked = 0;
   try {
     const d = new Database(db, { readonly: true });
-    const templates = new Map((d.prepare('select name, template from tool where capture_id = 1').all() as { name: string; template: string }[]).map((t) => [t.name, t.template]));
     const bodyOf = d.prepare('select b.content from record r join body b on b.id = r.response_body_id where r.capture_id = 1 and r.ordinal = ?').pluck();
     for (const plan of doc.plans.filter((p: any) => p.kind === 'item' || p.kind === 'list')) {
-      // The template as a pattern: each {name} one path segment or part of one (`{id}.json`).
-      const template = templates.get(plan.tool)!;
-      const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-      const pattern = new RegExp(`^${template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('([^/]+)')}$`);
+      const records = await toolRecords(ctx, plan.tool);
       for (const line of plan.lines.filter((l: any) => l.status >= 200 && l.status <= 299)) {
-        const args: Record<string, unknown> = {};
-        const m = line.path.match(pattern);
-        names.forEach((n, i) => { args[n] = decodeURIComponent(m![i + 1]); });
-        if (line.query) {
-          const query: Record<string, string | string[]> = {};
-          for (const [k, v] of new URLSearchParams(line.query)) query[k] = k in query ? [query[k], v].flat() : v;
-          args.query = query;
-        }
+        // The arguments that ask for the line's checked record.
+        const args = recordArguments(records.find((r) => r.ordinal === line.record_ordinal)!);
         const a = await answerCall(ctx, plan.tool, args);
         expect({ tool: plan.tool, line: line.path, source: a.source, status: a.status }).toEqual({ tool: plan.tool, line: line.path, source: 'state', status: line.status });
         expect(compact(a.body.value), `${plan.tool} ${line.path}`).toBe(compact(exact(bodyOf.get(line.record_ordinal) as string)));

@@ -8,6 +8,7 @@ import { type BodyKind } from '../load/bodies.js';
 import { parseAcceptedJson, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
+import { servedLookups } from './model.js';
 
 /**
  * The part of a checked call (input-schema.ts `CallRequest`) that picks a request line's
@@ -72,9 +73,9 @@ function recordDecisions(ctx: ServeContext): Promise<RecordDecisions> {
 async function readDecisions(ctx: ServeContext): Promise<RecordDecisions> {
   const bound = (r: { bound_ordinal: number | null; bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null }): Bound =>
     r.bound_ordinal === null || r.bound_rule === null ? null : { ordinal: r.bound_ordinal, rule: r.bound_rule };
-  const head = await ctx.k.selectFrom('state_capture').select('status').where('capture_id', '=', ctx.captureId).executeTakeFirst();
-  if (head?.status === 'computed') {
-    const rows = await ctx.k.selectFrom('state_records').selectAll().where('capture_id', '=', ctx.captureId).execute();
+  const state = await servedLookups(ctx);
+  if (state) {
+    const rows = await state.records();
     return {
       initial: new Map(rows.filter((r) => r.is_initial === 1).map((r) => [r.record_id, bound(r)])),
       listPointer: new Map(rows.filter((r) => r.list_pointer !== null).map((r) => [r.record_id, r.list_pointer!])),
@@ -171,6 +172,20 @@ export function jsonValueOf(body: RetainedBodyView): JsonValue | undefined {
   // The owner classified it `json` (ES-4 passed): the accepted-text parse gives the exact value.
   const parsed = parseAcceptedJson(text);
   return parsed.ok ? parsed.value : undefined;
+}
+
+/** The tool arguments that ask for a record's request line: its path parameters, and its query with a repeated key as an array. */
+export function recordArguments(r: ToolRecord): Record<string, unknown> {
+  const args: Record<string, unknown> = Object.fromEntries(r.params);
+  if (r.query_pairs.length) {
+    const q: Record<string, string | string[]> = {};
+    for (const p of r.query_pairs) {
+      const had = q[p.name];
+      q[p.name] = had === undefined ? p.value : ([] as string[]).concat(had, p.value);
+    }
+    args.query = q;
+  }
+  return args;
 }
 
 /** `GET /api/annotations?from=1&to=2`: a record's request line (method + path + query). */

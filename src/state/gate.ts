@@ -82,7 +82,7 @@ export function sortedCandidates(objects: JsonValue[]): string[] {
 /** Events (later reads and writes) whose bodies the gate holds at one time. */
 const GATE_STRETCH = 200;
 
-export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTypes, shaping: Shaping, plans: Plan[], budget?: Budget): Promise<GateResult> {
+export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTypes, shaping: Shaping, plans: Plan[], budget: Budget): Promise<GateResult> {
   const relaxed = new Map<string, Set<string>>();
   const sorted = new Map<string, Set<string>>();
   const findings: string[] = [];
@@ -117,11 +117,11 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
     // OQ-32: a value a write puts in the model is held (charged) until it is replaced or removed.
     const cost = new Map<string, number>();
     const put = (id: string, v: JsonValue | undefined) => {
-      budget?.release('planning', cost.get(id) ?? 0);
+      budget.release('planning', cost.get(id) ?? 0);
       cost.delete(id);
       if (v === undefined) { model.delete(id); return; }
       const c = valueCost(v);
-      budget?.charge('planning', c);
+      budget.charge('planning', c);
       cost.set(id, c);
       model.set(id, v);
     };
@@ -208,7 +208,7 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
       }
     }
     facts.dropBodies(held);
-    for (const c of cost.values()) budget?.release('planning', c);
+    for (const c of cost.values()) budget.release('planning', c);
   }
   for (const [root, fields] of unsorted) for (const f of fields) sorted.get(root)?.delete(f);
   return { relaxed, sorted, findings };

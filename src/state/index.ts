@@ -55,13 +55,13 @@ export interface StateSink {
 export async function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
   const parts: UnitResult[] = [];
   const head = await computeState(k, captureId, { changeBounds: async () => {}, records: async () => {}, unit: async (u) => { parts.push(u); } });
-  const byPosition = <T>(xs: { position: number }[], pick: (x: never) => T): T[] => [...xs].sort((a, b) => a.position - b.position).map(pick as (x: unknown) => T);
+  const inOrder = <T extends { position: number }>(xs: T[]) => xs.sort((a, b) => a.position - b.position);
   return {
     ...head,
     types: parts.flatMap((p) => p.types),
     entities: parts.flatMap((p) => p.entities),
-    documents: byPosition(parts.flatMap((p) => p.documents), (d: { document: StateDocument }) => d.document),
-    plans: byPosition(parts.flatMap((p) => p.plans), (p: { plan: Plan }) => p.plan),
+    documents: inOrder(parts.flatMap((p) => p.documents)).map((d) => d.document),
+    plans: inOrder(parts.flatMap((p) => p.plans)).map((p) => p.plan),
     gate_findings: parts.flatMap((p) => p.gate_findings),
   };
 }

@@ -235,6 +235,8 @@ export interface StoredLookups {
   collection(collection: string): Promise<StateEntity[]>;
   /** The state's types, in the view's order. */
   types(): Promise<StateType[]>;
+  /** Per record: initial read, bound and list pointer, as the final views said when the state was computed. */
+  records(): Promise<Row<'state_records'>[]>;
 }
 
 /** Lookups into capture `captureId`'s stored state; throws as `readStoredState` does when it is failed or stale. */
@@ -261,6 +263,7 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
         .where('collection', '=', collection).where('entity_key', '=', id).executeTakeFirst();
       return r && entityOf(r);
     },
+    records: () => k.selectFrom('state_records').selectAll().where('capture_id', '=', captureId).execute(),
     types: async () => (await k.selectFrom('state_types').selectAll().where('capture_id', '=', captureId).orderBy('position').execute()).map(typeOf),
     collection: async (collection) => (await k.selectFrom('state_entities').selectAll().where('capture_id', '=', captureId)
       .where('collection', '=', collection).orderBy('state_order').orderBy('position').execute()).map(entityOf),
