@@ -245,3 +245,31 @@ describe('ES-21 view_fields', () => {
     expect(fields('get_api_v1_items_by_id', 'all')).toEqual([['id', 1], ['name', 1], ['size', 1]]);
   });
 });
+
+describe('ES-24 view_per_response_members', () => {
+  const uuid = (i: number) => `0b6f3c1e-6a52-4c1f-9d3e-2f6a8b7c9d${String(i).padStart(2, '0')}`;
+  const perView = (db: Database.Database) =>
+    db.prepare('select tool, member_key from view_per_response_members order by tool, member_key').raw().all();
+
+  it('ES-24 a view names a generated member only when every path it answers proves it; the list\'s proof is not the items\'', () => {
+    const db = store([
+      ...[0, 1, 2].map((i) => ({ url: `${A}/api/v1/items`, body: { requestId: uuid(i), items: [{ id: 'it-01' }, { id: 'it-02' }] } })),
+      // it-01 has one record, so the item view's path /it-01 proves nothing: the item view names nothing.
+      { url: `${A}/api/v1/items/it-01`, body: { requestId: uuid(7), item: { id: 'it-01' } } },
+      ...[3, 4, 5].map((i) => ({ url: `${A}/api/v1/items/it-02`, body: { requestId: uuid(i), item: { id: 'it-02' } } })),
+    ]);
+    expect(rows(db, 'select path, member_key from per_response_members order by path')).toEqual([
+      { path: '/api/v1/items', member_key: 'requestId' },
+      { path: '/api/v1/items/it-02', member_key: 'requestId' },
+    ]);
+    expect(perView(db)).toEqual([['get_api_v1_items', 'requestId']]);
+  });
+
+  it('ES-24 with each item path proven three times over, the item view names it', () => {
+    const db = store([
+      ...[0, 1, 2].map((i) => ({ url: `${A}/api/v1/items/it-01`, body: { id: 'it-01', requestId: uuid(i) } })),
+      ...[3, 4, 5].map((i) => ({ url: `${A}/api/v1/items/it-02`, body: { id: 'it-02', requestId: uuid(i) } })),
+    ]);
+    expect(perView(db)).toEqual([['get_api_v1_items_by_id', 'requestId']]);
+  });
+});

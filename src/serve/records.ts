@@ -9,6 +9,7 @@ import { parseAcceptedJson, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { servedLookups } from './model.js';
+import { readRecordLines, type LineBound, type RecordLine } from '../store/record-lines.js';
 
 /**
  * The part of a checked call (input-schema.ts `CallRequest`) that picks a request line's
@@ -19,29 +20,8 @@ export interface LineCall {
   query: { name: string; value: string }[];
 }
 
-export interface ToolRecord {
-  record_id: number;
-  ordinal: number;
-  timeline_position: number;
-  method: string;
-  path: string;
-  query: string | null;
-  status: number;
-  response_media_type: string | null;
-  response_body_id: number;
-  response_kind: BodyKind;
-  request_body_id: number;
-  request_kind: BodyKind;
-  /** Template parameter values (path_param), by name. */
-  params: Map<string, string>;
-  /** Query pairs in request order. */
-  query_pairs: { name: string; value: string }[];
-  /** An initial read (ES-8/ES-9): before the bound of its type. */
-  is_initial: boolean;
-  /** For an initial read: the record that bounds its type and the rule (null: unbounded). */
-  bound: { ordinal: number; rule: 'ES-8' | 'ES-9' | 'ES-27' } | null;
-  root_path: string;
-}
+/** A tool's record as serving reads it: the one reader's line (src/store/record-lines.ts). */
+export type ToolRecord = RecordLine;
 
 export interface RetainedBodyView {
   kind: BodyKind;
@@ -53,7 +33,7 @@ export interface RetainedBodyView {
 }
 
 const cache = new WeakMap<ServeContext, Map<string, Promise<ToolRecord[]>>>();
-type Bound = { ordinal: number; rule: 'ES-8' | 'ES-9' | 'ES-27' } | null;
+type Bound = LineBound;
 
 /**
  * Per record, what the rules decided (initial read and bound, list pointer), read once per
@@ -107,35 +87,8 @@ export function toolRecords(ctx: ServeContext, tool: string): Promise<ToolRecord
 async function readToolRecords(ctx: ServeContext, tool: string): Promise<ToolRecord[]> {
   const toolId = ctx.toolIds.get(tool);
   if (toolId === undefined) return [];
-  const rows = await ctx.k.selectFrom('record as r')
-    .innerJoin('records_timeline as t', 't.record_id', 'r.id')
-    .innerJoin('body as rb', 'rb.id', 'r.response_body_id')
-    .innerJoin('body as qb', 'qb.id', 'r.request_body_id')
-    .select(['r.id', 'r.ordinal', 't.timeline_position', 'r.method', 'r.path', 'r.query', 'r.status',
-      'r.response_media_type', 'r.response_body_id', 'rb.kind as response_kind', 'r.request_body_id', 'qb.kind as request_kind'])
-    .where('r.tool_id', '=', toolId)
-    .orderBy('t.timeline_position')
-    .execute();
-  const params = await ctx.k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
-    .select(['p.record_id', 'p.name', 'p.value']).where('r.tool_id', '=', toolId).orderBy('p.record_id').orderBy('p.position').execute();
-  const queries = await ctx.k.selectFrom('query_param as q').innerJoin('record as r', 'r.id', 'q.record_id')
-    .select(['q.record_id', 'q.name', 'q.value']).where('r.tool_id', '=', toolId).orderBy('q.record_id').orderBy('q.position').execute();
-  const initialIds = await initialReads(ctx);
-  const byId = new Map<number, ToolRecord>();
-  const out = rows.map((r) => {
-    const rec: ToolRecord = {
-      record_id: r.id, ordinal: r.ordinal, timeline_position: r.timeline_position, method: r.method, path: r.path, query: r.query,
-      status: r.status, response_media_type: r.response_media_type, response_body_id: r.response_body_id, response_kind: r.response_kind,
-      request_body_id: r.request_body_id, request_kind: r.request_kind,
-      params: new Map(), query_pairs: [], is_initial: initialIds.has(r.id), bound: initialIds.get(r.id) ?? null,
-      root_path: ctx.tools.get(tool)!.root_path,
-    };
-    byId.set(r.id, rec);
-    return rec;
-  });
-  for (const p of params) byId.get(p.record_id)?.params.set(p.name, p.value);
-  for (const q of queries) byId.get(q.record_id)?.query_pairs.push({ name: q.name, value: q.value });
-  return out;
+  const { root_path } = ctx.tools.get(tool)!;
+  return readRecordLines(ctx.k, { tools: [{ id: toolId, name: tool, root_path }], readsOnly: false, initial: await initialReads(ctx) });
 }
 
 /** The list pointer the state's list rules (OQ-11, `list_locations`) find in a record's response body, or null. */

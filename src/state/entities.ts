@@ -98,7 +98,7 @@ export function mergeEntities(facts: StateFacts): MergedTypes {
 /** The type's bound: what its initial reads say, else its first write (ES-8). */
 function boundOf(facts: StateFacts, root: string): StateType['bound'] {
   const r = facts.reads.find((x) => x.root_path === root && x.is_initial);
-  if (r) return r.bound_ordinal === null || r.bound_rule === null ? null : { rule: r.bound_rule, write_ordinal: r.bound_ordinal };
+  if (r) return r.bound === null ? null : { rule: r.bound.rule, write_ordinal: r.bound.ordinal };
   const w = facts.writes.find((x) => x.root_path === root || x.is_url_redacted === 1);
   return w ? { rule: 'ES-8', write_ordinal: w.ordinal } : null;
 }

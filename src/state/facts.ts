@@ -6,30 +6,13 @@ import type { Kysely, Selectable } from 'kysely';
 import { parseAcceptedJson, type JsonValue } from '../json/exact.js';
 import type { DB } from '../store/types.js';
 import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
+import { readRecordLines, type LineBound, type RecordLine } from '../store/record-lines.js';
 import { rowCost, valueCost, type Budget } from './budget.js';
 import { at, isObject } from './json.js';
 import { collectionNames } from './entities.js';
 
-export interface ReadLine {
-  record_id: number;
-  ordinal: number;
-  timeline_position: number;
-  started_ms: number | null;
-  ended_ms: number | null;
-  tool: string;
-  root_path: string;
-  method: string;
-  path: string;
-  query: string | null;
-  status: number;
-  response_body_id: number;
-  is_initial: boolean;
-  /** For initial reads: the write that bounds the type (ES-8, ES-9), or null when nothing does. */
-  bound_ordinal: number | null;
-  bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
-  /** The query's name/value pairs as the loader stored them (query_param), in request order. */
-  query_pairs: [string, string][];
-}
+/** A type's admitted read (`read_records`), as the one reader gives it (src/store/record-lines.ts). */
+export type ReadLine = RecordLine;
 
 /** OQ-35: a request line is one path with one query string (per tool); its records are its repeats. */
 export const lineKey = (r: { path: string; query: string | null }) => `${r.path}?${r.query ?? ''}`;
@@ -53,7 +36,6 @@ export interface CaptureFacts {
   perResponse: Map<string, Set<string>>;
   /** A read's last path parameter value (the id an item read names). */
   pathValue(recordId: number): string | undefined;
-  queryPairs: Map<number, [string, string][]>;
 }
 
 /** One type's facts (a unit of work, OQ-32): its reads and observations, its tools, and its bodies as asked for. */
@@ -75,6 +57,8 @@ export interface StateFacts extends CaptureFacts {
   tools: Selectable<DB['tool']>[];
   /** ES-21 (`view_fields`): per `tool\u0000scope`, the view's fields in order and those every observation shows. */
   viewFields: Map<string, { fields: string[]; required: string[] }>;
+  /** ES-24 (`view_per_response_members`): per tool, the generated members every path it answers proves, sorted. */
+  viewPerResponse: Map<string, string[]>;
   /** ES-4/ES-5: a body as an exact value through the body owner, or undefined when it is not usable. */
   bodyValue(bodyId: number): JsonValue | undefined;
   bodyUsable(bodyId: number): boolean;
@@ -89,7 +73,8 @@ export interface StateFacts extends CaptureFacts {
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
 export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'kept_observations',
   'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members',
-  'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations', 'view_fields'] as const;
+  'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations', 'view_fields',
+  'view_per_response_members'] as const;
 
 /** The facts shared by every unit, each view read once; charged to the budget for the whole pass. */
 export async function readCaptureFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<CaptureFacts> {
@@ -111,17 +96,12 @@ export async function readCaptureFacts(k: Kysely<DB>, captureId: number, budget:
   const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
     .select(['p.record_id', 'p.value']).where('r.capture_id', '=', captureId).orderBy('p.record_id').orderBy('p.position').execute();
   const pathValues = new Map(params.map((p) => [p.record_id, p.value]));
-  const queryRows = await k.selectFrom('query_param as q').innerJoin('record as r', 'r.id', 'q.record_id')
-    .select(['q.record_id', 'q.name', 'q.value']).where('r.capture_id', '=', captureId).orderBy('q.record_id').orderBy('q.position').execute();
-  const queryPairs = new Map<number, [string, string][]>();
-  for (const q of queryRows) (queryPairs.get(q.record_id) ?? queryPairs.set(q.record_id, []).get(q.record_id)!).push([q.name, q.value]);
   return {
     captureId,
     timelineOrder: timeline?.timeline_order ?? 'record-order',
     writes, allIdentities: identities, names: collectionNames(identities.map((t) => t.root_path)), allTools: tools, perResponse,
     vocabulary: await readVocabulary(k),
     pathValue: (id) => pathValues.get(id),
-    queryPairs,
   };
 }
 
@@ -142,12 +122,12 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
   const tools = capture.allTools.filter((t) => t.root_path === root);
   const toolNames = tools.map((t) => t.name);
   const byTool = <T>(q: () => Promise<T[]>): Promise<T[]> => (toolNames.length === 0 ? Promise.resolve([]) : q());
-  const reads = await k.selectFrom('read_records as r')
-    .innerJoin('record as c', 'c.id', 'r.record_id')
-    .leftJoin('initial_reads as i', 'i.record_id', 'r.record_id')
-    .select(['r.record_id', 'r.ordinal', 'r.timeline_position', 'r.started_ms', 'r.ended_ms', 'r.tool', 'r.root_path', 'r.method',
-      'c.path', 'c.query', 'r.status', 'r.response_body_id', 'i.record_id as initial_id', 'i.bound_ordinal', 'i.bound_rule'])
-    .where('r.capture_id', '=', captureId).where('r.root_path', '=', root).orderBy('r.timeline_position').execute();
+  const initial = new Map<number, LineBound>();
+  for (const i of await k.selectFrom('initial_reads').select(['record_id', 'bound_ordinal', 'bound_rule'])
+    .where('capture_id', '=', captureId).where('root_path', '=', root).execute()) {
+    initial.set(i.record_id, i.bound_ordinal === null || i.bound_rule === null ? null : { ordinal: i.bound_ordinal, rule: i.bound_rule });
+  }
+  const reads = await readRecordLines(k, { tools: tools.map((t) => ({ id: t.id, name: t.name, root_path: t.root_path })), readsOnly: true, initial });
   const [observations, order, itemLocations, listReads, counters, membership] = await Promise.all([
     k.selectFrom('kept_observations').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root)
       .orderBy('timeline_position').orderBy('list_index').execute(),
@@ -167,7 +147,11 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     v.fields.push(f.field);
     if (f.is_required === 1) v.required.push(f.field);
   }
-  for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership, fieldRows] as Record<string, unknown>[][]) {
+  const perResponseRows = await byTool(() => k.selectFrom('view_per_response_members').select(['tool', 'member_key'])
+    .where('capture_id', '=', captureId).where('tool', 'in', toolNames).orderBy('tool').orderBy('member_key').execute());
+  const viewPerResponse = new Map<string, string[]>();
+  for (const r of perResponseRows) (viewPerResponse.get(r.tool) ?? viewPerResponse.set(r.tool, []).get(r.tool)!).push(r.member_key);
+  for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership, fieldRows, perResponseRows] as Record<string, unknown>[][]) {
     for (const r of rows) budget.charge('records', rowCost(r));
   }
   const itemPointer = new Map(itemLocations.map((l) => [l.record_id, l.entity_pointer]));
@@ -206,7 +190,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
       parsed.delete(id);
     }
   };
-  await loadBodies(reads.filter((r) => r.initial_id !== null).map((r) => r.response_body_id));
+  await loadBodies(reads.filter((r) => r.is_initial).map((r) => r.response_body_id));
   const value = (id: number): JsonValue | undefined => {
     if (!parsed.has(id)) {
       const text = texts.get(id);
@@ -221,9 +205,9 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
   return {
     ...capture,
     root,
-    reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null, query_pairs: capture.queryPairs.get(r.record_id) ?? [] })),
+    reads,
     identities: capture.allIdentities.filter((t) => t.root_path === root),
-    observations, order, itemLocations, listReads, counters, membership, tools, viewFields,
+    observations, order, itemLocations, listReads, counters, membership, tools, viewFields, viewPerResponse,
     bodyValue: value,
     loadBodies,
     dropBodies,

@@ -43,10 +43,10 @@ export function countedByGate(shaping: Shaping, facts: Pick<StateFacts, 'reads' 
     }
   }
   return (r) => {
-    if (shaping.excluded.has(r.record_id) || r.query_pairs.some(([k]) => facts.vocabulary.isProjection(k))) return false;
+    if (shaping.excluded.has(r.record_id) || r.query_pairs.some((q) => facts.vocabulary.isProjection(q.name))) return false;
     if (replayedLines.has(`${r.tool}\u0000${lineKey(r)}`)) return false;
     const keys = shaping.byTool.get(r.tool)?.projected_query_keys ?? [];
-    return !namesVariantKey(keys, r.query_pairs.map(([name, value]) => ({ name, value })));
+    return !namesVariantKey(keys, r.query_pairs);
   };
 }
 

@@ -182,14 +182,6 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
   plan.shared_envelope = shared;
 }
 
-/** ES-24: a view names a member only when every concrete path it answers proves it on its own. */
-function perResponseOf(ctx: Ctx): string[] {
-  const paths = [...new Set(ctx.lines.filter((l) => ok(l.status)).map((l) => l.path))];
-  if (paths.length === 0) return [];
-  const sets = paths.map((p) => ctx.facts.perResponse.get(p) ?? new Set<string>());
-  return [...sets[0]].filter((k) => sets.every((s) => s.has(k))).sort();
-}
-
 /** ES-29: the clock spellings this view always uses differently from the stored values. */
 function clockFormatsOf(ctx: Ctx, obs: Observation[], fields: string[]): Record<string, ClockFormat> {
   const out: Record<string, ClockFormat> = {};
@@ -207,7 +199,7 @@ function viewBase(ctx: Ctx, obs: Observation[], scope: 'all' | 'list') {
   return {
     collection: ctx.collection, fields, required_fields: required,
     projected_record_ordinals: ctx.shaping.projected_record_ordinals, projected_query_keys: ctx.shaping.projected_query_keys,
-    projection_values: ctx.shaping.projection_values, per_response_members: perResponseOf(ctx), clock_formats: clockFormatsOf(ctx, obs, fields), sorted_arrays: [],
+    projection_values: ctx.shaping.projection_values, per_response_members: ctx.facts.viewPerResponse.get(ctx.tool) ?? [], clock_formats: clockFormatsOf(ctx, obs, fields), sorted_arrays: [],
     shared_envelope: true,
   };
 }
