@@ -137,8 +137,13 @@ describe('OQ-33 cut HAR bodies: content.size larger than the retained bytes, or 
     entry(4, (e) => { e.response.content = { ...content('{"a":1}'), comment: 'TRUNCATED at 1 KiB' }; }),
     entry(5, (e) => { e.response.content = { size: 141, mimeType: 'application/json', comment: 'Response bodies are not included.' }; }),
     entry(6, (e) => { e.response.content = { size: 3, mimeType: 'image/png', text: 'AAEC', encoding: 'base64' }; }),
-    entry(7, (e) => { e.response.content = { size: 4, mimeType: 'image/png', text: 'AAEC', encoding: 'base64' }; }),
+    entry(7, (e) => { e.response.content = { size: 5, mimeType: 'image/png', text: 'AAEC', encoding: 'base64' }; }),
     entry(8, (e) => { e.response.content = { ...content('{"a":1}'), comment: 'served from cache' }; }),
+    // Optic writes size as the length of the base64 text (4 for 3 bytes): whole.
+    entry(9, (e) => { e.response.content = { size: 4, mimeType: 'image/png', text: 'AAEC', encoding: 'base64' }; }),
+    // Fiddler counts CRLF line endings it then wrote as LF; a gzip size is another count again: complete JSON is whole.
+    entry(10, (e) => { e.response.content = { size: 30, mimeType: 'application/json', text: '{\n "id": 1,\n "ok": true\n}' }; }),
+    entry(11, (e) => { e.response.content = { size: 400, mimeType: 'text/html', text: '<p>hello</p>' }; }),
   ]));
 
   it('OQ-33 content.size larger than the retained text → cut, unusable, the retained part kept, no members', () => {
@@ -161,9 +166,15 @@ describe('OQ-33 cut HAR bodies: content.size larger than the retained bytes, or 
     expect(body(db(), 8).kind).toBe('json');
   });
 
-  it('OQ-33 base64 bodies compare content.size with the decoded length', () => {
+  it('OQ-33 base64 bodies are cut only when content.size exceeds both the decoded and the encoded length', () => {
     expect(body(db(), 6)).toMatchObject({ kind: 'base64', bytes: 3 });
     expect(body(db(), 7)).toMatchObject({ kind: 'cut', bytes: 3 });
+    expect(body(db(), 9)).toMatchObject({ kind: 'base64', bytes: 3 });
+  });
+
+  it('OQ-33 (issue 17) a body that parses as complete JSON is not cut, whatever content.size says; other bodies still are', () => {
+    expect(body(db(), 10)).toMatchObject({ kind: 'json', is_usable: 1 });
+    expect(body(db(), 11)).toMatchObject({ kind: 'cut', unusable_reason: 'cut' });
   });
 });
 

@@ -134,8 +134,8 @@ describe('DESC-4 recorded statuses', () => {
     expect(line(s.tool('get_api_things'))).toMatch(/; recorded statuses 200, 201, 400, 404, 409, 410, 422, 500, …;/);
   });
 
-  it('an empty set shows as no recorded status', () => {
-    expect(describeStatuses([])).toBe('no recorded status');
+  it('an empty set (every request failed, or none) shows as no recorded response', () => {
+    expect(describeStatuses([])).toBe('no recorded response');
   });
 });
 

@@ -27,8 +27,15 @@ export interface RetainedBody {
   /** Present when the producer retained bytes (base64 already decoded). */
   bytes?: Buffer;
   mediaType: string | null;
-  /** The producer says only part of the body was retained. */
+  /** The producer says only part of the body was retained (a truncation comment or flag). */
   isCut: boolean;
+  /**
+   * The producer's `size` is larger than what it retained, both as written and decoded.
+   * Producers disagree on what `size` counts (Optic: the base64 text; mitmproxy: the encoded
+   * bytes; Fiddler: before line endings were normalised), so this only explains a body that
+   * fails to parse: complete JSON is complete whatever the size says.
+   */
+  sizeExceeds?: boolean;
 }
 
 export interface ClassifiedBody {
@@ -120,20 +127,23 @@ export function classifyRetainedBody(body: RetainedBody): ClassifiedBody {
     };
   };
 
-  if (bytes.length === 0 && !body.isCut) return make('none', 'no-body');
-  if (body.isCut) return make('cut', 'cut');
-  if (fromText && !body.text!.isWellFormed()) return make('text', 'invalid-unicode');
+  const sizeCut = body.sizeExceeds === true;
+  if (bytes.length === 0 && !body.isCut && !sizeCut) return make('none', 'no-body');
+  if (body.isCut || bytes.length === 0) return make('cut', 'cut');
   const jsonLike = isJsonLike(body.mediaType, bytes);
-  if (!fromText && !jsonLike && !isTextMediaType(body.mediaType)) return make('base64', 'binary');
-  if (!fromText && !isUtf8(bytes)) return make(jsonLike ? 'text' : 'base64', jsonLike ? 'invalid-utf8' : 'binary');
-  if (!jsonLike) return make('text', 'not-json');
+  // A size larger than the retained body explains a body that does not parse (or any body that is not JSON).
+  const failed = (kind: BodyKind, reason: UnusableReason) => (sizeCut ? make('cut', 'cut') : make(kind, reason));
+  if (fromText && !body.text!.isWellFormed()) return failed('text', 'invalid-unicode');
+  if (!fromText && !jsonLike && !isTextMediaType(body.mediaType)) return failed('base64', 'binary');
+  if (!fromText && !isUtf8(bytes)) return failed(jsonLike ? 'text' : 'base64', jsonLike ? 'invalid-utf8' : 'binary');
+  if (!jsonLike) return failed('text', 'not-json');
   if (bytes.length > MAX_USABLE_BODY_BYTES) return make('text', 'oversize');
   const text = fromText ? body.text! : bytes.toString('utf8');
   // Most bodies take the fast road; the rest (and every body refused) go through the exact
   // parser, which also names the reason a body is unusable.
   if (acceptsForTree(text)) return make('json', null, undefined, text);
   const parsed = parseExactJson(text);
-  if (!parsed.ok) return make('text', parsed.reason);
+  if (!parsed.ok) return failed('text', parsed.reason);
   return make('json', null, parsed.value);
 }
 

@@ -87,10 +87,11 @@ export function readHarEntry(file: string, index: number, entry: unknown): HarEn
         if (decoded === null) f.fail([...path, 'text'], 'content.text is declared base64 but is not valid base64; re-export the capture', 'invalid-base64');
         bytes = decoded;
       }
-      const retained = bytes ? bytes.length : Buffer.byteLength(text, 'utf8');
-      // A producer that kept only part of the body says so by size or by a comment/flag.
-      const isCut = (size !== null && size > retained) || (comment !== null && /truncat/i.test(comment)) || c._truncated === true;
-      responseBody = bytes ? { bytes, mediaType: responseMediaType, isCut } : { text, mediaType: responseMediaType, isCut };
+      // A producer that kept only part of the body says so by a comment or flag; a size larger
+      // than the body as written and as decoded only suggests it (bodies.ts decides).
+      const isCut = (comment !== null && /truncat/i.test(comment)) || c._truncated === true;
+      const sizeExceeds = size !== null && size > Buffer.byteLength(text, 'utf8') && (!bytes || size > bytes.length);
+      responseBody = bytes ? { bytes, mediaType: responseMediaType, isCut, sizeExceeds } : { text, mediaType: responseMediaType, isCut, sizeExceeds };
     }
   }
 

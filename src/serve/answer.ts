@@ -119,6 +119,15 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
       bodyNote = '; no record of this line has the request body given, so the body is not matched (writes are not modelled, §13)';
     }
   }
+  // A request that got no response (HAR status 0 or -1: failed or aborted) answers nothing.
+  const answered = candidates.filter((r) => r.status > 0);
+  if (answered.length === 0 && candidates.length > 0) {
+    const asked = callLine(tool, call);
+    throw new CapstateError('no-response',
+      `${tool.name}: the capture recorded ${asked} but no response to it (the request failed or was aborted, record #${candidates[candidates.length - 1].ordinal}); nothing can be replayed`,
+      { tool: tool.name, request_line: asked, record_ordinals: candidates.map((r) => r.ordinal) });
+  }
+  candidates = answered;
   const initial = candidates.filter((r) => r.is_initial);
   const chosen = initial.length ? initial[initial.length - 1] : candidates[candidates.length - 1];
   if (!chosen) {

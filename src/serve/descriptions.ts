@@ -125,7 +125,7 @@ export function describeReturns(value: JsonValue, listPointer: string | null, fi
 
 /** DESC-4: the manifest tool's statuses, ascending, sampled. */
 export function describeStatuses(statuses: number[]): string {
-  if (statuses.length === 0) return 'no recorded status';
+  if (statuses.length === 0) return 'no recorded response';
   const shown = statuses.slice(0, DESCRIPTION_BUDGET.statuses).map(String);
   if (statuses.length > shown.length) shown.push('…');
   return `recorded statuses ${shown.join(', ')}`;
