@@ -3,6 +3,7 @@
  * proxy exports write them: plain or base64 `content.text`, cut bodies, `time` of -1 or
  * missing, `timings` phases, `startedDateTime` with any offset, `postData.text`/`params`.
  */
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { CapstateError } from '../errors.js';
 import { decodeBase64Strict, type RetainedBody } from './bodies.js';
 import { describe, FieldReader, type Obj } from './fields.js';
@@ -81,7 +82,11 @@ export function readHarEntry(file: string, index: number, entry: unknown): HarEn
     const comment = f.string(c, path, 'comment');
     if (text !== null) {
       let bytes: Buffer | undefined;
-      if (encoding !== null && encoding !== '') {
+      const chunks = wireChunks(text, encoding, c);
+      if (chunks) {
+        bytes = decodeContentEncoding(chunks, contentEncoding(res));
+        quirks.push({ code: 'body-chunks', field: 'response.content.text' });
+      } else if (encoding !== null && encoding !== '') {
         if (encoding.toLowerCase() !== 'base64') f.fail([...path, 'encoding'], `unsupported content encoding ${JSON.stringify(encoding)}; capstate reads plain text and base64`, 'bad-field');
         const decoded = decodeBase64Strict(text);
         if (decoded === null) f.fail([...path, 'text'], 'content.text is declared base64 but is not valid base64; re-export the capture', 'invalid-base64');
@@ -194,4 +199,53 @@ export function readHarPages(file: string, pages: unknown): { id: string; title:
     const po = f.obj(p, [i], 'a page');
     return { id: f.string(po, [i], 'id', { required: true })!, title: f.string(po, [i], 'title'), startedMs: f.instant(po, [i], 'startedDateTime') };
   });
+}
+
+/**
+ * Polly.JS keeps a body it could not read as text as the bytes on the wire, split into
+ * chunks written as a JSON array: base64 strings under `encoding: "base64"` (Polly 6), or
+ * hex strings flagged `_isBinary` (older versions). Returns the joined bytes, else null
+ * (a body in any other shape is read as HAR 1.2 says).
+ */
+function wireChunks(text: string, encoding: string | null, c: Obj): Buffer | null {
+  const base64 = encoding !== null && encoding.toLowerCase() === 'base64';
+  if (!(base64 || c._isBinary === true) || !text.startsWith('[')) return null;
+  let parts: unknown;
+  try { parts = JSON.parse(text); } catch { return null; }
+  if (!Array.isArray(parts) || parts.length === 0 || !parts.every((p) => typeof p === 'string')) return null;
+  const strings = parts as string[];
+  if (base64) {
+    const decoded = strings.map((p) => decodeBase64Strict(p));
+    return decoded.every((d) => d !== null) ? Buffer.concat(decoded as Buffer[]) : null;
+  }
+  return strings.every((p) => /^(?:[0-9a-fA-F]{2})*$/.test(p)) ? Buffer.concat(strings.map((p) => Buffer.from(p, 'hex'))) : null;
+}
+
+/** The response's Content-Encoding (lower case; the first of an array-valued header), or null. */
+function contentEncoding(res: Obj): string | null {
+  if (!Array.isArray(res.headers)) return null;
+  for (const h of res.headers as unknown[]) {
+    if (h === null || typeof h !== 'object') continue;
+    const { name, value } = h as { name?: unknown; value?: unknown };
+    if (typeof name !== 'string' || name.toLowerCase() !== 'content-encoding') continue;
+    const v = Array.isArray(value) ? value[0] : value;
+    return typeof v === 'string' ? v.trim().toLowerCase() : null;
+  }
+  return null;
+}
+
+/** Wire bytes decompressed as Content-Encoding says, at most a usable body's worth beyond; left as they are when that fails. */
+function decodeContentEncoding(bytes: Buffer, coding: string | null): Buffer {
+  // Bounded output: a small compressed body must not expand into gigabytes (a zip bomb).
+  const limit = { maxOutputLength: 64 * 1024 * 1024 };
+  try {
+    if (coding === 'gzip' || coding === 'x-gzip') return gunzipSync(bytes, limit);
+    if (coding === 'br') return brotliDecompressSync(bytes, limit);
+    if (coding === 'deflate') {
+      try { return inflateSync(bytes, limit); } catch { return inflateRawSync(bytes, limit); }
+    }
+  } catch {
+    // Not what the header says: the bytes stay as recorded (not UTF-8, so not usable JSON).
+  }
+  return bytes;
 }

@@ -12,6 +12,7 @@ export const QUIRKS = {
   'cookie-object': 'a lone cookie written as an object instead of an array (IE11) was read as a one-cookie array',
   'param-value-object': 'form parameter values written as arrays or objects (chrome-har) were read as repeated parameters (arrays) or their JSON text',
   'pages-null': '"pages": null (Fiddler) was read as absent (pages are optional in HAR 1.2)',
+  'body-chunks': 'bodies written as a JSON array of base64 or hex chunks of the bytes on the wire (Polly.JS) were joined and decompressed as their Content-Encoding says',
   // How the input was unpacked (inputs.ts): not a quirk of a field, but what was read is not the file as given.
   stdin: 'read from standard input',
   gzip: 'decompressed from gzip',
