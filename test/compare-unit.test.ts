@@ -416,3 +416,18 @@ describe('BS-72 compare-web-captures CLI', () => {
     expect(JSON.parse(har.stdout)).toMatchObject({ ok: false, code: 'not-scenario-evidence' });
   });
 });
+
+describe('broken Evidence JSON is reported as load reports it (issue 15: one reading of bad input)', () => {
+  it('compare names the byte, line and column of the error in the file, the same message load prints', () => {
+    const file = join(tempDir(), 'broken-evidence.json');
+    writeFileSync(file, '{"format":"capstate-web-capture",\n "events":[{"a":1,}]}');
+    const compare = cli(['compare-web-captures', file, file]);
+    const load = cli(['load', file, '--db', join(tempDir(), 'broken.sqlite')]);
+    expect(compare.status).toBe(1);
+    expect(load.status).toBe(1);
+    const message = (s: string) => /not valid JSON: .*$/m.exec(s)?.[0];
+    expect(message(compare.stderr)).toBe('not valid JSON: Expected double-quoted property name at byte 52 of the file (line 2, column 19)');
+    expect(message(compare.stderr)).toBe(message(load.stderr));
+    expect(compare.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -10,6 +10,7 @@ import { parseExactJson, plainJson } from '../json/exact.js';
 import { sha256Hex } from '../json/sha256.js';
 import { FieldReader, type Obj } from '../load/fields.js';
 import { ScenarioReader } from '../load/scenario.js';
+import { parsePiece } from '../load/entries.js';
 
 export interface StepIn {
   /** `null` for `initial_state`. */
@@ -49,6 +50,15 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
     const bytes = readFileSync(input);
     sha256 = sha256Hex(bytes);
     const parsed = parseExactJson(bytes.toString('utf8'));
+    if (!parsed.ok && parsed.reason === 'invalid-json') {
+      // Broken JSON is reported as the loader reports it: the byte, line and column in the file.
+      try {
+        parsePiece(input, { path: [], bytes, offset: 0, keyCount: 0 });
+      } catch (e) {
+        if (e instanceof CapstateError) throw new CapstateError(e.code, e.message, { ...e.context, path: undefined, side });
+        throw e;
+      }
+    }
     // The loader's code for a duplicate member name (src/load/entries.ts checkDuplicates); the message keeps the exact parser's detail.
     if (!parsed.ok) throw new CapstateError(parsed.reason === 'duplicate-key' ? 'duplicate-key' : 'bad-json', `${input}: not valid JSON (${parsed.reason}): ${parsed.detail}`, { file: input, side });
     root = plainJson(parsed.value);
