@@ -109,6 +109,22 @@ describe('issue 17 quirk body-chunks (Polly.JS compressed bodies)', () => {
   });
 });
 
+describe('issue 17 complete bodies are not cut (mitmproxy: content.size counts the compressed bytes)', () => {
+  it('OQ-33 [] and {} whose gzip is larger than their text load as usable JSON, as documents', () => {
+    const { db, store } = loadFixture('mitmproxy');
+    expect(store.prepare(`select r.path, b.kind, b.content from record r join body b on b.id = r.response_body_id
+      where r.path in ('/api/archived', '/api/settings') order by r.ordinal`).raw().all())
+      .toEqual([['/api/archived', 'json', '[]'], ['/api/settings', 'json', '{}']]);
+    store.close();
+    const har = JSON.parse(readFileSync(fixture('mitmproxy', 'capture.har'), 'utf8')) as { log: { entries: { request: { url: string }; response: { content: { size: number; text: string } } }[] } };
+    const archived = har.log.entries.find((e) => e.request.url.endsWith('/api/archived'))!.response.content;
+    expect([archived.size, archived.text]).toEqual([22, '[]']);
+    const r = cli(['state', '--db', db, '--json']);
+    expect((JSON.parse(r.stdout) as { documents: { path: string; value: unknown }[] }).documents.map((d) => [d.path, d.value]))
+      .toEqual([['/api/archived', []], ['/api/settings', {}]]);
+  });
+});
+
 describe('issue 17 quirk cookie-object (IE11)', () => {
   it('a lone cookie written as an object is read as a one-cookie array, its name kept and its value dropped', () => {
     const { db, store } = loadFixture('ie11');
