@@ -2,8 +2,8 @@
  * Faults (issue 15): what happens when a query runs away, a caller sends too much, a store
  * is not what it seems, or work is killed. Each test proves one expectation of the issue.
  */
-import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -221,6 +221,36 @@ describe('faults: stores that must not be written are refused in one line', () =
       expect(r.status).toBe(1);
       expect(r.stderr).not.toMatch(/internal error/);
       noStack(r.stderr);
+    }
+  });
+
+  it('a read-only directory or store file gives one line saying what to do, and the store is unchanged', (ctx) => {
+    // Root ignores permission bits: an immutable flag (ext4, as root) makes the same refusal.
+    const base = join(root, `.faults-ro-${process.pid}`);
+    mkdirSync(base, { recursive: true });
+    const store = join(base, 'kept.sqlite');
+    copyFileSync(db, store);
+    const roDir = join(base, 'locked-dir');
+    mkdirSync(roDir);
+    const lock = (p: string, on: boolean) => {
+      if (process.getuid?.() === 0) execFileSync('chattr', [on ? '+i' : '-i', p], { stdio: 'ignore' });
+      else chmodSync(p, on ? (statSync(p).isDirectory() ? 0o555 : 0o444) : (statSync(p).isDirectory() ? 0o755 : 0o644));
+    };
+    try {
+      try { lock(roDir, true); lock(store, true); } catch { ctx.skip(); }
+      try { writeFileSync(join(roDir, 'probe'), ''); ctx.skip(); } catch { /* not writable, as wanted */ }
+      refused(join(roDir, 'new.sqlite'), /cannot create .*new\.sqlite: the directory .*locked-dir is not writable; check its permissions or give another --db path/);
+      const before = sha256File(store);
+      const r = cli(['load', fixture('polly-js', 'capture.har'), '--db', store]);
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/kept\.sqlite cannot be written .*check the permissions of the file and its directory, or give another --db path/)]);
+      noStack(r.stderr);
+      expect(sha256File(store)).toBe(before);
+      // Reading a store that cannot be written still works.
+      expect(cli(['info', '--db', store]).status).toBe(0);
+    } finally {
+      for (const p of [roDir, store]) { try { lock(p, false); } catch { /* was not locked */ } }
+      rmSync(base, { recursive: true, force: true });
     }
   });
 
