@@ -125,6 +125,19 @@ describe('issue 17 complete bodies are not cut (mitmproxy: content.size counts t
   });
 });
 
+describe('issue 17 a real chrome-har export', () => {
+  it('param-value-object: a JSON POST written as params (arrays repeated, an object value) loads; the state is the app\'s initial notes', () => {
+    const { db, store } = loadFixture('chrome-har-real');
+    expect(store.prepare("select b.content from record r join body b on b.id = r.request_body_id where r.method = 'POST'").pluck().get())
+      .toBe('title=Plan+trip&tags=home&tags=travel&meta=%7B%22pinned%22%3Atrue%7D');
+    store.close();
+    expect(normalised(db).map((n) => [n.quirk, n.field, n.records])).toEqual([['param-value-object', 'request.postData.params[].value', 1]]);
+    const truth = JSON.parse(readFileSync(fixture('chrome-har-real', 'expected', 'truth.json'), 'utf8')) as { initial_notes: unknown[] };
+    const state = JSON.parse(cli(['state', '--db', db, '--json']).stdout) as { entities: { value: unknown }[] };
+    expect(state.entities.map((e) => e.value)).toEqual(truth.initial_notes);
+  });
+});
+
 describe('issue 17 quirk cookie-object (IE11)', () => {
   it('a lone cookie written as an object is read as a one-cookie array, its name kept and its value dropped', () => {
     const { db, store } = loadFixture('ie11');
