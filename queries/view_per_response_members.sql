@@ -1,13 +1,10 @@
 -- @rule   ES-24
 -- @says   A view names a member generated per response (ES-23) only when every concrete path it answers proves it on its own: the members per_response_members finds on each path of the view's successful initial reads (less its unchecked lines, ES-19), common to all of those paths. A collection's proof does not carry over to its item paths.
 -- @grain  one row per (capture_id, tool, member_key)
--- @reads  initial_reads, record, line_records, unchecked_lines, per_response_members
+-- @reads  initial_reads, record, unchecked_records, per_response_members
 create view view_per_response_members as
 with unchecked as materialized (
-  select r.record_id
-  from line_records r
-  join unchecked_lines u on u.line_id = r.line_id
-  where u.is_unchecked = 1
+  select record_id from unchecked_records
 ),
 answered as materialized (
   -- The concrete paths the view answers: its successful initial reads' paths.

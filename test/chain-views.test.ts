@@ -4,20 +4,13 @@
  * the tool statuses the descriptions cite (DESC-4). A small capture in, the view's rows out.
  */
 import type Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
-import { loadHar, type Exchange } from './har-builder.js';
+import { viewStores, type Exchange } from './har-builder.js';
 
 const dir = tempDir();
 const A = 'http://app.test';
-const open: Database.Database[] = [];
-afterAll(() => open.forEach((db) => db.close()));
-
-function store(exchanges: Exchange[]): Database.Database {
-  const db = loadHar(dir, exchanges);
-  open.push(db);
-  return db;
-}
+const store = viewStores(dir);
 const raw = (db: Database.Database, sql: string) => db.prepare(sql).raw().all();
 
 describe('OQ-35 line_records', () => {

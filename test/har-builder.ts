@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { cli } from './helpers.js';
 
 export interface Exchange {
@@ -56,4 +56,15 @@ export function loadHar(dir: string, exchanges: Exchange[]): Database.Database {
   const r = cli(['load', file, '--db', db]);
   expect(r.status, r.stderr).toBe(0);
   return new Database(db, { readonly: true });
+}
+
+/** A loader of small captures for view tests (`loadHar`), each store closed after the file's tests. */
+export function viewStores(dir: string): (exchanges: Exchange[]) => Database.Database {
+  const open: Database.Database[] = [];
+  afterAll(() => open.forEach((db) => db.close()));
+  return (exchanges) => {
+    const db = loadHar(dir, exchanges);
+    open.push(db);
+    return db;
+  };
 }

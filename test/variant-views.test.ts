@@ -6,20 +6,13 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cli, tempDir } from './helpers.js';
-import { loadHar, type Exchange } from './har-builder.js';
+import { viewStores } from './har-builder.js';
 
 const dir = tempDir();
 const A = 'http://app.test';
-const open: Database.Database[] = [];
-afterAll(() => open.forEach((db) => db.close()));
-
-function store(exchanges: Exchange[]): Database.Database {
-  const db = loadHar(dir, exchanges);
-  open.push(db);
-  return db;
-}
+const store = viewStores(dir);
 const rows = (db: Database.Database, sql: string) => db.prepare(sql).all() as Record<string, unknown>[];
 /** The latest ordinals of a chain view's lines where a flag holds. */
 const ordinalsWhere = (db: Database.Database, view: string, flag: string) =>

@@ -73,7 +73,7 @@ export interface StateFacts extends CaptureFacts {
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
 export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'kept_observations',
   'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members',
-  'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations', 'view_fields',
+  'line_records', 'unchecked_lines', 'unchecked_records', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations', 'view_fields',
   'view_per_response_members'] as const;
 
 /** The facts shared by every unit, each view read once; charged to the budget for the whole pass. */

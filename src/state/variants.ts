@@ -37,8 +37,7 @@ const emptyShaping = (): ViewShaping => ({ projected_record_ordinals: [], projec
 /** The views' answer for one capture: the records that leave checks and observations, and each view's listed rows and keys. */
 export async function classifyRows(k: Kysely<DB>, captureId: number): Promise<Shaping> {
   const [excludedRows, listed, keys, values] = await Promise.all([
-    k.selectFrom('line_records as r').innerJoin('unchecked_lines as u', 'u.line_id', 'r.line_id')
-      .select('r.record_id').where('r.capture_id', '=', captureId).where('u.is_unchecked', '=', 1).execute(),
+    k.selectFrom('unchecked_records').select('record_id').where('capture_id', '=', captureId).execute(),
     // projected_record_ordinals: each unchecked initial line's and each late shaping line's latest record.
     k.selectFrom('unchecked_lines').select(['tool', 'latest_ordinal']).where('capture_id', '=', captureId).where('is_unchecked', '=', 1)
       .unionAll(k.selectFrom('late_shaping_rows').select(['tool', 'latest_ordinal']).where('capture_id', '=', captureId))

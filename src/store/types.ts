@@ -340,6 +340,14 @@ export interface EntityObservationsView {
   body_id: number;
 }
 
+/** queries/unchecked_records.sql (ES-19) */
+export interface UncheckedRecordsView {
+  capture_id: number;
+  record_id: number;
+  tool: string;
+  line_id: number;
+}
+
 /** queries/view_per_response_members.sql (ES-24) */
 export interface ViewPerResponseMembersView {
   capture_id: number;
@@ -717,6 +725,7 @@ export interface DB {
   projection_values: ProjectionValuesView;
   view_fields: ViewFieldsView;
   view_per_response_members: ViewPerResponseMembersView;
+  unchecked_records: UncheckedRecordsView;
 }
 
 /** A column list that must name every key of T (a compile error otherwise). */
@@ -761,6 +770,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   entity_observations: cols<EntityObservationsView>()(['capture_id', 'root_path', 'record_id', 'ordinal', 'timeline_position', 'tool_id', 'tool', 'view_kind', 'entity_pointer', 'list_index', 'entity_id', 'body_id']),
   view_fields: cols<ViewFieldsView>()(['capture_id', 'tool', 'scope', 'field', 'field_order', 'is_required']),
   view_per_response_members: cols<ViewPerResponseMembersView>()(['capture_id', 'tool', 'member_key']),
+  unchecked_records: cols<UncheckedRecordsView>()(['capture_id', 'record_id', 'tool', 'line_id']),
   collection_order: cols<CollectionOrderView>()(['capture_id', 'root_path', 'entity_id', 'state_order', 'order_source', 'order_record_id']),
   list_reads: cols<ListReadsView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'body_id', 'list_pointer', 'entries']),
   list_counters: cols<ListCountersView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'member_pointer', 'value', 'is_counter']),
