@@ -55,7 +55,7 @@ describe('capstate load', () => {
     writeFileSync(big, `{"log":{"version":"1.2","entries":[${Array.from({ length: 2500 }, (_, i) => entry(i)).join(',')}]}}`);
     const r = cli(['load', big, '--db', join(dir, 'big.sqlite'), '--json']);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/MB, [\d,]+ records/);
+    expect(r.stderr).toMatch(/MB, \d+%, .*[\d,]+ records/);
     expect((oneJson(r.stdout).captures as { records: number }[])[0].records).toBe(2500);
   });
 
