@@ -6,8 +6,11 @@
  */
 import type { Plan, Reason, StateType } from './types.js';
 
-/** A spec rule ID: letters, a dash, digits (`ES-37`, `OQ-19`, `DOC-5`, `BS-65`, `MCP-1`). */
-const RULE_ID = String.raw`[A-Z][A-Z0-9]{1,5}-\d+[a-z]?`;
+/**
+ * A spec rule ID (`ES-37`, `OQ-19`, `DOC-5`, `BS-65`, `MCP-1`): only the spec's own prefixes,
+ * so an app's own names (`PROJ-123`, `UTF-8`, `SHA-256`) are never taken for one.
+ */
+const RULE_ID = String.raw`(?:ES|BS|OQ|IDN|DOC|DESC|ACC|MCP)-\d+[a-z]?`;
 /** A bracket or parenthesis holding only rule IDs, sections and issue refs: ` (ES-8/ES-9)`, ` [#6]`, ` (§13)`. */
 const CITATION = new RegExp(String.raw`\s*[([](?:\s*(?:${RULE_ID}|§\s?\d+(?:\.\d+)*|#\d+|OQ-\d+ as revised)\s*(?:[/,;]|and|or)?\s*)+[)\]]`, 'g');
 const SECTION = /\s*§\s?\d+(?:\.\d+)*/g;
