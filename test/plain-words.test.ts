@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { plainText, planSentence, REASON_WORDS } from '../src/state/words.js';
 import { REASON_PRECEDENCE } from '../src/state/types.js';
 import { cli, fixture, tempDir } from './helpers.js';
+import { METHOD_EXCHANGES, serveHar } from './serve-helpers.js';
+import { CLOSED_BROWSER_POLICY } from '../src/serve/browser-policy.js';
 
 const dir = tempDir();
 /** What a reader must not meet in default text output. */
@@ -64,6 +66,18 @@ describe('default text output carries no rule IDs; --explain and --json keep the
     expect(main).not.toMatch(JARGON);
     for (const name of main.match(/^\s{2}([a-z-]+)\s/gm)!.map((m) => m.trim())) {
       expect(cli(['help', name]).stdout, `help ${name}`).not.toMatch(JARGON);
+    }
+  });
+});
+
+describe('MCP tool descriptions carry no rule IDs', () => {
+  it('every tool a client lists (environment, analysis, data plane, browser): descriptions and input schemas in plain words', async () => {
+    const s = await serveHar(dir, METHOD_EXCHANGES, { browser: { ...CLOSED_BROWSER_POLICY, allowBrowser: true, evidenceDir: dir } });
+    try {
+      expect(s.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['inspect_analysis_view', 'compare_web_captures', 'capture_browser_scenario', 'reset_state']));
+      for (const t of s.tools) expect(JSON.stringify({ description: t.description, inputSchema: t.inputSchema }), t.name).not.toMatch(JARGON);
+    } finally {
+      await s.close();
     }
   });
 });
