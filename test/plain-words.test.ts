@@ -22,9 +22,14 @@ describe('plainText: rule citations out, the sentence kept', () => {
     ['the budget (ES-39, OQ-32 as revised) was passed', 'the budget was passed'],
     ['ES-8 bounds it', 'a rule bounds it'],
     ['see §13 for more', 'see for more'],
+    ['its 2 initial reads are projections or variants (ES-12..ES-19)', 'its 2 initial reads are projections or variants'],
+    ['cannot establish value identity (BS-71)', 'cannot establish value identity'],
     ['answers from state; evidence ev_0123456789ab', 'answers from state'],
   ])('%s', (text, plain) => {
     expect(plainText(text)).toBe(plain);
+  });
+  it('leaves the rest as it is: column padding, captured values', () => {
+    expect(plainText('#3   GET /a    reproduced  (state, status 200)')).toBe('#3   GET /a    reproduced  (state, status 200)');
   });
   it("keeps an app's own names that look like IDs, and record numbers", () => {
     expect(plainText('issue PROJ-12 in UTF-8, SHA-256 of record #3 (OQ-2)')).toBe('issue PROJ-12 in UTF-8, SHA-256 of record #3');

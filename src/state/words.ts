@@ -12,25 +12,23 @@ import type { Plan, Reason, StateType } from './types.js';
  */
 const RULE_ID = String.raw`(?:ES|BS|OQ|IDN|DOC|DESC|ACC|MCP)-\d+[a-z]?`;
 /** A bracket or parenthesis holding only rule IDs, sections and issue refs: ` (ES-8/ES-9)`, ` [#6]`, ` (§13)`. */
-const CITATION = new RegExp(String.raw`\s*[([](?:\s*(?:${RULE_ID}|§\s?\d+(?:\.\d+)*|#\d+|OQ-\d+ as revised)\s*(?:[/,;]|and|or)?\s*)+[)\]]`, 'g');
+const CITATION = new RegExp(String.raw`\s*[([](?:\s*(?:${RULE_ID}(?: as revised)?|§\s?\d+(?:\.\d+)*|#\d+)\s*(?:[/,;–]|\.\.|to|and|or)?\s*)+[)\]]`, 'g');
 const SECTION = /\s*§\s?\d+(?:\.\d+)*/g;
 const EVIDENCE = /;?\s*evidence ev_[A-Za-z0-9_]+/g;
 
 /**
  * `text` without its rule citations: parenthesised or bracketed rule IDs, `§` sections,
- * `[#6]` references and `evidence ev_…` notes go; a rule ID standing in a sentence
- * ("ES-8 bounds it") becomes "a rule". For text meant for people; `--json` keeps the IDs.
+ * `[#6]` references and `evidence ev_…` notes go (with the space before them); a rule ID
+ * standing in a sentence ("ES-8 bounds it") becomes "a rule". Everything else, spacing
+ * included, is left as it is, so tables and captured values keep their shape. For text
+ * meant for people; `--json` keeps the IDs.
  */
 export function plainText(text: string): string {
   return text
     .replace(CITATION, '')
     .replace(EVIDENCE, '')
     .replace(SECTION, '')
-    .replace(new RegExp(String.raw`\b(?:${RULE_ID})(?:\s*(?:/|,|and|or)\s*${RULE_ID})*\b`, 'g'), 'a rule')
-    .replace(/\(\s*\)/g, '')
-    .replace(/[ \t]{2,}/g, ' ')
-    .replace(/\s+([.,;:])/g, '$1')
-    .trim();
+    .replace(new RegExp(String.raw`\b(?:${RULE_ID})(?:\s*(?:/|,|\.\.|–|to|and|or)\s*${RULE_ID})*\b`, 'g'), 'a rule');
 }
 
 /** Why a read tool is answered from its records (the closed reason vocabulary), in words. */
