@@ -54,7 +54,7 @@ interface Killed { signal: NodeJS.Signals | null; code: number | null; stderr: s
  * Starts `capstate load BIG --db store` and SIGKILLs it mid-load: as soon as the file at
  * `watch` has grown past `sizeBefore` (SQLite has spilled pages into it, so the kill
  * leaves a hot journal to roll back), or, failing that, once progress shows half the file
- * read. Progress lines are printed for files over 4 MB every 500 ms.
+ * read. Off a terminal, progress lines are printed for files over 4 MB at each tenth read.
  */
 async function loadAndKill(store: string, watch: (pid: number) => string, sizeBefore: number): Promise<Killed> {
   const child: ChildProcess = spawn(process.execPath, [cliPath, 'load', bigHar, '--db', store], { stdio: ['ignore', 'ignore', 'pipe'] });

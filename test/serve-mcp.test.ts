@@ -140,10 +140,10 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
 describe('ACC-5 grafana-mini descriptions: object, array and envelope lists', () => {
   const descLine = (name: string) => (s.tool(name).description ?? '').split('\n')[1];
   it('describes each shape from the first 2xx JSON record', () => {
-    expect(descLine('get_api_folders')).toMatch(/^GET \/api\/folders; returns array of objects with fields "id", "uid", "title"; recorded statuses 200; replays retained records \[#5\]; answers its recorded request lines from state; evidence ev_[0-9a-f]{12}$/);
+    expect(descLine('get_api_folders')).toMatch(/^GET \/api\/folders; returns array of objects with fields "id", "uid", "title"; recorded statuses 200; answers its recorded request lines from state; seen in record 5$/);
     expect(descLine('get_api_dashboards_uid_by_uid')).toMatch(/; returns object with fields "meta", "dashboard";/);
     expect(descLine('get_api_teams_search')).toMatch(/; returns object with fields "totalCount", "teams" \(list of objects with fields "id", "uid", .*\), "page", "perPage";/);
-    expect(descLine('get_api_annotations')).toMatch(/; replays retained records \[#9, #11\];/);
+    expect(descLine('get_api_annotations')).toMatch(/; seen in records 9 and 11$/);
     // DESC-6: non-JSON bodies (an HTML page) give no <returns>.
     expect(descLine('get_d_by_id_service_overview')).toMatch(/^GET \/d\/\{id\}\/service-overview; recorded statuses 200;/);
   });

@@ -2,6 +2,7 @@ import { defineCommand } from 'citty';
 import { closeServeContext } from '../serve/context.js';
 import { buildCatalog, environmentCard } from '../serve/catalog.js';
 import { jsonArg, out, printJson } from './common.js';
+import { plainText } from '../state/words.js';
 import { openSource, sourceArgs } from './source.js';
 
 export const args = { ...sourceArgs, ...jsonArg } as const;
@@ -9,7 +10,7 @@ export const args = { ...sourceArgs, ...jsonArg } as const;
 export default defineCommand({
   meta: {
     name: 'card',
-    description: 'The environment card: per served tool its name, description (DESC-1) and inputSchema, as `capstate serve` advertises them (without hints, MCP-2)',
+    description: 'The environment card: per served tool its name, description and inputSchema, as `capstate serve` advertises them (without the MCP hints)',
   },
   args,
   async run({ args: a, rawArgs }) {
@@ -20,7 +21,7 @@ export default defineCommand({
       const tools = card.tools as { name: string; description: string }[];
       const lines = [`capture ${ctx.captureId}: ${ctx.manifest.capture_path}`, String(card.warning), `${tools.length} tools:`];
       for (const t of tools) lines.push(`  ${t.name}`, `    ${t.description.split('\n').slice(1).join(' ')}`);
-      for (const l of card.limitations as string[]) lines.push(`limitation: ${l}`);
+      for (const l of card.limitations as string[]) lines.push(`limitation: ${plainText(l)}`);
       out(lines.join('\n'));
     } finally {
       await closeServeContext(ctx);

@@ -1,4 +1,5 @@
 import { defineCommand } from 'citty';
+import { plainText } from '../state/words.js';
 import { closeServeContext } from '../serve/context.js';
 import { checkEffects } from '../serve/effects.js';
 import { jsonArg, out, printJson } from './common.js';
@@ -27,9 +28,9 @@ export default defineCommand({
       }
       const w = Math.max(0, ...report.checks.map((c) => c.request_line.length));
       const lines = report.checks.map((c) => `#${String(c.ordinal).padEnd(4)} ${c.request_line.padEnd(w)}  ${c.reproduced ? 'reproduced' : 'NOT reproduced'}` +
-        `  (${c.source}, status ${c.answered_status}${c.recorded_status !== c.answered_status ? `, recorded ${c.recorded_status}` : ''})${c.detail ? ': ' + c.detail : ''}`);
+        `  (${c.source}, status ${c.answered_status}${c.recorded_status !== c.answered_status ? `, recorded ${c.recorded_status}` : ''})${c.detail ? ': ' + plainText(c.detail) : ''}`);
       lines.push('', `write tools that take effect: ${report.verified.length ? report.verified.map((v) => `${v.tool} (${v.effect})`).join(', ') : 'none'}`);
-      for (const r of report.replayed) lines.push(`replayed: ${r.tool} (${r.reason})`);
+      for (const r of report.replayed) lines.push(`replayed: ${r.tool} (${plainText(r.reason)})`);
       lines.push(summary);
       out(lines.join('\n'));
     } finally {

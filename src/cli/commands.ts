@@ -3,6 +3,8 @@ import type { CommandDef } from 'citty';
 import load from './load.js';
 import info from './info.js';
 import sql from './sql.js';
+import search from './search.js';
+import report from './report.js';
 import migrate from './migrate.js';
 import manifest from './manifest.js';
 import state from './state.js';
@@ -15,6 +17,6 @@ import compareWebCaptures from './compare-web-captures.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
 export const commands: Record<string, CommandDef<any>> = {
-  load, info, manifest, state, 'inspect-analysis-view': inspectAnalysisView, sql, migrate, serve, card, 'check-effects': checkEffects,
+  load, info, manifest, state, 'inspect-analysis-view': inspectAnalysisView, sql, search, report, migrate, serve, card, 'check-effects': checkEffects,
   'capture-browser-scenario': captureBrowserScenario, 'compare-web-captures': compareWebCaptures,
 };

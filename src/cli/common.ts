@@ -15,6 +15,11 @@ export const jsonArg = {
   json: { type: 'boolean', description: 'Print one JSON document on stdout', default: false },
 } as const satisfies ArgsDef;
 
+/** Text output names the spec rules behind what it says only when asked (issue 19: plain words by default). */
+export const explainArg = {
+  explain: { type: 'boolean', description: 'Name the rule behind each statement (rule IDs such as ES-8; docs/rules.md says what each decides)', default: false },
+} as const satisfies ArgsDef;
+
 /** Writes data to stdout. Progress and logs go through `log` to stderr. */
 export function out(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : text + '\n');

@@ -1,4 +1,5 @@
 import { defineCommand } from 'citty';
+import { plainText } from '../state/words.js';
 import { compareWebCaptures, summarize } from '../compare/index.js';
 import { CapstateError } from '../errors.js';
 import { readScenarioInput } from './capture-browser-scenario.js';
@@ -28,6 +29,6 @@ export default defineCommand({
   run({ args: a }) {
     const r = compareWebCaptures({ before: a.before as string, after: a.after as string, ...readPolicyArg(a.policy as string | undefined) });
     if (a.json) return printJson({ ok: true, ...r });
-    out(summarize(r));
+    out(plainText(summarize(r)));
   },
 });

@@ -1,9 +1,9 @@
 import { defineCommand } from 'citty';
 import { sql } from 'kysely';
 import { kyselyFor, openStore, queriesHash } from '../store/open.js';
-import { dbArg, jsonArg, out, printJson } from './common.js';
+import { dbArg, explainArg, jsonArg, out, printJson } from './common.js';
 
-export const args = { ...dbArg, ...jsonArg } as const;
+export const args = { ...dbArg, ...jsonArg, ...explainArg } as const;
 
 export interface StoreInfo {
   db: string;
@@ -77,12 +77,13 @@ export default defineCommand({
   async run({ args: a }) {
     const info = await readInfo(a.db);
     if (a.json) return printJson({ ok: true, ...info });
+    const rule = (id: string) => (a.explain ? id : '');
     const lines: string[] = [`store ${info.db} (schema version ${info.schema_version})`];
     if (info.captures.length === 0) lines.push('no captures yet: capstate load CAPTURE');
     for (const c of info.captures) {
       lines.push('', `capture ${c.id}: ${c.path}`,
         `  ${c.format}${c.creator ? ` by ${c.creator}` : ''}, ${(c.bytes / 1e6).toFixed(2)} MB, sha256 ${c.sha256.slice(0, 16)}…`,
-        `  ${c.records} records, ${c.admitted_records} admitted (OQ-2), timeline by ${c.timeline_order ?? 'n/a'} (ES-6)`,
+        `  ${c.records} records, ${c.admitted_records} admitted${rule(' (OQ-2)')}, timeline by ${c.timeline_order ?? 'n/a'}${rule(' (ES-6)')}`,
         `  origins: ${c.origins.map((o) => `${o.origin} ${o.records}`).join(', ') || 'none'}`,
         `  response bodies: ${Object.entries(c.response_bodies_by_kind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`,
         `  environment state: ${c.state.status === 'computed' ? `stored at load, sha256 ${c.state.sha256!.slice(0, 16)}…`

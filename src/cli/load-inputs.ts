@@ -9,7 +9,7 @@ import type { LoadOptions } from '../ingest/load-captures.js';
 export const loadInputArgs = {
   manifest: { type: 'string', description: 'Manifest override JSON: {"template_rules": [{"method", "template"}], "api_base", "subject_origin", "admit_origins"}', valueHint: 'FILE' },
   sensitive: { type: 'string', description: 'A literal that must not reach the store; a capture carrying it is rejected (repeatable)', valueHint: 'VALUE' },
-  redact: { type: 'boolean', description: 'Store credentials in admitted URLs (user:password@, ?access_token=…) as [REDACTED] instead of refusing the capture (OQ-2)' },
+  redact: { type: 'boolean', description: 'Store credentials in admitted URLs (user:password@, ?access_token=…) as [REDACTED] instead of refusing the capture' },
 } as const satisfies ArgsDef;
 
 /** citty keeps only the last of repeated options; collect every `--sensitive`. */

@@ -1,16 +1,14 @@
 import { defineCommand } from 'citty';
 import { loadCaptures, type LoadedCapture } from '../ingest/load-captures.js';
-import { dbArg, jsonArg, log, out, printJson } from './common.js';
+import { dbArg, jsonArg, out, printJson } from './common.js';
 import { loadInputArgs, loadInputs } from './load-inputs.js';
-
-/** Progress is shown for files over this size, at most twice a second. */
-const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
+import { progressReporter } from './progress.js';
 
 export const args = {
   ...dbArg,
   ...jsonArg,
   ...loadInputArgs,
-  quiet: { type: 'boolean', description: 'No progress on stderr', default: false },
+  quiet: { type: 'boolean', description: 'No progress on stderr (on a terminal: one updating line; otherwise a line per tenth of each file over 4 MB)', default: false },
 } as const;
 
 export default defineCommand({
@@ -18,21 +16,13 @@ export default defineCommand({
   args: { ...args, captures: { type: 'positional', description: 'Capture files: HAR (also .har.gz or a Playwright .zip) or scenario Evidence JSON; - reads standard input', required: true, valueHint: 'CAPTURE' } },
   async run({ args: a, rawArgs }) {
     const files = (a._ as string[]).length ? (a._ as string[]) : [a.captures as string];
-    let last = 0;
-    const results = await loadCaptures({
-      db: a.db,
-      files,
-      log,
-      ...loadInputs(a, rawArgs),
-      onProgress: (p) => {
-        if (a.quiet || p.bytesTotal < PROGRESS_MIN_BYTES) return;
-        const now = Date.now();
-        if (now - last < 500 && p.bytesRead < p.bytesTotal) return;
-        last = now;
-        const mb = (n: number) => (n / 1e6).toFixed(1);
-        log(`${p.file}: ${mb(p.bytesRead)}/${mb(p.bytesTotal)} MB, ${p.records.toLocaleString('en-US')} records`);
-      },
-    });
+    const progress = progressReporter(process.stderr, { quiet: a.quiet });
+    let results: LoadedCapture[];
+    try {
+      results = await loadCaptures({ db: a.db, files, log: progress.log, ...loadInputs(a, rawArgs), onProgress: progress.update });
+    } finally {
+      progress.end();
+    }
     if (a.json) {
       printJson({ ok: true, db: a.db, captures: results });
       return;

@@ -13,8 +13,9 @@ import { listCaptureIds, pickCapture } from '../manifest/read.js';
 import { openServeContext, type ServeContext } from '../serve/context.js';
 import { kyselyFor, openStore } from '../store/open.js';
 import type { DB } from '../store/types.js';
-import { dbArg, log } from './common.js';
+import { dbArg } from './common.js';
 import { loadInputArgs, loadInputs } from './load-inputs.js';
+import { progressReporter } from './progress.js';
 
 const captureArg = {
   capture: { type: 'string', description: 'Capture id in the store (see capstate info)', valueHint: 'ID' },
@@ -25,9 +26,10 @@ export const sourceArgs = {
   ...loadInputArgs,
   ...captureArg,
   source: { type: 'positional', description: 'A capture file to load first (into a temporary store unless --db is given)', required: false, valueHint: 'CAPTURE' },
+  quiet: { type: 'boolean', description: 'No progress on stderr while a capture file given here is loaded', default: false },
 } as const;
 
-type SourceArgValues = { db: string; capture?: string; source?: string } & Parameters<typeof loadInputs>[0];
+type SourceArgValues = { db: string; capture?: string; source?: string; quiet?: boolean } & Parameters<typeof loadInputs>[0];
 
 /** Temporary stores are `capstate-PID-XXXXXX` in $TMPDIR, so a later run can tell whose they are. */
 const TEMP_PREFIX = 'capstate-';
@@ -64,7 +66,14 @@ async function resolveSource(a: SourceArgValues, rawArgs: string[]): Promise<Sou
         process.on('exit', onExit);
         db = join(temp, 'capstate.sqlite');
       }
-      const [loaded] = await loadCaptures({ db, files: [a.source], log, ...loadInputs(a, rawArgs) });
+      // Loading a large capture before state or serve can start takes a while: show it.
+      const progress = progressReporter(process.stderr, { quiet: a.quiet });
+      let loaded;
+      try {
+        [loaded] = await loadCaptures({ db, files: [a.source], log: progress.log, onProgress: progress.update, ...loadInputs(a, rawArgs) });
+      } finally {
+        progress.end();
+      }
       only = loaded.capture_id;
     }
     return { db, only, cleanup };

@@ -3,7 +3,8 @@ import { defineCommand } from 'citty';
 import { stringifyExact } from '../json/exact.js';
 import type { EnvironmentState } from '../state/index.js';
 import { readStoredState, storedStateOf, writeStoredStateDocument } from '../state/stored.js';
-import { jsonArg, log, out } from './common.js';
+import { explainArg, jsonArg, log, out } from './common.js';
+import { plainText } from '../state/words.js';
 import { pickCapture } from '../manifest/read.js';
 import { sourceArgs, withCaptures } from './source.js';
 
@@ -18,7 +19,7 @@ export const stateArgs = {
  * computed here: the document is a rendering of the state_* tables, written a row at a
  * time (issue 14), and a state that could not be computed is reported as that error.
  */
-export async function printStoredState(a: Parameters<typeof withCaptures>[0], rawArgs: string[], opts: { json: boolean; out?: string }): Promise<void> {
+export async function printStoredState(a: Parameters<typeof withCaptures>[0], rawArgs: string[], opts: { json: boolean; out?: string; explain?: boolean }): Promise<void> {
   await withCaptures(a, rawArgs, async (k, ids) => {
     const captureId = pickCapture(ids, a.db);
     // A stale or failed state is reported before anything is written (storedStateOf throws).
@@ -36,23 +37,27 @@ export async function printStoredState(a: Parameters<typeof withCaptures>[0], ra
       }
     }
     // The human view shows the SHA-256 the load computed from the view's bytes.
-    if (!opts.json) out(describeState(await readStoredState(k, captureId, a.db), sha256));
+    if (!opts.json) out(describeState(await readStoredState(k, captureId, a.db), sha256, { explain: opts.explain }));
   });
 }
 
 export default defineCommand({
   meta: { name: 'state', description: 'Print the environment-state view stored at load: types, entities, documents and each read tool\'s plan or reason' },
-  args: { ...stateArgs, ...jsonArg },
+  args: { ...stateArgs, ...jsonArg, ...explainArg },
   async run({ args: a, rawArgs }) {
-    await printStoredState(a, rawArgs, { json: a.json, out: a.out });
+    await printStoredState(a, rawArgs, { json: a.json, out: a.out, explain: a.explain });
   },
 });
 
-/** The human view: types with identity and entity counts, documents, each tool's plan or reason. */
-export function describeState(s: EnvironmentState, sha256: string): string {
+/**
+ * The human view: types with identity and entity counts, documents, each tool's plan or
+ * reason. In plain words unless `explain`, which keeps the rule IDs the stored text cites.
+ */
+export function describeState(s: EnvironmentState, sha256: string, opts: { explain?: boolean } = {}): string {
+  const words = (text: string) => (opts.explain ? text : plainText(text));
   const lines = [`environment state of capture ${s.capture_id} (timeline: ${s.timeline_order}; evidence: ${s.evidence.status}, ` +
     `${s.evidence.unknown.join(', ')} unknown)`];
-  for (const l of s.limitations) lines.push(`limitation: ${l}`);
+  for (const l of s.limitations) lines.push(`limitation: ${words(l)}`);
   lines.push('', `${s.types.length} type${s.types.length === 1 ? '' : 's'}:`);
   for (const t of s.types) {
     const n = s.entities.filter((e) => e.collection === t.collection).length;
@@ -68,7 +73,7 @@ export function describeState(s: EnvironmentState, sha256: string): string {
   lines.push('', `${s.plans.length} read tool${s.plans.length === 1 ? '' : 's'}:`);
   const w = Math.max(0, ...s.plans.map((p) => p.tool.length));
   for (const p of s.plans) {
-    const what = p.kind === 'record' ? `record view: ${p.reason} — ${p.detail}`
+    const what = p.kind === 'record' ? `record view: ${p.reason} — ${words(p.detail)}`
       : p.kind === 'document' ? `document ${p.path}`
       : p.kind === 'item' ? `item plan (${p.collection} at ${p.entity_pointer || 'the root'})`
       : `list plan (${p.collection} at ${p.list_pointer || 'the root'}, membership ${p.membership}` +

@@ -30,9 +30,9 @@ const readOnly = hintsFor('GET', false, true);
 export const ANALYSIS_TOOLS: Tool[] = [
   {
     name: 'inspect_analysis_view',
-    description: 'An analysis view of a capture in the store (OQ-4): {"view": {"kind": "environment-manifest"}} gives its ' +
+    description: 'An analysis view of a capture in the store: {"view": {"kind": "environment-manifest"}} gives its ' +
       'environment manifest (admission, template rules, tools with records and statuses); {"view": {"kind": "environment-state"}} ' +
-      'the inferred initial state (ES-1). `parent` is a capture id; default: the served capture.',
+      'the inferred initial state. `parent` is a capture id; default: the served capture.',
     inputSchema: {
       type: 'object',
       properties: {

@@ -31,7 +31,7 @@ export const BROWSER_TOOLS: Tool[] = [
   {
     name: 'capture_browser_scenario',
     description: 'Drive Chromium through a declarative scenario (the object `capstate capture-browser-scenario` takes: browser, start_url, ' +
-      'actions, capture, …; BS-1) against the URLs it names, and return the scenario Evidence as structuredContent. Nothing is written to disk. ' +
+      'actions, capture, …) against the URLs it names, and return the scenario Evidence as structuredContent. Nothing is written to disk. ' +
       'The browser is the one the server was started with; secrets may name only the environment variables the server allows.',
     inputSchema: {
       type: 'object',
@@ -50,7 +50,7 @@ export const BROWSER_TOOLS: Tool[] = [
   },
   {
     name: 'compare_web_captures',
-    description: 'Compare two browser scenario captures step by step (BS-72 to BS-81): per aligned step_id `changed`, `unchanged` or `unknown`, ' +
+    description: 'Compare two browser scenario captures step by step: per aligned step_id `changed`, `unchanged` or `unknown`, ' +
       'with per-artifact before/after digests and states, alignment failures, and the normalization commitment with its SHA-256.',
     inputSchema: {
       type: 'object',

@@ -1,12 +1,13 @@
 /**
  * Tool descriptions (DESC-1 to DESC-5, wording and budgets of OQ-37). Every description
  * follows the untrusted-catalog warning and reads
- * `METHOD template; <returns>; recorded statuses …; replays retained records […]; evidence ev_…`.
+ * `METHOD template; <returns>; recorded statuses …; <how it answers>; seen in records …`,
+ * in plain words (issue 19): DESC-1's `replays retained records […]; evidence ev_…` told an
+ * agent neither how the tool answers nor anything it could use (docs/decisions.md).
  * Bodies are read only in the owner's `json` case (DESC-6): the kind comes from the store,
  * the value from the owner's exact parser (src/load/bodies.ts).
  */
 import { objectEntries, type JsonValue } from '../json/exact.js';
-import { sha256Hex } from '../json/sha256.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { knownCollections, servedState } from './from-state.js';
@@ -131,17 +132,17 @@ export function describeStatuses(statuses: number[]): string {
   return `recorded statuses ${shown.join(', ')}`;
 }
 
-/** `replays retained records [#3, #7]` in timeline order, at most 8 then `…`. */
+/** `seen in records 3 and 7` in timeline order, at most 8 then `…`. */
 export function describeRecords(ordinals: number[]): string {
-  const shown = ordinals.slice(0, DESCRIPTION_BUDGET.records).map((o) => `#${o}`);
-  if (ordinals.length > shown.length) shown.push('…');
-  return `replays retained records [${shown.join(', ')}]`;
+  if (ordinals.length === 0) return 'no retained record';
+  const shown = ordinals.slice(0, DESCRIPTION_BUDGET.records).map(String);
+  if (ordinals.length > shown.length) return `seen in records ${shown.join(', ')}, …`;
+  if (shown.length === 1) return `seen in record ${shown[0]}`;
+  return `seen in records ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
-/** OQ-37: `ev_` + 12 hex of SHA-256(parent id + tool name); the parent id is the capture's SHA-256. */
-export function evidenceId(captureSha256: string, toolName: string): string {
-  return 'ev_' + sha256Hex(`${captureSha256}${toolName}`).slice(0, 12);
-}
+/** How a tool that the state does not answer is answered. */
+export const REPLAY_PHRASE = 'replays its recorded answers';
 
 const is2xx = (s: number) => s >= 200 && s < 300;
 
@@ -181,9 +182,8 @@ export async function describeTool(ctx: ServeContext, tool: ManifestTool): Promi
   const served = await describeServing(ctx, tool);
   const tail = [
     describeStatuses(tool.statuses),
+    served ?? REPLAY_PHRASE,
     describeRecords(records.map((r) => r.ordinal)),
-    ...(served ? [served] : []),
-    `evidence ${evidenceId(ctx.captureSha256, tool.name)}`,
   ];
   const head = `${tool.method} ${tool.template}`;
   // Fewer field names until the line fits the description budget; then METHOD template alone.
