@@ -71,6 +71,8 @@ export interface StateFacts extends CaptureFacts {
   listReads: DB['list_reads'][];
   counters: DB['list_counters'][];
   membership: DB['list_membership'][];
+  /** ES-35/36 beyond the body (issue 18): pagination keys and total, range and next-link headers of list reads. */
+  pageSignals: DB['list_page_signals'][];
   /** The root's tools. */
   tools: Selectable<DB['tool']>[];
   /** ES-21 (`view_fields`): per `tool\u0000scope`, the view's fields in order and those every observation shows. */
@@ -88,7 +90,7 @@ export interface StateFacts extends CaptureFacts {
 
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
 export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'kept_observations',
-  'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members',
+  'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'list_page_signals', 'per_response_members',
   'line_records', 'unchecked_lines', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations', 'view_fields'] as const;
 
 /** The facts shared by every unit, each view read once; charged to the budget for the whole pass. */
@@ -148,7 +150,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     .select(['r.record_id', 'r.ordinal', 'r.timeline_position', 'r.started_ms', 'r.ended_ms', 'r.tool', 'r.root_path', 'r.method',
       'c.path', 'c.query', 'r.status', 'r.response_body_id', 'i.record_id as initial_id', 'i.bound_ordinal', 'i.bound_rule'])
     .where('r.capture_id', '=', captureId).where('r.root_path', '=', root).orderBy('r.timeline_position').execute();
-  const [observations, order, itemLocations, listReads, counters, membership] = await Promise.all([
+  const [observations, order, itemLocations, listReads, counters, membership, pageSignals] = await Promise.all([
     k.selectFrom('kept_observations').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root)
       .orderBy('timeline_position').orderBy('list_index').execute(),
     k.selectFrom('collection_order').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root).orderBy('state_order').execute(),
@@ -157,6 +159,8 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     byTool(() => k.selectFrom('list_counters').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
       .orderBy('record_id').orderBy('member_pointer').execute()),
     byTool(() => k.selectFrom('list_membership').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames).execute()),
+    byTool(() => k.selectFrom('list_page_signals').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
+      .orderBy('record_id').orderBy('signal').orderBy('name').execute()),
   ]);
   const fieldRows = await byTool(() => k.selectFrom('view_fields').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
     .orderBy('tool').orderBy('scope').orderBy('field_order').execute());
@@ -167,7 +171,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     v.fields.push(f.field);
     if (f.is_required === 1) v.required.push(f.field);
   }
-  for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership, fieldRows] as Record<string, unknown>[][]) {
+  for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership, pageSignals, fieldRows] as Record<string, unknown>[][]) {
     for (const r of rows) budget.charge('records', rowCost(r));
   }
   const itemPointer = new Map(itemLocations.map((l) => [l.record_id, l.entity_pointer]));
@@ -223,7 +227,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     root,
     reads: reads.map(({ initial_id, ...r }) => ({ ...r, is_initial: initial_id !== null, query_pairs: capture.queryPairs.get(r.record_id) ?? [] })),
     identities: capture.allIdentities.filter((t) => t.root_path === root),
-    observations, order, itemLocations, listReads, counters, membership, tools, viewFields,
+    observations, order, itemLocations, listReads, counters, membership, pageSignals, tools, viewFields,
     bodyValue: value,
     loadBodies,
     dropBodies,
