@@ -130,14 +130,29 @@ describe('pages are not all (ES-35 with headers and pagination keys)', () => {
     expect(plan.list_queries?.window).toEqual(['_limit', '_page']);
   });
 
-  it('without a full list, a window of the collection is never all, so its type\'s whole membership is not known', () => {
+  it('without a full list, a window of the collection is not all: its type\'s whole membership is not known', () => {
     const db = loadHar(dir, [
-      { url: `${A}/posts?_start=0&_end=2`, body: posts([1, 2]), responseHeaders: [{ name: 'X-Total-Count', value: '2' }] },
+      { url: `${A}/posts?_start=0&_end=2`, body: posts([1, 2]) },
+      { url: `${A}/posts?_start=2&_end=4`, body: posts([3, 4]), responseHeaders: [{ name: 'X-Total-Count', value: '5' }] },
     ]);
-    expect(db.prepare('select signal, name, is_set from list_page_signals order by signal, name').raw().all()).toEqual([
-      ['total_header', 'X-Total-Count', 0], ['window', '_end', 1], ['window', '_start', 1],
+    expect(db.prepare('select ordinal, signal, name, is_set from list_page_signals order by ordinal, signal, name').raw().all()).toEqual([
+      [1, 'window', '_end', 1], [1, 'window', '_start', 1],
+      [2, 'total_header', 'X-Total-Count', 1], [2, 'window', '_end', 1], [2, 'window', '_start', 1],
     ]);
-    expect(db.prepare('select membership from list_membership').pluck().all()).toEqual(['recorded']);
+    expect(db.prepare('select membership from list_membership order by ordinal').pluck().all()).toEqual(['recorded', 'recorded']);
+  });
+
+  it('a first window that lists fewer than its size, asks for all, or lists what a counter counts is the whole list (all)', () => {
+    const db = loadHar(dir, [
+      { url: `${A}/a?page=1&limit=20`, body: posts([1, 2]) },
+      { url: `${A}/b?limit=all`, body: posts([1, 2]) },
+      { url: `${A}/c?_page=1&_limit=2`, body: posts([1, 2]), responseHeaders: [{ name: 'X-Total-Count', value: '2' }] },
+      { url: `${A}/d?page=2&limit=20`, body: posts([1, 2]) },
+      { url: `${A}/e?cursor=abc`, body: posts([1, 2]) },
+    ]);
+    expect(db.prepare('select ordinal, membership from list_membership order by ordinal').raw().all()).toEqual([
+      [1, 'all'], [2, 'all'], [3, 'all'], [4, 'recorded'], [5, 'recorded'],
+    ]);
   });
 
   it('an X-Total-Count above the listed count, a Content-Range of items out of a larger total, a Link rel=next each make a page', () => {

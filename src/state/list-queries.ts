@@ -35,9 +35,10 @@ const count = (v: string) => (/^[0-9]{1,9}$/.test(v) ? Number(v) : null);
 
 /**
  * Reads a request line's query pairs as a list query, or says which key it cannot follow.
- * `isField` says whether a key names a field of the listed entities.
+ * `isField` says whether a name is a field of the listed entities that may be filtered (a
+ * key) or sorted by (a sort parameter's value).
  */
-export function parseListQuery(pairs: readonly (readonly [string, string])[], vocabulary: Vocabulary, isField: (name: string) => boolean): ParsedQuery {
+export function parseListQuery(pairs: readonly (readonly [string, string])[], vocabulary: Vocabulary, isField: (name: string, use: 'filter' | 'sort') => boolean): ParsedQuery {
   const kinds = new Map<QueryKind, string[]>();
   const note = (k: QueryKind, name: string) => { const l = kinds.get(k) ?? []; if (!l.includes(name)) l.push(name); kinds.set(k, l); };
   const filters = new Map<string, string[]>();
@@ -53,7 +54,7 @@ export function parseListQuery(pairs: readonly (readonly [string, string])[], vo
       if (dir) { if (direction && direction !== dir) return { ok: false, key: name, why: 'two directions' }; direction = dir; continue; }
       const desc = value.startsWith('-');
       const field = value.replace(/^[-+]/, '');
-      if (sortField !== null || !isField(field)) return { ok: false, key: name, why: sortField !== null ? 'more than one sort field' : `sorts by ${JSON.stringify(value)}, no field of the listed entities` };
+      if (sortField !== null || !isField(field, 'sort')) return { ok: false, key: name, why: sortField !== null ? 'more than one sort field' : `sorts by ${JSON.stringify(value)}, no field of the listed entities` };
       sortField = field;
       if (desc) direction = 'desc';
       continue;
@@ -67,7 +68,7 @@ export function parseListQuery(pairs: readonly (readonly [string, string])[], vo
       win[role] = n;
       continue;
     }
-    if (!isField(name)) return { ok: false, key: name, why: 'no field of the listed entities' };
+    if (!isField(name, 'filter')) return { ok: false, key: name, why: 'no field of the listed entities' };
     note('filter', name);
     filters.set(name, [...(filters.get(name) ?? []), value]);
   }

@@ -251,7 +251,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   const listObs = ctx.obs.filter((o) => o.view_kind === 'list');
   const all = ctx.state.all(ctx.collection);
   const fieldNames = new Set(ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? []);
-  const isField = (name: string) => fieldNames.has(name) || all.some((e) => isObject(e.value) && member(e.value, name) !== undefined);
+  const isField = (name: string, _use?: 'filter' | 'sort') => fieldNames.has(name) || all.some((e) => isObject(e.value) && member(e.value, name) !== undefined);
   const lines: PlanLine[] = [];
   const failedKinds = new Set<string>();
   const learnedKinds = new Map<QueryKind, Set<string>>();
@@ -310,7 +310,7 @@ type LineRead =
  * reproduces the listed ids in order; a line ES-35 calls `all` that lists other entities,
  * or another order, than the collection and that no query explains is `membership-differs`.
  */
-function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: string[], all: StateEntity[], isField: (n: string) => boolean): LineRead {
+function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: string[], all: StateEntity[], isField: (n: string, use: 'filter' | 'sort') => boolean): LineRead {
   const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
   const parsed = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
   if (parsed?.ok && isListQuery(parsed.query)) {
@@ -318,7 +318,7 @@ function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: 
     if (same(picked.entities.map((e) => e.id))) {
       const totals = ctx.facts.counters.filter((c) => c.record_id === r.record_id && Number(c.value) === picked.matched).map((c) => c.member_pointer);
       const headers = ctx.facts.pageSignals.filter((s) => s.record_id === r.record_id && s.total !== null && Number(s.total) === picked.matched).map((s) => s.name.toLowerCase());
-      const membership = m === 'all' && !parsed.query.window && picked.entities.length === all.length ? 'all' : 'recorded';
+      const membership = m === 'all' && picked.entities.length === all.length ? 'all' : 'recorded';
       return {
         kind: 'query', membership, kinds: parsed.kinds,
         line: { ...parsed.query, ...(totals.length ? { total_members: [...new Set(totals)].sort() } : {}), ...(headers.length ? { total_headers: [...new Set(headers)].sort() } : {}) },
