@@ -5,7 +5,8 @@
  * lines keep the plan; a window is never `all`.
  */
 import { describe, expect, it } from 'vitest';
-import { cli, tempDir } from './helpers.js';
+import { readFileSync } from 'node:fs';
+import { cli, fixture, tempDir } from './helpers.js';
 import { loadHar, writeHar, type Exchange } from './har-builder.js';
 import type { ListPlan, Plan, PlanLine } from '../src/state/types.js';
 
@@ -190,5 +191,19 @@ describe('pages are not all (ES-35 with headers and pagination keys)', () => {
     expect(plan.kind, JSON.stringify(plan)).toBe('list');
     expect(lineOf(plan, 'offset=1&limit=2')).toMatchObject({ window: { offset: 1, size: 2 }, total_members: ['/total'] });
     expect(lineOf(plan, 'userId=2')).toMatchObject({ membership: 'recorded', total_members: ['/total'] });
+  });
+});
+
+describe('json-server truth: the state of a real capture with filtered, sorted and paged reads', () => {
+  it('holds db.json\'s 24 posts, values and order, and keeps one list plan for every line', () => {
+    const r = cli(['state', fixture('json-server-lists', 'capture.har'), '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as State & { entities: { collection: string; value: unknown }[] };
+    const db = JSON.parse(readFileSync(fixture('json-server-lists', 'recording', 'db.json'), 'utf8')) as { posts: unknown[] };
+    expect(s.entities.filter((e) => e.collection === 'posts').map((e) => e.value)).toEqual(db.posts);
+    const plan = planOf(s, 'get_posts') as ListPlan;
+    expect(plan.kind).toBe('list');
+    expect(plan.lines.filter((l) => l.reason !== undefined)).toEqual([]);
+    expect(plan.list_queries).toEqual({ filter: ['id', 'userId'], sort: ['_order', '_sort'], window: ['_limit', '_page'] });
   });
 });

@@ -4,10 +4,11 @@
  * lines of that kind reproduced; after a write, a filtered list shows it; over MCP and HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { cli, tempDir } from './helpers.js';
+import { cli, fixture, tempDir } from './helpers.js';
 import { writeHar, type Exchange } from './har-builder.js';
 import { line, serveHar, serveStore, text, type Served } from './serve-helpers.js';
 import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
@@ -192,5 +193,29 @@ describe('over serve --http: the same list answers on the app\'s paths, X-Total-
     } finally {
       await mcp.close();
     }
+  });
+});
+
+describe('json-server truth: the served fixture answers list reads the capture never sent as json-server does', () => {
+  type Truth = { path: string; status: number; x_total_count: string | null; body: unknown };
+  const truth = JSON.parse(readFileSync(fixture('json-server-lists', 'expected', 'truth.json'), 'utf8')) as Truth[];
+  let s: Served;
+  beforeAll(async () => {
+    const db = join(dir, 'json-server-lists.sqlite');
+    const r = cli(['load', fixture('json-server-lists', 'capture.har'), '--db', db]);
+    expect(r.status, r.stderr).toBe(0);
+    s = await serveStore(db);
+  });
+  afterAll(async () => { await s.close(); });
+
+  it.each(truth.map((t) => [t.path, t] as const))('%s: same status, body and X-Total-Count, answered from state', async (_path, t) => {
+    const url = new URL(t.path, 'http://truth.test');
+    const query: Record<string, string | string[]> = {};
+    for (const [k, v] of url.searchParams) query[k] = k in query ? [...[query[k]].flat(), v] : v;
+    const a = answer(await s.call('get_posts', { query }));
+    expect(a.source, a.why).toBe('state');
+    expect(a.status).toBe(t.status);
+    expect(a.body).toEqual(t.body);
+    expect(a.headers?.['x-total-count'] ?? null).toBe(t.x_total_count);
   });
 });
