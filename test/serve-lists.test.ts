@@ -197,7 +197,7 @@ describe('over serve --http: the same list answers on the app\'s paths, X-Total-
 });
 
 describe('json-server truth: the served fixture answers list reads the capture never sent as json-server does', () => {
-  type Truth = { path: string; status: number; x_total_count: string | null; body: unknown };
+  type Truth = { path: string; status: number; x_total_count: string | null; link: string | null; body: unknown };
   const truth = JSON.parse(readFileSync(fixture('json-server-lists', 'expected', 'truth.json'), 'utf8')) as Truth[];
   let s: Served;
   beforeAll(async () => {
@@ -208,7 +208,7 @@ describe('json-server truth: the served fixture answers list reads the capture n
   });
   afterAll(async () => { await s.close(); });
 
-  it.each(truth.map((t) => [t.path, t] as const))('%s: same status, body and X-Total-Count, answered from state', async (_path, t) => {
+  it.each(truth.map((t) => [t.path, t] as const))('%s: same status, body, X-Total-Count and Link, answered from state', async (_path, t) => {
     const url = new URL(t.path, 'http://truth.test');
     const query: Record<string, string | string[]> = {};
     for (const [k, v] of url.searchParams) query[k] = k in query ? [...[query[k]].flat(), v] : v;
@@ -217,5 +217,16 @@ describe('json-server truth: the served fixture answers list reads the capture n
     expect(a.status).toBe(t.status);
     expect(a.body).toEqual(t.body);
     expect(a.headers?.['x-total-count'] ?? null).toBe(t.x_total_count);
+    expect(a.headers?.link ?? null).toBe(t.link);
+  });
+
+  it('a recorded page renders its Link as recorded, and after a create the last page moves', async () => {
+    const a = answer(await s.call('get_posts', { query: { _page: '2', _limit: '10' } }));
+    expect(a.headers?.link).toBe('<http://localhost:3917/posts?_page=1&_limit=10>; rel="first", <http://localhost:3917/posts?_page=1&_limit=10>; rel="prev", ' +
+      '<http://localhost:3917/posts?_page=3&_limit=10>; rel="next", <http://localhost:3917/posts?_page=3&_limit=10>; rel="last"');
+    for (let i = 0; i < 7; i++) await s.call('post_posts', { body: { userId: 3, title: `more ${i}`, views: 1 } });
+    const after = answer(await s.call('get_posts', { query: { _page: '3', _limit: '10' } }));
+    expect(after.headers).toMatchObject({ 'x-total-count': '31' });
+    expect(after.headers?.link).toMatch(/_page=4&_limit=10>; rel="next", <[^>]*_page=4&_limit=10>; rel="last"$/);
   });
 });

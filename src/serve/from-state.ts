@@ -204,11 +204,43 @@ async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanL
   const headers: Record<string, string> = {};
   // Issue 16: a total header (X-Total-Count) counts what the query matched, as the capture shows.
   if (rendered.matched !== undefined) for (const h of line.total_headers ?? []) if (ctx.vocabulary.headerKind(h) === 'total') headers[h] = String(rendered.matched);
+  if (rendered.matched !== undefined && line.window?.size) {
+    const link = await pageLinks(ctx, line.record_ordinal, call, line.window as { offset: number; size: number }, rendered.matched);
+    if (link) headers.link = link;
+  }
   return {
     status: line.status, value: rendered.body, record_ordinal: line.record_ordinal, request_line: asked,
     why: `rendered from state: ${plan.collection} list (${how}; list plan, ES-37)`,
     ...(Object.keys(headers).length ? { headers } : {}),
   };
+}
+
+const PAGE_RELS = ['first', 'prev', 'next', 'last'] as const;
+
+/**
+ * Issue 16: a page's `Link` header, recomputed where the envelope's record sent one for a
+ * page-number window (json-server's `_page`): `first` and `last` always, `prev` and `next`
+ * where such a page exists, each the recorded link's origin and path with the call's own
+ * query, its page key set to that page. Null when the record sent none, or the call names
+ * no page key.
+ */
+async function pageLinks(ctx: ServeContext, ordinal: number, call: CallRequest, window: { offset: number; size: number }, matched: number): Promise<string | null> {
+  const pageKey = call.query.find((p) => ctx.vocabulary.windowRole(p.name) === 'page')?.name;
+  if (!pageKey) return null;
+  const recorded = await ctx.k.selectFrom('header').innerJoin('record', 'record.id', 'header.record_id')
+    .select(['header.name', 'header.value'])
+    .where('record.capture_id', '=', ctx.captureId).where('record.ordinal', '=', ordinal)
+    .where('header.side', '=', 'response').where('header.source', '=', 'header').execute();
+  const value = recorded.find((h) => h.value !== null && ctx.vocabulary.headerKind(h.name) === 'next')?.value;
+  const first = value?.match(/<([^>]*)>/)?.[1];
+  if (!first || !/rel="?(first|prev|next|last)"?/.test(value!)) return null;
+  let base: URL;
+  try { base = new URL(first); } catch { return null; }
+  const page = Math.floor(window.offset / window.size) + 1;
+  const last = Math.max(1, Math.ceil(matched / window.size));
+  const target: Record<(typeof PAGE_RELS)[number], number | null> = { first: 1, prev: page > 1 ? page - 1 : null, next: page < last ? page + 1 : null, last };
+  const href = (n: number) => `${base.origin}${base.pathname}?${call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.name === pageKey ? String(n) : p.value)}`).join('&')}`;
+  return PAGE_RELS.filter((rel) => target[rel] !== null).map((rel) => `<${href(target[rel]!)}>; rel="${rel}"`).join(', ');
 }
 
 /** A list query in words, for `why`. */
