@@ -184,6 +184,24 @@ describe('over serve --http: the same list answers on the app\'s paths, X-Total-
     expect(((await r.json()) as { id: number }[]).map((p) => p.id)).toEqual([1, 3]);
   });
 
+  it('a recomputed page Link names the serving host, as json-server names its own', async () => {
+    const db = join(dir, 'http-lists.sqlite');
+    const r = cli(['load', fixture('json-server-lists', 'capture.har'), '--db', db]);
+    expect(r.status, r.stderr).toBe(0);
+    const c = await openServeContext(db);
+    const h = await listenHttp(c, '127.0.0.1', 0);
+    try {
+      const res = await fetch(`${h.url}/posts?userId=3&_page=2&_limit=3`);
+      const host = new URL(h.url).host;
+      expect(res.headers.get('x-total-count')).toBe('8');
+      expect(res.headers.get('link')).toBe(`<http://${host}/posts?userId=3&_page=1&_limit=3>; rel="first", <http://${host}/posts?userId=3&_page=1&_limit=3>; rel="prev", ` +
+        `<http://${host}/posts?userId=3&_page=3&_limit=3>; rel="next", <http://${host}/posts?userId=3&_page=3&_limit=3>; rel="last"`);
+    } finally {
+      await new Promise<void>((resolve) => h.server.close(() => resolve()));
+      await closeServeContext(c);
+    }
+  });
+
   it('the MCP tool answers the same body', async () => {
     const mcp = await serveStore(join(dir, 'http.sqlite'));
     try {

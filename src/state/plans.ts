@@ -251,7 +251,18 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   const listObs = ctx.obs.filter((o) => o.view_kind === 'list');
   const all = ctx.state.all(ctx.collection);
   const fieldNames = new Set(ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? []);
-  const isField = (name: string, _use?: 'filter' | 'sort') => fieldNames.has(name) || all.some((e) => isObject(e.value) && member(e.value, name) !== undefined);
+  const fieldCache = new Map<string, boolean>();
+  const isField = (name: string) => {
+    let hit = fieldCache.get(name);
+    if (hit === undefined) fieldCache.set(name, (hit = fieldNames.has(name) || all.some((e) => isObject(e.value) && member(e.value, name) !== undefined)));
+    return hit;
+  };
+  const byRecord = <T extends { record_id: number }>(rows: T[]) => {
+    const m = new Map<number, T[]>();
+    for (const r of rows) (m.get(r.record_id) ?? m.set(r.record_id, []).get(r.record_id)!).push(r);
+    return m;
+  };
+  const totals = { members: byRecord(ctx.facts.counters), headers: byRecord(ctx.facts.pageSignals) };
   const lines: PlanLine[] = [];
   const failedKinds = new Set<string>();
   const learnedKinds = new Map<QueryKind, Set<string>>();
@@ -260,7 +271,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     const m = membership.get(r.record_id);
     if (m) {
       const listedIds = ctx.facts.observations.filter((o) => o.record_id === r.record_id && o.tool === ctx.tool).map((o) => o.entity_id);
-      const read = readLineQuery(ctx, r, m, listedIds, all, isField);
+      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals);
       if (read.kind === 'query') {
         for (const [k, names] of read.kinds) for (const n of names) (learnedKinds.get(k) ?? learnedKinds.set(k, new Set()).get(k)!).add(n);
         lines.push({ ...base, membership: read.membership, ...(read.membership === 'recorded' ? { listed_ids: listedIds } : {}), ...read.line });
@@ -310,14 +321,15 @@ type LineRead =
  * reproduces the listed ids in order; a line ES-35 calls `all` that lists other entities,
  * or another order, than the collection and that no query explains is `membership-differs`.
  */
-function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: string[], all: StateEntity[], isField: (n: string, use: 'filter' | 'sort') => boolean): LineRead {
+function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: string[], all: StateEntity[], isField: (n: string) => boolean,
+  totalsOf: { members: Map<number, StateFacts['counters']>; headers: Map<number, StateFacts['pageSignals']> }): LineRead {
   const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
   const parsed = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
   if (parsed?.ok && isListQuery(parsed.query)) {
     const picked = applyListQuery(all, parsed.query, ctx.tool);
     if (same(picked.entities.map((e) => e.id))) {
-      const totals = ctx.facts.counters.filter((c) => c.record_id === r.record_id && Number(c.value) === picked.matched).map((c) => c.member_pointer);
-      const headers = ctx.facts.pageSignals.filter((s) => s.record_id === r.record_id && s.total !== null && Number(s.total) === picked.matched).map((s) => s.name.toLowerCase());
+      const totals = (totalsOf.members.get(r.record_id) ?? []).filter((c) => Number(c.value) === picked.matched).map((c) => c.member_pointer);
+      const headers = (totalsOf.headers.get(r.record_id) ?? []).filter((s) => s.total !== null && Number(s.total) === picked.matched).map((s) => s.name.toLowerCase());
       const membership = m === 'all' && picked.entities.length === all.length ? 'all' : 'recorded';
       return {
         kind: 'query', membership, kinds: parsed.kinds,
