@@ -152,8 +152,6 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
   let template: { value: JsonValue | undefined; line: PlanLine } | null = null;
   let shared = true;
   for (const line of plan.lines) {
-    // Issue 18: a line whose membership the state cannot reproduce replays its record; ES-37 covers the lines the plan renders.
-    if (line.reason === 'membership-differs') continue;
     const r = ctx.lines.find((l) => l.ordinal === line.record_ordinal)!;
     const recorded = ctx.facts.bodyValue(r.response_body_id);
     if (!ok(line.status)) {
@@ -263,6 +261,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     return m;
   };
   const totals = { members: byRecord(ctx.facts.counters), headers: byRecord(ctx.facts.pageSignals) };
+  const shownBy = byRecord(ctx.facts.observations.filter((o) => o.tool === ctx.tool));
   const lines: PlanLine[] = [];
   const failedKinds = new Set<string>();
   const learnedKinds = new Map<QueryKind, Set<string>>();
@@ -270,7 +269,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     const base = { path: r.path, query: r.query, record_ordinal: r.ordinal, status: r.status };
     const m = membership.get(r.record_id);
     if (m) {
-      const listedIds = ctx.facts.observations.filter((o) => o.record_id === r.record_id && o.tool === ctx.tool).map((o) => o.entity_id);
+      const listedIds = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
       const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals);
       if (read.kind === 'query') {
         for (const [k, names] of read.kinds) for (const n of names) (learnedKinds.get(k) ?? learnedKinds.set(k, new Set()).get(k)!).add(n);
