@@ -1,7 +1,7 @@
 -- @rule   ES-35
--- @says   A list read has all membership only when no item-total member differs from the number it lists and no has_more, next or next-page token is set.
+-- @says   A list read has all membership only when no item-total member differs from the number it lists, no has_more, next or next-page token is set, and nothing beyond the body says it is a window or a page (a pagination key, an item-total or range header that differs, a next link).
 -- @grain  one row per successful list read with a list
--- @reads  list_reads, list_counters, member, vocabulary
+-- @reads  list_reads, list_counters, list_page_signals, member, vocabulary
 create view list_membership as
 with lists as materialized (
   select * from list_reads
@@ -19,6 +19,9 @@ next_tokens as (
 ),
 differing as (
   select distinct record_id from list_counters where not is_counter
+  union
+  -- Issue 18: a pagination key, a differing X-Total-Count or Content-Range, a Link rel="next".
+  select distinct record_id from list_page_signals where is_set
 ),
 final as (
   select s.capture_id, s.record_id, s.ordinal, s.tool, s.list_pointer, s.entries,

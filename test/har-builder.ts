@@ -14,6 +14,8 @@ export interface Exchange {
   mimeType?: string;
   requestBody?: unknown;
   headers?: { name: string; value: string }[];
+  /** Response headers (`X-Total-Count`, `Link`, …). */
+  responseHeaders?: { name: string; value: string }[];
   /** Start time-of-day `10:00:01.050` on 2026-01-01 (UTC); default: one second apart. Null: no start time. */
   start?: string | null;
   /** Duration in ms (HAR `time`); default 20. */
@@ -31,7 +33,7 @@ export function writeHar(dir: string, name: string, exchanges: Exchange[], opts:
       ...(x.requestBody !== undefined ? { postData: { mimeType: 'application/json', text: typeof x.requestBody === 'string' ? x.requestBody : JSON.stringify(x.requestBody) } } : {}),
     },
     response: {
-      status: x.status ?? 200, statusText: '', httpVersion: 'HTTP/1.1', headers: [], cookies: [],
+      status: x.status ?? 200, statusText: '', httpVersion: 'HTTP/1.1', headers: x.responseHeaders ?? [], cookies: [],
       content: x.body === undefined ? { size: 0, mimeType: x.mimeType ?? 'application/json' } : {
         size: -1, mimeType: x.mimeType ?? 'application/json', text: typeof x.body === 'string' ? x.body : JSON.stringify(x.body),
       },

@@ -39,7 +39,7 @@ function expectSeed(s: State): void {
   expect(Object.fromEntries(s.documents.map((d) => [d.path, d.value]))).toEqual({ '/api/v1/me': seed.me, '/api/v1/settings': seed.settings });
   expect(Object.fromEntries(s.plans.map((p) => [p.tool, p.kind === 'record' ? `record:${p.reason}` : p.kind]))).toMatchObject({
     get_api_v1_notebooks: 'list', get_api_v1_notebooks_by_id: 'item', get_api_v1_notes_by_id: 'item',
-    get_api_v1_notes: 'record:fields-differ', get_api_v1_me: 'document', get_api_v1_settings: 'document',
+    get_api_v1_notes: 'record:membership-differs', get_api_v1_me: 'document', get_api_v1_settings: 'document',
   });
   // ES-23: the notebooks list's requestId is generated per response; ES-19: ?include=stats is a variant; ES-12: ?fields=title a projection.
   const notebooksList = s.plans.find((p) => p.tool === 'get_api_v1_notebooks')!;

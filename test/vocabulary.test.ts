@@ -64,7 +64,7 @@ describe('one list per vocabulary', () => {
   it('a view that joins the vocabulary says so in its @reads header', () => {
     const readers = listViews().filter((v) => /\bfrom\s+vocabulary\b|\bjoin\s+vocabulary\b/i.test(v.sql));
     // collection_order and the variant views read the parameter roles through query_param_roles.
-    expect(readers.map((v) => v.name).sort()).toEqual(['item_locations', 'list_counters', 'list_locations', 'list_membership',
+    expect(readers.map((v) => v.name).sort()).toEqual(['item_locations', 'list_counters', 'list_locations', 'list_membership', 'list_page_signals',
       'post_created_ids', 'query_param_roles', 'read_records', 'type_identities']);
     for (const v of readers) expect(v.reads, v.file).toContain('vocabulary');
   });

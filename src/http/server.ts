@@ -122,7 +122,9 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
       args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(body, `${method} ${url.pathname}`);
     }
     const a = await answerCall(ctx, r.tool.name, args, model);
-    const headers: Record<string, string> = { 'x-capstate-source': a.source, 'x-capstate-tool': a.tool };
+    const headers: Record<string, string> = { ...(a.headers ?? {}), 'x-capstate-source': a.source, 'x-capstate-tool': a.tool };
+    // A recomputed page Link names this server, as the app names its own host.
+    if (headers.link && req.headers.host) headers.link = headers.link.replace(/<https?:\/\/[^/>]+/g, `<http://${req.headers.host}`);
     if (a.record_ordinal) headers['x-capstate-record'] = String(a.record_ordinal);
     if (a.media_type) headers['content-type'] = a.media_type;
     const b = a.body;

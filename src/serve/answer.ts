@@ -46,6 +46,8 @@ export interface CallAnswer {
   media_type?: string | null;
   /** Why this record answered, in words. */
   why: string;
+  /** Response headers a state answer recomputes (a list's `x-total-count`), lower-cased names. */
+  headers?: Record<string, string>;
 }
 
 
@@ -85,7 +87,7 @@ export async function answerRequest(ctx: ServeContext, tool: ManifestTool, call:
 }
 
 async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {
-  const base = { tool: tool.name, status: a.status, record_ordinal: a.record_ordinal, request_line: a.request_line, source: 'state' as const, why: a.why };
+  const base = { tool: tool.name, status: a.status, record_ordinal: a.record_ordinal, request_line: a.request_line, source: 'state' as const, why: a.why, ...(a.headers ? { headers: a.headers } : {}) };
   // A recorded answer that is not JSON (an empty 404, a 204) is answered as recorded.
   if (a.record) return { ...base, body: await answerBody(ctx, a.record), media_type: a.record.response_media_type };
   const text = stringifyExact(a.value);

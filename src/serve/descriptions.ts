@@ -8,6 +8,7 @@
  * the value from the owner's exact parser (src/load/bodies.ts).
  */
 import { objectEntries, type JsonValue } from '../json/exact.js';
+import type { ListPlan } from '../state/types.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { knownCollections, servedState } from './from-state.js';
@@ -212,11 +213,34 @@ export async function describeServing(ctx: ServeContext, tool: ManifestTool): Pr
     const plan = await state.plan(tool.name);
     if (!plan || plan.kind === 'record') return null;
     if (plan.kind === 'document') return 'answers from state';
-    if (plan.kind === 'list') return 'answers its recorded request lines from state';
+    if (plan.kind === 'list') return describeListServing(plan);
     return `answers any id the state holds from state (${(await knownCollections(ctx)).has(plan.collection) ? 'an id it lacks: the app\'s 404' : 'an id it lacks replays'})`;
   }
   if (await writeModelOf(ctx, tool)) return 'takes effect on this session\'s state when the capture\'s later reads verify it (capstate check-effects), else replays';
   return null;
+}
+
+/**
+ * Issue 16/18: a list plan's serving in plain words: its recorded lines from state, any value
+ * of the filter, sort and window keys it learned, and the lines that replay.
+ */
+function describeListServing(plan: ListPlan): string {
+  const differs = plan.lines.filter((l) => l.reason === 'membership-differs');
+  const kept = plan.lines.length - differs.length;
+  const parts = [kept === plan.lines.length ? 'answers its recorded request lines from state' : `answers ${kept} of its ${plan.lines.length} recorded request lines from state`];
+  const q = plan.list_queries;
+  if (q) {
+    const any: string[] = [];
+    if (q.filter.length) any.push(`filters on ${q.filter.join(' or ')} (one value or several)`);
+    if (q.sort.length) any.push(`sorting by ${q.sort.join('/')}`);
+    if (q.window.length) any.push(`pages by ${q.window.join('/')} (totals recounted)`);
+    if (any.length) parts.push(`and from state any value of its ${any.join(' and ')}`);
+  }
+  if (differs.length) {
+    const shown = differs.slice(0, 3).map((l) => (l.query ? `${l.path}?${l.query}` : l.path)).join(', ') + (differs.length > 3 ? ', …' : '');
+    parts.push(`but replays ${shown} (the state does not reproduce which items ${differs.length === 1 ? 'it lists' : 'they list'})`);
+  }
+  return parts.join(', ');
 }
 
 /** The fallback when a description does not fit the catalog reserve: `METHOD template` (OQ-37). */

@@ -9,8 +9,9 @@
 import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { StoredLookups } from '../state/stored.js';
-import { collectionsOf, renderItem, renderList, type Collections } from '../state/render.js';
-import type { ItemPlan, ListPlan, StateEntity } from '../state/types.js';
+import { collectionsOf, lineQuery, renderItem, renderList, type Collections } from '../state/render.js';
+import { isListQuery, parseListQuery, type ListQuery } from '../state/list-queries.js';
+import type { ItemPlan, ListPlan, PlanLine, StateEntity } from '../state/types.js';
 import { namesVariantKey } from '../state/variants.js';
 import type { ServeContext } from './context.js';
 import { templateParams } from '../manifest/paths.js';
@@ -42,6 +43,8 @@ export interface StateAnswer {
   why: string;
   /** A body that is not JSON (a recorded 404's empty or text body), answered as recorded. */
   record?: ToolRecord;
+  /** Response headers the answer recomputes (a list's X-Total-Count), by lower-cased name. */
+  headers?: Record<string, string>;
 }
 
 const wholeCollections = new WeakMap<ServeContext, Promise<Set<string>>>();
@@ -148,15 +151,104 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     };
   }
 
-  if (!line || line.status < 200 || line.status > 299) return null;
+  return answerList(ctx, plan as ListPlan, line, call, model, asked);
+}
+
+/**
+ * A list read (ES-37; issue 18/16): a recorded line renders as its plan line says — the
+ * whole collection, the ids it listed, or what its filter, sort or window picks from this
+ * session's model; a line the state could not reproduce (`membership-differs`) replays. A
+ * call no record answers is answered when every key it names is one the plan learned
+ * (`list_queries`), rendered in the envelope of a line with the same keys (else the shared
+ * envelope), its totals recounted. Anything else replays.
+ */
+async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanLine | undefined, call: CallRequest, model: ServedModel, asked: string): Promise<StateAnswer | null> {
+  let line = recordedLine;
+  let how: string;
+  if (line) {
+    if (line.reason === 'membership-differs') return null;
+    const q = lineQuery(line);
+    how = q ? describeQuery(q) : line.membership === 'all' ? 'the whole collection in state order' : `the entities #${line.record_ordinal} listed`;
+  } else {
+    const learned = plan.list_queries;
+    if (!learned || call.query.length === 0) return null;
+    // Filters only on the keys learned as filters; a sort by any field the view shows.
+    const parsed = parseListQuery(call.query, ctx.vocabulary, (name, use) => (use === 'filter' ? learned.filter : plan.fields).includes(name));
+    if (!parsed.ok || !isListQuery(parsed.query)) return null;
+    for (const [kind, names] of parsed.kinds) if (names.some((n) => !learned[kind].includes(n))) return null;
+    const keys = (l: { query: string | null }) => [...new Set(new URLSearchParams(l.query ?? '').keys())].sort().join('&');
+    const wanted = [...new Set(call.query.map((p) => p.name))].sort().join('&');
+    const usable = plan.lines.filter((l) => l.status >= 200 && l.status <= 299 && l.reason === undefined);
+    // The envelope (and the totals to recount) of the line most like the call: the same keys,
+    // else the same kinds of query, else a window beside a window; other envelopes only when shared (ES-25).
+    const kindsOf = (q: ListQuery | undefined) => (['filter', 'sort', 'window'] as const).filter((k) => q?.[k] !== undefined).join('&');
+    const score = (l: PlanLine) => (keys(l) === wanted ? 4 : 0) + (kindsOf(lineQuery(l)) === kindsOf(parsed.query) ? 2 : 0)
+      + ((lineQuery(l)?.window !== undefined) === (parsed.query.window !== undefined) ? 1 : 0);
+    const best = [...usable].sort((a, b) => score(b) - score(a))[0];
+    const template = best && (keys(best) === wanted || plan.shared_envelope) ? best : undefined;
+    if (!template) return null;
+    const totals = template.total_members ?? (lineQuery(template) ? [] : template.membership === 'all' ? plan.counters : []);
+    line = {
+      ...template, filter: parsed.query.filter, sort: parsed.query.sort, window: parsed.query.window,
+      ...(totals.length ? { total_members: totals } : {}), ...(template.total_headers ? { total_headers: template.total_headers } : {}),
+    };
+    how = `${describeQuery(parsed.query)}, a query no record shows (learned from the recorded ${[...parsed.kinds.keys()].join(', ')} lines), in the envelope of #${template.record_ordinal}`;
+  }
+  if (line.status < 200 || line.status > 299) return null;
   const envelope = await envelopeOf(ctx, line.record_ordinal);
   if (envelope === undefined) return null;
-  const rendered = renderList(plan as ListPlan, line, envelope, await entitiesFor(model, plan.collection, line.membership === 'all' ? 'all' : line.listed_ids ?? []));
+  const entities = await entitiesFor(model, plan.collection, lineQuery(line) || line.membership === 'all' ? 'all' : line.listed_ids ?? []);
+  const rendered = renderList(plan, line, envelope, entities);
   if (rendered.status !== 'rendered') return null;
+  const headers: Record<string, string> = {};
+  // Issue 16: a total header (X-Total-Count) counts what the query matched, as the capture shows.
+  if (rendered.matched !== undefined) for (const h of line.total_headers ?? []) if (ctx.vocabulary.headerKind(h) === 'total') headers[h] = String(rendered.matched);
+  if (rendered.matched !== undefined && line.window?.size) {
+    const link = await pageLinks(ctx, line.record_ordinal, call, line.window as { offset: number; size: number }, rendered.matched);
+    if (link) headers.link = link;
+  }
   return {
     status: line.status, value: rendered.body, record_ordinal: line.record_ordinal, request_line: asked,
-    why: `rendered from state: ${plan.collection} list (${line.membership === 'all' ? 'the whole collection in state order' : 'the entities #' + line.record_ordinal + ' listed'}; list plan, ES-37)`,
+    why: `rendered from state: ${plan.collection} list (${how}; list plan, ES-37)`,
+    ...(Object.keys(headers).length ? { headers } : {}),
   };
+}
+
+const PAGE_RELS = ['first', 'prev', 'next', 'last'] as const;
+
+/**
+ * Issue 16: a page's `Link` header, recomputed where the envelope's record sent one for a
+ * page-number window (json-server's `_page`): `first` and `last` always, `prev` and `next`
+ * where such a page exists, each the recorded link's origin and path with the call's own
+ * query, its page key set to that page. Null when the record sent none, or the call names
+ * no page key.
+ */
+async function pageLinks(ctx: ServeContext, ordinal: number, call: CallRequest, window: { offset: number; size: number }, matched: number): Promise<string | null> {
+  const pageKey = call.query.find((p) => ctx.vocabulary.windowRole(p.name) === 'page')?.name;
+  if (!pageKey) return null;
+  const recorded = await ctx.k.selectFrom('header').innerJoin('record', 'record.id', 'header.record_id')
+    .select(['header.name', 'header.value'])
+    .where('record.capture_id', '=', ctx.captureId).where('record.ordinal', '=', ordinal)
+    .where('header.side', '=', 'response').where('header.source', '=', 'header').execute();
+  const value = recorded.find((h) => h.value !== null && ctx.vocabulary.headerKind(h.name) === 'next')?.value;
+  const first = value?.match(/<([^>]*)>/)?.[1];
+  if (!first || !/rel="?(first|prev|next|last)"?/.test(value!)) return null;
+  let base: URL;
+  try { base = new URL(first); } catch { return null; }
+  const page = Math.floor(window.offset / window.size) + 1;
+  const last = Math.max(1, Math.ceil(matched / window.size));
+  const target: Record<(typeof PAGE_RELS)[number], number | null> = { first: 1, prev: page > 1 ? page - 1 : null, next: page < last ? page + 1 : null, last };
+  const href = (n: number) => `${base.origin}${base.pathname}?${call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.name === pageKey ? String(n) : p.value)}`).join('&')}`;
+  return PAGE_RELS.filter((rel) => target[rel] !== null).map((rel) => `<${href(target[rel]!)}>; rel="${rel}"`).join(', ');
+}
+
+/** A list query in words, for `why`. */
+function describeQuery(q: ListQuery): string {
+  const parts: string[] = [];
+  for (const f of q.filter ?? []) parts.push(f.values.length === 1 ? `${f.field} = ${f.values[0]}` : `${f.field} in ${f.values.join(', ')}`);
+  if (q.sort) parts.push(`sorted by ${q.sort.field} ${q.sort.direction === 'desc' ? 'descending' : 'ascending'}`);
+  if (q.window) parts.push(q.window.size === null ? `from item ${q.window.offset + 1}` : `items ${q.window.offset + 1} to ${q.window.offset + q.window.size}`);
+  return `the collection ${parts.join(', ')}, from this session's state`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { templateParams } from '../manifest/paths.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
+import { servedLookups } from './model.js';
 import { sampleName } from './descriptions.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -91,9 +92,14 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
         description: `recorded in ${k.records} of ${records.length} records; values: ${sampleValues(k.values)}`,
       };
     }
+    // Issue 16: a list plan answers any value of the filter, sort and window keys it learned.
+    const plan = tool.method.toUpperCase() === 'GET' ? await (await servedLookups(ctx))?.plan(tool.name) : undefined;
+    const learned = plan?.kind === 'list' && plan.list_queries ? [...plan.list_queries.filter, ...plan.list_queries.sort, ...plan.list_queries.window] : [];
     properties[queryArg] = {
       type: 'object', properties: qp, additionalProperties: false,
-      description: 'Query keys the capture shows. A call is answered by a record with exactly the keys and values given; a combination never recorded is an error that lists the recorded request lines.',
+      description: learned.length
+        ? `Query keys the capture shows. Any values of ${learned.join(', ')} are answered from state (filters, sort, pages); another combination is answered by a record with exactly the keys and values given, else an error that lists the recorded request lines.`
+        : 'Query keys the capture shows. A call is answered by a record with exactly the keys and values given; a combination never recorded is an error that lists the recorded request lines.',
     };
   }
   let bodyArg: string | null = null;

@@ -44,6 +44,7 @@ export function answerResult(answer: CallAnswer): CallToolResult {
     why: a.why,
   };
   if (bigints.length) structured.integers_as_strings = bigints;
+  if (a.headers) structured.headers = a.headers;
   if (body.is_rendered_oversize) structured.body_note = 'rendered-oversize: the JSON value renders to more than 256 KiB (DOC-4); the recorded body is in the text content';
   if (body.kind === 'text' && body.text !== undefined) structured.body_text = body.text;
   if (body.kind === 'base64' && body.base64 !== undefined) structured.body_base64 = body.base64;

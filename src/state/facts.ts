@@ -53,6 +53,8 @@ export interface StateFacts extends CaptureFacts {
   listReads: DB['list_reads'][];
   counters: DB['list_counters'][];
   membership: DB['list_membership'][];
+  /** ES-35/36 beyond the body (issue 18): pagination keys and total, range and next-link headers of list reads. */
+  pageSignals: DB['list_page_signals'][];
   /** The root's tools. */
   tools: Selectable<DB['tool']>[];
   /** ES-21 (`view_fields`): per `tool\u0000scope`, the view's fields in order and those every observation shows. */
@@ -72,7 +74,7 @@ export interface StateFacts extends CaptureFacts {
 
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
 export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'kept_observations',
-  'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'per_response_members',
+  'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'list_page_signals', 'per_response_members',
   'line_records', 'unchecked_lines', 'unchecked_records', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations', 'view_fields',
   'view_per_response_members'] as const;
 
@@ -128,7 +130,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     initial.set(i.record_id, i.bound_ordinal === null || i.bound_rule === null ? null : { ordinal: i.bound_ordinal, rule: i.bound_rule });
   }
   const reads = await readRecordLines(k, { tools: tools.map((t) => ({ id: t.id, name: t.name, root_path: t.root_path })), readsOnly: true, initial });
-  const [observations, order, itemLocations, listReads, counters, membership] = await Promise.all([
+  const [observations, order, itemLocations, listReads, counters, membership, pageSignals] = await Promise.all([
     k.selectFrom('kept_observations').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root)
       .orderBy('timeline_position').orderBy('list_index').execute(),
     k.selectFrom('collection_order').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root).orderBy('state_order').execute(),
@@ -137,6 +139,8 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     byTool(() => k.selectFrom('list_counters').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
       .orderBy('record_id').orderBy('member_pointer').execute()),
     byTool(() => k.selectFrom('list_membership').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames).execute()),
+    byTool(() => k.selectFrom('list_page_signals').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
+      .orderBy('record_id').orderBy('signal').orderBy('name').execute()),
   ]);
   const fieldRows = await byTool(() => k.selectFrom('view_fields').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
     .orderBy('tool').orderBy('scope').orderBy('field_order').execute());
@@ -151,7 +155,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     .where('capture_id', '=', captureId).where('tool', 'in', toolNames).orderBy('tool').orderBy('member_key').execute());
   const viewPerResponse = new Map<string, string[]>();
   for (const r of perResponseRows) (viewPerResponse.get(r.tool) ?? viewPerResponse.set(r.tool, []).get(r.tool)!).push(r.member_key);
-  for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership, fieldRows, perResponseRows] as Record<string, unknown>[][]) {
+  for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership, pageSignals, fieldRows, perResponseRows] as Record<string, unknown>[][]) {
     for (const r of rows) budget.charge('records', rowCost(r));
   }
   const itemPointer = new Map(itemLocations.map((l) => [l.record_id, l.entity_pointer]));
@@ -207,7 +211,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     root,
     reads,
     identities: capture.allIdentities.filter((t) => t.root_path === root),
-    observations, order, itemLocations, listReads, counters, membership, tools, viewFields, viewPerResponse,
+    observations, order, itemLocations, listReads, counters, membership, pageSignals, tools, viewFields, viewPerResponse,
     bodyValue: value,
     loadBodies,
     dropBodies,

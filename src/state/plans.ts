@@ -11,10 +11,11 @@ import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { at, isObject, jsonEqual, keysOf, member } from './json.js';
 import { collectionsOf, envelopeTemplate, renderItem, renderList, type Collections } from './render.js';
 import {
-  REASON_PRECEDENCE, type ItemPlan, type ListPlan, type Plan, type PlanLine, type Reason, type StateDocument,
+  REASON_PRECEDENCE, type ItemPlan, type ListPlan, type ListQueries, type Plan, type PlanLine, type Reason, type StateDocument, type StateEntity,
 } from './types.js';
 import type { Shaping, ViewShaping } from './variants.js';
 import { childPointer } from '../json/pointer.js';
+import { applyListQuery, isListQuery, parseListQuery, type QueryKind } from './list-queries.js';
 
 /** OQ-30 / DOC-4: the rendered-size limit, compact exact JSON in UTF-8 bytes. */
 export const MAX_RENDERED_BYTES = 262_144;
@@ -172,7 +173,7 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
       reasons.push({ reason: 'fields-differ', detail: `rendering ${lineName(line)} differs from record #${line.record_ordinal} at ${firstDifference(rendered.body, recorded)}` });
       continue;
     }
-    const t = envelopeTemplate(plan, recorded);
+    const t = envelopeTemplate(plan, recorded, line);
     if (template === null) template = { value: t, line };
     else if (!jsonEqual(template.value, t)) {
       shared = false;
@@ -238,12 +239,42 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   const membership = new Map(ctx.facts.membership.map((m) => [m.record_id, m.membership]));
   const counters = [...new Set(ctx.facts.counters.filter((c) => initialIds.has(c.record_id) && c.is_counter === 1).map((c) => c.member_pointer))].sort();
   const listObs = ctx.obs.filter((o) => o.view_kind === 'list');
+  const all = ctx.state.all(ctx.collection);
+  const fieldNames = new Set(ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? []);
+  const fieldCache = new Map<string, boolean>();
+  const isField = (name: string) => {
+    let hit = fieldCache.get(name);
+    if (hit === undefined) fieldCache.set(name, (hit = fieldNames.has(name) || all.some((e) => isObject(e.value) && member(e.value, name) !== undefined)));
+    return hit;
+  };
+  const byRecord = <T extends { record_id: number }>(rows: T[]) => {
+    const m = new Map<number, T[]>();
+    for (const r of rows) (m.get(r.record_id) ?? m.set(r.record_id, []).get(r.record_id)!).push(r);
+    return m;
+  };
+  const totals = { members: byRecord(ctx.facts.counters), headers: byRecord(ctx.facts.pageSignals) };
+  const shownBy = byRecord(ctx.facts.observations.filter((o) => o.tool === ctx.tool));
   const lines: PlanLine[] = [];
+  const failedKinds = new Set<string>();
+  const learnedKinds = new Map<QueryKind, Set<string>>();
   for (const r of ctx.lines) {
     const base = { path: r.path, query: r.query, record_ordinal: r.ordinal, status: r.status };
     const m = membership.get(r.record_id);
     if (m) {
-      lines.push({ ...base, membership: m, ...(m === 'recorded' ? { listed_ids: ctx.facts.observations.filter((o) => o.record_id === r.record_id && o.tool === ctx.tool).map((o) => o.entity_id) } : {}) });
+      const listedIds = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
+      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals);
+      if (read.kind === 'query') {
+        for (const [k, names] of read.kinds) for (const n of names) (learnedKinds.get(k) ?? learnedKinds.set(k, new Set()).get(k)!).add(n);
+        lines.push({ ...base, membership: read.membership, ...(read.membership === 'recorded' ? { listed_ids: listedIds } : {}), ...read.line });
+        continue;
+      }
+      if (read.kind === 'differs') {
+        for (const k of read.kinds) failedKinds.add(k);
+        lines.push({ ...base, membership: 'recorded', listed_ids: listedIds, reason: 'membership-differs', detail: read.detail });
+        continue;
+      }
+      for (const k of read.failed ?? []) failedKinds.add(k);
+      lines.push({ ...base, membership: m, ...(m === 'recorded' ? { listed_ids: listedIds } : {}) });
       continue;
     }
     // IDN-3 / OQ-11 (5): an empty list constrains nothing; it renders what it recorded (nothing).
@@ -255,12 +286,60 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
       if (ok(r.status) && body !== undefined) reasons.push({ reason: 'fields-differ', detail: `record #${r.ordinal} (${lineName(r)}) has no list at ${listPointer || 'the root'}` });
     }
   }
+  if (lines.length > 0 && lines.every((l) => l.reason === 'membership-differs')) {
+    reasons.push({ reason: 'membership-differs', detail: `no request line's list is one the state reproduces: ${lines[0].detail}` });
+  }
+  // Issue 16: a query key is answered for any value only when every line naming it reproduced.
+  const learned = (k: QueryKind) => failedKinds.has(k) ? [] : [...(learnedKinds.get(k) ?? [])].sort();
+  const listQueries: ListQueries = { filter: learned('filter'), sort: learned('sort'), window: learned('window') };
+  const hasQueries = listQueries.filter.length + listQueries.sort.length + listQueries.window.length > 0;
   const plan: ListPlan = {
-    tool: ctx.tool, kind: 'list', ...viewBase(ctx, listObs, 'list'), list_pointer: listPointer,
+    tool: ctx.tool, kind: 'list', ...viewBase(ctx, listObs, 'list'), ...(hasQueries ? { list_queries: listQueries } : {}), list_pointer: listPointer,
     membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded', counters, lines,
   };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
   return plan;
+}
+
+type LineRead =
+  | { kind: 'plain'; failed?: QueryKind[] }
+  | { kind: 'query'; membership: 'all' | 'recorded'; line: Partial<PlanLine>; kinds: Map<QueryKind, string[]> }
+  | { kind: 'differs'; detail: string; kinds: QueryKind[] };
+
+/**
+ * Issue 18 (ES-35, ES-37): what a list line's query keys say about its membership. A query
+ * that filters, sorts or windows the collection is kept when applying it to the state
+ * reproduces the listed ids in order; a line ES-35 calls `all` that lists other entities,
+ * or another order, than the collection and that no query explains is `membership-differs`.
+ */
+function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: string[], all: StateEntity[], isField: (n: string) => boolean,
+  totalsOf: { members: Map<number, StateFacts['counters']>; headers: Map<number, StateFacts['pageSignals']> }): LineRead {
+  const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
+  const parsed = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
+  if (parsed?.ok && isListQuery(parsed.query)) {
+    const picked = applyListQuery(all, parsed.query, ctx.tool);
+    if (same(picked.entities.map((e) => e.id))) {
+      const totals = (totalsOf.members.get(r.record_id) ?? []).filter((c) => Number(c.value) === picked.matched).map((c) => c.member_pointer);
+      const headers = (totalsOf.headers.get(r.record_id) ?? []).filter((s) => s.total !== null && Number(s.total) === picked.matched).map((s) => s.name.toLowerCase());
+      const membership = m === 'all' && picked.entities.length === all.length ? 'all' : 'recorded';
+      return {
+        kind: 'query', membership, kinds: parsed.kinds,
+        line: { ...parsed.query, ...(totals.length ? { total_members: [...new Set(totals)].sort() } : {}), ...(headers.length ? { total_headers: [...new Set(headers)].sort() } : {}) },
+      };
+    }
+    if (m === 'all') {
+      const shown = picked.entities.length === listedIds.length ? 'another order' : `${picked.entities.length} entities, ${listedIds.length} listed`;
+      return { kind: 'differs', kinds: [...parsed.kinds.keys()], detail: `record #${r.ordinal} (${lineName(r)}): its query read from state gives ${shown} (issue 18)` };
+    }
+    // A page ES-35 already calls `recorded` renders the ids it listed, as before; its keys are not learned.
+    return { kind: 'plain', failed: [...parsed.kinds.keys()] };
+  }
+  if (m === 'all' && !same(all.map((e) => e.id))) {
+    const why = parsed && !parsed.ok ? `; its key ${JSON.stringify(parsed.key)} is ${parsed.why}` : '';
+    const shown = all.length === listedIds.length ? 'another order than the collection' : `${listedIds.length} of the collection's ${all.length} entities`;
+    return { kind: 'differs', kinds: parsed?.ok ? [...parsed.kinds.keys()] : [], detail: `record #${r.ordinal} (${lineName(r)}) lists ${shown}, and no filter, sort or window explains it (issue 18)${why}` };
+  }
+  return { kind: 'plain' };
 }
 
 /** DOC-2..DOC-5: the document of a GET list tool without an entity plan, or the reasons it has none. */

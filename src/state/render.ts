@@ -6,6 +6,7 @@ import type { JsonValue } from '../json/exact.js';
 import { at, codePointSorted, isObject, keysOf, member, objectFrom, replaceAt } from './json.js';
 import type { ItemPlan, ListPlan, PlanLine, StateEntity } from './types.js';
 import { renderClock, type ClockFormat } from './clocks.js';
+import { applyListQuery, isListQuery, type ListQuery } from './list-queries.js';
 
 export interface Collections {
   /** The entity of a collection with this id, or undefined. */
@@ -51,7 +52,8 @@ export function renderEntity(e: StateEntity, view: { tool: string; fields: strin
   return objectFrom(entries);
 }
 
-export type Rendered = { status: 'entity-absent' } | { status: 'rendered'; body: JsonValue };
+/** `matched`: for a list query, how many entities it matched before its window (what total headers count). */
+export type Rendered = { status: 'entity-absent' } | { status: 'rendered'; body: JsonValue; matched?: number };
 
 /** An item line: the entity named by the path value, placed at the plan's pointer in the envelope. */
 export function renderItem(plan: ItemPlan, line: PlanLine, envelope: JsonValue, state: Collections): Rendered {
@@ -69,28 +71,42 @@ export function renderItem(plan: ItemPlan, line: PlanLine, envelope: JsonValue, 
 /**
  * A list line: `all` membership lists the collection in state order, `recorded` the ids the
  * record listed (OQ-25); counters (ES-36) count what is listed; everything else in the
- * envelope keeps its recorded value.
+ * envelope keeps its recorded value. A line with a list query (a filter, sort or window,
+ * issue 18) lists what the query picks from the collection, and its totals count what the
+ * query matches.
  */
 export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, state: Collections): Rendered {
-  const entities = line.membership === 'all'
+  const query = lineQuery(line);
+  const picked = query ? applyListQuery(state.all(plan.collection), query, plan.tool) : null;
+  const entities = picked ? picked.entities : line.membership === 'all'
     ? state.all(plan.collection)
     : (line.listed_ids ?? []).map((id) => state.entity(plan.collection, id)).filter((e): e is StateEntity => e !== undefined);
   const items = entities.map((e) => renderEntity(e, plan));
   let body = replaceAt(envelope, plan.list_pointer, items);
-  // A counter counts what an `all` line lists; a `recorded` line keeps its recorded total.
-  if (line.membership === 'all') {
+  if (picked) {
+    for (const c of line.total_members ?? []) if (at(body, c) !== undefined) body = replaceAt(body, c, picked.matched);
+  } else if (line.membership === 'all') {
+    // A counter counts what an `all` line lists; a `recorded` line keeps its recorded total.
     for (const c of plan.counters) if (at(body, c) !== undefined) body = replaceAt(body, c, items.length);
   }
-  return { status: 'rendered', body };
+  return { status: 'rendered', body, ...(picked ? { matched: picked.matched } : {}) };
+}
+
+/** A list line's query (issue 18), or undefined when it has none. */
+export function lineQuery(line: PlanLine): ListQuery | undefined {
+  const q: ListQuery = {
+    ...(line.filter ? { filter: line.filter } : {}), ...(line.sort ? { sort: line.sort } : {}), ...(line.window ? { window: line.window } : {}),
+  };
+  return isListQuery(q) ? q : undefined;
 }
 
 /** The envelope with the view's entity or list taken out: what ES-25 compares across lines. */
-export function envelopeTemplate(plan: ItemPlan | ListPlan, envelope: JsonValue): JsonValue | undefined {
+export function envelopeTemplate(plan: ItemPlan | ListPlan, envelope: JsonValue, line?: PlanLine): JsonValue | undefined {
   const pointer = plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer;
   if (pointer === '') return null;
   if (at(envelope, pointer) === undefined) return undefined;
   let t = replaceAt(envelope, pointer, null);
-  if (plan.kind === 'list') for (const c of plan.counters) if (at(t, c) !== undefined) t = replaceAt(t, c, null);
+  if (plan.kind === 'list') for (const c of [...plan.counters, ...(line?.total_members ?? [])]) if (at(t, c) !== undefined) t = replaceAt(t, c, null);
   // ES-25: shared envelopes are compared without the members generated per response.
   if (isObject(t) && plan.per_response_members.length) t = objectFrom(keysOf(t).filter((k) => !plan.per_response_members.includes(k)).map((k) => [k, member(t, k)!]));
   return isObject(t) || Array.isArray(t) ? t : null;

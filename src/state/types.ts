@@ -4,15 +4,16 @@
  */
 import type { JsonValue } from '../json/exact.js';
 import type { ClockFormat } from './clocks.js';
+import type { ListQuery } from './list-queries.js';
 
 /** OQ-31: the closed reason vocabulary (`not-entity` is never emitted, DOC-6). */
 export type Reason =
   | 'body-unusable' | 'rendered-oversize' | 'no-identity' | 'path-varies' | 'query-varies'
-  | 'no-initial-record' | 'fields-differ' | 'not-planned';
+  | 'no-initial-record' | 'fields-differ' | 'membership-differs' | 'not-planned';
 
 /** OQ-27: when several reasons apply, the first in this order is reported. */
 export const REASON_PRECEDENCE: readonly Reason[] = [
-  'body-unusable', 'rendered-oversize', 'no-identity', 'path-varies', 'query-varies', 'no-initial-record', 'fields-differ', 'not-planned',
+  'body-unusable', 'rendered-oversize', 'no-identity', 'path-varies', 'query-varies', 'no-initial-record', 'fields-differ', 'membership-differs', 'not-planned',
 ];
 
 export interface StateType {
@@ -57,7 +58,23 @@ export interface PlanLine {
   listed_ids?: string[];
   /** Item lines: the path value naming the entity. */
   id?: string;
+  /**
+   * List lines (issue 18): the equality or membership filters, sort and window the line's
+   * query keys read, kept only when applying them to the state reproduces its list.
+   */
+  filter?: ListQuery['filter'];
+  sort?: ListQuery['sort'];
+  window?: ListQuery['window'];
+  /** Such a line's item totals that count what its query matches (before the window): body pointers, header names. */
+  total_members?: string[];
+  total_headers?: string[];
+  /** A list line whose membership the state cannot reproduce (issue 18): it replays its record; the other lines keep the plan. */
+  reason?: 'membership-differs';
+  detail?: string;
 }
+
+/** The query keys a list plan answers from state for any value (issue 16), per kind; learned when every line naming one reproduced. */
+export interface ListQueries { filter: string[]; sort: string[]; window: string[] }
 
 interface ViewFacts {
   tool: string;
@@ -77,7 +94,7 @@ interface ViewFacts {
 }
 
 export interface ItemPlan extends ViewFacts { kind: 'item'; entity_pointer: string; membership: null; counters: [] }
-export interface ListPlan extends ViewFacts { kind: 'list'; list_pointer: string; membership: 'all' | 'recorded'; counters: string[] }
+export interface ListPlan extends ViewFacts { kind: 'list'; list_queries?: ListQueries; list_pointer: string; membership: 'all' | 'recorded'; counters: string[] }
 export interface DocumentPlan { tool: string; kind: 'document'; path: string; record_ordinal: number }
 export interface RecordPlan { tool: string; kind: 'record'; reason: Reason; detail: string }
 export type Plan = ItemPlan | ListPlan | DocumentPlan | RecordPlan;

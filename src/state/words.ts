@@ -40,6 +40,7 @@ export const REASON_WORDS: Record<Reason, string> = {
   'query-varies': 'its initial reads ask with different query strings, so no single document stands for it',
   'no-initial-record': 'none of its records comes before the first change to its type, so none shows the initial state',
   'fields-differ': 'rendering it from the state would not give back what was recorded',
+  'membership-differs': 'its recorded lists hold other entities, or another order, than the state, and no filter, sort or page of their query explains it',
   'not-planned': 'tools that change data are answered from their records',
 };
 

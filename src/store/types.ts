@@ -146,7 +146,8 @@ export interface MetaTable {
 
 /** migrations/0002-vocabulary.sql: one list per vocabulary (src/store/vocabulary.ts reads it). */
 export interface VocabularyTable {
-  vocabulary: 'identity' | 'projection' | 'pagination' | 'ordering' | 'random' | 'next_token' | 'item_total' | 'page_total' | 'safe_method';
+  vocabulary: 'identity' | 'projection' | 'pagination' | 'ordering' | 'random' | 'next_token' | 'item_total' | 'page_total' | 'safe_method'
+    | 'window_page' | 'window_size' | 'window_offset' | 'window_end' | 'total_header' | 'next_header' | 'range_header';
   name: string;
   rank: number;
 }
@@ -408,6 +409,22 @@ export interface ListMembershipView {
   list_pointer: string;
   entries: number;
   membership: 'all' | 'recorded';
+}
+
+/** queries/list_page_signals.sql (ES-35, issue 18) */
+export interface ListPageSignalsView {
+  capture_id: number;
+  record_id: number;
+  ordinal: number;
+  tool: string;
+  list_pointer: string;
+  entries: number;
+  signal: 'window' | 'total_header' | 'next_header' | 'range_header';
+  name: string;
+  value: string;
+  total: number | null;
+  is_counter: number;
+  is_set: number;
 }
 
 /** queries/per_response_members.sql (ES-23) */
@@ -707,6 +724,7 @@ export interface DB {
   list_reads: ListReadsView;
   list_counters: ListCountersView;
   list_membership: ListMembershipView;
+  list_page_signals: ListPageSignalsView;
   per_response_members: PerResponseMembersView;
   query_param_roles: QueryParamRolesView;
   line_records: LineRecordsView;
@@ -775,6 +793,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   list_reads: cols<ListReadsView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'body_id', 'list_pointer', 'entries']),
   list_counters: cols<ListCountersView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'member_pointer', 'value', 'is_counter']),
   list_membership: cols<ListMembershipView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'membership']),
+  list_page_signals: cols<ListPageSignalsView>()(['capture_id', 'record_id', 'ordinal', 'tool', 'list_pointer', 'entries', 'signal', 'name', 'value', 'total', 'is_counter', 'is_set']),
   per_response_members: cols<PerResponseMembersView>()(['capture_id', 'path', 'member_key']),
   tool_statuses: cols<ToolStatusesView>()(['capture_id', 'tool_id', 'tool', 'status', 'records']),
   query_param_roles: cols<QueryParamRolesView>()(['record_id', 'position', 'name', 'value', 'bare_name', 'role', 'is_shaping']),

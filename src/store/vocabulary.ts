@@ -24,6 +24,12 @@ export interface Vocabulary {
   isOrdering(param: string): boolean;
   /** OQ-13: shaping = any parameter that is none of pagination, sort/direction or random. */
   isShaping(param: string): boolean;
+  /** OQ-13: a random parameter (the `random` rows). */
+  isRandom(param: string): boolean;
+  /** Issue 16: what a pagination key's value means when a window is rendered from state (the `window_*` rows), or null (opaque: a cursor, a token). */
+  windowRole(param: string): 'page' | 'size' | 'offset' | 'end' | null;
+  /** ES-35/36 in headers (issue 18): an item-total, next-link or range header, by its name (any case), or null. */
+  headerKind(name: string): 'total' | 'next' | 'range' | null;
   /** A safe method (RFC 9110 §9.2.1; glossary: read tool; MCP-1). */
   isSafeMethod(method: string): boolean;
 }
@@ -60,6 +66,13 @@ async function load(k: Kysely<DB>): Promise<Vocabulary> {
   const pagination = new Set(of('pagination'));
   const ordering = new Set([...of('ordering'), ...of('random')]);
   const safe = new Set(of('safe_method'));
+  const random = new Set(of('random'));
+  const windowRoles = new Map<string, 'page' | 'size' | 'offset' | 'end'>([
+    ...of('window_page').map((n) => [n, 'page'] as const), ...of('window_size').map((n) => [n, 'size'] as const),
+    ...of('window_offset').map((n) => [n, 'offset'] as const), ...of('window_end').map((n) => [n, 'end'] as const)]);
+  const headerKinds = new Map<string, 'total' | 'next' | 'range'>([
+    ...of('total_header').map((n) => [n, 'total'] as const), ...of('next_header').map((n) => [n, 'next'] as const),
+    ...of('range_header').map((n) => [n, 'range'] as const)]);
   return {
     identityNames,
     isIdentityName: (name) => identity.has(name),
@@ -68,6 +81,9 @@ async function load(k: Kysely<DB>): Promise<Vocabulary> {
     isPagination: (param) => pagination.has(paramBase(param)),
     isOrdering: (param) => ordering.has(paramBase(param)),
     isShaping: (param) => !pagination.has(paramBase(param)) && !ordering.has(paramBase(param)),
+    isRandom: (param) => random.has(paramBase(param)),
+    windowRole: (param) => windowRoles.get(paramBase(param)) ?? null,
+    headerKind: (name) => headerKinds.get(name.toLowerCase()) ?? null,
     isSafeMethod: (method) => safe.has(method.replace(/[a-z]+/g, (c) => c.toUpperCase())),
   };
 }
