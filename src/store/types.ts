@@ -146,7 +146,8 @@ export interface MetaTable {
 
 /** migrations/0002-vocabulary.sql: one list per vocabulary (src/store/vocabulary.ts reads it). */
 export interface VocabularyTable {
-  vocabulary: 'identity' | 'projection' | 'pagination' | 'ordering' | 'random' | 'next_token' | 'item_total' | 'page_total' | 'safe_method';
+  vocabulary: 'identity' | 'projection' | 'pagination' | 'ordering' | 'random' | 'next_token' | 'item_total' | 'page_total' | 'safe_method'
+    | 'query_segment' | 'query_suffix' | 'query_method_prefix' | 'query_area';
   name: string;
   rank: number;
 }
@@ -230,6 +231,13 @@ export interface ToolStatusesView {
   tool: string;
   status: number;
   records: number;
+}
+
+/** queries/file_documents.sql */
+export interface FileDocumentsView {
+  capture_id: number;
+  tool_id: number;
+  root_path: string;
 }
 
 /** queries/read_records.sql */
@@ -680,6 +688,7 @@ export interface DB {
   writes: WritesView;
   first_write_per_root: FirstWritePerRootView;
   tool_statuses: ToolStatusesView;
+  file_documents: FileDocumentsView;
   read_records: ReadRecordsView;
   list_locations: ListLocationsView;
   read_shown_ids: ReadShownIdsView;
@@ -743,6 +752,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
   writes: cols<WritesView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'method', 'status', 'tool', 'root_path', 'started_ms', 'ended_ms', 'is_url_redacted']),
   first_write_per_root: cols<FirstWritePerRootView>()(['capture_id', 'root_path', 'write_record_id', 'write_ordinal', 'write_timeline_position', 'write_started_ms', 'write_ended_ms', 'is_redacted_bound']),
+  file_documents: cols<FileDocumentsView>()(['capture_id', 'tool_id', 'root_path']),
   read_records: cols<ReadRecordsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'method', 'status', 'response_body_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'lists_collection']),
   list_locations: cols<ListLocationsView>()(['body_id', 'list_pointer', 'entries', 'identity_key', 'identity_source']),
   read_shown_ids: cols<ReadShownIdsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'root_path', 'shown_id', 'shown_by']),
