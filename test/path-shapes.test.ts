@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { openStore } from '../src/store/open.js';
 import { cli, tempDir } from './helpers.js';
 import { writeHar, type Exchange } from './har-builder.js';
+import { factStore } from './view-facts.js';
 
 const dir = tempDir();
 let n = 0;
@@ -128,6 +129,28 @@ describe('issue 18 files are documents', () => {
     expect(s.types.map((t) => t.root_path)).toEqual(['/data']);
   });
 
+  it('DOC-1 file_documents, rows in and out: one-line file tools; not a .json beside another tool of its root, not two lines', () => {
+    const f = factStore(dir);
+    const manifest = f.tool({ template: '/manifest.json', root: '/manifest' });
+    const har = f.tool({ template: '/exports/session.har', root: '/exports' });
+    const issues = f.tool({ template: '/issues.json', root: '/issues' });
+    const issue = f.tool({ template: '/issues/{id}.json', root: '/issues' });
+    const data = f.tool({ template: '/data.json', root: '/data' });
+    f.record({ tool: manifest, path: '/manifest.json', body: { name: 'App' } });
+    f.record({ tool: manifest, path: '/manifest.json', body: { name: 'App' } });
+    f.record({ tool: har, path: '/exports/session.har', body: { log: {} } });
+    f.record({ tool: issues, path: '/issues.json', body: { issues: [] } });
+    f.record({ tool: issue, path: '/issues/1.json', body: { issue: { id: 1 } }, pathParams: ['1'] });
+    f.record({ tool: data, path: '/data.json', query: 'page=1', body: [] });
+    f.record({ tool: data, path: '/data.json', query: 'page=2', body: [] });
+    expect(f.rows('select tool_id, root_path from file_documents order by tool_id')).toEqual([[manifest, '/manifest'], [har, '/exports']]);
+    expect(f.rows('select tool, lists_collection from read_records order by ordinal')).toEqual([
+      ['GET /manifest.json', 0], ['GET /manifest.json', 0], ['GET /exports/session.har', 0], ['GET /issues.json', 1],
+      ['GET /issues/{id}.json', 0], ['GET /data.json', 1], ['GET /data.json', 1],
+    ]);
+    f.db.close();
+  });
+
   it('a source map is unusable for state: no tool, no type, no document', () => {
     const tools = manifestOf([
       { url: `${A}/api/items`, body: [{ id: 1 }] },
@@ -182,6 +205,18 @@ describe('issue 18 RPC-style reads sent as POST are query POSTs', () => {
 });
 
 describe('issue 18 no empty echo types', () => {
+  it('ES-38 item_locations, rows in and out: an object holding only the path value is no entity location', () => {
+    const f = factStore(dir);
+    const status = f.tool({ template: '/api/status/{code}', root: '/api/status' });
+    const dash = f.tool({ template: '/api/dashboards/{uid}', root: '/api/dashboards' });
+    f.record({ tool: status, path: '/api/status/200', body: { statusExpected: 200 }, pathParams: ['200'] });
+    f.record({ tool: dash, path: '/api/dashboards/abc', body: { dashboard: { uid: 'abc' }, meta: { uid: 'abc', slug: 's' } }, pathParams: ['abc'] });
+    f.record({ tool: dash, path: '/api/dashboards/def', body: { uid: 'def', title: 'Def' }, pathParams: ['def'] });
+    // #2: `/dashboard` holds only the echo, `/meta` holds more; #3: the root holds more.
+    expect(f.rows('select ordinal, entity_pointer, identity_key from item_locations order by ordinal')).toEqual([[2, '/meta', 'uid'], [3, '', 'uid']]);
+    f.db.close();
+  });
+
   it('a root whose item reads only echo their path value holds no entity and is not a type', () => {
     const s = stateOf([
       { url: `${A}/api/status/200`, body: { statusExpected: 200 } },
