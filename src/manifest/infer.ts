@@ -248,6 +248,7 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
   const jsonTemplates = tools.filter((t) => t.records.some((tr) => byId.get(tr.id)!.isJson)).map((t) => parseTemplate(t.template));
   const apiBase = override.api_base ?? inferApiBase(jsonTemplates.length > 0 ? jsonTemplates : tools.map((t) => parseTemplate(t.template)));
   for (const t of tools) t.rootPath = rootPath(parseTemplate(t.template), apiBase);
+  if (!override.api_base) await mergeSingularRoots(tools, byId, lists, notes);
   if (override.api_base && override.api_base !== '/' && !tools.some((t) => t.template === override.api_base || t.template.startsWith(`${override.api_base}/`))) {
     notes.push(`override api_base ${override.api_base} is a prefix of no admitted path; type roots fall back to first segments`);
   }
@@ -286,6 +287,42 @@ class ListIndex {
     }
   }
 
+  /** Issue 18: member names of objects listed by the JSON reads of `path` whose value is `value` (no cache: a few calls per capture). */
+  async listedNames(path: string[], value: string): Promise<string[]> {
+    const bodies = [...new Set((this.byPath.get(path.join('/')) ?? []).map((r) => r.responseBodyId))];
+    return bodies.length === 0 ? [] : (await this.lookup(bodies, new Set([value]))).get(value) ?? [];
+  }
+
+  /** Scalar members of objects inside arrays of `bodies` whose value is one of `wanted`, by value. */
+  private async lookup(bodies: number[], wanted: Set<string>): Promise<Map<string, string[]>> {
+    const values = new Map<string, string[]>();
+    // Integers are stored as INTEGER in the ANY column: look for both spellings.
+    const needles: (string | bigint)[] = [];
+    for (const w of wanted) {
+      needles.push(w);
+      if (/^-?(0|[1-9]\d{0,17})$/.test(w)) needles.push(BigInt(w));
+    }
+    for (const bodyChunk of chunks(bodies)) {
+      for (const valueChunk of chunks(needles)) {
+        const rows = await this.k.selectFrom('member as m')
+          .innerJoin('member as o', (j) => j.onRef('o.body_id', '=', 'm.body_id').onRef('o.pointer', '=', 'm.parent_pointer'))
+          .innerJoin('member as a', (j) => j.onRef('a.body_id', '=', 'o.body_id').onRef('a.pointer', '=', 'o.parent_pointer'))
+          .select(['m.key', 'm.value', 'm.body_id', 'm.pointer'])
+          .where('m.body_id', 'in', bodyChunk).where('m.type', 'in', ['string', 'integer'])
+          .where('m.value', 'in', valueChunk as string[])
+          .where('o.type', '=', 'object').where('a.type', '=', 'array')
+          .orderBy('m.body_id').orderBy('m.pointer').execute();
+        for (const row of rows) {
+          const v = String(row.value);
+          const names = values.get(v) ?? [];
+          if (row.key !== null && !names.includes(row.key)) names.push(row.key);
+          values.set(v, names);
+        }
+      }
+    }
+    return values;
+  }
+
   /** Member names (in body order) whose listed value equals `value` under `prefix`. */
   async namesFor(prefix: string[], value: string): Promise<string[]> {
     const key = prefix.join('/');
@@ -300,30 +337,7 @@ class ListIndex {
           const segs = r.shape.segments;
           if (segs.length > prefix.length && prefix.every((p, i) => segs[i] === p)) wanted.add(segs[prefix.length]);
         }
-        // Integers are stored as INTEGER in the ANY column: look for both spellings.
-        const needles: (string | bigint)[] = [];
-        for (const w of wanted) {
-          needles.push(w);
-          if (/^-?(0|[1-9]\d{0,17})$/.test(w)) needles.push(BigInt(w));
-        }
-        for (const bodyChunk of chunks(bodies)) {
-          for (const valueChunk of chunks(needles)) {
-            const rows = await this.k.selectFrom('member as m')
-              .innerJoin('member as o', (j) => j.onRef('o.body_id', '=', 'm.body_id').onRef('o.pointer', '=', 'm.parent_pointer'))
-              .innerJoin('member as a', (j) => j.onRef('a.body_id', '=', 'o.body_id').onRef('a.pointer', '=', 'o.parent_pointer'))
-              .select(['m.key', 'm.value', 'm.body_id', 'm.pointer'])
-              .where('m.body_id', 'in', bodyChunk).where('m.type', 'in', ['string', 'integer'])
-              .where('m.value', 'in', valueChunk as string[])
-              .where('o.type', '=', 'object').where('a.type', '=', 'array')
-              .orderBy('m.body_id').orderBy('m.pointer').execute();
-            for (const row of rows) {
-              const v = String(row.value);
-              const names = values.get(v) ?? [];
-              if (row.key !== null && !names.includes(row.key)) names.push(row.key);
-              values.set(v, names);
-            }
-          }
-        }
+        values = await this.lookup(bodies, wanted);
       }
       this.cache.set(key, values);
     }
@@ -566,6 +580,40 @@ function pickName(candidates: string[], before: string | undefined, vocabulary: 
 function sanitizeParamName(name: string): string {
   const s = name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(\d)/, '_$1');
   return s || 'id';
+}
+
+/** `silence` → `silences`, `policy` → `policies`, `box` → `boxes`. */
+function pluralsOf(segment: string): string[] {
+  return [`${segment}s`, `${segment}es`, ...(/[^aeiou]y$/i.test(segment) ? [`${segment.slice(0, -1)}ies`] : [])];
+}
+
+/**
+ * Issue 18 (ES-7): a singular item root beside a plural list root is one type with it
+ * (Alertmanager's `/api/v2/silence/{id}` beside `/api/v2/silences`): every tool of the
+ * singular root is an item template right under it, a GET of the plural path is recorded,
+ * and every successful item read names a value that plural list lists. ES-37 still checks
+ * the merged type's plans against every read.
+ */
+async function mergeSingularRoots(tools: InferredTool[], byId: Map<number, Rec>, lists: ListIndex, notes: string[]): Promise<void> {
+  const byRoot = new Map<string, InferredTool[]>();
+  for (const t of tools) byRoot.set(t.rootPath, [...(byRoot.get(t.rootPath) ?? []), t]);
+  for (const [root, group] of byRoot) {
+    const segs = root.split('/').filter((x) => x !== '');
+    if (segs.length === 0) continue;
+    const singular = segs[segs.length - 1];
+    const plural = pluralsOf(singular).map((p) => `/${[...segs.slice(0, -1), p].join('/')}`)
+      .find((p) => byRoot.get(p)?.some((t) => t.method === 'GET' && parsePath(t.template).segments.join('/') === p.slice(1)));
+    if (!plural) continue;
+    if (!group.every((t) => { const parts = parseTemplate(t.template).parts; return parts.length === segs.length + 1 && parts[segs.length].kind === 'param' && t.template.startsWith(`${root}/`); })) continue;
+    const values = group.filter((t) => t.method === 'GET').flatMap((t) => t.records)
+      .filter((r) => { const s = byId.get(r.id)!.status; return s >= 200 && s <= 299; }).map((r) => r.params[r.params.length - 1].value);
+    if (values.length === 0) continue;
+    let listed = true;
+    for (const v of new Set(values)) if ((await lists.listedNames(plural.slice(1).split('/'), v)).length === 0) { listed = false; break; }
+    if (!listed) continue;
+    for (const t of group) t.rootPath = plural;
+    notes.push(`type root ${root} is one type with ${plural}: its item reads name entities that ${plural} lists (issue 18)`);
+  }
 }
 
 /** OQ-5: the longest common segment prefix of the JSON-answering templates, capped. */

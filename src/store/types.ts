@@ -265,7 +265,7 @@ export interface ListLocationsView {
   list_pointer: string;
   entries: number;
   identity_key: string | null;
-  identity_source: 'name' | 'suffix' | null;
+  identity_source: 'name' | 'suffix' | 'member' | null;
 }
 
 /** queries/read_shown_ids.sql (ES-10) */
@@ -328,7 +328,7 @@ export interface TypeIdentitiesView {
   capture_id: number;
   root_path: string;
   identity_field: string;
-  identity_source: 'path' | 'name' | 'suffix';
+  identity_source: 'path' | 'name' | 'suffix' | 'member';
   evidence_reads: number;
 }
 
@@ -431,7 +431,7 @@ export interface StateTypesTable {
   collection: string;
   root_path: string;
   identity: string;
-  identity_source: 'path' | 'name' | 'suffix';
+  identity_source: 'path' | 'name' | 'suffix' | 'member';
   order_source: 'row' | 'appearance';
   bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
   bound_write_ordinal: number | null;

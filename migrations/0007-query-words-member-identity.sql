@@ -1,4 +1,5 @@
--- 0007 (issue 18): the words that make a POST a query (OQ-7) join the vocabulary, so the
+-- 0007 (issue 18): the words that make a POST a query (OQ-7) join the vocabulary (and, at the
+-- end, state_types takes the identity source `member`), so the
 -- manifest reads them from the store instead of a pattern in code: OQ-7's last-segment names
 -- (`query_segment`) and endings (`query_suffix`), and the RPC-style reads sent as POST —
 -- method-name prefixes (`query_method_prefix`: `getCurrentUser`, `GetNavigationMenu2`,
@@ -35,3 +36,25 @@ INSERT INTO vocabulary (vocabulary, name, rank) VALUES
 -- Issue 18: a static segment anywhere in the path that names an area of reads.
 INSERT INTO vocabulary (vocabulary, name, rank) VALUES
   ('query_area', 'queries', 0), ('query_area', '$rpc', 1);
+
+-- Issue 18: a type identified by a member unique across its listed items (no identity name,
+-- no suffix name) says so: identity_source `member`. Rebuilt for the wider CHECK, rows kept.
+PRAGMA legacy_alter_table = ON;
+ALTER TABLE state_types RENAME TO state_types_0003;
+CREATE TABLE state_types (
+  capture_id INTEGER NOT NULL REFERENCES state_capture (capture_id),
+  position INTEGER NOT NULL,
+  collection TEXT NOT NULL,
+  root_path TEXT NOT NULL,
+  identity TEXT NOT NULL,
+  identity_source TEXT NOT NULL CHECK (identity_source IN ('path', 'name', 'suffix', 'member')),
+  order_source TEXT NOT NULL CHECK (order_source IN ('row', 'appearance')),
+  bound_rule TEXT CHECK (bound_rule IN ('ES-8', 'ES-9', 'ES-27')),
+  bound_write_ordinal INTEGER,
+  initial_order TEXT NOT NULL,
+  CHECK ((bound_rule IS NULL) = (bound_write_ordinal IS NULL)),
+  PRIMARY KEY (capture_id, position)
+) STRICT, WITHOUT ROWID;
+INSERT INTO state_types SELECT * FROM state_types_0003 ORDER BY capture_id, position;
+DROP TABLE state_types_0003;
+PRAGMA legacy_alter_table = OFF;
