@@ -210,10 +210,14 @@ describe('issue 18 no empty echo types', () => {
     const status = f.tool({ template: '/api/status/{code}', root: '/api/status' });
     const dash = f.tool({ template: '/api/dashboards/{uid}', root: '/api/dashboards' });
     f.record({ tool: status, path: '/api/status/200', body: { statusExpected: 200 }, pathParams: ['200'] });
-    f.record({ tool: dash, path: '/api/dashboards/abc', body: { dashboard: { uid: 'abc' }, meta: { uid: 'abc', slug: 's' } }, pathParams: ['abc'] });
+    f.record({ tool: dash, path: '/api/dashboards/abc', body: { dashboard: { ref: 'abc' }, meta: { ref: 'abc', slug: 's' } }, pathParams: ['abc'] });
     f.record({ tool: dash, path: '/api/dashboards/def', body: { uid: 'def', title: 'Def' }, pathParams: ['def'] });
-    // #2: `/dashboard` holds only the echo, `/meta` holds more; #3: the root holds more.
-    expect(f.rows('select ordinal, entity_pointer, identity_key from item_locations order by ordinal')).toEqual([[2, '/meta', 'uid'], [3, '', 'uid']]);
+    f.record({ tool: status, path: '/api/status/201', body: { statusExpected: 201, text: 'Created' }, pathParams: ['201'] });
+    f.record({ tool: dash, path: '/api/dashboards/ghi', body: { uid: 'ghi' }, pathParams: ['ghi'] });
+    // #1: only the echo; #2: `/dashboard` holds only the echo, `/meta` more; #3, #4: more than
+    // the echo; #5: an identity name alone is an entity (IDN-5's `{"id": "w-001"}`).
+    expect(f.rows('select ordinal, entity_pointer, identity_key from item_locations order by ordinal'))
+      .toEqual([[2, '/meta', 'ref'], [3, '', 'uid'], [4, '', 'statusExpected'], [5, '', 'uid']]);
     f.db.close();
   });
 
