@@ -13,11 +13,11 @@ final as (
          -- A list of the type's own collection: a list template with no parameter (`/api/teams/search`,
          -- not the sub-resource list `/api/teams/{id}/members`; decisions, ES-7).
          -- A file read on one request line (`/manifest.json`, DOC-1 / issue 18) lists nothing.
-         (o.ends_in_param = 0 and instr(o.template, '{') = 0
-          and not exists (select 1 from file_documents f where f.tool_id = o.id)) as lists_collection
+         (o.ends_in_param = 0 and instr(o.template, '{') = 0 and f.tool_id is null) as lists_collection
   from timeline t
   join record r on r.id = t.record_id
   join tool o on o.id = r.tool_id
+  left join file_documents f on f.tool_id = o.id
   where upper(r.method) in (select name from vocabulary where vocabulary = 'safe_method')
      or (upper(r.method) = 'POST' and o.is_query_post = 1)
 )

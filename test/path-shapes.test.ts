@@ -56,10 +56,12 @@ describe('issue 18 static segments are not ids', () => {
       { url: `${A}/api/plugins/wp-lightbox2`, body: { title: 'x' } },
       { url: `${A}/api/examples/example3`, body: { title: 'x' } },
       { method: 'POST', url: `${A}/api/nav/GetNavigationMenu2`, requestBody: {}, body: { items: [] } },
+      { url: `${A}/apis/batch/v2alpha1/jobs`, body: { kind: 'JobList' } },
     ]);
     expect(templates(tools)).toEqual([
       'GET /api/commits/{id}', 'GET /api/docs/viewer-2.0', 'GET /api/examples/example3', 'GET /api/issues/issue-62', 'GET /api/items/{id}',
       'POST /api/nav/GetNavigationMenu2', 'GET /api/plugins/wp-lightbox2', 'GET /api/runs/{id}', 'GET /api/videos/{id}',
+      'GET /apis/batch/v2alpha1/jobs',
     ]);
   });
 
