@@ -58,7 +58,6 @@ interface Rec extends SubjectRecord {
   isJson: boolean;
 }
 
-
 /** Validates a `--manifest` document; errors name the file and the JSON path. */
 export function parseOverride(file: string, text: string): ManifestOverride {
   let doc: unknown;
@@ -287,10 +286,10 @@ class ListIndex {
     }
   }
 
-  /** Issue 18: member names of objects listed by the JSON reads of `path` whose value is `value` (no cache: a few calls per capture). */
-  async listedNames(path: string[], value: string): Promise<string[]> {
+  /** Issue 18: which of `values` the JSON reads of `path` list (as a scalar member of a listed object). */
+  async listedValues(path: string[], values: Set<string>): Promise<Set<string>> {
     const bodies = [...new Set((this.byPath.get(path.join('/')) ?? []).map((r) => r.responseBodyId))];
-    return bodies.length === 0 ? [] : (await this.lookup(bodies, new Set([value]))).get(value) ?? [];
+    return bodies.length === 0 ? new Set() : new Set((await this.lookup(bodies, values)).keys());
   }
 
   /** Scalar members of objects inside arrays of `bodies` whose value is one of `wanted`, by value. */
@@ -357,6 +356,18 @@ class OwnMembers {
       .where('p.type', '=', 'object').orderBy('m.depth').orderBy('m.pointer').execute();
     return found.filter((r) => r.key !== null && String(r.value) === value).map((r) => r.key!);
   }
+
+  /**
+   * Issue 18: whether the response repeats `value` in an identity-name member where ES-38 and
+   * IDN-5 look for an entity (the root, one member, `/0`, `/<member>/0`: depth 3 at most).
+   */
+  async repeatsAsIdentity(bodyId: number, value: string, vocabulary: Vocabulary): Promise<boolean> {
+    const needles: (string | bigint)[] = [value, ...(/^-?(0|[1-9]\d{0,17})$/.test(value) ? [BigInt(value)] : [])];
+    const found = await this.k.selectFrom('member').select(['key'])
+      .where('body_id', '=', bodyId).where('depth', '<=', 3).where('type', 'in', ['string', 'integer'])
+      .where('value', 'in', needles as string[]).execute();
+    return found.some((r) => r.key !== null && vocabulary.isIdentityName(r.key));
+  }
 }
 
 /** Records per template whose members vote on parameter names: enough to agree, bounded for big captures. */
@@ -383,7 +394,7 @@ async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMembers, voca
     for (let i = 0; i < r.shape.segments.length; i++) {
       const seg = r.shape.segments[i];
       if (flags[i] || !looksLikeId(seg)) continue;
-      if ((await own.namesFor(r.responseBodyId, seg)).some((k) => vocabulary.isIdentityName(k))) flags[i] = true;
+      if (await own.repeatsAsIdentity(r.responseBodyId, seg, vocabulary)) flags[i] = true;
     }
   }
   const maxSegs = Math.max(0, ...recs.map((r) => r.shape.segments.length));
@@ -608,9 +619,9 @@ async function mergeSingularRoots(tools: InferredTool[], byId: Map<number, Rec>,
     const values = group.filter((t) => t.method === 'GET').flatMap((t) => t.records)
       .filter((r) => { const s = byId.get(r.id)!.status; return s >= 200 && s <= 299; }).map((r) => r.params[r.params.length - 1].value);
     if (values.length === 0) continue;
-    let listed = true;
-    for (const v of new Set(values)) if ((await lists.listedNames(plural.slice(1).split('/'), v)).length === 0) { listed = false; break; }
-    if (!listed) continue;
+    const wanted = new Set(values);
+    const listed = await lists.listedValues(plural.slice(1).split('/'), wanted);
+    if ([...wanted].some((v) => !listed.has(v))) continue;
     for (const t of group) t.rootPath = plural;
     notes.push(`type root ${root} is one type with ${plural}: its item reads name entities that ${plural} lists (issue 18)`);
   }
