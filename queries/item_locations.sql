@@ -1,5 +1,5 @@
 -- @rule   ES-38
--- @says   Where a successful item read holds its entity: the root object, an object in one member, or (IDN-5) the one object of a root or member array, whichever repeats the path value first in that order; the repeating member is the read's identity candidate (ES-11).
+-- @says   Where a successful item read holds its entity: the root object, an object in one member, or (IDN-5) the one object of a root or member array, whichever repeats the path value first in that order and holds more than that value unless it is under an identity name (issue 18: an echo is no entity); the repeating member is the read's identity candidate (ES-11).
 -- @grain  one row per successful item read whose entity repeats its path value
 -- @reads  read_records, path_param, member, vocabulary
 create view item_locations as
@@ -14,7 +14,7 @@ repeating as (
   -- The members that repeat the path value, found in one pass over the body; each one's
   -- object and that object's parent are then looked up by pointer. (Walking from every
   -- object to its members instead was quadratic in the body's size, issue 14.)
-  select i.*, f.key as identity_key, f.position as key_position, f.parent_pointer as entity_pointer
+  select i.*, f.key as identity_key, f.position as key_position, f.parent_pointer as entity_pointer, f.pointer as identity_pointer
   from item_reads i
   join member f on f.body_id = i.response_body_id
   where f.type in ('string', 'integer') and cast(f.value as text) = i.path_value
@@ -34,6 +34,14 @@ located as (
   join member root on root.body_id = o.body_id and root.pointer = ''
   left join member p on p.body_id = o.body_id and p.pointer = o.parent_pointer
   where o.type = 'object'
+    -- Issue 18: an object holding nothing but the path value under a name that is no identity
+    -- name (`/api/status/{code}` answering `{"statusExpected": 200}`) echoes the request and is
+    -- no entity (`{"id": "w-001"}` is one). Its members' pointers all start with its own plus
+    -- `/` (`/` < `0`), so a key range finds another one.
+    and (r.identity_key in (select name from vocabulary where vocabulary = 'identity')
+         or exists (select 1 from member x
+                    where x.body_id = o.body_id and x.pointer > o.pointer || '/' and x.pointer < o.pointer || '0'
+                      and x.pointer <> r.identity_pointer))
     and (o.depth = 0
          or (o.depth = 1 and root.type = 'object')
          -- IDN-5: the first element of an array (at the root or a top-level member) that

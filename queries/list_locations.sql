@@ -1,5 +1,5 @@
 -- @rule   OQ-11
--- @says   The list of a JSON body: a root array of objects, else an array of objects at a top-level member or inside a top-level wrapper object, preferring identity-name identified arrays, then suffix-named ones with 2+ entries (IDN-4), then top-level over wrapped, then member order; ids compare by their spelling (OQ-9); an envelope carrying a scalar identity-name member is an entity, not a list (ES-22).
+-- @says   The list of a JSON body: a root array of objects, else an array of objects at a top-level member or inside a top-level wrapper object, preferring identity-name identified arrays, then suffix-named ones with 2+ entries (IDN-4), then top-level over wrapped, then member order; without either, a member unique over 2+ entries that reads as a key (issue 18, source `member`); ids compare by their spelling (OQ-9); an envelope carrying a scalar identity-name member is an entity, not a list (ES-22).
 -- @grain  one row per JSON body that has a non-empty list
 -- @reads  member, vocabulary
 create view list_locations as
@@ -66,6 +66,33 @@ suffix_identity as (
   group by body_id, list_pointer, key
   having count(*) = max(entries) and count(distinct cast(value as text)) = max(entries)
 ),
+unnamed_fields as materialized (
+  -- Issue 18: the scalar fields of arrays with 2+ entries that no identity name or suffix name
+  -- identifies, for the member identity below (read only for those arrays).
+  select c.body_id, c.pointer as list_pointer, c.entries, o.position as entry_index, f.key, f.position as key_position, f.value
+  from candidates c
+  join members o on o.body_id = c.body_id and o.parent_pointer = c.pointer
+  join members f on f.body_id = o.body_id and f.parent_pointer = o.pointer
+  where c.entries >= 2 and f.type in ('string', 'integer')
+    and not exists (select 1 from name_identity n where n.body_id = c.body_id and n.list_pointer = c.pointer)
+    and not exists (select 1 from suffix_identity s where s.body_id = c.body_id and s.list_pointer = c.pointer)
+),
+member_identity as (
+  -- Issue 18: when no identity name or suffix name is present, a member on every entry with
+  -- pairwise distinct values that read as keys — no clock value (`2026-…`), no spaces (text) —
+  -- identifies the list (Alertmanager's alerts by `fingerprint`, receivers by `name`); the first
+  -- such key in the first entry's key order.
+  select body_id, list_pointer, key, min(case when entry_index = 0 then key_position end) as first_position
+  from unnamed_fields
+  group by body_id, list_pointer, key
+  having count(*) = max(entries) and count(distinct cast(value as text)) = max(entries)
+     and sum(cast(value as text) glob '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' or instr(cast(value as text), ' ') > 0) = 0
+),
+first_member as (
+  select * from (
+    select m.*, row_number() over (partition by body_id, list_pointer order by first_position) as rn from member_identity m
+  ) where rn = 1
+),
 first_name as (
   -- Per candidate array, its best identity name and its first suffix-named field, ranked
   -- once for all arrays (a lookup per array re-grouped every body's fields, issue 14).
@@ -79,12 +106,14 @@ first_suffix as (
   ) where rn = 1
 ),
 identified as (
-  select c.*, n.key as name_key, s.key as suffix_key
+  select c.*, n.key as name_key, s.key as suffix_key, m.key as member_key
   from candidates c
   left join first_name n on n.body_id = c.body_id and n.list_pointer = c.pointer
   left join first_suffix s on s.body_id = c.body_id and s.list_pointer = c.pointer
+  left join first_member m on m.body_id = c.body_id and m.list_pointer = c.pointer
 ),
 ranked as (
+  -- A member identity does not change which array is the list (it ranks with unidentified ones).
   select i.*,
          row_number() over (
            partition by body_id
@@ -94,8 +123,8 @@ ranked as (
 ),
 final as (
   select body_id, pointer as list_pointer, entries,
-         coalesce(name_key, suffix_key) as identity_key,
-         case when name_key is not null then 'name' when suffix_key is not null then 'suffix' end as identity_source
+         coalesce(name_key, suffix_key, member_key) as identity_key,
+         case when name_key is not null then 'name' when suffix_key is not null then 'suffix' when member_key is not null then 'member' end as identity_source
   from ranked
   where rn = 1
 )

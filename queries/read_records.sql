@@ -1,7 +1,7 @@
 -- @rule   none
--- @says   The admitted reads (glossary: read tool): records with a safe method (GET, HEAD, OPTIONS, TRACE) and query POSTs, with their tool, type root and timing, and whether their tool lists the type's own collection (a list template without parameters).
+-- @says   The admitted reads (glossary: read tool): records with a safe method (GET, HEAD, OPTIONS, TRACE) and query POSTs, with their tool, type root and timing, and whether their tool lists the type's own collection (a list template without parameters that does not read a file document).
 -- @grain  one row per admitted read record
--- @reads  records_timeline, record, tool, vocabulary
+-- @reads  records_timeline, record, tool, vocabulary, file_documents
 create view read_records as
 with timeline as (
   select capture_id, record_id, ordinal, timeline_position, timeline_order, started_ms, ended_ms
@@ -12,10 +12,12 @@ final as (
          r.method, r.status, r.response_body_id, o.id as tool_id, o.name as tool, o.root_path, o.ends_in_param,
          -- A list of the type's own collection: a list template with no parameter (`/api/teams/search`,
          -- not the sub-resource list `/api/teams/{id}/members`; decisions, ES-7).
-         (o.ends_in_param = 0 and instr(o.template, '{') = 0) as lists_collection
+         -- A file read on one request line (`/manifest.json`, DOC-1 / issue 18) lists nothing.
+         (o.ends_in_param = 0 and instr(o.template, '{') = 0 and f.tool_id is null) as lists_collection
   from timeline t
   join record r on r.id = t.record_id
   join tool o on o.id = r.tool_id
+  left join file_documents f on f.tool_id = o.id
   where upper(r.method) in (select name from vocabulary where vocabulary = 'safe_method')
      or (upper(r.method) = 'POST' and o.is_query_post = 1)
 )

@@ -1,6 +1,6 @@
 -- One row per admitted capture: the environment manifest's admission decision and its
 -- inputs (ES-2, OQ-2, OQ-5). A capture the manifest rejects is not stored at all.
--- `subject_source` says how the subject was found (OQ-2 as revised; 0007 added `document`
+-- `subject_source` says how the subject was found (OQ-2 as revised; 0006 added `document`
 -- and `override`). `override_json` is the user's `--manifest` override in canonical form (sorted keys,
 -- rules in their order); `override_sha256` is its hash.
 CREATE TABLE manifest (

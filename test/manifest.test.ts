@@ -32,7 +32,9 @@ describe('OQ-1 templates', () => {
       { url: `${A}/api/items/12` },
       { url: `${A}/api/runs/3f2b9c1e-8d4a-4e6b-9f0a-1c2d3e4f5a6b` },
       { url: `${A}/api/commits/64a1f0c2e4b0` },
+      // Issue 18: a weak shape (letters mixed with digits) needs a second value at its position.
       { url: `${A}/api/things/it-01` },
+      { url: `${A}/api/things/it-02` },
     ]);
     expect(templates(m)).toEqual(['GET /api/commits/{id}', 'GET /api/items/{id}', 'GET /api/runs/{id}', 'GET /api/things/{id}']);
   });

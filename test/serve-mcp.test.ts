@@ -120,7 +120,7 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
     expect(s.tools.map((t) => t.name)).not.toContain('get_public_img_fav32_png');
     const doc = JSON.parse(readFileSync(fixture('grafana-mini', 'capture.har'), 'utf8'));
     const favicon = doc.log.entries[1];
-    favicon.request.url = 'http://localhost:3000/api/avatar/3f2a9c';
+    favicon.request.url = 'http://localhost:3000/api/avatar/3f2a9c1e';
     favicon._resourceType = 'fetch';
     const avatarHar = join(dir, 'avatar.har');
     writeFileSync(avatarHar, JSON.stringify(doc));
@@ -128,7 +128,7 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
     expect(cli(['load', avatarHar, '--db', avatarDb]).status).toBe(0);
     const a = await serveStore(avatarDb);
     try {
-      const png = await a.call('get_api_avatar_by_id', { id: '3f2a9c' });
+      const png = await a.call('get_api_avatar_by_id', { id: '3f2a9c1e' });
       expect((png.structuredContent as { body_kind: string; body_base64: string }).body_kind).toBe('base64');
       expect(Buffer.from((png.structuredContent as { body_base64: string }).body_base64, 'base64').subarray(1, 4).toString()).toBe('PNG');
     } finally {

@@ -473,7 +473,7 @@ describe('DOC-1 documents', () => {
   });
 
   it('DOC-1 item-shaped paths get no document: their reads stay recorded (no-identity)', () => {
-    const s = stateOf([{ url: `${A}/api/v1/reports/rep-1`, body: { rows: 3 } }]);
+    const s = stateOf([{ url: `${A}/api/v1/reports/1042`, body: { rows: 3 } }]);
     expect(s.documents).toEqual([]);
     expect(plan(s, 'get_api_v1_reports_by_id')).toMatchObject({ kind: 'record', reason: 'no-identity' });
   });
@@ -550,7 +550,7 @@ describe('DOC-5 path-varies and query-varies (ACC-4)', () => {
 describe('DOC-6 reason vocabulary', () => {
   it('DOC-6 reasons come from the closed vocabulary and never not-entity; no-identity names item tools only', () => {
     const s = stateOf([
-      { url: `${A}/api/v1/reports/rep-1`, body: { rows: 3 } },
+      { url: `${A}/api/v1/reports/1042`, body: { rows: 3 } },
       { url: `${A}/api/search?q=a`, body: { hits: [] } },
       { url: `${A}/api/search?q=b`, body: { hits: [] } },
       { method: 'HEAD', url: `${A}/api/ping` },
@@ -585,7 +585,7 @@ describe('ACC-2 synthetic captures cover every recorded reason', () => {
     const s = stateOf([
       { url: `${A}/api/page`, body: '<html></html>', mimeType: 'text/html' },                                   // body-unusable
       { url: `${A}/api/big`, body: `{"v":[${Array.from({ length: 60_000 }, () => '1e5').join(',')}]}` },         // rendered-oversize
-      { url: `${A}/api/v1/reports/rep-1`, body: { rows: 3 } },                                                   // no-identity
+      { url: `${A}/api/v1/reports/1042`, body: { rows: 3 } },                                                   // no-identity
       { url: `${A}/api/teams/1/members`, body: [{ teamId: 1, userId: 7 }] },                                     // path-varies
       { url: `${A}/api/teams/2/members`, body: [{ teamId: 2, userId: 9 }] },
       { url: `${A}/api/find?q=a`, body: { hits: [] } },                                                          // query-varies

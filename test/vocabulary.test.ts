@@ -76,8 +76,9 @@ describe('views and code read the vocabulary table', () => {
     const tags = f.tool({ template: '/api/tags' });
     f.record({ tool: tags, path: '/api/tags', body: [{ key: 'tg-a', label: 'A' }, { key: 'tg-b', label: 'B' }] });
     const identity = () => f.rows('select identity_field, identity_source from type_identities');
-    expect(f.rows('select identity_key from list_locations')).toEqual([[null]]);
-    expect(identity()).toEqual([]);
+    // Issue 18: before, `key` identifies the tags only as a member unique across them.
+    expect(f.rows('select identity_key, identity_source from list_locations')).toEqual([['key', 'member']]);
+    expect(identity()).toEqual([['key', 'member']]);
     f.db.prepare("insert into vocabulary (vocabulary, name, rank) values ('identity', 'key', 5)").run();
     expect(f.rows('select identity_key, identity_source from list_locations')).toEqual([['key', 'name']]);
     expect(identity()).toEqual([['key', 'name']]);

@@ -12,7 +12,7 @@ import { parseExactJson } from '../json/exact.js';
 import { isGraphqlQueryOnly } from './graphql.js';
 import { admittedOrigins, chooseSubject, isStaticAsset, type SubjectRecord, type SubjectSource } from './subject.js';
 import { sql } from 'kysely';
-import { isVersionSegment, looksLikeId, matchTemplate, parsePath, parseTemplate, renderTemplate, type PathShape, type TemplateShape } from './paths.js';
+import { isStrongId, isVersionSegment, looksLikeId, matchTemplate, parsePath, parseTemplate, renderTemplate, type PathShape, type TemplateShape } from './paths.js';
 
 
 /** The user's `--manifest FILE`. */
@@ -57,8 +57,6 @@ interface Rec extends SubjectRecord {
   requestBodyId: number;
   isJson: boolean;
 }
-
-const QUERY_SEGMENT = /^(_?search|query|find|lookup|filter|count|batch-?get|graphql)$/i;
 
 /** Validates a `--manifest` document; errors name the file and the JSON path. */
 export function parseOverride(file: string, text: string): ManifestOverride {
@@ -249,12 +247,13 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
   const jsonTemplates = tools.filter((t) => t.records.some((tr) => byId.get(tr.id)!.isJson)).map((t) => parseTemplate(t.template));
   const apiBase = override.api_base ?? inferApiBase(jsonTemplates.length > 0 ? jsonTemplates : tools.map((t) => parseTemplate(t.template)));
   for (const t of tools) t.rootPath = rootPath(parseTemplate(t.template), apiBase);
+  if (!override.api_base) await mergeSingularRoots(tools, byId, lists, notes);
   if (override.api_base && override.api_base !== '/' && !tools.some((t) => t.template === override.api_base || t.template.startsWith(`${override.api_base}/`))) {
     notes.push(`override api_base ${override.api_base} is a prefix of no admitted path; type roots fall back to first segments`);
   }
 
   // OQ-7 query POSTs, per tool.
-  for (const t of tools) t.isQueryPost = t.method === 'POST' && await isQueryPost(k, t, byId);
+  for (const t of tools) t.isQueryPost = t.method === 'POST' && await isQueryPost(k, t, byId, vocabulary);
 
   assignNames(tools);
   return { subjectOrigin: subjectOrigin!, subjectSource, apiBase, apiBaseSource: override.api_base ? 'override' : 'inferred', notes, tools };
@@ -287,6 +286,42 @@ class ListIndex {
     }
   }
 
+  /** Issue 18: which of `values` the JSON reads of `path` list (as a scalar member of a listed object). */
+  async listedValues(path: string[], values: Set<string>): Promise<Set<string>> {
+    const bodies = [...new Set((this.byPath.get(path.join('/')) ?? []).map((r) => r.responseBodyId))];
+    return bodies.length === 0 ? new Set() : new Set((await this.lookup(bodies, values)).keys());
+  }
+
+  /** Scalar members of objects inside arrays of `bodies` whose value is one of `wanted`, by value. */
+  private async lookup(bodies: number[], wanted: Set<string>): Promise<Map<string, string[]>> {
+    const values = new Map<string, string[]>();
+    // Integers are stored as INTEGER in the ANY column: look for both spellings.
+    const needles: (string | bigint)[] = [];
+    for (const w of wanted) {
+      needles.push(w);
+      if (/^-?(0|[1-9]\d{0,17})$/.test(w)) needles.push(BigInt(w));
+    }
+    for (const bodyChunk of chunks(bodies)) {
+      for (const valueChunk of chunks(needles)) {
+        const rows = await this.k.selectFrom('member as m')
+          .innerJoin('member as o', (j) => j.onRef('o.body_id', '=', 'm.body_id').onRef('o.pointer', '=', 'm.parent_pointer'))
+          .innerJoin('member as a', (j) => j.onRef('a.body_id', '=', 'o.body_id').onRef('a.pointer', '=', 'o.parent_pointer'))
+          .select(['m.key', 'm.value', 'm.body_id', 'm.pointer'])
+          .where('m.body_id', 'in', bodyChunk).where('m.type', 'in', ['string', 'integer'])
+          .where('m.value', 'in', valueChunk as string[])
+          .where('o.type', '=', 'object').where('a.type', '=', 'array')
+          .orderBy('m.body_id').orderBy('m.pointer').execute();
+        for (const row of rows) {
+          const v = String(row.value);
+          const names = values.get(v) ?? [];
+          if (row.key !== null && !names.includes(row.key)) names.push(row.key);
+          values.set(v, names);
+        }
+      }
+    }
+    return values;
+  }
+
   /** Member names (in body order) whose listed value equals `value` under `prefix`. */
   async namesFor(prefix: string[], value: string): Promise<string[]> {
     const key = prefix.join('/');
@@ -301,30 +336,7 @@ class ListIndex {
           const segs = r.shape.segments;
           if (segs.length > prefix.length && prefix.every((p, i) => segs[i] === p)) wanted.add(segs[prefix.length]);
         }
-        // Integers are stored as INTEGER in the ANY column: look for both spellings.
-        const needles: (string | bigint)[] = [];
-        for (const w of wanted) {
-          needles.push(w);
-          if (/^-?(0|[1-9]\d{0,17})$/.test(w)) needles.push(BigInt(w));
-        }
-        for (const bodyChunk of chunks(bodies)) {
-          for (const valueChunk of chunks(needles)) {
-            const rows = await this.k.selectFrom('member as m')
-              .innerJoin('member as o', (j) => j.onRef('o.body_id', '=', 'm.body_id').onRef('o.pointer', '=', 'm.parent_pointer'))
-              .innerJoin('member as a', (j) => j.onRef('a.body_id', '=', 'o.body_id').onRef('a.pointer', '=', 'o.parent_pointer'))
-              .select(['m.key', 'm.value', 'm.body_id', 'm.pointer'])
-              .where('m.body_id', 'in', bodyChunk).where('m.type', 'in', ['string', 'integer'])
-              .where('m.value', 'in', valueChunk as string[])
-              .where('o.type', '=', 'object').where('a.type', '=', 'array')
-              .orderBy('m.body_id').orderBy('m.pointer').execute();
-            for (const row of rows) {
-              const v = String(row.value);
-              const names = values.get(v) ?? [];
-              if (row.key !== null && !names.includes(row.key)) names.push(row.key);
-              values.set(v, names);
-            }
-          }
-        }
+        values = await this.lookup(bodies, wanted);
       }
       this.cache.set(key, values);
     }
@@ -344,6 +356,18 @@ class OwnMembers {
       .where('p.type', '=', 'object').orderBy('m.depth').orderBy('m.pointer').execute();
     return found.filter((r) => r.key !== null && String(r.value) === value).map((r) => r.key!);
   }
+
+  /**
+   * Issue 18: whether the response repeats `value` in an identity-name member where ES-38 and
+   * IDN-5 look for an entity (the root, one member, `/0`, `/<member>/0`: depth 3 at most).
+   */
+  async repeatsAsIdentity(bodyId: number, value: string, vocabulary: Vocabulary): Promise<boolean> {
+    const needles: (string | bigint)[] = [value, ...(/^-?(0|[1-9]\d{0,17})$/.test(value) ? [BigInt(value)] : [])];
+    const found = await this.k.selectFrom('member').select(['key'])
+      .where('body_id', '=', bodyId).where('depth', '<=', 3).where('type', 'in', ['string', 'integer'])
+      .where('value', 'in', needles as string[]).execute();
+    return found.some((r) => r.key !== null && vocabulary.isIdentityName(r.key));
+  }
 }
 
 /** Records per template whose members vote on parameter names: enough to agree, bounded for big captures. */
@@ -356,9 +380,38 @@ async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMembers, voca
     const flags: boolean[] = [];
     for (let i = 0; i < r.shape.segments.length; i++) {
       const seg = r.shape.segments[i];
-      flags.push(looksLikeId(seg) || (!isVersionSegment(seg) && (await lists.namesFor(r.shape.segments.slice(0, i), seg)).length > 0));
+      flags.push(isStrongId(seg) || (!isVersionSegment(seg) && (await lists.namesFor(r.shape.segments.slice(0, i), seg)).length > 0));
     }
     isParam.set(r.id, flags);
+  }
+  // (a, weak) issue 18: a weak id shape (`it-01`, `issue-62`, `example3`) is a parameter only
+  // where paths with the same prefix (parameters masked) show 2+ id-looking values at that
+  // position, or where the record's own response repeats it in an identity-name member
+  // (Grafana's `/api/dashboards/uid/abc123XYZ`, whose dashboard repeats it in its identity member);
+  // with one observed value and no such member it is a static name.
+  for (const r of recs) {
+    const flags = isParam.get(r.id)!;
+    for (let i = 0; i < r.shape.segments.length; i++) {
+      const seg = r.shape.segments[i];
+      if (flags[i] || !looksLikeId(seg)) continue;
+      if (await own.repeatsAsIdentity(r.responseBodyId, seg, vocabulary)) flags[i] = true;
+    }
+  }
+  const maxSegs = Math.max(0, ...recs.map((r) => r.shape.segments.length));
+  for (let i = 0; i < maxSegs; i++) {
+    const groups = new Map<string, { values: Set<string>; weak: Rec[] }>();
+    for (const r of recs) {
+      if (i >= r.shape.segments.length) continue;
+      const seg = r.shape.segments[i];
+      if (!looksLikeId(seg)) continue;
+      const flags = isParam.get(r.id)!;
+      const key = JSON.stringify(r.shape.segments.slice(0, i).map((s, j) => (flags[j] ? '\u0000' : s)));
+      const g = groups.get(key) ?? { values: new Set<string>(), weak: [] };
+      g.values.add(seg);
+      if (!flags[i]) g.weak.push(r);
+      groups.set(key, g);
+    }
+    for (const g of groups.values()) if (g.values.size >= 2) for (const r of g.weak) isParam.get(r.id)![i] = true;
   }
   // (c) sibling paths (OQ-1): a segment before the last that shows 2+ values among paths
   // whose other segments are identical (parameters masked), repeated until nothing changes,
@@ -418,6 +471,15 @@ async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMembers, voca
       if (seen.has(seg) || (await own.namesFor(r.responseBodyId, seg)).some((k) => vocabulary.isIdentityName(k))) isParam.get(r.id)![i] = true;
     }
   }
+  // (e) issue 18: a weak id shape whose value is a parameter in another path of the capture is
+  // one here too (Grafana's page `/d/abc123XYZ/service-overview` beside
+  // `/api/dashboards/uid/{uid}`, `/api/v0/items/it-01/notes` beside `/api/items/{id}`).
+  const paramValues = new Set<string>();
+  for (const r of recs) r.shape.segments.forEach((s, i) => { if (isParam.get(r.id)![i]) paramValues.add(s); });
+  for (const r of recs) {
+    const flags = isParam.get(r.id)!;
+    r.shape.segments.forEach((s, i) => { if (!flags[i] && looksLikeId(s) && paramValues.has(s)) flags[i] = true; });
+  }
   return isParam;
 }
 
@@ -433,7 +495,7 @@ async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: L
     const g = groups.get(key);
     if (g) g.push(r); else groups.set(key, [r]);
   }
-  const out = new Map<number, TemplateShape>();
+  const decided: { g: Rec[]; names: (string | null)[] }[] = [];
   for (const g of groups.values()) {
     const first = g[0];
     const flags = isParam.get(first.id)!;
@@ -456,6 +518,12 @@ async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: L
       const ranked = [...votes].sort((a, b) => b[1].n - a[1].n || rank(a[0]) - rank(b[0]) || a[1].order - b[1].order);
       names.push(ranked.length ? sanitizeParamName(ranked[0][0]) : '');
     }
+    decided.push({ g, names });
+  }
+  unifySiblingNames(decided, isParam, rank);
+  const out = new Map<number, TemplateShape>();
+  for (const { g, names } of decided) {
+    const first = g[0];
     // Unnamed → id, id2, …; duplicates get a number too.
     const used = new Set<string>();
     const unique = (base: string) => {
@@ -477,6 +545,36 @@ async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: L
 }
 
 /**
+ * Issue 18 (OQ-1 naming): sibling templates — the same static segments and parameter places
+ * up to a position — use one parameter name there (`/api/items/{uid}` beside
+ * `/api/items/{uid}/history`, not `{id}` in one and `{uid}` in the other). The name is a
+ * member-found one: identity names first (OQ-9 order), then the one most records voted for,
+ * then the alphabetically first; unnamed parameters take it too.
+ */
+function unifySiblingNames(decided: { g: Rec[]; names: (string | null)[] }[], isParam: Map<number, boolean[]>, rank: (name: string) => number): void {
+  const maxLen = Math.max(0, ...decided.map((d) => d.names.length));
+  for (let i = 0; i < maxLen; i++) {
+    const clusters = new Map<string, typeof decided>();
+    for (const d of decided) {
+      if (i >= d.names.length || d.names[i] === null) continue;
+      const flags = isParam.get(d.g[0].id)!;
+      const key = JSON.stringify(d.g[0].shape.segments.slice(0, i + 1).map((s, j) => (flags[j] ? '\u0000' : s)));
+      const c = clusters.get(key);
+      if (c) c.push(d); else clusters.set(key, [d]);
+    }
+    for (const c of clusters.values()) {
+      if (c.length < 2) continue;
+      const votes = new Map<string, number>();
+      for (const d of c) if (d.names[i]) votes.set(d.names[i]!, (votes.get(d.names[i]!) ?? 0) + d.g.length);
+      if (votes.size === 0) continue;
+      const chosen = [...votes].sort((a, b) => rank(a[0]) - rank(b[0]) || b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))[0][0];
+      // A name the template already uses at another position stays where it is.
+      for (const d of c) if (!d.names.some((n, j) => j !== i && n === chosen)) d.names[i] = chosen;
+    }
+  }
+}
+
+/**
  * Identity names first (OQ-9 priority), then a suffix name that names the segment before the
  * value (`teamId` after `/teams`, where `orgId` and `userId` repeat the same 1), then the
  * first candidate in key order.
@@ -493,6 +591,40 @@ function pickName(candidates: string[], before: string | undefined, vocabulary: 
 function sanitizeParamName(name: string): string {
   const s = name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(\d)/, '_$1');
   return s || 'id';
+}
+
+/** `silence` → `silences`, `policy` → `policies`, `box` → `boxes`. */
+function pluralsOf(segment: string): string[] {
+  return [`${segment}s`, `${segment}es`, ...(/[^aeiou]y$/i.test(segment) ? [`${segment.slice(0, -1)}ies`] : [])];
+}
+
+/**
+ * Issue 18 (ES-7): a singular item root beside a plural list root is one type with it
+ * (Alertmanager's `/api/v2/silence/{id}` beside `/api/v2/silences`): every tool of the
+ * singular root is an item template right under it, a GET of the plural path is recorded,
+ * and every successful item read names a value that plural list lists. ES-37 still checks
+ * the merged type's plans against every read.
+ */
+async function mergeSingularRoots(tools: InferredTool[], byId: Map<number, Rec>, lists: ListIndex, notes: string[]): Promise<void> {
+  const byRoot = new Map<string, InferredTool[]>();
+  for (const t of tools) byRoot.set(t.rootPath, [...(byRoot.get(t.rootPath) ?? []), t]);
+  for (const [root, group] of byRoot) {
+    const segs = root.split('/').filter((x) => x !== '');
+    if (segs.length === 0) continue;
+    const singular = segs[segs.length - 1];
+    const plural = pluralsOf(singular).map((p) => `/${[...segs.slice(0, -1), p].join('/')}`)
+      .find((p) => byRoot.get(p)?.some((t) => t.method === 'GET' && parsePath(t.template).segments.join('/') === p.slice(1)));
+    if (!plural) continue;
+    if (!group.every((t) => { const parts = parseTemplate(t.template).parts; return parts.length === segs.length + 1 && parts[segs.length].kind === 'param' && t.template.startsWith(`${root}/`); })) continue;
+    const values = group.filter((t) => t.method === 'GET').flatMap((t) => t.records)
+      .filter((r) => { const s = byId.get(r.id)!.status; return s >= 200 && s <= 299; }).map((r) => r.params[r.params.length - 1].value);
+    if (values.length === 0) continue;
+    const wanted = new Set(values);
+    const listed = await lists.listedValues(plural.slice(1).split('/'), wanted);
+    if ([...wanted].some((v) => !listed.has(v))) continue;
+    for (const t of group) t.rootPath = plural;
+    notes.push(`type root ${root} is one type with ${plural}: its item reads name entities that ${plural} lists (issue 18)`);
+  }
 }
 
 /** OQ-5: the longest common segment prefix of the JSON-answering templates, capped. */
@@ -525,12 +657,24 @@ export function rootPath(t: TemplateShape, apiBase: string): string {
   return '/' + out.join('/');
 }
 
-/** OQ-7: a POST tool is a query by its last static segment, or GraphQL without mutations. */
-async function isQueryPost(k: Kysely<DB>, t: InferredTool, byId: Map<number, Rec>): Promise<boolean> {
+/**
+ * OQ-7: a POST tool is a query by its last static segment (a query name or ending), or
+ * GraphQL without mutations. Issue 18: RPC-style reads sent as POST are queries too — a last
+ * static segment that is a method name starting with a read verb at a word boundary
+ * (`getCurrentUser`, `GetNavigationMenu2`, `list_users`), or a static segment naming an area
+ * of reads (`/queries/`, `/$rpc/`). The words are the vocabulary's `query_*` rows.
+ */
+async function isQueryPost(k: Kysely<DB>, t: InferredTool, byId: Map<number, Rec>, vocabulary: Vocabulary): Promise<boolean> {
   const shape = parseTemplate(t.template);
   const statics = shape.parts.filter((p) => p.kind === 'static').map((p) => (p as { text: string }).text);
   const last = statics[statics.length - 1] ?? '';
-  if (!QUERY_SEGMENT.test(last) && !/(search|query)$/i.test(last)) return false;
+  const words = vocabulary.queryWords;
+  const lower = last.toLowerCase();
+  if (statics.some((s) => words.areas.has(s.toLowerCase()))) return true;
+  // gRPC-style `package.Service.Method`: the method is the part after the last dot.
+  const method = last.slice(last.lastIndexOf('.') + 1);
+  if (words.methodPrefixes.some((p) => method.length > p.length && method.toLowerCase().startsWith(p) && /^[A-Z0-9_-]/.test(method.slice(p.length)))) return true;
+  if (!words.segments.has(lower) && !words.suffixes.some((s) => lower.endsWith(s))) return false;
   if (last.toLowerCase() !== 'graphql') return true;
   // GraphQL: a query POST only when every recorded document provably runs queries only.
   const bodies: unknown[] = [];
@@ -548,20 +692,56 @@ async function isQueryPost(k: Kysely<DB>, t: InferredTool, byId: Map<number, Rec
 
 /** OQ-1 tool names: `<method>_<static segments and by_<param>>`, unique, at most 64 characters. */
 function assignNames(tools: InferredTool[]): void {
-  const used = new Set<string>();
-  for (const t of tools) {
+  const full = tools.map((t) => {
     const shape = parseTemplate(t.template);
     const words = shape.parts.map((p) => (p.kind === 'static' ? p.text : `by_${p.name}`));
     if (shape.suffix) words.push(shape.suffix.slice(1));
-    let base = [t.method.toLowerCase(), ...(words.length ? words : ['root'])].join('_')
+    const joined = [t.method.toLowerCase(), ...(words.length ? words : ['root'])].join('_')
       .toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '');
-    base = base.slice(0, 64).replace(/_$/, '');
+    return joined.split('_')
+      // `by_<param>` is one token: a cut never leaves a bare `by`.
+      .reduce<string[]>((acc, w) => { if (acc.length > 0 && acc[acc.length - 1] === 'by') acc[acc.length - 1] = `by_${w}`; else acc.push(w); return acc; }, []);
+  });
+  const names = full.map((tokens) => cutAtToken(tokens));
+  // Issue 18: names that collide only because the cut dropped where they differ keep the
+  // first token that tells them apart (and what follows it, as far as it fits) instead of `_2`.
+  const byName = new Map<string, number[]>();
+  names.forEach((n, i) => byName.set(n, [...(byName.get(n) ?? []), i]));
+  for (const group of byName.values()) {
+    if (group.length < 2) continue;
+    for (const i of group) {
+      const others = group.filter((j) => full[j].join('_') !== full[i].join('_'));
+      if (others.length === 0) continue;
+      // Where this name first parts from another one (its last token at the latest): the tail kept.
+      const parts = (j: number) => { let d = 0; while (d < full[i].length && d < full[j].length && full[i][d] === full[j][d]) d++; return d; };
+      const d = Math.min(full[i].length - 1, ...others.map(parts));
+      const tail = full[i].slice(d);
+      // As much of the head as leaves room for the whole tail; a tail too long keeps its start.
+      let h = d;
+      while (h > 1 && [...full[i].slice(0, h), ...tail].join('_').length > 64) h--;
+      names[i] = cutAtToken([...full[i].slice(0, h), ...tail]);
+    }
+  }
+  const used = new Set<string>();
+  tools.forEach((t, i) => {
+    const base = names[i];
     let name = base;
     for (let n = 2; used.has(name); n++) {
       const suffix = `_${n}`;
-      name = base.slice(0, 64 - suffix.length).replace(/_$/, '') + suffix;
+      name = cutAtToken(base.split('_'), 64 - suffix.length) + suffix;
     }
     used.add(name);
     t.name = name;
+  });
+}
+
+/** Issue 18: the longest run of whole tokens within `max` characters (a lone longer token is cut). */
+function cutAtToken(tokens: string[], max = 64): string {
+  let out = '';
+  for (const w of tokens) {
+    const next = out ? `${out}_${w}` : w;
+    if (next.length > max) break;
+    out = next;
   }
+  return out || tokens.join('_').slice(0, max).replace(/_+$/, '');
 }

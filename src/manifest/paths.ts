@@ -47,14 +47,44 @@ export function isVersionSegment(s: string): boolean {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** OQ-1 (a): all digits, a UUID, hex of 8+ characters, or 4+ characters mixing letters and digits. */
-export function looksLikeId(s: string): boolean {
-  if (isVersionSegment(s)) return false;
-  // A file name (`fav32.png`, `main.3f2a1b9c.js`) names a static asset, not an entity.
-  if (/\.[a-z][a-z0-9]{0,5}$/i.test(s)) return false;
+/** A file name (`fav32.png`, `main.3f2a1b9c.js`, `site.webmanifest`) names a static file, not an entity. */
+export function hasFileExtension(s: string): boolean {
+  return /\.[a-z][a-z0-9]{0,11}$/i.test(s);
+}
+
+/**
+ * Issue 18 (OQ-1 a): a strong id shape, a parameter even when the position shows one value:
+ * all digits, a UUID, hex of 8+ characters with a digit, or a high-entropy token.
+ */
+export function isStrongId(s: string): boolean {
+  if (isVersionSegment(s) || hasFileExtension(s)) return false;
   if (/^\d+$/.test(s)) return true;
   if (UUID.test(s)) return true;
   if (/^[0-9a-f]{8,}$/i.test(s) && /\d/.test(s)) return true;
+  return isHighEntropyToken(s);
+}
+
+/**
+ * Issue 18: 8+ token characters in which letters and digits alternate at least three times
+ * (`dQw4w9WgXcQ`, `a1b2c3d4`, `cus_J5xY7AbC`), so a word with a number in it or after it
+ * (`GetNavigationMenu2`, `wp-lightbox2`, `example3`, `oauth2callback`) is not one.
+ */
+export function isHighEntropyToken(s: string): boolean {
+  if (s.length < 8 || !/^[A-Za-z0-9_-]+$/.test(s)) return false;
+  // Kubernetes-style API versions (`v2alpha1`, `v1beta12`) alternate too, and are static.
+  if (/^v\d+(alpha|beta|rc)\d+$/i.test(s)) return false;
+  const classes = s.replace(/[_-]/g, '').replace(/[A-Za-z]+/g, 'a').replace(/\d+/g, '0');
+  return classes.length >= 4;
+}
+
+/**
+ * OQ-1 (a): an id-looking segment, strong or weak: a strong id, or 4+ characters mixing
+ * letters and digits (`it-01`, `issue-62`). A weak one is a parameter only where sibling
+ * paths show a second value (issue 18; `decideParams`).
+ */
+export function looksLikeId(s: string): boolean {
+  if (isVersionSegment(s) || hasFileExtension(s)) return false;
+  if (isStrongId(s)) return true;
   return s.length >= 4 && /[a-z]/i.test(s) && /\d/.test(s) && /^[\w.~:@-]+$/.test(s);
 }
 

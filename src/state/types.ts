@@ -20,7 +20,8 @@ export interface StateType {
   collection: string;
   root_path: string;
   identity: string;
-  identity_source: 'path' | 'name' | 'suffix';
+  /** `member` (issue 18): no identity name or suffix name; a member unique across every listed item. */
+  identity_source: 'path' | 'name' | 'suffix' | 'member';
   /** ES-33: `row` when a complete unsorted list row decided it, `appearance` otherwise. */
   order_source: 'row' | 'appearance';
   /** Where the type's initial read ends: the bounding write and its rule, or null (nothing bounds it). */

@@ -147,7 +147,8 @@ export interface MetaTable {
 /** migrations/0002-vocabulary.sql: one list per vocabulary (src/store/vocabulary.ts reads it). */
 export interface VocabularyTable {
   vocabulary: 'identity' | 'projection' | 'pagination' | 'ordering' | 'random' | 'next_token' | 'item_total' | 'page_total' | 'safe_method'
-    | 'window_page' | 'window_size' | 'window_offset' | 'window_end' | 'total_header' | 'next_header' | 'range_header';
+    | 'window_page' | 'window_size' | 'window_offset' | 'window_end' | 'total_header' | 'next_header' | 'range_header'
+    | 'query_segment' | 'query_suffix' | 'query_method_prefix' | 'query_area';
   name: string;
   rank: number;
 }
@@ -233,6 +234,13 @@ export interface ToolStatusesView {
   records: number;
 }
 
+/** queries/file_documents.sql */
+export interface FileDocumentsView {
+  capture_id: number;
+  tool_id: number;
+  root_path: string;
+}
+
 /** queries/read_records.sql */
 export interface ReadRecordsView {
   capture_id: number;
@@ -258,7 +266,7 @@ export interface ListLocationsView {
   list_pointer: string;
   entries: number;
   identity_key: string | null;
-  identity_source: 'name' | 'suffix' | null;
+  identity_source: 'name' | 'suffix' | 'member' | null;
 }
 
 /** queries/read_shown_ids.sql (ES-10) */
@@ -321,7 +329,7 @@ export interface TypeIdentitiesView {
   capture_id: number;
   root_path: string;
   identity_field: string;
-  identity_source: 'path' | 'name' | 'suffix';
+  identity_source: 'path' | 'name' | 'suffix' | 'member';
   evidence_reads: number;
 }
 
@@ -455,7 +463,7 @@ export interface StateTypesTable {
   collection: string;
   root_path: string;
   identity: string;
-  identity_source: 'path' | 'name' | 'suffix';
+  identity_source: 'path' | 'name' | 'suffix' | 'member';
   order_source: 'row' | 'appearance';
   bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null;
   bound_write_ordinal: number | null;
@@ -712,6 +720,7 @@ export interface DB {
   writes: WritesView;
   first_write_per_root: FirstWritePerRootView;
   tool_statuses: ToolStatusesView;
+  file_documents: FileDocumentsView;
   read_records: ReadRecordsView;
   list_locations: ListLocationsView;
   read_shown_ids: ReadShownIdsView;
@@ -778,6 +787,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   capture_timeline: cols<CaptureTimelineView>()(['capture_id', 'timeline_order', 'records', 'records_with_start']),
   writes: cols<WritesView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'method', 'status', 'tool', 'root_path', 'started_ms', 'ended_ms', 'is_url_redacted']),
   first_write_per_root: cols<FirstWritePerRootView>()(['capture_id', 'root_path', 'write_record_id', 'write_ordinal', 'write_timeline_position', 'write_started_ms', 'write_ended_ms', 'is_redacted_bound']),
+  file_documents: cols<FileDocumentsView>()(['capture_id', 'tool_id', 'root_path']),
   read_records: cols<ReadRecordsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'method', 'status', 'response_body_id', 'tool_id', 'tool', 'root_path', 'ends_in_param', 'lists_collection']),
   list_locations: cols<ListLocationsView>()(['body_id', 'list_pointer', 'entries', 'identity_key', 'identity_source']),
   read_shown_ids: cols<ReadShownIdsView>()(['capture_id', 'record_id', 'ordinal', 'timeline_position', 'timeline_order', 'started_ms', 'ended_ms', 'root_path', 'shown_id', 'shown_by']),

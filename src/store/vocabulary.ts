@@ -1,7 +1,7 @@
 /**
  * The store's one list per vocabulary (table `vocabulary`, seeded by
  * migrations/0002-vocabulary.sql): identity names and their OQ-9 ranks, query-parameter
- * roles (OQ-13), next-page tokens, item totals, safe methods. The views join the table;
+ * roles (OQ-13), next-page tokens, item totals, safe methods, query-POST words (OQ-7). The views join the table;
  * TypeScript asks this module, so no list is written twice (issue 13).
  */
 import type { Kysely } from 'kysely';
@@ -32,6 +32,13 @@ export interface Vocabulary {
   headerKind(name: string): 'total' | 'next' | 'range' | null;
   /** A safe method (RFC 9110 §9.2.1; glossary: read tool; MCP-1). */
   isSafeMethod(method: string): boolean;
+  /** OQ-7 and issue 18: the words that make a POST a query, lower-case (the `query_*` rows). */
+  queryWords: {
+    segments: ReadonlySet<string>;
+    suffixes: readonly string[];
+    methodPrefixes: readonly string[];
+    areas: ReadonlySet<string>;
+  };
 }
 
 /**
@@ -73,6 +80,7 @@ async function load(k: Kysely<DB>): Promise<Vocabulary> {
   const headerKinds = new Map<string, 'total' | 'next' | 'range'>([
     ...of('total_header').map((n) => [n, 'total'] as const), ...of('next_header').map((n) => [n, 'next'] as const),
     ...of('range_header').map((n) => [n, 'range'] as const)]);
+  const lower = (kind: VocabularyKind) => of(kind).map((n) => n.replace(/[A-Z]+/g, (c) => c.toLowerCase()));
   return {
     identityNames,
     isIdentityName: (name) => identity.has(name),
@@ -85,5 +93,11 @@ async function load(k: Kysely<DB>): Promise<Vocabulary> {
     windowRole: (param) => windowRoles.get(paramBase(param)) ?? null,
     headerKind: (name) => headerKinds.get(name.toLowerCase()) ?? null,
     isSafeMethod: (method) => safe.has(method.replace(/[a-z]+/g, (c) => c.toUpperCase())),
+    queryWords: {
+      segments: new Set(lower('query_segment')),
+      suffixes: lower('query_suffix'),
+      methodPrefixes: lower('query_method_prefix'),
+      areas: new Set(lower('query_area')),
+    },
   };
 }
