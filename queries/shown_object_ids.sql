@@ -10,7 +10,7 @@ identity_fields as (
   select distinct identity_field from type_identities
 ),
 identified as (
-  select o.body_id, o.set_pointer, o.object_pointer, o.list_index, t.identity_field, cast(f.value as text) as entity_id
+  select o.body_id, o.set_pointer, o.object_pointer, e.node as object_node, o.list_index, t.identity_field, cast(f.value as text) as entity_id
   from objects o
   cross join identity_fields t
   cross join member_node e on e.body_id = o.body_id and e.pointer = o.object_pointer -- cross: in this order
@@ -30,9 +30,8 @@ final as (
   select s.body_id, s.set_pointer, s.identity_field, s.entity_id,
          (select group_concat(k.member_name, ',') from (
             select length(m.key) || ':' || m.key as member_name
-            from member_node e
-            cross join member_node m on m.body_id = e.body_id and m.parent = e.node
-            where e.body_id = s.body_id and e.pointer = s.object_pointer
+            from member_node m
+            where m.body_id = s.body_id and m.parent = s.object_node
             order by replace(replace(m.key, '~', '~0'), '/', '~1')) k) as members_signature
   from last_shown s
 )
