@@ -310,9 +310,13 @@ class ListIndex {
         for (const bodyChunk of chunks(bodies)) {
           for (const valueChunk of chunks(needles)) {
             // Down from each array to its objects and their members (member_node's key ranges).
+            // CROSS JOIN keeps that order: SQLite otherwise starts from the matching members
+            // and, a parent having no index by node, scans the body for each one's array.
             const rows = await this.k.selectFrom('member_node as a')
-              .innerJoin('member_node as o', (j) => j.onRef('o.body_id', '=', 'a.body_id').onRef('o.parent', '=', 'a.node'))
-              .innerJoin('member_node as m', (j) => j.onRef('m.body_id', '=', 'o.body_id').onRef('m.parent', '=', 'o.node'))
+              .crossJoin('member_node as o')
+              .crossJoin('member_node as m')
+              .whereRef('o.body_id', '=', 'a.body_id').whereRef('o.parent', '=', 'a.node')
+              .whereRef('m.body_id', '=', 'o.body_id').whereRef('m.parent', '=', 'o.node')
               .select(['m.key', 'm.value', 'm.body_id', memberPointer('o', 'm').as('pointer')])
               .where('a.body_id', 'in', bodyChunk).where('a.type', '=', 'array').where('o.type', '=', 'object')
               .where('m.type', 'in', ['string', 'integer'])
