@@ -17,16 +17,12 @@ sets as (
 ),
 objects as (
   -- An item set is its one object; a list set, the objects listed at its pointer.
-  select s.body_id, s.set_pointer, s.set_pointer as object_pointer, 0 as list_index
+  -- (Left joins: down from the set's node to its entries, in this order; `sets` read once.)
+  select s.body_id, s.set_pointer, coalesce(o.pointer, s.set_pointer) as object_pointer, coalesce(o.position, 0) as list_index
   from sets s
-  where not s.is_list
-  union all
-  select s.body_id, s.set_pointer, o.pointer as object_pointer, o.position as list_index
-  from sets s
-  -- cross: down from the set's node to its entries, in this order
-  cross join member_node a on a.body_id = s.body_id and a.pointer = s.set_pointer
-  cross join member_node o on o.body_id = a.body_id and o.parent = a.node and o.type = 'object'
-  where s.is_list
+  left join member_node a on s.is_list and a.body_id = s.body_id and a.pointer = s.set_pointer
+  left join member_node o on o.body_id = a.body_id and o.parent = a.node and o.type = 'object'
+  where not s.is_list or o.pointer is not null
 ),
 final as (
   select o.*, count(*) over (partition by body_id, set_pointer) as object_count from objects o
