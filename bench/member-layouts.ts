@@ -1,7 +1,7 @@
 /**
  * Member rows of a loaded store's JSON bodies written again under candidate layouts, to
- * weigh the `member` table's layout (issue 14: members set the load's pace and most of
- * the store's size). Each layout gets a fresh database file in bench/out, journal and sync
+ * weigh the members' layout (issue 14: members set the load's pace and most of the
+ * store's size; member_node since migration 0007). Each layout gets a fresh database file in bench/out, journal and sync
  * off as in a new store's load, one transaction, every body through that layout's one
  * `INSERT … SELECT … FROM json_tree(?)`; the table shows rows, wall and CPU seconds, rows/s,
  * file size and bytes per row.
@@ -31,13 +31,13 @@ interface Layout { says: string; ddl: string; insert: string }
 
 const LAYOUTS: Record<string, Layout> = {
   current: {
-    says: 'the member table as stored today (schema/member.sql) and the load\'s json_tree statement',
-    ddl: readFileSync(join(ROOT, 'schema', 'member.sql'), 'utf8').replace(/REFERENCES body \(id\)/, ''),
+    says: 'member_node as stored today (schema/member_node.sql, its pointer index included) and the load\'s json_tree statement',
+    ddl: readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, ''),
     insert: MEMBER_TREE_SQL,
   },
   'no-position': {
     says: 'the same table and statement without the window that ranks object members (position = json_tree id)',
-    ddl: readFileSync(join(ROOT, 'schema', 'member.sql'), 'utf8').replace(/REFERENCES body \(id\)/, ''),
+    ddl: readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, ''),
     insert: MEMBER_TREE_SQL.replace('row_number() over (partition by parent order by id) - 1', 'id'),
   },
   'node-ids': {

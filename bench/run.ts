@@ -138,7 +138,8 @@ function countRows(db: string): { records: number | null; members: number | null
   try {
     const has = (t: string) => conn.prepare("select 1 from sqlite_master where type in ('table','view') and name = ?").get(t) !== undefined;
     const count = (t: string) => (has(t) ? (conn.prepare(`select count(*) as n from "${t}"`).get() as { n: number }).n : null);
-    return { records: count('record'), members: count('member') };
+    // member_node since migration 0007 (issue 14); `member` in stores written before it.
+    return { records: count('record'), members: count('member_node') ?? count('member') };
   } finally {
     conn.close();
   }

@@ -1,7 +1,7 @@
 -- @rule   ES-26
 -- @says   Every observation of an entity in a type's successful initial reads: each listed object that carries the type's identity field, and each item read's entity, keyed by (type root, identity value); the input the state merges into one entity per collection and identity.
 -- @grain  one row per (initial read record, entity object)
--- @reads  initial_reads, read_records, type_identities, list_locations, item_locations, member
+-- @reads  initial_reads, read_records, type_identities, list_locations, item_locations, member_node
 create view entity_observations as
 with reads as materialized (
   select i.*, r.ends_in_param, r.lists_collection, r.timeline_order
@@ -22,8 +22,10 @@ list_obs as (
   from reads r
   join identities t on t.capture_id = r.capture_id and t.root_path = r.root_path
   join lists l on l.body_id = r.response_body_id
-  join member o on o.body_id = l.body_id and o.parent_pointer = l.list_pointer and o.type = 'object'
-  join member f on f.body_id = o.body_id and f.parent_pointer = o.pointer and f.key = t.identity_field
+  -- cross: down from the list's node, in this order (list, entries, each one's identity member)
+  cross join member_node a on a.body_id = l.body_id and a.pointer = l.list_pointer
+  cross join member_node o on o.body_id = a.body_id and o.parent = a.node and o.type = 'object'
+  cross join member_node f on f.body_id = o.body_id and f.parent = o.node and f.key = t.identity_field
   where r.lists_collection = 1 and f.type in ('string', 'integer')
 ),
 item_obs as (
@@ -33,7 +35,8 @@ item_obs as (
   from reads r
   join identities t on t.capture_id = r.capture_id and t.root_path = r.root_path
   join item_locations l on l.record_id = r.record_id
-  join member f on f.body_id = r.response_body_id and f.parent_pointer = l.entity_pointer and f.key = t.identity_field
+  cross join member_node e on e.body_id = r.response_body_id and e.pointer = l.entity_pointer
+  cross join member_node f on f.body_id = e.body_id and f.parent = e.node and f.key = t.identity_field
   where r.ends_in_param = 1 and f.type in ('string', 'integer')
 ),
 final as (

@@ -1,7 +1,7 @@
 -- @rule   ES-38
 -- @says   Where a successful item read holds its entity: the root object, an object in one member, or (IDN-5) the one object of a root or member array, whichever repeats the path value first in that order and holds more than that value unless it is under an identity name (issue 18: an echo is no entity); the repeating member is the read's identity candidate (ES-11).
 -- @grain  one row per successful item read whose entity repeats its path value
--- @reads  read_records, path_param, member, vocabulary
+-- @reads  read_records, path_param, member_node, vocabulary
 create view item_locations as
 with item_reads as (
   select r.*, p.value as path_value
@@ -12,11 +12,12 @@ with item_reads as (
 ),
 repeating as (
   -- The members that repeat the path value, found in one pass over the body; each one's
-  -- object and that object's parent are then looked up by pointer. (Walking from every
-  -- object to its members instead was quadratic in the body's size, issue 14.)
-  select i.*, f.key as identity_key, f.position as key_position, f.parent_pointer as entity_pointer, f.pointer as identity_pointer
+  -- object and that object's parent are then looked up by node. (Walking from every
+  -- object to its members instead was quadratic in the body's size, issue 14.) An array
+  -- element has no name (its key is its index).
+  select i.*, iif(typeof(f.key) = 'text', f.key, null) as identity_key, f.position as key_position, f.parent as entity_node, f.node as identity_node
   from item_reads i
-  join member f on f.body_id = i.response_body_id
+  join member_node f on f.body_id = i.response_body_id
   where f.type in ('string', 'integer') and cast(f.value as text) = i.path_value
 ),
 located as (
@@ -28,26 +29,24 @@ located as (
            when o.depth = 1 then 2                -- /0 of a root array (IDN-5)
            else 3                                 -- /<member>/0 (IDN-5)
          end as location_rank,
-         o.position as object_position
+         o.position as object_position, o.pointer as entity_pointer
   from repeating r
-  join member o on o.body_id = r.response_body_id and o.pointer = r.entity_pointer
-  join member root on root.body_id = o.body_id and root.pointer = ''
-  left join member p on p.body_id = o.body_id and p.pointer = o.parent_pointer
+  join member_node o on o.body_id = r.response_body_id and o.node = r.entity_node
+  join member_node root on root.body_id = o.body_id and root.parent = -1
+  left join member_node p on p.body_id = o.body_id and p.node = o.parent
   where o.type = 'object'
     -- Issue 18: an object holding nothing but the path value under a name that is no identity
     -- name (`/api/status/{code}` answering `{"statusExpected": 200}`) echoes the request and is
-    -- no entity (`{"id": "w-001"}` is one). Its members' pointers all start with its own plus
-    -- `/` (`/` < `0`), so a key range finds another one.
+    -- no entity (`{"id": "w-001"}` is one). Its members are a key range (body_id, parent).
     and (r.identity_key in (select name from vocabulary where vocabulary = 'identity')
-         or exists (select 1 from member x
-                    where x.body_id = o.body_id and x.pointer > o.pointer || '/' and x.pointer < o.pointer || '0'
-                      and x.pointer <> r.identity_pointer))
+         or exists (select 1 from member_node x
+                    where x.body_id = o.body_id and x.parent = o.node and x.node <> r.identity_node))
     and (o.depth = 0
          or (o.depth = 1 and root.type = 'object')
          -- IDN-5: the first element of an array (at the root or a top-level member) that
          -- has exactly one element: no element at index 1.
          or (o.position = 0 and o.depth <= 2 and p.type = 'array' and p.depth <= 1
-             and not exists (select 1 from member e where e.body_id = p.body_id and e.pointer = p.pointer || '/1')))
+             and not exists (select 1 from member_node e where e.body_id = p.body_id and e.parent = p.node and e.key = 1)))
 ),
 identity_names as (
   select name, rank from vocabulary where vocabulary = 'identity'

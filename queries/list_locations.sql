@@ -1,50 +1,59 @@
 -- @rule   OQ-11
 -- @says   The list of a JSON body: a root array of objects, else an array of objects at a top-level member or inside a top-level wrapper object, preferring identity-name identified arrays, then suffix-named ones with 2+ entries (IDN-4), then top-level over wrapped, then member order; without either, a member unique over 2+ entries that reads as a key (issue 18, source `member`); ids compare by their spelling (OQ-9); an envelope carrying a scalar identity-name member is an entity, not a list (ES-22).
 -- @grain  one row per JSON body that has a non-empty list
--- @reads  member, vocabulary
+-- @reads  member_node, vocabulary
 create view list_locations as
-with members as (
-  select body_id, pointer, parent_pointer, key, position, depth, type, value from member
+with members as not materialized (
+  -- Read in place (a copy of every member would lose member_node's key).
+  select body_id, parent, key, node, position, depth, type, value, pointer from member_node
 ),
 identity_names as materialized (
   select name, rank from vocabulary where vocabulary = 'identity'
 ),
 roots as materialized (
-  select body_id, type as root_type from members where depth = 0
+  select body_id, node, position, pointer, type as root_type from members where parent = -1
 ),
 entity_objects as materialized (
   -- ES-22: an object (the root, or a top-level wrapper) that carries a scalar identity name is an entity.
-  select distinct body_id, parent_pointer as object_pointer
+  select distinct body_id, parent as object_node
   from members
   where depth in (1, 2) and key in (select name from identity_names) and type in ('string', 'integer')
 ),
 arrays as (
-  select a.body_id, a.pointer, a.depth, coalesce(p.position, a.position) as outer_position, a.position
-  from members a
-  join roots r on r.body_id = a.body_id
-  left join members p on p.body_id = a.body_id and p.pointer = a.parent_pointer
-  where a.type = 'array'
-    and (
-      a.depth = 0
-      or (a.depth = 1 and r.root_type = 'object')
-      or (a.depth = 2 and r.root_type = 'object' and p.type = 'object')
-    )
-    and not exists (select 1 from entity_objects e where e.body_id = a.body_id and e.object_pointer = '')
-    and not (a.depth = 2 and exists (select 1 from entity_objects e where e.body_id = a.body_id and e.object_pointer = a.parent_pointer))
+  -- The root array, an array at the top level of a root object, or one in a top-level
+  -- object of a root object: walked down from the root (a node's children are one key range).
+  select r.body_id, r.node, r.pointer, 0 as depth, r.position as outer_position, r.position
+  from roots r
+  where r.root_type = 'array'
+    and not exists (select 1 from entity_objects e where e.body_id = r.body_id and e.object_node = r.node)
+  union all
+  select a.body_id, a.node, a.pointer, a.depth, r.position as outer_position, a.position
+  from roots r
+  join members a on a.body_id = r.body_id and a.parent = r.node
+  where r.root_type = 'object' and a.type = 'array'
+    and not exists (select 1 from entity_objects e where e.body_id = r.body_id and e.object_node = r.node)
+  union all
+  select a.body_id, a.node, a.pointer, a.depth, p.position as outer_position, a.position
+  from roots r
+  join members p on p.body_id = r.body_id and p.parent = r.node
+  join members a on a.body_id = p.body_id and a.parent = p.node
+  where r.root_type = 'object' and p.type = 'object' and a.type = 'array'
+    and not exists (select 1 from entity_objects e where e.body_id = r.body_id and e.object_node = r.node)
+    and not exists (select 1 from entity_objects e where e.body_id = p.body_id and e.object_node = p.node)
 ),
 candidates as materialized (
   select a.*, count(*) as entries
   from arrays a
-  join members e on e.body_id = a.body_id and e.parent_pointer = a.pointer
-  group by a.body_id, a.pointer, a.depth, a.outer_position, a.position
+  cross join members e on e.body_id = a.body_id and e.parent = a.node -- cross: down from the arrays, in this order
+  group by a.body_id, a.node, a.pointer, a.depth, a.outer_position, a.position
   having sum(e.type = 'object') = count(*)
 ),
 fields as materialized (
   select c.body_id, c.pointer as list_pointer, c.entries, o.position as entry_index,
          f.key, f.position as key_position, f.value
   from candidates c
-  join members o on o.body_id = c.body_id and o.parent_pointer = c.pointer
-  join members f on f.body_id = o.body_id and f.parent_pointer = o.pointer
+  cross join members o on o.body_id = c.body_id and o.parent = c.node
+  cross join members f on f.body_id = o.body_id and f.parent = o.node
   where f.type in ('string', 'integer')
     -- Only the fields the two identity steps below read: identity names and suffix-named keys.
     and (f.key in (select name from identity_names) or f.key glob '*Id' or f.key glob '*_id')
@@ -71,8 +80,8 @@ unnamed_fields as materialized (
   -- identifies, for the member identity below (read only for those arrays).
   select c.body_id, c.pointer as list_pointer, c.entries, o.position as entry_index, f.key, f.position as key_position, f.value
   from candidates c
-  join members o on o.body_id = c.body_id and o.parent_pointer = c.pointer
-  join members f on f.body_id = o.body_id and f.parent_pointer = o.pointer
+  cross join members o on o.body_id = c.body_id and o.parent = c.node -- cross: down from the arrays, in this order
+  cross join members f on f.body_id = o.body_id and f.parent = o.node
   where c.entries >= 2 and f.type in ('string', 'integer')
     and not exists (select 1 from name_identity n where n.body_id = c.body_id and n.list_pointer = c.pointer)
     and not exists (select 1 from suffix_identity s where s.body_id = c.body_id and s.list_pointer = c.pointer)

@@ -1,7 +1,7 @@
 -- @rule   ES-35
 -- @says   A list read has all membership only when no item-total member differs from the number it lists, no has_more, next or next-page token is set, and nothing beyond the body says it is a window or a page (a pagination key, an item-total or range header that differs, a next link).
 -- @grain  one row per successful list read with a list
--- @reads  list_reads, list_counters, list_page_signals, member, vocabulary
+-- @reads  list_reads, list_counters, list_page_signals, member_node, vocabulary
 create view list_membership as
 with lists as materialized (
   select * from list_reads
@@ -9,7 +9,7 @@ with lists as materialized (
 next_tokens as (
   -- OQ-24: a next-page token or has-more flag that is set (not null, false or empty).
   select distinct m.body_id
-  from member m
+  from member_node m
   where m.depth <= 2
     -- `cursor.next` is the depth-2 `next`
     and m.key in (select name from vocabulary where vocabulary = 'next_token')

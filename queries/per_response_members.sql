@@ -1,7 +1,7 @@
 -- @rule   ES-23
 -- @says   A top-level UUID or clock member is generated per response (a request id) when, over a concrete path's successful GET records (query ignored), there are at least three, every consecutive pair differs, and at least one consecutive pair has no write between them (OQ-18).
 -- @grain  one row per (capture_id, concrete path, member key)
--- @reads  read_records, records_timeline, member, writes
+-- @reads  read_records, records_timeline, member_node, writes
 create view per_response_members as
 with gets as materialized (
   select r.capture_id, r.record_id, r.timeline_position, r.timeline_order, r.started_ms, r.ended_ms, r.response_body_id, t.path
@@ -18,8 +18,8 @@ candidates as (
          m.key, cast(m.value as text) as value
   from gets g
   join path_records p on p.capture_id = g.capture_id and p.path = g.path
-  join member o on o.body_id = g.response_body_id and o.pointer = '' and o.type = 'object'
-  join member m on m.body_id = g.response_body_id and m.parent_pointer = '' and m.depth = 1
+  cross join member_node o on o.body_id = g.response_body_id and o.parent = -1 and o.type = 'object' -- cross: in this order
+  cross join member_node m on m.body_id = o.body_id and m.parent = o.node
   where (
       (m.type = 'string' and length(m.value) = 36 and lower(m.value) glob
         '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]')

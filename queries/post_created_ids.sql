@@ -1,7 +1,7 @@
 -- @rule   ES-9
 -- @says   A successful POST under another type root created an entity of a type when it names an id of 4+ characters that the type's reads show only after the POST started (a shorter id needs a read before and an item read naming it after).
 -- @grain  one row per (type root, creating POST, created id)
--- @reads  writes, member, record, tool, read_records, read_shown_ids, vocabulary
+-- @reads  writes, member_node, record, tool, read_records, read_shown_ids, vocabulary
 create view post_created_ids as
 with posts as (
   select w.capture_id, w.record_id, w.ordinal, w.timeline_position, w.timeline_order, w.started_ms, w.ended_ms,
@@ -12,14 +12,14 @@ with posts as (
 ),
 body_shapes as materialized (
   -- One row per POST body, aggregated once over its root and top-level members: the root's
-  -- type, how many top-level scalars it has (ES-9 "sole scalar"), and the pointer of its
+  -- type, how many top-level scalars it has (ES-9 "sole scalar"), and the node of its
   -- only top-level member when that member is an object (OQ-10's single wrapper). Asking
   -- these per member instead made the rule quadratic in the body's size (issue 14).
   select m.body_id,
          max(case when m.depth = 0 then m.type end) as root_type,
          sum(case when m.depth = 1 and m.type not in ('object', 'array') then 1 else 0 end) as top_scalars,
-         case when sum(m.depth = 1) = 1 then max(case when m.depth = 1 and m.type = 'object' then m.pointer end) end as wrapper_pointer
-  from member m
+         case when sum(m.depth = 1) = 1 then max(case when m.depth = 1 and m.type = 'object' then m.node end) end as wrapper_node
+  from member_node m
   where m.body_id in (select response_body_id from posts) and m.depth <= 1
   group by m.body_id
 ),
@@ -31,27 +31,27 @@ named_ids as (
   select p.*, cast(m.value as text) as created_id
   from posts p
   join object_bodies s on s.body_id = p.response_body_id
-  join member m on m.body_id = s.body_id and m.depth = 1
+  join member_node m on m.body_id = s.body_id and m.depth = 1
   where m.key in (select name from vocabulary where vocabulary = 'identity') and m.type in ('string', 'integer')
   union
   -- OQ-10: an identity member inside the object held by the body object's only member
   select p.*, cast(m.value as text)
   from posts p
-  join object_bodies s on s.body_id = p.response_body_id and s.wrapper_pointer is not null
-  join member m on m.body_id = s.body_id and m.parent_pointer = s.wrapper_pointer
+  join object_bodies s on s.body_id = p.response_body_id and s.wrapper_node is not null
+  join member_node m on m.body_id = s.body_id and m.parent = s.wrapper_node
   where m.key in (select name from vocabulary where vocabulary = 'identity') and m.type in ('string', 'integer')
   union
   -- ES-9: a bare scalar body
   select p.*, cast(m.value as text)
   from posts p
-  join member m on m.body_id = p.response_body_id and m.pointer = ''
+  join member_node m on m.body_id = p.response_body_id and m.parent = -1
   where m.type in ('string', 'integer')
   union
   -- ES-9: the sole scalar member of the body object
   select p.*, cast(m.value as text)
   from posts p
   join object_bodies s on s.body_id = p.response_body_id and s.top_scalars = 1
-  join member m on m.body_id = s.body_id and m.depth = 1
+  join member_node m on m.body_id = s.body_id and m.depth = 1
   where m.type in ('string', 'integer')
 ),
 types as (

@@ -1,7 +1,7 @@
 -- @rule   ES-10
 -- @says   The ids a read shows: a list read, the identity values its listed entities carry (identity name, else the first suffix-named field distinct over 2+ entries); a successful item read, its path's id when its entity (ES-38, IDN-5 locations) repeats it.
 -- @grain  one row per (read record, shown id)
--- @reads  read_records, list_locations, member, item_locations
+-- @reads  read_records, list_locations, member_node, item_locations
 create view read_shown_ids as
 with reads as (
   select * from read_records
@@ -11,8 +11,10 @@ list_shown as (
          r.root_path, cast(f.value as text) as shown_id, 'list' as shown_by
   from reads r
   join list_locations l on l.body_id = r.response_body_id and l.identity_key is not null
-  join member o on o.body_id = l.body_id and o.parent_pointer = l.list_pointer
-  join member f on f.body_id = o.body_id and f.parent_pointer = o.pointer and f.key = l.identity_key
+  -- The list by its pointer, then its entries and each entry's identity member by key.
+  cross join member_node a on a.body_id = l.body_id and a.pointer = l.list_pointer -- cross: in this order
+  cross join member_node o on o.body_id = a.body_id and o.parent = a.node
+  cross join member_node f on f.body_id = o.body_id and f.parent = o.node and f.key = l.identity_key
   where r.lists_collection = 1
 ),
 item_shown as (

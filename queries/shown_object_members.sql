@@ -1,18 +1,17 @@
 -- @rule   none
 -- @says   The member names an object set's objects carry (the union of their member sets), with how many objects carry each and whether every object does (the members the set always shows); a set whose objects carry no member keeps one row with none, so every set has its object count here.
 -- @grain  one row per (body_id, set_pointer, member_key), or per (body_id, set_pointer) with a null member_key
--- @reads  shown_objects, member
+-- @reads  shown_objects, member_node
 create view shown_object_members as
 with objects as (
   select * from shown_objects
 ),
 keys as (
-  -- An object's members are the descendants of its pointer whose parent it is: a range of the member key
-  -- (children of `/a` lie in [`/a/`, `/a0`), as `/` sorts just before `0`).
+  -- An object's members are its node's children: a range of member_node's key.
   select o.body_id, o.set_pointer, o.object_count, m.key as member_key
   from objects o
-  left join member m on m.body_id = o.body_id and m.pointer >= o.object_pointer || '/' and m.pointer < o.object_pointer || '0'
-    and m.parent_pointer = o.object_pointer
+  left join member_node e on e.body_id = o.body_id and e.pointer = o.object_pointer
+  left join member_node m on m.body_id = e.body_id and m.parent = e.node
 ),
 grouped as (
   select body_id, set_pointer, member_key, max(object_count) as object_count,

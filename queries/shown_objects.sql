@@ -1,7 +1,7 @@
 -- @rule   none
 -- @says   The entity objects the latest record of a request line (OQ-35) shows, per object set: an item read's located entity (ES-38, item_locations) or a list read's listed objects (OQ-11, list_reads); a set is (body, pointer), computed once per body whatever the number of lines sharing it.
 -- @grain  one row per (body_id, set_pointer, object_pointer)
--- @reads  line_records, item_locations, list_reads, member
+-- @reads  line_records, item_locations, list_reads, member_node
 create view shown_objects as
 with latest as (
   -- Only the lines' latest records are judged (ES-12..ES-19): their sets, not every read's.
@@ -17,10 +17,11 @@ sets as (
 ),
 objects as (
   -- An item set is its one object; a list set, the objects listed at its pointer.
+  -- (Left joins: down from the set's node to its entries, in this order; `sets` read once.)
   select s.body_id, s.set_pointer, coalesce(o.pointer, s.set_pointer) as object_pointer, coalesce(o.position, 0) as list_index
   from sets s
-  left join member o on s.is_list and o.body_id = s.body_id and o.pointer >= s.set_pointer || '/' and o.pointer < s.set_pointer || '0'
-    and o.parent_pointer = s.set_pointer and o.type = 'object'
+  left join member_node a on s.is_list and a.body_id = s.body_id and a.pointer = s.set_pointer
+  left join member_node o on o.body_id = a.body_id and o.parent = a.node and o.type = 'object'
   where not s.is_list or o.pointer is not null
 ),
 final as (

@@ -1,7 +1,7 @@
 -- @rule   ES-21
 -- @says   A view's fields are the ordered union of the members its observations show (first shown first, in body order), less the members generated per response of an entity at the body root (ES-25); a field every observation shows is required. Item views count all their observations, list views their list observations.
 -- @grain  one row per (capture_id, tool, scope, field); scope 'all' or 'list'
--- @reads  kept_observations, record, member, per_response_members
+-- @reads  kept_observations, record, member_node, per_response_members
 create view view_fields as
 with obs as materialized (
   select o.capture_id, o.tool, o.view_kind, o.body_id, o.entity_pointer, c.path,
@@ -15,11 +15,12 @@ generated as materialized (
   select capture_id, path, member_key from per_response_members
 ),
 shown as (
-  -- The entity object's own members: a range of the member key under its pointer.
+  -- The entity object's own members: its node's children, a range of member_node's key. A
+  -- member named "" stays out, as it did when this was the pointer range (entity_pointer || '/', …).
   select obs.capture_id, obs.tool, obs.all_index, obs.list_index, m.key, m.position
   from obs
-  join member m on m.body_id = obs.body_id and m.pointer > obs.entity_pointer || '/' and m.pointer < obs.entity_pointer || '0'
-    and m.parent_pointer = obs.entity_pointer
+  cross join member_node e on e.body_id = obs.body_id and e.pointer = obs.entity_pointer -- cross: in this order
+  cross join member_node m on m.body_id = e.body_id and m.parent = e.node and m.key <> ''
   left join generated g on obs.entity_pointer = '' and g.capture_id = obs.capture_id and g.path = obs.path and g.member_key = m.key
   where g.member_key is null
 ),

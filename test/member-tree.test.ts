@@ -1,22 +1,36 @@
 /**
  * ES-5: member rows flattened by SQLite's json_tree (src/load/member-tree.ts) are the rows
  * the exact parser's value flattened in JavaScript gives (flattenMembers), column for column
- * and storage type for storage type, for generated bodies and for every fixture's bodies.
+ * and storage type for storage type, for generated bodies and for every fixture's bodies:
+ * through the `member` view, and in member_node itself with the node numbers compared by
+ * their order in the body (json_tree's ids are not consecutive; both grow in document order).
  */
 import { describe, expect, it } from 'vitest';
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
-import { acceptsForTree, classifyRetainedBody, flattenMembers } from '../src/load/bodies.js';
+import { acceptsForTree, classifyRetainedBody, flattenMembers, memberNodeParams } from '../src/load/bodies.js';
 import { parseExactJson, stringifyExact, type JsonValue } from '../src/json/exact.js';
-import { MEMBER_TREE_SQL } from '../src/load/member-tree.js';
+import { MEMBER_NODE_INSERT, MEMBER_TREE_SQL } from '../src/load/member-tree.js';
 import { openStore, type Sqlite } from '../src/store/open.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
 
 const dir = tempDir();
-const ROWS = `select pointer, parent_pointer, key, position, depth, type, value, typeof(value) as storage
+const VIEW_ROWS = `select pointer, parent_pointer, key, position, depth, type, value, typeof(value) as storage
   from member where body_id = ? order by pointer`;
+// member_node's own rows, each node and parent number replaced by its rank in the body.
+const NODE_ROWS = `with ranked as (
+    select n.*, row_number() over (order by node) - 1 as node_rank from member_node n where body_id = ?
+  )
+  select c.node_rank, ifnull(p.node_rank, -1) as parent_rank, c.key, typeof(c.key) as key_storage, c.position, c.depth,
+         c.type, c.value, typeof(c.value) as storage, c.pointer
+  from ranked c left join ranked p on p.node = c.parent
+  order by c.node_rank`;
+const rowsOf = (db: Sqlite, bodyId: number) => ({
+  view: db.prepare(VIEW_ROWS).safeIntegers().all(bodyId),
+  nodes: db.prepare(NODE_ROWS).safeIntegers().all(bodyId),
+});
 
 function store(name: string): Sqlite {
   const db = openStore(join(dir, name), { write: true });
@@ -25,17 +39,17 @@ function store(name: string): Sqlite {
 }
 
 /** The rows the JavaScript flattening writes for the exact value of `text` (the path json_tree replaces). */
-function jsRows(db: Sqlite, bodyId: number, text: string): unknown[] {
+function jsRows(db: Sqlite, bodyId: number, text: string): ReturnType<typeof rowsOf> {
   const parsed = parseExactJson(text);
   if (!parsed.ok) throw new Error(`not exact JSON: ${parsed.detail}`);
-  const ins = db.prepare('insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value) values (?, ?, ?, ?, ?, ?, ?, ?)');
-  flattenMembers(parsed.value, (m) => ins.run(bodyId, m.pointer, m.parentPointer, m.key, m.position, m.depth, m.type, m.value));
-  return db.prepare(ROWS).safeIntegers().all(bodyId);
+  const ins = db.prepare(MEMBER_NODE_INSERT);
+  flattenMembers(parsed.value, (m) => ins.run(memberNodeParams(bodyId, m)));
+  return rowsOf(db, bodyId);
 }
 
-function treeRows(db: Sqlite, bodyId: number, text: string): unknown[] {
+function treeRows(db: Sqlite, bodyId: number, text: string): ReturnType<typeof rowsOf> {
   db.prepare(MEMBER_TREE_SQL).run({ body: bodyId, text });
-  return db.prepare(ROWS).safeIntegers().all(bodyId);
+  return rowsOf(db, bodyId);
 }
 
 // Member names: plain ones, and ones json_tree's paths cannot carry (the fast road refuses those).
@@ -132,7 +146,8 @@ describe('ES-5 members flattened by json_tree equal the JavaScript flattening', 
       if (r.status !== 0) continue; // fixtures of refused captures (admission) store nothing
       const db = new Database(file, { readonly: true });
       for (const b of db.prepare("select id, cast(content as text) as text from body where kind = 'json'").all() as { id: number; text: string }[]) {
-        const stored = db.prepare(ROWS).safeIntegers().all(b.id);
+        const stored = rowsOf(db, b.id);
+        expect(stored.view.length, `${capture} body ${b.id}`).toBeGreaterThan(0);
         expect(stored, `${capture} body ${b.id}`).toEqual(jsRows(check, ++id, b.text));
         bodies++;
       }

@@ -32,7 +32,7 @@ describe('migrations', () => {
     db.close();
   });
 
-  it('0004 (member type check as comparisons) upgrades a store at version 1: the member rows, the views over them and the state stay the same', () => {
+  it('0004 (member type check as comparisons) and 0009 (member_node) upgrade a store at version 1: the member rows, their node order, the views over them and the state stay the same', () => {
     const file = join(dir, 'v1-members.sqlite');
     // A version-1 store as the previous capstate wrote it: only 0001 applied, views built, one capture loaded.
     const v1 = new Database(file);
@@ -56,6 +56,15 @@ describe('migrations', () => {
     const db = openStore(file, { write: true });
     expect(db.pragma('user_version', { simple: true })).toBe(listMigrations().length);
     expect(rows(db)).toEqual(want);
+    // 0009 numbers the migrated nodes in document order, as a load does (json_tree's ids).
+    const nodes = (d: Database.Database) => d.prepare(`with ranked as (
+        select n.*, row_number() over (partition by body_id order by node) as r from member_node n
+      )
+      select c.body_id, c.r, p.r as parent_r, c.key, typeof(c.key), c.position, c.depth, c.type, c.value, c.pointer
+      from ranked c left join ranked p on p.body_id = c.body_id and p.node = c.parent order by c.body_id, c.r`).raw().all();
+    const fromLoad = new Database(fresh, { readonly: true });
+    expect(nodes(db)).toEqual(nodes(fromLoad));
+    fromLoad.close();
     expect(db.prepare('select count(*) from response_members').pluck().get()).toBeGreaterThan(0);
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     db.close();

@@ -20,7 +20,7 @@ import { closeServeContext, openServeContext } from '../src/serve/context.js';
 import { environmentStateView } from '../src/serve/state-view.js';
 import { environmentState, stateBytes } from '../src/state/index.js';
 import { readStoredState } from '../src/state/stored.js';
-import { kyselyFor, openStore } from '../src/store/open.js';
+import { kyselyFor, listMigrations, openStore } from '../src/store/open.js';
 import { writeHar } from './har-builder.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
 import { serveStore, text } from './serve-helpers.js';
@@ -311,7 +311,10 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
     const db = await load('v1', captureOf('grafana'));
     // Back to version 1: the tables later migrations add are dropped (the views that read vocabulary first).
     const views = (new Database(db, { readonly: true }).prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]);
-    sql(db, [...views.map((v) => `drop view "${v}";`), ...['capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
+    // Members as version 1 stored them: the `member` table of 0001 (member_node is 0009's).
+    const memberTable = /CREATE TABLE member \([\s\S]*?\) STRICT, WITHOUT ROWID;/.exec(listMigrations()[0].sql)![0];
+    sql(db, 'create table member_v1 as select * from member;');
+    sql(db, [...views.map((v) => `drop view "${v}";`), 'drop table member_node;', memberTable, 'insert into member select * from member_v1; drop table member_v1;', ...['capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
       .map((t) => `drop table ${t};`)].join(' ') + " pragma user_version = 1; delete from meta where key = 'queries_sha256';");
     const r = cli(['state', '--db', db]);
     expect(r.status).toBe(1);
@@ -337,7 +340,7 @@ describe('stored state: readers render the stored rows and compute no rule', () 
     const before = cli(['state', '--db', db, '--json']).stdout;
     expect(before).toBe(readFileSync(fixture('grafana', 'expected', 'state.json'), 'utf8'));
     const d = new Database(db);
-    d.exec('delete from member; delete from path_param; delete from query_param');
+    d.exec('delete from member_node; delete from path_param; delete from query_param');
     d.close();
     // Computing now would give another view…
     const k = kyselyFor(openStore(db));

@@ -4,7 +4,8 @@
  * inference — and the view under test read back.
  */
 import { join } from 'node:path';
-import { flattenMembers } from '../src/load/bodies.js';
+import { flattenMembers, memberNodeParams } from '../src/load/bodies.js';
+import { MEMBER_NODE_INSERT } from '../src/load/member-tree.js';
 import { type JsonValue } from '../src/json/exact.js';
 import { openStore, type Sqlite } from '../src/store/open.js';
 
@@ -41,14 +42,14 @@ export function factStore(dir: string): FactStore {
   const capture = Number(db.prepare("insert into capture (path, sha256, bytes, format, loaded_at) values ('facts.har', ?, 0, 'har', '2026-01-01T00:00:00Z')")
     .run(`facts-${stores}`).lastInsertRowid);
   const insertBody = db.prepare('insert into body (sha256, bytes, kind, is_usable, unusable_reason, content) values (?, ?, ?, ?, ?, ?)');
-  const insertMember = db.prepare('insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value) values (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insertMember = db.prepare(MEMBER_NODE_INSERT);
   const none = Number(insertBody.run('none', 0, 'none', 0, 'no-body', null).lastInsertRowid);
   let bodies = 0;
   const body = (value: JsonValue | undefined): number => {
     if (value === undefined) return none;
     const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
     const id = Number(insertBody.run(`json-${bodies++}`, Buffer.byteLength(text), 'json', 1, null, text).lastInsertRowid);
-    flattenMembers(value, (m) => insertMember.run(id, m.pointer, m.parentPointer, m.key, m.position, m.depth, m.type, m.value));
+    flattenMembers(value, (m) => insertMember.run(memberNodeParams(id, m)));
     return id;
   };
   const insertTool = db.prepare(`insert into tool (capture_id, name, method, template, root_path, is_query_post, ends_in_param, template_source)

@@ -265,10 +265,18 @@ function countMembers(v: unknown): number {
   return count;
 }
 
-/** One `member` row (schema/member.sql). */
+/**
+ * One JSON node as the `member` view shows it (queries/member.sql) and with the node
+ * numbers member_node keys it by (schema/member_node.sql, issue 14).
+ */
 export interface MemberRow {
+  /** The node's number in its body: a count in document order, the root 0. */
+  node: number;
+  /** The parent's node; -1 for the root. */
+  parent: number;
   pointer: string;
   parentPointer: string | null;
+  /** The member name in an object; null for array elements and the root. */
   key: string | null;
   position: number;
   depth: number;
@@ -277,27 +285,36 @@ export interface MemberRow {
   value: string | number | bigint | null;
 }
 
+/**
+ * A row's values for MEMBER_NODE_INSERT (member-tree.ts), in its column order: the key is
+ * the name, else the index (or 0 for the root) as an INTEGER; only containers keep a pointer.
+ */
+export function memberNodeParams(bodyId: number, m: MemberRow): unknown[] {
+  const isContainer = m.type === 'object' || m.type === 'array';
+  return [bodyId, m.parent, m.key ?? BigInt(m.position), m.node, m.position, m.depth, m.type, m.value, isContainer ? m.pointer : null];
+}
 
 /** Flattens an exact JSON value into member rows, the root first, in document order. */
 export function flattenMembers(root: JsonValue, emit: (row: MemberRow) => void): void {
-  const walk = (v: JsonValue, pointer: string, parent: string | null, key: string | null, position: number, depth: number) => {
-    if (v === null) emit({ pointer, parentPointer: parent, key, position, depth, type: 'null', value: null });
-    else if (typeof v === 'string') emit({ pointer, parentPointer: parent, key, position, depth, type: 'string', value: v });
+  let next = 0;
+  const walk = (v: JsonValue, pointer: string, parentPointer: string | null, parent: number, key: string | null, position: number, depth: number) => {
+    const row = (type: MemberRow['type'], value: MemberRow['value']): MemberRow => ({ node: next++, parent, pointer, parentPointer, key, position, depth, type, value });
+    if (v === null) emit(row('null', null));
+    else if (typeof v === 'string') emit(row('string', v));
     // Integers go to SQLite as bigint: a JS number binds as REAL, which an ANY column keeps.
-    else if (typeof v === 'boolean') emit({ pointer, parentPointer: parent, key, position, depth, type: v ? 'true' : 'false', value: v ? 1n : 0n });
-    else if (typeof v === 'bigint') emit({ pointer, parentPointer: parent, key, position, depth, type: 'integer', value: v });
-    else if (typeof v === 'number') {
-      if (Number.isInteger(v)) emit({ pointer, parentPointer: parent, key, position, depth, type: 'integer', value: BigInt(v) });
-      else emit({ pointer, parentPointer: parent, key, position, depth, type: 'real', value: v });
-    }
+    else if (typeof v === 'boolean') emit(row(v ? 'true' : 'false', v ? 1n : 0n));
+    else if (typeof v === 'bigint') emit(row('integer', v));
+    else if (typeof v === 'number') emit(Number.isInteger(v) ? row('integer', BigInt(v)) : row('real', v));
     else if (Array.isArray(v)) {
-      emit({ pointer, parentPointer: parent, key, position, depth, type: 'array', value: null });
-      for (let i = 0; i < v.length; i++) walk(v[i], `${pointer}/${i}`, pointer, null, i, depth + 1);
+      const self = row('array', null);
+      emit(self);
+      for (let i = 0; i < v.length; i++) walk(v[i], `${pointer}/${i}`, pointer, self.node, null, i, depth + 1);
     } else {
-      emit({ pointer, parentPointer: parent, key, position, depth, type: 'object', value: null });
+      const self = row('object', null);
+      emit(self);
       let i = 0;
-      for (const [k, x] of objectEntries(v)) walk(x, childPointer(pointer, k), pointer, k, i++, depth + 1);
+      for (const [k, x] of objectEntries(v)) walk(x, childPointer(pointer, k), pointer, self.node, k, i++, depth + 1);
     }
   };
-  walk(root, '', null, null, 0, 0);
+  walk(root, '', null, -1, null, 0, 0);
 }

@@ -5,30 +5,34 @@
  *
  * ES-5: only text the exact-JSON owner accepted for it (`acceptsForTree` in bodies.ts) is
  * flattened here, so json_tree reads the same values the exact parser would: the rows are
- * those `flattenMembers` writes (test/member-tree.test.ts compares the two).
+ * those `flattenMembers` writes (test/member-tree.test.ts compares the two through the
+ * `member` view, and the node numbers by their order).
  *
- * How json_tree's columns become member columns:
- * - pointer: json_tree's `path` is the parent's `$`-path (`$.items[0]`, `$."first-name"`);
- *   with member names free of `. ~ / " [ ]` (acceptsForTree), dropping `$`, `"` and `]`
- *   and turning `.` and `[` into `/` gives the parent's RFC 6901 pointer, and the member's
- *   own pointer is that plus `/` and its key (an array index or the name).
- * - position: the member's rank among its parent's children in document order
- *   (json_tree's `id` grows in document order); for arrays that is the index.
- * - depth: one more than the number of `/` in the parent's pointer (names hold none).
- * - key: NULL for array elements and the root, as flattenMembers writes.
+ * How json_tree's columns become member_node columns (schema/member_node.sql, issue 14):
+ * - node, parent: json_tree's `id` and `parent` (ids grow in document order); the root's
+ *   parent is -1 (a key column cannot be NULL).
+ * - key: the member name (TEXT) or the array index (INTEGER), as json_tree gives it; 0 for
+ *   the root.
+ * - position: the member's rank among its parent's children in document order; for arrays
+ *   that is the index.
+ * - depth: the `.` and `[` in the parent's `$`-path (`$.items[0]`), one per level: member
+ *   names hold neither (acceptsForTree).
+ * - pointer, for objects and arrays only: json_tree's `fullkey` with `$`, `"` and `]`
+ *   dropped and `.` and `[` turned into `/` is the RFC 6901 pointer, names being free of
+ *   `. ~ / " [ ]`.
  * - type/value: json_tree calls strings `text`; its `atom` is TEXT, INTEGER (64-bit exact),
  *   REAL, 1/0 for true/false and NULL for containers and null, which is the member value.
  * One query level with the window (measured ~18% faster than nesting, and than sorting
- * the rows by pointer first).
+ * the rows first).
  */
 export const MEMBER_TREE_SQL = `
-insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value)
-select @body, iif(parent is null, '', parent_pointer || '/' || key), parent_pointer, iif(typeof(key) = 'integer', null, key),
+insert into member_node (body_id, parent, key, node, position, depth, type, value, pointer)
+select @body, ifnull(parent, -1), ifnull(key, 0), id,
   row_number() over (partition by parent order by id) - 1,
-  iif(parent is null, 0, length(parent_pointer) - length(replace(parent_pointer, '/', '')) + 1),
-  iif(type = 'text', 'string', type), atom
-from (
-  select id, parent, key, type, atom,
-    iif(parent is null, null, replace(replace(replace(replace(substr(path, 2), '.', '/'), '[', '/'), ']', ''), '"', '')) as parent_pointer
-  from json_tree(@text)
-)`;
+  iif(parent is null, 0, length(path) - length(replace(replace(path, '.', ''), '[', '')) + 1),
+  iif(type = 'text', 'string', type), atom,
+  iif(type = 'object' or type = 'array', replace(replace(replace(replace(substr(fullkey, 2), '.', '/'), '[', '/'), ']', ''), '"', ''), null)
+from json_tree(@text)`;
+
+/** One member_node row from JavaScript (the exact parser's road, ES-5), in column order. */
+export const MEMBER_NODE_INSERT = 'insert into member_node (body_id, parent, key, node, position, depth, type, value, pointer) values (?, ?, ?, ?, ?, ?, ?, ?, ?)';

@@ -10,10 +10,10 @@
 import { CapstateError, type ErrorContext } from '../errors.js';
 import type { InferredManifest } from '../manifest/infer.js';
 import type { Sqlite } from '../store/open.js';
-import { flattenMembers, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
+import { flattenMembers, memberNodeParams, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
 import { parseExactJson } from '../json/exact.js';
 import { classifyForStore, type BodyOut } from './entries.js';
-import { MEMBER_TREE_SQL } from './member-tree.js';
+import { MEMBER_NODE_INSERT, MEMBER_TREE_SQL } from './member-tree.js';
 import type { Quirk, QuirkCount } from './quirks.js';
 import { isCredentialHeader, isRedactedHeader, isRedactedUrl, Redactor, SensitiveLiterals } from './secrets.js';
 
@@ -90,7 +90,7 @@ export class FactWriter {
   redactor = new Redactor([]);
 
   constructor(db: Sqlite, private readonly sensitive = new SensitiveLiterals([])) {
-    const memberCols = '(?, ?, ?, ?, ?, ?, ?, ?)';
+    const memberCols = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
     this.st = {
       capture: db.prepare('insert into capture (path, sha256, bytes, format, loaded_at) values (?, ?, ?, ?, ?)'),
       describeCapture: db.prepare(`update capture set format_version = ?, creator = ?, start_url = ?,
@@ -105,7 +105,7 @@ export class FactWriter {
         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       param: db.prepare('insert into query_param (record_id, position, name, value) values (?, ?, ?, ?)'),
       header: db.prepare('insert into header (record_id, side, source, position, name, value, is_redacted) values (?, ?, ?, ?, ?, ?, ?)'),
-      member1: db.prepare(`insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value) values ${memberCols}`),
+      member1: db.prepare(MEMBER_NODE_INSERT),
       manifest: db.prepare(`insert into manifest (capture_id, subject_origin, subject_source, api_base, api_base_source, override_json, override_sha256)
         values (?, ?, ?, ?, ?, ?, ?)`),
       note: db.prepare('insert into admission_note (capture_id, position, note) values (?, ?, ?)'),
@@ -115,7 +115,7 @@ export class FactWriter {
       recordTool: db.prepare('update record set tool_id = ? where id = ?'),
       pathParam: db.prepare('insert into path_param (record_id, position, name, value) values (?, ?, ?, ?)'),
       memberTree: db.prepare(MEMBER_TREE_SQL),
-      memberN: db.prepare(`insert into member (body_id, pointer, parent_pointer, key, position, depth, type, value) values ${Array(MEMBER_BATCH).fill(memberCols).join(', ')}`),
+      memberN: db.prepare(`insert into member_node (body_id, parent, key, node, position, depth, type, value, pointer) values ${Array(MEMBER_BATCH).fill(memberCols).join(', ')}`),
     };
   }
 
@@ -172,7 +172,7 @@ export class FactWriter {
   }
 
   private pushMember(bodyId: number, m: MemberRow): void {
-    this.members.push(bodyId, m.pointer, m.parentPointer, m.key, m.position, m.depth, m.type, m.value);
+    this.members.push(...memberNodeParams(bodyId, m));
     this.memberCount++;
     if (this.memberCount === MEMBER_BATCH) {
       this.st.memberN.run(this.members);
@@ -183,7 +183,7 @@ export class FactWriter {
   }
 
   private flushMembers(): void {
-    for (let i = 0; i < this.memberCount; i++) this.st.member1.run(this.members.slice(i * 8, i * 8 + 8));
+    for (let i = 0; i < this.memberCount; i++) this.st.member1.run(this.members.slice(i * 9, i * 9 + 9));
     this.counts.members += this.memberCount;
     this.members.length = 0;
     this.memberCount = 0;

@@ -303,18 +303,23 @@ class ListIndex {
     }
     for (const bodyChunk of chunks(bodies)) {
       for (const valueChunk of chunks(needles)) {
-        const rows = await this.k.selectFrom('member as m')
-          .innerJoin('member as o', (j) => j.onRef('o.body_id', '=', 'm.body_id').onRef('o.pointer', '=', 'm.parent_pointer'))
-          .innerJoin('member as a', (j) => j.onRef('a.body_id', '=', 'o.body_id').onRef('a.pointer', '=', 'o.parent_pointer'))
-          .select(['m.key', 'm.value', 'm.body_id', 'm.pointer'])
-          .where('m.body_id', 'in', bodyChunk).where('m.type', 'in', ['string', 'integer'])
+        // Down from each array to its objects and their members (member_node's key ranges).
+        // CROSS JOIN keeps that order: SQLite otherwise starts from the matching members
+        // and, a parent having no index by node, scans the body for each one's array.
+        const rows = await this.k.selectFrom('member_node as a')
+          .crossJoin('member_node as o')
+          .crossJoin('member_node as m')
+          .whereRef('o.body_id', '=', 'a.body_id').whereRef('o.parent', '=', 'a.node')
+          .whereRef('m.body_id', '=', 'o.body_id').whereRef('m.parent', '=', 'o.node')
+          .select(['m.key', 'm.value', 'm.body_id', memberPointer('o', 'm').as('pointer')])
+          .where('a.body_id', 'in', bodyChunk).where('a.type', '=', 'array').where('o.type', '=', 'object')
+          .where('m.type', 'in', ['string', 'integer'])
           .where('m.value', 'in', valueChunk as string[])
-          .where('o.type', '=', 'object').where('a.type', '=', 'array')
-          .orderBy('m.body_id').orderBy('m.pointer').execute();
+          .orderBy('m.body_id').orderBy('pointer').execute();
         for (const row of rows) {
           const v = String(row.value);
           const names = values.get(v) ?? [];
-          if (row.key !== null && !names.includes(row.key)) names.push(row.key);
+          if (typeof row.key === 'string' && !names.includes(row.key)) names.push(row.key);
           values.set(v, names);
         }
       }
@@ -344,17 +349,27 @@ class ListIndex {
   }
 }
 
+/**
+ * The RFC 6901 pointer of member `m` of container `o` (member_node keeps containers' pointers
+ * only): the container's pointer, `/`, and the member's name escaped (`~0`, `~1`).
+ */
+function memberPointer(container: 'o' | 'p', m: 'm') {
+  return sql<string>`${sql.ref(`${container}.pointer`)} || '/' || replace(replace(${sql.ref(`${m}.key`)}, '~', '~0'), '/', '~1')`;
+}
+
 /** Members of a record's own response (root, or one level inside a wrapper object) that repeat a path value. */
 class OwnMembers {
   constructor(private readonly k: Kysely<DB>) {}
 
   async namesFor(bodyId: number, value: string): Promise<string[]> {
-    const found = await this.k.selectFrom('member as m')
-      .innerJoin('member as p', (j) => j.onRef('p.body_id', '=', 'm.body_id').onRef('p.pointer', '=', 'm.parent_pointer'))
+    // The members of the root object and of objects one level down (depth ≤ 2), in pointer order.
+    const found = await this.k.selectFrom('member_node as p')
+      .innerJoin('member_node as m', (j) => j.onRef('m.body_id', '=', 'p.body_id').onRef('m.parent', '=', 'p.node'))
       .select(['m.key', 'm.value'])
-      .where('m.body_id', '=', bodyId).where('m.depth', '<=', 2).where('m.type', 'in', ['string', 'integer'])
-      .where('p.type', '=', 'object').orderBy('m.depth').orderBy('m.pointer').execute();
-    return found.filter((r) => r.key !== null && String(r.value) === value).map((r) => r.key!);
+      .where('p.body_id', '=', bodyId).where('p.depth', '<=', 1).where('p.type', '=', 'object')
+      .where('m.type', 'in', ['string', 'integer'])
+      .orderBy('m.depth').orderBy(memberPointer('p', 'm')).execute();
+    return found.filter((r) => typeof r.key === 'string' && String(r.value) === value).map((r) => r.key as string);
   }
 
   /**
@@ -363,10 +378,10 @@ class OwnMembers {
    */
   async repeatsAsIdentity(bodyId: number, value: string, vocabulary: Vocabulary): Promise<boolean> {
     const needles: (string | bigint)[] = [value, ...(/^-?(0|[1-9]\d{0,17})$/.test(value) ? [BigInt(value)] : [])];
-    const found = await this.k.selectFrom('member').select(['key'])
+    const found = await this.k.selectFrom('member_node').select(['key'])
       .where('body_id', '=', bodyId).where('depth', '<=', 3).where('type', 'in', ['string', 'integer'])
       .where('value', 'in', needles as string[]).execute();
-    return found.some((r) => r.key !== null && vocabulary.isIdentityName(r.key));
+    return found.some((r) => typeof r.key === 'string' && vocabulary.isIdentityName(r.key));
   }
 }
 

@@ -82,6 +82,23 @@ export interface HeaderTable {
   is_redacted: number;
 }
 
+/** schema/member_node.sql (issue 14): one JSON node, keyed by (body_id, parent, key). */
+export interface MemberNodeTable {
+  body_id: number;
+  /** -1 for the root */
+  parent: number;
+  /** the member name in an object, the index in an array, 0 for the root */
+  key: string | number;
+  node: number;
+  position: number;
+  depth: number;
+  type: 'object' | 'array' | 'string' | 'integer' | 'real' | 'true' | 'false' | 'null';
+  value: string | number | bigint | null;
+  /** RFC 6901, objects and arrays only */
+  pointer: string | null;
+}
+
+/** queries/member.sql: member_node with pointers, the columns of the table before issue 14. */
 export interface MemberTable {
   body_id: number;
   pointer: string;
@@ -697,6 +714,7 @@ export interface DB {
   record: RecordTable;
   query_param: QueryParamTable;
   header: HeaderTable;
+  member_node: MemberNodeTable;
   member: MemberTable;
   meta: MetaTable;
   tool: ToolTable;
@@ -766,6 +784,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   record: cols<RecordTable>()(['id', 'capture_id', 'ordinal', 'method', 'url', 'origin', 'path', 'query', 'is_url_redacted', 'status', 'status_text', 'http_version', 'started_ms', 'duration_ms', 'page_id', 'step_id', 'transaction_id', 'redirected_from_transaction_id', 'redirect_state', 'resource_type', 'request_media_type', 'response_media_type', 'request_body_id', 'response_body_id', 'tool_id']),
   query_param: cols<QueryParamTable>()(['record_id', 'position', 'name', 'value']),
   header: cols<HeaderTable>()(['record_id', 'side', 'source', 'position', 'name', 'value', 'is_redacted']),
+  member_node: cols<MemberNodeTable>()(['body_id', 'parent', 'key', 'node', 'position', 'depth', 'type', 'value', 'pointer']),
   member: cols<MemberTable>()(['body_id', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
   meta: cols<MetaTable>()(['key', 'value']),
   tool: cols<ToolTable>()(['id', 'capture_id', 'name', 'method', 'template', 'root_path', 'is_query_post', 'ends_in_param', 'template_source']),

@@ -1,0 +1,28 @@
+-- @rule   none
+-- @says   The JSON members of usable bodies as one row each with its RFC 6901 pointer and its parent's (the layout before issue 14's member_node), for `capstate sql`, exploring and tests; rule views join member_node on node ids instead.
+-- @grain  one row per JSON member of a usable body, the root included (pointer '')
+-- @reads  member_node
+create view member as
+with roots as (
+  select body_id, '' as pointer, null as parent_pointer, null as key, position, depth, type, value
+  from member_node
+  where parent = -1
+),
+children as (
+  -- Down from each container (the nodes that keep a pointer) to its children: one key
+  -- range each. A scalar's pointer is its parent's plus its key, escaped (RFC 6901).
+  select c.body_id,
+         ifnull(c.pointer, p.pointer || '/' || iif(typeof(c.key) = 'integer', c.key, replace(replace(c.key, '~', '~0'), '/', '~1'))) as pointer,
+         p.pointer as parent_pointer,
+         iif(typeof(c.key) = 'text', c.key, null) as key,
+         c.position, c.depth, c.type, c.value
+  from member_node p
+  join member_node c on c.body_id = p.body_id and c.parent = p.node
+  where p.pointer is not null
+),
+final as (
+  select * from roots
+  union all
+  select * from children
+)
+select * from final;
