@@ -6,6 +6,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
 import { createServer } from '../src/mcp/server.js';
+import { listenHttp } from '../src/http/server.js';
 import type { Catalog } from '../src/serve/catalog.js';
 import type { BrowserPolicy } from '../src/serve/browser-policy.js';
 import { writeHar, type Exchange } from './har-builder.js';
@@ -89,3 +90,18 @@ export const METHOD_HINTS: [string, string | undefined, Record<string, unknown>]
   ['PUT', undefined, { readOnlyHint: false, idempotentHint: true, openWorldHint: false }],
   ['DELETE', undefined, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
 ];
+
+/** Loads `capture` into a new store `db` with the CLI and serves it over HTTP on a free loopback port. */
+export async function serveHttp(capture: string, db: string): Promise<{ base: string; close: () => Promise<void> }> {
+  const r = cli(['load', capture, '--db', db]);
+  expect(r.status, r.stderr).toBe(0);
+  const ctx = await openServeContext(db);
+  const { server, url } = await listenHttp(ctx, '127.0.0.1', 0);
+  return {
+    base: url,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServeContext(ctx);
+    },
+  };
+}

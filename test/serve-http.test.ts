@@ -6,29 +6,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { Server } from 'node:http';
-import { cli, cliPath, fixture, tempDir } from './helpers.js';
-import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
-import { listenHttp, parseListen } from '../src/http/server.js';
-import { serveStore } from './serve-helpers.js';
+import { cliPath, fixture, tempDir } from './helpers.js';
+import { parseListen } from '../src/http/server.js';
+import { serveHttp, serveStore } from './serve-helpers.js';
 
 const dir = tempDir();
 const db = join(dir, 'json-server.sqlite');
-let ctx: ServeContext;
-let server: Server;
 let base: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const r = cli(['load', fixture('json-server', 'capture.har'), '--db', db]);
-  expect(r.status, r.stderr).toBe(0);
-  ctx = await openServeContext(db);
-  ({ server, url: base } = await listenHttp(ctx, '127.0.0.1', 0));
+  ({ base, close } = await serveHttp(fixture('json-server', 'capture.har'), db));
 });
 
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await closeServeContext(ctx);
-});
+afterAll(() => close());
 
 const json = (method: string, path: string, body?: unknown) =>
   fetch(base + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -6,13 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Server } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cli, fixture, tempDir } from './helpers.js';
 import { writeHar, type Exchange } from './har-builder.js';
-import { line, serveHar, serveStore, text, type Served } from './serve-helpers.js';
-import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
-import { listenHttp } from '../src/http/server.js';
+import { line, serveHar, serveHttp, serveStore, text, type Served } from './serve-helpers.js';
 
 const dir = tempDir();
 const A = 'http://localhost:3000';
@@ -155,21 +152,12 @@ describe('a line the state cannot reproduce replays; the tool description says w
 });
 
 describe('over serve --http: the same list answers on the app\'s paths, X-Total-Count recounted', () => {
-  let ctx: ServeContext;
-  let server: Server;
   let base: string;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    const har = writeHar(dir, 'http.har', CAPTURE);
-    const db = join(dir, 'http.sqlite');
-    const r = cli(['load', har, '--db', db]);
-    expect(r.status, r.stderr).toBe(0);
-    ctx = await openServeContext(db);
-    ({ server, url: base } = await listenHttp(ctx, '127.0.0.1', 0));
+    ({ base, close } = await serveHttp(writeHar(dir, 'http.har', CAPTURE), join(dir, 'http.sqlite')));
   });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await closeServeContext(ctx);
-  });
+  afterAll(() => close());
 
   it('GET /posts?userId=2&_page=1&_limit=1 answers from state with the header json-server sends', async () => {
     const r = await fetch(`${base}/posts?userId=2&_page=1&_limit=1`);
@@ -185,20 +173,15 @@ describe('over serve --http: the same list answers on the app\'s paths, X-Total-
   });
 
   it('a recomputed page Link names the serving host, as json-server names its own', async () => {
-    const db = join(dir, 'http-lists.sqlite');
-    const r = cli(['load', fixture('json-server-lists', 'capture.har'), '--db', db]);
-    expect(r.status, r.stderr).toBe(0);
-    const c = await openServeContext(db);
-    const h = await listenHttp(c, '127.0.0.1', 0);
+    const h = await serveHttp(fixture('json-server-lists', 'capture.har'), join(dir, 'http-lists.sqlite'));
     try {
-      const res = await fetch(`${h.url}/posts?userId=3&_page=2&_limit=3`);
-      const host = new URL(h.url).host;
+      const res = await fetch(`${h.base}/posts?userId=3&_page=2&_limit=3`);
+      const host = new URL(h.base).host;
       expect(res.headers.get('x-total-count')).toBe('8');
       expect(res.headers.get('link')).toBe(`<http://${host}/posts?userId=3&_page=1&_limit=3>; rel="first", <http://${host}/posts?userId=3&_page=1&_limit=3>; rel="prev", ` +
         `<http://${host}/posts?userId=3&_page=3&_limit=3>; rel="next", <http://${host}/posts?userId=3&_page=3&_limit=3>; rel="last"`);
     } finally {
-      await new Promise<void>((resolve) => h.server.close(() => resolve()));
-      await closeServeContext(c);
+      await h.close();
     }
   });
 
