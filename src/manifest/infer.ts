@@ -9,6 +9,7 @@ import { CapstateError } from '../errors.js';
 import type { DB } from '../store/types.js';
 import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
 import { parseExactJson } from '../json/exact.js';
+import { sqlChildPointer } from '../json/pointer.js';
 import { isGraphqlQueryOnly } from './graphql.js';
 import { admittedOrigins, chooseSubject, isStaticAsset, type SubjectRecord, type SubjectSource } from './subject.js';
 import { sql } from 'kysely';
@@ -349,13 +350,8 @@ class ListIndex {
   }
 }
 
-/**
- * The RFC 6901 pointer of member `m` of container `o` (member_node keeps containers' pointers
- * only): the container's pointer, `/`, and the member's name escaped (`~0`, `~1`).
- */
-function memberPointer(container: 'o' | 'p', m: 'm') {
-  return sql<string>`${sql.ref(`${container}.pointer`)} || '/' || replace(replace(${sql.ref(`${m}.key`)}, '~', '~0'), '/', '~1')`;
-}
+/** The RFC 6901 pointer of member `m` of container `o` or `p` (member_node keeps containers' pointers only). */
+const memberPointer = (container: 'o' | 'p', m: 'm') => sqlChildPointer(`${container}.pointer`, `${m}.key`);
 
 /** Members of a record's own response (root, or one level inside a wrapper object) that repeat a path value. */
 class OwnMembers {
