@@ -84,7 +84,9 @@ export function readHarEntry(file: string, index: number, entry: unknown): HarEn
       let bytes: Buffer | undefined;
       const chunks = wireChunks(text, encoding, c);
       if (chunks) {
-        bytes = decodeContentEncoding(chunks, contentEncoding(res));
+        // The header reader's own reading (its quirks are counted where the record's headers are read).
+        const coding = headers(f, res, ['response'], []).find((h) => h.name.toLowerCase() === 'content-encoding')?.value ?? null;
+        bytes = decodeContentEncoding(chunks, coding === null ? null : coding.trim().toLowerCase());
         quirks.push({ code: 'body-chunks', field: 'response.content.text' });
       } else if (encoding !== null && encoding !== '') {
         if (encoding.toLowerCase() !== 'base64') f.fail([...path, 'encoding'], `unsupported content encoding ${JSON.stringify(encoding)}; capstate reads plain text and base64`, 'bad-field');
@@ -219,19 +221,6 @@ function wireChunks(text: string, encoding: string | null, c: Obj): Buffer | nul
     return decoded.every((d) => d !== null) ? Buffer.concat(decoded as Buffer[]) : null;
   }
   return strings.every((p) => /^(?:[0-9a-fA-F]{2})*$/.test(p)) ? Buffer.concat(strings.map((p) => Buffer.from(p, 'hex'))) : null;
-}
-
-/** The response's Content-Encoding (lower case; the first of an array-valued header), or null. */
-function contentEncoding(res: Obj): string | null {
-  if (!Array.isArray(res.headers)) return null;
-  for (const h of res.headers as unknown[]) {
-    if (h === null || typeof h !== 'object') continue;
-    const { name, value } = h as { name?: unknown; value?: unknown };
-    if (typeof name !== 'string' || name.toLowerCase() !== 'content-encoding') continue;
-    const v = Array.isArray(value) ? value[0] : value;
-    return typeof v === 'string' ? v.trim().toLowerCase() : null;
-  }
-  return null;
 }
 
 /** Wire bytes decompressed as Content-Encoding says, at most a usable body's worth beyond; left as they are when that fails. */

@@ -9,7 +9,7 @@ import { parseAcceptedJson, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { servedLookups } from './model.js';
-import { readRecordLines, type LineBound, type RecordLine } from '../store/record-lines.js';
+import { lineBound, readRecordLines, type LineBound, type RecordLine } from '../store/record-lines.js';
 
 /**
  * The part of a checked call (input-schema.ts `CallRequest`) that picks a request line's
@@ -33,7 +33,6 @@ export interface RetainedBodyView {
 }
 
 const cache = new WeakMap<ServeContext, Map<string, Promise<ToolRecord[]>>>();
-type Bound = LineBound;
 
 /**
  * Per record, what the rules decided (initial read and bound, list pointer), read once per
@@ -41,7 +40,7 @@ type Bound = LineBound;
  * computed (indexed, so start-up does not evaluate the rule chain), else from the views
  * `initial_reads` and `list_locations` themselves, each evaluated once for the whole capture.
  */
-interface RecordDecisions { initial: Map<number, Bound>; listPointer: Map<number, string> }
+interface RecordDecisions { initial: Map<number, LineBound>; listPointer: Map<number, string> }
 const decisions = new WeakMap<ServeContext, Promise<RecordDecisions>>();
 
 function recordDecisions(ctx: ServeContext): Promise<RecordDecisions> {
@@ -51,13 +50,11 @@ function recordDecisions(ctx: ServeContext): Promise<RecordDecisions> {
 }
 
 async function readDecisions(ctx: ServeContext): Promise<RecordDecisions> {
-  const bound = (r: { bound_ordinal: number | null; bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null }): Bound =>
-    r.bound_ordinal === null || r.bound_rule === null ? null : { ordinal: r.bound_ordinal, rule: r.bound_rule };
   const state = await servedLookups(ctx);
   if (state) {
     const rows = await state.records();
     return {
-      initial: new Map(rows.filter((r) => r.is_initial === 1).map((r) => [r.record_id, bound(r)])),
+      initial: new Map(rows.filter((r) => r.is_initial === 1).map((r) => [r.record_id, lineBound(r)])),
       listPointer: new Map(rows.filter((r) => r.list_pointer !== null).map((r) => [r.record_id, r.list_pointer!])),
     };
   }
@@ -66,11 +63,11 @@ async function readDecisions(ctx: ServeContext): Promise<RecordDecisions> {
     ctx.k.selectFrom('record as r').innerJoin('list_locations as l', 'l.body_id', 'r.response_body_id')
       .select(['r.id', 'l.list_pointer']).where('r.capture_id', '=', ctx.captureId).execute(),
   ]);
-  return { initial: new Map(initial.map((r) => [r.record_id, bound(r)])), listPointer: new Map(lists.map((r) => [r.id, r.list_pointer])) };
+  return { initial: new Map(initial.map((r) => [r.record_id, lineBound(r)])), listPointer: new Map(lists.map((r) => [r.id, r.list_pointer])) };
 }
 
 /** The capture's initial reads (record ids) and the bound of each (ES-8, ES-9, ES-27). */
-export async function initialReads(ctx: ServeContext): Promise<Map<number, Bound>> {
+export async function initialReads(ctx: ServeContext): Promise<Map<number, LineBound>> {
   return (await recordDecisions(ctx)).initial;
 }
 

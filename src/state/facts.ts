@@ -6,7 +6,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { parseAcceptedJson, type JsonValue } from '../json/exact.js';
 import type { DB } from '../store/types.js';
 import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
-import { readRecordLines, type LineBound, type RecordLine } from '../store/record-lines.js';
+import { lineBound, readRecordLines, type LineBound, type RecordLine } from '../store/record-lines.js';
 import { rowCost, valueCost, type Budget } from './budget.js';
 import { at, isObject } from './json.js';
 import { collectionNames } from './entities.js';
@@ -127,7 +127,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
   const initial = new Map<number, LineBound>();
   for (const i of await k.selectFrom('initial_reads').select(['record_id', 'bound_ordinal', 'bound_rule'])
     .where('capture_id', '=', captureId).where('root_path', '=', root).execute()) {
-    initial.set(i.record_id, i.bound_ordinal === null || i.bound_rule === null ? null : { ordinal: i.bound_ordinal, rule: i.bound_rule });
+    initial.set(i.record_id, lineBound(i));
   }
   const reads = await readRecordLines(k, { tools: tools.map((t) => ({ id: t.id, name: t.name, root_path: t.root_path })), readsOnly: true, initial });
   const [observations, order, itemLocations, listReads, counters, membership, pageSignals] = await Promise.all([

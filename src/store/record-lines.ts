@@ -14,6 +14,11 @@ export type BodyKindStored = DB['body']['kind'];
 /** The write that ends a type's initial reads, and the rule that chose it; null: nothing bounds it. */
 export type LineBound = { ordinal: number; rule: 'ES-8' | 'ES-9' | 'ES-27' } | null;
 
+/** A stored row's bound columns (`initial_reads`, `state_records`) as a line's bound. */
+export function lineBound(r: { bound_ordinal: number | null; bound_rule: 'ES-8' | 'ES-9' | 'ES-27' | null }): LineBound {
+  return r.bound_ordinal === null || r.bound_rule === null ? null : { ordinal: r.bound_ordinal, rule: r.bound_rule };
+}
+
 export interface RecordLine {
   record_id: number;
   ordinal: number;
