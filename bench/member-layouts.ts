@@ -35,10 +35,16 @@ const LAYOUTS: Record<string, Layout> = {
     ddl: readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, ''),
     insert: MEMBER_TREE_SQL,
   },
-  'no-position': {
-    says: 'the same table and statement without the window that ranks object members (position = json_tree id)',
+  'no-depth': {
+    says: 'the same table and statement without the depth arithmetic (depth 0): what that column costs',
     ddl: readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, ''),
-    insert: MEMBER_TREE_SQL.replace('row_number() over (partition by parent order by id) - 1', 'id'),
+    insert: MEMBER_TREE_SQL
+      .replace(/iif\(parent is null, 0, length\(path\)[^\n]*\n/, '0,\n'),
+  },
+  'no-pointer-index': {
+    says: 'today\'s table and statement without the partial index on (body_id, pointer)',
+    ddl: readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, '').replace(/CREATE INDEX[^;]*;/, ''),
+    insert: MEMBER_TREE_SQL,
   },
   'node-ids': {
     says: 'json_tree\'s own integer ids: key (body_id, node), parent node, key (name or array index), type, value',

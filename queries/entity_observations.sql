@@ -23,7 +23,7 @@ list_obs as (
   join identities t on t.capture_id = r.capture_id and t.root_path = r.root_path
   join lists l on l.body_id = r.response_body_id
   -- cross: down from the list's node, in this order (list, entries, each one's identity member)
-  cross join member_node a on a.body_id = l.body_id and a.pointer = l.list_pointer
+  cross join member_node a indexed by member_node_pointer on a.body_id = l.body_id and a.pointer = l.list_pointer
   cross join member_node o on o.body_id = a.body_id and o.parent = a.node and o.type = 'object'
   cross join member_node f on f.body_id = o.body_id and f.parent = o.node and f.key = t.identity_field
   where r.lists_collection = 1 and f.type in ('string', 'integer')
@@ -35,7 +35,7 @@ item_obs as (
   from reads r
   join identities t on t.capture_id = r.capture_id and t.root_path = r.root_path
   join item_locations l on l.record_id = r.record_id
-  cross join member_node e on e.body_id = r.response_body_id and e.pointer = l.entity_pointer
+  cross join member_node e indexed by member_node_pointer on e.body_id = r.response_body_id and e.pointer = l.entity_pointer
   cross join member_node f on f.body_id = e.body_id and f.parent = e.node and f.key = t.identity_field
   where r.ends_in_param = 1 and f.type in ('string', 'integer')
 ),

@@ -1,7 +1,7 @@
 -- @rule   OQ-11
 -- @says   The list of a JSON body: a root array of objects, else an array of objects at a top-level member or inside a top-level wrapper object, preferring identity-name identified arrays, then suffix-named ones with 2+ entries (IDN-4), then top-level over wrapped, then member order; without either, a member unique over 2+ entries that reads as a key (issue 18, source `member`); ids compare by their spelling (OQ-9); an envelope carrying a scalar identity-name member is an entity, not a list (ES-22).
 -- @grain  one row per JSON body that has a non-empty list
--- @reads  member_node, vocabulary
+-- @reads  body, member_node, vocabulary
 create view list_locations as
 with members as not materialized (
   -- Read in place (a copy of every member would lose member_node's key).
@@ -11,13 +11,27 @@ identity_names as materialized (
   select name, rank from vocabulary where vocabulary = 'identity'
 ),
 roots as materialized (
-  select body_id, node, position, pointer, type as root_type from members where parent = -1
+  -- One key lookup per JSON body (a scan for parent = -1 would read every member).
+  select r.body_id, r.node, r.position, r.pointer, r.type as root_type
+  from body b
+  cross join members r on r.body_id = b.id and r.parent = -1
+  where b.kind = 'json'
 ),
 entity_objects as materialized (
-  -- ES-22: an object (the root, or a top-level wrapper) that carries a scalar identity name is an entity.
-  select distinct body_id, parent as object_node
-  from members
-  where depth in (1, 2) and key in (select name from identity_names) and type in ('string', 'integer')
+  -- ES-22: an object (the root, or a top-level wrapper) that carries a scalar identity name is
+  -- an entity. Looked up by name under the root and under its object members (key lookups).
+  select r.body_id, r.node as object_node
+  from roots r
+  cross join identity_names n
+  cross join members f on f.body_id = r.body_id and f.parent = r.node and f.key = n.name
+  where f.type in ('string', 'integer')
+  union
+  select p.body_id, p.node
+  from roots r
+  cross join members p on p.body_id = r.body_id and p.parent = r.node
+  cross join identity_names n
+  cross join members f on f.body_id = p.body_id and f.parent = p.node and f.key = n.name
+  where r.root_type = 'object' and p.type = 'object' and f.type in ('string', 'integer')
 ),
 arrays as (
   -- The root array, an array at the top level of a root object, or one in a top-level
@@ -49,14 +63,19 @@ candidates as materialized (
   having sum(e.type = 'object') = count(*)
 ),
 fields as materialized (
+  -- Only the fields the two identity steps below read: identity names and suffix-named keys.
+  -- Both need the key on every entry, so the keys are the first entry's, each looked up in
+  -- every entry (a key lookup each), instead of reading every member of every entry.
   select c.body_id, c.pointer as list_pointer, c.entries, o.position as entry_index,
          f.key, f.position as key_position, f.value
   from candidates c
+  cross join members first on first.body_id = c.body_id and first.parent = c.node and first.key = 0
+  cross join members k on k.body_id = first.body_id and k.parent = first.node
   cross join members o on o.body_id = c.body_id and o.parent = c.node
-  cross join members f on f.body_id = o.body_id and f.parent = o.node
-  where f.type in ('string', 'integer')
-    -- Only the fields the two identity steps below read: identity names and suffix-named keys.
-    and (f.key in (select name from identity_names) or f.key glob '*Id' or f.key glob '*_id')
+  cross join members f on f.body_id = o.body_id and f.parent = o.node and f.key = k.key
+  where k.type in ('string', 'integer')
+    and (k.key in (select name from identity_names) or k.key glob '*Id' or k.key glob '*_id')
+    and f.type in ('string', 'integer')
 ),
 name_identity as (
   -- ES-11: the same identity name on every entry, with pairwise distinct values (OQ-9 order).

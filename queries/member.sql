@@ -15,7 +15,11 @@ children as (
          ifnull(c.pointer, p.pointer || '/' || iif(typeof(c.key) = 'integer', c.key, replace(replace(c.key, '~', '~0'), '/', '~1'))) as pointer,
          p.pointer as parent_pointer,
          iif(typeof(c.key) = 'text', c.key, null) as key,
-         c.position, c.depth, c.type, c.value
+         -- member_node orders object members by node; readers get their rank (key order),
+         -- counted per row (a window here would stop a body_id filter reaching member_node).
+         iif(p.type = 'array', c.position,
+             (select count(*) from member_node s where s.body_id = c.body_id and s.parent = c.parent and s.node < c.node)) as position,
+         c.depth, c.type, c.value
   from member_node p
   join member_node c on c.body_id = p.body_id and c.parent = p.node
   where p.pointer is not null

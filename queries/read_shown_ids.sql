@@ -12,7 +12,7 @@ list_shown as (
   from reads r
   join list_locations l on l.body_id = r.response_body_id and l.identity_key is not null
   -- The list by its pointer, then its entries and each entry's identity member by key.
-  cross join member_node a on a.body_id = l.body_id and a.pointer = l.list_pointer -- cross: in this order
+  cross join member_node a indexed by member_node_pointer on a.body_id = l.body_id and a.pointer = l.list_pointer -- cross: in this order
   cross join member_node o on o.body_id = a.body_id and o.parent = a.node
   cross join member_node f on f.body_id = o.body_id and f.parent = o.node and f.key = l.identity_key
   where r.lists_collection = 1

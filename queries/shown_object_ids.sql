@@ -13,7 +13,7 @@ identified as (
   select o.body_id, o.set_pointer, o.object_pointer, e.node as object_node, o.list_index, t.identity_field, cast(f.value as text) as entity_id
   from objects o
   cross join identity_fields t
-  cross join member_node e on e.body_id = o.body_id and e.pointer = o.object_pointer -- cross: in this order
+  cross join member_node e indexed by member_node_pointer on e.body_id = o.body_id and e.pointer = o.object_pointer -- cross: in this order
   cross join member_node f on f.body_id = e.body_id and f.parent = e.node and f.key = t.identity_field
   where f.type in ('string', 'integer')
 ),

@@ -10,7 +10,7 @@ keys as (
   -- An object's members are its node's children: a range of member_node's key.
   select o.body_id, o.set_pointer, o.object_count, m.key as member_key
   from objects o
-  left join member_node e on e.body_id = o.body_id and e.pointer = o.object_pointer
+  left join member_node e indexed by member_node_pointer on e.body_id = o.body_id and e.pointer = o.object_pointer
   left join member_node m on m.body_id = e.body_id and m.parent = e.node
 ),
 grouped as (

@@ -20,7 +20,7 @@ objects as (
   -- (Left joins: down from the set's node to its entries, in this order; `sets` read once.)
   select s.body_id, s.set_pointer, coalesce(o.pointer, s.set_pointer) as object_pointer, coalesce(o.position, 0) as list_index
   from sets s
-  left join member_node a on s.is_list and a.body_id = s.body_id and a.pointer = s.set_pointer
+  left join member_node a indexed by member_node_pointer on s.is_list and a.body_id = s.body_id and a.pointer = s.set_pointer
   left join member_node o on o.body_id = a.body_id and o.parent = a.node and o.type = 'object'
   where not s.is_list or o.pointer is not null
 ),

@@ -19,7 +19,7 @@ shown as (
   -- member named "" stays out, as it did when this was the pointer range (entity_pointer || '/', …).
   select obs.capture_id, obs.tool, obs.all_index, obs.list_index, m.key, m.position
   from obs
-  cross join member_node e on e.body_id = obs.body_id and e.pointer = obs.entity_pointer -- cross: in this order
+  cross join member_node e indexed by member_node_pointer on e.body_id = obs.body_id and e.pointer = obs.entity_pointer -- cross: in this order
   cross join member_node m on m.body_id = e.body_id and m.parent = e.node and m.key <> ''
   left join generated g on obs.entity_pointer = '' and g.capture_id = obs.capture_id and g.path = obs.path and g.member_key = m.key
   where g.member_key is null

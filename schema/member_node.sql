@@ -3,8 +3,9 @@
 -- flattening's count in document order: parents before children, siblings in order);
 -- `parent` is the parent's node, -1 for the root. `key` is the member name (TEXT) in an
 -- object, the index (INTEGER) in an array, 0 for the root; with `parent` it is the key, so
--- a node's children are one range of it and a named member one lookup. `position` is the
--- key order in an object (rank by node among siblings) or the array index; `value` keeps
+-- a node's children are one range of it and a named member one lookup. `position` orders
+-- siblings: the index of an array element, the node of an object member (a key, not a
+-- rank: the `member` view ranks them), 0 for the root; `value` keeps
 -- scalars exact (STRICT ANY: "000123" stays text, 64-bit integers stay integers);
 -- true/false are 1/0 with their type; containers and null have NULL. `pointer` (RFC 6901)
 -- is kept for objects and arrays only ('' for a container root): scalars' pointers are

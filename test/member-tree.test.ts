@@ -19,11 +19,14 @@ import { cli, fixture, root, tempDir } from './helpers.js';
 const dir = tempDir();
 const VIEW_ROWS = `select pointer, parent_pointer, key, position, depth, type, value, typeof(value) as storage
   from member where body_id = ? order by pointer`;
-// member_node's own rows, each node and parent number replaced by its rank in the body.
+// member_node's own rows, each node and parent number replaced by its rank in the body, and
+// an object member's position (an order key: the node) by its rank among its siblings.
 const NODE_ROWS = `with ranked as (
-    select n.*, row_number() over (order by node) - 1 as node_rank from member_node n where body_id = ?
+    select n.*, row_number() over (order by node) - 1 as node_rank,
+           iif(typeof(key) = 'text', row_number() over (partition by parent order by position) - 1, position) as position_rank
+    from member_node n where body_id = ?
   )
-  select c.node_rank, ifnull(p.node_rank, -1) as parent_rank, c.key, typeof(c.key) as key_storage, c.position, c.depth,
+  select c.node_rank, ifnull(p.node_rank, -1) as parent_rank, c.key, typeof(c.key) as key_storage, c.position_rank, c.depth,
          c.type, c.value, typeof(c.value) as storage, c.pointer
   from ranked c left join ranked p on p.node = c.parent
   order by c.node_rank`;

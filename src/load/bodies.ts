@@ -291,7 +291,7 @@ export interface MemberRow {
  */
 export function memberNodeParams(bodyId: number, m: MemberRow): unknown[] {
   const isContainer = m.type === 'object' || m.type === 'array';
-  return [bodyId, m.parent, m.key ?? BigInt(m.position), m.node, m.position, m.depth, m.type, m.value, isContainer ? m.pointer : null];
+  return [bodyId, m.parent, m.key ?? BigInt(m.position), m.node, m.key === null ? m.position : m.node, m.depth, m.type, m.value, isContainer ? m.pointer : null];
 }
 
 /** Flattens an exact JSON value into member rows, the root first, in document order. */

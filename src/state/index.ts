@@ -12,7 +12,7 @@ import { JSON_FORMAT_VERSION } from '../json/output.js';
 import type { DB } from '../store/types.js';
 import { mergeEntities } from './entities.js';
 import { readCaptureFacts, readUnitFacts, STATE_VIEWS, unitRoots, type CaptureFacts } from './facts.js';
-import { withSnapshot, type Snapshot } from '../store/snapshot.js';
+import { lookupValue, withSnapshot, type Snapshot } from '../store/snapshot.js';
 import { planTools } from './plans.js';
 import { classifyRows, type Shaping } from './variants.js';
 import { findChangeBound, type ChangeBound } from './changes.js';
@@ -110,8 +110,8 @@ async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, s
 /** Each record's initial-read bound and list pointer, from the final views (in the snapshot: already evaluated). */
 async function recordDecisions(k: Kysely<DB>, captureId: number): Promise<RecordDecision[]> {
   const rows = await k.selectFrom('record as r')
-    .leftJoin('initial_reads as i', 'i.record_id', 'r.id')
-    .leftJoin('list_locations as l', 'l.body_id', 'r.response_body_id')
+    .leftJoin('initial_reads as i', (j) => j.on('i.record_id', '=', lookupValue('r.id')))
+    .leftJoin('list_locations as l', (j) => j.on('l.body_id', '=', lookupValue('r.response_body_id')))
     .select(['r.id as record_id', 'i.record_id as initial_id', 'i.bound_rule', 'i.bound_ordinal', 'l.list_pointer'])
     .where('r.capture_id', '=', captureId).orderBy('r.id').execute();
   return rows.map((r) => ({ record_id: r.record_id, is_initial: r.initial_id === null ? 0 : 1, bound_rule: r.bound_rule, bound_ordinal: r.bound_ordinal, list_pointer: r.list_pointer }));

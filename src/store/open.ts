@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type LogEvent } from 'kysely';
 import { CapstateError } from '../errors.js';
 import { sha256Hex } from '../json/sha256.js';
 import type { DB } from './types.js';
@@ -177,8 +177,19 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
 const connections = new WeakMap<Kysely<DB>, Sqlite>();
 
 /** A typed Kysely instance over an open connection (reads in the CLI, views for the renderer). */
+const TRACE_QUERIES_MS = process.env.CAPSTATE_TRACE_QUERIES ? Number(process.env.CAPSTATE_TRACE_QUERIES) : null;
+
+function traceSlowQueries(e: LogEvent): void {
+  if (e.queryDurationMillis < TRACE_QUERIES_MS!) return;
+  process.stderr.write(`capstate: query ${e.queryDurationMillis.toFixed(0)} ms: ${e.query.sql.replace(/\s+/g, ' ').slice(0, 300)}\n`);
+}
+
 export function kyselyFor(db: Sqlite): Kysely<DB> {
-  const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: db }) });
+  const k = new Kysely<DB>({
+    dialect: new SqliteDialect({ database: db }),
+    // CAPSTATE_TRACE_QUERIES=MS: each query slower than MS milliseconds on stderr (profiling).
+    ...(TRACE_QUERIES_MS !== null ? { log: traceSlowQueries } : {}),
+  });
   connections.set(k, db);
   return k;
 }
