@@ -32,7 +32,7 @@ export interface RetainedBodyView {
   content: string | Buffer | null;
 }
 
-const cache = new WeakMap<ServeContext, Map<string, Promise<ToolRecord[]>>>();
+const cache = new WeakMap<ServeContext, Promise<Map<string, ToolRecord[]>>>();
 
 /**
  * Per record, what the rules decided (initial read and bound, list pointer), read once per
@@ -72,20 +72,27 @@ export async function initialReads(ctx: ServeContext): Promise<Map<number, LineB
 }
 
 /** The tool's records in timeline order (cached per context: the store is read-only). */
-export function toolRecords(ctx: ServeContext, tool: string): Promise<ToolRecord[]> {
-  let perCtx = cache.get(ctx);
-  if (!perCtx) cache.set(ctx, (perCtx = new Map()));
-  // The promise is cached, like the other lookups here: concurrent first calls share one read.
-  let hit = perCtx.get(tool);
-  if (!hit) perCtx.set(tool, (hit = readToolRecords(ctx, tool)));
+export async function toolRecords(ctx: ServeContext, tool: string): Promise<ToolRecord[]> {
+  return (await allToolRecords(ctx)).get(tool) ?? [];
+}
+
+/**
+ * Every tool's records, read in one query the first time any tool's are needed: start-up
+ * describes every tool, and each query of its own evaluated the timeline (ES-6, a window
+ * over the whole capture) again (100 tools: 3 s at 500 MB). The promise is cached, like the
+ * other lookups here: concurrent first calls share one read.
+ */
+function allToolRecords(ctx: ServeContext): Promise<Map<string, ToolRecord[]>> {
+  let hit = cache.get(ctx);
+  if (!hit) cache.set(ctx, (hit = readAllToolRecords(ctx)));
   return hit;
 }
 
-async function readToolRecords(ctx: ServeContext, tool: string): Promise<ToolRecord[]> {
-  const toolId = ctx.toolIds.get(tool);
-  if (toolId === undefined) return [];
-  const { root_path } = ctx.tools.get(tool)!;
-  return readRecordLines(ctx.k, { tools: [{ id: toolId, name: tool, root_path }], readsOnly: false, initial: await initialReads(ctx) });
+async function readAllToolRecords(ctx: ServeContext): Promise<Map<string, ToolRecord[]>> {
+  const tools = [...ctx.toolIds].filter(([name]) => ctx.tools.has(name)).map(([name, id]) => ({ id, name, root_path: ctx.tools.get(name)!.root_path }));
+  const byTool = new Map<string, ToolRecord[]>(tools.map((t) => [t.name, []]));
+  for (const line of await readRecordLines(ctx.k, { tools, readsOnly: false, initial: await initialReads(ctx) })) byTool.get(line.tool)!.push(line);
+  return byTool;
 }
 
 /** The list pointer the state's list rules (OQ-11, `list_locations`) find in a record's response body, or null. */
