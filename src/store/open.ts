@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kysely, SqliteDialect, type LogEvent } from 'kysely';
+import { Kysely, SqliteDialect, type LogEvent, type SqliteDatabase } from 'kysely';
 import { CapstateError } from '../errors.js';
 import { sha256Hex } from '../json/sha256.js';
 import type { DB } from './types.js';
@@ -176,7 +176,6 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
 
 const connections = new WeakMap<Kysely<DB>, Sqlite>();
 
-/** A typed Kysely instance over an open connection (reads in the CLI, views for the renderer). */
 const TRACE_QUERIES_MS = process.env.CAPSTATE_TRACE_QUERIES ? Number(process.env.CAPSTATE_TRACE_QUERIES) : null;
 
 function traceSlowQueries(e: LogEvent): void {
@@ -184,9 +183,37 @@ function traceSlowQueries(e: LogEvent): void {
   process.stderr.write(`capstate: query ${e.queryDurationMillis.toFixed(0)} ms: ${e.query.sql.replace(/\s+/g, ' ').slice(0, 300)}\n`);
 }
 
+/** Prepared statements kept per connection (Kysely's SQLite driver prepares each query anew). */
+const STATEMENT_CACHE = 256;
+
+/**
+ * The connection as Kysely's SqliteDialect sees it, with each SQL text's statement prepared
+ * once: serving and checking effects run the same few queries thousands of times, and
+ * preparing them again was a tenth of a check-effects run. A statement still iterating (a
+ * streamed query) is not handed out twice: a busy one gets a fresh, uncached statement.
+ * SQLite prepares a kept statement again by itself when the schema changes (snapshots).
+ */
+function cachingConnection(db: Sqlite): SqliteDatabase {
+  const kept = new Map<string, Database.Statement>();
+  return {
+    prepare(sql: string) {
+      const hit = kept.get(sql);
+      if (hit && !hit.busy) return hit;
+      const stmt = db.prepare(sql);
+      if (!hit) {
+        if (kept.size >= STATEMENT_CACHE) kept.delete(kept.keys().next().value!);
+        kept.set(sql, stmt);
+      }
+      return stmt;
+    },
+    close() { db.close(); },
+  } as unknown as SqliteDatabase;
+}
+
+/** A typed Kysely instance over an open connection (reads in the CLI, views for the renderer). */
 export function kyselyFor(db: Sqlite): Kysely<DB> {
   const k = new Kysely<DB>({
-    dialect: new SqliteDialect({ database: db }),
+    dialect: new SqliteDialect({ database: cachingConnection(db) }),
     // CAPSTATE_TRACE_QUERIES=MS: each query slower than MS milliseconds on stderr (profiling).
     ...(TRACE_QUERIES_MS !== null ? { log: traceSlowQueries } : {}),
   });
