@@ -5,7 +5,8 @@
 -- object, the index (INTEGER) in an array, 0 for the root; with `parent` it is the key, so
 -- a node's children are one range of it and a named member one lookup. `position` orders
 -- siblings: the index of an array element, the node of an object member (a key, not a
--- rank: the `member` view ranks them), 0 for the root; `value` keeps
+-- rank: the `member` view ranks them; stores migrated by 0009 keep ranks, the same order),
+-- 0 for the root; `value` keeps
 -- scalars exact (STRICT ANY: "000123" stays text, 64-bit integers stay integers);
 -- true/false are 1/0 with their type; containers and null have NULL. `pointer` (RFC 6901)
 -- is kept for objects and arrays only ('' for a container root): scalars' pointers are

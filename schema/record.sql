@@ -31,3 +31,5 @@ CREATE TABLE record (
   tool_id INTEGER REFERENCES tool (id),
   UNIQUE (capture_id, ordinal)
 ) STRICT;
+-- A tool's records (serving, DESC-4's statuses, the state pass): one range each.
+CREATE INDEX record_tool ON record (tool_id, status);

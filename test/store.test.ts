@@ -58,9 +58,12 @@ describe('migrations', () => {
     expect(rows(db)).toEqual(want);
     // 0009 numbers the migrated nodes in document order, as a load does (json_tree's ids).
     const nodes = (d: Database.Database) => d.prepare(`with ranked as (
-        select n.*, row_number() over (partition by body_id order by node) as r from member_node n
+        select n.*, row_number() over (partition by body_id order by node) as r,
+               -- an object member's position is an order key (its node since a load of 0010's time, its rank when migrated): compared by rank
+               iif(typeof(key) = 'text', row_number() over (partition by body_id, parent order by position) - 1, position) as position_rank
+        from member_node n
       )
-      select c.body_id, c.r, p.r as parent_r, c.key, typeof(c.key), c.position, c.depth, c.type, c.value, c.pointer
+      select c.body_id, c.r, p.r as parent_r, c.key, typeof(c.key), c.position_rank, c.depth, c.type, c.value, c.pointer
       from ranked c left join ranked p on p.body_id = c.body_id and p.node = c.parent order by c.body_id, c.r`).raw().all();
     const fromLoad = new Database(fresh, { readonly: true });
     expect(nodes(db)).toEqual(nodes(fromLoad));
