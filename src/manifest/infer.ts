@@ -249,6 +249,7 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
   const apiBase = override.api_base ?? inferApiBase(jsonTemplates.length > 0 ? jsonTemplates : tools.map((t) => parseTemplate(t.template)));
   for (const t of tools) t.rootPath = rootPath(parseTemplate(t.template), apiBase);
   if (!override.api_base) await mergeSingularRoots(tools, byId, lists, notes);
+  if (!override.api_base) mergeNestedRoots(tools, byId, apiBase, notes);
   if (override.api_base && override.api_base !== '/' && !tools.some((t) => t.template === override.api_base || t.template.startsWith(`${override.api_base}/`))) {
     notes.push(`override api_base ${override.api_base} is a prefix of no admitted path; type roots fall back to first segments`);
   }
@@ -636,6 +637,39 @@ async function mergeSingularRoots(tools: InferredTool[], byId: Map<number, Rec>,
     for (const t of group) t.rootPath = plural;
     notes.push(`type root ${root} is one type with ${plural}: its item reads name entities that ${plural} lists (issue 18)`);
   }
+}
+
+/**
+ * Issue 18 (ES-7): a nested collection (`/posts/{id}/comments`, one parent parameter between
+ * two static segments under the API base) beside a recorded JSON GET of the flat list
+ * (`/comments`) lists that type's entities under a parent: its tools (the GET listing one
+ * parent's members, the POST creating one) take the flat list's root, so their reads are
+ * the type's reads and their writes bound it (ES-8). The state pass learns which field
+ * carries the parent (ES-37 checks it against every nested read; decisions: "nested
+ * collections").
+ */
+function mergeNestedRoots(tools: InferredTool[], byId: Map<number, Rec>, apiBase: string, notes: string[]): void {
+  const base = apiBase === '/' ? [] : apiBase.slice(1).split('/');
+  const under = (parts: TemplateShape['parts']) => parts.length > base.length && base.every((b, i) => parts[i].kind === 'static' && (parts[i] as { text: string }).text === b);
+  const flatLists = new Set<string>();
+  for (const t of tools) {
+    const parts = parseTemplate(t.template).parts;
+    if (t.method !== 'GET' || t.endsInParam || !under(parts) || parts.length !== base.length + 1) continue;
+    if (t.records.some((r) => byId.get(r.id)!.isJson)) flatLists.add(t.rootPath);
+  }
+  const moved = new Map<string, string>();
+  for (const t of tools) {
+    const parts = parseTemplate(t.template).parts;
+    if (!under(parts) || parts.length !== base.length + 3) continue;
+    const [parent, param, child] = parts.slice(base.length);
+    if (parent.kind !== 'static' || param.kind !== 'param' || child.kind !== 'static' || isVersionSegment(parent.text)) continue;
+    const flat = '/' + [...base, child.text].join('/');
+    if (!flatLists.has(flat) || flat === t.rootPath) continue;
+    t.rootPath = flat;
+    const nested = renderTemplate({ parts: parts.slice(0, base.length + 3), trailingSlash: false, suffix: '' });
+    moved.set(nested, flat);
+  }
+  for (const [nested, flat] of moved) notes.push(`${nested} lists ${flat} under a parent: one type with ${flat} (issue 18)`);
 }
 
 /** OQ-5: the longest common segment prefix of the JSON-answering templates, capped. */
