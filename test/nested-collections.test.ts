@@ -132,6 +132,17 @@ describe('the parent field is learned only when every recorded nested read agree
     expect(plan.lines.find((l) => l.path === '/posts/3/comments')).toMatchObject({ listed_ids: [], filter: [{ field: 'postId', values: ['3'] }] });
   });
 
+  it('under an API base and a version segment too: /api/v1/posts/{id}/comments beside /api/v1/comments', () => {
+    const s = synthetic([
+      { url: `${A}/api/v1/comments`, body: COMMENTS },
+      { url: `${A}/api/v1/posts/1/comments`, body: COMMENTS.filter((c) => c.postId === 1) },
+      { url: `${A}/api/v1/posts/2/comments`, body: COMMENTS.filter((c) => c.postId === 2) },
+    ]);
+    const plan = s.plans.find((p) => /^get_api_v1_posts_by_[a-z]+_comments$/.test(p.tool)) as ListPlan;
+    expect(plan).toMatchObject({ kind: 'list', collection: 'comments', parent: { field: 'postId' } });
+    expect(s.types.map((t) => t.root_path)).toEqual(['/api/v1/comments']);
+  });
+
   it('without a recorded flat list the nested tool keeps its own root and replays as before', () => {
     const s = synthetic([
       { url: `${A}/posts`, body: [{ id: 1, title: 'p' }, { id: 2, title: 'q' }] },

@@ -641,7 +641,7 @@ async function mergeSingularRoots(tools: InferredTool[], byId: Map<number, Rec>,
 
 /**
  * Issue 18 (ES-7): a nested collection (`/posts/{id}/comments`, one parent parameter between
- * two static segments under the API base) beside a recorded JSON GET of the flat list
+ * two static segments under the API base and its version segment, if any) beside a recorded JSON GET of the flat list
  * (`/comments`) lists that type's entities under a parent: its tools (the GET listing one
  * parent's members, the POST creating one) take the flat list's root, so their reads are
  * the type's reads and their writes bound it (ES-8). The state pass learns which field
@@ -650,24 +650,31 @@ async function mergeSingularRoots(tools: InferredTool[], byId: Map<number, Rec>,
  */
 function mergeNestedRoots(tools: InferredTool[], byId: Map<number, Rec>, apiBase: string, notes: string[]): void {
   const base = apiBase === '/' ? [] : apiBase.slice(1).split('/');
-  const under = (parts: TemplateShape['parts']) => parts.length > base.length && base.every((b, i) => parts[i].kind === 'static' && (parts[i] as { text: string }).text === b);
+  const text = (p: TemplateShape['parts'][number]) => (p.kind === 'static' ? p.text : null);
+  // Where a template's type segments start: after the API base and a version segment (ES-7's root), or null off the base.
+  const start = (parts: TemplateShape['parts']): number | null => {
+    if (parts.length <= base.length || !base.every((b, i) => text(parts[i]) === b)) return null;
+    const v = text(parts[base.length]);
+    return v !== null && isVersionSegment(v) && base.length + 1 < parts.length ? base.length + 1 : base.length;
+  };
   const flatLists = new Set<string>();
   for (const t of tools) {
     const parts = parseTemplate(t.template).parts;
-    if (t.method !== 'GET' || t.endsInParam || !under(parts) || parts.length !== base.length + 1) continue;
+    const i = start(parts);
+    if (t.method !== 'GET' || t.endsInParam || i === null || parts.length !== i + 1) continue;
     if (t.records.some((r) => byId.get(r.id)!.isJson)) flatLists.add(t.rootPath);
   }
   const moved = new Map<string, string>();
   for (const t of tools) {
     const parts = parseTemplate(t.template).parts;
-    if (!under(parts) || parts.length !== base.length + 3) continue;
-    const [parent, param, child] = parts.slice(base.length);
-    if (parent.kind !== 'static' || param.kind !== 'param' || child.kind !== 'static' || isVersionSegment(parent.text)) continue;
-    const flat = '/' + [...base, child.text].join('/');
+    const i = start(parts);
+    if (i === null || parts.length !== i + 3) continue;
+    const [parent, param, child] = parts.slice(i);
+    if (parent.kind !== 'static' || param.kind !== 'param' || child.kind !== 'static') continue;
+    const flat = '/' + [...parts.slice(0, i).map((p) => text(p)!), child.text].join('/');
     if (!flatLists.has(flat) || flat === t.rootPath) continue;
     t.rootPath = flat;
-    const nested = renderTemplate({ parts: parts.slice(0, base.length + 3), trailingSlash: false, suffix: '' });
-    moved.set(nested, flat);
+    moved.set(renderTemplate({ parts, trailingSlash: false, suffix: '' }), flat);
   }
   for (const [nested, flat] of moved) notes.push(`${nested} lists ${flat} under a parent: one type with ${flat} (issue 18)`);
 }
