@@ -64,6 +64,12 @@ describe('nested collections in the state (issue 18): the json-server fixture', 
       ['/posts/2/comments', ['3', '7'], [{ field: 'postId', values: ['2'] }], undefined],
     ]);
   });
+
+  it('the human output names the parent field of the nested list plan', () => {
+    const r = cli(['state', CAPTURE]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/get_posts_by_id_comments +list plan \(comments at the root, membership recorded, each \{id\}'s by postId\)/);
+  });
 });
 
 describe('read_records.lists_collection, rows in and out: a nested tool under the flat root lists that collection (ES-7, issue 18)', () => {
