@@ -1,5 +1,5 @@
 -- @rule   none
--- @says   The admitted reads (glossary: read tool): records with a safe method (GET, HEAD, OPTIONS, TRACE) and query POSTs, with their tool, type root and timing, and whether their tool lists the type's own collection (a list template without parameters that does not read a file document).
+-- @says   The admitted reads (glossary: read tool): records with a safe method (GET, HEAD, OPTIONS, TRACE) and query POSTs, with their tool, type root and timing, and whether their tool lists the type's own collection (a list template without parameters, or a nested collection under the flat list's root, that does not read a file document).
 -- @grain  one row per admitted read record
 -- @reads  records_timeline, record, tool, vocabulary, file_documents
 create view read_records as
@@ -13,7 +13,10 @@ final as (
          -- A list of the type's own collection: a list template with no parameter (`/api/teams/search`,
          -- not the sub-resource list `/api/teams/{id}/members`; decisions, ES-7).
          -- A file read on one request line (`/manifest.json`, DOC-1 / issue 18) lists nothing.
-         (o.ends_in_param = 0 and instr(o.template, '{') = 0 and f.tool_id is null) as lists_collection
+         -- Issue 18: a nested collection the manifest gave the flat list's root (`/posts/{id}/comments`
+         -- under `/comments`: its template does not start with its root) lists that collection.
+         (o.ends_in_param = 0 and f.tool_id is null
+          and (instr(o.template, '{') = 0 or substr(o.template, 1, length(o.root_path) + 1) <> o.root_path || '/')) as lists_collection
   from timeline t
   join record r on r.id = t.record_id
   join tool o on o.id = r.tool_id

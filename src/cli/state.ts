@@ -77,7 +77,7 @@ export function describeState(s: EnvironmentState, sha256: string, opts: { expla
       : p.kind === 'document' ? `document ${p.path}`
       : p.kind === 'item' ? `item plan (${p.collection} at ${p.entity_pointer || 'the root'})`
       : `list plan (${p.collection} at ${p.list_pointer || 'the root'}, membership ${p.membership}` +
-        `${p.counters.length ? `, counters ${p.counters.join(', ')}` : ''})`;
+        `${p.counters.length ? `, counters ${p.counters.join(', ')}` : ''}${p.parent ? `, each {${p.parent.param}}'s by ${p.parent.field}` : ''})`;
     lines.push(`  ${p.tool.padEnd(w)}  ${what}`);
   }
   lines.push('', `sha256 ${sha256}`);

@@ -249,6 +249,7 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
   const apiBase = override.api_base ?? inferApiBase(jsonTemplates.length > 0 ? jsonTemplates : tools.map((t) => parseTemplate(t.template)));
   for (const t of tools) t.rootPath = rootPath(parseTemplate(t.template), apiBase);
   if (!override.api_base) await mergeSingularRoots(tools, byId, lists, notes);
+  if (!override.api_base) mergeNestedRoots(tools, byId, apiBase, notes);
   if (override.api_base && override.api_base !== '/' && !tools.some((t) => t.template === override.api_base || t.template.startsWith(`${override.api_base}/`))) {
     notes.push(`override api_base ${override.api_base} is a prefix of no admitted path; type roots fall back to first segments`);
   }
@@ -636,6 +637,46 @@ async function mergeSingularRoots(tools: InferredTool[], byId: Map<number, Rec>,
     for (const t of group) t.rootPath = plural;
     notes.push(`type root ${root} is one type with ${plural}: its item reads name entities that ${plural} lists (issue 18)`);
   }
+}
+
+/**
+ * Issue 18 (ES-7): a nested collection (`/posts/{id}/comments`, one parent parameter between
+ * two static segments under the API base and its version segment, if any) beside a recorded JSON GET of the flat list
+ * (`/comments`) lists that type's entities under a parent: its tools (the GET listing one
+ * parent's members, the POST creating one) take the flat list's root, so their reads are
+ * the type's reads and their writes bound it (ES-8). The state pass learns which field
+ * carries the parent (ES-37 checks it against every nested read; decisions: "nested
+ * collections").
+ */
+function mergeNestedRoots(tools: InferredTool[], byId: Map<number, Rec>, apiBase: string, notes: string[]): void {
+  const base = apiBase === '/' ? [] : apiBase.slice(1).split('/');
+  const text = (p: TemplateShape['parts'][number]) => (p.kind === 'static' ? p.text : null);
+  // Where a template's type segments start: after the API base and a version segment (ES-7's root), or null off the base.
+  const start = (parts: TemplateShape['parts']): number | null => {
+    if (parts.length <= base.length || !base.every((b, i) => text(parts[i]) === b)) return null;
+    const v = text(parts[base.length]);
+    return v !== null && isVersionSegment(v) && base.length + 1 < parts.length ? base.length + 1 : base.length;
+  };
+  const flatLists = new Set<string>();
+  for (const t of tools) {
+    const parts = parseTemplate(t.template).parts;
+    const i = start(parts);
+    if (t.method !== 'GET' || t.endsInParam || i === null || parts.length !== i + 1) continue;
+    if (t.records.some((r) => byId.get(r.id)!.isJson)) flatLists.add(t.rootPath);
+  }
+  const moved = new Map<string, string>();
+  for (const t of tools) {
+    const parts = parseTemplate(t.template).parts;
+    const i = start(parts);
+    if (i === null || parts.length !== i + 3) continue;
+    const [parent, param, child] = parts.slice(i);
+    if (parent.kind !== 'static' || param.kind !== 'param' || child.kind !== 'static') continue;
+    const flat = '/' + [...parts.slice(0, i).map((p) => text(p)!), child.text].join('/');
+    if (!flatLists.has(flat) || flat === t.rootPath) continue;
+    t.rootPath = flat;
+    moved.set(renderTemplate({ parts, trailingSlash: false, suffix: '' }), flat);
+  }
+  for (const [nested, flat] of moved) notes.push(`${nested} lists ${flat} under a parent: one type with ${flat} (issue 18)`);
 }
 
 /** OQ-5: the longest common segment prefix of the JSON-answering templates, capped. */

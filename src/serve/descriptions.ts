@@ -228,6 +228,8 @@ function describeListServing(plan: ListPlan): string {
   const differs = plan.lines.filter((l) => l.reason === 'membership-differs');
   const kept = plan.lines.length - differs.length;
   const parts = [kept === plan.lines.length ? 'answers its recorded request lines from state' : `answers ${kept} of its ${plan.lines.length} recorded request lines from state`];
+  // Issue 18: a nested collection answers any parent, recorded or not.
+  if (plan.parent) parts.push(`and from state any {${plan.parent.param}}'s ${plan.collection} (those whose ${plan.parent.field} is that {${plan.parent.param}})`);
   const q = plan.list_queries;
   if (q) {
     const any: string[] = [];

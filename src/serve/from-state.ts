@@ -169,6 +169,15 @@ async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanL
     if (line.reason === 'membership-differs') return null;
     const q = lineQuery(line);
     how = q ? describeQuery(q) : line.membership === 'all' ? 'the whole collection in state order' : `the entities #${line.record_ordinal} listed`;
+  } else if (plan.parent && call.query.length === 0) {
+    // Issue 18: a parent no record shows lists the entities its parent filter picks, in the
+    // envelope of a recorded parent's line without a query.
+    const value = call.params.get(plan.parent.param);
+    const template = plan.lines.find((l) => l.status >= 200 && l.status <= 299 && l.reason === undefined && l.query === null && l.filter?.[0]?.field === plan.parent!.field);
+    if (value === undefined || !template) return null;
+    const filter = [{ field: plan.parent.field, values: [value] }];
+    line = { ...template, filter, sort: undefined, window: undefined, total_members: undefined, total_headers: undefined, listed_ids: undefined };
+    how = `${describeQuery({ filter })}, a parent no record shows (its ${plan.parent.field} learned from the recorded nested lines), in the envelope of #${template.record_ordinal}`;
   } else {
     const learned = plan.list_queries;
     if (!learned || call.query.length === 0) return null;
@@ -176,6 +185,12 @@ async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanL
     const parsed = parseListQuery(call.query, ctx.vocabulary, (name, use) => (use === 'filter' ? learned.filter : plan.fields).includes(name));
     if (!parsed.ok || !isListQuery(parsed.query)) return null;
     for (const [kind, names] of parsed.kinds) if (names.some((n) => !learned[kind].includes(n))) return null;
+    if (plan.parent) {
+      // Issue 18: a nested list's query applies to its parent's members only.
+      const value = call.params.get(plan.parent.param);
+      if (value === undefined) return null;
+      parsed.query.filter = [{ field: plan.parent.field, values: [value] }, ...(parsed.query.filter ?? [])];
+    }
     const keys = (l: { query: string | null }) => [...new Set(new URLSearchParams(l.query ?? '').keys())].sort().join('&');
     const wanted = [...new Set(call.query.map((p) => p.name))].sort().join('&');
     const usable = plan.lines.filter((l) => l.status >= 200 && l.status <= 299 && l.reason === undefined);

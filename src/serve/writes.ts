@@ -35,6 +35,12 @@ export interface WriteModel {
   /** The read tools answering the written entity's item and the document. */
   itemTool: string | null;
   documentTool: string | null;
+  /**
+   * A create under a parent (issue 18: `POST /posts/{id}/comments`): the path parameter
+   * naming the parent and the field the new entity carries it in, as the nested list's plan
+   * learned it (`parent`).
+   */
+  parent?: { param: string; field: string };
 }
 
 const models = new WeakMap<ServeContext, Map<string, Promise<WriteModel | null>>>();
@@ -78,8 +84,16 @@ async function findWriteModel(ctx: ServeContext, tool: ManifestTool): Promise<Wr
   }
   const entity = { ...base, collection: type.collection, identity: type.identity, pointer, itemTool: itemTool?.name ?? null };
   if (method === 'POST') {
-    // A create posts to the type's collection path (`/posts`, `/issues.json`), not below an item.
-    if (params.length > 0) return null;
+    // A create posts to the type's collection path (`/posts`, `/issues.json`), not below an
+    // item; or to a nested collection's path whose list plan learned the parent field (issue 18).
+    if (params.length > 0) {
+      for (const r of reads) {
+        if (r.template !== tool.template) continue;
+        const plan = await state.plan(r.name);
+        if (plan?.kind === 'list' && plan.collection === type.collection && plan.parent) return { ...entity, kind: 'create', parent: plan.parent };
+      }
+      return null;
+    }
     return { ...entity, kind: 'create' };
   }
   // PATCH, PUT and DELETE name the entity by the item path's last parameter.
@@ -208,6 +222,17 @@ function shapedAnswer(recorded: JsonValue | undefined, wm: WriteModel, value: Js
   return recorded;
 }
 
+/**
+ * Issue 18: a create under a parent carries the parent's path value in the parent field, in
+ * its place among the members (the request's, else where the server put it in the recorded
+ * answer, else last), spelled as the recorded answer spells it (json-server 0.17 answers the
+ * path's text, `"postId": "1"`; a number where the server answers one).
+ */
+function withParent(entries: [string, JsonValue][], field: string, pathValue: string, recorded: JsonValue | undefined): [string, JsonValue][] {
+  const value: JsonValue = (typeof recorded === 'number' || typeof recorded === 'bigint') && /^-?(0|[1-9][0-9]{0,14})$/.test(pathValue) ? Number(pathValue) : pathValue;
+  return entries.some(([k]) => k === field) ? entries.map(([k, v]): [string, JsonValue] => [k, k === field ? value : v]) : [...entries, [field, value]];
+}
+
 const written = (e: StateEntity, keys: string[]): StateEntity['view_values'] =>
   Object.fromEntries(Object.entries(e.view_values).map(([tool, vals]) => [tool, Object.fromEntries(Object.entries(vals).filter(([k]) => !keys.includes(k)))]));
 
@@ -257,7 +282,9 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
       adopted = ` (the id the server chose in the record, of the allocated id's shape ${idShape(id)})`;
       id = chosen;
     }
-    const value = objectFrom([...entriesOf(part).filter(([k]) => k !== identity), ...serverFields(recordedEntity, recordedRequest, part!, undefined, identity), [identity, id]]);
+    let entries: [string, JsonValue][] = [...entriesOf(part).filter(([k]) => k !== identity), ...serverFields(recordedEntity, recordedRequest, part!, undefined, identity)];
+    if (wm.parent) entries = withParent(entries, wm.parent.field, call.params.get(wm.parent.param)!, member(recordedEntity, wm.parent.field));
+    const value = objectFrom([...entries, [identity, id]]);
     const e = await model.put({ collection, id: String(id), value, view_values: {}, record_ordinals: [] });
     const answer = shapedAnswer(shape?.value, wm, value, id);
     const why = `write took effect: created ${collection} entity ${e.id}${adopted || ' (id allocated as the capture shows)'}`;

@@ -15,7 +15,7 @@ import {
 } from './types.js';
 import type { Shaping, ViewShaping } from './variants.js';
 import { childPointer } from '../json/pointer.js';
-import { applyListQuery, isListQuery, parseListQuery, type QueryKind } from './list-queries.js';
+import { applyListQuery, isListQuery, parseListQuery, type ParsedQuery, type QueryKind } from './list-queries.js';
 
 /** OQ-30 / DOC-4: the rendered-size limit, compact exact JSON in UTF-8 bytes. */
 export const MAX_RENDERED_BYTES = 262_144;
@@ -254,6 +254,8 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   };
   const totals = { members: byRecord(ctx.facts.counters), headers: byRecord(ctx.facts.pageSignals) };
   const shownBy = byRecord(ctx.facts.observations.filter((o) => o.tool === ctx.tool));
+  const parent = parentOf(ctx, all, membership, shownBy, isField, totals);
+  const parentFilter = (r: ReadLine) => (parent ? { field: parent.field, value: ctx.facts.pathValue(r.record_id)! } : undefined);
   const lines: PlanLine[] = [];
   const failedKinds = new Set<string>();
   const learnedKinds = new Map<QueryKind, Set<string>>();
@@ -262,7 +264,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     const m = membership.get(r.record_id);
     if (m) {
       const listedIds = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
-      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals);
+      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, parentFilter(r));
       if (read.kind === 'query') {
         for (const [k, names] of read.kinds) for (const n of names) (learnedKinds.get(k) ?? learnedKinds.set(k, new Set()).get(k)!).add(n);
         lines.push({ ...base, membership: read.membership, ...(read.membership === 'recorded' ? { listed_ids: listedIds } : {}), ...read.line });
@@ -280,7 +282,12 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     // IDN-3 / OQ-11 (5): an empty list constrains nothing; it renders what it recorded (nothing).
     const body = ctx.facts.bodyValue(r.response_body_id);
     const list = body === undefined ? undefined : at(body, listPointer);
-    if (Array.isArray(list) && list.length === 0) lines.push({ ...base, membership: 'recorded', listed_ids: [] });
+    const emptyParent = parentFilter(r);
+    if (Array.isArray(list) && list.length === 0 && emptyParent && r.query_pairs.length === 0
+      && applyListQuery(all, { filter: [{ field: emptyParent.field, values: [emptyParent.value] }] }, ctx.tool).entities.length === 0) {
+      // Issue 18: a parent without members lists what its parent filter picks (nothing, until a write adds one).
+      lines.push({ ...base, membership: 'recorded', listed_ids: [], filter: [{ field: emptyParent.field, values: [emptyParent.value] }] });
+    } else if (Array.isArray(list) && list.length === 0) lines.push({ ...base, membership: 'recorded', listed_ids: [] });
     else {
       lines.push(base);
       if (ok(r.status) && body !== undefined) reasons.push({ reason: 'fields-differ', detail: `record #${r.ordinal} (${lineName(r)}) has no list at ${listPointer || 'the root'}` });
@@ -294,7 +301,8 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   const listQueries: ListQueries = { filter: learned('filter'), sort: learned('sort'), window: learned('window') };
   const hasQueries = listQueries.filter.length + listQueries.sort.length + listQueries.window.length > 0;
   const plan: ListPlan = {
-    tool: ctx.tool, kind: 'list', ...viewBase(ctx, listObs, 'list'), ...(hasQueries ? { list_queries: listQueries } : {}), list_pointer: listPointer,
+    tool: ctx.tool, kind: 'list', ...viewBase(ctx, listObs, 'list'), ...(hasQueries ? { list_queries: listQueries } : {}),
+    ...(parent ? { parent: { param: parent.param, field: parent.field } } : {}), list_pointer: listPointer,
     membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded', counters, lines,
   };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
@@ -313,9 +321,14 @@ type LineRead =
  * or another order, than the collection and that no query explains is `membership-differs`.
  */
 function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: string[], all: StateEntity[], isField: (n: string) => boolean,
-  totalsOf: { members: Map<number, StateFacts['counters']>; headers: Map<number, StateFacts['pageSignals']> }): LineRead {
+  totalsOf: Totals, parent?: { field: string; value: string }): LineRead {
   const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
-  const parsed = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
+  let parsed: ParsedQuery | null = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
+  if (parent && (parsed === null || parsed.ok)) {
+    // Issue 18: a nested line's parent is its first filter (the field learned by parentOf).
+    const q = parsed?.query ?? {};
+    parsed = { ok: true, kinds: parsed?.kinds ?? new Map(), query: { ...q, filter: [{ field: parent.field, values: [parent.value] }, ...(q.filter ?? [])] } };
+  }
   if (parsed?.ok && isListQuery(parsed.query)) {
     const picked = applyListQuery(all, parsed.query, ctx.tool);
     if (same(picked.entities.map((e) => e.id))) {
@@ -340,6 +353,41 @@ function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: 
     return { kind: 'differs', kinds: parsed?.ok ? [...parsed.kinds.keys()] : [], detail: `record #${r.ordinal} (${lineName(r)}) lists ${shown}, and no filter, sort or window explains it (issue 18)${why}` };
   }
   return { kind: 'plain' };
+}
+
+type Totals = { members: Map<number, StateFacts['counters']>; headers: Map<number, StateFacts['pageSignals']> };
+
+/**
+ * Issue 18 (ES-35, ES-37): the field a nested collection's entities carry their parent in.
+ * A list tool under a parent (`/posts/{id}/comments`, which the manifest gave the flat
+ * `/comments` root) lists the entities whose field equals the path value. The field is
+ * learned as list filters are: the first field (those named for the parent — `postId`,
+ * `post_id` — first, then the view's field order) whose filter reproduces every listed line
+ * of the tool, in order; with none, no parent is learned and the lines keep their reasons.
+ */
+function parentOf(ctx: Ctx, all: StateEntity[], membership: Map<number, 'all' | 'recorded'>, shownBy: Map<number, { entity_id: string }[]>, isField: (n: string) => boolean, totals: Totals): { param: string; field: string } | null {
+  const tool = ctx.facts.tools.find((t) => t.name === ctx.tool);
+  const params = [...(tool?.template.matchAll(/\{([^}]+)\}/g) ?? [])].map((m) => m[1]);
+  if (!tool || params.length !== 1 || tool.ends_in_param === 1) return null;
+  const listed = ctx.lines.filter((r) => membership.has(r.record_id) && ctx.facts.pathValue(r.record_id) !== undefined);
+  if (listed.length === 0) return null;
+  const statics = tool.template.split('/').filter((s) => s !== '' && !s.startsWith('{'));
+  const parentWord = singular(statics[statics.length - 2] ?? '');
+  const named = (f: string) => [`${parentWord}Id`, `${parentWord}_id`, parentWord].includes(f);
+  const fields = ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? [];
+  const candidates = [...fields.filter(named), ...fields.filter((f) => !named(f))];
+  const field = candidates.find((f) => listed.every((r) => {
+    const ids = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
+    return readLineQuery(ctx, r, membership.get(r.record_id)!, ids, all, isField, totals, { field: f, value: ctx.facts.pathValue(r.record_id)! }).kind === 'query';
+  }));
+  return field === undefined ? null : { param: params[0], field };
+}
+
+/** `posts` → `post`, `policies` → `policy`, `boxes` → `box` (the parent's name in its members' field). */
+function singular(word: string): string {
+  if (/ies$/.test(word)) return `${word.slice(0, -3)}y`;
+  if (/(s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  return word.endsWith('s') ? word.slice(0, -1) : word;
 }
 
 /** DOC-2..DOC-5: the document of a GET list tool without an entity plan, or the reasons it has none. */

@@ -95,7 +95,9 @@ interface ViewFacts {
 }
 
 export interface ItemPlan extends ViewFacts { kind: 'item'; entity_pointer: string; membership: null; counters: [] }
-export interface ListPlan extends ViewFacts { kind: 'list'; list_queries?: ListQueries; list_pointer: string; membership: 'all' | 'recorded'; counters: string[] }
+/** A nested collection's parent (issue 18): the path parameter naming it and the field its members carry it in. */
+export interface ListParent { param: string; field: string }
+export interface ListPlan extends ViewFacts { kind: 'list'; list_queries?: ListQueries; parent?: ListParent; list_pointer: string; membership: 'all' | 'recorded'; counters: string[] }
 export interface DocumentPlan { tool: string; kind: 'document'; path: string; record_ordinal: number }
 export interface RecordPlan { tool: string; kind: 'record'; reason: Reason; detail: string }
 export type Plan = ItemPlan | ListPlan | DocumentPlan | RecordPlan;
