@@ -300,3 +300,17 @@ describe('the data plane: reset_state, get_state, load_state', () => {
 });
 
 type Doc = { entities: { collection: string; id: string; value: Record<string, unknown> }[]; documents: { tool: string; value: unknown }[] };
+
+describe('a created id of the server\'s shape, whatever the draw', () => {
+  it('a random id keeps the recorded id\'s prefix, length, character classes and so its shape (never a counter by chance)', async () => {
+    const { idShape, randomLike } = await import('../src/serve/writes.js');
+    for (const recorded of ['itm_5Wn4Ps8d', '5f3a9c0e', 'zz', 'ABCdefGHx', 'usr-Q9zk-aB', 'xxxxxxxxxxxxxxxxxxxxxxxx']) {
+      for (let i = 0; i < 300; i++) {
+        const id = randomLike(recorded);
+        expect(idShape(id), `${recorded} → ${id}`).toBe(idShape(recorded));
+        expect(id.length).toBe(recorded.length);
+      }
+      if (recorded.includes('_')) expect(randomLike(recorded).startsWith(recorded.slice(0, recorded.lastIndexOf('_') + 1))).toBe(true);
+    }
+  });
+});
