@@ -6,6 +6,7 @@ import type { ArgsDef } from 'citty';
 import { CapstateError } from '../errors.js';
 import { JSON_FORMAT_VERSION, toJson } from '../json/output.js';
 import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
+import { plainError, plainText } from '../state/words.js';
 
 export const dbArg = {
   db: { type: 'string', description: 'Store file', default: 'capstate.sqlite', valueHint: 'FILE' },
@@ -44,8 +45,9 @@ export function parseTimeout(value: string | undefined, flag: string): number {
 /** Reports an error the way the user asked (`--json` or text) and returns the exit code. */
 export function reportError(e: unknown, asJson: boolean): number {
   if (e instanceof CapstateError) {
-    if (asJson) out(toJson({ format_version: JSON_FORMAT_VERSION, ...e.toJSON() }));
-    process.stderr.write(`capstate: error: ${e.describe()}\n`);
+    // Plain words (issue 19): the message without rule IDs; `--json` names them in `rules`.
+    if (asJson) out(toJson({ format_version: JSON_FORMAT_VERSION, ...plainError(e.toJSON()) }));
+    process.stderr.write(`capstate: error: ${plainText(e.describe())}\n`);
     return e.exitCode;
   }
   if (e instanceof Error && e.name === 'CLIError') {
