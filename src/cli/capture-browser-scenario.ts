@@ -9,7 +9,7 @@ import { plainText } from '../state/words.js';
 
 export const args = {
   ...jsonArg,
-  out: { type: 'string', description: 'Write the Evidence to FILE (then stdout gets a summary)', valueHint: 'FILE' },
+  out: { type: 'string', alias: 'o', description: 'Write the Evidence to FILE (then stdout gets a summary)', valueHint: 'FILE' },
 } as const;
 
 /**
