@@ -73,6 +73,7 @@ describe('npm pack ships only what runs', () => {
     expect(files).toContain('dist/src/index.d.ts');
     expect(files).toContain('dist/src/load/parse-worker.js');
     expect(files).toContain('README.md');
+    expect(files).toContain('LICENSE');
     expect(files.filter((f) => f.startsWith('migrations/')).length).toBeGreaterThan(0);
     expect(files.filter((f) => f.startsWith('queries/')).length).toBeGreaterThan(0);
     const stray = files.filter((f) => !/^(dist\/src\/.+\.(js|d\.ts)|migrations\/.+\.sql|queries\/.+\.sql|schema\/.+\.sql|docs\/.+\.md|README\.md|package\.json|LICENSE)$/.test(f));
@@ -131,5 +132,17 @@ describe('the packed package installed into an empty folder', () => {
     const r = run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], app);
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
+  });
+});
+
+describe('the licence: one, and package.json and LICENSE agree', () => {
+  it('LICENSE is the MIT licence text and package.json says MIT', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { license?: string };
+    const text = readFileSync(join(root, 'LICENSE'), 'utf8');
+    expect(pkg.license).toBe('MIT');
+    expect(text.split('\n')[0]).toBe('MIT License');
+    expect(text).toMatch(/^Copyright \(c\) \d{4} \S.*$/m);
+    expect(text).toContain('Permission is hereby granted, free of charge, to any person obtaining a copy');
+    expect(text).toContain('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND');
   });
 });

@@ -68,7 +68,8 @@ describe('ES-20 replaying variants and ES-15 projections', () => {
     try {
       const v = await s.call('get_api_v1_users', { query: { page: '1', include: 'roles' } });
       expect(v.structuredContent).toMatchObject({ source: 'replay', record_ordinal: 2 });
-      expect((v.structuredContent as { why: string }).why).toMatch(/^replay reason variant \(ES-20\)/);
+      expect((v.structuredContent as { why: string }).why).toMatch(/^replay reason variant \(the call names a query key that picks another representation/);
+      expect((v.structuredContent as { rules: string[] }).rules[0]).toBe('ES-20');
       const b = await s.call('get_api_v1_users', { query: { page: '1' } });
       expect(b.structuredContent).toMatchObject({ source: 'state', record_ordinal: 1 });
     } finally {
@@ -84,7 +85,8 @@ describe('ES-20 replaying variants and ES-15 projections', () => {
     try {
       const r = await s.call('get_api_books_by_id', { id: 'bk-1017', query: { fields: 'title' } });
       expect(r.structuredContent).toMatchObject({ source: 'replay', record_ordinal: 2, body: { title: 'Dune' } });
-      expect((r.structuredContent as { why: string }).why).toMatch(/^replay reason projection \(ES-15\)/);
+      expect((r.structuredContent as { why: string }).why).toMatch(/^replay reason projection \(the call asks for only some fields/);
+      expect((r.structuredContent as { rules: string[] }).rules[0]).toBe('ES-15');
     } finally {
       await s.close();
     }

@@ -300,7 +300,9 @@ describe('ES-39 memory budget', () => {
     const doc = JSON.parse(r.stdout);
     expect(doc).toMatchObject({ ok: false, code: 'budget-exceeded' });
     expect(doc.entities).toBeUndefined();
-    expect(doc.message).toMatch(/more than its 100000 transient bytes \(ES-39\) in the (bodies|values) phase of type \/api\/v1\/items/);
+    expect(doc.message).toMatch(/more than its 100000 transient bytes in the (bodies|values) phase of type \/api\/v1\/items/);
+    // Plain words (issue 19): the message cites no rule; `rules` names it.
+    expect(doc.rules).toEqual(['ES-39']);
     expect(doc.context).toMatchObject({ type: '/api/v1/items' });
     // The same capture fits the real 96 MiB budget.
     expect(cli(['state', file, '--json']).status).toBe(0);

@@ -20,6 +20,7 @@ import { closeServeContext, openServeContext } from '../src/serve/context.js';
 import { environmentStateView } from '../src/serve/state-view.js';
 import { environmentState, stateBytes } from '../src/state/index.js';
 import { readStoredState } from '../src/state/stored.js';
+import { plainError, plainText } from '../src/state/words.js';
 import { kyselyFor, listMigrations, openStore } from '../src/store/open.js';
 import { writeHar } from './har-builder.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
@@ -230,14 +231,16 @@ describe('stored state: a state that cannot be computed (ES-39 budget-exceeded) 
     }
     expect(raised).toBeInstanceOf(CapstateError);
     expect(head.error_message).toBe(raised!.message);
-    // Reported by `state` (without the lowered budget: nothing is computed) exactly as that error.
+    // Reported by `state` (without the lowered budget: nothing is computed) exactly as that
+    // error, in plain words with its rule in `rules` (issue 19; the stored message keeps it).
     const json = cli(['state', '--db', db, '--json']);
     expect(json.status).toBe(1);
-    expect(JSON.parse(json.stdout)).toEqual({ format_version: 1, ...raised!.toJSON() });
-    expect(json.stderr).toBe(`capstate: error: ${raised!.describe()}\n`);
+    expect(JSON.parse(json.stdout)).toEqual({ format_version: 1, ...plainError(raised!.toJSON()) });
+    expect(JSON.parse(json.stdout).rules).toEqual(['ES-39']);
+    expect(json.stderr).toBe(`capstate: error: ${plainText(raised!.describe())}\n`);
     const text = cli(['state', '--db', db]);
     expect(text.status).toBe(1);
-    expect(text.stderr).toBe(`capstate: error: ${raised!.describe()}\n`);
+    expect(text.stderr).toBe(`capstate: error: ${plainText(raised!.describe())}\n`);
     expect(text.stdout).toBe('');
     // `info` says which captures have no state, and why to ask `state`.
     expect(cli(['info', '--db', db]).stdout).toContain('environment state: could not be computed (budget-exceeded; capstate state says why)');

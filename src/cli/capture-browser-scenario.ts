@@ -5,10 +5,11 @@ import { CapstateError } from '../errors.js';
 import { parseExactJson, plainJson } from '../json/exact.js';
 import { jsonArg, log, out, printJson } from './common.js';
 import { toJson } from '../json/output.js';
+import { plainText } from '../state/words.js';
 
 export const args = {
   ...jsonArg,
-  out: { type: 'string', description: 'Write the Evidence to FILE (then stdout gets a summary)', valueHint: 'FILE' },
+  out: { type: 'string', alias: 'o', description: 'Write the Evidence to FILE (then stdout gets a summary)', valueHint: 'FILE' },
 } as const;
 
 /**
@@ -60,11 +61,11 @@ export default defineCommand({
       process.off('SIGTERM', cancel);
     }
     for (const s of [evidence.initial_state, ...evidence.steps]) {
-      if (s.status === 'failed') log(`${'step_id' in s ? `step ${(s as { step_id: string }).step_id}` : 'initial navigation'} failed: ${s.error?.message}`);
+      if (s.status === 'failed') log(`${'step_id' in s ? `step ${(s as { step_id: string }).step_id}` : 'initial navigation'} failed: ${plainText(s.error?.message ?? '')}`);
     }
     const lines = (head: string, tail: string) => {
       const s = summary(evidence);
-      return [head, ...evidence.steps.map((st) => `  ${stepLine(st)}`),
+      return [head, ...evidence.steps.map((st) => `  ${plainText(stepLine(st))}`),
         `  ${s.events} events, ${s.network_transactions} network transactions retained`, tail].join('\n');
     };
     if (a.out) {

@@ -14,9 +14,11 @@ import card from './card.js';
 import checkEffects from './check-effects.js';
 import captureBrowserScenario from './capture-browser-scenario.js';
 import compareWebCaptures from './compare-web-captures.js';
+import { completionCommand } from './completion.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
 export const commands: Record<string, CommandDef<any>> = {
   load, info, manifest, state, 'inspect-analysis-view': inspectAnalysisView, sql, search, report, migrate, serve, card, 'check-effects': checkEffects,
   'capture-browser-scenario': captureBrowserScenario, 'compare-web-captures': compareWebCaptures,
+  completion: completionCommand(() => commands),
 };

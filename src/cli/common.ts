@@ -6,18 +6,19 @@ import type { ArgsDef } from 'citty';
 import { CapstateError } from '../errors.js';
 import { JSON_FORMAT_VERSION, toJson } from '../json/output.js';
 import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
+import { plainError, plainText } from '../state/words.js';
 
 export const dbArg = {
-  db: { type: 'string', description: 'Store file', default: 'capstate.sqlite', valueHint: 'FILE' },
+  db: { type: 'string', alias: 'd', description: 'Store file', default: 'capstate.sqlite', valueHint: 'FILE' },
 } as const satisfies ArgsDef;
 
 export const jsonArg = {
-  json: { type: 'boolean', description: 'Print one JSON document on stdout', default: false },
+  json: { type: 'boolean', alias: 'j', description: 'Print one JSON document on stdout', default: false },
 } as const satisfies ArgsDef;
 
 /** Text output names the spec rules behind what it says only when asked (issue 19: plain words by default). */
 export const explainArg = {
-  explain: { type: 'boolean', description: 'Name the rule behind each statement (rule IDs such as ES-8; docs/rules.md says what each decides)', default: false },
+  explain: { type: 'boolean', description: 'Also name the rule behind each statement, by its ID (docs/rules.md says what each rule decides)', default: false },
 } as const satisfies ArgsDef;
 
 /** Writes data to stdout. Progress and logs go through `log` to stderr. */
@@ -44,8 +45,9 @@ export function parseTimeout(value: string | undefined, flag: string): number {
 /** Reports an error the way the user asked (`--json` or text) and returns the exit code. */
 export function reportError(e: unknown, asJson: boolean): number {
   if (e instanceof CapstateError) {
-    if (asJson) out(toJson({ format_version: JSON_FORMAT_VERSION, ...e.toJSON() }));
-    process.stderr.write(`capstate: error: ${e.describe()}\n`);
+    // Plain words (issue 19): the message without rule IDs; `--json` names them in `rules`.
+    if (asJson) out(toJson({ format_version: JSON_FORMAT_VERSION, ...plainError(e.toJSON()) }));
+    process.stderr.write(`capstate: error: ${plainText(e.describe())}\n`);
     return e.exitCode;
   }
   if (e instanceof Error && e.name === 'CLIError') {

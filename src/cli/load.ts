@@ -8,7 +8,7 @@ export const args = {
   ...dbArg,
   ...jsonArg,
   ...loadInputArgs,
-  quiet: { type: 'boolean', description: 'No progress on stderr (on a terminal: one updating line; otherwise a line per tenth of each file over 4 MB)', default: false },
+  quiet: { type: 'boolean', alias: 'q', description: 'No progress on stderr (on a terminal: one updating line; otherwise a line per tenth of each file over 4 MB)', default: false },
 } as const;
 
 export default defineCommand({

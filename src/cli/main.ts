@@ -7,7 +7,7 @@ import { defineCommand, runCommand } from 'citty';
 import { capstateVersion } from '../store/open.js';
 import { reportError } from './common.js';
 import { writeUsage } from './help.js';
-import { checkOptions } from './strict-args.js';
+import { checkOptions, expandShortFlags } from './strict-args.js';
 import { commands } from './commands.js';
 
 const version = capstateVersion;
@@ -50,14 +50,16 @@ async function run(rawArgs: string[]): Promise<number> {
     return 2;
   }
   const cmd = commands[rawArgs[at]];
-  const rest = [...rawArgs.slice(0, at), ...rawArgs.slice(at + 1)];
+  let rest = [...rawArgs.slice(0, at), ...rawArgs.slice(at + 1)];
   if (rest.includes('--help') || rest.includes('-h')) { await writeUsage(process.stdout, cmd, main); return 0; }
   try {
+    // Short flags (`-j`, `-d FILE`, …) written out long before anything reads the arguments.
+    rest = expandShortFlags(rest, (cmd.args ?? {}) as Record<string, never>);
     checkOptions(rawArgs[at], rest, (cmd.args ?? {}) as Record<string, never>);
     await runCommand(cmd, { rawArgs: rest });
     return 0;
   } catch (e) {
-    const code = reportError(e, asJson);
+    const code = reportError(e, asJson || rest.slice(0, rest.includes('--') ? rest.indexOf('--') : rest.length).includes('--json'));
     if (code === 2) await writeUsage(process.stderr, cmd, main);
     return code;
   }

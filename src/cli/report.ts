@@ -24,7 +24,7 @@ export default defineCommand({
   args: {
     ...sourceArgs,
     source: { type: 'positional', description: 'A store (.sqlite) to report on, or a capture file to load first (into a temporary store unless --db is given)', required: false, valueHint: 'STORE|CAPTURE' },
-    out: { type: 'string', description: 'The HTML file to write (default report.html; - for stdout)', default: 'report.html', valueHint: 'FILE' },
+    out: { type: 'string', alias: 'o', description: 'The HTML file to write (default report.html; - for stdout)', default: 'report.html', valueHint: 'FILE' },
   },
   async run({ args: a, rawArgs }) {
     // A store given as the positional is the store to read, as --db would name it.

@@ -9,7 +9,7 @@ export const args = {
   ...dbArg,
   ...jsonArg,
   limit: { type: 'string', description: `Show at most this many records (default ${DEFAULT_LIMIT})`, valueHint: 'N' },
-  quiet: { type: 'boolean', description: 'Say nothing on stderr while the search index is built', default: false },
+  quiet: { type: 'boolean', alias: 'q', description: 'Say nothing on stderr while the search index is built', default: false },
 } as const;
 
 /** Captured text is someone else's: control characters (terminal escapes) print as spaces. */

@@ -26,7 +26,7 @@ export const sourceArgs = {
   ...loadInputArgs,
   ...captureArg,
   source: { type: 'positional', description: 'A capture file to load first (into a temporary store unless --db is given)', required: false, valueHint: 'CAPTURE' },
-  quiet: { type: 'boolean', description: 'No progress on stderr while a capture file given here is loaded', default: false },
+  quiet: { type: 'boolean', alias: 'q', description: 'No progress on stderr while a capture file given here is loaded', default: false },
 } as const;
 
 type SourceArgValues = { db: string; capture?: string; source?: string; quiet?: boolean } & Parameters<typeof loadInputs>[0];

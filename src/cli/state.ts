@@ -10,7 +10,7 @@ import { sourceArgs, withCaptures } from './source.js';
 
 export const stateArgs = {
   ...sourceArgs,
-  out: { type: 'string', description: 'Also write the JSON document to FILE (byte-stable)', valueHint: 'FILE' },
+  out: { type: 'string', alias: 'o', description: 'Also write the JSON document to FILE (byte-stable)', valueHint: 'FILE' },
 } as const;
 
 /**

@@ -82,3 +82,50 @@ export function checkOptions(command: string, rawArgs: string[], args: ArgsDef):
     if (!raw.includes('=') && takesValue.has(names[names.length - 1])) i++;
   }
 }
+
+/**
+ * `rawArgs` with each short flag the command defines written out long (issue 19: `-j` for
+ * `--json`, `-d FILE` for `--db FILE`, `-q`, `-o FILE`; `-jq` is `--json --quiet`), so
+ * every later reading of the arguments (citty, a command's own look at `--db`, the
+ * `--json` error document) sees one spelling. A cluster holding a letter the command does
+ * not define is left as it is for `checkOptions` to refuse; so is everything after `--`
+ * and the value after an option that takes one.
+ */
+export function expandShortFlags(rawArgs: string[], args: ArgsDef): string[] {
+  const long = new Map<string, { name: string; takesValue: boolean }>();
+  const takesValue = new Set<string>();
+  for (const [name, def] of Object.entries(args)) {
+    if (def.type === 'positional') continue;
+    const kebab = name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+    const value = def.type === 'string' || def.type === 'enum';
+    if (value) takesValue.add(name).add(kebab);
+    for (const a of ([] as string[]).concat((def as { alias?: string | string[] }).alias ?? [])) {
+      if (a.length === 1) { long.set(a, { name: kebab, takesValue: value }); if (value) takesValue.add(a); }
+    }
+  }
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const raw = rawArgs[i];
+    if (raw === '--') { out.push(...rawArgs.slice(i)); break; }
+    if (raw.startsWith('--')) {
+      out.push(raw);
+      if (!raw.includes('=') && takesValue.has(raw.slice(2)) && i + 1 < rawArgs.length) out.push(rawArgs[++i]);
+      continue;
+    }
+    const m = /^-([A-Za-z]+)(=.*)?$/.exec(raw);
+    const letters = m ? [...m[1]] : [];
+    if (!m || !letters.every((l) => long.has(l)) || (m[2] !== undefined && !long.get(letters.at(-1)!)!.takesValue)) {
+      out.push(raw);
+      continue;
+    }
+    // A flag that takes a value ends its cluster (`-jd FILE`); `-dj FILE` would be read two ways.
+    const early = letters.slice(0, -1).find((l) => long.get(l)!.takesValue);
+    if (early) {
+      throw new CapstateError('usage', `-${early} takes a value, so it ends a group of short flags: write ${raw.replace(early, '')} -${early} ${long.get(early)!.name.toUpperCase()}, or -${early} on its own`, { option: `-${early}` }, 2);
+    }
+    for (const l of letters) out.push(`--${long.get(l)!.name}`);
+    if (m[2] !== undefined) out[out.length - 1] += m[2];
+    else if (long.get(letters.at(-1)!)!.takesValue && i + 1 < rawArgs.length) out.push(rawArgs[++i]);
+  }
+  return out;
+}

@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CapstateError } from '../errors.js';
+import { plainError } from '../state/words.js';
 import { parseExactJson } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { answerCall } from '../serve/call.js';
@@ -51,7 +52,7 @@ function send(res: ServerResponse, status: number, body: string | Buffer, header
 }
 
 function sendError(res: ServerResponse, e: unknown): void {
-  const doc = e instanceof CapstateError ? e.toJSON() : { ok: false, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
+  const doc = e instanceof CapstateError ? plainError(e.toJSON()) : { ok: false, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
   const status = doc.code === 'bad-arguments' || doc.code === 'bad-state' || doc.code === 'bad-json' ? 400 : doc.code === 'no-route' || doc.code === 'no-record' ? 404 : doc.code === 'too-large' ? 413 : doc.code === 'no-state' ? 409 : doc.code === 'no-response' ? 502 : 500;
   send(res, status, JSON.stringify(doc) + '\n', { 'content-type': 'application/json', 'x-capstate-error': doc.code });
 }

@@ -15,13 +15,11 @@ import { CLOSED_BROWSER_POLICY, type BrowserPolicy } from './browser-policy.js';
 import { hintsFor } from './hints.js';
 import { documentResult, exactDocumentResult } from './results.js';
 import { environmentStateView } from './state-view.js';
+import { inputSchemaOf, parseToolArguments, QUERY_STORE_ROWS, VIEW_KINDS } from './tool-arguments.js';
 
-/** Rows query_store returns by default and at most. */
-export const QUERY_STORE_ROWS = { default: 500, max: 10_000 } as const;
+export { QUERY_STORE_ROWS, VIEW_KINDS };
 /** Rows stop once their JSON passes this many bytes (a row can hold a whole body). */
 export const QUERY_STORE_MAX_BYTES = 1024 * 1024;
-
-export const VIEW_KINDS = ['environment-manifest', 'environment-state'] as const;
 
 // capstate's own analysis tools exist before any store is open and only read: GET is safe
 // by definition here, not by a store's vocabulary.
@@ -33,27 +31,14 @@ export const ANALYSIS_TOOLS: Tool[] = [
     description: 'An analysis view of a capture in the store: {"view": {"kind": "environment-manifest"}} gives its ' +
       'environment manifest (admission, template rules, tools with records and statuses); {"view": {"kind": "environment-state"}} ' +
       'the inferred initial state. `parent` is a capture id; default: the served capture.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        parent: { type: 'integer', minimum: 1, description: 'Capture id in the store (default: the served capture)' },
-        view: {
-          type: 'object',
-          properties: { kind: { type: 'string', enum: [...VIEW_KINDS] } },
-          required: ['kind'],
-          additionalProperties: false,
-        },
-      },
-      required: ['view'],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf('inspect_analysis_view'),
     annotations: readOnly,
   },
   {
     name: 'inspect_environment_manifest',
     description: 'The environment manifest of the served capture: which records were admitted and which tools they form ' +
       '(method, template, type root, query-POST flag, record ordinals, statuses). Same as inspect_analysis_view with kind environment-manifest.',
-    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    inputSchema: inputSchemaOf('inspect_environment_manifest'),
     annotations: readOnly,
   },
   {
@@ -62,15 +47,7 @@ export const ANALYSIS_TOOLS: Tool[] = [
       `tool, and rule views such as records_timeline, initial_reads, list_locations). At most ${QUERY_STORE_ROWS.default} rows ` +
       `unless max_rows says otherwise (up to ${QUERY_STORE_ROWS.max}), and at most ${QUERY_STORE_MAX_BYTES / 1024 / 1024} MiB of rows. Integers beyond 2^53 are exact in the text content and ` +
       'decimal strings in structuredContent.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        sql: { type: 'string', description: 'One SQL statement that returns rows' },
-        max_rows: { type: 'integer', minimum: 1, maximum: QUERY_STORE_ROWS.max },
-      },
-      required: ['sql'],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf('query_store'),
     annotations: readOnly,
   },
   // capture_browser_scenario and compare_web_captures (src/serve/browser-tools.ts).
@@ -78,17 +55,6 @@ export const ANALYSIS_TOOLS: Tool[] = [
 ];
 
 export const ANALYSIS_TOOL_NAMES = new Set(ANALYSIS_TOOLS.map((t) => t.name));
-
-function bad(tool: string, message: string, argument?: string): CapstateError {
-  return new CapstateError('bad-arguments', `${tool}: ${message}`, { tool, ...(argument ? { argument } : {}) });
-}
-
-function objectArgs(tool: string, args: unknown, allowed: string[]): Record<string, unknown> {
-  const a = args ?? {};
-  if (typeof a !== 'object' || Array.isArray(a)) throw bad(tool, 'arguments must be an object');
-  for (const k of Object.keys(a)) if (!allowed.includes(k)) throw bad(tool, `unknown argument ${JSON.stringify(k)}; arguments: ${allowed.join(', ') || 'none'}`, k);
-  return a as Record<string, unknown>;
-}
 
 /** Answers one analysis tool call (throws CapstateError for bad arguments and failures). */
 export async function callAnalysisTool(ctx: ServeContext, name: string, args: unknown, signal?: AbortSignal, browser: BrowserPolicy = CLOSED_BROWSER_POLICY,
@@ -98,34 +64,22 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
     case 'compare_web_captures':
       return callBrowserTool(name, args, browser, signal);
     case 'inspect_analysis_view': {
-      const a = objectArgs(name, args, ['parent', 'view']);
-      const parent = a.parent === undefined ? ctx.captureId : a.parent;
-      if (typeof parent !== 'number' || !Number.isInteger(parent) || parent < 1) throw bad(name, 'parent must be a capture id (a positive integer)', 'parent');
-      const view = a.view as { kind?: unknown } | undefined;
-      if (typeof view !== 'object' || view === null || Array.isArray(view)) throw bad(name, 'view must be an object such as {"kind": "environment-manifest"}', 'view');
-      for (const k of Object.keys(view)) if (k !== 'kind') throw bad(name, `unknown view member ${JSON.stringify(k)}`, `view.${k}`);
+      const { parent = ctx.captureId, view } = parseToolArguments(name, args);
       if (view.kind === 'environment-manifest') {
         return documentResult({ ok: true, kind: 'environment-manifest', parent, manifest: await readManifest(ctx.k, parent) });
       }
-      if (view.kind === 'environment-state') {
-        // A capture that is not in the store has no state: say so, as the manifest view does.
-        const known = await ctx.k.selectFrom('capture').select('id').where('id', '=', parent).executeTakeFirst();
-        if (!known) throw new CapstateError('no-such-capture', `no capture ${parent} in the store; see capstate info`, { capture: parent });
-        return exactDocumentResult(await environmentStateView(ctx, parent));
-      }
-      throw bad(name, `unknown view kind ${JSON.stringify(view.kind)}; kinds: ${VIEW_KINDS.join(', ')}`, 'view.kind');
+      // environment-state. A capture that is not in the store has no state: say so, as the manifest view does.
+      const known = await ctx.k.selectFrom('capture').select('id').where('id', '=', parent).executeTakeFirst();
+      if (!known) throw new CapstateError('no-such-capture', `no capture ${parent} in the store; see capstate info`, { capture: parent });
+      return exactDocumentResult(await environmentStateView(ctx, parent));
     }
     case 'inspect_environment_manifest': {
-      objectArgs(name, args, []);
+      parseToolArguments(name, args);
       return documentResult({ ok: true, kind: 'environment-manifest', parent: ctx.captureId, manifest: ctx.manifest });
     }
     case 'query_store': {
-      const a = objectArgs(name, args, ['sql', 'max_rows']);
-      if (typeof a.sql !== 'string' || a.sql.trim() === '') throw bad(name, 'sql must be one SQL statement (a string)', 'sql');
-      const max = a.max_rows === undefined ? QUERY_STORE_ROWS.default : a.max_rows;
-      if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > QUERY_STORE_ROWS.max) {
-        throw bad(name, `max_rows must be an integer from 1 to ${QUERY_STORE_ROWS.max}`, 'max_rows');
-      }
+      const a = parseToolArguments(name, args);
+      const max = a.max_rows ?? QUERY_STORE_ROWS.default;
       // STYLE §14: a fresh connection opened read-only, and only statements that return rows.
       // The byte budget stops the read itself, so no row past it is fetched.
       let bytes = 0;

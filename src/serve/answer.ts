@@ -44,12 +44,20 @@ export interface CallAnswer {
   source: 'replay' | 'state';
   /** The recorded response's media type (what HTTP serving sends as content-type). */
   media_type?: string | null;
-  /** Why this record answered, in words. */
+  /** Why this record answered, in plain words (issue 19: no rule IDs). */
   why: string;
+  /** The rules behind `why` (`ES-8`, `ES-37`, …; docs/rules.md says what each decides), in the order `why` relies on them. */
+  rules: string[];
   /** Response headers a state answer recomputes (a list's `x-total-count`), lower-cased names. */
   headers?: Record<string, string>;
 }
 
+
+/** What a replay reason (ES-15, ES-20) means, for `why`. */
+const REPLAY_REASON_WORDS = {
+  variant: 'the call names a query key that picks another representation of the data, which the state does not hold',
+  projection: 'the call asks for only some fields, with a value the state was not checked against',
+} as const;
 
 const inputs = new WeakMap<ServeContext, Map<string, Promise<ToolInput>>>();
 
@@ -82,12 +90,15 @@ export async function answerRequest(ctx: ServeContext, tool: ManifestTool, call:
 
   const answer = await replay(ctx, tool, call);
   const reason = await replayReason(ctx, tool, call);
-  if (reason) answer.why = `replay reason ${reason} (${reason === 'variant' ? 'ES-20' : 'ES-15'}): ${answer.why}`;
+  if (reason) {
+    answer.why = `replay reason ${reason} (${REPLAY_REASON_WORDS[reason]}): ${answer.why}`;
+    answer.rules = [reason === 'variant' ? 'ES-20' : 'ES-15', ...answer.rules];
+  }
   return answer;
 }
 
 async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {
-  const base = { tool: tool.name, status: a.status, record_ordinal: a.record_ordinal, request_line: a.request_line, source: 'state' as const, why: a.why, ...(a.headers ? { headers: a.headers } : {}) };
+  const base = { tool: tool.name, status: a.status, record_ordinal: a.record_ordinal, request_line: a.request_line, source: 'state' as const, why: a.why, rules: a.rules ?? [], ...(a.headers ? { headers: a.headers } : {}) };
   // A recorded answer that is not JSON (an empty 404, a 204) is answered as recorded.
   if (a.record) return { ...base, body: await answerBody(ctx, a.record), media_type: a.record.response_media_type };
   const text = stringifyExact(a.value);
@@ -118,7 +129,7 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
       // A query POST's body is the query: another body's answer would answer another question.
       candidates = [];
     } else {
-      bodyNote = '; no record of this line has the request body given, so the body is not matched (writes are not modelled, §13)';
+      bodyNote = '; no record of this line has the request body given, so the body is not matched';
     }
   }
   // A request that got no response (HAR status 0 or -1: failed or aborted) answers nothing.
@@ -144,21 +155,28 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
   const line = requestLine(chosen);
   const repeats = candidates.length > 1 ? ` (${candidates.length} records of this line)` : '';
   let why: string;
+  let rules: string[];
   if (initial.length) {
     const b = chosen.bound;
     why = `latest initial record of ${line}${bodyNote}${repeats}: ` + (b === null
       ? `no write bounds the type ${chosen.root_path}, so every read of it is initial`
       : b.rule === 'ES-8'
-        ? `recorded before #${b.ordinal}, the first write under ${chosen.root_path} (ES-8)`
-        : `recorded before #${b.ordinal}, a POST elsewhere that created an entity of ${chosen.root_path} (ES-9)`);
+        ? `recorded before #${b.ordinal}, the first write under ${chosen.root_path}`
+        : b.rule === 'ES-9'
+          ? `recorded before #${b.ordinal}, a POST elsewhere that created an entity of ${chosen.root_path}`
+          : `recorded before #${b.ordinal}, a write elsewhere after which the reads of ${chosen.root_path} changed`);
+    rules = b === null ? ['ES-8'] : [b.rule];
   } else if (!ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post) {
-    why = `latest record of ${line}${bodyNote}${repeats}: a write is replayed as recorded; its effect on state is not modelled (§13)`;
+    why = `latest record of ${line}${bodyNote}${repeats}: a write is replayed as recorded; its effect on state is not modelled`;
+    // No rule of the view decides this: a write changes the model only where check-effects verified its effect.
+    rules = [];
   } else {
     const w = await firstWriteOrdinal(ctx, chosen.root_path);
     why = `latest record of ${line}${bodyNote}${repeats}: none of its records is an initial read (each came after, or overlapped, ` +
-      `the bound of ${chosen.root_path}${w !== null ? `, whose first write is #${w}` : ''}; ES-8, ES-9)`;
+      `the bound of ${chosen.root_path}${w !== null ? `, whose first write is #${w}` : ''})`;
+    rules = ['ES-8', 'ES-9'];
   }
-  return { tool: tool.name, status: chosen.status, body: await answerBody(ctx, chosen), record_ordinal: chosen.ordinal, request_line: line, source: 'replay', why, media_type: chosen.response_media_type };
+  return { tool: tool.name, status: chosen.status, body: await answerBody(ctx, chosen), record_ordinal: chosen.ordinal, request_line: line, source: 'replay', why, rules, media_type: chosen.response_media_type };
 }
 
 /** A recorded request body's canonical JSON: equal values, member order aside, give equal keys. */

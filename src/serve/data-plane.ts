@@ -13,36 +13,25 @@ import { servedState } from './from-state.js';
 import { hintsFor } from './hints.js';
 import { servedTypes, stateText, type ServedModel, type ServedStateDocument } from './model.js';
 import { toPlain } from './results.js';
+import { inputSchemaOf, parseToolArguments } from './tool-arguments.js';
 
 export const DATA_PLANE_TOOLS: Tool[] = [
   {
     name: 'reset_state',
     description: 'Puts the served state back to the capture\'s initial state (the state stored at load), dropping every write and load_state of this session.',
-    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    inputSchema: inputSchemaOf('reset_state'),
     annotations: { ...hintsFor('PUT', false, false), destructiveHint: true },
   },
   {
     name: 'get_state',
     description: 'The state this session serves now: its entities and documents in the shape of `capstate state --json`, as exact JSON text (byte-stable) with its SHA-256. Give it, edited or not, to load_state.',
-    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    inputSchema: inputSchemaOf('get_state'),
     annotations: hintsFor('GET', false, true),
   },
   {
     name: 'load_state',
     description: 'Serves the given state from now on in this session (a document get_state produced, edited by hand or not). Checked first: every entity names a served type, an id and an object value whose identity member, if present, is that id; documents name a document tool. Documents not given keep their current value.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        state: {
-          type: 'object',
-          description: 'A served-state document: {"kind": "served-state", "capture_id": …, "entities": [{collection, id, value, …}], "documents": [{tool, value, …}]}',
-          properties: { kind: { type: 'string', enum: ['served-state'] }, capture_id: { type: 'integer' }, entities: { type: 'array' }, documents: { type: 'array' } },
-          required: ['entities'],
-        },
-      },
-      required: ['state'],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf('load_state'),
     annotations: { ...hintsFor('PUT', false, false), destructiveHint: true },
   },
 ];
@@ -112,9 +101,9 @@ export async function validateState(ctx: ServeContext, given: unknown): Promise<
 
 /** Answers a data-plane tool call on the session's model. */
 export async function callDataPlaneTool(ctx: ServeContext, model: ServedModel, name: string, args: unknown): Promise<CallToolResult> {
+  // The call's own arguments; the state document given to load_state is checked by validateState.
   const a = (args ?? {}) as Record<string, unknown>;
-  const extra = Object.keys(a).filter((k) => !(name === 'load_state' && k === 'state'));
-  if (extra.length) throw new CapstateError('bad-arguments', `${name}: unknown argument ${JSON.stringify(extra[0])}`, { tool: name, argument: extra[0] });
+  parseToolArguments(name as 'reset_state' | 'get_state' | 'load_state', args, { checkedLater: 'state' });
   if (!(await model.hasState())) {
     throw new CapstateError('no-state', `${name}: capture ${ctx.captureId} has no stored environment state (see capstate state for why); its tools replay records`, { tool: name });
   }
@@ -127,7 +116,6 @@ export async function callDataPlaneTool(ctx: ServeContext, model: ServedModel, n
     const s = await getState(model);
     return { content: [{ type: 'text', text: `sha256 ${s.sha256} (${s.bytes} bytes)` }, { type: 'text', text: s.text }], structuredContent: toPlain({ ok: true, sha256: s.sha256, bytes: s.bytes, state: s.state }) as Record<string, unknown> };
   }
-  if (!('state' in a)) throw new CapstateError('bad-arguments', 'load_state: missing required argument "state"', { tool: name, argument: 'state' });
   model.load(await validateState(ctx, a.state));
   const { sha256 } = await getState(model);
   return result({ ok: true, loaded: true, sha256 }, `state loaded (sha256 ${sha256})`);

@@ -40,7 +40,10 @@ export interface StateAnswer {
   value: JsonValue;
   record_ordinal: number;
   request_line: string;
+  /** Why the state answered so, in plain words (issue 19: no rule IDs). */
   why: string;
+  /** The rules behind `why` (`ES-37`, `DOC-1`, …), for a reader checking against docs/rules.md. */
+  rules?: string[];
   /** A body that is not JSON (a recorded 404's empty or text body), answered as recorded. */
   record?: ToolRecord;
   /** Response headers the answer recomputes (a list's X-Total-Count), by lower-cased name. */
@@ -76,16 +79,16 @@ export function knownCollections(ctx: ServeContext): Promise<Set<string>> {
  * The app's own 404 for an entity the state does not hold: the latest recorded 404 of the
  * tool (its status and body, as recorded), else a plain JSON `{"error": "not found"}`.
  */
-export async function notFound(ctx: ServeContext, toolName: string, asked: string, what: string): Promise<StateAnswer> {
+export async function notFound(ctx: ServeContext, toolName: string, asked: string, what: string, rules: string[] = []): Promise<StateAnswer> {
   const recorded = (await toolRecords(ctx, toolName)).filter((r) => r.status === 404).at(-1);
   if (recorded) {
     const value = jsonValueOf(await readBody(ctx, recorded.response_body_id, recorded.response_media_type));
     const why = `${what}: the app's own 404, shaped like record #${recorded.ordinal}`;
     return value === undefined
-      ? { status: 404, value: null, record_ordinal: recorded.ordinal, request_line: asked, why, record: recorded }
-      : { status: 404, value, record_ordinal: recorded.ordinal, request_line: asked, why };
+      ? { status: 404, value: null, record_ordinal: recorded.ordinal, request_line: asked, why, rules, record: recorded }
+      : { status: 404, value, record_ordinal: recorded.ordinal, request_line: asked, why, rules };
   }
-  return { status: 404, value: { error: 'not found' }, record_ordinal: 0, request_line: asked, why: `${what}: no 404 of this tool is recorded, so a plain JSON 404` };
+  return { status: 404, value: { error: 'not found' }, record_ordinal: 0, request_line: asked, why: `${what}: no 404 of this tool is recorded, so a plain JSON 404`, rules };
 }
 
 const envelopes = new WeakMap<ServeContext, Map<number, Promise<JsonValue | undefined>>>();
@@ -121,7 +124,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     if (!recorded.has(stored.record_ordinal)) return null;
     const doc = (await model.document(tool.name)) ?? stored;
     const why = doc === stored ? `its latest initial value, #${doc.record_ordinal}` : 'as this session wrote or loaded it';
-    return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path} (DOC-1, DOC-2): ${why}` };
+    return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path}: ${why}`, rules: ['DOC-1', 'DOC-2'] };
   }
 
   const line = plan.lines.find((l) => recorded.has(l.record_ordinal));
@@ -133,7 +136,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
       // An id the model does not hold: a 404 where the whole membership is known, else replay.
       if (call.query.length > 0 && !line) return null;
       if (!(await knownCollections(ctx)).has(plan.collection)) return null;
-      return notFound(ctx, tool.name, asked, `${plan.collection} holds no entity ${id} (its whole membership is known)`);
+      return notFound(ctx, tool.name, asked, `${plan.collection} holds no entity ${id} (its whole membership is known)`, ['ES-35']);
     }
     // A 2xx line the plan checked keeps its own envelope; another id, or a line recorded as
     // an error before the entity existed, renders in the shared one (OQ-19).
@@ -146,8 +149,9 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     if (rendered.status !== 'rendered') return null;
     return {
       status: template.status, value: rendered.body, record_ordinal: template.record_ordinal, request_line: asked,
-      why: `rendered from state: ${plan.collection} entity ${id} (item plan, ES-37)` +
-        (template === line ? `, in the envelope of #${template.record_ordinal}` : `, in the envelope the item view shares (#${template.record_ordinal}, OQ-19)`),
+      why: `rendered from state: ${plan.collection} entity ${id}` +
+        (template === line ? `, in the envelope of #${template.record_ordinal}` : `, in the envelope the item view shares (#${template.record_ordinal})`),
+      rules: template === line ? ['ES-37'] : ['ES-37', 'OQ-19'],
     };
   }
 
@@ -224,7 +228,8 @@ async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanL
   }
   return {
     status: line.status, value: rendered.body, record_ordinal: line.record_ordinal, request_line: asked,
-    why: `rendered from state: ${plan.collection} list (${how}; list plan, ES-37)`,
+    why: `rendered from state: ${plan.collection} list (${how})`,
+    rules: ['ES-37'],
     ...(Object.keys(headers).length ? { headers } : {}),
   };
 }

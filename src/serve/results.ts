@@ -5,6 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
 import { CapstateError } from '../errors.js';
+import { plainError } from '../state/words.js';
 import { objectEntries, stringifyExact, type JsonValue } from '../json/exact.js';
 import { toJson } from '../json/output.js';
 import type { CallAnswer } from './answer.js';
@@ -42,10 +43,12 @@ export function answerResult(answer: CallAnswer): CallToolResult {
     request_line: a.request_line,
     source: a.source,
     why: a.why,
+    // Plain words in `why` and `body_note` (issue 19); the rules behind them here.
+    rules: body.is_rendered_oversize ? [...new Set([...a.rules, 'DOC-4'])] : a.rules,
   };
   if (bigints.length) structured.integers_as_strings = bigints;
   if (a.headers) structured.headers = a.headers;
-  if (body.is_rendered_oversize) structured.body_note = 'rendered-oversize: the JSON value renders to more than 256 KiB (DOC-4); the recorded body is in the text content';
+  if (body.is_rendered_oversize) structured.body_note = 'rendered-oversize: the JSON value renders to more than 256 KiB; the recorded body is in the text content';
   if (body.kind === 'text' && body.text !== undefined) structured.body_text = body.text;
   if (body.kind === 'base64' && body.base64 !== undefined) structured.body_base64 = body.base64;
   if (body.kind === 'cut') structured.body_note = 'the capture retained this body only in part';
@@ -111,7 +114,7 @@ function withShortEchoes(v: unknown, long: string[]): unknown {
  * the call's arguments, are echoed only in short (`shortEcho`).
  */
 export function errorResult(e: unknown, args?: unknown): CallToolResult {
-  const full = e instanceof CapstateError ? e.toJSON()
+  const full = e instanceof CapstateError ? plainError(e.toJSON())
     : { ok: false as const, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
   const long = [...longStrings(args, new Set())].sort((a, b) => b.length - a.length);
   const doc = withShortEchoes(full, long) as typeof full;

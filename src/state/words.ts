@@ -28,7 +28,45 @@ export function plainText(text: string): string {
     .replace(CITATION, '')
     .replace(EVIDENCE, '')
     .replace(SECTION, '')
-    .replace(new RegExp(String.raw`\b(?:${RULE_ID})(?:\s*(?:/|,|\.\.|–|to|and|or)\s*${RULE_ID})*\b`, 'g'), 'a rule');
+    .replace(STANDING, 'a rule');
+}
+
+/**
+ * A rule ID standing in a sentence ("ES-8 bounds it"), or a run of them; not one inside a
+ * file name or path (`fixtures/ES-8.har`, `BS-12_case`), which is the user's own text.
+ */
+const NOT_IN_PATH_BEFORE = String.raw`(?<![\w.-]|(?<!${RULE_ID})/)`;
+const NOT_IN_PATH_AFTER = String.raw`(?![\w-]|\.\w|/(?!${RULE_ID}))`;
+const STANDING = new RegExp(String.raw`${NOT_IN_PATH_BEFORE}(?:${RULE_ID})(?:\s*(?:/|,|\.\.|–|to|and|or)\s*${RULE_ID})*${NOT_IN_PATH_AFTER}`, 'g');
+const CITED = new RegExp(String.raw`${NOT_IN_PATH_BEFORE}(${RULE_ID})(?:\s*(?:\.\.|–|to)\s*(${RULE_ID}))?${NOT_IN_PATH_AFTER}|§\s?(\d+(?:\.\d+)*)`, 'g');
+
+/**
+ * The rules `text` cites, in order of first mention and each once: rule IDs (`ES-8`), a
+ * range spelled out (`ES-12..ES-19` gives ES-12 to ES-19) and spec sections (`§13`). What
+ * `plainText` takes out of a sentence, kept for a structured field (`rules` in MCP answers
+ * and error documents).
+ */
+export function citedRules(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.replace(EVIDENCE, '').matchAll(CITED)) {
+    if (m[3] !== undefined) { out.add(`§${m[3]}`); continue; }
+    const [from, to] = [m[1], m[2]];
+    const a = /^([A-Z]+)-(\d+)$/.exec(from), b = to ? /^([A-Z]+)-(\d+)$/.exec(to) : null;
+    if (a && b && a[1] === b[1] && Number(b[2]) > Number(a[2]) && Number(b[2]) - Number(a[2]) <= 50) {
+      for (let n = Number(a[2]); n <= Number(b[2]); n++) out.add(`${a[1]}-${n}`);
+    } else {
+      out.add(from);
+      if (to) out.add(to);
+    }
+  }
+  return [...out];
+}
+
+/** An error document for people and agents: its message in plain words, the rules it cited in `rules` (when it cited any). */
+export function plainError<T extends { message: string; context: unknown }>(doc: T): T & { rules?: string[] } {
+  const rules = citedRules(doc.message);
+  const { context, ...head } = doc;
+  return { ...head, message: plainText(doc.message), ...(rules.length ? { rules } : {}), context } as T & { rules?: string[] };
 }
 
 /** Why a read tool is answered from its records (the closed reason vocabulary), in words. */
