@@ -294,37 +294,43 @@ class ListIndex {
     return bodies.length === 0 ? new Set() : new Set((await this.lookup(bodies, values)).keys());
   }
 
-  /** Scalar members of objects inside arrays of `bodies` whose value is one of `wanted`, by value. */
+  /**
+   * Scalar members of objects inside arrays of `bodies` whose value is one of `wanted`, by value.
+   * One query: the bodies and the values go in as two JSON arrays (`json_each`), so each body's
+   * members are read once. Chunked IN lists read every body again for each chunk of values,
+   * and both grow with the capture (48 lookups: 3.9 s at 500 MB).
+   */
   private async lookup(bodies: number[], wanted: Set<string>): Promise<Map<string, string[]>> {
     const values = new Map<string, string[]>();
-    // Integers are stored as INTEGER in the ANY column: look for both spellings.
-    const needles: (string | bigint)[] = [];
+    // Integers are stored as INTEGER in the ANY column: look for both spellings (json_each
+    // gives a JSON integer as INTEGER, exact to 64 bits, and a JSON string as TEXT).
+    const needles: string[] = [];
     for (const w of wanted) {
-      needles.push(w);
-      if (/^-?(0|[1-9]\d{0,17})$/.test(w)) needles.push(BigInt(w));
+      needles.push(JSON.stringify(w));
+      if (/^-?(0|[1-9]\d{0,17})$/.test(w)) needles.push(w);
     }
-    for (const bodyChunk of chunks(bodies)) {
-      for (const valueChunk of chunks(needles)) {
-        // Down from each array to its objects and their members (member_node's key ranges).
-        // CROSS JOIN keeps that order: SQLite otherwise starts from the matching members
-        // and, a parent having no index by node, scans the body for each one's array.
-        const rows = await this.k.selectFrom('member_node as a')
-          .crossJoin('member_node as o')
-          .crossJoin('member_node as m')
-          .whereRef('o.body_id', '=', 'a.body_id').whereRef('o.parent', '=', 'a.node')
-          .whereRef('m.body_id', '=', 'o.body_id').whereRef('m.parent', '=', 'o.node')
-          .select(['m.key', 'm.value', 'm.body_id', memberPointer('o', 'm').as('pointer')])
-          .where('a.body_id', 'in', bodyChunk).where('a.type', '=', 'array').where('o.type', '=', 'object')
-          .where('m.type', 'in', ['string', 'integer'])
-          .where('m.value', 'in', valueChunk as string[])
-          .orderBy('m.body_id').orderBy('pointer').execute();
-        for (const row of rows) {
-          const v = String(row.value);
-          const names = values.get(v) ?? [];
-          if (typeof row.key === 'string' && !names.includes(row.key)) names.push(row.key);
-          values.set(v, names);
-        }
-      }
+    if (needles.length === 0) return values;
+    const bodyList = JSON.stringify(bodies);
+    const needleList = `[${needles.join(',')}]`;
+    // Down from each array to its objects and their members (member_node's key ranges).
+    // CROSS JOIN keeps that order: SQLite otherwise starts from the matching members
+    // and, a parent having no index by node, scans the body for each one's array.
+    const rows = await this.k.selectFrom('member_node as a')
+      .crossJoin('member_node as o')
+      .crossJoin('member_node as m')
+      .whereRef('o.body_id', '=', 'a.body_id').whereRef('o.parent', '=', 'a.node')
+      .whereRef('m.body_id', '=', 'o.body_id').whereRef('m.parent', '=', 'o.node')
+      .select(['m.key', 'm.value', 'm.body_id', memberPointer('o', 'm').as('pointer')])
+      .where(sql<boolean>`a.body_id in (select value from json_each(${bodyList}))`)
+      .where('a.type', '=', 'array').where('o.type', '=', 'object')
+      .where('m.type', 'in', ['string', 'integer'])
+      .where(sql<boolean>`m.value in (select value from json_each(${needleList}))`)
+      .orderBy('m.body_id').orderBy('pointer').execute();
+    for (const row of rows) {
+      const v = String(row.value);
+      const names = values.get(v) ?? [];
+      if (typeof row.key === 'string' && !names.includes(row.key)) names.push(row.key);
+      values.set(v, names);
     }
     return values;
   }
