@@ -312,12 +312,12 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
 
   it('a store from before migration 0003 (schema version 1) gets the state tables and every capture\'s state from migrate', async () => {
     const db = await load('v1', captureOf('grafana'));
-    // Back to version 1: the tables later migrations add are dropped (the views that read vocabulary first).
+    // Back to version 1: the tables and indexes later migrations add are dropped (the views that read vocabulary first).
     const views = (new Database(db, { readonly: true }).prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]);
     // Members as version 1 stored them: the `member` table of 0001 (member_node is 0009's).
     const memberTable = /CREATE TABLE member \([\s\S]*?\) STRICT, WITHOUT ROWID;/.exec(listMigrations()[0].sql)![0];
     sql(db, 'create table member_v1 as select * from member;');
-    sql(db, [...views.map((v) => `drop view "${v}";`), 'drop table member_node;', memberTable, 'insert into member select * from member_v1; drop table member_v1;', ...['capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
+    sql(db, [...views.map((v) => `drop view "${v}";`), 'drop table member_node;', memberTable, 'insert into member select * from member_v1; drop table member_v1;', 'drop index record_tool;', ...['capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
       .map((t) => `drop table ${t};`)].join(' ') + " pragma user_version = 1; delete from meta where key = 'queries_sha256';");
     const r = cli(['state', '--db', db]);
     expect(r.status).toBe(1);
