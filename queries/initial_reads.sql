@@ -1,7 +1,7 @@
 -- @rule   ES-8
--- @says   A type's initial reads are its reads that ended before its bound: the first write under its root (ES-8), the earliest POST elsewhere that created one of its entities (ES-9), or the write across which the state pass saw the type change (ES-27, stored in state_change_bounds), whichever comes first; reads overlapping the bound are excluded.
+-- @says   A type's initial reads are its reads that ended before its bound: the first write under its root (ES-8), the earliest POST elsewhere that created one of its entities (ES-9), or the write across which the state pass saw the type change (ES-27, stored in state_change_bounds; issue 18: or the first read showing an entity a 404 proved absent, with no recorded write between), whichever comes first; reads overlapping the bound are excluded.
 -- @grain  one row per initial read record
--- @reads  read_records, first_write_per_root, post_created_ids, writes, state_change_bounds
+-- @reads  read_records, first_write_per_root, post_created_ids, records_timeline, state_change_bounds
 create view initial_reads as
 with reads as (
   select * from read_records
@@ -16,7 +16,9 @@ bounds as materialized (
   union all
   select c.capture_id, c.root_path, w.timeline_position, w.started_ms, w.ended_ms, w.ordinal, 'ES-27'
   from state_change_bounds c
-  join writes w on w.capture_id = c.capture_id and w.ordinal = c.write_ordinal
+  -- Issue 18: an absence bound sits at the read that first shows an entity a 404 proved absent,
+  -- so the bound's record is any timeline record (a write for every other ES-27 bound).
+  join records_timeline w on w.capture_id = c.capture_id and w.ordinal = c.write_ordinal
 ),
 first_bound as (
   select * from (

@@ -104,7 +104,7 @@ function timeline(d: ReportData): string {
     const y2 = laneY(Math.max(...ys)) + LANE_H;
     const x = g.x(w).toFixed(1);
     out.push(`<g class="bound-of" data-collection="${esc(t.collection)}"><line class="bound" data-collection="${esc(t.collection)}" data-write-ordinal="${t.bound.write_ordinal}" x1="${x}" x2="${x}" y1="${y1}" y2="${y2}"/>` +
-      `<title>${esc(`${t.collection}: initial reads end at write #${t.bound.write_ordinal}`)}</title></g>`);
+      `<title>${esc(`${t.collection}: initial reads end at ${boundIsRead(d, t) ? 'read' : 'write'} #${t.bound.write_ordinal}`)}</title></g>`);
   }
   out.push('</svg>');
   const writes = marks.filter((m) => m.is_write).length;
@@ -119,6 +119,9 @@ Reads before a type's first change show its initial state; that is what the stat
 /** A cell's text: strings as they are, other values as exact JSON. */
 const cellText = (v: JsonValue | undefined) => (v === undefined ? '' : typeof v === 'string' ? v : stringifyExact(v));
 
+/** Issue 18: the type's bound sits at a read (an absence bound), not a write. */
+const boundIsRead = (d: ReportData, t: StateType) => !!t.bound && d.marks.some((m) => m.ordinal === t.bound!.write_ordinal && !m.is_write);
+
 function typesSection(d: ReportData): string {
   const parts: string[] = [`<section id="types"><h2>Types</h2><p>${plural(d.state.types.length, 'type')}, ${plural(d.state.entities.length, 'entity', 'entities')} in the initial state.</p>`];
   for (const t of d.state.types) {
@@ -130,7 +133,7 @@ function typesSection(d: ReportData): string {
     }
     const cols = keys.slice(0, 16);
     parts.push(`<section class="type" data-collection="${esc(t.collection)}"><h3>${esc(t.collection)}</h3>`,
-      `<p class="meta">Under <code>${esc(t.root_path)}</code>, told apart by <code>${esc(t.identity)}</code>. ${esc(boundSentence(t))}</p>`);
+      `<p class="meta">Under <code>${esc(t.root_path)}</code>, told apart by <code>${esc(t.identity)}</code>. ${esc(boundSentence(t, boundIsRead(d, t)))}</p>`);
     if (shown.length === 0) {
       parts.push('<p>No entity of this type is in the initial state.</p></section>');
       continue;

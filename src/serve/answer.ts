@@ -15,7 +15,7 @@ import { answerFromState, replayReason, type StateAnswer } from './from-state.js
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
-import { callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
+import { boundIsRead, callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 
 
 export interface AnswerBody {
@@ -164,7 +164,9 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
         ? `recorded before #${b.ordinal}, the first write under ${chosen.root_path}`
         : b.rule === 'ES-9'
           ? `recorded before #${b.ordinal}, a POST elsewhere that created an entity of ${chosen.root_path}`
-          : `recorded before #${b.ordinal}, a write elsewhere after which the reads of ${chosen.root_path} changed`);
+          : await boundIsRead(ctx, b.ordinal)
+            ? `recorded before #${b.ordinal}, the first read of ${chosen.root_path} showing an entity an earlier read found absent (a write the capture did not record)`
+            : `recorded before #${b.ordinal}, a write elsewhere after which the reads of ${chosen.root_path} changed`);
     rules = b === null ? ['ES-8'] : [b.rule];
   } else if (!ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post) {
     why = `latest record of ${line}${bodyNote}${repeats}: a write is replayed as recorded; its effect on state is not modelled`;

@@ -113,6 +113,13 @@ export async function firstWriteOrdinal(ctx: ServeContext, rootPath: string): Pr
   return (await hit).get(rootPath) ?? null;
 }
 
+/** Issue 18: whether record `ordinal` (an ES-27 bound) is a read: an absence bound sits at a read, every other at a write. */
+export async function boundIsRead(ctx: ServeContext, ordinal: number): Promise<boolean> {
+  const r = await ctx.k.selectFrom('record as r').innerJoin('tool as t', 't.id', 'r.tool_id').select(['r.method', 't.is_query_post'])
+    .where('r.capture_id', '=', ctx.captureId).where('r.ordinal', '=', ordinal).executeTakeFirst();
+  return !!r && (ctx.vocabulary.isSafeMethod(r.method) || r.is_query_post === 1);
+}
+
 /** One retained body as the store keeps it (kind decided by src/load/bodies.ts). */
 export async function readBody(ctx: ServeContext, bodyId: number, mediaType: string | null = null): Promise<RetainedBodyView> {
   const b = await ctx.k.selectFrom('body').select(['kind', 'bytes', 'unusable_reason', 'content']).where('id', '=', bodyId).executeTakeFirstOrThrow();

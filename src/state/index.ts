@@ -16,6 +16,7 @@ import { lookupValue, withSnapshot, type Snapshot } from '../store/snapshot.js';
 import { planTools } from './plans.js';
 import { classifyRows, type Shaping } from './variants.js';
 import { findChangeBound, type ChangeBound } from './changes.js';
+import { findAbsenceBound } from './absence.js';
 import { Budget, valueCost } from './budget.js';
 import { runGate, sortedCandidates } from './gate.js';
 import type { EnvironmentState, Plan, StateDocument, StateEntity, StateType } from './types.js';
@@ -117,11 +118,16 @@ async function recordDecisions(k: Kysely<DB>, captureId: number): Promise<Record
   return rows.map((r) => ({ record_id: r.record_id, is_initial: r.initial_id === null ? 0 : 1, bound_rule: r.bound_rule, bound_ordinal: r.bound_ordinal, list_pointer: r.list_pointer }));
 }
 
-/** ES-27: each type's change bound, a type at a time (its bodies released before the next). */
+/** ES-27: each type's change bound (or absence bound, absence.ts), a type at a time (its bodies released before the next). */
 async function changeBounds(k: Kysely<DB>, capture: CaptureFacts, shaping: Shaping, budget: Budget): Promise<Map<string, ChangeBound>> {
   const bounds = new Map<string, ChangeBound>();
   for (const t of capture.allIdentities) {
-    const bound = await budget.unit(t.root_path, async () => findChangeBound(await readUnitFacts(k, capture, t.root_path, budget), shaping.excluded));
+    const bound = await budget.unit(t.root_path, async () => {
+      const facts = await readUnitFacts(k, capture, t.root_path, budget);
+      // Issue 18: an entity proven absent by a 404 and shown later bounds the type too; the earlier bound wins.
+      const found = [findChangeBound(facts, shaping.excluded), findAbsenceBound(facts)].filter((b): b is ChangeBound => b !== undefined);
+      return found.sort((a, b) => a.write_position - b.write_position)[0];
+    });
     if (bound) bounds.set(t.root_path, bound);
   }
   return bounds;

@@ -100,11 +100,15 @@ export function planSentence(p: Plan): string {
   }
 }
 
-/** What ends a type's initial reads, in words. */
-export function boundSentence(t: StateType): string {
+/**
+ * What ends a type's initial reads, in words. `boundIsRead`: the bound's record is a read
+ * (issue 18: the first read showing an entity a 404 proved absent, with no recorded write between).
+ */
+export function boundSentence(t: StateType, boundIsRead = false): string {
   if (!t.bound) return 'Nothing changes this type in the capture: every read of it shows the initial state.';
   const why = t.bound.rule === 'ES-8' ? `the first write under ${t.root_path}`
     : t.bound.rule === 'ES-9' ? 'a write elsewhere that creates entities of this type'
+    : boundIsRead ? 'the first read showing an entity an earlier read found absent: a write the capture did not record'
     : 'a write elsewhere after which its reads changed';
   return `Reads before record #${t.bound.write_ordinal} (${why}) show the initial state; later ones may show its changes.`;
 }
