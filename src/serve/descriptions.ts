@@ -233,8 +233,11 @@ function describeListServing(plan: ListPlan): string {
   const q = plan.list_queries;
   if (q) {
     const any: string[] = [];
-    if (q.filter.length) any.push(`filters on ${q.filter.join(' or ')} (one value or several)`);
-    if (q.sort.length) any.push(`sorting by ${q.sort.join('/')}`);
+    // Issue 16: an operator key (json-server's `views_gte`, `userId_ne`, `title_like`) is named with what it does.
+    const OP = { gte: 'at least', lte: 'at most', ne: 'not equal', like: 'case-insensitive regular expression' } as const;
+    const word = (k: string) => { const op = (Object.keys(OP) as (keyof typeof OP)[]).find((o) => k.endsWith(`_${o}`) && plan.fields.includes(k.slice(0, -o.length - 1))); return op ? `${k} (${OP[op]})` : k; };
+    if (q.filter.length) any.push(`filters on ${q.filter.map(word).join(' or ')} (one value or several)`);
+    if (q.sort.length) any.push(`sorting by ${q.sort.join('/')}${q.multi_sort ? ' (one field or several, comma-separated)' : ''}`);
     if (q.window.length) any.push(`pages by ${q.window.join('/')} (totals recounted)`);
     if (any.length) parts.push(`and from state any value of its ${any.join(' and ')}`);
   }

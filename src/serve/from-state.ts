@@ -180,15 +180,19 @@ async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanL
     const template = plan.lines.find((l) => l.status >= 200 && l.status <= 299 && l.reason === undefined && l.query === null && l.filter?.[0]?.field === plan.parent!.field);
     if (value === undefined || !template) return null;
     const filter = [{ field: plan.parent.field, values: [value] }];
-    line = { ...template, filter, sort: undefined, window: undefined, total_members: undefined, total_headers: undefined, listed_ids: undefined };
+    line = { ...template, filter, sort: undefined, then_by: undefined, window: undefined, total_members: undefined, total_headers: undefined, listed_ids: undefined };
     how = `${describeQuery({ filter })}, a parent no record shows (its ${plan.parent.field} learned from the recorded nested lines), in the envelope of #${template.record_ordinal}`;
   } else {
     const learned = plan.list_queries;
     if (!learned || call.query.length === 0) return null;
-    // Filters only on the keys learned as filters; a sort by any field the view shows.
-    const parsed = parseListQuery(call.query, ctx.vocabulary, (name, use) => (use === 'filter' ? learned.filter : plan.fields).includes(name));
+    // Filters only on the keys learned as filters (an operator key as spelled: `views_gte`); a
+    // sort by any field the view shows, on several fields only where a multi-field sort was learned.
+    const operatorKey = (n: string) => /_(gte|lte|ne|like)$/.test(n) && plan.fields.includes(n.replace(/_(gte|lte|ne|like)$/, ''));
+    const isField = (name: string, use: 'filter' | 'sort') => plan.fields.includes(name) || (use === 'filter' && learned.filter.includes(name) && !operatorKey(name));
+    const parsed = parseListQuery(call.query, ctx.vocabulary, isField);
     if (!parsed.ok || !isListQuery(parsed.query)) return null;
     for (const [kind, names] of parsed.kinds) if (names.some((n) => !learned[kind].includes(n))) return null;
+    if (parsed.units.has('sort:multi') && !learned.multi_sort) return null;
     if (plan.parent) {
       // Issue 18: a nested list's query applies to its parent's members only.
       const value = call.params.get(plan.parent.param);
@@ -208,7 +212,7 @@ async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanL
     if (!template) return null;
     const totals = template.total_members ?? (lineQuery(template) ? [] : template.membership === 'all' ? plan.counters : []);
     line = {
-      ...template, filter: parsed.query.filter, sort: parsed.query.sort, window: parsed.query.window,
+      ...template, filter: parsed.query.filter, sort: parsed.query.sort, then_by: parsed.query.then_by, window: parsed.query.window,
       ...(totals.length ? { total_members: totals } : {}), ...(template.total_headers ? { total_headers: template.total_headers } : {}),
     };
     how = `${describeQuery(parsed.query)}, a query no record shows (learned from the recorded ${[...parsed.kinds.keys()].join(', ')} lines), in the envelope of #${template.record_ordinal}`;
@@ -265,8 +269,12 @@ async function pageLinks(ctx: ServeContext, ordinal: number, call: CallRequest, 
 /** A list query in words, for `why`. */
 function describeQuery(q: ListQuery): string {
   const parts: string[] = [];
-  for (const f of q.filter ?? []) parts.push(f.values.length === 1 ? `${f.field} = ${f.values[0]}` : `${f.field} in ${f.values.join(', ')}`);
-  if (q.sort) parts.push(`sorted by ${q.sort.field} ${q.sort.direction === 'desc' ? 'descending' : 'ascending'}`);
+  const OP_WORDS = { gte: '>=', lte: '<=', ne: 'is not', like: 'matches (case-insensitive)' } as const;
+  for (const f of q.filter ?? []) {
+    if (f.op) parts.push(`${f.field} ${OP_WORDS[f.op]} ${f.values.join(f.op === 'ne' ? ' nor ' : ' or ')}`);
+    else parts.push(f.values.length === 1 ? `${f.field} = ${f.values[0]}` : `${f.field} in ${f.values.join(', ')}`);
+  }
+  for (const [i, k] of [...(q.sort ? [q.sort] : []), ...(q.then_by ?? [])].entries()) parts.push(`${i === 0 ? 'sorted by' : 'then by'} ${k.field} ${k.direction === 'desc' ? 'descending' : 'ascending'}`);
   if (q.window) parts.push(q.window.size === null ? `from item ${q.window.offset + 1}` : `items ${q.window.offset + 1} to ${q.window.offset + q.window.size}`);
   return `the collection ${parts.join(', ')}, from this session's state`;
 }

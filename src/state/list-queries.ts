@@ -14,19 +14,39 @@ import type { StateEntity } from './types.js';
 
 /** A list query read from a request line's keys (decisions: "Issue 18/16: filtered and paged lists"). */
 export interface ListQuery {
-  /** Equality (one value) or membership (several) filters: the key is the entity's field. */
-  filter?: { field: string; values: string[] }[];
+  /**
+   * Equality (one value) or membership (several) filters: the key is the entity's field. An
+   * operator key (`views_gte`, `userId_ne`, `title_like`: the field and json-server's suffix)
+   * carries its operator in `op`; without one the filter is equality (decisions: "Issue 16: list operators").
+   */
+  filter?: { field: string; values: string[]; op?: FilterOp }[];
   /** One sort field and its direction (a stable sort: ties keep state order). */
   sort?: { field: string; direction: 'asc' | 'desc' };
+  /** A multi-field sort's further fields (`_sort=userId,views&_order=asc,desc`), compared in turn where the ones before tie. */
+  then_by?: { field: string; direction: 'asc' | 'desc' }[];
   /** A window of the (filtered, sorted) list: the first `offset` skipped, at most `size` shown (null: the rest). */
   window?: { offset: number; size: number | null };
 }
 
+/** A filter operator other than equality: json-server's key suffixes (`_gte`, `_lte`, `_ne`, `_like`). */
+export type FilterOp = 'gte' | 'lte' | 'ne' | 'like';
+const OPS: readonly FilterOp[] = ['gte', 'lte', 'ne', 'like'];
+
 /** What a query names, by kind: the keys a line's reading is learned for. */
 export type QueryKind = 'filter' | 'sort' | 'window';
+/** A unit's kind (`filter:gte` is a filter). */
+export const kindOf = (u: QueryUnit): QueryKind => u.split(':')[0] as QueryKind;
+
+/**
+ * What a line's query is learned as (issue 16): each kind, and apart from it each filter
+ * operator (`filter:gte`, …) and the multi-field sort (`sort:multi`); a unit is answered for
+ * any value only when every recorded line using it reproduced.
+ */
+export type QueryUnit = QueryKind | `filter:${FilterOp}` | 'sort:multi';
 
 export type ParsedQuery =
-  | { ok: true; query: ListQuery; kinds: Map<QueryKind, string[]> }
+  /** `kinds`: the keys named, by kind; `units`: the keys each learning unit rests on. */
+  | { ok: true; query: ListQuery; kinds: Map<QueryKind, string[]>; units: Map<QueryUnit, string[]> }
   /** A key the reading cannot follow: a projection, a random order, an opaque cursor, a key that is no entity field. */
   | { ok: false; key: string; why: string };
 
@@ -44,16 +64,37 @@ export function parseListQuery(pairs: readonly { name: string; value: string }[]
   const filters = new Map<string, string[]>();
   let sortField: string | null = null;
   let direction: 'asc' | 'desc' | null = null;
+  let multiFields: { field: string; desc: boolean }[] | null = null;
+  let multiDirs: ('asc' | 'desc')[] | null = null;
   const win: Partial<Record<'page' | 'size' | 'offset' | 'end', number>> = {};
   for (const { name, value } of pairs) {
     if (vocabulary.isProjection(name)) return { ok: false, key: name, why: 'a projection (ES-12..ES-19 decide it)' };
     if (vocabulary.isRandom(name)) return { ok: false, key: name, why: 'a random order' };
     if (vocabulary.isOrdering(name)) {
       note('sort', name);
+      if (value.includes(',')) {
+        // Issue 16: a multi-field sort, json-server's `_sort=userId,views&_order=asc,desc`.
+        const parts = value.split(',');
+        const dirs = parts.map((p) => DIRECTIONS[p.toLowerCase()]);
+        if (dirs.every((d) => d !== undefined)) {
+          if (direction !== null || multiDirs !== null) return { ok: false, key: name, why: 'two directions' };
+          multiDirs = dirs;
+          continue;
+        }
+        if (sortField !== null || multiFields !== null) return { ok: false, key: name, why: 'more than one sort parameter' };
+        multiFields = [];
+        for (const p of parts) {
+          const field = p.replace(/^[-+]/, '');
+          if (!isField(field, 'sort')) return { ok: false, key: name, why: `sorts by ${JSON.stringify(p)}, no field of the listed entities` };
+          multiFields.push({ field, desc: p.startsWith('-') });
+        }
+        continue;
+      }
       const dir = DIRECTIONS[value.toLowerCase()];
-      if (dir) { if (direction && direction !== dir) return { ok: false, key: name, why: 'two directions' }; direction = dir; continue; }
+      if (dir) { if ((direction && direction !== dir) || multiDirs !== null) return { ok: false, key: name, why: 'two directions' }; direction = dir; continue; }
       const desc = value.startsWith('-');
       const field = value.replace(/^[-+]/, '');
+      if (multiFields !== null) return { ok: false, key: name, why: 'more than one sort parameter' };
       if (sortField !== null || !isField(field, 'sort')) return { ok: false, key: name, why: sortField !== null ? 'more than one sort field' : `sorts by ${JSON.stringify(value)}, no field of the listed entities` };
       sortField = field;
       if (desc) direction = 'desc';
@@ -68,13 +109,27 @@ export function parseListQuery(pairs: readonly { name: string; value: string }[]
       win[role] = n;
       continue;
     }
-    if (!isField(name, 'filter')) return { ok: false, key: name, why: 'no field of the listed entities' };
+    // A field's own name first; else json-server's operator suffix on a field (`views_gte`).
+    const op = isField(name, 'filter') ? undefined : OPS.find((o) => name.endsWith(`_${o}`) && isField(name.slice(0, -o.length - 1), 'filter'));
+    if (!isField(name, 'filter') && op === undefined) return { ok: false, key: name, why: 'no field of the listed entities' };
+    if (op === 'like' && !isPattern(value)) return { ok: false, key: name, why: `${JSON.stringify(value)} is no regular expression` };
     note('filter', name);
     filters.set(name, [...(filters.get(name) ?? []), value]);
   }
   const query: ListQuery = {};
-  if (filters.size) query.filter = [...filters].map(([field, values]) => ({ field, values }));
-  if (sortField !== null) query.sort = { field: sortField, direction: direction ?? 'asc' };
+  if (filters.size) {
+    query.filter = [...filters].map(([key, values]) => {
+      const op = isField(key, 'filter') ? undefined : OPS.find((o) => key.endsWith(`_${o}`));
+      return op === undefined ? { field: key, values } : { field: key.slice(0, -op.length - 1), values, op };
+    });
+  }
+  if (multiFields !== null) {
+    const dirs = multiDirs ?? (direction !== null ? [direction] : []);
+    const [first, ...rest] = multiFields.map((f, i) => ({ field: f.field, direction: dirs[i] ?? (f.desc ? 'desc' as const : 'asc' as const) }));
+    query.sort = first;
+    query.then_by = rest;
+  } else if (multiDirs !== null) return { ok: false, key: kinds.get('sort')![0], why: 'several directions for one sort field' };
+  else if (sortField !== null) query.sort = { field: sortField, direction: direction ?? 'asc' };
   else if (direction !== null) return { ok: false, key: kinds.get('sort')![0], why: 'a direction without a sort field' };
   if (kinds.has('window')) {
     const { page, size, offset, end } = win;
@@ -87,7 +142,25 @@ export function parseListQuery(pairs: readonly { name: string; value: string }[]
       query.window = { offset: from, size: end !== undefined ? end - from : size ?? null };
     }
   }
-  return { ok: true, query, kinds };
+  return { ok: true, query, kinds, units: unitsOf(query, kinds) };
+}
+
+/** The learning units of a parsed query, each with the keys it rests on. */
+function unitsOf(query: ListQuery, kinds: Map<QueryKind, string[]>): Map<QueryUnit, string[]> {
+  const units = new Map<QueryUnit, string[]>();
+  for (const name of kinds.get('filter') ?? []) {
+    const op = OPS.find((o) => query.filter?.some((f) => f.op === o && `${f.field}_${o}` === name));
+    const u: QueryUnit = op === undefined ? 'filter' : `filter:${op}`;
+    units.set(u, [...(units.get(u) ?? []), name]);
+  }
+  if (kinds.has('sort')) units.set(query.then_by ? 'sort:multi' : 'sort', kinds.get('sort')!);
+  if (kinds.has('window')) units.set('window', kinds.get('window')!);
+  return units;
+}
+
+/** Whether a `_like` value is a pattern JavaScript's RegExp reads (json-server builds `new RegExp(value, 'i')`). */
+function isPattern(value: string): boolean {
+  try { new RegExp(value, 'i'); return true; } catch { return false; }
 }
 
 /** A scalar's spelling as a query value compares it (OQ-9: `7` and `"7"` are one id). */
@@ -115,17 +188,55 @@ function compare(a: JsonValue | undefined, b: JsonValue | undefined): number {
   return s < t ? -1 : s > t ? 1 : 0;
 }
 
+/**
+ * Whether an entity's value passes one filter, as json-server 0.17.4 tests it (decisions:
+ * "Issue 16: list operators"): equality and `_ne` on the value's spelling (`_ne` with several
+ * values excludes each), `_gte`/`_lte` as JavaScript's `<=` compares the query's text with the
+ * value (a number as a number, a query value that is not one matching nothing; a string by
+ * code units), `_like` a case-insensitive regular expression searched in the spelling. A
+ * missing or null value, an object or an array passes no filter.
+ */
+function matches(v: JsonValue | undefined, f: { values: string[]; op?: FilterOp }): boolean {
+  if (v === null || v === undefined) return false;
+  const s = spelling(v);
+  if (s === null) return false;
+  switch (f.op) {
+    case undefined: return f.values.includes(s);
+    case 'ne': return f.values.every((x) => x !== s);
+    case 'like': return f.values.some((x) => new RegExp(x, 'i').test(s));
+    case 'gte': return f.values.some((x) => atMost(x, v));
+    case 'lte': return f.values.some((x) => atMost(v, x));
+  }
+}
+
+/** JavaScript's `a <= b` for a query value (text) against a scalar: numbers (and booleans) numerically, two strings by code units. */
+function atMost(a: string | JsonValue, b: string | JsonValue): boolean {
+  if (typeof a === 'string' && typeof b === 'string') return a <= b;
+  const x = numeric(a), y = numeric(b);
+  if (x === null || y === null) return false;
+  return x <= y;
+}
+
+/** A scalar as `<=` converts it to a number (a bigint stays exact when both sides are integers), or null (NaN: no match). */
+function numeric(v: string | JsonValue): number | bigint | null {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number') return v;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'string') {
+    if (/^\s*-?[0-9]+\s*$/.test(v) && !Number.isSafeInteger(Number(v))) return BigInt(v.trim());
+    const n = Number(v);
+    return Number.isNaN(n) ? null : n;
+  }
+  return null;
+}
+
 /** The collection (in state order) filtered, sorted and windowed as the query asks; `matched` counts before the window. */
 export function applyListQuery(entities: readonly StateEntity[], q: ListQuery, tool: string): { entities: StateEntity[]; matched: number } {
-  let out = entities.filter((e) => (q.filter ?? []).every((f) => {
-    const s = spelling(fieldOf(e, tool, f.field));
-    return s !== null && f.values.includes(s);
-  }));
+  let out = entities.filter((e) => (q.filter ?? []).every((f) => matches(fieldOf(e, tool, f.field), f)));
   if (q.sort) {
-    const { field, direction } = q.sort;
-    const sign = direction === 'desc' ? -1 : 1;
-    out = out.map((e, i) => ({ e, i, v: fieldOf(e, tool, field) }))
-      .sort((a, b) => sign * compare(a.v, b.v) || a.i - b.i).map((x) => x.e);
+    const keys = [q.sort, ...(q.then_by ?? [])].map((k) => ({ field: k.field, sign: k.direction === 'desc' ? -1 : 1 }));
+    out = out.map((e, i) => ({ e, i, v: keys.map((k) => fieldOf(e, tool, k.field)) }))
+      .sort((a, b) => keys.reduce((c, k, j) => c || k.sign * compare(a.v[j], b.v[j]), 0) || a.i - b.i).map((x) => x.e);
   }
   const matched = out.length;
   if (q.window) out = out.slice(q.window.offset, q.window.size === null ? undefined : q.window.offset + q.window.size);

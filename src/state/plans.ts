@@ -15,7 +15,7 @@ import {
 } from './types.js';
 import type { Shaping, ViewShaping } from './variants.js';
 import { childPointer } from '../json/pointer.js';
-import { applyListQuery, isListQuery, parseListQuery, type ParsedQuery, type QueryKind } from './list-queries.js';
+import { applyListQuery, isListQuery, kindOf, parseListQuery, type ParsedQuery, type QueryKind, type QueryUnit } from './list-queries.js';
 
 /** OQ-30 / DOC-4: the rendered-size limit, compact exact JSON in UTF-8 bytes. */
 export const MAX_RENDERED_BYTES = 262_144;
@@ -257,8 +257,8 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   const parent = parentOf(ctx, all, membership, shownBy, isField, totals);
   const parentFilter = (r: ReadLine) => (parent ? { field: parent.field, value: ctx.facts.pathValue(r.record_id)! } : undefined);
   const lines: PlanLine[] = [];
-  const failedKinds = new Set<string>();
-  const learnedKinds = new Map<QueryKind, Set<string>>();
+  const failedUnits = new Set<QueryUnit>();
+  const learnedUnits = new Map<QueryUnit, Set<string>>();
   for (const r of ctx.lines) {
     const base = { path: r.path, query: r.query, record_ordinal: r.ordinal, status: r.status };
     const m = membership.get(r.record_id);
@@ -266,16 +266,16 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
       const listedIds = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
       const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, parentFilter(r));
       if (read.kind === 'query') {
-        for (const [k, names] of read.kinds) for (const n of names) (learnedKinds.get(k) ?? learnedKinds.set(k, new Set()).get(k)!).add(n);
+        for (const [u, names] of read.units) for (const n of names) (learnedUnits.get(u) ?? learnedUnits.set(u, new Set()).get(u)!).add(n);
         lines.push({ ...base, membership: read.membership, ...(read.membership === 'recorded' ? { listed_ids: listedIds } : {}), ...read.line });
         continue;
       }
       if (read.kind === 'differs') {
-        for (const k of read.kinds) failedKinds.add(k);
+        for (const u of read.units) failedUnits.add(u);
         lines.push({ ...base, membership: 'recorded', listed_ids: listedIds, reason: 'membership-differs', detail: read.detail });
         continue;
       }
-      for (const k of read.failed ?? []) failedKinds.add(k);
+      for (const u of read.failed ?? []) failedUnits.add(u);
       lines.push({ ...base, membership: m, ...(m === 'recorded' ? { listed_ids: listedIds } : {}) });
       continue;
     }
@@ -296,9 +296,13 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   if (lines.length > 0 && lines.every((l) => l.reason === 'membership-differs')) {
     reasons.push({ reason: 'membership-differs', detail: `no request line's list is one the state reproduces: ${lines[0].detail}` });
   }
-  // Issue 16: a query key is answered for any value only when every line naming it reproduced.
-  const learned = (k: QueryKind) => failedKinds.has(k) ? [] : [...(learnedKinds.get(k) ?? [])].sort();
-  const listQueries: ListQueries = { filter: learned('filter'), sort: learned('sort'), window: learned('window') };
+  // Issue 16: a query key is answered for any value only when every line using its unit (its
+  // kind; apart from it each filter operator and the multi-field sort) reproduced.
+  const kept = [...learnedUnits].filter(([u]) => !failedUnits.has(u));
+  const learned = (k: QueryKind) => [...new Set(kept.filter(([u]) => kindOf(u) === k).flatMap(([, names]) => [...names]))].sort();
+  const listQueries: ListQueries = {
+    filter: learned('filter'), sort: learned('sort'), window: learned('window'), ...(kept.some(([u]) => u === 'sort:multi') ? { multi_sort: true as const } : {}),
+  };
   const hasQueries = listQueries.filter.length + listQueries.sort.length + listQueries.window.length > 0;
   const plan: ListPlan = {
     tool: ctx.tool, kind: 'list', ...viewBase(ctx, listObs, 'list'), ...(hasQueries ? { list_queries: listQueries } : {}),
@@ -310,9 +314,9 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
 }
 
 type LineRead =
-  | { kind: 'plain'; failed?: QueryKind[] }
-  | { kind: 'query'; membership: 'all' | 'recorded'; line: Partial<PlanLine>; kinds: Map<QueryKind, string[]> }
-  | { kind: 'differs'; detail: string; kinds: QueryKind[] };
+  | { kind: 'plain'; failed?: QueryUnit[] }
+  | { kind: 'query'; membership: 'all' | 'recorded'; line: Partial<PlanLine>; units: Map<QueryUnit, string[]> }
+  | { kind: 'differs'; detail: string; units: QueryUnit[] };
 
 /**
  * Issue 18 (ES-35, ES-37): what a list line's query keys say about its membership. A query
@@ -327,7 +331,7 @@ function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: 
   if (parent && (parsed === null || parsed.ok)) {
     // Issue 18: a nested line's parent is its first filter (the field learned by parentOf).
     const q = parsed?.query ?? {};
-    parsed = { ok: true, kinds: parsed?.kinds ?? new Map(), query: { ...q, filter: [{ field: parent.field, values: [parent.value] }, ...(q.filter ?? [])] } };
+    parsed = { ok: true, kinds: parsed?.kinds ?? new Map(), units: parsed?.units ?? new Map(), query: { ...q, filter: [{ field: parent.field, values: [parent.value] }, ...(q.filter ?? [])] } };
   }
   if (parsed?.ok && isListQuery(parsed.query)) {
     const picked = applyListQuery(all, parsed.query, ctx.tool);
@@ -336,21 +340,21 @@ function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: 
       const headers = (totalsOf.headers.get(r.record_id) ?? []).filter((s) => s.total !== null && Number(s.total) === picked.matched).map((s) => s.name.toLowerCase());
       const membership = m === 'all' && picked.entities.length === all.length ? 'all' : 'recorded';
       return {
-        kind: 'query', membership, kinds: parsed.kinds,
+        kind: 'query', membership, units: parsed.units,
         line: { ...parsed.query, ...(totals.length ? { total_members: [...new Set(totals)].sort() } : {}), ...(headers.length ? { total_headers: [...new Set(headers)].sort() } : {}) },
       };
     }
     if (m === 'all') {
       const shown = picked.entities.length === listedIds.length ? 'another order' : `${picked.entities.length} entities, ${listedIds.length} listed`;
-      return { kind: 'differs', kinds: [...parsed.kinds.keys()], detail: `record #${r.ordinal} (${lineName(r)}): its query read from state gives ${shown} (issue 18)` };
+      return { kind: 'differs', units: [...parsed.units.keys()], detail: `record #${r.ordinal} (${lineName(r)}): its query read from state gives ${shown} (issue 18)` };
     }
     // A page ES-35 already calls `recorded` renders the ids it listed, as before; its keys are not learned.
-    return { kind: 'plain', failed: [...parsed.kinds.keys()] };
+    return { kind: 'plain', failed: [...parsed.units.keys()] };
   }
   if (m === 'all' && !same(all.map((e) => e.id))) {
     const why = parsed && !parsed.ok ? `; its key ${JSON.stringify(parsed.key)} is ${parsed.why}` : '';
     const shown = all.length === listedIds.length ? 'another order than the collection' : `${listedIds.length} of the collection's ${all.length} entities`;
-    return { kind: 'differs', kinds: parsed?.ok ? [...parsed.kinds.keys()] : [], detail: `record #${r.ordinal} (${lineName(r)}) lists ${shown}, and no filter, sort or window explains it (issue 18)${why}` };
+    return { kind: 'differs', units: parsed?.ok ? [...parsed.units.keys()] : [], detail: `record #${r.ordinal} (${lineName(r)}) lists ${shown}, and no filter, sort or window explains it (issue 18)${why}` };
   }
   return { kind: 'plain' };
 }

@@ -95,7 +95,7 @@ export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, 
 /** A list line's query (issue 18), or undefined when it has none. */
 export function lineQuery(line: PlanLine): ListQuery | undefined {
   const q: ListQuery = {
-    ...(line.filter ? { filter: line.filter } : {}), ...(line.sort ? { sort: line.sort } : {}), ...(line.window ? { window: line.window } : {}),
+    ...(line.filter ? { filter: line.filter } : {}), ...(line.sort ? { sort: line.sort } : {}), ...(line.then_by ? { then_by: line.then_by } : {}), ...(line.window ? { window: line.window } : {}),
   };
   return isListQuery(q) ? q : undefined;
 }

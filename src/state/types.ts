@@ -65,6 +65,7 @@ export interface PlanLine {
    */
   filter?: ListQuery['filter'];
   sort?: ListQuery['sort'];
+  then_by?: ListQuery['then_by'];
   window?: ListQuery['window'];
   /** Such a line's item totals that count what its query matches (before the window): body pointers, header names. */
   total_members?: string[];
@@ -75,7 +76,11 @@ export interface PlanLine {
 }
 
 /** The query keys a list plan answers from state for any value (issue 16), per kind; learned when every line naming one reproduced. */
-export interface ListQueries { filter: string[]; sort: string[]; window: string[] }
+export interface ListQueries {
+  filter: string[]; sort: string[]; window: string[];
+  /** Issue 16: present when a multi-field sort (`_sort=a,b`) reproduced every recorded line sorting so. */
+  multi_sort?: true;
+}
 
 interface ViewFacts {
   tool: string;
