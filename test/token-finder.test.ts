@@ -32,7 +32,6 @@ describe('whole-token search for many spellings (the Redactor\'s echoes of crede
         const text = pieces.join(noise.join('').slice(0, 3));
         const finder = new TokenFinder(spellings);
         expect(finder.replaceAll(text, '[R]')).toBe(byAlternation(spellings, text, '[R]'));
-        expect(finder.has(text)).toBe(byAlternation(spellings, text, '\u0000') !== text);
       }), { numRuns: 3000 });
   });
 

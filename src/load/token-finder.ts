@@ -35,43 +35,29 @@ export class TokenFinder {
     this.runs = spellings.length === 0 ? null : new RegExp(`[${cls}]{${this.prefixLength},}`, 'g');
   }
 
-  /** Whether `text` holds a spelling as a whole token. */
-  has(text: string): boolean {
-    let found = false;
-    this.scan(text, () => { found = true; return false; });
-    return found;
-  }
-
   /** `text` with every whole-token spelling replaced by `marker`. */
   replaceAll(text: string, marker: string): string {
+    if (!this.runs) return text;
     const parts: string[] = [];
     let from = 0;
-    this.scan(text, (at, length) => {
-      parts.push(text.slice(from, at), marker);
-      from = at + length;
-      return true;
-    });
-    if (parts.length === 0) return text;
-    parts.push(text.slice(from));
-    return parts.join('');
-  }
-
-  /** Calls `hit` for each match in order; `hit` returns false to stop. */
-  private scan(text: string, hit: (at: number, length: number) => boolean): void {
-    if (!this.runs) return;
-    const runs = new RegExp(this.runs.source, 'g');
-    for (let m = runs.exec(text); m !== null; m = runs.exec(text)) {
+    // One expression for every text: nothing here calls back into it, so lastIndex is this scan's.
+    this.runs.lastIndex = 0;
+    for (let m = this.runs.exec(text); m !== null; m = this.runs.exec(text)) {
       const end = m.index + m[0].length;
       let i = m.index;
       while (i <= end - this.prefixLength) {
         // A whole token starts at the text's start or after a character that is not a letter or digit.
         if (i > 0 && isTokenChar(text.charCodeAt(i - 1))) { i++; continue; }
         const candidates = this.byPrefix.get(text.slice(i, i + this.prefixLength));
-        const match = candidates?.find((s) => text.startsWith(s, i) && !isTokenChar(text.charCodeAt(i + s.length)));
+        const match = candidates?.find((c) => text.startsWith(c, i) && !isTokenChar(text.charCodeAt(i + c.length)));
         if (match === undefined) { i++; continue; }
-        if (!hit(i, match.length)) return;
+        parts.push(text.slice(from, i), marker);
         i += match.length;
+        from = i;
       }
     }
+    if (parts.length === 0) return text;
+    parts.push(text.slice(from));
+    return parts.join('');
   }
 }
