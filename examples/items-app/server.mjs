@@ -2,6 +2,7 @@
 // node examples/items-app/server.mjs   → http://127.0.0.1:3000 (PORT=… to change)
 import http from 'node:http';
 
+const SEARCH_MS = 300;
 const items = [{ id: 'it-01', name: 'Lamp', stock: 4 }, { id: 'it-02', name: 'Desk', stock: 1 }];
 
 const page = `<!doctype html><html><head><title>Items</title></head><body>
@@ -27,7 +28,9 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     if (url.pathname === '/api/items' && req.method === 'GET') {
       const q = (url.searchParams.get('q') ?? '').toLowerCase();
-      return json(200, items.filter((i) => i.name.toLowerCase().includes(q)));
+      // A search takes a moment, as a real one does: the page's follow-up requests are then
+      // always sent after the Search click returns (the README's comparison relies on it).
+      return setTimeout(() => json(200, items.filter((i) => i.name.toLowerCase().includes(q))), SEARCH_MS);
     }
     if (url.pathname === '/api/items' && req.method === 'POST') {
       const item = { id: `it-${String(items.length + 1).padStart(2, '0')}`, stock: 0, ...JSON.parse(body || '{}') };
