@@ -65,6 +65,8 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
   for (const p of pathParams) {
     properties[p] = {
       type: 'string',
+      // The check refuses an empty value (no path has an empty segment); the schema says so.
+      minLength: 1,
       description: `path parameter {${p}} of ${tool.template}; recorded values: ${sampleValues(records.flatMap((r) => (r.params.has(p) ? [r.params.get(p)!] : [])))}`,
     };
   }
