@@ -1,62 +1,359 @@
 /**
  * `browserScenarioSchema` (BS-1 to BS-9, BS-14, BS-26, BS-27, BS-37, BS-47 to BS-53,
- * OQ-39, OQ-45): one strict validation of the whole request before any browser starts.
- * Every failure is a CapstateError `invalid-scenario` naming the JSON path of the
- * offending field (BS-8).
+ * OQ-39, OQ-45): one strict validation of the whole request before any browser starts,
+ * declared once with zod (issue 19): the declaration gives the TypeScript types below, the
+ * JSON Schema the MCP tool publishes, and the check. Every failure is a CapstateError
+ * `invalid-scenario` naming the JSON path of the offending field (BS-8).
  */
+import { z } from 'zod';
 import { CapstateError } from '../errors.js';
 import { describe } from '../load/fields.js';
 import { formatPath, type JsonPath } from '../load/split.js';
-
-export type ValueSource = { source: 'literal'; value: string } | { source: 'secret'; secret_id: string };
-export type HeaderSource = ValueSource
-  | { source: 'cookie'; name: string }
-  | { source: 'local_storage'; key: string; json_pointer?: string };
-
-export interface UrlSpec { url: string; query?: { name: string; value: ValueSource }[] }
-
-export type Locator =
-  | { kind: 'css'; selector: string }
-  | { kind: 'role'; role: string; name?: string; exact?: boolean }
-  | { kind: 'test_id'; test_id: string };
+import { firstIssue } from '../json/zod-issue.js';
 
 export const ARTIFACTS = ['screenshot', 'dom', 'accessibility', 'url', 'history', 'storage'] as const;
 export type Artifact = typeof ARTIFACTS[number];
 export const EVENT_FAMILIES = ['console', 'page-errors', 'network', 'websockets', 'frames', 'workers', 'popups', 'downloads'] as const;
 export type EventFamily = typeof EVENT_FAMILIES[number];
+export const ACTIONS = ['goto', 'click', 'fill', 'press', 'select_option', 'check', 'uncheck', 'wait_for', 'wait_for_timeout', 'request'] as const;
+export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-interface Base { step_id: string; timeout_ms?: number }
-export type Action =
-  | Base & { action: 'goto'; destination: UrlSpec; wait_until?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit' }
-  | Base & { action: 'click'; locator: Locator }
-  | Base & { action: 'fill'; locator: Locator; value: ValueSource }
-  | Base & { action: 'press'; locator: Locator; key: string }
-  | Base & { action: 'select_option'; locator: Locator; values: ValueSource[] }
-  | Base & { action: 'check' | 'uncheck'; locator: Locator }
-  | Base & { action: 'wait_for'; locator: Locator; state?: 'attached' | 'detached' | 'visible' | 'hidden' }
-  | { step_id: string; action: 'wait_for_timeout'; duration_ms: number }
-  | RequestAction;
+/** BS-11: the default command deadline. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 20_000;
+/** BS-14: the timer representation's maximum. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
-export interface RequestAction extends Base {
-  action: 'request';
-  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  path: string;
-  query?: { name: string; value: ValueSource }[];
-  headers?: { name: string; value: HeaderSource; prefix?: string }[];
-  json?: unknown;
-  expected_status?: number[];
+/** OQ-45: the Fetch standard's forbidden request-header names, plus User-Agent (BS-53). */
+const FORBIDDEN_HEADERS = new Set([
+  'accept-charset', 'accept-encoding', 'access-control-request-headers', 'access-control-request-method',
+  'connection', 'content-length', 'cookie', 'cookie2', 'date', 'dnt', 'expect', 'host', 'keep-alive', 'origin',
+  'referer', 'set-cookie', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'via', 'user-agent',
+  'x-http-method', 'x-http-method-override', 'x-method-override',
+]);
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** BS-53: newlines and other ASCII control characters (tab is allowed inside a value). */
+export const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+// ---- The building blocks, each with the message a user reads (BS-8). ----
+
+/** A string; by default a non-empty one. */
+function str(opts: { nonEmpty?: boolean } = { nonEmpty: true }) {
+  const s = z.string({ error: (iss) => `must be a string, got ${describe(iss.input)}` });
+  return opts.nonEmpty ? s.min(1, { error: 'must not be empty' }) : s;
 }
 
-export interface Limits {
-  max_events: number;
-  max_event_bytes: number;
-  max_retained_event_bytes: number;
-  max_network_transactions: number;
-  max_network_body_bytes: number;
-  max_network_body_allocation_bytes: number;
-  max_header_value_bytes: number;
-  max_network_metadata_bytes: number;
+const bool = () => z.boolean({ error: (iss) => `must be true or false, got ${describe(iss.input)}` });
+
+function int(min: number, max: number) {
+  return z.int({
+    error: (iss) => (typeof iss.input === 'number' && Number.isInteger(iss.input)
+      ? `must be between ${min} and ${max}, got ${iss.input}` : `must be an integer, got ${describe(iss.input)}`),
+  }).min(min).max(max);
 }
+
+const timeout = () => int(1, MAX_TIMEOUT_MS);
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T, what: string) {
+  return z.enum(values, { error: (iss) => `unsupported ${what} ${JSON.stringify(iss.input)}; use one of ${values.join(', ')}` });
+}
+
+function arr<T extends z.ZodType>(item: T, opts: { nonEmpty?: boolean } = {}) {
+  const a = z.array(item, { error: (iss) => `must be an array, got ${describe(iss.input)}` });
+  return opts.nonEmpty ? a.min(1, { error: 'must hold at least one entry' }) : a;
+}
+
+/** A strict object: an unknown field names the ones allowed here, required ones first. */
+function obj<S extends z.ZodRawShape>(shape: S) {
+  const keys = Object.keys(shape);
+  const optional = (k: string) => (shape[k] as z.ZodType)._zod.optin === 'optional';
+  const allowed = [...keys.filter((k) => !optional(k)), ...keys.filter(optional)].join(', ');
+  return z.strictObject(shape, {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field ${JSON.stringify(iss.keys[0])}; allowed here: ${allowed}` : `must be an object, got ${describe(iss.input)}`),
+  });
+}
+
+/** The error of a union told apart by `tag`; a missing tag is reported as a missing field. */
+function unionError(tag: string, tags: readonly string[], what: string) {
+  return (iss: z.core.$ZodRawIssue) => (iss.code === 'invalid_type' ? `must be an object, got ${describe(iss.input)}`
+    : `unsupported ${what} ${JSON.stringify((iss.input as Record<string, unknown>)[tag])}; use one of ${tags.join(', ')}`);
+}
+
+/** A check on a value that passed its type: the message, or nothing when fine. */
+function rule<T>(problem: (v: T) => string | undefined) {
+  return (v: T, ctx: z.RefinementCtx<T>) => {
+    const message = problem(v);
+    if (message !== undefined) ctx.addIssue({ code: 'custom', message, input: v });
+  };
+}
+
+/** A list of distinct names from `values`. */
+function set<const T extends readonly [string, ...string[]]>(values: T, what: string) {
+  return arr(oneOf(values, what)).superRefine((list, ctx) => {
+    list.forEach((t, i) => {
+      if (list.indexOf(t) !== i) ctx.addIssue({ code: 'custom', message: `${what} ${JSON.stringify(t)} is listed twice`, path: [i], input: t });
+    });
+  });
+}
+
+// ---- URLs (BS-2, BS-22, BS-26). ----
+
+function httpUrlProblem(raw: string): string | undefined {
+  let u: URL;
+  try { u = new URL(raw); } catch { return `not an absolute URL: ${JSON.stringify(raw)}`; }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `only http and https URLs are supported, got ${u.protocol}`;
+  return undefined;
+}
+
+/** An absolute http(s) URL, with `more` checked once it is one. */
+const httpUrl = (more: (u: URL, raw: string) => string | undefined = () => undefined) =>
+  str().superRefine(rule((raw: string) => httpUrlProblem(raw) ?? more(new URL(raw), raw)));
+
+/** BS-22: loopback host and an explicit port only. */
+function endpointProblem(u: URL, ep: string): string | undefined {
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) return `connect mode accepts only a loopback CDP endpoint (127.0.0.1, localhost or [::1]), got host ${u.hostname}`;
+  if (!/^https?:\/\/[^/]+:\d+(\/|$)/.test(ep) || u.port === '') return 'the CDP endpoint needs an explicit port, e.g. http://127.0.0.1:9222';
+  if (u.pathname !== '/' || u.search || u.hash || u.username) return 'give the endpoint as http://127.0.0.1:<port> without a path';
+  return undefined;
+}
+
+// ---- Values (BS-27, BS-51). ----
+
+const literal = obj({ source: z.literal('literal'), value: str({}) });
+const secretRef = obj({ source: z.literal('secret'), secret_id: str() });
+export const valueSourceSchema = z.discriminatedUnion('source', [literal, secretRef], { error: unionError('source', ['literal', 'secret'], 'value source') })
+  .meta({ id: 'ValueSource', description: '{"source": "literal", "value": "…"} or {"source": "secret", "secret_id": "…"} (a declared secret)' });
+
+const headerSources = ['literal', 'secret', 'cookie', 'local_storage'] as const;
+const headerSourceSchema = z.discriminatedUnion('source', [
+  obj({ source: z.literal('literal'), value: str({}).superRefine(rule((v: string) => (CONTROL.test(v) ? 'a header value must not contain newlines or other control characters' : undefined))) }),
+  secretRef,
+  obj({ source: z.literal('cookie'), name: str() }),
+  obj({
+    source: z.literal('local_storage'), key: str(),
+    json_pointer: str({}).superRefine(rule((p: string) => (p !== '' && !p.startsWith('/') ? 'a JSON pointer (RFC 6901) is empty or starts with "/"' : undefined))).optional(),
+  }),
+], { error: unionError('source', headerSources, 'value source') })
+  .meta({ id: 'HeaderSource', description: 'A value source, or a value the page holds: {"source": "cookie", "name": "…"} or {"source": "local_storage", "key": "…", "json_pointer"?: "/…"}' });
+
+const queryEntries = arr(obj({ name: str(), value: valueSourceSchema }));
+
+/** BS-26: an http(s) URL without userinfo, with optional structured query entries. */
+export const urlSpecSchema = obj({
+  url: httpUrl((u) => (u.username || u.password ? 'userinfo credentials in a URL are rejected; declare a secret and use a structured query entry or a storage seed' : undefined)),
+  query: queryEntries.optional(),
+}).meta({ id: 'UrlSpec', description: 'An http(s) URL without user name or password: {"url": "…", "query"?: [{"name": "…", "value": {…}}]}' });
+
+// ---- Locators and actions (OQ-39, BS-14, BS-47 to BS-53). ----
+
+export const locatorSchema = z.discriminatedUnion('kind', [
+  obj({ kind: z.literal('css'), selector: str() }),
+  obj({ kind: z.literal('role'), role: str(), name: str({}).optional(), exact: bool().optional() }),
+  obj({ kind: z.literal('test_id'), test_id: str() }),
+], { error: unionError('kind', ['css', 'role', 'test_id'], 'locator kind') })
+  .meta({ id: 'Locator', description: '{"kind": "css", "selector": "…"}, {"kind": "role", "role": "button", "name"?: "…", "exact"?: true} or {"kind": "test_id", "test_id": "…"}' });
+
+const stepId = () => str();
+const withLocator = <A extends string>(action: A) => obj({ step_id: stepId(), action: z.literal(action), locator: locatorSchema, timeout_ms: timeout().optional() });
+
+/** BS-53: a header a page fetch may set. */
+function headerNameProblem(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (!TOKEN.test(name)) return `${JSON.stringify(name)} is not a valid header name`;
+  if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith('sec-') || lower.startsWith('proxy-')) {
+    return `a page fetch cannot set ${JSON.stringify(name)} (forbidden request header${lower === 'user-agent' ? '; Chrome drops User-Agent' : ''})`;
+  }
+  return undefined;
+}
+
+const headers = arr(obj({
+  name: str().superRefine(rule(headerNameProblem)),
+  value: headerSourceSchema,
+  prefix: str({}).superRefine(rule((p: string) => (CONTROL.test(p) ? 'a header prefix must not contain newlines or other control characters' : undefined))).optional(),
+})).superRefine((list, ctx) => {
+  const seen = new Map<string, number>();
+  list.forEach((h, i) => {
+    const lower = h.name.toLowerCase();
+    if (seen.has(lower)) ctx.addIssue({ code: 'custom', path: [i, 'name'], input: h.name, message: `header ${JSON.stringify(h.name)} is given twice (also headers[${seen.get(lower)}]); names compare case-insensitively` });
+    else seen.set(lower, i);
+  });
+});
+
+/** BS-49: the request path's own form; that it stays on the start URL's origin is checked with the whole scenario. */
+function requestPathProblem(path: string): string | undefined {
+  if (!path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) return 'must begin with a single "/" (a path on the start URL\'s origin)';
+  if (CONTROL.test(path)) return 'must not contain control characters';
+  return undefined;
+}
+
+/** BS-48 to BS-50, BS-53. */
+const requestAction = obj({
+  step_id: stepId(), action: z.literal('request'),
+  method: oneOf(METHODS, 'method'),
+  path: str().superRefine(rule(requestPathProblem)).describe('A path on the start URL\'s origin, beginning with a single "/"'),
+  query: queryEntries.optional(),
+  headers: headers.optional(),
+  json: z.unknown().optional().describe('A JSON request body (not with GET or HEAD)'),
+  expected_status: arr(int(100, 599).superRefine(rule((n: number) => (n >= 300 && n < 400
+    ? `${n} is a redirect; a request step does not follow redirects (BS-50): set "path" to the redirect's target instead` : undefined))), { nonEmpty: true }).optional(),
+  timeout_ms: timeout().optional(),
+}).superRefine((a, ctx) => {
+  if (a.json !== undefined && (a.method === 'GET' || a.method === 'HEAD')) ctx.addIssue({ code: 'custom', path: ['json'], input: a.json, message: `a ${a.method} request cannot carry a body` });
+});
+
+export const actionSchema = z.discriminatedUnion('action', [
+  obj({ step_id: stepId(), action: z.literal('goto'), destination: urlSpecSchema, wait_until: oneOf(['load', 'domcontentloaded', 'networkidle', 'commit'], 'wait_until').optional(), timeout_ms: timeout().optional() }),
+  withLocator('click'),
+  obj({ step_id: stepId(), action: z.literal('fill'), locator: locatorSchema, value: valueSourceSchema, timeout_ms: timeout().optional() }),
+  obj({ step_id: stepId(), action: z.literal('press'), locator: locatorSchema, key: str(), timeout_ms: timeout().optional() }),
+  obj({ step_id: stepId(), action: z.literal('select_option'), locator: locatorSchema, values: arr(valueSourceSchema, { nonEmpty: true }), timeout_ms: timeout().optional() }),
+  withLocator('check'),
+  withLocator('uncheck'),
+  obj({ step_id: stepId(), action: z.literal('wait_for'), locator: locatorSchema, state: oneOf(['attached', 'detached', 'visible', 'hidden'], 'state').optional(), timeout_ms: timeout().optional() }),
+  obj({ step_id: stepId(), action: z.literal('wait_for_timeout'), duration_ms: timeout() }),
+  requestAction,
+], { error: unionError('action', ACTIONS, 'action') });
+
+// ---- The browser (BS-4, BS-22). ----
+
+const launchBrowser = obj({ mode: z.literal('launch'), executable_path: str(), headless: bool().optional() });
+const connectBrowser = obj({
+  mode: z.literal('connect'),
+  cdp_endpoint: httpUrl(endpointProblem),
+  target: obj({ url_prefix: str().optional() }).optional(),
+});
+const browserModeError = unionError('mode', ['launch', 'connect'], 'browser mode');
+
+// ---- Seeds and capture settings (BS-27, BS-37, BS-57). ----
+
+const secretDeclarations = arr(obj({
+  secret_id: str().superRefine(rule((id: string) => (/^[A-Za-z0-9_.-]+$/.test(id) ? undefined : 'a secret id uses letters, digits, "_", "-" and "." only (it appears in redaction markers)'))),
+  environment_variable: str(),
+})).superRefine((list, ctx) => {
+  list.forEach((s, i) => {
+    const first = list.findIndex((t) => t.secret_id === s.secret_id);
+    if (first !== i) ctx.addIssue({ code: 'custom', path: [i, 'secret_id'], input: s.secret_id, message: `secret ${JSON.stringify(s.secret_id)} is declared twice (first at secrets[${first}])` });
+  });
+});
+
+/** A storage-seed origin: scheme, host and port only (a trailing "/" is dropped). */
+const originOf = (raw: string) => new URL(raw).origin;
+const storageArea = (area: 'local_storage' | 'session_storage') => arr(obj({
+  origin: httpUrl((u, raw) => (u.origin !== raw.replace(/\/$/, '') ? `must be an origin (scheme, host and port only), e.g. ${JSON.stringify(u.origin)}` : undefined)),
+  entries: arr(obj({ key: str({}), value: valueSourceSchema })),
+}).superRefine((o, ctx) => {
+  if (ctx.issues.length > 0) return;
+  o.entries.forEach((e, j) => {
+    if (o.entries.findIndex((f) => f.key === e.key) !== j) ctx.addIssue({ code: 'custom', path: ['entries', j, 'key'], input: e.key, message: `key ${JSON.stringify(e.key)} is seeded twice for ${originOf(o.origin)}` });
+  });
+})).superRefine((list, ctx) => {
+  if (ctx.issues.length > 0) return;
+  list.forEach((o, i) => {
+    const origin = originOf(o.origin);
+    if (list.findIndex((p) => originOf(p.origin) === origin) !== i) ctx.addIssue({ code: 'custom', path: [i, 'origin'], input: o.origin, message: `origin ${origin} is listed twice in ${area}` });
+  });
+});
+
+const limit = () => int(1, Number.MAX_SAFE_INTEGER).optional();
+/** BS-37: every supplied value is a positive safe integer. */
+const limitsSchema = obj({
+  max_events: limit(), max_event_bytes: limit(), max_retained_event_bytes: limit(), max_network_transactions: limit(),
+  max_network_body_bytes: limit(), max_network_body_allocation_bytes: limit(), max_header_value_bytes: limit(), max_network_metadata_bytes: limit(),
+});
+
+// ---- The scenario. ----
+
+const scenarioShape = {
+  browser: z.discriminatedUnion('mode', [launchBrowser, connectBrowser], { error: browserModeError })
+    .describe('{"mode": "launch", "executable_path": "…", "headless"?: false} or {"mode": "connect", "cdp_endpoint": "http://127.0.0.1:9222"}'),
+  start_url: urlSpecSchema.describe('Where the browser starts: {"url": "http://127.0.0.1:3000/", "query"?: [{"name", "value"}]}'),
+  actions: arr(actionSchema, { nonEmpty: true }).superRefine((list, ctx) => {
+    const ids = new Map<string, number>();
+    list.forEach((a, i) => {
+      if (ids.has(a.step_id)) ctx.addIssue({ code: 'custom', path: [i, 'step_id'], input: a.step_id, message: `duplicate step_id ${JSON.stringify(a.step_id)} (also actions[${ids.get(a.step_id)}]); step ids must be unique` });
+      else ids.set(a.step_id, i);
+    });
+  }).describe(`Steps, each with a unique step_id and an action (${ACTIONS.join(', ')})`),
+  environment: obj({
+    locale: str().optional(),
+    timezone: str().optional(),
+    viewport: obj({ width: int(1, 16384), height: int(1, 16384) }).optional(),
+    service_workers: oneOf(['block', 'allow'], 'service-worker policy').optional(),
+  }).optional(),
+  secrets: secretDeclarations.optional().describe('Secrets the scenario may use: [{"secret_id": "…", "environment_variable": "…"}]'),
+  storage: obj({
+    cookies: arr(obj({ name: str(), value: valueSourceSchema, url: httpUrl() })).optional(),
+    local_storage: storageArea('local_storage').optional(),
+    session_storage: storageArea('session_storage').optional(),
+  }).optional().describe('Cookies and web storage seeded before the first step'),
+  capture: obj({
+    after_each_step: set(ARTIFACTS, 'artifact').optional(),
+    at_end: set(ARTIFACTS, 'artifact').optional(),
+    events: set(EVENT_FAMILIES, 'event family').optional(),
+    network: obj({ request_body: bool().optional(), response_body: bool().optional(), header_values: bool().optional() }).optional(),
+    limits: limitsSchema.optional(),
+  }).optional().describe('What to record: artifacts after each step and at the end, event families, network content, limits'),
+  command_timeout_ms: timeout().optional().describe('The deadline of each browser command, in milliseconds (default 20000)'),
+};
+
+/** Every secret reference outside request bodies, in the order the scenario is read (BS-28). */
+function secretRefs(s: z.infer<typeof scenarioObject>): { id: string; path: JsonPath }[] {
+  const out: { id: string; path: JsonPath }[] = [];
+  const walk = (v: unknown, path: JsonPath): void => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
+    else if (v !== null && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (o.source === 'secret' && typeof o.secret_id === 'string') out.push({ id: o.secret_id, path: [...path, 'secret_id'] });
+      else for (const [k, x] of Object.entries(o)) if (k !== 'json') walk(x, [...path, k]);
+    }
+  };
+  walk(s.start_url, ['start_url']);
+  walk(s.storage, ['storage']);
+  walk(s.actions, ['actions']);
+  return out;
+}
+
+const scenarioObject = obj(scenarioShape);
+
+/** The scenario (BS-8), with the rules that read more than one field. */
+export const browserScenarioSchema = scenarioObject.superRefine((s, ctx) => {
+  if (ctx.issues.length > 0) return;
+  // BS-49: a request step's path stays on the start URL's origin.
+  const startOrigin = originOf(s.start_url.url);
+  s.actions.forEach((a, i) => {
+    if (a.action !== 'request') return;
+    let resolved: URL | undefined;
+    try { resolved = new URL(a.path, startOrigin); } catch { /* reported below */ }
+    const message = resolved === undefined ? 'is not a valid path'
+      : resolved.origin !== startOrigin ? `resolves to ${resolved.origin}, not the start URL's origin ${startOrigin}` : undefined;
+    if (message) ctx.addIssue({ code: 'custom', path: ['actions', i, 'path'], input: a.path, message });
+  });
+  // BS-28: every secret reference names a declared secret.
+  const declared = new Set((s.secrets ?? []).map((d) => d.secret_id));
+  for (const ref of secretRefs(s)) {
+    if (!declared.has(ref.id)) {
+      ctx.addIssue({ code: 'custom', path: ref.path, input: ref.id, message: `secret ${JSON.stringify(ref.id)} is not declared; add {"secret_id": ${JSON.stringify(ref.id)}, "environment_variable": "…"} to "secrets"` });
+    }
+  }
+});
+
+/**
+ * What an MCP caller sends capture_browser_scenario: the same declaration, except that the
+ * browser's executable and endpoint may be left out (the server puts the operator's in,
+ * src/serve/browser-policy.ts, before the scenario is validated).
+ */
+export const mcpScenarioSchema = scenarioObject.extend({
+  browser: z.discriminatedUnion('mode', [launchBrowser.partial({ executable_path: true }), connectBrowser.partial({ cdp_endpoint: true })], { error: browserModeError })
+    .describe('{"mode": "launch"} starts the browser this server was configured with (executable_path may be left out); {"mode": "connect"} attaches only to the endpoint the server was started with'),
+});
+
+export type Scenario = z.infer<typeof browserScenarioSchema>;
+export type Action = z.infer<typeof actionSchema>;
+export type RequestAction = Extract<Action, { action: 'request' }>;
+export type Locator = z.infer<typeof locatorSchema>;
+export type ValueSource = z.infer<typeof valueSourceSchema>;
+export type HeaderSource = z.infer<typeof headerSourceSchema>;
+export type UrlSpec = z.infer<typeof urlSpecSchema>;
+export type Limits = Required<z.infer<typeof limitsSchema>>;
 
 /** BS-38 defaults. */
 export const DEFAULT_LIMITS: Limits = {
@@ -70,398 +367,24 @@ export const DEFAULT_LIMITS: Limits = {
   max_network_metadata_bytes: 1024 * 1024,
 };
 
-/** BS-11: the default command deadline. */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 20_000;
-/** BS-14: the timer representation's maximum. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
-
-export interface Scenario {
-  browser:
-    | { mode: 'launch'; executable_path: string; headless?: boolean }
-    | { mode: 'connect'; cdp_endpoint: string; target?: { url_prefix?: string } };
-  start_url: UrlSpec;
-  actions: Action[];
-  environment?: { locale?: string; timezone?: string; viewport?: { width: number; height: number }; service_workers?: 'block' | 'allow' };
-  secrets?: { secret_id: string; environment_variable: string }[];
-  storage?: {
-    cookies?: { name: string; value: ValueSource; url: string }[];
-    local_storage?: { origin: string; entries: { key: string; value: ValueSource }[] }[];
-    session_storage?: { origin: string; entries: { key: string; value: ValueSource }[] }[];
-  };
-  capture?: {
-    after_each_step?: Artifact[];
-    at_end?: Artifact[];
-    events?: EventFamily[];
-    network?: { request_body?: boolean; response_body?: boolean; header_values?: boolean };
-    limits?: Partial<Limits>;
-  };
-  command_timeout_ms?: number;
-}
-
-const ACTION_FIELDS: Record<string, { required: string[]; optional: string[] }> = {
-  goto: { required: ['destination'], optional: ['wait_until', 'timeout_ms'] },
-  click: { required: ['locator'], optional: ['timeout_ms'] },
-  fill: { required: ['locator', 'value'], optional: ['timeout_ms'] },
-  press: { required: ['locator', 'key'], optional: ['timeout_ms'] },
-  select_option: { required: ['locator', 'values'], optional: ['timeout_ms'] },
-  check: { required: ['locator'], optional: ['timeout_ms'] },
-  uncheck: { required: ['locator'], optional: ['timeout_ms'] },
-  wait_for: { required: ['locator'], optional: ['state', 'timeout_ms'] },
-  wait_for_timeout: { required: ['duration_ms'], optional: [] },
-  request: { required: ['method', 'path'], optional: ['query', 'headers', 'json', 'expected_status', 'timeout_ms'] },
-};
-
-/** OQ-45: the Fetch standard's forbidden request-header names, plus User-Agent (BS-53). */
-const FORBIDDEN_HEADERS = new Set([
-  'accept-charset', 'accept-encoding', 'access-control-request-headers', 'access-control-request-method',
-  'connection', 'content-length', 'cookie', 'cookie2', 'date', 'dnt', 'expect', 'host', 'keep-alive', 'origin',
-  'referer', 'set-cookie', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'via', 'user-agent',
-  'x-http-method', 'x-http-method-override', 'x-method-override',
-]);
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** BS-53: newlines and other ASCII control characters (tab is allowed inside a value). */
-export const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
-
-class Checker {
-  readonly secretRefs: { id: string; path: JsonPath }[] = [];
-  constructor(readonly file: string | undefined) {}
-
-  fail(path: JsonPath, message: string): never {
-    throw new CapstateError('invalid-scenario', `${formatPath(path)}: ${message}`, { ...(this.file ? { file: this.file } : {}), path: formatPath(path) });
-  }
-
-  obj(v: unknown, path: JsonPath, required: string[], optional: string[]): Record<string, unknown> {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(path, `must be an object, got ${describe(v)}`);
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) {
-      if (!required.includes(k) && !optional.includes(k)) this.fail([...path, k], `unknown field "${k}"; allowed here: ${[...required, ...optional].join(', ')}`);
-    }
-    for (const k of required) if (o[k] === undefined) this.fail([...path, k], `required field "${k}" is missing`);
-    return o;
-  }
-
-  str(v: unknown, path: JsonPath, opts: { nonEmpty?: boolean } = { nonEmpty: true }): string {
-    if (typeof v !== 'string') this.fail(path, `must be a string, got ${describe(v)}`);
-    if (opts.nonEmpty && v === '') this.fail(path, 'must not be empty');
-    return v;
-  }
-
-  bool(v: unknown, path: JsonPath): boolean {
-    if (typeof v !== 'boolean') this.fail(path, `must be true or false, got ${describe(v)}`);
-    return v;
-  }
-
-  int(v: unknown, path: JsonPath, min: number, max: number): number {
-    if (typeof v !== 'number' || !Number.isInteger(v)) this.fail(path, `must be an integer, got ${describe(v)}`);
-    if (v < min || v > max) this.fail(path, `must be between ${min} and ${max}, got ${v}`);
-    return v;
-  }
-
-  oneOf<T extends string>(v: unknown, path: JsonPath, allowed: readonly T[], what = 'value'): T {
-    if (typeof v !== 'string' || !allowed.includes(v as T)) this.fail(path, `unsupported ${what} ${JSON.stringify(v)}; use one of ${allowed.join(', ')}`);
-    return v as T;
-  }
-
-  arr(v: unknown, path: JsonPath, opts: { nonEmpty?: boolean } = {}): unknown[] {
-    if (!Array.isArray(v)) this.fail(path, `must be an array, got ${describe(v)}`);
-    if (opts.nonEmpty && v.length === 0) this.fail(path, 'must hold at least one entry');
-    return v;
-  }
-
-  /** A list of distinct names from `allowed`. */
-  set<T extends string>(v: unknown, path: JsonPath, allowed: readonly T[], what: string): T[] {
-    const out: T[] = [];
-    this.arr(v, path).forEach((x, i) => {
-      const t = this.oneOf(x, [...path, i], allowed, what);
-      if (out.includes(t)) this.fail([...path, i], `${what} ${JSON.stringify(t)} is listed twice`);
-      out.push(t);
-    });
-    return out;
-  }
-
-  /** BS-27: a literal or a declared secret reference. */
-  value(v: unknown, path: JsonPath, extra: 'header' | null = null): HeaderSource {
-    const o = this.obj(v, path, ['source'], ['value', 'secret_id', 'name', 'key', 'json_pointer']);
-    const sources = extra === 'header' ? ['literal', 'secret', 'cookie', 'local_storage'] as const : ['literal', 'secret'] as const;
-    const source = this.oneOf(o.source, [...path, 'source'], sources, 'value source');
-    switch (source) {
-      case 'literal': this.obj(o, path, ['source', 'value'], []); return { source, value: this.str(o.value, [...path, 'value'], {}) };
-      case 'secret': {
-        this.obj(o, path, ['source', 'secret_id'], []);
-        const id = this.str(o.secret_id, [...path, 'secret_id']);
-        this.secretRefs.push({ id, path: [...path, 'secret_id'] });
-        return { source, secret_id: id };
-      }
-      case 'cookie': this.obj(o, path, ['source', 'name'], []); return { source, name: this.str(o.name, [...path, 'name']) };
-      case 'local_storage': {
-        this.obj(o, path, ['source', 'key'], ['json_pointer']);
-        const out: HeaderSource = { source, key: this.str(o.key, [...path, 'key']) };
-        if (o.json_pointer !== undefined) {
-          const p = this.str(o.json_pointer, [...path, 'json_pointer'], {});
-          if (p !== '' && !p.startsWith('/')) this.fail([...path, 'json_pointer'], 'a JSON pointer (RFC 6901) is empty or starts with "/"');
-          out.json_pointer = p;
-        }
-        return out;
-      }
-    }
-  }
-
-  /** BS-26: an http(s) URL without userinfo, with optional structured query entries. */
-  url(v: unknown, path: JsonPath): UrlSpec {
-    const o = this.obj(v, path, ['url'], ['query']);
-    const raw = this.str(o.url, [...path, 'url']);
-    const u = this.httpUrl(raw, [...path, 'url']);
-    if (u.username || u.password) this.fail([...path, 'url'], 'userinfo credentials in a URL are rejected; declare a secret and use a structured query entry or a storage seed');
-    const out: UrlSpec = { url: raw };
-    if (o.query !== undefined) out.query = this.query(o.query, [...path, 'query']);
-    return out;
-  }
-
-  httpUrl(raw: string, path: JsonPath): URL {
-    let u: URL;
-    try { u = new URL(raw); } catch { this.fail(path, `not an absolute URL: ${JSON.stringify(raw)}`); }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') this.fail(path, `only http and https URLs are supported, got ${u.protocol}`);
-    return u;
-  }
-
-  query(v: unknown, path: JsonPath): { name: string; value: ValueSource }[] {
-    return this.arr(v, path).map((q, i) => {
-      const qo = this.obj(q, [...path, i], ['name', 'value'], []);
-      return { name: this.str(qo.name, [...path, i, 'name']), value: this.value(qo.value, [...path, i, 'value']) as ValueSource };
-    });
-  }
-
-  locator(v: unknown, path: JsonPath): Locator {
-    const o = this.obj(v, path, ['kind'], ['selector', 'role', 'name', 'exact', 'test_id']);
-    const kind = this.oneOf(o.kind, [...path, 'kind'], ['css', 'role', 'test_id'] as const, 'locator kind');
-    if (kind === 'css') { this.obj(o, path, ['kind', 'selector'], []); return { kind, selector: this.str(o.selector, [...path, 'selector']) }; }
-    if (kind === 'test_id') { this.obj(o, path, ['kind', 'test_id'], []); return { kind, test_id: this.str(o.test_id, [...path, 'test_id']) }; }
-    this.obj(o, path, ['kind', 'role'], ['name', 'exact']);
-    const loc: Locator = { kind, role: this.str(o.role, [...path, 'role']) };
-    if (o.name !== undefined) loc.name = this.str(o.name, [...path, 'name'], {});
-    if (o.exact !== undefined) loc.exact = this.bool(o.exact, [...path, 'exact']);
-    return loc;
-  }
-}
-
 /**
  * Validates a scenario (BS-8): unknown fields, unsupported actions, duplicate step ids,
  * undeclared secret references, timeouts outside 1..2^31-1 (BS-14), request-step rules
- * (BS-48 to BS-50, BS-53), limits (BS-37). `file` names the input in errors.
+ * (BS-48 to BS-50, BS-53), limits (BS-37). The first problem is reported, its message
+ * starting with its JSON path; `file` names the input in errors.
  */
 export function validateScenario(input: unknown, file?: string): Scenario {
-  const c = new Checker(file);
-  const root = c.obj(input, [], ['browser', 'start_url', 'actions'], ['environment', 'secrets', 'storage', 'capture', 'command_timeout_ms']);
-  const out = {} as Scenario;
-
-  const b = c.obj(root.browser, ['browser'], ['mode'], ['executable_path', 'headless', 'cdp_endpoint', 'target']);
-  const mode = c.oneOf(b.mode, ['browser', 'mode'], ['launch', 'connect'] as const, 'browser mode');
-  if (mode === 'launch') {
-    c.obj(b, ['browser'], ['mode', 'executable_path'], ['headless']);
-    out.browser = { mode, executable_path: c.str(b.executable_path, ['browser', 'executable_path']) };
-    if (b.headless !== undefined) out.browser.headless = c.bool(b.headless, ['browser', 'headless']);
-  } else {
-    c.obj(b, ['browser'], ['mode', 'cdp_endpoint'], ['target']);
-    const ep = c.str(b.cdp_endpoint, ['browser', 'cdp_endpoint']);
-    checkLoopbackEndpoint(c, ep, ['browser', 'cdp_endpoint']);
-    out.browser = { mode, cdp_endpoint: ep };
-    if (b.target !== undefined) {
-      const t = c.obj(b.target, ['browser', 'target'], [], ['url_prefix']);
-      out.browser.target = t.url_prefix === undefined ? {} : { url_prefix: c.str(t.url_prefix, ['browser', 'target', 'url_prefix']) };
-    }
+  const r = browserScenarioSchema.safeParse(input);
+  if (!r.success) {
+    const { issue, path, missing } = firstIssue(r.error.issues, input);
+    const at = formatPath(path as JsonPath);
+    const message = missing ? `required field ${JSON.stringify(String(path[path.length - 1]))} is missing` : issue.message;
+    throw new CapstateError('invalid-scenario', `${at}: ${message}`, { ...(file ? { file } : {}), path: at });
   }
-
-  out.start_url = c.url(root.start_url, ['start_url']);
-  const startOrigin = new URL(out.start_url.url).origin;
-
-  if (root.command_timeout_ms !== undefined) out.command_timeout_ms = c.int(root.command_timeout_ms, ['command_timeout_ms'], 1, MAX_TIMEOUT_MS);
-
-  if (root.environment !== undefined) {
-    const e = c.obj(root.environment, ['environment'], [], ['locale', 'timezone', 'viewport', 'service_workers']);
-    out.environment = {};
-    if (e.locale !== undefined) out.environment.locale = c.str(e.locale, ['environment', 'locale']);
-    if (e.timezone !== undefined) out.environment.timezone = c.str(e.timezone, ['environment', 'timezone']);
-    if (e.viewport !== undefined) {
-      const v = c.obj(e.viewport, ['environment', 'viewport'], ['width', 'height'], []);
-      out.environment.viewport = { width: c.int(v.width, ['environment', 'viewport', 'width'], 1, 16384), height: c.int(v.height, ['environment', 'viewport', 'height'], 1, 16384) };
-    }
-    if (e.service_workers !== undefined) out.environment.service_workers = c.oneOf(e.service_workers, ['environment', 'service_workers'], ['block', 'allow'] as const, 'service-worker policy');
-  }
-
-  const declared = new Map<string, JsonPath>();
-  if (root.secrets !== undefined) {
-    out.secrets = c.arr(root.secrets, ['secrets']).map((s, i) => {
-      const so = c.obj(s, ['secrets', i], ['secret_id', 'environment_variable'], []);
-      const id = c.str(so.secret_id, ['secrets', i, 'secret_id']);
-      if (!/^[A-Za-z0-9_.-]+$/.test(id)) c.fail(['secrets', i, 'secret_id'], 'a secret id uses letters, digits, "_", "-" and "." only (it appears in redaction markers)');
-      if (declared.has(id)) c.fail(['secrets', i, 'secret_id'], `secret ${JSON.stringify(id)} is declared twice (first at ${formatPath(declared.get(id)!)})`);
-      declared.set(id, ['secrets', i]);
-      return { secret_id: id, environment_variable: c.str(so.environment_variable, ['secrets', i, 'environment_variable']) };
-    });
-  }
-
-  if (root.storage !== undefined) {
-    const s = c.obj(root.storage, ['storage'], [], ['cookies', 'local_storage', 'session_storage']);
-    out.storage = {};
-    if (s.cookies !== undefined) {
-      out.storage.cookies = c.arr(s.cookies, ['storage', 'cookies']).map((k, i) => {
-        const p = ['storage', 'cookies', i];
-        const ko = c.obj(k, p, ['name', 'value', 'url'], []);
-        const url = c.str(ko.url, [...p, 'url']);
-        c.httpUrl(url, [...p, 'url']);
-        return { name: c.str(ko.name, [...p, 'name']), value: c.value(ko.value, [...p, 'value']) as ValueSource, url };
-      });
-    }
-    for (const area of ['local_storage', 'session_storage'] as const) {
-      if (s[area] === undefined) continue;
-      const seen = new Set<string>();
-      out.storage[area] = c.arr(s[area], ['storage', area]).map((o, i) => {
-        const p = ['storage', area, i];
-        const oo = c.obj(o, p, ['origin', 'entries'], []);
-        const origin = c.str(oo.origin, [...p, 'origin']);
-        const u = c.httpUrl(origin, [...p, 'origin']);
-        if (u.origin !== origin.replace(/\/$/, '')) c.fail([...p, 'origin'], `must be an origin (scheme, host and port only), e.g. ${JSON.stringify(u.origin)}`);
-        if (seen.has(u.origin)) c.fail([...p, 'origin'], `origin ${u.origin} is listed twice in ${area}`);
-        seen.add(u.origin);
-        const keys = new Set<string>();
-        const entries = c.arr(oo.entries, [...p, 'entries']).map((e, j) => {
-          const eo = c.obj(e, [...p, 'entries', j], ['key', 'value'], []);
-          const key = c.str(eo.key, [...p, 'entries', j, 'key'], {});
-          if (keys.has(key)) c.fail([...p, 'entries', j, 'key'], `key ${JSON.stringify(key)} is seeded twice for ${u.origin}`);
-          keys.add(key);
-          return { key, value: c.value(eo.value, [...p, 'entries', j, 'value']) as ValueSource };
-        });
-        return { origin: u.origin, entries };
-      });
-    }
-  }
-
-  if (root.capture !== undefined) {
-    const cap = c.obj(root.capture, ['capture'], [], ['after_each_step', 'at_end', 'events', 'network', 'limits']);
-    out.capture = {};
-    if (cap.after_each_step !== undefined) out.capture.after_each_step = c.set(cap.after_each_step, ['capture', 'after_each_step'], ARTIFACTS, 'artifact');
-    if (cap.at_end !== undefined) out.capture.at_end = c.set(cap.at_end, ['capture', 'at_end'], ARTIFACTS, 'artifact');
-    if (cap.events !== undefined) out.capture.events = c.set(cap.events, ['capture', 'events'], EVENT_FAMILIES, 'event family');
-    if (cap.network !== undefined) {
-      const n = c.obj(cap.network, ['capture', 'network'], [], ['request_body', 'response_body', 'header_values']);
-      out.capture.network = {};
-      for (const k of ['request_body', 'response_body', 'header_values'] as const) if (n[k] !== undefined) out.capture.network[k] = c.bool(n[k], ['capture', 'network', k]);
-    }
-    if (cap.limits !== undefined) {
-      const names = Object.keys(DEFAULT_LIMITS) as (keyof Limits)[];
-      const l = c.obj(cap.limits, ['capture', 'limits'], [], names);
-      out.capture.limits = {};
-      // BS-37: every supplied value is a positive safe integer.
-      for (const k of names) if (l[k] !== undefined) out.capture.limits[k] = c.int(l[k], ['capture', 'limits', k], 1, Number.MAX_SAFE_INTEGER);
-    }
-  }
-
-  const ids = new Map<string, number>();
-  out.actions = c.arr(root.actions, ['actions'], { nonEmpty: true }).map((a, i) => {
-    const p: JsonPath = ['actions', i];
-    const ao = c.obj(a, p, ['step_id', 'action'], Object.keys(a && typeof a === 'object' ? a : {}));
-    const stepId = c.str(ao.step_id, [...p, 'step_id']);
-    if (ids.has(stepId)) c.fail([...p, 'step_id'], `duplicate step_id ${JSON.stringify(stepId)} (also actions[${ids.get(stepId)}]); step ids must be unique`);
-    ids.set(stepId, i);
-    const kind = c.oneOf(ao.action, [...p, 'action'], Object.keys(ACTION_FIELDS), 'action');
-    const f = ACTION_FIELDS[kind];
-    c.obj(ao, p, ['step_id', 'action', ...f.required], f.optional);
-    return action(c, ao, p, stepId, kind, startOrigin);
-  });
-
-  for (const ref of c.secretRefs) {
-    if (!declared.has(ref.id)) c.fail(ref.path, `secret ${JSON.stringify(ref.id)} is not declared; add {"secret_id": ${JSON.stringify(ref.id)}, "environment_variable": "…"} to "secrets"`);
-  }
-  return out;
-}
-
-function checkLoopbackEndpoint(c: Checker, ep: string, path: JsonPath): void {
-  const u = c.httpUrl(ep, path);
-  // BS-22: loopback host and an explicit port only.
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) c.fail(path, `connect mode accepts only a loopback CDP endpoint (127.0.0.1, localhost or [::1]), got host ${u.hostname}`);
-  if (!/^https?:\/\/[^/]+:\d+(\/|$)/.test(ep) || u.port === '') c.fail(path, 'the CDP endpoint needs an explicit port, e.g. http://127.0.0.1:9222');
-  if (u.pathname !== '/' || u.search || u.hash || u.username) c.fail(path, 'give the endpoint as http://127.0.0.1:<port> without a path');
-}
-
-function timeout(c: Checker, v: unknown, path: JsonPath): number {
-  return c.int(v, path, 1, MAX_TIMEOUT_MS);
-}
-
-function action(c: Checker, o: Record<string, unknown>, p: JsonPath, step_id: string, kind: string, startOrigin: string): Action {
-  const t = o.timeout_ms === undefined ? {} : { timeout_ms: timeout(c, o.timeout_ms, [...p, 'timeout_ms']) };
-  switch (kind) {
-    case 'goto': {
-      const a: Action = { step_id, action: 'goto', destination: c.url(o.destination, [...p, 'destination']), ...t };
-      if (o.wait_until !== undefined) a.wait_until = c.oneOf(o.wait_until, [...p, 'wait_until'], ['load', 'domcontentloaded', 'networkidle', 'commit'] as const, 'wait_until');
-      return a;
-    }
-    case 'click': case 'check': case 'uncheck':
-      return { step_id, action: kind, locator: c.locator(o.locator, [...p, 'locator']), ...t };
-    case 'fill':
-      return { step_id, action: 'fill', locator: c.locator(o.locator, [...p, 'locator']), value: c.value(o.value, [...p, 'value']) as ValueSource, ...t };
-    case 'press':
-      return { step_id, action: 'press', locator: c.locator(o.locator, [...p, 'locator']), key: c.str(o.key, [...p, 'key']), ...t };
-    case 'select_option':
-      return { step_id, action: 'select_option', locator: c.locator(o.locator, [...p, 'locator']),
-        values: c.arr(o.values, [...p, 'values'], { nonEmpty: true }).map((v, i) => c.value(v, [...p, 'values', i]) as ValueSource), ...t };
-    case 'wait_for': {
-      const a: Action = { step_id, action: 'wait_for', locator: c.locator(o.locator, [...p, 'locator']), ...t };
-      if (o.state !== undefined) a.state = c.oneOf(o.state, [...p, 'state'], ['attached', 'detached', 'visible', 'hidden'] as const, 'state');
-      return a;
-    }
-    case 'wait_for_timeout':
-      return { step_id, action: 'wait_for_timeout', duration_ms: timeout(c, o.duration_ms, [...p, 'duration_ms']) };
-    default:
-      return requestAction(c, o, p, step_id, startOrigin, t);
-  }
-}
-
-/** BS-48 to BS-50, BS-53. */
-function requestAction(c: Checker, o: Record<string, unknown>, p: JsonPath, step_id: string, startOrigin: string, t: { timeout_ms?: number }): RequestAction {
-  const method = c.oneOf(o.method, [...p, 'method'], ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const, 'method');
-  const path = c.str(o.path, [...p, 'path']);
-  if (!path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) c.fail([...p, 'path'], 'must begin with a single "/" (a path on the start URL\'s origin)');
-  if (CONTROL.test(path)) c.fail([...p, 'path'], 'must not contain control characters');
-  let resolved: URL;
-  try { resolved = new URL(path, startOrigin); } catch { c.fail([...p, 'path'], 'is not a valid path'); }
-  if (resolved.origin !== startOrigin) c.fail([...p, 'path'], `resolves to ${resolved.origin}, not the start URL's origin ${startOrigin}`);
-  const a: RequestAction = { step_id, action: 'request', method, path, ...t };
-  if (o.query !== undefined) a.query = c.query(o.query, [...p, 'query']);
-  if (o.json !== undefined) {
-    if (method === 'GET' || method === 'HEAD') c.fail([...p, 'json'], `a ${method} request cannot carry a body`);
-    a.json = o.json;
-  }
-  if (o.headers !== undefined) {
-    const seen = new Map<string, number>();
-    a.headers = c.arr(o.headers, [...p, 'headers']).map((h, i) => {
-      const hp = [...p, 'headers', i];
-      const ho = c.obj(h, hp, ['name', 'value'], ['prefix']);
-      const name = c.str(ho.name, [...hp, 'name']);
-      const lower = name.toLowerCase();
-      if (!TOKEN.test(name)) c.fail([...hp, 'name'], `${JSON.stringify(name)} is not a valid header name`);
-      if (seen.has(lower)) c.fail([...hp, 'name'], `header ${JSON.stringify(name)} is given twice (also headers[${seen.get(lower)}]); names compare case-insensitively`);
-      seen.set(lower, i);
-      if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith('sec-') || lower.startsWith('proxy-')) {
-        c.fail([...hp, 'name'], `a page fetch cannot set ${JSON.stringify(name)} (forbidden request header${lower === 'user-agent' ? '; Chrome drops User-Agent' : ''})`);
-      }
-      const value = c.value(ho.value, [...hp, 'value'], 'header');
-      if (value.source === 'literal' && CONTROL.test(value.value)) c.fail([...hp, 'value', 'value'], 'a header value must not contain newlines or other control characters');
-      const out: { name: string; value: HeaderSource; prefix?: string } = { name, value };
-      if (ho.prefix !== undefined) {
-        out.prefix = c.str(ho.prefix, [...hp, 'prefix'], {});
-        if (CONTROL.test(out.prefix)) c.fail([...hp, 'prefix'], 'a header prefix must not contain newlines or other control characters');
-      }
-      return out;
-    });
-  }
-  if (o.expected_status !== undefined) {
-    a.expected_status = c.arr(o.expected_status, [...p, 'expected_status'], { nonEmpty: true }).map((s, i) => {
-      const n = c.int(s, [...p, 'expected_status', i], 100, 599);
-      if (n >= 300 && n < 400) c.fail([...p, 'expected_status', i], `${n} is a redirect; a request step does not follow redirects (BS-50): set "path" to the redirect's target instead`);
-      return n;
-    });
-  }
-  return a;
+  const s = r.data;
+  // Storage seeds name origins (BS-27): "http://host:1/" is kept as "http://host:1".
+  for (const area of ['local_storage', 'session_storage'] as const) for (const o of s.storage?.[area] ?? []) o.origin = originOf(o.origin);
+  return s;
 }
 
 /** The resolved content selection (BS-57, BS-62): all three default to false. */

@@ -3,7 +3,9 @@
  * and the caller's bounded exact-literal replacement rules (BS-76, OQ-44), sorted
  * canonically so the same policy gives the same commitment whatever the input order.
  */
+import { z } from 'zod';
 import { CapstateError } from '../errors.js';
+import { firstIssue } from '../json/zod-issue.js';
 import { canonicalSha256 } from './canonical.js';
 
 /** Artifact kinds a comparison reports per step (BS-79); `network` and `events` are the event artifacts. */
@@ -55,38 +57,57 @@ export interface Commitment {
   sha256: string;
 }
 
-function bad(message: string, path: string): CapstateError {
-  return new CapstateError('bad-comparison-policy', message, { path });
-}
+const option = (name: keyof CompareOptions) => z.boolean({ error: `option ${name} must be true or false` }).default(DEFAULT_OPTIONS[name]);
 
-/** Validates `options` and `rules` as given by the CLI (`--policy`) or the MCP tool, and sorts the rules (BS-76). */
+/** The built-in rules' options (BS-75, BS-77, BS-78); each defaults to true. */
+export const comparisonOptionsSchema = z.strictObject({
+  ignore_network_request_timing: option('ignore_network_request_timing'),
+  preserve_redirect_transaction_ancestry: option('preserve_redirect_transaction_ancestry'),
+  compare_storage_entries_as_unordered_collection: option('compare_storage_entries_as_unordered_collection'),
+}, {
+  error: (iss) => (iss.code === 'unrecognized_keys'
+    ? `unknown option ${JSON.stringify(iss.keys[0])}; options: ${Object.keys(DEFAULT_OPTIONS).join(', ')}` : 'options must be an object of booleans'),
+});
+
+const kindsMessage = `artifact_kinds must be a non-empty array of ${RULE_ARTIFACT_KINDS.join(', ')}`;
+const findMessage = `find must be a string of 1 to ${MAX_LITERAL_CHARS} characters`;
+const replaceMessage = `replace must be a string of at most ${MAX_LITERAL_CHARS} characters`;
+
+/** The caller's exact-literal replacement rules (BS-76), bounded by OQ-44. */
+export const comparisonRulesSchema = z.array(z.strictObject({
+  artifact_kinds: z.array(z.enum(RULE_ARTIFACT_KINDS as [ArtifactKind, ...ArtifactKind[]], {
+    error: (iss) => `unknown artifact kind ${JSON.stringify(iss.input)}; kinds: ${RULE_ARTIFACT_KINDS.join(', ')}`,
+  }), { error: kindsMessage }).min(1, { error: kindsMessage }),
+  find: z.string({ error: findMessage }).min(1, { error: findMessage }).max(MAX_LITERAL_CHARS, { error: findMessage }),
+  replace: z.string({ error: replaceMessage }).max(MAX_LITERAL_CHARS, { error: replaceMessage }),
+}, {
+  error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown rule field ${JSON.stringify(iss.keys[0])}` : 'a rule must be an object {artifact_kinds, find, replace}'),
+}), { error: 'rules must be an array of {artifact_kinds, find, replace}' })
+  .max(MAX_RULES, { error: (iss) => `at most ${MAX_RULES} rules (OQ-44), got ${(iss.input as unknown[]).length}` })
+  .describe('Exact-literal replacements, applied in canonical order to retained strings of the named artifact kinds');
+
+/** A comparison policy as the CLI's `--policy` and the MCP tool take it: options and rules, both optional. */
+export const comparisonPolicySchema = z.strictObject({
+  options: comparisonOptionsSchema.optional(),
+  rules: comparisonRulesSchema.optional(),
+});
+
+const pathOf = (path: readonly PropertyKey[]) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('');
+
+/**
+ * Validates `options` and `rules` as given by the CLI (`--policy`) or the MCP tool (null is
+ * absent), and sorts the rules (BS-76). The first problem is a `bad-comparison-policy`
+ * error whose `context.path` names it (`rules[0].artifact_kinds[1]`).
+ */
 export function readPolicy(options: unknown, rules: unknown): Policy {
-  const o: CompareOptions = { ...DEFAULT_OPTIONS };
-  if (options !== undefined && options !== null) {
-    if (typeof options !== 'object' || Array.isArray(options)) throw bad('options must be an object of booleans', 'options');
-    for (const [k, v] of Object.entries(options)) {
-      if (!(k in DEFAULT_OPTIONS)) throw bad(`unknown option ${JSON.stringify(k)}; options: ${Object.keys(DEFAULT_OPTIONS).join(', ')}`, `options.${k}`);
-      if (typeof v !== 'boolean') throw bad(`option ${k} must be true or false`, `options.${k}`);
-      o[k as keyof CompareOptions] = v;
-    }
+  const input = { options: options ?? undefined, rules: rules ?? undefined };
+  const r = comparisonPolicySchema.safeParse(input);
+  if (!r.success) {
+    const { issue, path } = firstIssue(r.error.issues, input);
+    throw new CapstateError('bad-comparison-policy', issue.message, { path: pathOf(path) });
   }
-  const list: CallerRule[] = [];
-  if (rules !== undefined && rules !== null) {
-    if (!Array.isArray(rules)) throw bad('rules must be an array of {artifact_kinds, find, replace}', 'rules');
-    if (rules.length > MAX_RULES) throw bad(`at most ${MAX_RULES} rules (OQ-44), got ${rules.length}`, 'rules');
-    rules.forEach((r, i) => {
-      const at = `rules[${i}]`;
-      if (!r || typeof r !== 'object' || Array.isArray(r)) throw bad('a rule must be an object {artifact_kinds, find, replace}', at);
-      for (const k of Object.keys(r)) if (!['artifact_kinds', 'find', 'replace'].includes(k)) throw bad(`unknown rule field ${JSON.stringify(k)}`, `${at}.${k}`);
-      const { artifact_kinds: kinds, find, replace } = r as Record<string, unknown>;
-      if (!Array.isArray(kinds) || kinds.length === 0) throw bad(`artifact_kinds must be a non-empty array of ${RULE_ARTIFACT_KINDS.join(', ')}`, `${at}.artifact_kinds`);
-      kinds.forEach((k, j) => { if (!(RULE_ARTIFACT_KINDS as readonly unknown[]).includes(k)) throw bad(`unknown artifact kind ${JSON.stringify(k)}; kinds: ${RULE_ARTIFACT_KINDS.join(', ')}`, `${at}.artifact_kinds[${j}]`); });
-      if (typeof find !== 'string' || find.length < 1 || find.length > MAX_LITERAL_CHARS) throw bad(`find must be a string of 1 to ${MAX_LITERAL_CHARS} characters`, `${at}.find`);
-      if (typeof replace !== 'string' || replace.length > MAX_LITERAL_CHARS) throw bad(`replace must be a string of at most ${MAX_LITERAL_CHARS} characters`, `${at}.replace`);
-      list.push({ artifact_kinds: [...new Set(kinds as ArtifactKind[])].sort(), find, replace });
-    });
-  }
-  return { options: o, rules: sortRules(list) };
+  const list = (r.data.rules ?? []).map((x) => ({ artifact_kinds: [...new Set(x.artifact_kinds)].sort(), find: x.find, replace: x.replace }));
+  return { options: r.data.options ?? { ...DEFAULT_OPTIONS }, rules: sortRules(list) };
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -4,11 +4,14 @@
  * input objects.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { captureBrowserScenario, stepLine, type Evidence } from '../browser/index.js';
 import { toJson } from '../json/output.js';
-import { compareWebCaptures, summarize, MAX_RULES } from '../compare/index.js';
-import { RULE_ARTIFACT_KINDS, MAX_LITERAL_CHARS } from '../compare/policy.js';
+import { mcpScenarioSchema } from '../browser/schema.js';
+import { compareWebCaptures, summarize } from '../compare/index.js';
+import { comparisonPolicySchema } from '../compare/policy.js';
 import { CapstateError } from '../errors.js';
+import { firstIssue } from '../json/zod-issue.js';
 import { hintsFor } from './hints.js';
 import { allowedSecretEnv, applyBrowserPolicy, evidencePath, type BrowserPolicy } from './browser-policy.js';
 import { toPlain } from './results.js';
@@ -25,7 +28,27 @@ export const CAPTURE_HINTS = { readOnlyHint: false, idempotentHint: false, openW
 // A fixed, read-only tool of capstate's own, defined before any store is open (so not from a vocabulary).
 export const COMPARE_HINTS = hintsFor('GET', false, true);
 
-const evidenceRef = { description: 'The Evidence object itself (as capture_browser_scenario returns it), or the path of an Evidence file under the server\'s evidence directory', anyOf: [{ type: 'string' }, { type: 'object' }] };
+/**
+ * A tool's `inputSchema`: the JSON Schema of its declaration, as a caller may send it
+ * (without `$schema`, and without an open object's `properties: {}` and
+ * `additionalProperties: {}`, which say nothing).
+ */
+function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
+  const override = ({ jsonSchema: j }: { jsonSchema: Record<string, unknown> }) => {
+    for (const k of ['properties', 'additionalProperties']) {
+      const v = j[k];
+      if (v !== null && typeof v === 'object' && Object.keys(v).length === 0) delete j[k];
+    }
+  };
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', override }) as Record<string, unknown>;
+  return json as Tool['inputSchema'];
+}
+
+const evidenceRef = z.union([z.string(), z.looseObject({})], { error: 'must be an Evidence object or the path of an Evidence file' })
+  .describe('The Evidence object itself (as capture_browser_scenario returns it), or the path of an Evidence file under the server\'s evidence directory');
+
+/** compare_web_captures' arguments: the two captures and the comparison policy's members. */
+export const COMPARE_ARGUMENTS = z.strictObject({ before: evidenceRef, after: evidenceRef, ...comparisonPolicySchema.shape });
 
 export const BROWSER_TOOLS: Tool[] = [
   {
@@ -33,80 +56,52 @@ export const BROWSER_TOOLS: Tool[] = [
     description: 'Drive Chromium through a declarative scenario (the object `capstate capture-browser-scenario` takes: browser, start_url, ' +
       'actions, capture, …) against the URLs it names, and return the scenario Evidence as structuredContent. Nothing is written to disk. ' +
       'The browser is the one the server was started with; secrets may name only the environment variables the server allows.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        browser: { type: 'object', description: '{"mode": "launch"} starts the browser this server was configured with (executable_path may be left out); {"mode": "connect"} attaches only to the endpoint the server was started with' },
-        start_url: { type: 'object', description: '{"url": "http://127.0.0.1:3000/"}' },
-        actions: { type: 'array', items: { type: 'object' }, description: 'Steps, each with a unique step_id and an action (goto, click, fill, press, select_option, check, uncheck, wait_for, wait_for_timeout, request)' },
-        environment: { type: 'object' }, secrets: { type: 'array', items: { type: 'object' } }, storage: { type: 'object' },
-        capture: { type: 'object', description: 'after_each_step, at_end, events, network, limits' },
-        command_timeout_ms: { type: 'integer', minimum: 1 },
-      },
-      required: ['browser', 'start_url', 'actions'],
-      additionalProperties: false,
-    },
+    // The scenario's own declaration, with the browser's executable and endpoint left to the server.
+    inputSchema: inputSchemaOf(mcpScenarioSchema),
     annotations: CAPTURE_HINTS,
   },
   {
     name: 'compare_web_captures',
     description: 'Compare two browser scenario captures step by step: per aligned step_id `changed`, `unchanged` or `unknown`, ' +
       'with per-artifact before/after digests and states, alignment failures, and the normalization commitment with its SHA-256.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        before: evidenceRef,
-        after: evidenceRef,
-        options: {
-          type: 'object',
-          properties: {
-            ignore_network_request_timing: { type: 'boolean', default: true },
-            preserve_redirect_transaction_ancestry: { type: 'boolean', default: true },
-            compare_storage_entries_as_unordered_collection: { type: 'boolean', default: true },
-          },
-          additionalProperties: false,
-        },
-        rules: {
-          type: 'array', maxItems: MAX_RULES,
-          description: 'Exact-literal replacements, applied in canonical order to retained strings of the named artifact kinds',
-          items: {
-            type: 'object',
-            properties: {
-              artifact_kinds: { type: 'array', minItems: 1, items: { type: 'string', enum: [...RULE_ARTIFACT_KINDS] } },
-              find: { type: 'string', minLength: 1, maxLength: MAX_LITERAL_CHARS },
-              replace: { type: 'string', maxLength: MAX_LITERAL_CHARS },
-            },
-            required: ['artifact_kinds', 'find', 'replace'],
-            additionalProperties: false,
-          },
-        },
-      },
-      required: ['before', 'after'],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf(COMPARE_ARGUMENTS),
     annotations: COMPARE_HINTS,
   },
 ];
 
-function argsObject(tool: string, args: unknown, allowed: string[]): Record<string, unknown> {
-  const a = args ?? {};
-  if (typeof a !== 'object' || Array.isArray(a)) throw new CapstateError('bad-arguments', `${tool}: arguments must be an object`, { tool });
-  for (const k of Object.keys(a)) if (!allowed.includes(k)) throw new CapstateError('bad-arguments', `${tool}: unknown argument ${JSON.stringify(k)}; arguments: ${allowed.join(', ')}`, { tool, argument: k });
-  return a as Record<string, unknown>;
+/**
+ * compare_web_captures' arguments checked against their declaration: an unknown or missing
+ * argument, or a capture that is neither a path nor an object, is `bad-arguments`; what is
+ * wrong inside options and rules is left to readPolicy (`bad-comparison-policy`).
+ */
+function compareArguments(args: unknown): z.infer<typeof COMPARE_ARGUMENTS> {
+  const tool = 'compare_web_captures';
+  const input = args ?? {};
+  const r = COMPARE_ARGUMENTS.safeParse(input);
+  if (r.success) return input as z.infer<typeof COMPARE_ARGUMENTS>;
+  const mine = r.error.issues.filter((i) => i.path[0] !== 'options' && i.path[0] !== 'rules');
+  if (mine.length === 0) return input as z.infer<typeof COMPARE_ARGUMENTS>;
+  const { issue, path, missing } = firstIssue(mine, input);
+  if (path.length === 0) throw new CapstateError('bad-arguments', `${tool}: arguments must be an object`, { tool });
+  const argument = String(path[0]);
+  const message = issue.code === 'unrecognized_keys' ? `unknown argument ${JSON.stringify(argument)}; arguments: ${Object.keys(COMPARE_ARGUMENTS.shape).join(', ')}`
+    : missing ? `missing required argument ${JSON.stringify(argument)}: an Evidence file path or an Evidence object` : `${argument}: ${issue.message}`;
+  throw new CapstateError('bad-arguments', `${tool}: ${message}`, { tool, argument });
 }
 
 /** Answers a browser tool call; throws CapstateError for bad input. */
 export async function callBrowserTool(name: string, args: unknown, policy: BrowserPolicy, signal?: AbortSignal): Promise<CallToolResult> {
   if (name === 'capture_browser_scenario') {
     // The operator's browser and secrets, never the caller's (src/serve/browser-policy.ts).
-    const scenario = applyBrowserPolicy(policy, argsObject(name, args, ['browser', 'start_url', 'actions', 'environment', 'secrets', 'storage', 'capture', 'command_timeout_ms']));
+    // The scenario's validator names any unknown or wrong argument (invalid-scenario, with its path).
+    const scenario = applyBrowserPolicy(policy, (args ?? {}) as Record<string, unknown>);
     const evidence: Evidence = await captureBrowserScenario(scenario, { signal, env: allowedSecretEnv(policy) });
     const steps = evidence.steps.map(stepLine).join('; ');
     const head = `Evidence of ${evidence.steps.length} step(s) on ${evidence.scenario.start_url} (${steps}); ${evidence.events.length} events. ` +
       'Nothing was written to disk: the Evidence is only in this result (structuredContent). Pass it inline to compare_web_captures, or save it to a file for `capstate load`.';
     return { content: [{ type: 'text', text: head }, { type: 'text', text: toJson(evidence, 0) }], structuredContent: toPlain(evidence) as Record<string, unknown> };
   }
-  const a = argsObject(name, args, ['before', 'after', 'options', 'rules']);
+  const a = compareArguments(args);
   // Files only under the operator's evidence directory; inline Evidence always.
   const side = (s: 'before' | 'after', v: unknown) => (typeof v === 'string' ? evidencePath(policy, s, v) : v);
   const r = compareWebCaptures({ before: side('before', a.before), after: side('after', a.after), options: a.options, rules: a.rules });
