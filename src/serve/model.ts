@@ -88,7 +88,7 @@ export class ServedModel {
     return (await this.baseOf())?.entity(collection, id);
   }
 
-  /** The collection in state order (ES-34), this session's writes applied: created entities last. */
+  /** The collection in state order (ES-34), this session's writes applied: created entities last, or first when ordered before the state's first. */
   async collection(collection: string): Promise<StateEntity[]> {
     const base = (await (await this.baseOf())?.collection(collection)) ?? [];
     const written = this.entities.get(collection);
@@ -100,15 +100,17 @@ export class ServedModel {
       if (!written.has(e.id)) out.push(e);
       else if (written.get(e.id)) out.push(written.get(e.id)!);
     }
-    const added = [...written.entries()].filter(([id, e]) => !seen.has(id) && e !== null).map(([, e]) => e!);
-    return [...out, ...added.sort((a, b) => a.state_order - b.state_order)];
+    const added = [...written.entries()].filter(([id, e]) => !seen.has(id) && e !== null).map(([, e]) => e!).sort((a, b) => a.state_order - b.state_order);
+    // A created entity ordered before the state's first (newest first lists) comes first.
+    const first = base.length ? base[0].state_order : Infinity;
+    return [...added.filter((e) => e.state_order < first), ...out, ...added.filter((e) => e.state_order >= first)];
   }
 
   async document(tool: string): Promise<StateDocument | undefined> {
     return this.documents.get(tool) ?? (await this.baseOf())?.document(tool);
   }
 
-  /** Writes an entity (created or changed); a created one is ordered after every entity of its collection. */
+  /** Writes an entity (created or changed); a created one is ordered after every entity of its collection unless `state_order` says otherwise. */
   async put(entity: Omit<StateEntity, 'state_order'> & { state_order?: number }): Promise<StateEntity> {
     const current = await this.entity(entity.collection, entity.id);
     let order = entity.state_order ?? current?.state_order;

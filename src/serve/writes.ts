@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { readClock, renderClock, type ClockFormat } from '../state/clocks.js';
-import { at, isObject, keysOf, member, objectFrom, replaceAt } from '../state/json.js';
+import { at, isObject, jsonEqual, keysOf, member, objectFrom, replaceAt } from '../state/json.js';
 import type { StateEntity } from '../state/types.js';
 import type { ServeContext } from './context.js';
 import { notFound, servedState, type StateAnswer } from './from-state.js';
@@ -20,7 +20,9 @@ import { servedTypes, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 import { childPointer } from '../json/pointer.js';
 
-export type WriteKind = 'create' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
+export type WriteKind = 'create' | 'create-with-defaults' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
+
+const isCreate = (k: WriteKind) => k === 'create' || k === 'create-with-defaults';
 
 /** How one write tool changes the model. */
 export interface WriteModel {
@@ -104,10 +106,14 @@ async function findWriteModel(ctx: ServeContext, tool: ManifestTool): Promise<Wr
 
 /**
  * The effects to try for a write model, in order: a PUT that the capture shows acting as a
- * merge (Ghost answers members the body left out) is tried as one when replacing fails.
+ * merge (Ghost answers members the body left out) is tried as one when replacing fails, and
+ * a create is tried with its type's defaults (typeDefaults) when creating without fails.
  */
 export function effectsToTry(wm: WriteModel): WriteKind[] {
   if (wm.kind === 'replace') return ['replace', 'merge'];
+  // A create whose answer is a projection of the entity later reads show (Redmine answers a
+  // POST without `spent_hours`, which every issue read shows as 0.0).
+  if (wm.kind === 'create') return ['create', 'create-with-defaults'];
   if (wm.kind === 'document-replace') return ['document-replace', 'document-merge'];
   return [wm.kind];
 }
@@ -147,6 +153,97 @@ function serverFields(recorded: JsonValue | undefined, recordedRequest: JsonValu
     else if (current === undefined) out.push([k, v]);
   }
   return out;
+}
+
+/**
+ * A request member the server turns into something else: the recorded request gave it and
+ * the recorded answer's entity does not hold it (Redmine takes `project_id` and answers
+ * `project: {id, name}`). Such a member is input, not a field of the entity.
+ */
+function transformed(recordedRequest: JsonValue | undefined, recordedEntity: JsonValue | undefined, key: string): boolean {
+  if (recordedEntity === undefined || member(recordedRequest, key) === undefined || member(recordedEntity, key) !== undefined) return false;
+  // Only where the answer echoes the entity (it shares a request member): a wrapper such as
+  // Grafana's `{"id": 17, "message": "Annotation added"}` shows nothing of what was stored.
+  return keysOf(recordedRequest).some((k) => member(recordedEntity, k) !== undefined);
+}
+
+/**
+ * A type's defaults: the members every entity the model holds (at least two) holds with one
+ * and the same value, with the member each follows in the first entity (null: first).
+ * Only tried when a create without them does not reproduce the capture (effectsToTry).
+ */
+async function typeDefaults(model: ServedModel, collection: string): Promise<{ key: string; value: JsonValue; after: string | null }[]> {
+  const entities = await model.collection(collection);
+  if (entities.length < 2) return [];
+  const [first, ...rest] = entities;
+  const keys = keysOf(first.value);
+  return keys.flatMap((key, i) => {
+    const value = member(first.value, key)!;
+    return rest.every((e) => member(e.value, key) !== undefined && jsonEqual(member(e.value, key), value)) ? [{ key, value, after: i === 0 ? null : keys[i - 1] }] : [];
+  });
+}
+
+/** The entity's members with each default it lacks put after the member it follows in the type's entities (else last). */
+function withDefaults(entries: [string, JsonValue][], defaults: { key: string; value: JsonValue; after: string | null }[]): JsonValue {
+  const out = [...entries];
+  for (const d of defaults) {
+    if (out.some(([k]) => k === d.key)) continue;
+    const i = d.after === null ? 0 : out.findIndex(([k]) => k === d.after) + 1;
+    out.splice(i === 0 && d.after !== null ? out.length : i, 0, [d.key, d.value]);
+  }
+  return objectFrom(out);
+}
+
+/**
+ * Where a created entity goes among its type's (ES-34's state order): after all others,
+ * unless the state holds its entities by integer id, largest first (Redmine lists issues
+ * newest first), and the new id is the largest: then first.
+ */
+async function newestFirst(model: ServedModel, collection: string, identity: string, id: JsonValue): Promise<{ state_order?: number }> {
+  const held = await model.collection(collection);
+  if (held.length < 2 || !isInt(id)) return {};
+  const ids = held.map((e) => member(e.value, identity));
+  if (!ids.every(isInt)) return {};
+  const big = ids.map((v) => BigInt(v as number | bigint));
+  const descending = big.every((v, i) => i === 0 || v < big[i - 1]);
+  return descending && BigInt(id as number | bigint) > big[0] ? { state_order: Math.min(...held.map((e) => e.state_order)) - 1 } : {};
+}
+
+/**
+ * Members a create names by id and the server answers as an object (Redmine takes
+ * `tracker_id: 2` and answers `tracker: {"id": 2, "name": "Feature"}`): learned from the
+ * recorded request and answer (`X_id` or `XId` given, `X` answered with that `id`). The
+ * object is the one an entity of the type holds with that id, else the recorded one when
+ * its id is the one given, else just `{"id": …}`.
+ */
+async function referencedObjects(model: ServedModel, collection: string, recordedRequest: JsonValue | undefined, recordedEntity: JsonValue | undefined, request: JsonValue): Promise<[string, JsonValue][]> {
+  const out: [string, JsonValue][] = [];
+  for (const k of keysOf(recordedRequest)) {
+    const base = /^(.+?)(?:_id|Id)$/.exec(k)?.[1];
+    const recordedObject = base === undefined ? undefined : member(recordedEntity, base);
+    if (base === undefined || !isObject(recordedObject) || member(recordedEntity, k) !== undefined) continue;
+    if (!jsonEqual(member(recordedObject, 'id'), member(recordedRequest, k))) continue;
+    const v = member(request, k);
+    if (v === undefined) continue;
+    const held = (await model.collection(collection)).map((e) => member(e.value, base)).find((o) => isObject(o) && jsonEqual(member(o, 'id'), v));
+    out.push([base, held ?? (jsonEqual(member(recordedObject, 'id'), v) ? recordedObject : objectFrom([['id', v]]))]);
+  }
+  return out;
+}
+
+/**
+ * A created entity's members in the order the server answers them, when the recorded
+ * answer shows the server imposing one (a member the request did not give comes before
+ * one it gave: Redmine's `id, project, …, subject`); else as given (json-server echoes the
+ * request, then adds `id`). Members the recorded answer lacks keep their order, after it.
+ */
+function inServerOrder(entries: [string, JsonValue][], recordedEntity: JsonValue | undefined, recordedRequest: JsonValue | undefined): JsonValue {
+  const order = keysOf(recordedEntity);
+  const gave = (k: string) => member(recordedRequest, k) !== undefined;
+  const imposed = order.some((k, i) => !gave(k) && order.slice(i + 1).some(gave));
+  if (!imposed) return objectFrom(entries);
+  const rank = (k: string) => { const i = order.indexOf(k); return i < 0 ? order.length : i; };
+  return objectFrom(entries.map((e, i) => ({ e, i })).sort((a, b) => rank(a.e[0]) - rank(b.e[0]) || a.i - b.i).map(({ e }) => e));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -235,7 +332,7 @@ function shapedAnswer(recorded: JsonValue | undefined, wm: WriteModel, value: Js
   const placed = at(recorded, wm.pointer);
   if (isObject(placed) && member(placed, wm.identity!) !== undefined) return replaceAt(recorded, wm.pointer, value);
   if (isObject(recorded) && member(recorded, wm.identity!) !== undefined) return value;
-  if (wm.kind === 'create' && isObject(recorded)) {
+  if (isCreate(wm.kind) && isObject(recorded)) {
     const keys = keysOf(recorded);
     const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
     if (idKey !== undefined) return replaceAt(recorded, childPointer('', idKey), typeof member(recorded, idKey) === 'string' ? String(id) : id);
@@ -271,7 +368,7 @@ export interface WriteOptions { chosenId?: JsonValue }
 export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: WriteModel, call: CallRequest, model: ServedModel, opts: WriteOptions = {}): Promise<StateAnswer | null> {
   const asked = callLine(tool, call);
   const shape = await answerRecord(ctx, tool.name);
-  const status = shape?.record.status ?? (wm.kind === 'create' ? 201 : 200);
+  const status = shape?.record.status ?? (isCreate(wm.kind) ? 201 : 200);
   const ordinal = shape?.record.ordinal ?? 0;
   const asRecorded = (why: string): StateAnswer => shape && shape.value === undefined
     ? { status, value: null, record_ordinal: ordinal, request_line: asked, why, record: shape.record }
@@ -295,7 +392,7 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
   const recordedEntity = shape?.value === undefined ? undefined : holdsIdentity(at(shape.value, wm.pointer)) ? at(shape.value, wm.pointer) : holdsIdentity(shape.value) ? shape.value : undefined;
   const recordedRequest = shape?.request === undefined ? undefined : wm.pointer === '' ? shape.request : at(shape.request, wm.pointer);
 
-  if (wm.kind === 'create') {
+  if (isCreate(wm.kind)) {
     let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), scalarId(member(part, identity)));
     const chosen = scalarId(opts.chosenId);
     let adopted = '';
@@ -303,10 +400,15 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
       adopted = ` (the id the server chose in the record, of the allocated id's shape ${idShape(id)})`;
       id = chosen;
     }
-    let entries: [string, JsonValue][] = [...entriesOf(part).filter(([k]) => k !== identity), ...serverFields(recordedEntity, recordedRequest, part!, undefined, identity)];
+    const given = entriesOf(part).filter(([k]) => k !== identity && !transformed(recordedRequest, recordedEntity, k));
+    const referenced = await referencedObjects(model, collection, recordedRequest, recordedEntity, part!);
+    const server = serverFields(recordedEntity, recordedRequest, part!, undefined, identity).filter(([k]) => !referenced.some(([r]) => r === k));
+    let entries: [string, JsonValue][] = [...given, ...referenced, ...server];
     if (wm.parent) entries = withParent(entries, wm.parent.field, call.params.get(wm.parent.param)!, member(recordedEntity, wm.parent.field));
-    const value = objectFrom([...entries, [identity, id]]);
-    const e = await model.put({ collection, id: String(id), value, view_values: {}, record_ordinals: [] });
+    const value = inServerOrder([...entries, [identity, id]], recordedEntity, recordedRequest);
+    const stored = wm.kind === 'create-with-defaults' ? withDefaults(entriesOf(value), await typeDefaults(model, collection)) : value;
+    const e = await model.put({ collection, id: String(id), value: stored, view_values: {}, record_ordinals: [], ...(await newestFirst(model, collection, identity, id)) });
+    // The answer shows what the recorded answer shows; the defaults are the later reads'.
     const answer = shapedAnswer(shape?.value, wm, value, id);
     const why = `write took effect: created ${collection} entity ${e.id}${adopted || ' (id allocated as the capture shows)'}`;
     return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
