@@ -36,8 +36,8 @@ describe('Redmine 5.0.4 (fixtures/redmine-rest): the initial state', () => {
   });
 });
 
-describe('Redmine 5.0.4: write effects verified (check-effects)', () => {
-  it('reproduces all 12 admitted responses: the create with its type\'s defaults, the PUT as a merge, the DELETE', () => {
+describe('Redmine 5.0.4: write effects verified (check-effects), each difference blamed on the latest write before it, first differences first', () => {
+  it('reproduces all 12 admitted responses: the create with its type\'s defaults, the PUT as a merge, the DELETE (the create\'s first failure no longer takes the PUT and the DELETE with it)', () => {
     const r = cli(['check-effects', CAPTURE, '--json']);
     expect(r.status, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as { summary: string; checks: { reproduced: boolean }[]; write_tools: { verified: { tool: string; effect: string }[]; replayed: unknown[] } };
