@@ -51,8 +51,11 @@ candidates as (
      or not exists (select 1 from unstable_members u where u.capture_id = l.capture_id and u.root_path = l.root_path and u.identity_key = l.identity_key)
 ),
 ranked as (
-  -- Path proof first, then identity names, then suffix names, then member identities; more reads, then OQ-9 order.
-  select c.*, row_number() over (partition by capture_id, root_path order by source_rank, reads desc, name_rank is null, name_rank, identity_key) as rn
+  -- Path proof first, then identity names, then suffix names, then member identities; within
+  -- one source an identity name first (issue 18: `/projects/2.json` proves `id` though
+  -- `/projects/garden.json` is read more, and `identifier` is then an alternate key), then
+  -- more reads, then OQ-9 order.
+  select c.*, row_number() over (partition by capture_id, root_path order by source_rank, name_rank is null, reads desc, name_rank, identity_key) as rn
   from candidates c
 ),
 final as (

@@ -74,6 +74,8 @@ describe('README sessions and files: terminal sessions regenerated, shown files 
       expect.stringMatching(/^\$ node examples\/items-app\/server\.mjs &/),
     ]));
     expect(sessions.some((b) => /\n\$ capstate compare-web-captures before\.json after\.json\nCHANGED: /.test(b))).toBe(true);
+    // A browser app against the served capture: its page runs every request and finishes.
+    expect(sessions.some((b) => /\n\$ node examples\/open-page\.mjs http:\/\/localhost:\d+\/index\.html done\n(?:[A-Z]+ \/\S* \d{3}\n)+done\n/.test(b))).toBe(true);
     for (const b of sessions) {
       expect(b, b.split('\n')[0]).not.toMatch(/\/tmp\/|capstate-readme-|\/work\/|\d+\.\d+ s \(/);
       // Every foreground command shows what it printed (none is silent in these examples).

@@ -9,7 +9,7 @@
 import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { StoredLookups } from '../state/stored.js';
-import { collectionsOf, lineQuery, renderItem, renderList, type Collections } from '../state/render.js';
+import { collectionsOf, entityByKey, lineQuery, renderItem, renderList, type Collections } from '../state/render.js';
 import { isListQuery, parseListQuery, type ListQuery } from '../state/list-queries.js';
 import type { ItemPlan, ListPlan, PlanLine, StateEntity } from '../state/types.js';
 import { namesVariantKey } from '../state/variants.js';
@@ -129,8 +129,12 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
 
   const line = plan.lines.find((l) => recorded.has(l.record_ordinal));
   if (plan.kind === 'item') {
-    const id = call.params.get(templateParams(tool.template).at(-1) ?? '');
-    if (id === undefined) return null;
+    const asked_id = call.params.get(templateParams(tool.template).at(-1) ?? '');
+    if (asked_id === undefined) return null;
+    // Issue 18: a path value naming the entity by its alternate key (`garden` for project 2).
+    const id = (plan as ItemPlan).alternate_key !== undefined && !(await model.entity(plan.collection, asked_id))
+      ? entityByKey(collectionsOf(await model.collection(plan.collection)), plan as ItemPlan, asked_id)?.id ?? asked_id
+      : asked_id;
     const entities = await entitiesFor(model, plan.collection, [id]);
     if (!entities.entity(plan.collection, id)) {
       // An id the model does not hold: a 404 where the whole membership is known, else replay.

@@ -9,7 +9,7 @@ import { writeBetween } from './changes.js';
 import { viewClockFormat, type ClockFormat } from './clocks.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
 import { at, isObject, jsonEqual, keysOf, member } from './json.js';
-import { collectionsOf, envelopeTemplate, renderItem, renderList, type Collections } from './render.js';
+import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, type Collections } from './render.js';
 import {
   REASON_PRECEDENCE, type ItemPlan, type ListPlan, type ListQueries, type Plan, type PlanLine, type Reason, type StateDocument, type StateEntity,
 } from './types.js';
@@ -221,7 +221,18 @@ function itemPlan(ctx: Ctx, reasons: Outcome['reasons']): ItemPlan | null {
       reasons.push({ reason: 'fields-differ', detail: `record #${r.ordinal} (${lineName(r)}) does not show the entity its path names` });
     }
   }
-  const plan: ItemPlan = { tool: ctx.tool, kind: 'item', ...viewBase(ctx, ctx.obs, 'all'), entity_pointer: pointers[0] ?? '', membership: null, counters: [], lines };
+  // Issue 18: reads naming the entity by another member than its identity (an alternate key).
+  const itemObs = new Map(ctx.obs.filter((x) => x.view_kind === 'item').map((x) => [x.record_id, x]));
+  const named = ctx.lines.flatMap((r) => {
+    const o = itemObs.get(r.record_id);
+    const path_value = ctx.facts.pathValue(r.record_id);
+    return o && path_value !== undefined && ok(r.status) ? [{ path_value, entity_id: o.entity_id }] : [];
+  });
+  const alternate = alternateKeyOf(ctx.state, ctx.collection, named);
+  const plan: ItemPlan = {
+    tool: ctx.tool, kind: 'item', ...viewBase(ctx, ctx.obs, 'all'), ...(alternate !== undefined ? { alternate_key: alternate } : {}),
+    entity_pointer: pointers[0] ?? '', membership: null, counters: [], lines,
+  };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
   return plan;
 }

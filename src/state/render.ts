@@ -56,8 +56,38 @@ export function renderEntity(e: StateEntity, view: { tool: string; fields: strin
 export type Rendered = { status: 'entity-absent' } | { status: 'rendered'; body: JsonValue; matched?: number };
 
 /** An item line: the entity named by the path value, placed at the plan's pointer in the envelope. */
+/** A scalar member's value as a path names it. */
+const asPathValue = (v: JsonValue | undefined) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined);
+
+/** The entity a path value names: by identity, else (issue 18) by the plan's alternate key. */
+export function entityByKey(state: Collections, plan: ItemPlan, value: string): StateEntity | undefined {
+  return state.entity(plan.collection, value)
+    ?? (plan.alternate_key === undefined ? undefined : state.all(plan.collection).find((e) => asPathValue(member(e.value, plan.alternate_key!)) === value));
+}
+
+/**
+ * Issue 18: the member that the item reads naming no entity id name instead, when each such
+ * read's entity holds the path value there and the member tells every entity of the type
+ * apart (its values distinct, none another entity's id); undefined when none is needed or found.
+ */
+export function alternateKeyOf(state: Collections, collection: string, reads: { path_value: string; entity_id: string }[]): string | undefined {
+  const needing = reads.filter((r) => state.entity(collection, r.path_value) === undefined);
+  if (needing.length === 0) return undefined;
+  const all = state.all(collection);
+  const first = state.entity(collection, needing[0].entity_id);
+  for (const key of keysOf(first?.value)) {
+    if (!needing.every((r) => asPathValue(member(state.entity(collection, r.entity_id)?.value, key)) === r.path_value)) continue;
+    const values = all.map((e) => asPathValue(member(e.value, key)));
+    if (values.some((v) => v === undefined) || new Set(values).size !== values.length) continue;
+    const ids = new Set(all.map((e) => e.id));
+    if (all.some((e, i) => values[i] !== e.id && ids.has(values[i]!))) continue;
+    return key;
+  }
+  return undefined;
+}
+
 export function renderItem(plan: ItemPlan, line: PlanLine, envelope: JsonValue, state: Collections): Rendered {
-  const e = state.entity(plan.collection, line.id!);
+  const e = entityByKey(state, plan, line.id!);
   if (!e) return { status: 'entity-absent' };
   let rendered = renderEntity(e, plan);
   if (plan.entity_pointer === '' && plan.per_response_members.length) {

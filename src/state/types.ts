@@ -99,7 +99,11 @@ interface ViewFacts {
   lines: PlanLine[];
 }
 
-export interface ItemPlan extends ViewFacts { kind: 'item'; entity_pointer: string; membership: null; counters: [] }
+/**
+ * `alternate_key` (issue 18): a member whose value some item reads name in the path instead of
+ * the identity (Redmine's `/projects/garden.json` beside `/projects/2.json`); present only when learned.
+ */
+export interface ItemPlan extends ViewFacts { kind: 'item'; alternate_key?: string; entity_pointer: string; membership: null; counters: [] }
 /** A nested collection's parent (issue 18): the path parameter naming it and the field its members carry it in. */
 export interface ListParent { param: string; field: string }
 export interface ListPlan extends ViewFacts { kind: 'list'; list_queries?: ListQueries; parent?: ListParent; list_pointer: string; membership: 'all' | 'recorded'; counters: string[] }

@@ -1,0 +1,102 @@
+/**
+ * Issue 18 on a real Redmine 5.0.4 (fixtures/redmine-shapes, reads only): alternate keys
+ * (`/projects/garden.json` and `/projects/2.json` read the same kind of entity, by its
+ * `identifier` and by its `id`) and filtered lists (Redmine's default `/issues.json` hides
+ * closed issues next to `?status_id=*` and `?status_id=closed`). The state's entities and
+ * the served answers are compared with Redmine's own answers outside the capture
+ * (expected/truth.json).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alternateKeyOf, collectionsOf } from '../src/state/render.js';
+import type { ItemPlan, ListPlan, Plan } from '../src/state/types.js';
+import { cli, fixture, tempDir } from './helpers.js';
+import { serveStore, type Served } from './serve-helpers.js';
+
+const CAPTURE = fixture('redmine-shapes', 'capture.har');
+type Truth = { method: string; path: string; status: number; body: unknown };
+const truth = JSON.parse(readFileSync(fixture('redmine-shapes', 'expected', 'truth.json'), 'utf8')) as Truth[];
+const truthOf = (path: string) => truth.find((t) => t.path === path)!;
+
+interface State { types: { collection: string; identity: string }[]; entities: { collection: string; id: string; value: unknown }[]; plans: Plan[] }
+const state = (() => {
+  const r = cli(['state', CAPTURE, '--json']);
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as State;
+})();
+const plan = (tool: string) => state.plans.find((p) => p.tool === tool)!;
+const answer = (r: CallToolResult) => r.structuredContent as { status: number; body: unknown; source: string };
+
+describe('issue 18, alternate keys: one entity read by its id and by its identifier', () => {
+  it('the projects type is keyed by id (an identity name), one entity per project, each equal to Redmine\'s item read', () => {
+    expect(state.types.find((t) => t.collection === 'projects')!.identity).toBe('id');
+    const projects = state.entities.filter((e) => e.collection === 'projects');
+    expect(projects.map((e) => e.id)).toEqual(['1', '2']);
+    expect(projects.map((e) => e.value)).toEqual([truthOf('/projects/1.json').body, truthOf('/projects/ops-runbook.json').body].map((b) => (b as { project: unknown }).project));
+  });
+
+  it('the item plan learns identifier as the alternate key and reproduces the reads by either key', () => {
+    const p = plan('get_projects_by_id_json') as ItemPlan;
+    expect(p.kind).toBe('item');
+    expect(p.alternate_key).toBe('identifier');
+    expect(p.lines.map((l) => l.id)).toEqual(['ops-runbook', '2', 'garden']);
+  });
+
+  it('an alternate key must tell every entity apart: repeated values, or a value that is another entity\'s id, are none', () => {
+    const c = (values: [string, string][]) => collectionsOf(values.map(([id, slug], i) => ({ collection: 'p', id, value: { id: Number(id), slug }, view_values: {}, state_order: i, record_ordinals: [] })));
+    expect(alternateKeyOf(c([['1', 'a'], ['2', 'b']]), 'p', [{ path_value: 'b', entity_id: '2' }])).toBe('slug');
+    expect(alternateKeyOf(c([['1', 'a'], ['2', 'a']]), 'p', [{ path_value: 'a', entity_id: '2' }])).toBeUndefined();
+    expect(alternateKeyOf(c([['1', '2'], ['2', 'x']]), 'p', [{ path_value: 'x', entity_id: '2' }])).toBeUndefined();
+    expect(alternateKeyOf(c([['1', 'a'], ['2', 'b']]), 'p', [{ path_value: '2', entity_id: '2' }])).toBeUndefined();
+  });
+});
+
+describe('issue 18, filtered lists: Redmine\'s default issue list hides closed issues', () => {
+  it('?status_id=* lists the whole type; the default and ?status_id=closed lines list their own issues, each with its own reason, and the plan stays', () => {
+    const p = plan('get_issues_json') as ListPlan;
+    expect(p.kind).toBe('list');
+    const byQuery = Object.fromEntries(p.lines.map((l) => [l.query ?? '', l]));
+    expect(byQuery['status_id=*'].membership).toBe('all');
+    expect(byQuery[''].membership).toBe('recorded');
+    expect(byQuery[''].listed_ids).toEqual(['4', '3', '1']);
+    expect(byQuery[''].reason).toBe('membership-differs');
+    expect(byQuery['status_id=closed'].listed_ids).toEqual(['2']);
+    expect(byQuery['status_id=closed'].reason).toBe('membership-differs');
+  });
+});
+
+describe('Redmine 5.0.4 (fixtures/redmine-shapes): serving what the capture never asked, as Redmine answered it', () => {
+  const dir = tempDir();
+  let s: Served;
+  beforeAll(async () => {
+    const db = join(dir, 'shapes.sqlite');
+    const r = cli(['load', CAPTURE, '--db', db]);
+    expect(r.status, r.stderr).toBe(0);
+    s = await serveStore(db);
+  });
+  afterAll(async () => { await s.close(); });
+
+  it('a project read by a key no record used (its id 1) and by its identifier, each from state and equal to Redmine\'s answer', async () => {
+    for (const [id, path] of [['1', '/projects/1.json'], ['garden', '/projects/garden.json'], ['ops-runbook', '/projects/ops-runbook.json']]) {
+      const a = answer(await s.call('get_projects_by_id_json', { id }));
+      expect(a.source, id).toBe('state');
+      expect(a.status).toBe(200);
+      expect(JSON.stringify(a.body), id).toBe(JSON.stringify(truthOf(path).body));
+    }
+  });
+
+  it('the closed issue only ?status_id=* listed is answered by its item read as Redmine answers it', async () => {
+    const a = answer(await s.call('get_issues_by_id_json', { id: '2' }));
+    expect(a.source).toBe('state');
+    expect(JSON.stringify(a.body)).toBe(JSON.stringify(truthOf('/issues/2.json').body));
+  });
+
+  it('not modelled yet: memberships under a project with no flat list replay their records, so another project has no answer', async () => {
+    expect(plan('get_projects_by_id_memberships_json')).toMatchObject({ kind: 'record', reason: 'path-varies' });
+    const r = await s.call('get_projects_by_id_memberships_json', { id: '1' });
+    expect(r.isError).toBe(true);
+    expect(truthOf('/projects/1/memberships.json').status).toBe(200);
+  });
+});
