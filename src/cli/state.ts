@@ -56,7 +56,7 @@ function writesLine(evidence: EnvironmentState['evidence']): string {
   const n = marked.verified.length + marked.replayed.length;
   if (n === 0) return 'writes: the capture has no write tool';
   const listed = (xs: string[]) => (xs.length > 6 ? [...xs.slice(0, 6), '…'] : xs).join(', ');
-  const parts = [`${marked.verified.length} of ${n} write tool${n === 1 ? '' : 's'} take effect, checked against the capture's later reads` +
+  const parts = [`${marked.verified.length} of ${n} write tool${n === 1 ? '' : 's'} ${marked.verified.length === 1 ? 'takes' : 'take'} effect, checked against the capture's later reads` +
     (marked.verified.length ? ` (${listed(marked.verified.map((v) => `${v.tool}: ${v.effect}`))})` : '')];
   if (marked.replayed.length) parts.push(`${marked.replayed.length === 1 ? 'one replays its' : `${marked.replayed.length} replay their`} recorded answers (${listed(marked.replayed.map((r) => r.tool))})`);
   return `writes: ${parts.join('; ')}`;
