@@ -320,7 +320,7 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
     // Members as version 1 stored them: the `member` table of 0001 (member_node is 0009's).
     const memberTable = /CREATE TABLE member \([\s\S]*?\) STRICT, WITHOUT ROWID;/.exec(listMigrations()[0].sql)![0];
     sql(db, 'create table member_v1 as select * from member;');
-    sql(db, [...views.map((v) => `drop view "${v}";`), 'drop table member_node;', memberTable, 'insert into member select * from member_v1; drop table member_v1;', 'drop index record_tool;', ...['capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
+    sql(db, [...views.map((v) => `drop view "${v}";`), 'drop table member_node;', memberTable, 'insert into member select * from member_v1; drop table member_v1;', 'drop index record_tool;', ...['state_write_effects', 'capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
       .map((t) => `drop table ${t};`)].join(' ') + " pragma user_version = 1; delete from meta where key = 'queries_sha256';");
     const r = cli(['state', '--db', db]);
     expect(r.status).toBe(1);
