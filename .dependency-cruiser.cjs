@@ -13,8 +13,8 @@ const FLOORS = [
   ['manifest'], //       admission, templates, tools, type roots: inferred from stored facts
   ['load'], //           reading captures and writing their facts (and the manifest's rows)
   ['state', 'browser', 'compare'], // the state pass; scenario capture; capture comparison
-  ['ingest'], //         the load command's one transaction: facts, manifest, state
   ['serve'], //          the model: answers from state, write effects, replay, data plane
+  ['ingest'], //         the load command's one transaction: facts, manifest, state, its writes checked
   ['mcp', 'http', 'report'], // the MCP server over serve/; the HTTP server and the report beside it
   ['cli', 'index'], //   one file per command; src/index.ts, the library's entry point
 ];

@@ -75,11 +75,15 @@ async function serveOne(mb: number): Promise<number> {
   const lat: number[] = [];
   let errors = 0;
   let fromState = 0;
+  // The first write call reads the write effects the load stored (issue 16, ES-41 extended); before, it ran check-effects.
+  const writes = new Set(ctx.manifest.tools.filter((t) => !ctx.vocabulary.isSafeMethod(t.method) && !t.is_query_post).map((t) => t.name));
+  let firstWrite: { tool: string; ms: number } | null = null;
   for (let i = 0; i < calls; i++) {
     const c = plan[i % plan.length];
     const s = performance.now();
     const r = await client.callTool({ name: c.name, arguments: c.args });
     lat.push(performance.now() - s);
+    if (!firstWrite && writes.has(c.name)) firstWrite = { tool: c.name, ms: lat[lat.length - 1] };
     if (r.isError) errors++;
     if ((r.structuredContent as { source?: string } | undefined)?.source === 'state') fromState++;
   }
@@ -101,6 +105,7 @@ async function serveOne(mb: number): Promise<number> {
     start_ms: startMs, request_lines: plan.length, calls, errors, from_state: fromState, peak_rss_mb: process.resourceUsage().maxRSS / 1000,
     call_ms: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1], mean: lat.reduce((x, y) => x + y, 0) / lat.length },
     query_store_ms: { p50: percentile(sql, 50), p99: percentile(sql, 99) },
+    first_write_call_ms: firstWrite?.ms ?? null,
   };
   writeFileSync(join(OUT, `serve-results-h${mb}.json`), JSON.stringify(result, null, 2) + '\n');
   const f = (x: number) => x.toFixed(2);
@@ -108,6 +113,7 @@ async function serveOne(mb: number): Promise<number> {
     `serve bench on ${result.store}: ${result.tools} tools (${result.environment_tools} environment), catalog ${result.catalog_bytes} bytes, start + list ${f(startMs)} ms, peak RSS ${result.peak_rss_mb.toFixed(0)} MB`,
     `tool calls (in process): ${calls} over ${plan.length} request lines (${fromState} answered from state, the rest replayed), ${errors} errors; p50 ${f(result.call_ms.p50)} ms, p99 ${f(result.call_ms.p99)} ms, max ${f(result.call_ms.max)} ms`,
     `query_store (tool_statuses): p50 ${f(result.query_store_ms.p50)} ms, p99 ${f(result.query_store_ms.p99)} ms`,
+    firstWrite ? `first write call (${firstWrite.tool}): ${f(firstWrite.ms)} ms` : 'first write call: none (no write tool called)',
   ].join('\n') + '\n');
   return errors ? 1 : 0;
 }

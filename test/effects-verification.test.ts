@@ -3,7 +3,8 @@
  * replays that can blame nothing more: reads of what only blamed writes touched, and the
  * answers of blamed writes (still applied). The skip must not change the outcome: on every
  * fixture with writes, serving verifies exactly the write tools, with the same effects, that
- * `capstate check-effects` (every record replayed and compared) verifies.
+ * `capstate check-effects` (every record replayed and compared) verifies. (Issue 16, ES-41
+ * extended: the load runs that skipping check and stores its set; `verifiedWrites` reads it.)
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -13,7 +13,7 @@ let n = 0;
 interface Plan { tool: string; kind: string; reason?: string; detail?: string; [k: string]: unknown }
 interface State {
   format_version: number; kind: string; sha256: string; timeline_order: string; limitations: string[];
-  evidence: { status: string; unknown: string[] };
+  evidence: { status: string; unknown: string[]; write_effects: { verified: { tool: string; effect: string }[]; replayed: { tool: string; reason: string }[] } };
   types: { collection: string; root_path: string; identity: string; identity_source: string; initial_order: string[] }[];
   entities: { collection: string; id: string; value: Record<string, unknown>; view_values: Record<string, Record<string, unknown>>; state_order: number; record_ordinals: number[] }[];
   documents: { tool: string; path: string; value: unknown; record_ordinal: number }[];
@@ -375,8 +375,21 @@ describe('ES-38 entity location inside a body', () => {
 });
 
 describe('ES-41 evidence marking', () => {
-  it('ES-41 the evidence is inferred; authorization, response semantics and write effects are unknown', () => {
-    expect(stateOf([{ url: `${A}/api/items`, body: [] }]).evidence).toEqual({ status: 'inferred', unknown: ['authorization', 'response-semantics', 'write-effects'] });
+  it('ES-41 the evidence is inferred; authorization and response semantics are unknown; a capture with no write tool has no write effect to know (issue 16)', () => {
+    expect(stateOf([{ url: `${A}/api/items`, body: [] }]).evidence).toEqual({
+      status: 'inferred', unknown: ['authorization', 'response-semantics'], write_effects: { verified: [], replayed: [] },
+    });
+  });
+
+  it('ES-41 extended (issue 16): a write tool whose model the later reads contradict replays, and write effects stay unknown', () => {
+    // The create answers an id, but the later list does not show the new item: the capture contradicts a create.
+    const s = stateOf([
+      { url: `${A}/api/items`, body: [{ id: 1, name: 'a' }] },
+      { method: 'POST', url: `${A}/api/items`, status: 201, requestBody: { name: 'b' }, body: { id: 2, name: 'b' } },
+      { url: `${A}/api/items`, body: [{ id: 1, name: 'a' }] },
+    ]);
+    expect(s.evidence).toMatchObject({ status: 'inferred', unknown: ['authorization', 'response-semantics', 'write-effects'], write_effects: { verified: [] } });
+    expect(s.evidence.write_effects.replayed).toEqual([{ tool: 'post_api_items', reason: expect.stringMatching(/not reproduced/) }]);
   });
 });
 

@@ -19,7 +19,8 @@ import { recordArguments, toolRecords } from '../src/serve/records.js';
 import { closeServeContext, openServeContext } from '../src/serve/context.js';
 import { environmentStateView } from '../src/serve/state-view.js';
 import { environmentState, stateBytes } from '../src/state/index.js';
-import { readStoredState } from '../src/state/stored.js';
+import { readStoredState, storedWriteEffects } from '../src/state/stored.js';
+import { markWriteEffects } from '../src/state/evidence.js';
 import { plainError, plainText } from '../src/state/words.js';
 import { kyselyFor, listMigrations, openStore } from '../src/store/open.js';
 import { writeHar } from './har-builder.js';
@@ -101,7 +102,9 @@ async function expectConsistent(db: string): Promise<void> {
   const k = kyselyFor(openStore(db));
   try {
     const [stored, computed] = [await readStoredState(k, 1, db), await environmentState(k, 1)];
-    expect(stateBytes(stored)).toEqual(stateBytes(computed));
+    // The pass's evidence, marked with the write check the load stored (issue 16, ES-41 extended).
+    const marked = markWriteEffects(computed.evidence, (await storedWriteEffects(k, 1)) ?? { verified: [], replayed: [] });
+    expect(stateBytes(stored)).toEqual(stateBytes({ ...computed, evidence: marked }));
     expect(stateBytes(stored).sha256).toBe(doc.sha256);
   } finally {
     await k.destroy();
@@ -317,7 +320,7 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
     // Members as version 1 stored them: the `member` table of 0001 (member_node is 0009's).
     const memberTable = /CREATE TABLE member \([\s\S]*?\) STRICT, WITHOUT ROWID;/.exec(listMigrations()[0].sql)![0];
     sql(db, 'create table member_v1 as select * from member;');
-    sql(db, [...views.map((v) => `drop view "${v}";`), 'drop table member_node;', memberTable, 'insert into member select * from member_v1; drop table member_v1;', 'drop index record_tool;', ...['capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
+    sql(db, [...views.map((v) => `drop view "${v}";`), 'drop table member_node;', memberTable, 'insert into member select * from member_v1; drop table member_v1;', 'drop index record_tool;', ...['state_write_effects', 'capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
       .map((t) => `drop table ${t};`)].join(' ') + " pragma user_version = 1; delete from meta where key = 'queries_sha256';");
     const r = cli(['state', '--db', db]);
     expect(r.status).toBe(1);

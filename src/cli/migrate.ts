@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty';
-import { refreshStoredStates } from '../state/stored.js';
+import { refreshStoredStates } from '../ingest/store-state.js';
 import { openStore } from '../store/open.js';
 import { dbArg, log, out } from './common.js';
 
@@ -20,7 +20,7 @@ export default defineCommand({
       const version = db.pragma('user_version', { simple: true });
       // Issue 13: a state computed from other rule views (or none, in a store from before
       // migration 0003) is recomputed, one transaction per capture.
-      const { computed, failed } = await refreshStoredStates(db, { all: a.recompute, log });
+      const { computed, failed } = await refreshStoredStates(db, a.db, { all: a.recompute, log });
       const n = computed.length + failed.length;
       out(`${a.db}: schema version ${version}, views up to date, ` +
         (n === 0 ? 'stored states up to date' : `${n} stored state${n === 1 ? '' : 's'} recomputed${failed.length ? ` (${failed.length} could not be computed; see capstate state)` : ''}`));

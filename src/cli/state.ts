@@ -49,6 +49,19 @@ export default defineCommand({
   },
 });
 
+/** Issue 16 (ES-41 extended), in plain words: which write tools take effect when served, and which replay. */
+function writesLine(evidence: EnvironmentState['evidence']): string {
+  const marked = evidence.write_effects;
+  if (!marked) return 'writes: not checked when this state was stored; serving checks them at the first write call';
+  const n = marked.verified.length + marked.replayed.length;
+  if (n === 0) return 'writes: the capture has no write tool';
+  const listed = (xs: string[]) => (xs.length > 6 ? [...xs.slice(0, 6), '…'] : xs).join(', ');
+  const parts = [`${marked.verified.length} of ${n} write tool${n === 1 ? '' : 's'} ${marked.verified.length === 1 ? 'takes' : 'take'} effect, checked against the capture's later reads` +
+    (marked.verified.length ? ` (${listed(marked.verified.map((v) => `${v.tool}: ${v.effect}`))})` : '')];
+  if (marked.replayed.length) parts.push(`${marked.replayed.length === 1 ? 'one replays its' : `${marked.replayed.length} replay their`} recorded answers (${listed(marked.replayed.map((r) => r.tool))})`);
+  return `writes: ${parts.join('; ')}`;
+}
+
 /**
  * The human view: types with identity and entity counts, documents, each tool's plan or
  * reason. In plain words unless `explain`, which keeps the rule IDs the stored text cites.
@@ -57,6 +70,7 @@ export function describeState(s: EnvironmentState, sha256: string, opts: { expla
   const words = (text: string) => (opts.explain ? text : plainText(text));
   const lines = [`environment state of capture ${s.capture_id} (timeline: ${s.timeline_order}; evidence: ${s.evidence.status}, ` +
     `${s.evidence.unknown.join(', ')} unknown)`];
+  lines.push(writesLine(s.evidence));
   for (const l of s.limitations) lines.push(`limitation: ${words(l)}`);
   lines.push('', `${s.types.length} type${s.types.length === 1 ? '' : 's'}:`);
   for (const t of s.types) {

@@ -19,7 +19,7 @@ import { ScenarioReader } from '../load/scenario.js';
 import { FactWriter, noKinds } from '../load/writer.js';
 import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
-import { storeState } from '../state/stored.js';
+import { storeCaptureState } from './store-state.js';
 import { Redactor, SensitiveLiterals } from '../load/secrets.js';
 import { QuirkTally } from '../load/quirks.js';
 import { openInput } from '../load/inputs.js';
@@ -223,7 +223,8 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
     const tManifest = performance.now();
     // DESIGN (must): the load stores the capture's environment state in the load's transaction,
     // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.
-    const state = await storeState(kyselyFor(db), captureId);
+    // Issue 16 (ES-41 extended): with the capture's write tools checked against its later reads.
+    const state = await storeCaptureState(db, opts.db, captureId);
     const tState = performance.now();
     if (state.status === 'failed') opts.log?.(`${file}: capture loaded, but its environment state could not be computed (${state.code}); capstate state reports why`);
     const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {

@@ -1,7 +1,7 @@
 /**
  * Answering one tool call: the single function every consumer (MCP server, HTTP server,
  * tests, bench) goes through. It checks the arguments and answers through answer.ts, with
- * the write effects check-effects verified (effects.ts) when the tool writes; it sits
+ * the write effects check-effects verified (effects.ts, stored with the state) when the tool writes; it sits
  * above both, because verifying effects answers calls itself.
  */
 import { CapstateError } from '../errors.js';
@@ -28,7 +28,7 @@ export async function answerCall(ctx: ServeContext, toolName: string, args: unkn
   if (!tool) throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(toolName)} in this environment; list the tools to see the names`, { tool: toolName });
   const input = await toolInputCached(ctx, tool);
   const call = checkArguments(tool.name, input, args);
-  // Only a write needs the verified set (checked once, at the first write call).
+  // Only a write needs the verified set (stored by the load; read once, at the first write call).
   const isWrite = !ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post;
   return answerRequest(ctx, tool, call, model, isWrite ? await verifiedWrites(ctx) : NO_WRITES);
 }

@@ -37,19 +37,28 @@ export async function openServeContext(file: string, captureId?: number): Promis
     const id = pickCapture(await listCaptureIds(k), file, captureId);
     // Serving answers reads from the stored state: a stale one is reported at start, with its fix.
     await freshStoredState(k, id, file);
-    const manifest = await readManifest(k, id);
-    const capture = await k.selectFrom('capture').select('sha256').where('id', '=', id).executeTakeFirstOrThrow();
-    const toolRows = await k.selectFrom('tool').select(['id', 'name']).where('capture_id', '=', id).execute();
-    return {
-      file, db, k, captureId: id, captureSha256: capture.sha256, manifest,
-      tools: new Map(manifest.tools.map((t) => [t.name, t])),
-      toolIds: new Map(toolRows.map((t) => [t.name, t.id])),
-      vocabulary: await readVocabulary(k),
-    };
+    return await serveContextOn(db, k, file, id);
   } catch (e) {
     await k.destroy();
     throw e;
   }
+}
+
+/**
+ * The context of capture `captureId` over a connection the caller holds (and closes): the
+ * load checks a capture's writes inside its own transaction this way (issue 16), so the check
+ * reads the state rows the load has just written and not yet committed.
+ */
+export async function serveContextOn(db: Sqlite, k: Kysely<DB>, file: string, captureId: number): Promise<ServeContext> {
+  const manifest = await readManifest(k, captureId);
+  const capture = await k.selectFrom('capture').select('sha256').where('id', '=', captureId).executeTakeFirstOrThrow();
+  const toolRows = await k.selectFrom('tool').select(['id', 'name']).where('capture_id', '=', captureId).execute();
+  return {
+    file, db, k, captureId, captureSha256: capture.sha256, manifest,
+    tools: new Map(manifest.tools.map((t) => [t.name, t])),
+    toolIds: new Map(toolRows.map((t) => [t.name, t.id])),
+    vocabulary: await readVocabulary(k),
+  };
 }
 
 /** Closes the context's read-only connection. */

@@ -10,6 +10,8 @@ import { CapstateError } from '../errors.js';
 import { objectEntries, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { readClock } from '../state/clocks.js';
+import { storedWriteEffects } from '../state/stored.js';
+import type { WriteEffectsMark } from '../state/types.js';
 import { isObject } from '../state/json.js';
 import { answerRequest, type CallAnswer } from './answer.js';
 import type { ServeContext } from './context.js';
@@ -228,9 +230,30 @@ export async function checkEffects(ctx: ServeContext, opts: { everyRecord?: bool
 
 const verified = new WeakMap<ServeContext, Promise<Map<string, WriteKind>>>();
 
-/** The write tools whose model serving uses, with the effect (checked once per context, at the first write call). */
+/** The effects a stored marking may name (the WriteKind values). */
+const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>(['create', 'create-with-defaults', 'merge', 'replace', 'remove', 'document-merge', 'document-replace']);
+
+/**
+ * The write tools whose model serving uses, with the effect, read once per context: the
+ * verification the load stored with the state (issue 16, ES-41 extended); for a state
+ * computed before migration 0011, which stores none, checked as the load now does
+ * (check-effects' verified set), at the first write call.
+ */
 export function verifiedWrites(ctx: ServeContext): Promise<Map<string, WriteKind>> {
   let hit = verified.get(ctx);
-  if (!hit) verified.set(ctx, (hit = checkEffects(ctx, { everyRecord: false }).then((r) => new Map(r.verified.map((v) => [v.tool, v.effect])))));
+  if (!hit) {
+    hit = (async () => {
+      const stored = await storedWriteEffects(ctx.k, ctx.captureId);
+      const mark = stored ?? await checkWrites(ctx);
+      return new Map(mark.verified.filter((v) => WRITE_KINDS.has(v.effect)).map((v) => [v.tool, v.effect as WriteKind]));
+    })();
+    verified.set(ctx, hit);
+  }
   return hit;
+}
+
+/** The marking the load stores with the state: check-effects' verified set (read only where a write touched), and why the others replay. */
+export async function checkWrites(ctx: ServeContext): Promise<WriteEffectsMark> {
+  const { verified: v, replayed } = await checkEffects(ctx, { everyRecord: false });
+  return { verified: v, replayed };
 }

@@ -20,6 +20,7 @@ import { findAbsenceBound } from './absence.js';
 import { Budget, valueCost } from './budget.js';
 import { runGate, sortedCandidates } from './gate.js';
 import type { EnvironmentState, Plan, StateDocument, StateEntity, StateType } from './types.js';
+import { PASS_EVIDENCE } from './evidence.js';
 
 export type { EnvironmentState } from './types.js';
 
@@ -103,8 +104,8 @@ async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, s
     capture_id: captureId,
     timeline_order: capture.timelineOrder,
     limitations,
-    // ES-41: the view's evidence is inferred; these stay unknown.
-    evidence: { status: 'inferred', unknown: ['authorization', 'response-semantics', 'write-effects'] },
+    // ES-41: the view's evidence is inferred; these stay unknown (write effects until the store checks them).
+    evidence: { ...PASS_EVIDENCE, unknown: [...PASS_EVIDENCE.unknown] },
   };
 }
 

@@ -15,23 +15,24 @@ import type { Kysely, Selectable } from 'kysely';
 import { CapstateError } from '../errors.js';
 import { parseAcceptedJson, stringifyExact, type JsonValue } from '../json/exact.js';
 import { JSON_FORMAT_VERSION } from '../json/output.js';
-import { kyselyFor, queriesHash, type Sqlite } from '../store/open.js';
+import { queriesHash } from '../store/open.js';
 import type { DB } from '../store/types.js';
+import { markWriteEffects } from './evidence.js';
 import { computeState, type StateHead } from './index.js';
-import type { EnvironmentState, ItemPlan, ListPlan, Plan, StateDocument, StateEntity, StateType } from './types.js';
+import type { EnvironmentState, ItemPlan, ListPlan, Plan, StateDocument, StateEntity, StateType, WriteEffectsMark } from './types.js';
 
 type Row<T extends keyof DB> = Selectable<DB[T]>;
 type Insert<T extends keyof DB> = DB[T];
 
 /** Tables holding a capture's state, children first (state_capture last: the others reference it). */
-const STATE_TABLES = ['state_change_bounds', 'state_records', 'state_types', 'state_entities', 'state_documents', 'state_plans', 'state_limitations', 'state_gate_findings', 'state_capture'] as const;
+const STATE_TABLES = ['state_write_effects', 'state_change_bounds', 'state_records', 'state_types', 'state_entities', 'state_documents', 'state_plans', 'state_limitations', 'state_gate_findings', 'state_capture'] as const;
 
 /** Rows per insert statement: well under SQLite's bound-parameter limit for the widest table (14 columns). */
 const INSERT_BATCH = 500;
 
 /** The queries/ hash this capstate's views are built from (the files ship with capstate: hashed once per process). */
 let currentQueries: string | undefined;
-const viewsHash = (): string => (currentQueries ??= queriesHash());
+export const viewsHash = (): string => (currentQueries ??= queriesHash());
 
 /** Exact JSON text of a stored value (the state pass's own serialiser, so bytes match OQ-36). */
 const text = (v: unknown): string => stringifyExact(v as JsonValue);
@@ -45,8 +46,14 @@ const text = (v: unknown): string => stringifyExact(v as JsonValue);
  * as `budget-exceeded`, ES-39) is stored as `failed` with its code, message and context, and
  * no other row; `capstate state` reports it as the error itself. Any other error is a bug
  * and propagates (the transaction then stores nothing).
+ *
+ * `checkWrites` (issue 16, ES-41 extended) checks the capture's write tools against its own
+ * later reads over the rows just written (serving's check-effects, which sits above the state
+ * pass and is handed in by the load); its marking is stored in state_write_effects and in the
+ * view's evidence before the SHA-256 is taken. It runs on the same connection and
+ * transaction, so a load that fails there stores nothing.
  */
-export async function storeState(k: Kysely<DB>, captureId: number): Promise<{ status: 'computed' } | { status: 'failed'; code: string }> {
+export async function storeState(k: Kysely<DB>, captureId: number, checkWrites: CheckWrites): Promise<{ status: 'computed' } | { status: 'failed'; code: string }> {
   await deleteStoredState(k, captureId);
   const queries_sha256 = viewsHash();
   const c = captureId;
@@ -97,9 +104,34 @@ export async function storeState(k: Kysely<DB>, captureId: number): Promise<{ st
   }
   await insertAll(k, 'state_limitations', head.limitations.map((limitation, position) => ({ capture_id: c, position, limitation })));
   await k.updateTable('state_capture').set({ timeline_order: head.timeline_order, evidence: text(head.evidence) }).where('capture_id', '=', c).execute();
+  // The state's rows are complete: its write tools are checked against them.
+  const mark = await checkWrites(c);
+  await insertAll(k, 'state_write_effects', [
+    ...mark.verified.map((v) => ({ tool: v.tool, verified: 1, effect: v.effect, reason: null })),
+    ...mark.replayed.map((r) => ({ tool: r.tool, verified: 0, effect: null, reason: r.reason })),
+  ].map((r, position): Insert<'state_write_effects'> => ({ capture_id: c, position, ...r })));
+  head = { ...head, evidence: markWriteEffects(head.evidence, mark) };
+  await k.updateTable('state_capture').set({ evidence: text(head.evidence) }).where('capture_id', '=', c).execute();
   const sha256 = await renderStoredState(k, c, head, null);
   await k.updateTable('state_capture').set({ sha256 }).where('capture_id', '=', c).execute();
   return { status: 'computed' };
+}
+
+/** Checks capture `captureId`'s write tools over its stored state rows (issue 16): the verified and the replayed. */
+export type CheckWrites = (captureId: number) => Promise<WriteEffectsMark>;
+
+/**
+ * The stored marking of capture `captureId`'s write tools (serving uses the verified ones);
+ * null when none is stored: the state was computed before migration 0011, or the capture
+ * has no write tool.
+ */
+export async function storedWriteEffects(k: Kysely<DB>, captureId: number): Promise<WriteEffectsMark | null> {
+  const rows = await k.selectFrom('state_write_effects').selectAll().where('capture_id', '=', captureId).orderBy('position').execute();
+  if (rows.length === 0) return null;
+  return {
+    verified: rows.filter((r) => r.verified === 1).map((r) => ({ tool: r.tool, effect: r.effect! })),
+    replayed: rows.filter((r) => r.verified === 0).map((r) => ({ tool: r.tool, reason: r.reason! })),
+  };
 }
 
 /** Where a document waits for its final position: past any position a capture's documents can have. */
@@ -110,7 +142,7 @@ export async function deleteStoredState(k: Kysely<DB>, captureId: number): Promi
   for (const table of STATE_TABLES) await k.deleteFrom(table).where('capture_id', '=', captureId).execute();
 }
 
-async function insertAll<T extends 'state_change_bounds' | 'state_records' | 'state_types' | 'state_entities' | 'state_documents' | 'state_plans' | 'state_limitations' | 'state_gate_findings'>(
+async function insertAll<T extends 'state_write_effects' | 'state_change_bounds' | 'state_records' | 'state_types' | 'state_entities' | 'state_documents' | 'state_plans' | 'state_limitations' | 'state_gate_findings'>(
   k: Kysely<DB>, table: T, rows: Insert<T>[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
     // The row type is checked where the rows are built; Kysely's union of tables cannot narrow `values` here.
@@ -356,32 +388,4 @@ async function renderStoredState(k: Kysely<DB>, captureId: number, head: StateHe
   emit(`,\n  "sha256": ${JSON.stringify(sha256)}\n}\n`);
   if (write) write(pending);
   return sha256;
-}
-
-/**
- * Brings every capture's stored state up to date with the rule views (`capstate migrate`):
- * a capture with no stored state, or one computed from another queries/ hash, is computed
- * again — all of them with `all`. One transaction per capture, so an interrupted migrate
- * keeps what it finished and loses nothing it had not.
- */
-export async function refreshStoredStates(db: Sqlite, opts: { all?: boolean; log?: (message: string) => void } = {}): Promise<{ computed: number[]; failed: number[] }> {
-  const k = kyselyFor(db);
-  const hash = viewsHash();
-  const captures = await k.selectFrom('capture').leftJoin('state_capture as s', 's.capture_id', 'capture.id')
-    .select(['capture.id', 's.queries_sha256']).orderBy('capture.id').execute();
-  const done = { computed: [] as number[], failed: [] as number[] };
-  for (const c of captures) {
-    if (!opts.all && c.queries_sha256 === hash) continue;
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const { status } = await storeState(k, c.id);
-      db.exec('COMMIT');
-      done[status].push(c.id);
-      opts.log?.(`capture ${c.id}: environment state ${status === 'computed' ? 'recomputed' : 'could not be computed (see capstate state)'}`);
-    } catch (e) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw e;
-    }
-  }
-  return done;
 }

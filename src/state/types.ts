@@ -111,12 +111,28 @@ export interface DocumentPlan { tool: string; kind: 'document'; path: string; re
 export interface RecordPlan { tool: string; kind: 'record'; reason: Reason; detail: string }
 export type Plan = ItemPlan | ListPlan | DocumentPlan | RecordPlan;
 
+/**
+ * ES-41 extended (issue 16): the capture's write tools, each verified with the effect its
+ * model reproduces (check-effects' verified set) or replayed with why.
+ */
+export interface WriteEffectsMark {
+  verified: { tool: string; effect: string }[];
+  replayed: { tool: string; reason: string }[];
+}
+
+/** ES-41: the view's evidence is inferred; what stays unknown; with a stored state, each write tool's marking. */
+export interface Evidence {
+  status: 'inferred';
+  unknown: ('authorization' | 'response-semantics' | 'write-effects')[];
+  write_effects?: WriteEffectsMark;
+}
+
 export interface EnvironmentState {
   kind: 'environment-state';
   capture_id: number;
   timeline_order: 'start-time' | 'record-order';
   limitations: string[];
-  evidence: { status: 'inferred'; unknown: ['authorization', 'response-semantics', 'write-effects'] };
+  evidence: Evidence;
   types: StateType[];
   entities: StateEntity[];
   documents: StateDocument[];

@@ -543,6 +543,9 @@ export interface StateRecordsTable {
 
 export interface StateLimitationsTable { capture_id: number; position: number; limitation: string }
 export interface StateGateFindingsTable { capture_id: number; position: number; finding: string }
+
+/** state_write_effects: per write tool, its verified effect or why it replays (migrations/0011-state-write-effects.sql). */
+export interface StateWriteEffectsTable { capture_id: number; position: number; tool: string; verified: number; effect: string | null; reason: string | null }
 /** queries/query_param_roles.sql (OQ-13) */
 export interface QueryParamRolesView {
   record_id: number;
@@ -729,6 +732,7 @@ export interface DB {
   state_plans: StatePlansTable;
   state_limitations: StateLimitationsTable;
   state_gate_findings: StateGateFindingsTable;
+  state_write_effects: StateWriteEffectsTable;
   state_change_bounds: StateChangeBoundsTable;
   state_records: StateRecordsTable;
   vocabulary: VocabularyTable;
@@ -799,6 +803,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   state_plans: cols<StatePlansTable>()(['capture_id', 'position', 'tool', 'kind', 'reason', 'detail', 'collection', 'pointer', 'membership', 'path', 'record_ordinal', 'view_facts', 'counters', 'lines']),
   state_limitations: cols<StateLimitationsTable>()(['capture_id', 'position', 'limitation']),
   state_gate_findings: cols<StateGateFindingsTable>()(['capture_id', 'position', 'finding']),
+  state_write_effects: cols<StateWriteEffectsTable>()(['capture_id', 'position', 'tool', 'verified', 'effect', 'reason']),
   state_change_bounds: cols<StateChangeBoundsTable>()(['capture_id', 'root_path', 'write_ordinal', 'detail']),
   state_records: cols<StateRecordsTable>()(['capture_id', 'record_id', 'is_initial', 'bound_rule', 'bound_ordinal', 'list_pointer']),
   vocabulary: cols<VocabularyTable>()(['vocabulary', 'name', 'rank']),

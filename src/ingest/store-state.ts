@@ -1,0 +1,53 @@
+/**
+ * Storing a capture's environment state with its write tools checked (issue 16, ES-41
+ * extended). The state pass (src/state/stored.ts) writes the state_* rows; serving's
+ * check-effects (src/serve/effects.ts), which reads those rows through a serve context, then
+ * marks each write tool verified or replayed; both run on the caller's connection and
+ * transaction, so a load (or a migrate of one capture) stores all of it or nothing.
+ */
+import { serveContextOn } from '../serve/context.js';
+import { checkWrites } from '../serve/effects.js';
+import { storeState, viewsHash, type CheckWrites } from '../state/stored.js';
+import { kyselyFor, type Sqlite } from '../store/open.js';
+
+/** The write check over connection `db` of store `file` (the file only names the store in messages). */
+export function checkWritesOn(db: Sqlite, file: string): CheckWrites {
+  return async (captureId) => {
+    const k = kyselyFor(db);
+    // The context is dropped after the check (its caches with it); the connection stays the caller's.
+    return checkWrites(await serveContextOn(db, k, file, captureId));
+  };
+}
+
+/** Computes and stores capture `captureId`'s state and its write marking, on the caller's transaction. */
+export function storeCaptureState(db: Sqlite, file: string, captureId: number): ReturnType<typeof storeState> {
+  return storeState(kyselyFor(db), captureId, checkWritesOn(db, file));
+}
+
+/**
+ * Brings every capture's stored state up to date with the rule views (`capstate migrate`):
+ * a capture with no stored state, or one computed from another queries/ hash, is computed
+ * again — all of them with `all`. One transaction per capture, so an interrupted migrate
+ * keeps what it finished and loses nothing it had not.
+ */
+export async function refreshStoredStates(db: Sqlite, file: string, opts: { all?: boolean; log?: (message: string) => void } = {}): Promise<{ computed: number[]; failed: number[] }> {
+  const k = kyselyFor(db);
+  const hash = viewsHash();
+  const captures = await k.selectFrom('capture').leftJoin('state_capture as s', 's.capture_id', 'capture.id')
+    .select(['capture.id', 's.queries_sha256']).orderBy('capture.id').execute();
+  const done = { computed: [] as number[], failed: [] as number[] };
+  for (const c of captures) {
+    if (!opts.all && c.queries_sha256 === hash) continue;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const { status } = await storeCaptureState(db, file, c.id);
+      db.exec('COMMIT');
+      done[status].push(c.id);
+      opts.log?.(`capture ${c.id}: environment state ${status === 'computed' ? 'recomputed' : 'could not be computed (see capstate state)'}`);
+    } catch (e) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+  return done;
+}
