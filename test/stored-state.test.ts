@@ -158,7 +158,9 @@ async function expectServingRendersPlans(db: string): Promise<number> {
         // The arguments that ask for the line's checked record.
         const args = recordArguments(records.find((r) => r.ordinal === line.record_ordinal)!);
         const a = await answerCall(ctx, plan.tool, args);
-        expect({ tool: plan.tool, line: line.path, source: a.source, status: a.status }).toEqual({ tool: plan.tool, line: line.path, source: 'state', status: line.status });
+        // A line the state cannot reproduce (issue 18: `membership-differs`) replays its record; the plan's other lines stay.
+        const source = line.reason === undefined ? 'state' : 'replay';
+        expect({ tool: plan.tool, line: line.path, source: a.source, status: a.status }).toEqual({ tool: plan.tool, line: line.path, source, status: line.status });
         expect(compact(a.body.value), `${plan.tool} ${line.path}`).toBe(compact(exact(bodyOf.get(line.record_ordinal) as string)));
         checked++;
       }

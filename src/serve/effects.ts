@@ -136,7 +136,7 @@ async function readTarget(ctx: ServeContext, tool: ManifestTool): Promise<string
 
 /** One run: every recorded response against a fresh model with `writes` modelled; which write tools a difference blames. */
 /** Why a write tool is blamed, and the record whose difference blamed it. */
-interface Blame { why: string; ordinal: number }
+interface Blame { why: string; ordinal: number; target: string }
 
 async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, everyRecord: boolean): Promise<{ checks: EffectCheck[]; blamed: Map<string, Blame> }> {
   const model = new ServedModel(ctx);
@@ -177,13 +177,13 @@ async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, ev
       // Kept in the order of their latest write: the last is the latest.
       touched.get(target)!.delete(tool.name);
       touched.get(target)!.add(tool.name);
-      if (detail !== null && !blamed.has(tool.name)) blamed.set(tool.name, { why: `its own answer to #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal });
+      if (detail !== null && !blamed.has(tool.name)) blamed.set(tool.name, { why: `its own answer to #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal, target });
     } else if (detail !== null) {
       const target = await readTarget(ctx, tool);
       // The latest write to what the read renders is blamed: if it was not the cause, the
       // difference stays once it replays, and the next run blames the one before it.
       const latest = [...((target && touched.get(target)) ?? [])].filter((w) => !blamed.has(w)).at(-1);
-      if (latest !== undefined) blamed.set(latest, { why: `a later read #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal });
+      if (latest !== undefined) blamed.set(latest, { why: `a later read #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal, target: target! });
     }
   }
   return { checks, blamed };
@@ -211,10 +211,12 @@ export async function checkEffects(ctx: ServeContext, opts: { everyRecord?: bool
   }
   for (;;) {
     const { checks, blamed } = await run(ctx, candidates, opts.everyRecord ?? true);
-    // Only the first difference is surely a write's own: a later one may follow from it (a
-    // create that did not take effect makes the next delete's list read differ too).
-    const first = Math.min(...[...blamed].filter(([t]) => candidates.has(t)).map(([, b]) => b.ordinal));
-    const dropped = [...blamed].filter(([t, b]) => candidates.has(t) && b.ordinal === first).map(([t, b]): [string, string] => [t, b.why]);
+    // Only the first difference in what a write touched (a collection, a document) is surely
+    // a write's own: a later one may follow from it (a create that did not take effect makes
+    // the next delete's list read differ too). Collections are independent: each drops its own.
+    const first = new Map<string, number>();
+    for (const [t, b] of blamed) if (candidates.has(t)) first.set(b.target, Math.min(first.get(b.target) ?? Infinity, b.ordinal));
+    const dropped = [...blamed].filter(([t, b]) => candidates.has(t) && b.ordinal === first.get(b.target)).map(([t, b]): [string, string] => [t, b.why]);
     if (dropped.length === 0) {
       return { checks, verified: [...candidates].map(([tool, effect]) => ({ tool, effect })), replayed: replayed.sort((a, b) => a.tool.localeCompare(b.tool)) };
     }
