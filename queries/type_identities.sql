@@ -52,8 +52,9 @@ candidates as (
 ),
 ranked as (
   -- Path proof first, then identity names, then suffix names, then member identities; within
-  -- one source an identity name first (issue 18: `/projects/2.json` proves `id` though
-  -- `/projects/garden.json` is read more, and `identifier` is then an alternate key), then
+  -- one source an identity name first (issue 18: Redmine's /projects/2.json proves the
+  -- identity name though /projects/garden.json is read more, and identifier is then an
+  -- alternate key), then
   -- more reads, then OQ-9 order.
   select c.*, row_number() over (partition by capture_id, root_path order by source_rank, name_rank is null, reads desc, name_rank, identity_key) as rn
   from candidates c
