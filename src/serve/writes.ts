@@ -172,8 +172,7 @@ function transformed(recordedRequest: JsonValue | undefined, recordedEntity: Jso
  * and the same value, with the member each follows in the first entity (null: first).
  * Only tried when a create without them does not reproduce the capture (effectsToTry).
  */
-async function typeDefaults(model: ServedModel, collection: string): Promise<{ key: string; value: JsonValue; after: string | null }[]> {
-  const entities = await model.collection(collection);
+function typeDefaults(entities: StateEntity[]): { key: string; value: JsonValue; after: string | null }[] {
   if (entities.length < 2) return [];
   const [first, ...rest] = entities;
   const keys = keysOf(first.value);
@@ -188,8 +187,9 @@ function withDefaults(entries: [string, JsonValue][], defaults: { key: string; v
   const out = [...entries];
   for (const d of defaults) {
     if (out.some(([k]) => k === d.key)) continue;
-    const i = d.after === null ? 0 : out.findIndex(([k]) => k === d.after) + 1;
-    out.splice(i === 0 && d.after !== null ? out.length : i, 0, [d.key, d.value]);
+    // After the member it follows; first when it follows none; last when that member is absent.
+    const i = d.after === null ? 0 : out.findIndex(([k]) => k === d.after) + 1 || out.length;
+    out.splice(i, 0, [d.key, d.value]);
   }
   return objectFrom(out);
 }
@@ -199,8 +199,7 @@ function withDefaults(entries: [string, JsonValue][], defaults: { key: string; v
  * unless the state holds its entities by integer id, largest first (Redmine lists issues
  * newest first), and the new id is the largest: then first.
  */
-async function newestFirst(model: ServedModel, collection: string, identity: string, id: JsonValue): Promise<{ state_order?: number }> {
-  const held = await model.collection(collection);
+function newestFirst(held: StateEntity[], identity: string, id: JsonValue): { state_order?: number } {
   if (held.length < 2 || !isInt(id)) return {};
   const ids = held.map((e) => member(e.value, identity));
   if (!ids.every(isInt)) return {};
@@ -216,7 +215,7 @@ async function newestFirst(model: ServedModel, collection: string, identity: str
  * object is the one an entity of the type holds with that id, else the recorded one when
  * its id is the one given, else just `{"id": …}`.
  */
-async function referencedObjects(model: ServedModel, collection: string, recordedRequest: JsonValue | undefined, recordedEntity: JsonValue | undefined, request: JsonValue): Promise<[string, JsonValue][]> {
+function referencedObjects(held: StateEntity[], recordedRequest: JsonValue | undefined, recordedEntity: JsonValue | undefined, request: JsonValue): [string, JsonValue][] {
   const out: [string, JsonValue][] = [];
   for (const k of keysOf(recordedRequest)) {
     const base = /^(.+?)(?:_id|Id)$/.exec(k)?.[1];
@@ -225,8 +224,8 @@ async function referencedObjects(model: ServedModel, collection: string, recorde
     if (!jsonEqual(member(recordedObject, 'id'), member(recordedRequest, k))) continue;
     const v = member(request, k);
     if (v === undefined) continue;
-    const held = (await model.collection(collection)).map((e) => member(e.value, base)).find((o) => isObject(o) && jsonEqual(member(o, 'id'), v));
-    out.push([base, held ?? (jsonEqual(member(recordedObject, 'id'), v) ? recordedObject : objectFrom([['id', v]]))]);
+    const object = held.map((e) => member(e.value, base)).find((o) => isObject(o) && jsonEqual(member(o, 'id'), v));
+    out.push([base, object ?? (jsonEqual(member(recordedObject, 'id'), v) ? recordedObject : objectFrom([['id', v]]))]);
   }
   return out;
 }
@@ -401,13 +400,15 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
       id = chosen;
     }
     const given = entriesOf(part).filter(([k]) => k !== identity && !transformed(recordedRequest, recordedEntity, k));
-    const referenced = await referencedObjects(model, collection, recordedRequest, recordedEntity, part!);
+    // The type's entities before this create: what references, defaults and order are read from.
+    const held = await model.collection(collection);
+    const referenced = referencedObjects(held, recordedRequest, recordedEntity, part!);
     const server = serverFields(recordedEntity, recordedRequest, part!, undefined, identity).filter(([k]) => !referenced.some(([r]) => r === k));
     let entries: [string, JsonValue][] = [...given, ...referenced, ...server];
     if (wm.parent) entries = withParent(entries, wm.parent.field, call.params.get(wm.parent.param)!, member(recordedEntity, wm.parent.field));
     const value = inServerOrder([...entries, [identity, id]], recordedEntity, recordedRequest);
-    const stored = wm.kind === 'create-with-defaults' ? withDefaults(entriesOf(value), await typeDefaults(model, collection)) : value;
-    const e = await model.put({ collection, id: String(id), value: stored, view_values: {}, record_ordinals: [], ...(await newestFirst(model, collection, identity, id)) });
+    const stored = wm.kind === 'create-with-defaults' ? withDefaults(entriesOf(value), typeDefaults(held)) : value;
+    const e = await model.put({ collection, id: String(id), value: stored, view_values: {}, record_ordinals: [], ...newestFirst(held, identity, id) });
     // The answer shows what the recorded answer shows; the defaults are the later reads'.
     const answer = shapedAnswer(shape?.value, wm, value, id);
     const why = `write took effect: created ${collection} entity ${e.id}${adopted || ' (id allocated as the capture shows)'}`;
