@@ -7,6 +7,7 @@
  */
 import { serveContextOn } from '../serve/context.js';
 import { checkWrites } from '../serve/effects.js';
+import { learnRelations } from '../serve/relations.js';
 import { storeState, viewsHash, type CheckWrites } from '../state/stored.js';
 import { kyselyFor, type Sqlite } from '../store/open.js';
 
@@ -14,7 +15,9 @@ import { kyselyFor, type Sqlite } from '../store/open.js';
 export function checkWritesOn(db: Sqlite, file: string): CheckWrites {
   return async (captureId) => {
     const k = kyselyFor(db);
-    // The context is dropped after the check (its caches with it); the connection stays the caller's.
+    // Issue 16: the plans' embedded relations are learned first, so the check serves them.
+    await learnRelations(await serveContextOn(db, k, file, captureId));
+    // Each context is dropped after its step (its caches with it); the connection stays the caller's.
     return checkWrites(await serveContextOn(db, k, file, captureId));
   };
 }

@@ -8,7 +8,7 @@
  * the value from the owner's exact parser (src/load/bodies.ts).
  */
 import { objectEntries, type JsonValue } from '../json/exact.js';
-import type { ListPlan } from '../state/types.js';
+import type { ItemPlan, ListPlan } from '../state/types.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { knownCollections, servedState } from './from-state.js';
@@ -213,8 +213,8 @@ export async function describeServing(ctx: ServeContext, tool: ManifestTool): Pr
     const plan = await state.plan(tool.name);
     if (!plan || plan.kind === 'record') return null;
     if (plan.kind === 'document') return 'answers from state';
-    if (plan.kind === 'list') return describeListServing(plan);
-    return `answers any id the state holds from state (${(await knownCollections(ctx)).has(plan.collection) ? 'an id it lacks: the app\'s 404' : 'an id it lacks replays'})`;
+    if (plan.kind === 'list') return describeListServing(plan) + describeEmbedded(plan);
+    return `answers any id the state holds from state (${(await knownCollections(ctx)).has(plan.collection) ? 'an id it lacks: the app\'s 404' : 'an id it lacks replays'})${describeEmbedded(plan)}`;
   }
   if (await writeModelOf(ctx, tool)) return 'takes effect on this session\'s state when the capture\'s later reads verify it (capstate check-effects), else replays';
   return null;
@@ -246,6 +246,15 @@ function describeListServing(plan: ListPlan): string {
     parts.push(`but replays ${shown} (the state does not reproduce which items ${differs.length === 1 ? 'it lists' : 'they list'})`);
   }
   return parts.join(', ');
+}
+
+/** Issue 16: the embedded members a plan fills from state (`_embed=comments`), and those that replay. */
+function describeEmbedded(plan: ItemPlan | ListPlan): string {
+  const members = plan.embedded_members ?? [];
+  const learned = members.filter((m) => m.relation).map((m) => `${m.param}=${m.member} (${m.relation!.kind === 'children'
+    ? `the ${m.relation!.collection} whose ${m.relation!.field} is its id` : `the ${m.relation!.collection} entity its ${m.relation!.field} names`})`);
+  const replayed = members.filter((m) => !m.relation).map((m) => `${m.param}=${m.member}`);
+  return (learned.length ? `; with ${learned.join(' or ')} from state` : '') + (replayed.length ? `; ${replayed.join(', ')} replays` : '');
 }
 
 /** The fallback when a description does not fit the catalog reserve: `METHOD template` (OQ-37). */

@@ -17,6 +17,7 @@ import type { ServeContext } from './context.js';
 import { templateParams } from '../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedLookups, type ServedModel } from './model.js';
+import { onlyEmbedded, relationCall, withRelatedMembers } from './relations.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
 
 /**
@@ -127,6 +128,19 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path}: ${why}`, rules: ['DOC-1', 'DOC-2'] };
   }
 
+  // Issue 16: a call naming embedded members answers as the call without them, each shown
+  // object given the members from the model (relations.ts); one with no learned reading replays.
+  if (plan.embedded_members) {
+    const rel = relationCall(plan, call);
+    if (rel === 'replay') return null;
+    if (rel.relations.length > 0) {
+      const base = await answerFromState(ctx, tool, rel.base, model);
+      if (!base || base.record || base.status < 200 || base.status > 299) return base && base.status === 404 ? { ...base, request_line: asked } : null;
+      const names = rel.relations.map((r) => `${r.member} (${r.kind === 'children' ? `the ${r.collection} whose ${r.field} is its ${plan.collection} identity` : `the ${r.collection} entity its ${r.field} names`})`).join(', ');
+      return { ...base, value: await withRelatedMembers(ctx, plan, base.value, rel.relations, model), request_line: asked, why: `${base.why}, with ${names} from this session's state` };
+    }
+  }
+
   const line = plan.lines.find((l) => recorded.has(l.record_ordinal));
   if (plan.kind === 'item') {
     const asked_id = call.params.get(templateParams(tool.template).at(-1) ?? '');
@@ -144,7 +158,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     }
     // A 2xx line the plan checked keeps its own envelope; another id, or a line recorded as
     // an error before the entity existed, renders in the shared one (OQ-19).
-    const shared = () => plan.shared_envelope && call.query.length === 0 ? plan.lines.find((l) => l.status >= 200 && l.status <= 299 && l.query === null) : undefined;
+    const shared = () => plan.shared_envelope && call.query.length === 0 ? plan.lines.find((l) => l.status >= 200 && l.status <= 299 && onlyEmbedded(plan, l.query)) : undefined;
     const template = line && line.status >= 200 && line.status <= 299 ? line : shared();
     if (!template) return null;
     const envelope = await envelopeOf(ctx, template.record_ordinal);

@@ -59,8 +59,9 @@ export function findChangeBound(facts: StateFacts, excluded: Set<number>): Chang
     const r = readOf.get(o.record_id);
     if (o.view_kind === 'list') (listed.get(o.record_id) ?? listed.set(o.record_id, []).get(o.record_id)!).push(o.entity_id);
     const body = r && facts.bodyValue(o.body_id);
-    const object = body === undefined ? undefined : at(body, o.entity_pointer);
-    if (!r || !isObject(object)) continue;
+    const found = body === undefined ? undefined : at(body, o.entity_pointer);
+    if (!r || !isObject(found)) continue;
+    const object = facts.ownObject(o.record_id, found);
     const shown = observedObject(facts, o, r.path)!;
     const set = fields.get(o.record_id) ?? fields.set(o.record_id, new Set()).get(o.record_id)!;
     for (const k of keysOf(shown)) set.add(k);

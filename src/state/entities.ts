@@ -40,8 +40,10 @@ export interface MergedTypes {
  */
 export function observedObject(facts: StateFacts, o: StateFacts['observations'][number], path: string | undefined): JsonValue | undefined {
   const body = facts.bodyValue(o.body_id);
-  const object = body === undefined ? undefined : at(body, o.entity_pointer);
-  if (!isObject(object)) return undefined;
+  const shown = body === undefined ? undefined : at(body, o.entity_pointer);
+  if (!isObject(shown)) return undefined;
+  // Issue 16: members the read's query embeds (`?_embed=comments`) are the relation's, not the entity's.
+  const object = facts.ownObject(o.record_id, shown);
   const generated = o.entity_pointer === '' ? facts.perResponse.get(path ?? '') : undefined;
   return generated ? objectFrom(keysOf(object).filter((k) => !generated.has(k)).map((k) => [k, member(object, k)!])) : object;
 }

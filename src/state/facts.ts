@@ -10,6 +10,7 @@ import { lineBound, readRecordLines, type LineBound, type RecordLine } from '../
 import { rowCost, valueCost, type Budget } from './budget.js';
 import { at, isObject } from './json.js';
 import { collectionNames } from './entities.js';
+import { embeddedIn, withoutEmbedded, type EmbeddedMember } from './relations.js';
 
 /** A type's admitted read (`read_records`), as the one reader gives it (src/store/record-lines.ts). */
 export type ReadLine = RecordLine;
@@ -64,8 +65,12 @@ export interface StateFacts extends CaptureFacts {
   /** ES-4/ES-5: a body as an exact value through the body owner, or undefined when it is not usable. */
   bodyValue(bodyId: number): JsonValue | undefined;
   bodyUsable(bodyId: number): boolean;
-  /** The entity objects a read's body shows: an item read's located entity (ES-38), a list read's listed objects (OQ-11). */
+  /** The entity objects a read's body shows: an item read's located entity (ES-38), a list read's listed objects (OQ-11); without embedded members. */
   objectsShown(r: ReadLine, isItem: boolean): JsonValue[];
+  /** Issue 16: an object a read shows, less the members its query embeds (`?_embed=comments`, relations.ts). */
+  ownObject(recordId: number, object: JsonValue): JsonValue;
+  /** Issue 16: the members a read's query embeds in an object it shows (relations.ts). */
+  embeddedBy(recordId: number, object: JsonValue | undefined): EmbeddedMember[];
   /** Fetches more bodies (the gate's later reads and writes), charged like the first ones; returns the ids it fetched. */
   loadBodies(bodyIds: number[]): Promise<number[]>;
   /** Lets go of bodies `loadBodies` fetched (OQ-32: released when no longer held), and their charge. */
@@ -206,6 +211,14 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     }
     return parsed.get(id);
   };
+  const pairsOf = new Map(reads.map((r) => [r.record_id, r.query_pairs]));
+  const vocabulary = capture.vocabulary;
+  const isEmbedding = (name: string) => vocabulary.isShaping(name) && !vocabulary.isProjection(name);
+  const embeddedBy = (recordId: number, object: JsonValue | undefined) => {
+    const pairs = pairsOf.get(recordId);
+    return pairs && pairs.length ? embeddedIn(object, pairs, isEmbedding) : [];
+  };
+  const ownObject = (recordId: number, object: JsonValue) => withoutEmbedded(object, embeddedBy(recordId, object));
   return {
     ...capture,
     root,
@@ -221,8 +234,10 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
       if (body === undefined) return [];
       const p = (isItem ? itemPointer : listPointer).get(r.record_id);
       const found = p === undefined ? undefined : at(body, p);
-      if (isItem) return isObject(found) ? [found] : [];
-      return Array.isArray(found) ? found.filter(isObject) : [];
+      if (isItem) return isObject(found) ? [ownObject(r.record_id, found)] : [];
+      return Array.isArray(found) ? found.filter(isObject).map((o) => ownObject(r.record_id, o)) : [];
     },
+    ownObject,
+    embeddedBy,
   };
 }

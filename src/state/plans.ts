@@ -8,7 +8,8 @@ import type { MergedTypes, Observation } from './entities.js';
 import { writeBetween } from './changes.js';
 import { viewClockFormat, type ClockFormat } from './clocks.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
-import { at, isObject, jsonEqual, keysOf, member } from './json.js';
+import { at, isObject, jsonEqual, keysOf, member, replaceAt } from './json.js';
+import { singular, type EmbeddedMembers } from './relations.js';
 import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, type Collections } from './render.js';
 import {
   REASON_PRECEDENCE, type ItemPlan, type ListPlan, type ListQueries, type Plan, type PlanLine, type Reason, type StateDocument, type StateEntity,
@@ -88,7 +89,7 @@ export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shapi
     const identity = identityOf.get(tool.root_path);
     const collection = names.get(tool.root_path);
     const obs = (merged.observationsByTool.get(tool.name) ?? []);
-    const ctx: Ctx = { facts, state, tool: tool.name, lines, obs, collection: collection!, initial, shaping: viewShaping };
+    const ctx: Ctx = { facts, state, tool: tool.name, lines, obs, collection: collection!, initial, initialAll, shaping: viewShaping };
 
     if (tool.ends_in_param === 1) {
       // DOC-6: `no-identity` names item tools only; item-shaped paths get no documents yet (DOC-1, §13).
@@ -128,6 +129,8 @@ interface Ctx {
   collection: string;
   lines: ReadLine[];
   initial: ReadLine[];
+  /** The initial reads, projections and variants included. */
+  initialAll: ReadLine[];
   obs: Observation[];
   shaping: ViewShaping;
 }
@@ -153,7 +156,7 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
   let shared = true;
   for (const line of plan.lines) {
     const r = ctx.lines.find((l) => l.ordinal === line.record_ordinal)!;
-    const recorded = ctx.facts.bodyValue(r.response_body_id);
+    let recorded = ctx.facts.bodyValue(r.response_body_id);
     if (!ok(line.status)) {
       const absent = plan.kind === 'item' && ABSENCE.has(line.status) && ctx.state.entity(plan.collection, line.id!) === undefined;
       if (!absent) reasons.push({ reason: 'fields-differ', detail: `record #${line.record_ordinal} (${lineName(line)}) answered ${line.status}, which the state cannot render` });
@@ -161,6 +164,9 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
     }
     if (recorded === undefined) continue; // reported as body-unusable
     const rendered = plan.kind === 'item' ? renderItem(plan, line, recorded, ctx.state) : renderList(plan, line, recorded, ctx.state);
+    // Issue 16: what the line's query embeds is checked by serving's relations (src/serve/relations.ts), not here.
+    if (rendered.status === 'rendered' && plan.embedded_members) rendered.body = withoutEmbeddedAt(ctx, plan, r.record_id, rendered.body);
+    if (plan.embedded_members) recorded = withoutEmbeddedAt(ctx, plan, r.record_id, recorded);
     if (rendered.status === 'entity-absent') {
       reasons.push({ reason: 'fields-differ', detail: `record #${line.record_ordinal} (${lineName(line)}) shows an entity the state does not hold` });
       continue;
@@ -183,6 +189,35 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
   plan.shared_envelope = shared;
 }
 
+/** A line's body with its entity (or each listed object) less the members the line's query embeds. */
+function withoutEmbeddedAt(ctx: Ctx, plan: ItemPlan | ListPlan, recordId: number, body: JsonValue): JsonValue {
+  const pointer = plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer;
+  const found = at(body, pointer);
+  if (plan.kind === 'item') return isObject(found) ? replaceAt(body, pointer, ctx.facts.ownObject(recordId, found)) : body;
+  return Array.isArray(found) ? replaceAt(body, pointer, found.map((o) => ctx.facts.ownObject(recordId, o))) : body;
+}
+
+/**
+ * Issue 16: the members the tool's initial reads embed on request (`?_embed=comments`), from
+ * every initial read (variants included), in first-seen order; undefined when none does.
+ */
+function embeddedMembersOf(ctx: Ctx, reads: ReadLine[], isItem: boolean): EmbeddedMembers | undefined {
+  const out: EmbeddedMembers = [];
+  const itemAt = new Map(ctx.facts.itemLocations.map((l) => [l.record_id, l.entity_pointer]));
+  const listAt = new Map(ctx.facts.listReads.map((l) => [l.record_id, l.list_pointer]));
+  for (const r of reads) {
+    if (!ok(r.status) || r.query_pairs.length === 0) continue;
+    const body = ctx.facts.bodyValue(r.response_body_id);
+    const pointer = (isItem ? itemAt : listAt).get(r.record_id);
+    const found = body === undefined || pointer === undefined ? undefined : at(body, pointer);
+    const objects = isItem ? [found] : Array.isArray(found) ? found : [];
+    for (const o of objects) {
+      for (const e of ctx.facts.embeddedBy(r.record_id, o)) if (!out.some((x) => x.param === e.param && x.member === e.member)) out.push(e);
+    }
+  }
+  return out.length ? out : undefined;
+}
+
 /** ES-29: the clock spellings this view always uses differently from the stored values. */
 function clockFormatsOf(ctx: Ctx, obs: Observation[], fields: string[]): Record<string, ClockFormat> {
   const out: Record<string, ClockFormat> = {};
@@ -197,11 +232,13 @@ function clockFormatsOf(ctx: Ctx, obs: Observation[], fields: string[]): Record<
 /** ES-21: the view's fields and required fields, as `view_fields` states them (item views: all observations; list views: list ones). */
 function viewBase(ctx: Ctx, obs: Observation[], scope: 'all' | 'list') {
   const { fields, required } = ctx.facts.viewFields.get(`${ctx.tool}\u0000${scope}`) ?? { fields: [], required: [] };
+  const embedded = embeddedMembersOf(ctx, ctx.initialAll, scope === 'all');
   return {
     collection: ctx.collection, fields, required_fields: required,
     projected_record_ordinals: ctx.shaping.projected_record_ordinals, projected_query_keys: ctx.shaping.projected_query_keys,
     projection_values: ctx.shaping.projection_values, per_response_members: ctx.facts.viewPerResponse.get(ctx.tool) ?? [], clock_formats: clockFormatsOf(ctx, obs, fields), sorted_arrays: [],
     shared_envelope: true,
+    ...(embedded ? { embedded_members: embedded } : {}),
   };
 }
 
@@ -396,13 +433,6 @@ function parentOf(ctx: Ctx, all: StateEntity[], membership: Map<number, 'all' | 
     return readLineQuery(ctx, r, membership.get(r.record_id)!, ids, all, isField, totals, { field: f, value: ctx.facts.pathValue(r.record_id)! }).kind === 'query';
   }));
   return field === undefined ? null : { param: params[0], field };
-}
-
-/** `posts` → `post`, `policies` → `policy`, `boxes` → `box` (the parent's name in its members' field). */
-function singular(word: string): string {
-  if (/ies$/.test(word)) return `${word.slice(0, -3)}y`;
-  if (/(s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
-  return word.endsWith('s') ? word.slice(0, -1) : word;
 }
 
 /** DOC-2..DOC-5: the document of a GET list tool without an entity plan, or the reasons it has none. */

@@ -167,6 +167,16 @@ function planRow(capture_id: number, position: number, p: Plan): Insert<'state_p
   };
 }
 
+/**
+ * Issue 16: an item or list plan's view facts written again (serving's relation learning,
+ * src/serve/relations.ts, completes `embedded_members` after the pass, before the state's
+ * SHA-256 is taken), on the caller's transaction.
+ */
+export async function restorePlanFacts(k: Kysely<DB>, captureId: number, plan: ItemPlan | ListPlan): Promise<void> {
+  const { view_facts } = planRow(captureId, 0, plan);
+  await k.updateTable('state_plans').set({ view_facts }).where('capture_id', '=', captureId).where('tool', '=', plan.tool).execute();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading: rows back into the view, one function per table.
 

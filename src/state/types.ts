@@ -2,6 +2,7 @@
  * The environment-state view result (decisions OQ-36). Key names are a promise: `--json`
  * prints exactly this shape under `format_version` 1.
  */
+import type { EmbeddedMembers } from './relations.js';
 import type { JsonValue } from '../json/exact.js';
 import type { ClockFormat } from './clocks.js';
 import type { ListQuery } from './list-queries.js';
@@ -96,6 +97,8 @@ interface ViewFacts {
   clock_formats: Record<string, ClockFormat>;
   sorted_arrays: string[];
   shared_envelope: boolean;
+  /** Issue 16: members the view's reads embed on request (`?_embed=comments`), each with the relation serving fills it from, where learned. */
+  embedded_members?: EmbeddedMembers;
   lines: PlanLine[];
 }
 

@@ -1,0 +1,155 @@
+/**
+ * Embedded relations served from the model (issue 16; src/state/relations.ts says what
+ * they are). The state pass lists the members a view's reads embed on request; this module
+ * learns, for each, how the model fills it — the children of another collection that carry
+ * this entity's identity value in a field (`?_embed=comments`: the comments whose `postId`
+ * is the post's `id`), or the entity of another collection that a field names
+ * (`?_expand=post`: the post the comment's `postId` names) — and keeps a reading only when
+ * it gives every object of every initial recorded read naming it exactly the recorded
+ * member. Serving then answers such a call as the call without the key, each shown object
+ * given the member from this session's model; a member with no reading replays.
+ */
+import type { JsonValue } from '../json/exact.js';
+import { at, isObject, keysOf, member, replaceAt } from '../state/json.js';
+import { relatedValue, singular, withRelations, type EmbeddedMembers, type Relation, type RelationSource } from '../state/relations.js';
+import { restorePlanFacts } from '../state/stored.js';
+import type { ItemPlan, ListPlan } from '../state/types.js';
+import type { ServeContext } from './context.js';
+import { sameValue } from './effects.js';
+import type { CallRequest } from './input-schema.js';
+import { servedLookups, servedTypes, ServedModel } from './model.js';
+import { jsonValueOf, readBody, toolRecords } from './records.js';
+
+/** The model as relations read it. */
+const sourceOf = (model: ServedModel): RelationSource => ({ all: (c) => model.collection(c), entity: (c, id) => model.entity(c, id) });
+
+/**
+ * The readings to try for one embedded member, most likely first: children of the
+ * collection the member names, by the field named for this collection (`postId`,
+ * `post_id`) then any other; the parent whose collection's name for one entity is the
+ * member (`post` in `posts`), by the field named for it, then any other.
+ */
+function candidates(m: { param: string; member: string }, collection: string, collections: string[], fieldsOf: (c: string) => string[]): Relation[] {
+  const out: Relation[] = [];
+  const one = singular(collection);
+  const named = (word: string) => [`${word}Id`, `${word}_id`];
+  for (const c of collections.filter((c) => c === m.member)) {
+    const fields = fieldsOf(c);
+    for (const field of [...named(one).filter((f) => fields.includes(f)), ...fields.filter((f) => !named(one).includes(f))]) out.push({ ...m, kind: 'children', collection: c, field });
+  }
+  for (const c of collections.filter((c) => singular(c) === m.member)) {
+    const fields = fieldsOf(collection);
+    for (const field of [...named(m.member).filter((f) => fields.includes(f)), ...fields.filter((f) => !named(m.member).includes(f))]) out.push({ ...m, kind: 'parent', collection: c, field });
+  }
+  return out;
+}
+
+/** The objects a recorded body shows where the plan renders its entity or list. */
+function shownObjects(plan: ItemPlan | ListPlan, body: JsonValue | undefined): JsonValue[] {
+  if (body === undefined) return [];
+  if (plan.kind === 'item') { const o = at(body, plan.entity_pointer); return isObject(o) ? [o] : []; }
+  const list = at(body, plan.list_pointer);
+  return Array.isArray(list) ? list.filter(isObject) : [];
+}
+
+/**
+ * Learns each plan's relations from the stored state of `ctx` and writes them into the
+ * stored plans (before the state's SHA-256 is taken). Returns the tools that learned one.
+ */
+export async function learnRelations(ctx: ServeContext): Promise<string[]> {
+  const state = await servedLookups(ctx);
+  if (!state) return [];
+  const types = await servedTypes(ctx);
+  const identityOf = new Map(types.map((t) => [t.collection, t.identity]));
+  const model = new ServedModel(ctx);
+  const source = sourceOf(model);
+  const fieldCache = new Map<string, string[]>();
+  const fieldsOf = async (c: string) => {
+    let hit = fieldCache.get(c);
+    if (!hit) {
+      const seen = new Set<string>();
+      for (const e of await model.collection(c)) for (const k of keysOf(e.value)) seen.add(k);
+      fieldCache.set(c, (hit = [...seen]));
+    }
+    return hit;
+  };
+  // Each type's bound (ES-8/ES-9/ES-27) as a timeline position: the write's.
+  const positions = new Map<number, number>();
+  for (const t of ctx.manifest.tools) for (const r of await toolRecords(ctx, t.name)) positions.set(r.ordinal, r.timeline_position);
+  const boundOf = new Map((await state.types()).map((t) => [t.collection, t.bound ? positions.get(t.bound.write_ordinal) ?? -1 : Infinity]));
+  const learned: string[] = [];
+  for (const tool of ctx.manifest.tools) {
+    if (tool.method.toUpperCase() !== 'GET') continue;
+    const plan = await state.plan(tool.name);
+    if (!plan || (plan.kind !== 'item' && plan.kind !== 'list') || !plan.embedded_members) continue;
+    const identity = identityOf.get(plan.collection);
+    if (identity === undefined) continue;
+    const records = (await toolRecords(ctx, tool.name)).filter((r) => r.is_initial && r.status >= 200 && r.status <= 299);
+    const fieldsByCollection = new Map<string, string[]>();
+    for (const c of types.map((t) => t.collection)) fieldsByCollection.set(c, await fieldsOf(c));
+    const members: EmbeddedMembers = [];
+    for (const m of plan.embedded_members) {
+      const naming = records.filter((r) => r.query_pairs.some((q) => q.name === m.param && q.value === m.member));
+      const shown: { position: number; objects: JsonValue[] }[] = [];
+      for (const r of naming) shown.push({ position: r.timeline_position, objects: shownObjects(plan, jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type))) });
+      let relation: Relation | undefined;
+      for (const c of candidates(m, plan.collection, types.map((t) => t.collection), (c) => fieldsByCollection.get(c) ?? [])) {
+        // Only reads before the related collection's first write show its initial state.
+        const proving = shown.filter((s) => s.position < (boundOf.get(c.collection) ?? Infinity)).flatMap((s) => s.objects);
+        if (proving.length === 0) continue;
+        let every = true;
+        for (const o of proving) {
+          if (!sameValue(await relatedValue(o, identity, c, source), member(o, m.member))) { every = false; break; }
+        }
+        if (every) { relation = c; break; }
+      }
+      members.push({ param: m.param, member: m.member, ...(relation ? { relation } : {}) });
+    }
+    if (members.some((m) => m.relation)) {
+      await restorePlanFacts(ctx.k, ctx.captureId, { ...plan, embedded_members: members });
+      learned.push(tool.name);
+    }
+  }
+  return learned;
+}
+
+/**
+ * What a call asks of a plan's relations: `replay` when it names an embedded member no
+ * reading was learned for; else the call without the keys naming learned ones and those
+ * relations (none: the call names no embedded member).
+ */
+export function relationCall(plan: ItemPlan | ListPlan, call: CallRequest): 'replay' | { base: CallRequest; relations: Relation[] } {
+  const embedded = plan.embedded_members ?? [];
+  const relations: Relation[] = [];
+  const rest = call.query.filter((q) => {
+    const m = embedded.find((e) => e.param === q.name && e.member === q.value);
+    if (!m) return true;
+    if (m.relation && !relations.includes(m.relation)) relations.push(m.relation);
+    return false;
+  });
+  if (call.query.some((q) => embedded.some((e) => e.param === q.name && e.member === q.value && !e.relation))) return 'replay';
+  return { base: { ...call, query: rest }, relations };
+}
+
+/** Whether a plan line's query names only embedded members (the line shows the view's own shape beside them). */
+export function onlyEmbedded(plan: ItemPlan | ListPlan, query: string | null): boolean {
+  if (query === null) return true;
+  const embedded = plan.embedded_members ?? [];
+  return [...new URLSearchParams(query)].every(([name, value]) => embedded.some((e) => e.param === name && e.member === value));
+}
+
+/** A rendered answer with each shown object given the relations' members from the model. */
+export async function withRelatedMembers(ctx: ServeContext, plan: ItemPlan | ListPlan, body: JsonValue, relations: Relation[], model: ServedModel): Promise<JsonValue> {
+  const identity = (await servedTypes(ctx)).find((t) => t.collection === plan.collection)?.identity;
+  if (identity === undefined || relations.length === 0) return body;
+  const source = sourceOf(model);
+  if (plan.kind === 'item') {
+    const o = at(body, plan.entity_pointer);
+    return isObject(o) ? replaceAt(body, plan.entity_pointer, await withRelations(o, identity, relations, source)) : body;
+  }
+  const list = at(body, plan.list_pointer);
+  if (!Array.isArray(list)) return body;
+  const out: JsonValue[] = [];
+  for (const o of list) out.push(await withRelations(o, identity, relations, source));
+  return replaceAt(body, plan.list_pointer, out);
+}
