@@ -15,7 +15,7 @@ import { cli, fixture, tempDir } from './helpers.js';
 import { serveHttp } from './serve-helpers.js';
 import type { ItemPlan, ListPlan, Plan } from '../src/state/types.js';
 import { embeddedIn, withoutEmbedded } from '../src/state/relations.js';
-import { relationCall } from '../src/serve/relations.js';
+import { relationCall, withRecordedMembers } from '../src/serve/relations.js';
 
 const dir = tempDir();
 const CAPTURE = fixture('json-server-embed', 'capture.har');
@@ -68,13 +68,22 @@ describe('relations learned from the recorded reads (issue 16)', () => {
     }
   });
 
-  it('a call naming an embedded member with no learned reading replays; one with a reading answers the call without the key', () => {
+  it('a call naming an embedded member with no learned reading names it as unlearned; one with a reading answers the call without the key', () => {
     const plan = { embedded_members: [{ param: '_embed', member: 'comments' }] } as unknown as ItemPlan;
-    expect(relationCall(plan, { params: new Map(), query: [{ name: '_embed', value: 'comments' }] })).toBe('replay');
+    expect(relationCall(plan, { params: new Map(), query: [{ name: '_embed', value: 'comments' }] })).toEqual({
+      base: { params: new Map(), query: [] }, relations: [], unlearned: [{ param: '_embed', member: 'comments' }],
+    });
     const learned = planOf(s, 'get_posts_by_id');
     const r = relationCall(learned, { params: new Map([['id', '3']]), query: [{ name: '_embed', value: 'comments' }, { name: 'x', value: '1' }] });
-    expect(r).not.toBe('replay');
-    expect(r !== 'replay' && r.base.query).toEqual([{ name: 'x', value: '1' }]);
+    expect(r.unlearned).toEqual([]);
+    expect(r.relations.map((x) => x.member)).toEqual(['comments']);
+    expect(r.base.query).toEqual([{ name: 'x', value: '1' }]);
+  });
+
+  it('an unlearned member keeps its recorded value, in the recorded order, beside the entity as the model holds it', () => {
+    expect(withRecordedMembers({ id: 1, name: 'B', email: 'e' }, { id: 1, roles: [{ id: 'r' }], name: 'A' }, [{ param: 'include', member: 'roles' }]))
+      .toEqual({ id: 1, roles: [{ id: 'r' }], name: 'B', email: 'e' });
+    expect(Object.keys(withRecordedMembers({ id: 1, name: 'B' }, { id: 1, roles: [], name: 'A' }, [{ param: 'include', member: 'roles' }]) as object)).toEqual(['id', 'roles', 'name']);
   });
 });
 

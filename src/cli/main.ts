@@ -9,6 +9,9 @@ import { reportError } from './common.js';
 import { writeUsage } from './help.js';
 import { checkOptions, expandShortFlags } from './strict-args.js';
 import { commands } from './commands.js';
+import { boundHeapGrowth } from './memory.js';
+
+boundHeapGrowth();
 
 const version = capstateVersion;
 

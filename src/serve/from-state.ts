@@ -17,7 +17,7 @@ import type { ServeContext } from './context.js';
 import { templateParams } from '../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedLookups, type ServedModel } from './model.js';
-import { onlyEmbedded, relationCall, withRelatedMembers } from './relations.js';
+import { onlyEmbedded, relationCall, withRecordedMembersAt, withRelatedMembers } from './relations.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
 
 /**
@@ -109,7 +109,7 @@ function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValue | und
 }
 
 /** The call answered from the model, or null when the state has no answer for it. */
-export async function answerFromState(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel): Promise<StateAnswer | null> {
+export async function answerFromState(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel, withEmbedded = true): Promise<StateAnswer | null> {
   if (tool.method.toUpperCase() !== 'GET') return null;
   const state = await servedState(ctx);
   if (!state) return null;
@@ -130,14 +130,22 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
 
   // Issue 16: a call naming embedded members answers as the call without them, each shown
   // object given the members from the model (relations.ts); one with no learned reading replays.
-  if (plan.embedded_members) {
+  if (plan.embedded_members && withEmbedded) {
     const rel = relationCall(plan, call);
-    if (rel === 'replay') return null;
-    if (rel.relations.length > 0) {
-      const base = await answerFromState(ctx, tool, rel.base, model);
-      if (!base || base.record || base.status < 200 || base.status > 299) return base && base.status === 404 ? { ...base, request_line: asked } : null;
-      const names = rel.relations.map((r) => `${r.member} (${r.kind === 'children' ? `the ${r.collection} whose ${r.field} is its ${plan.collection} identity` : `the ${r.collection} entity its ${r.field} names`})`).join(', ');
-      return { ...base, value: await withRelatedMembers(ctx, plan, base.value, rel.relations, model), request_line: asked, why: `${base.why}, with ${names} from this session's state` };
+    // A member no reading fills: only a recorded line answers (its entities from state, that
+    // member as the line's record shows it); else the call without the members it names.
+    const template = rel.unlearned.length === 0 ? undefined : plan.lines.find((l) => recorded.has(l.record_ordinal) && l.status >= 200 && l.status <= 299);
+    if (rel.unlearned.length > 0 && !template) return null;
+    if (rel.relations.length > 0 || template) {
+      const base = await answerFromState(ctx, tool, template ? call : rel.base, model, false);
+      if (!base || base.record || base.status < 200 || base.status > 299) return base && base.status === 404 && !template ? { ...base, request_line: asked } : null;
+      let value = await withRelatedMembers(ctx, plan, base.value, rel.relations, model);
+      const said = rel.relations.map((r) => `${r.member} (${r.kind === 'children' ? `the ${r.collection} whose ${r.field} is its ${plan.collection} identity` : `the ${r.collection} entity its ${r.field} names`})`);
+      if (template) {
+        value = await withRecordedMembersAt(ctx, plan, value, await envelopeOf(ctx, template.record_ordinal), rel.unlearned);
+        said.push(`${rel.unlearned.map((m) => m.member).join(', ')} as #${template.record_ordinal} recorded ${rel.unlearned.length === 1 ? 'it' : 'them'}`);
+      }
+      return { ...base, value, request_line: asked, why: `${base.why}, with ${said.join(', ')}${rel.relations.length ? ' from this session\'s state' : ''}` };
     }
   }
 

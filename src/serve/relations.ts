@@ -10,12 +10,11 @@
  * given the member from this session's model; a member with no reading replays.
  */
 import type { JsonValue } from '../json/exact.js';
-import { at, isObject, keysOf, member, replaceAt } from '../state/json.js';
-import { relatedValue, singular, withRelations, type EmbeddedMembers, type Relation, type RelationSource } from '../state/relations.js';
+import { at, isObject, jsonEqual, keysOf, member, objectFrom, replaceAt } from '../state/json.js';
+import { relatedValue, singular, withRelations, type EmbeddedMember, type EmbeddedMembers, type Relation, type RelationSource } from '../state/relations.js';
 import { restorePlanFacts } from '../state/stored.js';
 import type { ItemPlan, ListPlan } from '../state/types.js';
 import type { ServeContext } from './context.js';
-import { sameValue } from './effects.js';
 import type { CallRequest } from './input-schema.js';
 import { servedLookups, servedTypes, ServedModel } from './model.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
@@ -73,22 +72,27 @@ export async function learnRelations(ctx: ServeContext): Promise<string[]> {
     }
     return hit;
   };
+  const plans: (ItemPlan | ListPlan)[] = [];
+  for (const tool of ctx.manifest.tools) {
+    if (tool.method.toUpperCase() !== 'GET') continue;
+    const plan = await state.plan(tool.name);
+    if (plan && (plan.kind === 'item' || plan.kind === 'list') && plan.embedded_members) plans.push(plan);
+  }
+  if (plans.length === 0) return [];
   // Each type's bound (ES-8/ES-9/ES-27) as a timeline position: the write's.
   const positions = new Map<number, number>();
   for (const t of ctx.manifest.tools) for (const r of await toolRecords(ctx, t.name)) positions.set(r.ordinal, r.timeline_position);
   const boundOf = new Map((await state.types()).map((t) => [t.collection, t.bound ? positions.get(t.bound.write_ordinal) ?? -1 : Infinity]));
   const learned: string[] = [];
-  for (const tool of ctx.manifest.tools) {
-    if (tool.method.toUpperCase() !== 'GET') continue;
-    const plan = await state.plan(tool.name);
-    if (!plan || (plan.kind !== 'item' && plan.kind !== 'list') || !plan.embedded_members) continue;
+  for (const plan of plans) {
+    const tool = { name: plan.tool };
     const identity = identityOf.get(plan.collection);
     if (identity === undefined) continue;
     const records = (await toolRecords(ctx, tool.name)).filter((r) => r.is_initial && r.status >= 200 && r.status <= 299);
     const fieldsByCollection = new Map<string, string[]>();
     for (const c of types.map((t) => t.collection)) fieldsByCollection.set(c, await fieldsOf(c));
     const members: EmbeddedMembers = [];
-    for (const m of plan.embedded_members) {
+    for (const m of plan.embedded_members ?? []) {
       const naming = records.filter((r) => r.query_pairs.some((q) => q.name === m.param && q.value === m.member));
       const shown: { position: number; objects: JsonValue[] }[] = [];
       for (const r of naming) shown.push({ position: r.timeline_position, objects: shownObjects(plan, jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type))) });
@@ -99,7 +103,7 @@ export async function learnRelations(ctx: ServeContext): Promise<string[]> {
         if (proving.length === 0) continue;
         let every = true;
         for (const o of proving) {
-          if (!sameValue(await relatedValue(o, identity, c, source), member(o, m.member))) { every = false; break; }
+          if (!jsonEqual(await relatedValue(o, identity, c, source), member(o, m.member))) { every = false; break; }
         }
         if (every) { relation = c; break; }
       }
@@ -114,21 +118,37 @@ export async function learnRelations(ctx: ServeContext): Promise<string[]> {
 }
 
 /**
- * What a call asks of a plan's relations: `replay` when it names an embedded member no
- * reading was learned for; else the call without the keys naming learned ones and those
- * relations (none: the call names no embedded member).
+ * What a call asks of a plan's embedded members: the call without the keys naming them
+ * (`base`), the learned relations it names, and the members it names that have no reading
+ * (`unlearned`: only a recorded line can answer those, with their recorded values).
  */
-export function relationCall(plan: ItemPlan | ListPlan, call: CallRequest): 'replay' | { base: CallRequest; relations: Relation[] } {
+export function relationCall(plan: ItemPlan | ListPlan, call: CallRequest): { base: CallRequest; relations: Relation[]; unlearned: EmbeddedMember[] } {
   const embedded = plan.embedded_members ?? [];
   const relations: Relation[] = [];
+  const unlearned: EmbeddedMember[] = [];
   const rest = call.query.filter((q) => {
     const m = embedded.find((e) => e.param === q.name && e.member === q.value);
     if (!m) return true;
-    if (m.relation && !relations.includes(m.relation)) relations.push(m.relation);
+    if (m.relation) { if (!relations.includes(m.relation)) relations.push(m.relation); } else if (!unlearned.includes(m)) unlearned.push(m);
     return false;
   });
-  if (call.query.some((q) => embedded.some((e) => e.param === q.name && e.member === q.value && !e.relation))) return 'replay';
-  return { base: { ...call, query: rest }, relations };
+  return { base: { ...call, query: rest }, relations, unlearned };
+}
+
+/**
+ * An answered entity with members no reading fills taken as a recorded read of the same line
+ * shows them, the members in that read's order (the entity's others after them).
+ */
+export function withRecordedMembers(answered: JsonValue, recorded: JsonValue | undefined, members: readonly EmbeddedMember[]): JsonValue {
+  if (!isObject(answered) || !isObject(recorded)) return answered;
+  const names = new Set(members.map((m) => m.member));
+  const entries: [string, JsonValue][] = [];
+  for (const k of keysOf(recorded)) {
+    const v = names.has(k) ? member(recorded, k) : member(answered, k);
+    if (v !== undefined) entries.push([k, v]);
+  }
+  for (const k of keysOf(answered)) if (!entries.some(([x]) => x === k)) entries.push([k, member(answered, k)!]);
+  return objectFrom(entries);
 }
 
 /** Whether a plan line's query names only embedded members (the line shows the view's own shape beside them). */
@@ -136,6 +156,26 @@ export function onlyEmbedded(plan: ItemPlan | ListPlan, query: string | null): b
   if (query === null) return true;
   const embedded = plan.embedded_members ?? [];
   return [...new URLSearchParams(query)].every(([name, value]) => embedded.some((e) => e.param === name && e.member === value));
+}
+
+/**
+ * An answer whose shown objects get the members no reading fills from the recorded body of
+ * the same line: the item's entity from the recorded entity, each listed object from the
+ * recorded object with the same identity value.
+ */
+export async function withRecordedMembersAt(ctx: ServeContext, plan: ItemPlan | ListPlan, body: JsonValue, recorded: JsonValue | undefined, members: readonly EmbeddedMember[]): Promise<JsonValue> {
+  if (recorded === undefined) return body;
+  if (plan.kind === 'item') {
+    const o = at(body, plan.entity_pointer);
+    return isObject(o) ? replaceAt(body, plan.entity_pointer, withRecordedMembers(o, at(recorded, plan.entity_pointer), members)) : body;
+  }
+  const identity = (await servedTypes(ctx)).find((t) => t.collection === plan.collection)?.identity;
+  const list = at(body, plan.list_pointer);
+  const shown = at(recorded, plan.list_pointer);
+  if (identity === undefined || !Array.isArray(list) || !Array.isArray(shown)) return body;
+  const spell = (o: JsonValue) => { const v = member(o, identity); return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined; };
+  const byId = new Map(shown.filter(isObject).map((o) => [spell(o), o]));
+  return replaceAt(body, plan.list_pointer, list.map((o) => { const id = spell(o); return id === undefined ? o : withRecordedMembers(o, byId.get(id), members); }));
 }
 
 /** A rendered answer with each shown object given the relations' members from the model. */

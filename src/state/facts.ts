@@ -208,6 +208,9 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
       const p = text == null ? null : parseAcceptedJson(text);
       if (p && p.ok) chargeBody(id, 'values', valueCost(p.value));
       parsed.set(id, p && p.ok ? p.value : undefined);
+      // Issue 14: the text is not needed once parsed (its charge stays, ES-39 counts both);
+      // letting it go keeps a unit's peak near its parsed values rather than both.
+      if (text != null) texts.set(id, null);
     }
     return parsed.get(id);
   };

@@ -64,8 +64,12 @@ export async function readRecordLines(k: Kysely<DB>, scope: LineScope): Promise<
   const timing = scope.readsOnly
     ? k.selectFrom('read_records').select(['record_id', 'timeline_position', 'started_ms', 'ended_ms'])
     : k.selectFrom('records_timeline').select(['record_id', 'timeline_position', 'started_ms', 'ended_ms']);
+  // CROSS JOIN keeps the timeline outer (SQLite's rule for it): inside a snapshot `t` is a
+  // table without indexes, and as the inner side it was scanned once per record of the tools
+  // (35,000 records of one GraphQL tool: 33 s instead of 0.1 s).
   const rows = await k.selectFrom(timing.as('t'))
-    .innerJoin('record as r', 'r.id', 't.record_id')
+    .crossJoin('record as r')
+    .whereRef('r.id', '=', 't.record_id')
     .innerJoin('body as rb', 'rb.id', 'r.response_body_id')
     .innerJoin('body as qb', 'qb.id', 'r.request_body_id')
     .select(['r.id', 'r.ordinal', 't.timeline_position', 't.started_ms', 't.ended_ms', 'r.tool_id', 'r.method', 'r.path', 'r.query', 'r.status',
