@@ -2,6 +2,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import { stringifyExact } from '../json/exact.js';
 import type { EnvironmentState } from '../state/index.js';
+import type { ItemPlan, ListPlan } from '../state/types.js';
 import { readStoredState, storedStateOf, writeStoredStateDocument } from '../state/stored.js';
 import { explainArg, jsonArg, log, out } from './common.js';
 import { plainText } from '../state/words.js';
@@ -89,11 +90,16 @@ export function describeState(s: EnvironmentState, sha256: string, opts: { expla
   for (const p of s.plans) {
     const what = p.kind === 'record' ? `record view: ${p.reason} — ${words(p.detail)}`
       : p.kind === 'document' ? `document ${p.path}`
-      : p.kind === 'item' ? `item plan (${p.collection} at ${p.entity_pointer || 'the root'})`
+      : p.kind === 'item' ? `item plan (${p.collection} at ${p.entity_pointer || 'the root'}${embeddedWords(p)})`
       : `list plan (${p.collection} at ${p.list_pointer || 'the root'}, membership ${p.membership}` +
-        `${p.counters.length ? `, counters ${p.counters.join(', ')}` : ''}${p.parent ? `, each {${p.parent.param}}'s by ${p.parent.field}` : ''})`;
+        `${p.counters.length ? `, counters ${p.counters.join(', ')}` : ''}${p.parent ? `, each {${p.parent.param}}'s by ${p.parent.field}` : ''}${embeddedWords(p)})`;
     lines.push(`  ${p.tool.padEnd(w)}  ${what}`);
   }
   lines.push('', `sha256 ${sha256}`);
   return lines.join('\n');
+}
+
+/** Issue 16: what a plan's reads embed, and how the model fills it (`_embed=comments by postId`), or that it replays. */
+function embeddedWords(p: ItemPlan | ListPlan): string {
+  return (p.embedded_members ?? []).map((m) => `, ${m.param}=${m.member} ${m.relation ? `by ${m.relation.field}` : 'as recorded'}`).join('');
 }
