@@ -9,6 +9,7 @@
  */
 import { objectEntries, type JsonValue } from '../json/exact.js';
 import type { ItemPlan, ListPlan } from '../state/types.js';
+import { relationWords } from '../state/relations.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { knownCollections, servedState } from './from-state.js';
@@ -251,8 +252,7 @@ function describeListServing(plan: ListPlan): string {
 /** Issue 16: the embedded members a plan fills from state (`_embed=comments`), and those that replay. */
 function describeEmbedded(plan: ItemPlan | ListPlan): string {
   const members = plan.embedded_members ?? [];
-  const learned = members.filter((m) => m.relation).map((m) => `${m.param}=${m.member} (${m.relation!.kind === 'children'
-    ? `the ${m.relation!.collection} whose ${m.relation!.field} is its id` : `the ${m.relation!.collection} entity its ${m.relation!.field} names`})`);
+  const learned = members.filter((m) => m.relation).map((m) => `${m.param}=${m.member} (${relationWords(m.relation!)})`);
   const replayed = members.filter((m) => !m.relation).map((m) => `${m.param}=${m.member}`);
   return (learned.length ? `; with ${learned.join(' or ')} from state` : '') + (replayed.length ? `; ${replayed.join(', ')} replays` : '');
 }

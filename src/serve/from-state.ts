@@ -18,6 +18,7 @@ import { templateParams } from '../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { onlyEmbedded, relationCall, withRecordedMembersAt, withRelatedMembers } from './relations.js';
+import { relationWords } from '../state/relations.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
 
 /**
@@ -140,7 +141,7 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
       const base = await answerFromState(ctx, tool, template ? call : rel.base, model, false);
       if (!base || base.record || base.status < 200 || base.status > 299) return base && base.status === 404 && !template ? { ...base, request_line: asked } : null;
       let value = await withRelatedMembers(ctx, plan, base.value, rel.relations, model);
-      const said = rel.relations.map((r) => `${r.member} (${r.kind === 'children' ? `the ${r.collection} whose ${r.field} is its ${plan.collection} identity` : `the ${r.collection} entity its ${r.field} names`})`);
+      const said = rel.relations.map((r) => `${r.member} (${relationWords(r)})`);
       if (template) {
         value = await withRecordedMembersAt(ctx, plan, value, await envelopeOf(ctx, template.record_ordinal), rel.unlearned);
         said.push(`${rel.unlearned.map((m) => m.member).join(', ')} as #${template.record_ordinal} recorded ${rel.unlearned.length === 1 ? 'it' : 'them'}`);

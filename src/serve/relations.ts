@@ -10,7 +10,8 @@
  * given the member from this session's model; a member with no reading replays.
  */
 import type { JsonValue } from '../json/exact.js';
-import { at, isObject, jsonEqual, keysOf, member, objectFrom, replaceAt } from '../state/json.js';
+import { isObject, jsonEqual, keysOf, member, objectFrom } from '../state/json.js';
+import { asPathValue, replaceShown, shownAt } from '../state/render.js';
 import { relatedValue, singular, withRelations, type EmbeddedMember, type EmbeddedMembers, type Relation, type RelationSource } from '../state/relations.js';
 import { restorePlanFacts } from '../state/stored.js';
 import type { ItemPlan, ListPlan } from '../state/types.js';
@@ -43,12 +44,9 @@ function candidates(m: { param: string; member: string }, collection: string, co
   return out;
 }
 
-/** The objects a recorded body shows where the plan renders its entity or list. */
-function shownObjects(plan: ItemPlan | ListPlan, body: JsonValue | undefined): JsonValue[] {
-  if (body === undefined) return [];
-  if (plan.kind === 'item') { const o = at(body, plan.entity_pointer); return isObject(o) ? [o] : []; }
-  const list = at(body, plan.list_pointer);
-  return Array.isArray(list) ? list.filter(isObject) : [];
+/** The identity member of a served collection, or undefined. */
+async function identityOf(ctx: ServeContext, collection: string): Promise<string | undefined> {
+  return (await servedTypes(ctx)).find((t) => t.collection === collection)?.identity;
 }
 
 /**
@@ -58,20 +56,6 @@ function shownObjects(plan: ItemPlan | ListPlan, body: JsonValue | undefined): J
 export async function learnRelations(ctx: ServeContext): Promise<string[]> {
   const state = await servedLookups(ctx);
   if (!state) return [];
-  const types = await servedTypes(ctx);
-  const identityOf = new Map(types.map((t) => [t.collection, t.identity]));
-  const model = new ServedModel(ctx);
-  const source = sourceOf(model);
-  const fieldCache = new Map<string, string[]>();
-  const fieldsOf = async (c: string) => {
-    let hit = fieldCache.get(c);
-    if (!hit) {
-      const seen = new Set<string>();
-      for (const e of await model.collection(c)) for (const k of keysOf(e.value)) seen.add(k);
-      fieldCache.set(c, (hit = [...seen]));
-    }
-    return hit;
-  };
   const plans: (ItemPlan | ListPlan)[] = [];
   for (const tool of ctx.manifest.tools) {
     if (tool.method.toUpperCase() !== 'GET') continue;
@@ -79,25 +63,36 @@ export async function learnRelations(ctx: ServeContext): Promise<string[]> {
     if (plan && (plan.kind === 'item' || plan.kind === 'list') && plan.embedded_members) plans.push(plan);
   }
   if (plans.length === 0) return [];
+  const types = await servedTypes(ctx);
+  const collections = types.map((t) => t.collection);
+  const model = new ServedModel(ctx);
+  const source = sourceOf(model);
+  // Each collection's members, as its initial entities carry them (the candidate fields).
+  const fieldsOf = new Map<string, string[]>();
+  for (const c of collections) {
+    const seen = new Set<string>();
+    for (const e of await model.collection(c)) for (const k of keysOf(e.value)) seen.add(k);
+    fieldsOf.set(c, [...seen]);
+  }
   // Each type's bound (ES-8/ES-9/ES-27) as a timeline position: the write's.
   const positions = new Map<number, number>();
   for (const t of ctx.manifest.tools) for (const r of await toolRecords(ctx, t.name)) positions.set(r.ordinal, r.timeline_position);
   const boundOf = new Map((await state.types()).map((t) => [t.collection, t.bound ? positions.get(t.bound.write_ordinal) ?? -1 : Infinity]));
   const learned: string[] = [];
   for (const plan of plans) {
-    const tool = { name: plan.tool };
-    const identity = identityOf.get(plan.collection);
+    const identity = types.find((t) => t.collection === plan.collection)?.identity;
     if (identity === undefined) continue;
-    const records = (await toolRecords(ctx, tool.name)).filter((r) => r.is_initial && r.status >= 200 && r.status <= 299);
-    const fieldsByCollection = new Map<string, string[]>();
-    for (const c of types.map((t) => t.collection)) fieldsByCollection.set(c, await fieldsOf(c));
+    const records = (await toolRecords(ctx, plan.tool)).filter((r) => r.is_initial && r.status >= 200 && r.status <= 299);
     const members: EmbeddedMembers = [];
     for (const m of plan.embedded_members ?? []) {
       const naming = records.filter((r) => r.query_pairs.some((q) => q.name === m.param && q.value === m.member));
       const shown: { position: number; objects: JsonValue[] }[] = [];
-      for (const r of naming) shown.push({ position: r.timeline_position, objects: shownObjects(plan, jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type))) });
+      for (const r of naming) {
+        const objects = (shownAt(plan, jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type))) ?? []).filter(isObject);
+        shown.push({ position: r.timeline_position, objects });
+      }
       let relation: Relation | undefined;
-      for (const c of candidates(m, plan.collection, types.map((t) => t.collection), (c) => fieldsByCollection.get(c) ?? [])) {
+      for (const c of candidates(m, plan.collection, collections, (c) => fieldsOf.get(c) ?? [])) {
         // Only reads before the related collection's first write show its initial state.
         const proving = shown.filter((s) => s.position < (boundOf.get(c.collection) ?? Infinity)).flatMap((s) => s.objects);
         if (proving.length === 0) continue;
@@ -111,7 +106,7 @@ export async function learnRelations(ctx: ServeContext): Promise<string[]> {
     }
     if (members.some((m) => m.relation)) {
       await restorePlanFacts(ctx.k, ctx.captureId, { ...plan, embedded_members: members });
-      learned.push(tool.name);
+      learned.push(plan.tool);
     }
   }
   return learned;
@@ -164,32 +159,23 @@ export function onlyEmbedded(plan: ItemPlan | ListPlan, query: string | null): b
  * recorded object with the same identity value.
  */
 export async function withRecordedMembersAt(ctx: ServeContext, plan: ItemPlan | ListPlan, body: JsonValue, recorded: JsonValue | undefined, members: readonly EmbeddedMember[]): Promise<JsonValue> {
-  if (recorded === undefined) return body;
-  if (plan.kind === 'item') {
-    const o = at(body, plan.entity_pointer);
-    return isObject(o) ? replaceAt(body, plan.entity_pointer, withRecordedMembers(o, at(recorded, plan.entity_pointer), members)) : body;
-  }
-  const identity = (await servedTypes(ctx)).find((t) => t.collection === plan.collection)?.identity;
-  const list = at(body, plan.list_pointer);
-  const shown = at(recorded, plan.list_pointer);
-  if (identity === undefined || !Array.isArray(list) || !Array.isArray(shown)) return body;
-  const spell = (o: JsonValue) => { const v = member(o, identity); return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined; };
-  const byId = new Map(shown.filter(isObject).map((o) => [spell(o), o]));
-  return replaceAt(body, plan.list_pointer, list.map((o) => { const id = spell(o); return id === undefined ? o : withRecordedMembers(o, byId.get(id), members); }));
+  const answered = shownAt(plan, body);
+  const shown = shownAt(plan, recorded);
+  if (!answered || !shown) return body;
+  if (plan.kind === 'item') return replaceShown(plan, body, [withRecordedMembers(answered[0], shown[0], members)]);
+  const identity = await identityOf(ctx, plan.collection);
+  if (identity === undefined) return body;
+  const byId = new Map(shown.filter(isObject).map((o) => [asPathValue(member(o, identity)), o]));
+  return replaceShown(plan, body, answered.map((o) => { const id = asPathValue(member(o, identity)); return id === undefined ? o : withRecordedMembers(o, byId.get(id), members); }));
 }
 
 /** A rendered answer with each shown object given the relations' members from the model. */
 export async function withRelatedMembers(ctx: ServeContext, plan: ItemPlan | ListPlan, body: JsonValue, relations: Relation[], model: ServedModel): Promise<JsonValue> {
-  const identity = (await servedTypes(ctx)).find((t) => t.collection === plan.collection)?.identity;
-  if (identity === undefined || relations.length === 0) return body;
+  const identity = await identityOf(ctx, plan.collection);
+  const answered = shownAt(plan, body);
+  if (identity === undefined || relations.length === 0 || !answered) return body;
   const source = sourceOf(model);
-  if (plan.kind === 'item') {
-    const o = at(body, plan.entity_pointer);
-    return isObject(o) ? replaceAt(body, plan.entity_pointer, await withRelations(o, identity, relations, source)) : body;
-  }
-  const list = at(body, plan.list_pointer);
-  if (!Array.isArray(list)) return body;
   const out: JsonValue[] = [];
-  for (const o of list) out.push(await withRelations(o, identity, relations, source));
-  return replaceAt(body, plan.list_pointer, out);
+  for (const o of answered) out.push(await withRelations(o, identity, relations, source));
+  return replaceShown(plan, body, out);
 }

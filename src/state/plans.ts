@@ -8,9 +8,9 @@ import type { MergedTypes, Observation } from './entities.js';
 import { writeBetween } from './changes.js';
 import { viewClockFormat, type ClockFormat } from './clocks.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
-import { at, isObject, jsonEqual, keysOf, member, replaceAt } from './json.js';
+import { at, isObject, jsonEqual, keysOf, member } from './json.js';
 import { singular, type EmbeddedMembers } from './relations.js';
-import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, type Collections } from './render.js';
+import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, replaceShown, shownAt, type Collections } from './render.js';
 import {
   REASON_PRECEDENCE, type ItemPlan, type ListPlan, type ListQueries, type Plan, type PlanLine, type Reason, type StateDocument, type StateEntity,
 } from './types.js';
@@ -164,8 +164,8 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
     }
     if (recorded === undefined) continue; // reported as body-unusable
     const rendered = plan.kind === 'item' ? renderItem(plan, line, recorded, ctx.state) : renderList(plan, line, recorded, ctx.state);
-    // Issue 16: what the line's query embeds is checked by serving's relations (src/serve/relations.ts), not here.
-    if (rendered.status === 'rendered' && plan.embedded_members) rendered.body = withoutEmbeddedAt(ctx, plan, r.record_id, rendered.body);
+    // Issue 16: what the line's query embeds is checked by serving's relations (src/serve/relations.ts),
+    // not here; the rendered entities hold no embedded member (the merge kept them out).
     if (plan.embedded_members) recorded = withoutEmbeddedAt(ctx, plan, r.record_id, recorded);
     if (rendered.status === 'entity-absent') {
       reasons.push({ reason: 'fields-differ', detail: `record #${line.record_ordinal} (${lineName(line)}) shows an entity the state does not hold` });
@@ -191,10 +191,8 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
 
 /** A line's body with its entity (or each listed object) less the members the line's query embeds. */
 function withoutEmbeddedAt(ctx: Ctx, plan: ItemPlan | ListPlan, recordId: number, body: JsonValue): JsonValue {
-  const pointer = plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer;
-  const found = at(body, pointer);
-  if (plan.kind === 'item') return isObject(found) ? replaceAt(body, pointer, ctx.facts.ownObject(recordId, found)) : body;
-  return Array.isArray(found) ? replaceAt(body, pointer, found.map((o) => ctx.facts.ownObject(recordId, o))) : body;
+  const shown = shownAt(plan, body);
+  return shown ? replaceShown(plan, body, shown.map((o) => ctx.facts.ownObject(recordId, o))) : body;
 }
 
 /**

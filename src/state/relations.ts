@@ -9,6 +9,7 @@
  */
 import type { JsonValue } from '../json/exact.js';
 import { isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
+import { asPathValue } from './render.js';
 import type { StateEntity } from './types.js';
 
 /** A member that reads name in their query and the server adds to each object: `_embed=comments`. */
@@ -61,8 +62,6 @@ export function singular(word: string): string {
   return word.endsWith('s') ? word.slice(0, -1) : word;
 }
 
-/** A scalar's spelling as an id (OQ-9: `7` and `"7"` name one entity). */
-const idSpelling = (v: JsonValue | undefined) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined);
 
 /**
  * The embedded member's value for an object, or undefined when the server would leave it
@@ -75,7 +74,7 @@ export async function relatedValue(object: JsonValue, identityField: string, r: 
     if (own === undefined) return undefined;
     return (await source.all(r.collection)).filter((e) => jsonEqual(member(e.value, r.field), own)).map((e) => e.value);
   }
-  const id = idSpelling(member(object, r.field));
+  const id = asPathValue(member(object, r.field));
   return id === undefined ? undefined : (await source.entity(r.collection, id))?.value;
 }
 
@@ -88,4 +87,9 @@ export async function withRelations(object: JsonValue, identityField: string, re
     if (v !== undefined) entries.push([r.member, v]);
   }
   return objectFrom(entries);
+}
+
+/** A relation in words, for tool descriptions and answers: `the comments whose postId is its id`. */
+export function relationWords(r: Relation): string {
+  return r.kind === 'children' ? `the ${r.collection} whose ${r.field} is its id` : `the ${r.collection} entity its ${r.field} names`;
 }

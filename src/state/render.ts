@@ -55,9 +55,8 @@ export function renderEntity(e: StateEntity, view: { tool: string; fields: strin
 /** `matched`: for a list query, how many entities it matched before its window (what total headers count). */
 export type Rendered = { status: 'entity-absent' } | { status: 'rendered'; body: JsonValue; matched?: number };
 
-/** An item line: the entity named by the path value, placed at the plan's pointer in the envelope. */
-/** A scalar member's value as a path names it. */
-const asPathValue = (v: JsonValue | undefined) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined);
+/** A scalar member's value as a path names it (OQ-9: `7` and `"7"` name one entity). */
+export const asPathValue = (v: JsonValue | undefined) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined);
 
 /** The entity a path value names: by identity, else (issue 18) by the plan's alternate key. */
 export function entityByKey(state: Collections, plan: ItemPlan, value: string): StateEntity | undefined {
@@ -86,6 +85,7 @@ export function alternateKeyOf(state: Collections, collection: string, reads: { 
   return undefined;
 }
 
+/** An item line: the entity named by the path value, placed at the plan's pointer in the envelope. */
 export function renderItem(plan: ItemPlan, line: PlanLine, envelope: JsonValue, state: Collections): Rendered {
   const e = entityByKey(state, plan, line.id!);
   if (!e) return { status: 'entity-absent' };
@@ -140,4 +140,20 @@ export function envelopeTemplate(plan: ItemPlan | ListPlan, envelope: JsonValue,
   // ES-25: shared envelopes are compared without the members generated per response.
   if (isObject(t) && plan.per_response_members.length) t = objectFrom(keysOf(t).filter((k) => !plan.per_response_members.includes(k)).map((k) => [k, member(t, k)!]));
   return isObject(t) || Array.isArray(t) ? t : null;
+}
+
+/**
+ * What a body shows where the plan renders: the item's entity (one object) or the list's
+ * elements; undefined when nothing of that shape is there. `replaceShown` puts them back.
+ */
+export function shownAt(plan: ItemPlan | ListPlan, body: JsonValue | undefined): JsonValue[] | undefined {
+  if (body === undefined) return undefined;
+  const found = at(body, plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer);
+  if (plan.kind === 'item') return isObject(found) ? [found] : undefined;
+  return Array.isArray(found) ? found : undefined;
+}
+
+/** The body with what `shownAt` found replaced by `shown` (the item's entity: its one element). */
+export function replaceShown(plan: ItemPlan | ListPlan, body: JsonValue, shown: JsonValue[]): JsonValue {
+  return plan.kind === 'item' ? replaceAt(body, plan.entity_pointer, shown[0]) : replaceAt(body, plan.list_pointer, shown);
 }
