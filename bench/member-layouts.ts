@@ -37,31 +37,36 @@ function rewritten(text: string, pattern: RegExp, by: string): string {
   return out;
 }
 
+/** Today's member_node DDL (schema/member_node.sql) standing alone, without and with its pointer index. */
+const TODAY = readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, '');
+const POINTER_INDEX = /CREATE INDEX[^;]*;/.exec(TODAY)![0];
+const TODAY_NO_INDEX = rewritten(TODAY, /CREATE INDEX[^;]*;/, '');
+
 const LAYOUTS: Record<string, Layout> = {
   current: {
     says: 'member_node as stored today (schema/member_node.sql, its pointer index included) and the load\'s json_tree statement',
-    ddl: readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, ''),
+    ddl: TODAY,
     insert: MEMBER_TREE_SQL,
   },
   'no-depth': {
     says: 'the same table and statement without the depth arithmetic (depth 0): what that column costs',
-    ddl: readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, ''),
+    ddl: TODAY,
     insert: rewritten(MEMBER_TREE_SQL, /iif\(parent is null, 0, length\(path\)[^\n]*\n/, '0,\n'),
   },
   'no-pointer-index': {
     says: 'today\'s table and statement without the partial index on (body_id, pointer)',
-    ddl: readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, '').replace(/CREATE INDEX[^;]*;/, ''),
+    ddl: TODAY_NO_INDEX,
     insert: MEMBER_TREE_SQL,
   },
   'index-after': {
     says: 'today\'s table and statement, the pointer index built once after every body is in (what a fresh store\'s load could do)',
-    ddl: readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, '').replace(/CREATE INDEX[^;]*;/, ''),
+    ddl: TODAY_NO_INDEX,
     insert: MEMBER_TREE_SQL,
-    after: /CREATE INDEX[^;]*;/.exec(readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8'))![0],
+    after: POINTER_INDEX,
   },
   'container-depth': {
     says: 'today\'s table and statement, the depth worked out only for objects and arrays (0 for scalars, whose depth a reader would take as their parent\'s + 1)',
-    ddl: readFileSync(join(ROOT, 'schema', 'member_node.sql'), 'utf8').replace(/REFERENCES body \(id\)/, ''),
+    ddl: TODAY,
     insert: rewritten(MEMBER_TREE_SQL, /iif\(parent is null, 0, (length\(path\)[^\n]*), *\n/, "iif(parent is null or type not in ('object', 'array'), 0, $1,\n"),
   },
   'node-ids': {
