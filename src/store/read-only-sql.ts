@@ -15,6 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { CapstateError } from '../errors.js';
 import { openStore } from './open.js';
+import { statementSnapshot } from './snapshot.js';
 
 /** The default deadline of one read-only statement. */
 export const DEFAULT_SQL_TIMEOUT_MS = 5_000;
@@ -55,8 +56,16 @@ process.on('message', (m) => {
   try {
     if (m.start) {
       const db = new Database(m.file, { readonly: true, fileMustExist: true });
-      const stmt = db.prepare(m.query).safeIntegers(true).raw(true);
-      it = { iter: stmt.iterate(), left: m.maxBytes, rows: 0, maxRows: m.maxRows };
+      for (const v of m.views) for (const s of v.statements) db.exec(s);
+      let stmt;
+      try {
+        stmt = db.prepare(m.query);
+      } catch (e) {
+        return process.send({ error: String(e && e.message || e), code: 'bad-sql' });
+      }
+      if (!stmt.reader) return process.send({ error: 'not a query', code: 'not-a-query' });
+      it = { iter: stmt.safeIntegers(true).raw(true).iterate(), left: m.maxBytes, rows: 0, maxRows: m.maxRows };
+      process.send({ columns: stmt.columns().map((c) => c.name) });
     }
     const batch = [];
     let bytes = 0;
@@ -99,22 +108,13 @@ const exact = (v: unknown): unknown => {
  * @example await runReadOnlySql('env.sqlite', 'select count(*) from record', { maxRows: 10, timeoutMs: 5000 })
  */
 export async function runReadOnlySql(file: string, query: string, opts: ReadOnlySqlOptions): Promise<SqlResult> {
-  // Compile on the caller's side first: the store checks (stale views, newer schema) and
-  // the statement checks answer at once, and a statement that compiles here compiles there.
-  let columns: string[];
-  const db = openStore(file);
-  try {
-    let stmt;
-    try {
-      stmt = db.prepare(query);
-    } catch (e) {
-      throw new CapstateError('bad-sql', `the query does not compile: ${(e as Error).message}`, { query });
-    }
-    if (!stmt.reader) throw new CapstateError('not-a-query', 'only statements that return rows run here (the store is opened read-only)', { query });
-    columns = stmt.columns().map((c) => c.name);
-  } finally {
-    db.close();
-  }
+  // The store checks (stale views, newer schema) answer at once, on the caller's side. The
+  // statement is compiled in the child, under the deadline: compiling one over the rule
+  // views' expanded chain took 33 s on a 2 MB capture, and a server answering calls must
+  // not stop for it. The child first evaluates each rule view the statement names into a
+  // TEMP table (store/snapshot.ts), so the statement compiles over those rows.
+  openStore(file).close();
+  const views = statementSnapshot(query);
 
   const timeoutMs = opts.timeoutMs ?? DEFAULT_SQL_TIMEOUT_MS;
   const fits = opts.fits ?? (() => true);
@@ -148,8 +148,15 @@ export async function runReadOnlySql(file: string, query: string, opts: ReadOnly
     child.on('error', (e) => finish(new CapstateError('sql-failed', `the query could not be started: ${e.message}`, { query })));
     child.on('exit', (code, signal) => finish(new CapstateError('sql-failed',
       `the query stopped unexpectedly (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split('\n').pop()}` : ''}`, { query })));
-    child.on('message', (m: { rows?: unknown[][]; done?: boolean; unfit?: boolean; error?: string }) => {
+    let columns: string[] = [];
+    child.on('message', (m: { columns?: string[]; rows?: unknown[][]; done?: boolean; unfit?: boolean; error?: string; code?: string }) => {
+      if (m.code === 'bad-sql') return finish(new CapstateError('bad-sql', `the query does not compile: ${m.error}`, { query }));
+      if (m.code === 'not-a-query') return finish(new CapstateError('not-a-query', 'only statements that return rows run here (the store is opened read-only)', { query }));
       if (m.error !== undefined) return finish(new CapstateError('sql-failed', `the query failed: ${m.error}`, { query }));
+      if (m.columns) {
+        columns = m.columns;
+        return child.send({});
+      }
       for (const raw of m.rows ?? []) {
         if (rows.length === opts.maxRows) return finish(null, { columns, rows, truncated: true });
         const r = raw.map(exact);
@@ -160,6 +167,6 @@ export async function runReadOnlySql(file: string, query: string, opts: ReadOnly
       if (m.done) return finish(null, { columns, rows, truncated: false });
       child.send({});
     });
-    child.send({ start: true, file, query, maxRows: opts.maxRows, maxBytes: opts.maxBytes ?? null });
+    child.send({ start: true, file, query, views, maxRows: opts.maxRows, maxBytes: opts.maxBytes ?? null });
   });
 }
