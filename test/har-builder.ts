@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect } from 'vitest';
 import { cli } from './helpers.js';
+import { listViews } from '../src/store/open.js';
+import { statementSnapshot } from '../src/store/snapshot.js';
 
 export interface Exchange {
   method?: string;
@@ -57,7 +59,11 @@ export function loadHar(dir: string, exchanges: Exchange[]): Database.Database {
   const db = join(dir, `${name}.sqlite`);
   const r = cli(['load', file, '--db', db]);
   expect(r.status, r.stderr).toBe(0);
-  return new Database(db, { readonly: true });
+  // The rule views read as `capstate sql` reads them, each evaluated once (store/snapshot.ts):
+  // compiling a statement over a deep stored view costs ~30 s on this machine class.
+  const connection = new Database(db, { readonly: true });
+  for (const v of statementSnapshot(listViews().map((x) => x.name).join(' '))) for (const s of v.statements) connection.exec(s);
+  return connection;
 }
 
 /** A loader of small captures for view tests (`loadHar`), each store closed after the file's tests. */

@@ -8,6 +8,7 @@ import { flattenMembers, memberNodeParams } from '../src/load/bodies.js';
 import { MEMBER_NODE_INSERT } from '../src/load/member-tree.js';
 import { type JsonValue } from '../src/json/exact.js';
 import { openStore, type Sqlite } from '../src/store/open.js';
+import { withStatementSnapshot } from '../src/store/snapshot.js';
 
 export interface ToolFacts { method?: string; template: string; root?: string; isQueryPost?: boolean }
 
@@ -82,6 +83,7 @@ export function factStore(dir: string): FactStore {
       [...new URLSearchParams(r.query ?? '')].forEach(([n, v], i) => insertQueryParam.run(id, i, n, v));
       return id;
     },
-    rows: (sql, ...params) => db.prepare(sql).raw().all(...params) as unknown[][],
+    // Views read as `capstate sql` reads them, evaluated once over the facts as they are now.
+    rows: (sql, ...params) => withStatementSnapshot(db, sql, () => db.prepare(sql).raw().all(...params) as unknown[][]),
   };
 }

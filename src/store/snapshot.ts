@@ -115,6 +115,21 @@ export function statementSnapshot(query: string): { name: string; statements: st
   }));
 }
 
+/**
+ * Runs `fn` on `db` with the rule views `query` names evaluated once (statementSnapshot), then
+ * drops them: for a connection that reads a store whose facts may change between queries.
+ */
+export function withStatementSnapshot<T>(db: Sqlite, query: string, fn: () => T): T {
+  const views = statementSnapshot(query);
+  try {
+    for (const v of views) for (const s of v.statements) db.exec(s);
+    return fn();
+  } finally {
+    for (const v of [...views].reverse()) db.exec(`drop table if exists temp."${v.name}"`);
+    for (const v of views) db.exec(`drop view if exists temp."${v.name}__definition"`);
+  }
+}
+
 /** Views that hold no rule (`@rule none`) and that no rule view reads, directly or through another. */
 function explorationViews(views: ViewFile[]): Set<string> {
   const set = new Set(views.filter((v) => v.rule === 'none').map((v) => v.name));
