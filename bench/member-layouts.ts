@@ -51,7 +51,7 @@ const LAYOUTS: Record<string, Layout> = {
   'no-depth': {
     says: 'the same table and statement without the depth arithmetic (depth 0): what that column costs',
     ddl: TODAY,
-    insert: rewritten(MEMBER_TREE_SQL, /iif\(parent is null, 0, length\(path\)[^\n]*\n/, '0,\n'),
+    insert: rewritten(MEMBER_TREE_SQL, /iif\(type = 'object' or type = 'array', iif\(parent is null[^\n]*\n/, '0,\n'),
   },
   'no-pointer-index': {
     says: 'today\'s table and statement without the partial index on (body_id, pointer)',
@@ -64,10 +64,10 @@ const LAYOUTS: Record<string, Layout> = {
     insert: MEMBER_TREE_SQL,
     after: POINTER_INDEX,
   },
-  'container-depth': {
-    says: 'today\'s table and statement, the depth worked out only for objects and arrays (0 for scalars, whose depth a reader would take as their parent\'s + 1)',
+  'every-depth': {
+    says: 'today\'s table and statement, the depth worked out for scalars too (the layout before migration 0012)',
     ddl: TODAY,
-    insert: rewritten(MEMBER_TREE_SQL, /iif\(parent is null, 0, (length\(path\)[^\n]*), *\n/, "iif(parent is null or type not in ('object', 'array'), 0, $1,\n"),
+    insert: rewritten(MEMBER_TREE_SQL, /iif\(type = 'object' or type = 'array', (iif\(parent is null, 0, length\(path\)[^\n]*?\)), null\),\n/, '$1,\n'),
   },
   'node-ids': {
     says: 'json_tree\'s own integer ids: key (body_id, node), parent node, key (name or array index), type, value',

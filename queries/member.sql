@@ -4,7 +4,7 @@
 -- @reads  member_node
 create view member as
 with roots as (
-  select body_id, '' as pointer, null as parent_pointer, null as key, position, depth, type, value
+  select body_id, '' as pointer, null as parent_pointer, null as key, position, 0 as depth, type, value
   from member_node
   where parent = -1
 ),
@@ -19,7 +19,8 @@ children as (
          -- counted per row (a window here would stop a body_id filter reaching member_node).
          iif(p.type = 'array', c.position,
              (select count(*) from member_node s where s.body_id = c.body_id and s.parent = c.parent and s.node < c.node)) as position,
-         c.depth, c.type, c.value
+         -- member_node keeps the depth of containers only (migration 0012).
+         ifnull(c.depth, p.depth + 1) as depth, c.type, c.value
   from member_node p
   join member_node c on c.body_id = p.body_id and c.parent = p.node
   where p.pointer is not null

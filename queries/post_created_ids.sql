@@ -14,13 +14,14 @@ body_shapes as materialized (
   -- One row per POST body, aggregated once over its root and top-level members: the root's
   -- type, how many top-level scalars it has (ES-9 "sole scalar"), and the node of its
   -- only top-level member when that member is an object (OQ-10's single wrapper). Asking
-  -- these per member instead made the rule quadratic in the body's size (issue 14).
+  -- these per member instead made the rule quadratic in the body's size (issue 14). The
+  -- root is node 0 (parent -1); top-level members are its children (parent 0).
   select m.body_id,
-         max(case when m.depth = 0 then m.type end) as root_type,
-         sum(case when m.depth = 1 and m.type not in ('object', 'array') then 1 else 0 end) as top_scalars,
-         case when sum(m.depth = 1) = 1 then max(case when m.depth = 1 and m.type = 'object' then m.node end) end as wrapper_node
+         max(case when m.parent = -1 then m.type end) as root_type,
+         sum(case when m.parent = 0 and m.type not in ('object', 'array') then 1 else 0 end) as top_scalars,
+         case when sum(m.parent = 0) = 1 then max(case when m.parent = 0 and m.type = 'object' then m.node end) end as wrapper_node
   from member_node m
-  where m.body_id in (select response_body_id from posts) and m.depth <= 1
+  where m.body_id in (select response_body_id from posts) and m.parent in (-1, 0)
   group by m.body_id
 ),
 object_bodies as (
@@ -31,7 +32,7 @@ named_ids as (
   select p.*, cast(m.value as text) as created_id
   from posts p
   join object_bodies s on s.body_id = p.response_body_id
-  join member_node m on m.body_id = s.body_id and m.depth = 1
+  join member_node m on m.body_id = s.body_id and m.parent = 0
   where m.key in (select name from vocabulary where vocabulary = 'identity') and m.type in ('string', 'integer')
   union
   -- OQ-10: an identity member inside the object held by the body object's only member
@@ -51,7 +52,7 @@ named_ids as (
   select p.*, cast(m.value as text)
   from posts p
   join object_bodies s on s.body_id = p.response_body_id and s.top_scalars = 1
-  join member_node m on m.body_id = s.body_id and m.depth = 1
+  join member_node m on m.body_id = s.body_id and m.parent = 0
   where m.type in ('string', 'integer')
 ),
 types as (

@@ -77,6 +77,24 @@ const { value: jsonValue } = fc.letrec<{ value: JsonValue }>((tie) => ({
       .map((entries) => new Map(entries) as JsonValue)),
 }));
 
+describe('member_node depth: kept for objects and arrays only (migration 0012); the member view gives every depth', () => {
+  it('scalars store no depth, containers do; the member view\'s depth of each member is the JavaScript flattening\'s count of levels', () => {
+    const db = store('depth.sqlite');
+    const text = '{"a":1,"b":{"c":[true,{"d":"x"}],"e":null},"f":[[2]]}';
+    db.prepare(MEMBER_TREE_SQL).run({ body: 1, text });
+    const stored = db.prepare("select type in ('object', 'array') as container, depth is null as missing, count(*) as n from member_node where body_id = 1 group by 1, 2 order by 1, 2").raw().all();
+    expect(stored).toEqual([[0, 1, 5], [1, 0, 6]]);
+    const parsed = parseExactJson(text);
+    if (!parsed.ok) throw new Error(parsed.detail);
+    const counted = new Map<string, number>();
+    flattenMembers(parsed.value, (m) => counted.set(m.pointer, m.depth));
+    const viewed = new Map((db.prepare('select pointer, depth from member where body_id = 1').raw().all() as [string, number][]));
+    expect(viewed).toEqual(counted);
+    expect(viewed.get('/b/c/1/d')).toBe(4);
+    db.close();
+  });
+});
+
 describe('ES-5 members flattened by json_tree equal the JavaScript flattening', () => {
   it('ES-5 for generated bodies (64-bit integers, unicode names with ~ and /, nested arrays) the rows are the same', () => {
     const db = store('generated.sqlite');

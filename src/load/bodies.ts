@@ -287,11 +287,11 @@ export interface MemberRow {
 
 /**
  * A row's values for MEMBER_NODE_INSERT (member-tree.ts), in its column order: the key is
- * the name, else the index (or 0 for the root) as an INTEGER; only containers keep a pointer.
+ * the name, else the index (or 0 for the root) as an INTEGER; only containers keep a depth and a pointer (migration 0012).
  */
 export function memberNodeParams(bodyId: number, m: MemberRow): unknown[] {
   const isContainer = m.type === 'object' || m.type === 'array';
-  return [bodyId, m.parent, m.key ?? BigInt(m.position), m.node, m.key === null ? m.position : m.node, m.depth, m.type, m.value, isContainer ? m.pointer : null];
+  return [bodyId, m.parent, m.key ?? BigInt(m.position), m.node, m.key === null ? m.position : m.node, isContainer ? m.depth : null, m.type, m.value, isContainer ? m.pointer : null];
 }
 
 /** Flattens an exact JSON value into member rows, the root first, in document order. */

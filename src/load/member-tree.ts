@@ -18,8 +18,10 @@
  *   dense rank needs a window over each parent's children, which cost ~40% of this
  *   statement (bench/member-layouts: 2.20 → 1.27 CPU s at 50 MB); rule views only order
  *   object members by it, and the `member` view ranks them for readers.
- * - depth: the `.` and `[` in the parent's `$`-path (`$.items[0]`), one per level: member
- *   names hold neither (acceptsForTree).
+ * - depth, for objects and arrays only (NULL for scalars, migration 0012): the `.` and `[`
+ *   in the parent's `$`-path (`$.items[0]`), one per level: member names hold neither
+ *   (acceptsForTree). Asking for `path` makes json_tree build it, which for every row was
+ *   30% of this statement; a scalar's depth is its parent's plus one (the `member` view).
  * - pointer, for objects and arrays only: json_tree's `fullkey` with `$`, `"` and `]`
  *   dropped and `.` and `[` turned into `/` is the RFC 6901 pointer, names being free of
  *   `. ~ / " [ ]`.
@@ -31,7 +33,7 @@ export const MEMBER_TREE_SQL = `
 insert into member_node (body_id, parent, key, node, position, depth, type, value, pointer)
 select @body, ifnull(parent, -1), ifnull(key, 0), id,
   iif(parent is null, 0, iif(typeof(key) = 'integer', key, id)),
-  iif(parent is null, 0, length(path) - length(replace(replace(path, '.', ''), '[', '')) + 1),
+  iif(type = 'object' or type = 'array', iif(parent is null, 0, length(path) - length(replace(replace(path, '.', ''), '[', '')) + 1), null),
   iif(type = 'text', 'string', type), atom,
   iif(type = 'object' or type = 'array', replace(replace(replace(replace(substr(fullkey, 2), '.', '/'), '[', '/'), ']', ''), '"', ''), null)
 from json_tree(@text)`;

@@ -371,7 +371,7 @@ class OwnMembers {
       .select(['m.key', 'm.value'])
       .where('p.body_id', '=', bodyId).where('p.depth', '<=', 1).where('p.type', '=', 'object')
       .where('m.type', 'in', ['string', 'integer'])
-      .orderBy('m.depth').orderBy(memberPointer('p', 'm')).execute();
+      .orderBy('p.depth').orderBy(memberPointer('p', 'm')).execute();
     return found.filter((r) => typeof r.key === 'string' && String(r.value) === value).map((r) => r.key as string);
   }
 
@@ -381,9 +381,12 @@ class OwnMembers {
    */
   async repeatsAsIdentity(bodyId: number, value: string, vocabulary: Vocabulary): Promise<boolean> {
     const needles: (string | bigint)[] = [value, ...(/^-?(0|[1-9]\d{0,17})$/.test(value) ? [BigInt(value)] : [])];
-    const found = await this.k.selectFrom('member_node').select(['key'])
-      .where('body_id', '=', bodyId).where('depth', '<=', 3).where('type', 'in', ['string', 'integer'])
-      .where('value', 'in', needles as string[]).execute();
+    // Scalars at depth 3 at most: members of a container at depth 2 at most (member_node keeps containers' depths, migration 0012).
+    const found = await this.k.selectFrom('member_node as p')
+      .innerJoin('member_node as m', (j) => j.onRef('m.body_id', '=', 'p.body_id').onRef('m.parent', '=', 'p.node'))
+      .select(['m.key'])
+      .where('p.body_id', '=', bodyId).where('p.depth', '<=', 2).where('m.type', 'in', ['string', 'integer'])
+      .where('m.value', 'in', needles as string[]).execute();
     return found.some((r) => typeof r.key === 'string' && vocabulary.isIdentityName(r.key));
   }
 }

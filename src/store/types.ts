@@ -91,7 +91,8 @@ export interface MemberNodeTable {
   key: string | number;
   node: number;
   position: number;
-  depth: number;
+  /** objects and arrays only (migration 0012); null for scalars */
+  depth: number | null;
   type: 'object' | 'array' | 'string' | 'integer' | 'real' | 'true' | 'false' | 'null';
   value: string | number | bigint | null;
   /** RFC 6901, objects and arrays only */
