@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commands } from '../src/cli/commands.js';
-import { cli, fixture, root, sha256File, tempDir } from './helpers.js';
+import { spawn } from 'node:child_process';
+import { cli, cliPath, fixture, root, sha256File, tempDir } from './helpers.js';
 
 const dir = tempDir();
 const db = join(dir, 'cli.sqlite');
@@ -114,6 +115,19 @@ describe('capstate sql', () => {
     const r = cli(['sql', 'select * from member', '--db', db, '--json', '--max-rows', '5']);
     expect((oneJson(r.stdout).rows as unknown[]).length).toBe(5);
     expect(r.stderr).toMatch(/stopped after 5 rows/);
+  });
+});
+
+describe('a reader that stops early', () => {
+  it('`capstate sql … --csv | head -1`: capstate stops quietly (exit 0, no stack) when the pipe closes', async () => {
+    const db = join(tempDir(), 'epipe.sqlite');
+    expect(cli(['load', fixture('grafana', 'capture.har'), '--db', db, '--quiet']).status).toBe(0);
+    const child = spawn(process.execPath, [cliPath, 'sql', 'with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000) select i from n', '--db', db, '--csv']);
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    await new Promise<void>((resolve) => child.stdout.once('data', () => { child.stdout.destroy(); resolve(); }));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   });
 });
 

@@ -12,6 +12,12 @@ import { commands } from './commands.js';
 import { boundHeapGrowth } from './memory.js';
 
 boundHeapGrowth();
+// A reader that stops early (`capstate state --json | head`) closes the pipe: stop quietly,
+// as other Unix tools do, instead of printing Node's stack for the failed write.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
 
 const version = capstateVersion;
 

@@ -6,6 +6,7 @@
  * and the run repeated until no candidate is blamed. `capstate check-effects` prints the
  * last run.
  */
+import { createHash } from 'node:crypto';
 import { CapstateError } from '../errors.js';
 import { objectEntries, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
@@ -19,7 +20,7 @@ import { servedState } from './from-state.js';
 import type { CallRequest } from './input-schema.js';
 import { ServedModel } from './model.js';
 import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
-import { createdIdOf, effectsToTry, writeModelOf, type WriteKind } from './writes.js';
+import { createdIdOf, effectsToTry, writeModelOf, type RandomBytes, type WriteKind } from './writes.js';
 import { childPointer } from '../json/pointer.js';
 
 export interface EffectCheck {
@@ -138,8 +139,23 @@ async function readTarget(ctx: ServeContext, tool: ManifestTool): Promise<string
 /** Why a write tool is blamed, and the record whose difference blamed it. */
 interface Blame { why: string; ordinal: number; target: string }
 
+/**
+ * check-effects' random bytes: a SHA-256 stream from a fixed seed, restarted per run. An id a
+ * create allocates appears in a difference's words (`answered "qoreird…"`), which the load
+ * stores with the state: drawn from crypto, two loads of one capture stored different bytes.
+ */
+function fixedRandom(): RandomBytes {
+  let block = 0;
+  return (n) => {
+    const out = Buffer.alloc(n);
+    for (let i = 0; i < n; i += 32) createHash('sha256').update(`capstate check-effects ${block++}`).digest().copy(out, i);
+    return out;
+  };
+}
+
 async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, everyRecord: boolean): Promise<{ checks: EffectCheck[]; blamed: Map<string, Blame> }> {
   const model = new ServedModel(ctx);
+  const random = fixedRandom();
   const touched = new Map<string, Set<string>>();
   const blamed = new Map<string, Blame>();
   const checks: EffectCheck[] = [];
@@ -158,7 +174,7 @@ async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, ev
     // A create is told the id the server chose: taken when the allocated one has its shape.
     const chosenId = wm?.kind === 'create' ? createdIdOf(wm, jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type))) : undefined;
     try {
-      answer = await answerRequest(ctx, tool, call, model, writes, { chosenId });
+      answer = await answerRequest(ctx, tool, call, model, writes, { chosenId, random });
       // A blamed write is still applied (later reads see its effect); its answer can blame nothing more.
       if (!everyRecord && wm && blamed.has(tool.name)) continue;
       detail = await compare(ctx, record, answer);

@@ -263,11 +263,11 @@ export function idShape(v: JsonValue | undefined): string {
  * largest, a UUID, the next counter after a shared prefix (`note-1005`), or a random value
  * of the recorded id's length and alphabet.
  */
-async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonValue | undefined, given: JsonValue | undefined): Promise<JsonValue> {
+async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonValue | undefined, given: JsonValue | undefined, random?: RandomBytes): Promise<JsonValue> {
   if (given !== undefined && given !== null) return given;
   const ids = (await model.collection(wm.collection!)).map((e) => member(e.value, wm.identity!)).filter((v) => v !== undefined);
   const max = (xs: bigint[]) => xs.reduce((m, v) => (v > m ? v : m), 0n);
-  if (typeof recordedId === 'string' && UUID.test(recordedId)) return randomUUID();
+  if (typeof recordedId === 'string' && UUID.test(recordedId)) return random ? uuidFrom(random) : randomUUID();
   if ((recordedId === undefined || isInt(recordedId)) && ids.every(isInt)) {
     const next = max(ids.map((v) => BigInt(v as number | bigint))) + 1n;
     return next <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(next) : next;
@@ -281,7 +281,7 @@ async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonVa
       return prefix + (digits.startsWith('0') ? next.padStart(digits.length, '0') : next);
     }
   }
-  return randomLike(typeof recordedId === 'string' ? recordedId : 'xxxxxxxxxxxxxxxxxxxxxxxx');
+  return randomLike(typeof recordedId === 'string' ? recordedId : 'xxxxxxxxxxxxxxxxxxxxxxxx', random);
 }
 
 /**
@@ -290,11 +290,11 @@ async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonVa
  * hex). Drawing from one alphabet, a value could end in a digit and read as a counter, so a
  * create's answer and check-effects depended on the draw (graphql-mixed, ~1 run in 6).
  */
-export function randomLike(shape: string): string {
+export function randomLike(shape: string, random: RandomBytes = randomBytes): string {
   const cut = Math.max(...['_', '-', '.', ':', '/'].map((c) => shape.lastIndexOf(c))) + 1;
   const hex = /^[0-9a-f]+$/.test(shape);
   const pick = (set: string, b: number) => set[b % set.length];
-  const draw = () => shape.slice(0, cut) + [...randomBytes(shape.length - cut)].map((b, i) => {
+  const draw = () => shape.slice(0, cut) + [...random(shape.length - cut)].map((b, i) => {
     const c = shape[cut + i];
     if (c >= '0' && c <= '9') return pick('0123456789', b);
     if (hex) return pick('abcdef', b);
@@ -362,7 +362,26 @@ const written = (e: StateEntity, keys: string[]): StateEntity['view_values'] =>
  * the allocated id differs from it but has its shape (a server's counter that jumped, a
  * random UUID), the server's is taken, so later recorded reads of it can be compared.
  */
-export interface WriteOptions { chosenId?: JsonValue }
+export interface WriteOptions {
+  chosenId?: JsonValue;
+  /**
+   * Where a new random id's bytes come from: crypto's (serving), or check-effects' own fixed
+   * stream, so a check's words (stored with the state) are the same on every load of a capture.
+   */
+  random?: RandomBytes;
+}
+
+/** `n` random bytes. */
+export type RandomBytes = (n: number) => Uint8Array;
+
+/** An RFC 4122 version 4 UUID from `random`'s bytes. */
+function uuidFrom(random: RandomBytes): string {
+  const b = Buffer.from(random(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
 
 export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: WriteModel, call: CallRequest, model: ServedModel, opts: WriteOptions = {}): Promise<StateAnswer | null> {
   const asked = callLine(tool, call);
@@ -392,7 +411,7 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
   const recordedRequest = shape?.request === undefined ? undefined : wm.pointer === '' ? shape.request : at(shape.request, wm.pointer);
 
   if (isCreate(wm.kind)) {
-    let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), scalarId(member(part, identity)));
+    let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), scalarId(member(part, identity)), opts.random);
     const chosen = scalarId(opts.chosenId);
     let adopted = '';
     if (chosen !== undefined && chosen !== null && String(chosen) !== String(id) && idShape(chosen) === idShape(id) && !(await model.entity(collection, String(chosen)))) {
