@@ -13,8 +13,10 @@ import { boundHeapGrowth } from './memory.js';
 
 boundHeapGrowth();
 // A reader that stops early (`capstate state --json | head`) closes the pipe: stop quietly,
-// as other Unix tools do, instead of printing Node's stack for the failed write.
+// as other Unix tools do, instead of printing Node's stack for the failed write. `serve`'s
+// stdio transport listens too and reports its own failure (exit 1): this one stands aside.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (process.stdout.listenerCount('error') > 1) return;
   if (e.code === 'EPIPE') process.exit(0);
   throw e;
 });
