@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, expect } from 'vitest';
 import { cli } from './helpers.js';
 import { listViews } from '../src/store/open.js';
-import { statementSnapshot } from '../src/store/snapshot.js';
+import { evaluateViews, viewSnapshot } from '../src/store/snapshot.js';
 
 export interface Exchange {
   method?: string;
@@ -62,7 +62,7 @@ export function loadHar(dir: string, exchanges: Exchange[]): Database.Database {
   // The rule views read as `capstate sql` reads them, each evaluated once (store/snapshot.ts):
   // compiling a statement over a deep stored view costs ~30 s on this machine class.
   const connection = new Database(db, { readonly: true });
-  for (const v of statementSnapshot(listViews().map((x) => x.name).join(' '))) for (const s of v.statements) connection.exec(s);
+  evaluateViews(connection, viewSnapshot(listViews().map((v) => v.name)));
   return connection;
 }
 

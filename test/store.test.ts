@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { listMigrations, listViews, openStore, orderViews, queriesHash } from '../src/store/open.js';
 import { COLUMNS } from '../src/store/types.js';
-import { statementSnapshot } from '../src/store/snapshot.js';
+import { evaluateViews, viewSnapshot } from '../src/store/snapshot.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
 
 const dir = tempDir();
@@ -108,8 +108,8 @@ describe('migrations', () => {
     const db = openStore(join(dir, 'types.sqlite'), { write: true });
     // A view's columns are those of its definition evaluated once (store/snapshot.ts), which
     // TEMP tables of the same name hold: asking the stored view compiles its whole chain.
-    const views = statementSnapshot(listViews().map((v) => v.name).join(' '));
-    for (const v of views) for (const s of v.statements) db.exec(s);
+    const views = viewSnapshot(listViews().map((v) => v.name));
+    evaluateViews(db, views);
     for (const [name, cols] of Object.entries(COLUMNS)) {
       const schema = views.some((v) => v.name === name) ? 'temp' : 'main';
       const actual = (db.prepare(`select name from pragma_table_info(?, '${schema}')`).pluck().all(name) as string[]);

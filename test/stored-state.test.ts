@@ -135,7 +135,7 @@ function withStoredRelations(computed: EnvironmentState, stored: EnvironmentStat
  */
 async function expectViewsAgree(db: string): Promise<void> {
   const doc = exact(cli(['state', '--db', db, '--json']).stdout) as Record<string, any>;
-  // The views read as `capstate sql` reads them: each evaluated once (store/snapshot.ts). Compiling
+  // The views read as the state pass reads them: each evaluated once (store/snapshot.ts). Compiling
   // `collection_order` over its whole expanded chain costs ~30 s on this machine class, per statement.
   const k = kyselyFor(openStore(db));
   const d = rawConnection(k)!;

@@ -36,18 +36,20 @@ export const lookupValue = (ref: string): RawBuilder<number> => sql<number>`+${s
 
 /** The queries/*.sql definitions, read once per process (they ship with capstate). */
 let viewFiles: Map<string, ViewFile> | undefined;
+const shippedViews = () => (viewFiles ??= new Map(listViews().map((v) => [v.name, v])));
+/** explorationViews of the shipped definitions, worked out once. */
+let exploring: Set<string> | undefined;
 
 /** Passes on one connection run one after another: each owns the TEMP names while it runs. */
 const queues = new WeakMap<Sqlite, Promise<unknown>>();
 
 /** Runs `fn` with the views it names (and every view they read) evaluated once. */
-export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (snapshot: Snapshot) => Promise<T>,
+export function withSnapshot<T>(k: Kysely<DB>, wanted: readonly string[], fn: (snapshot: Snapshot) => Promise<T>,
   shadows: Partial<Record<keyof DB, readonly Record<string, unknown>[]>> = {}): Promise<T> {
   const db = rawConnection(k);
   if (!db) throw new Error('capstate: a snapshot needs a connection opened by kyselyFor');
   const run = async () => {
-    const byName = (viewFiles ??= new Map(listViews().map((v) => [v.name, v])));
-    const list = needed(byName, views);
+    const list = needed(shippedViews(), wanted);
     const shadowed: string[] = [];
     const fill = (table: string, rows: readonly Record<string, unknown>[]) => {
       db.exec(`delete from temp."${table}"`);
@@ -101,10 +103,14 @@ export function withSnapshot<T>(k: Kysely<DB>, views: readonly string[], fn: (sn
  * filter on the body reaches member_node's key, and no rule reads them.
  */
 export function statementSnapshot(query: string): { name: string; statements: string[] }[] {
-  const byName = (viewFiles ??= new Map(listViews().map((v) => [v.name, v])));
-  const words = new Set(query.toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []);
-  const explore = explorationViews([...byName.values()]);
-  return needed(byName, [...words].filter((w) => byName.has(w) && !explore.has(w))).map((v) => ({
+  return viewSnapshot(query.toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []);
+}
+
+/** statementSnapshot for the views `names` holds (other words are left out). */
+export function viewSnapshot(names: readonly string[]): { name: string; statements: string[] }[] {
+  const byName = shippedViews();
+  const explore = (exploring ??= explorationViews([...byName.values()]));
+  return needed(byName, [...new Set(names)].filter((w) => byName.has(w) && !explore.has(w))).map((v) => ({
     name: v.name,
     statements: [
       definitionAsTempView(v),
@@ -120,14 +126,19 @@ export function statementSnapshot(query: string): { name: string; statements: st
  * drops them: for a connection that reads a store whose facts may change between queries.
  */
 export function withStatementSnapshot<T>(db: Sqlite, query: string, fn: () => T): T {
-  const views = statementSnapshot(query);
+  const snapshot = statementSnapshot(query);
   try {
-    for (const v of views) for (const s of v.statements) db.exec(s);
+    evaluateViews(db, snapshot);
     return fn();
   } finally {
-    for (const v of [...views].reverse()) db.exec(`drop table if exists temp."${v.name}"`);
-    for (const v of views) db.exec(`drop view if exists temp."${v.name}__definition"`);
+    for (const v of [...snapshot].reverse()) db.exec(`drop table if exists temp."${v.name}"`);
+    for (const v of snapshot) db.exec(`drop view if exists temp."${v.name}__definition"`);
   }
+}
+
+/** Runs a snapshot's statements on `db`: TEMP tables of the views' names, kept until dropped. */
+export function evaluateViews(db: Sqlite, snapshot: { name: string; statements: string[] }[]): void {
+  for (const v of snapshot) for (const s of v.statements) db.exec(s);
 }
 
 /** Views that hold no rule (`@rule none`) and that no rule view reads, directly or through another. */
