@@ -1,5 +1,5 @@
 -- @rule   DOC-1
--- @says   A GET tool whose path names a file (its template ends in `.webmanifest` or `.har`, or in `.json` with no other tool under its type root) and whose records have one request line reads a document, not its root's collection (issue 18: a Web App Manifest is no type `manifest` with one entity).
+-- @says   A GET tool whose path names a file (its template ends in `.webmanifest` or `.har`, or in `.json` with no other tool under its type root or its path) and whose records have one request line reads a document, not its root's collection (issue 18: a Web App Manifest is no type `manifest` with one entity).
 -- @grain  one row per such tool
 -- @reads  tool, record
 create view file_documents as
@@ -15,11 +15,15 @@ files as (
   from get_tools g
 ),
 lone as (
-  -- `/issues.json` beside `/issues/{id}.json` is the API's format suffix, not a file.
+  -- `/issues.json` beside `/issues/{id}.json` is the API's format suffix, not a file; so it is
+  -- beside a template under its path that has a root of its own (`/projects/{id}/memberships.json`).
   select f.*
   from files f
   where f.is_file_type
-     or (f.is_json and not exists (select 1 from tool o where o.capture_id = f.capture_id and o.root_path = f.root_path and o.id <> f.tool_id))
+     or (f.is_json and not exists (
+       select 1 from tool o
+       where o.capture_id = f.capture_id and o.id <> f.tool_id
+         and (o.root_path = f.root_path or substr(o.template, 1, length(f.root_path) + 1) = f.root_path || '/')))
 ),
 lines as (
   select l.tool_id, count(distinct r.path || '?' || coalesce(r.query, '')) as request_lines

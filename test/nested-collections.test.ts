@@ -149,14 +149,56 @@ describe('the parent field is learned only when every recorded nested read agree
     expect(s.types.map((t) => t.root_path)).toEqual(['/api/v1/comments']);
   });
 
-  it('without a recorded flat list the nested tool keeps its own root and replays as before', () => {
+  it('without a recorded flat list, a nested tool read for two parents lists a type of its own (/comments), its parent learned', () => {
     const s = synthetic([
       { url: `${A}/posts`, body: [{ id: 1, title: 'p' }, { id: 2, title: 'q' }] },
       { url: `${A}/posts/1/comments`, body: COMMENTS.filter((c) => c.postId === 1) },
       { url: `${A}/posts/2/comments`, body: COMMENTS.filter((c) => c.postId === 2) },
     ]);
-    expect(nestedPlan(s)).toMatchObject({ kind: 'record', reason: 'path-varies' });
+    expect(nestedPlan(s)).toMatchObject({ kind: 'list', collection: 'comments', parent: { field: 'postId' } });
+    expect(s.types.map((t) => t.root_path)).toEqual(['/comments', '/posts']);
+    expect(s.entities.filter((e) => e.collection === 'comments').map((e) => e.value)).toEqual(COMMENTS);
+  });
+
+  it('read for one parent only, it keeps ES-7\'s root (/posts) and its one line is a document', () => {
+    const s = synthetic([
+      { url: `${A}/posts`, body: [{ id: 1, title: 'p' }, { id: 2, title: 'q' }] },
+      { url: `${A}/posts/1/comments`, body: COMMENTS.filter((c) => c.postId === 1) },
+    ]);
+    expect(nestedPlan(s)).toMatchObject({ kind: 'document' });
     expect(s.types.map((t) => t.root_path)).toEqual(['/posts']);
+  });
+
+  it('a parent held in an object member (post: {id, title}) is learned as post.id, through the parent type\'s identity', () => {
+    const withPost = COMMENTS.map(({ postId, ...c }) => ({ ...c, post: { id: postId, title: `post ${postId}` } }));
+    const s = synthetic([
+      { url: `${A}/posts`, body: [{ id: 1, title: 'post 1' }, { id: 2, title: 'post 2' }] },
+      { url: `${A}/posts/1/comments`, body: withPost.filter((c) => c.post.id === 1) },
+      { url: `${A}/posts/2/comments`, body: withPost.filter((c) => c.post.id === 2) },
+    ]);
+    const plan = nestedPlan(s) as ListPlan;
+    expect(plan.parent).toEqual({ param: 'id', field: 'post.id' });
+    expect(plan.lines.map((l) => l.filter)).toEqual([[{ field: 'post.id', values: ['1'] }], [{ field: 'post.id', values: ['2'] }]]);
+  });
+
+  it('a path value naming the parent by another key stands for the entity the parent\'s item read by that value showed, and only then', () => {
+    const posts = [{ id: 1, slug: 'first' }, { id: 2, slug: 'second' }];
+    const reads = (itemBySlug: boolean): Exchange[] => [
+      { url: `${A}/posts`, body: posts },
+      { url: `${A}/posts/2`, body: posts[1] },
+      ...(itemBySlug ? [{ url: `${A}/posts/first`, body: posts[0] }] : []),
+      { url: `${A}/posts/first/comments`, body: COMMENTS.filter((c) => c.postId === 1) },
+      { url: `${A}/posts/2/comments`, body: COMMENTS.filter((c) => c.postId === 2) },
+    ];
+    const s = synthetic(reads(true));
+    const plan = nestedPlan(s) as ListPlan;
+    expect(plan.parent).toEqual({ param: 'id', field: 'postId', collection: 'posts' });
+    expect(plan.lines.map((l) => [l.path, l.filter])).toEqual([
+      ['/posts/first/comments', [{ field: 'postId', values: ['1'] }]], ['/posts/2/comments', [{ field: 'postId', values: ['2'] }]],
+    ]);
+    // Nothing shows that `first` is post 1: no parent is learned (the line lists what no filter on `first` picks).
+    const without = nestedPlan(synthetic(reads(false))) as ListPlan;
+    expect(without.parent).toBeUndefined();
   });
 });
 

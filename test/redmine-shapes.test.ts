@@ -2,7 +2,8 @@
  * Issue 18 on a real Redmine 5.0.4 (fixtures/redmine-shapes, reads only): alternate keys
  * (`/projects/garden.json` and `/projects/2.json` read the same kind of entity, by its
  * `identifier` and by its `id`) and filtered lists (Redmine's default `/issues.json` hides
- * closed issues next to `?status_id=*` and `?status_id=closed`). The state's entities and
+ * closed issues next to `?status_id=*` and `?status_id=closed`) and a nested collection with no
+ * flat list (`/projects/{id}/memberships.json`, one project read by its identifier). The state's entities and
  * the served answers are compared with Redmine's own answers outside the capture
  * (expected/truth.json).
  */
@@ -67,6 +68,30 @@ describe('issue 18, filtered lists: Redmine\'s default issue list hides closed i
   });
 });
 
+describe('issue 18, nested collections without a flat list: memberships under a project', () => {
+  it('ES-7: /projects/{id}/memberships.json, read for two projects, lists a type of its own (/memberships), not projects', () => {
+    const m = JSON.parse(cli(['manifest', CAPTURE, '--json']).stdout) as { manifests: { tools: { name: string; root_path: string }[]; notes: string[] }[] };
+    expect(m.manifests[0].tools.find((t) => t.name === 'get_projects_by_id_memberships_json')!.root_path).toBe('/memberships');
+    expect(state.types.map((t) => t.collection)).toEqual(['issues', 'memberships', 'projects']);
+    expect(state.types.find((t) => t.collection === 'memberships')!.identity).toBe('id');
+  });
+
+  it('its entities are the memberships Redmine lists under each project, one each', () => {
+    const got = state.entities.filter((e) => e.collection === 'memberships').map((e) => e.value);
+    const listed = ['/projects/1/memberships.json', '/projects/ops-runbook/memberships.json'].flatMap((p) => (truthOf(p).body as { memberships: unknown[] }).memberships);
+    expect(got).toEqual(listed);
+  });
+
+  it('ES-37: the list plan learns the parent in project.id, and reads the path value garden as project 1 (the project item read by garden showed it)', () => {
+    const p = plan('get_projects_by_id_memberships_json') as ListPlan;
+    expect(p).toMatchObject({ kind: 'list', collection: 'memberships', parent: { param: 'id', field: 'project.id', collection: 'projects' }, counters: ['/total_count'] });
+    expect(p.lines.map((l) => [l.path, l.filter, l.listed_ids, l.total_members])).toEqual([
+      ['/projects/garden/memberships.json', [{ field: 'project.id', values: ['1'] }], ['1'], ['/total_count']],
+      ['/projects/2/memberships.json', [{ field: 'project.id', values: ['2'] }], ['2'], ['/total_count']],
+    ]);
+  });
+});
+
 describe('Redmine 5.0.4 (fixtures/redmine-shapes): serving what the capture never asked, as Redmine answered it', () => {
   const dir = tempDir();
   let s: Served;
@@ -93,10 +118,17 @@ describe('Redmine 5.0.4 (fixtures/redmine-shapes): serving what the capture neve
     expect(JSON.stringify(a.body)).toBe(JSON.stringify(truthOf('/issues/2.json').body));
   });
 
-  it('not modelled yet: memberships under a project with no flat list replay their records, so another project has no answer', async () => {
-    expect(plan('get_projects_by_id_memberships_json')).toMatchObject({ kind: 'record', reason: 'path-varies' });
-    const r = await s.call('get_projects_by_id_memberships_json', { id: '1' });
+  it('memberships under a project no record read by that key are answered from state as Redmine answered them: by id (1) and by identifier (ops-runbook)', async () => {
+    for (const [id, path] of [['1', '/projects/1/memberships.json'], ['ops-runbook', '/projects/ops-runbook/memberships.json']]) {
+      const a = answer(await s.call('get_projects_by_id_memberships_json', { id }));
+      expect(a.source, id).toBe('state');
+      expect(a.status, id).toBe(truthOf(path).status);
+      expect(JSON.stringify(a.body), id).toBe(JSON.stringify(truthOf(path).body));
+    }
+  });
+
+  it('a project the state does not hold gets no answer from state (Redmine answers 404 there; no such record to replay)', async () => {
+    const r = await s.call('get_projects_by_id_memberships_json', { id: '77' });
     expect(r.isError).toBe(true);
-    expect(truthOf('/projects/1/memberships.json').status).toBe(200);
   });
 });

@@ -653,9 +653,10 @@ async function mergeSingularRoots(tools: InferredTool[], byId: Map<number, Rec>,
  * two static segments under the API base and its version segment, if any) beside a recorded JSON GET of the flat list
  * (`/comments`) lists that type's entities under a parent: its tools (the GET listing one
  * parent's members, the POST creating one) take the flat list's root, so their reads are
- * the type's reads and their writes bound it (ES-8). The state pass learns which field
- * carries the parent (ES-37 checks it against every nested read; decisions: "nested
- * collections").
+ * the type's reads and their writes bound it (ES-8). With no flat list recorded, a nested GET
+ * answered for two parents or more (Redmine's `/projects/{id}/memberships.json`) takes that
+ * root too, a type of its own. The state pass learns which field carries the parent (ES-37
+ * checks it against every nested read; decisions: "nested collections").
  */
 function mergeNestedRoots(tools: InferredTool[], byId: Map<number, Rec>, apiBase: string, notes: string[]): void {
   const base = apiBase === '/' ? [] : apiBase.slice(1).split('/');
@@ -673,7 +674,19 @@ function mergeNestedRoots(tools: InferredTool[], byId: Map<number, Rec>, apiBase
     if (t.method !== 'GET' || t.endsInParam || i === null || parts.length !== i + 1) continue;
     if (t.records.some((r) => byId.get(r.id)!.isJson)) flatLists.add(t.rootPath);
   }
-  const moved = new Map<string, string>();
+  // Without a flat list, a nested template lists a collection of its own when its GET answered
+  // JSON for two parents or more (`/projects/{id}/memberships.json` per project); read for one
+  // parent it keeps ES-7's root (`/api/v1/items/it-01/tags` → `/api/v1/items`).
+  const parentsRead = new Map<string, Set<string>>();
+  for (const t of tools) {
+    if (t.method !== 'GET') continue;
+    for (const r of t.records) {
+      if (!byId.get(r.id)!.isJson || r.params.length !== 1) continue;
+      (parentsRead.get(t.template) ?? parentsRead.set(t.template, new Set()).get(t.template)!).add(r.params[0].value);
+    }
+  }
+  const nestedLists = new Set([...parentsRead].filter(([, values]) => values.size >= 2).map(([template]) => template));
+  const moved = new Map<string, { flat: string; own: boolean }>();
   for (const t of tools) {
     const parts = parseTemplate(t.template).parts;
     const i = start(parts);
@@ -681,11 +694,17 @@ function mergeNestedRoots(tools: InferredTool[], byId: Map<number, Rec>, apiBase
     const [parent, param, child] = parts.slice(i);
     if (parent.kind !== 'static' || param.kind !== 'param' || child.kind !== 'static') continue;
     const flat = '/' + [...parts.slice(0, i).map((p) => text(p)!), child.text].join('/');
-    if (!flatLists.has(flat) || flat === t.rootPath) continue;
+    if (flat === t.rootPath) continue;
+    const own = !flatLists.has(flat);
+    if (own && !nestedLists.has(t.template)) continue;
     t.rootPath = flat;
-    moved.set(renderTemplate({ parts, trailingSlash: false, suffix: '' }), flat);
+    moved.set(renderTemplate({ parts, trailingSlash: false, suffix: '' }), { flat, own });
   }
-  for (const [nested, flat] of moved) notes.push(`${nested} lists ${flat} under a parent: one type with ${flat} (issue 18)`);
+  for (const [nested, { flat, own }] of moved) {
+    notes.push(own
+      ? `${nested} lists ${flat} under a parent: a type of its own, no flat list recorded (issue 18)`
+      : `${nested} lists ${flat} under a parent: one type with ${flat} (issue 18)`);
+  }
 }
 
 /** OQ-5: the longest common segment prefix of the JSON-answering templates, capped. */

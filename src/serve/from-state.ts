@@ -11,7 +11,7 @@ import type { ManifestTool } from '../manifest/read.js';
 import type { StoredLookups } from '../state/stored.js';
 import { collectionsOf, entityByKey, lineQuery, renderItem, renderList, type Collections } from '../state/render.js';
 import { isListQuery, parseListQuery, type ListQuery } from '../state/list-queries.js';
-import type { ItemPlan, ListPlan, PlanLine, StateEntity } from '../state/types.js';
+import type { ItemPlan, ListParent, ListPlan, PlanLine, StateEntity } from '../state/types.js';
 import { namesVariantKey } from '../state/variants.js';
 import type { ServeContext } from './context.js';
 import { templateParams } from '../manifest/paths.js';
@@ -35,6 +35,25 @@ async function entitiesFor(model: ServedModel, collection: string, ids: readonly
   if (ids === 'all') return collectionsOf(await model.collection(collection));
   const found = await Promise.all(ids.map((id) => model.entity(collection, id)));
   return collectionsOf(found.filter((e): e is StateEntity => e !== undefined));
+}
+
+/**
+ * Issue 18: the parent a nested call's path value names — the value itself, or where the
+ * parent's item plan learned an alternate key (`garden` for project 1), the entity it finds;
+ * undefined for a parent of a known type that the model does not hold (no answer from state:
+ * Redmine answers 404 there, json-server an empty list).
+ */
+async function parentId(ctx: ServeContext, parent: ListParent, value: string, model: ServedModel): Promise<string | undefined> {
+  if (parent.collection === undefined || (await model.entity(parent.collection, value))) return value;
+  const state = await servedState(ctx);
+  for (const tool of ctx.manifest.tools) {
+    if (!state || tool.method.toUpperCase() !== 'GET') continue;
+    const plan = await state.plan(tool.name);
+    if (plan?.kind === 'item' && plan.collection === parent.collection && plan.alternate_key !== undefined) {
+      return entityByKey(collectionsOf(await model.collection(parent.collection)), plan, value)?.id;
+    }
+  }
+  return undefined;
 }
 
 export interface StateAnswer {
@@ -203,11 +222,13 @@ async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanL
   } else if (plan.parent && call.query.length === 0) {
     // Issue 18: a parent no record shows lists the entities its parent filter picks, in the
     // envelope of a recorded parent's line without a query.
-    const value = call.params.get(plan.parent.param);
+    const asked_parent = call.params.get(plan.parent.param);
     const template = plan.lines.find((l) => l.status >= 200 && l.status <= 299 && l.reason === undefined && l.query === null && l.filter?.[0]?.field === plan.parent!.field);
-    if (value === undefined || !template) return null;
-    const filter = [{ field: plan.parent.field, values: [value] }];
-    line = { ...template, filter, sort: undefined, then_by: undefined, window: undefined, total_members: undefined, total_headers: undefined, listed_ids: undefined };
+    const id = asked_parent === undefined ? undefined : await parentId(ctx, plan.parent, asked_parent, model);
+    if (id === undefined || !template) return null;
+    const filter = [{ field: plan.parent.field, values: [id] }];
+    // The template's totals (Redmine's total_count) count what the parent filter matches.
+    line = { ...template, filter, sort: undefined, then_by: undefined, window: undefined, listed_ids: undefined };
     how = `${describeQuery({ filter })}, a parent no record shows (its ${plan.parent.field} learned from the recorded nested lines), in the envelope of #${template.record_ordinal}`;
   } else {
     const learned = plan.list_queries;
@@ -223,8 +244,9 @@ async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanL
     if (plan.parent) {
       // Issue 18: a nested list's query applies to its parent's members only.
       const value = call.params.get(plan.parent.param);
-      if (value === undefined) return null;
-      parsed.query.filter = [{ field: plan.parent.field, values: [value] }, ...(parsed.query.filter ?? [])];
+      const id = value === undefined ? undefined : await parentId(ctx, plan.parent, value, model);
+      if (id === undefined) return null;
+      parsed.query.filter = [{ field: plan.parent.field, values: [id] }, ...(parsed.query.filter ?? [])];
     }
     const keys = (l: { query: string | null }) => [...new Set(new URLSearchParams(l.query ?? '').keys())].sort().join('&');
     const wanted = [...new Set(call.query.map((p) => p.name))].sort().join('&');

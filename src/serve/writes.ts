@@ -92,7 +92,10 @@ async function findWriteModel(ctx: ServeContext, tool: ManifestTool): Promise<Wr
       for (const r of reads) {
         if (r.template !== tool.template) continue;
         const plan = await state.plan(r.name);
-        if (plan?.kind === 'list' && plan.collection === type.collection && plan.parent) return { ...entity, kind: 'create', parent: plan.parent };
+        // A parent inside an object member (`project: {id, name}`) is the server's to fill in: no model.
+        if (plan?.kind === 'list' && plan.collection === type.collection && plan.parent && !plan.parent.field.includes('.')) {
+          return { ...entity, kind: 'create', parent: { param: plan.parent.param, field: plan.parent.field } };
+        }
       }
       return null;
     }

@@ -62,6 +62,8 @@ export interface StateFacts extends CaptureFacts {
   viewFields: Map<string, { fields: string[]; required: string[] }>;
   /** ES-24 (`view_per_response_members`): per tool, the generated members every path it answers proves, sorted. */
   viewPerResponse: Map<string, string[]>;
+  /** Issue 18: per nested list tool of the root (`/projects/{id}/memberships.json`), the type its path parameter names. */
+  parents: Map<string, NestedParent>;
   /** ES-4/ES-5: a body as an exact value through the body owner, or undefined when it is not usable. */
   bodyValue(bodyId: number): JsonValue | undefined;
   bodyUsable(bodyId: number): boolean;
@@ -75,6 +77,19 @@ export interface StateFacts extends CaptureFacts {
   loadBodies(bodyIds: number[]): Promise<number[]>;
   /** Lets go of bodies `loadBodies` fetched (OQ-32: released when no longer held), and their charge. */
   dropBodies(bodyIds: number[]): void;
+}
+
+/**
+ * Issue 18: the parent type of a nested list tool — its root, collection and identity name —
+ * and the path values its item reads named an entity by other than its id (Redmine's
+ * `/projects/garden.json` shows project 1: `garden` → `1`), learned from the parent's own
+ * item observations, since the parent is another unit of work.
+ */
+export interface NestedParent {
+  root: string;
+  collection: string;
+  identity: string | null;
+  aliases: Map<string, string>;
 }
 
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
@@ -163,6 +178,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
   for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership, pageSignals, fieldRows, perResponseRows] as Record<string, unknown>[][]) {
     for (const r of rows) budget.charge('records', rowCost(r));
   }
+  const parents = await nestedParents(k, capture, tools, budget);
   const itemPointer = new Map(itemLocations.map((l) => [l.record_id, l.entity_pointer]));
   const listPointer = new Map(listReads.map((l) => [l.record_id, l.list_pointer]));
   // Initial reads' bodies are rendered and compared; the gate asks for later ones. Each is parsed on first use.
@@ -227,7 +243,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     root,
     reads,
     identities: capture.allIdentities.filter((t) => t.root_path === root),
-    observations, order, itemLocations, listReads, counters, membership, pageSignals, tools, viewFields, viewPerResponse,
+    observations, order, itemLocations, listReads, counters, membership, pageSignals, tools, viewFields, viewPerResponse, parents,
     bodyValue: value,
     loadBodies,
     dropBodies,
@@ -243,4 +259,42 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     ownObject,
     embeddedBy,
   };
+}
+
+/** A template's shape without parameter names or a format suffix: `/projects/{id}.json` → `/projects/{}`. */
+const bareTemplate = (t: string) => t.replace(/\{[^}]+\}/g, '{}').replace(/\.[A-Za-z0-9]+$/, '');
+
+/**
+ * Issue 18: the parents of the root's nested list tools — a GET template with one parameter
+ * between its parent's segment and its own, under another root than its parent's — each found
+ * through the parent's GET item template (`/projects/{id}/memberships.json` → `/projects/{id}.json`),
+ * else its list (`/projects.json`).
+ */
+async function nestedParents(k: Kysely<DB>, capture: CaptureFacts, tools: Selectable<DB['tool']>[], budget: Budget): Promise<Map<string, NestedParent>> {
+  const out = new Map<string, NestedParent>();
+  for (const t of tools) {
+    const bare = bareTemplate(t.template);
+    const cut = bare.indexOf('/{}');
+    if (t.method !== 'GET' || t.ends_in_param === 1 || cut <= 0 || bare.indexOf('{}', cut + 3) !== -1 || bare.startsWith(`${t.root_path}/`)) continue;
+    const items = capture.allTools.filter((p) => p.method === 'GET' && p.ends_in_param === 1 && bareTemplate(p.template) === bare.slice(0, cut + 3));
+    // Without an item template, the parent's list (`/posts`) still names its type.
+    const root = (items[0] ?? capture.allTools.find((p) => p.method === 'GET' && bareTemplate(p.template) === bare.slice(0, cut)))?.root_path;
+    const collection = root === undefined ? undefined : capture.names.get(root);
+    if (root === undefined || collection === undefined || root === t.root_path) continue;
+    const aliases = new Map<string, string>();
+    const ambiguous = new Set<string>();
+    const rows = items.length === 0 ? [] : await k.selectFrom('kept_observations').select(['record_id', 'entity_id'])
+      .where('capture_id', '=', capture.captureId).where('root_path', '=', root).where('view_kind', '=', 'item')
+      .where('tool', 'in', items.map((p) => p.name)).orderBy('timeline_position').execute();
+    for (const r of rows) {
+      budget.charge('records', rowCost(r));
+      const v = capture.pathValue(r.record_id);
+      if (v === undefined || v === r.entity_id) continue;
+      if (aliases.has(v) && aliases.get(v) !== r.entity_id) ambiguous.add(v);
+      aliases.set(v, r.entity_id);
+    }
+    for (const v of ambiguous) aliases.delete(v);
+    out.set(t.name, { root, collection, identity: capture.allIdentities.find((i) => i.root_path === root)?.identity_field ?? null, aliases });
+  }
+  return out;
 }

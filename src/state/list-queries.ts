@@ -171,11 +171,19 @@ function spelling(v: JsonValue | undefined): string | null {
   return null;
 }
 
-/** The field's value as the view shows it: the view's own value where it differs (ES-26), else the entity's. */
+/**
+ * The field's value as the view shows it: the view's own value where it differs (ES-26), else
+ * the entity's. A name with dots no member spells is a path into nested objects (issue 18: a
+ * nested collection's parent in `project.id`).
+ */
 function fieldOf(e: StateEntity, tool: string, field: string): JsonValue | undefined {
   const own = e.view_values[tool];
   if (own && Object.hasOwn(own, field)) return own[field];
-  return isObject(e.value) ? member(e.value, field) : undefined;
+  if (!isObject(e.value)) return undefined;
+  const top = member(e.value, field);
+  if (top !== undefined || !field.includes('.')) return top;
+  const [head, ...rest] = field.split('.');
+  return rest.reduce<JsonValue | undefined>((v, k) => member(v, k), own && Object.hasOwn(own, head) ? own[head] : member(e.value, head));
 }
 
 function compare(a: JsonValue | undefined, b: JsonValue | undefined): number {

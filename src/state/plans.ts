@@ -12,7 +12,7 @@ import { at, isObject, jsonEqual, keysOf, member } from './json.js';
 import { singular, type EmbeddedMembers } from './relations.js';
 import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, replaceShown, shownAt, type Collections } from './render.js';
 import {
-  REASON_PRECEDENCE, type ItemPlan, type ListPlan, type ListQueries, type Plan, type PlanLine, type Reason, type StateDocument, type StateEntity,
+  REASON_PRECEDENCE, type ItemPlan, type ListParent, type ListPlan, type ListQueries, type Plan, type PlanLine, type Reason, type StateDocument, type StateEntity,
 } from './types.js';
 import type { Shaping, ViewShaping } from './variants.js';
 import { childPointer } from '../json/pointer.js';
@@ -301,7 +301,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   const totals = { members: byRecord(ctx.facts.counters), headers: byRecord(ctx.facts.pageSignals) };
   const shownBy = byRecord(ctx.facts.observations.filter((o) => o.tool === ctx.tool));
   const parent = parentOf(ctx, all, membership, shownBy, isField, totals);
-  const parentFilter = (r: ReadLine) => (parent ? { field: parent.field, value: ctx.facts.pathValue(r.record_id)! } : undefined);
+  const parentFilter = (r: ReadLine) => (parent ? { field: parent.field, value: parent.valueOf(r) } : undefined);
   const lines: PlanLine[] = [];
   const failedUnits = new Set<QueryUnit>();
   const learnedUnits = new Map<QueryUnit, Set<string>>();
@@ -352,7 +352,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   const hasQueries = listQueries.filter.length + listQueries.sort.length + listQueries.window.length > 0;
   const plan: ListPlan = {
     tool: ctx.tool, kind: 'list', ...viewBase(ctx, listObs, 'list'), ...(hasQueries ? { list_queries: listQueries } : {}),
-    ...(parent ? { parent: { param: parent.param, field: parent.field } } : {}), list_pointer: listPointer,
+    ...(parent ? { parent: { param: parent.param, field: parent.field, ...(parent.collection !== undefined ? { collection: parent.collection } : {}) } } : {}), list_pointer: listPointer,
     membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded', counters, lines,
   };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
@@ -410,28 +410,39 @@ type Totals = { members: Map<number, StateFacts['counters']>; headers: Map<numbe
 /**
  * Issue 18 (ES-35, ES-37): the field a nested collection's entities carry their parent in.
  * A list tool under a parent (`/posts/{id}/comments`, which the manifest gave the flat
- * `/comments` root) lists the entities whose field equals the path value. The field is
- * learned as list filters are: the first field (those named for the parent — `postId`,
- * `post_id` — first, then the view's field order) whose filter reproduces every listed line
- * of the tool, in order; with none, no parent is learned and the lines keep their reasons.
+ * `/comments` root; `/projects/{id}/memberships.json`, a root of its own) lists the entities
+ * whose field equals the parent the path value names. The field is learned as list filters
+ * are: the first field (those named for the parent — `postId`, `post_id`, `project` — first,
+ * then the view's field order; an object field by its parent identity member, `project.id`)
+ * whose filter reproduces every listed line of the tool, in order; with none, no parent is
+ * learned and the lines keep their reasons. A path value naming the parent by another key
+ * than its id (`/projects/garden/memberships.json`) stands for the entity the parent's own
+ * item read by that value showed (`garden` → project 1).
  */
-function parentOf(ctx: Ctx, all: StateEntity[], membership: Map<number, 'all' | 'recorded'>, shownBy: Map<number, { entity_id: string }[]>, isField: (n: string) => boolean, totals: Totals): { param: string; field: string } | null {
+function parentOf(ctx: Ctx, all: StateEntity[], membership: Map<number, 'all' | 'recorded'>, shownBy: Map<number, { entity_id: string }[]>, isField: (n: string) => boolean, totals: Totals): FoundParent | null {
   const tool = ctx.facts.tools.find((t) => t.name === ctx.tool);
   const params = [...(tool?.template.matchAll(/\{([^}]+)\}/g) ?? [])].map((m) => m[1]);
   if (!tool || params.length !== 1 || tool.ends_in_param === 1) return null;
   const listed = ctx.lines.filter((r) => membership.has(r.record_id) && ctx.facts.pathValue(r.record_id) !== undefined);
   if (listed.length === 0) return null;
+  const nested = ctx.facts.parents.get(ctx.tool);
+  const valueOf = (r: ReadLine) => { const v = ctx.facts.pathValue(r.record_id)!; return nested?.aliases.get(v) ?? v; };
   const statics = tool.template.split('/').filter((s) => s !== '' && !s.startsWith('{'));
   const parentWord = singular(statics[statics.length - 2] ?? '');
   const named = (f: string) => [`${parentWord}Id`, `${parentWord}_id`, parentWord].includes(f);
   const fields = ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? [];
-  const candidates = [...fields.filter(named), ...fields.filter((f) => !named(f))];
+  const byParentIdentity = (f: string) => (nested?.identity && all.some((e) => isObject(member(e.value, f))) ? [`${f}.${nested.identity}`, f] : [f]);
+  const candidates = [...fields.filter(named), ...fields.filter((f) => !named(f))].flatMap(byParentIdentity);
   const field = candidates.find((f) => listed.every((r) => {
     const ids = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
-    return readLineQuery(ctx, r, membership.get(r.record_id)!, ids, all, isField, totals, { field: f, value: ctx.facts.pathValue(r.record_id)! }).kind === 'query';
+    return readLineQuery(ctx, r, membership.get(r.record_id)!, ids, all, isField, totals, { field: f, value: valueOf(r) }).kind === 'query';
   }));
-  return field === undefined ? null : { param: params[0], field };
+  if (field === undefined) return null;
+  return { param: params[0], field, valueOf, ...(nested && nested.aliases.size > 0 ? { collection: nested.collection } : {}) };
 }
+
+/** A learned parent: the plan's `parent`, and the parent id each recorded line's path value names. */
+type FoundParent = ListParent & { valueOf: (r: ReadLine) => string };
 
 /** DOC-2..DOC-5: the document of a GET list tool without an entity plan, or the reasons it has none. */
 function documentOf(ctx: Ctx, reads: ReadLine[], reasons: Outcome['reasons']): StateDocument | null {

@@ -107,8 +107,13 @@ interface ViewFacts {
  * the identity (Redmine's `/projects/garden.json` beside `/projects/2.json`); present only when learned.
  */
 export interface ItemPlan extends ViewFacts { kind: 'item'; alternate_key?: string; entity_pointer: string; membership: null; counters: [] }
-/** A nested collection's parent (issue 18): the path parameter naming it and the field its members carry it in. */
-export interface ListParent { param: string; field: string }
+/**
+ * A nested collection's parent (issue 18): the path parameter naming it and the field its
+ * members carry it in (a member path, `project.id`, into an object member). `collection`: the
+ * parent's type, present when its item reads name parents by another key than the id, so a
+ * path value is looked up by the parent item plan's `alternate_key` first.
+ */
+export interface ListParent { param: string; field: string; collection?: string }
 export interface ListPlan extends ViewFacts { kind: 'list'; list_queries?: ListQueries; parent?: ListParent; list_pointer: string; membership: 'all' | 'recorded'; counters: string[] }
 export interface DocumentPlan { tool: string; kind: 'document'; path: string; record_ordinal: number }
 export interface RecordPlan { tool: string; kind: 'record'; reason: Reason; detail: string }
