@@ -45,15 +45,8 @@ async function entitiesFor(model: ServedModel, collection: string, ids: readonly
  */
 async function parentId(ctx: ServeContext, parent: ListParent, value: string, model: ServedModel): Promise<string | undefined> {
   if (parent.collection === undefined || (await model.entity(parent.collection, value))) return value;
-  const state = await servedState(ctx);
-  for (const tool of ctx.manifest.tools) {
-    if (!state || tool.method.toUpperCase() !== 'GET') continue;
-    const plan = await state.plan(tool.name);
-    if (plan?.kind === 'item' && plan.collection === parent.collection && plan.alternate_key !== undefined) {
-      return entityByKey(collectionsOf(await model.collection(parent.collection)), plan, value)?.id;
-    }
-  }
-  return undefined;
+  const plan = (await planIndex(ctx)).alternateKeys.get(parent.collection);
+  return plan === undefined ? undefined : entityByKey(collectionsOf(await model.collection(parent.collection)), plan, value)?.id;
 }
 
 export interface StateAnswer {
@@ -71,29 +64,41 @@ export interface StateAnswer {
   headers?: Record<string, string>;
 }
 
-const wholeCollections = new WeakMap<ServeContext, Promise<Set<string>>>();
+/** What serving asks of the read plans across tools, gathered once per served store. */
+interface PlanIndex {
+  /** Collections with a list plan line of membership `all`. */
+  whole: Set<string>;
+  /** Issue 18: per collection, an item plan that learned an alternate key. */
+  alternateKeys: Map<string, ItemPlan>;
+}
+const planIndexes = new WeakMap<ServeContext, Promise<PlanIndex>>();
+
+function planIndex(ctx: ServeContext): Promise<PlanIndex> {
+  let hit = planIndexes.get(ctx);
+  if (!hit) {
+    hit = (async () => {
+      const state = await servedState(ctx);
+      const out: PlanIndex = { whole: new Set(), alternateKeys: new Map() };
+      if (!state) return out;
+      for (const tool of ctx.manifest.tools) {
+        if (tool.method.toUpperCase() !== 'GET') continue;
+        const plan = await state.plan(tool.name);
+        if (plan?.kind === 'list' && plan.lines.some((l) => l.membership === 'all')) out.whole.add(plan.collection);
+        if (plan?.kind === 'item' && plan.alternate_key !== undefined && !out.alternateKeys.has(plan.collection)) out.alternateKeys.set(plan.collection, plan);
+      }
+      return out;
+    })();
+    planIndexes.set(ctx, hit);
+  }
+  return hit;
+}
 
 /**
  * Collections whose whole membership the state knows: a list plan of the collection has a
  * line of membership `all` (OQ-25). Only there does an id the state lacks mean "no such entity".
  */
-export function knownCollections(ctx: ServeContext): Promise<Set<string>> {
-  let hit = wholeCollections.get(ctx);
-  if (!hit) {
-    hit = (async () => {
-      const state = await servedState(ctx);
-      const out = new Set<string>();
-      if (!state) return out;
-      for (const tool of ctx.manifest.tools) {
-        if (tool.method.toUpperCase() !== 'GET') continue;
-        const plan = await state.plan(tool.name);
-        if (plan?.kind === 'list' && plan.lines.some((l) => l.membership === 'all')) out.add(plan.collection);
-      }
-      return out;
-    })();
-    wholeCollections.set(ctx, hit);
-  }
-  return hit;
+export async function knownCollections(ctx: ServeContext): Promise<Set<string>> {
+  return (await planIndex(ctx)).whole;
 }
 
 /**

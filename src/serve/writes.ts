@@ -94,7 +94,7 @@ async function findWriteModel(ctx: ServeContext, tool: ManifestTool): Promise<Wr
         const plan = await state.plan(r.name);
         // A parent inside an object member (`project: {id, name}`) is the server's to fill in: no model.
         if (plan?.kind === 'list' && plan.collection === type.collection && plan.parent && !plan.parent.field.includes('.')) {
-          return { ...entity, kind: 'create', parent: { param: plan.parent.param, field: plan.parent.field } };
+          return { ...entity, kind: 'create', parent: plan.parent };
         }
       }
       return null;
