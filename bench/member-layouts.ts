@@ -69,6 +69,17 @@ const LAYOUTS: Record<string, Layout> = {
     ddl: TODAY,
     insert: rewritten(MEMBER_TREE_SQL, /iif\(type = 'object' or type = 'array', (iif\(parent is null, 0, length\(path\)[^\n]*?\)), null\),\n/, '$1,\n'),
   },
+  'type-stored': {
+    says: 'type and position stored in each row (the layout before migration 0013) rather than worked out from it',
+    ddl: rewritten(rewritten(TODAY,
+      /  shape INTEGER[^\n]*\n/, ''),
+      /  position INTEGER GENERATED[\s\S]*?VIRTUAL,\n  type TEXT GENERATED[\s\S]*?VIRTUAL,\n/,
+      "  position INTEGER NOT NULL,\n  type TEXT NOT NULL CHECK (type = 'object' OR type = 'array' OR type = 'string' OR type = 'integer'\n    OR type = 'real' OR type = 'true' OR type = 'false' OR type = 'null'),\n"),
+    insert: rewritten(rewritten(rewritten(MEMBER_TREE_SQL,
+      /\(body_id, parent, key, node, depth, shape, value, pointer\)/, '(body_id, parent, key, node, position, depth, type, value, pointer)'),
+      /id,\n/, "id,\n  iif(parent is null, 0, iif(typeof(key) = 'integer', key, id)),\n"),
+      /case type when 'object' then 0[^\n]*end, atom,/, "iif(type = 'text', 'string', type), atom,"),
+  },
   'node-ids': {
     says: 'json_tree\'s own integer ids: key (body_id, node), parent node, key (name or array index), type, value',
     ddl: `create table member (body_id integer not null, node integer not null, parent integer, key any, type text not null, value any,

@@ -6,26 +6,27 @@
 -- object, the index (INTEGER) in an array, 0 for the root; with `parent` it is the key, so
 -- a node's children are one range of it and a named member one lookup. `position` orders
 -- siblings: the index of an array element, the node of an object member (a key, not a
--- rank: the `member` view ranks them; stores migrated by 0009 keep ranks, the same order),
--- 0 for the root; `value` keeps
+-- rank: the `member` view ranks them), 0 for the root; `value` keeps
 -- scalars exact (STRICT ANY: "000123" stays text, 64-bit integers stay integers);
 -- true/false are 1/0 with their type; containers and null have NULL. `pointer` (RFC 6901)
 -- is kept for objects and arrays only ('' for a container root): scalars' pointers are
 -- their parent's plus their key (the `member` view, queries/member.sql). `depth` (the root
 -- 0) is likewise kept for objects and arrays only (NULL for scalars, migration 0012): a
--- scalar's is its parent's plus one, which the `member` view gives.
+-- scalar's is its parent's plus one, which the `member` view gives. `type` and `position`
+-- are worked out from the row when read (VIRTUAL, migration 0013): a scalar's type is its
+-- value's; `shape` holds what a value cannot say (0 object, 1 array, 2 true, 3 false).
 CREATE TABLE "member_node" (
   body_id INTEGER NOT NULL REFERENCES body (id),
   parent INTEGER NOT NULL,
   key ANY NOT NULL,
   node INTEGER NOT NULL,
-  position INTEGER NOT NULL,
   depth INTEGER,
-  -- Comparisons, not IN (…): an IN list in a CHECK costs ~1 µs per inserted row (migration 0004).
-  type TEXT NOT NULL CHECK (type = 'object' OR type = 'array' OR type = 'string' OR type = 'integer'
-    OR type = 'real' OR type = 'true' OR type = 'false' OR type = 'null'),
+  shape INTEGER CHECK (shape = 0 OR shape = 1 OR shape = 2 OR shape = 3),
   value ANY,
   pointer TEXT,
+  position INTEGER GENERATED ALWAYS AS (iif(parent = -1, 0, iif(typeof(key) = 'integer', key, node))) VIRTUAL,
+  type TEXT GENERATED ALWAYS AS (CASE shape WHEN 0 THEN 'object' WHEN 1 THEN 'array' WHEN 2 THEN 'true' WHEN 3 THEN 'false'
+    ELSE iif(typeof(value) = 'text', 'string', typeof(value)) END) VIRTUAL,
   PRIMARY KEY (body_id, parent, key)
 ) STRICT, WITHOUT ROWID;
 -- A container by its pointer (a list, an entity, a wrapper), the way rule views enter a body.

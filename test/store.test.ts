@@ -77,6 +77,36 @@ describe('migrations', () => {
     expect(cli(['state', '--db', file, '--json']).stdout).toBe(cli(['state', '--db', fresh, '--json']).stdout);
   });
 
+  it('0013 (member type and position worked out from the row) upgrades a store at version 12: every member row reads as the load of today writes it', () => {
+    const fresh = join(dir, 'v13.sqlite');
+    expect(cli(['load', fixture('grafana-mini', 'capture.har'), '--db', fresh]).status).toBe(0);
+    const file = join(dir, 'v12.sqlite');
+    const v12 = new Database(file);
+    for (const m of listMigrations().filter((x) => x.version <= 12)) v12.exec(m.sql);
+    v12.pragma('user_version = 12');
+    v12.prepare('attach database ? as src').run(fresh);
+    const tables = v12.prepare("select name from main.sqlite_master where type = 'table' and name not like 'sqlite_%' and name <> 'member_node' and name in (select name from src.sqlite_master)").pluck().all() as string[];
+    for (const t of tables) {
+      const cols = (v12.prepare(`select name from pragma_table_info('${t}', 'main')`).pluck().all() as string[]).map((c) => `"${c}"`).join(', ');
+      v12.exec(`delete from main."${t}"; insert into main."${t}" (${cols}) select ${cols} from src."${t}"`);
+    }
+    // Version 12 stored type and position; the generated columns of today are read by name.
+    v12.exec('insert into main.member_node (body_id, parent, key, node, position, depth, type, value, pointer) select body_id, parent, key, node, position, depth, type, value, pointer from src.member_node');
+    v12.exec('detach database src');
+    v12.close();
+    const rows = (d: Database.Database) => d.prepare('select body_id, parent, key, node, position, depth, type, value, pointer from member_node order by body_id, parent, key').raw().all();
+    const db = openStore(file, { write: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(listMigrations().length);
+    const src = new Database(fresh, { readonly: true });
+    const want = rows(src);
+    src.close();
+    const types = new Set(want.map((r) => r[6]));
+    for (const t of ['object', 'array', 'string', 'integer', 'true', 'false', 'null']) expect(types, t).toContain(t);
+    expect(rows(db)).toEqual(want);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    db.close();
+  });
+
   it('schema/ holds the reference DDL of every table, one file each, matching the migrated store', () => {
     const db = openStore(join(dir, 'schema.sqlite'), { write: true });
     const objects = db.prepare("select type, name, sql from sqlite_master where sql is not null and type in ('table', 'index') order by name").all() as { type: string; name: string; sql: string }[];
@@ -112,7 +142,7 @@ describe('migrations', () => {
     evaluateViews(db, views);
     for (const [name, cols] of Object.entries(COLUMNS)) {
       const schema = views.some((v) => v.name === name) ? 'temp' : 'main';
-      const actual = (db.prepare(`select name from pragma_table_info(?, '${schema}')`).pluck().all(name) as string[]);
+      const actual = (db.prepare(`select name from pragma_table_xinfo(?, '${schema}')`).pluck().all(name) as string[]);
       expect(actual, name).toEqual([...cols]);
     }
     for (const v of views) db.exec(`drop table temp."${v.name}"`);

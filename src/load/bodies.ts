@@ -291,8 +291,14 @@ export interface MemberRow {
  */
 export function memberNodeParams(bodyId: number, m: MemberRow): unknown[] {
   const isContainer = m.type === 'object' || m.type === 'array';
-  return [bodyId, m.parent, m.key ?? BigInt(m.position), m.node, m.key === null ? m.position : m.node, isContainer ? m.depth : null, m.type, m.value, isContainer ? m.pointer : null];
+  return [bodyId, m.parent, m.key ?? BigInt(m.position), m.node, isContainer ? m.depth : null, SHAPE[m.type] ?? null, m.value, isContainer ? m.pointer : null];
 }
+
+/** Parameters of one memberNodeParams row. */
+export const MEMBER_NODE_PARAMS = 8;
+
+/** member_node.shape: the types a value cannot say (migration 0013); the others are NULL. */
+const SHAPE: Partial<Record<MemberRow['type'], number>> = { object: 0, array: 1, true: 2, false: 3 };
 
 /** Flattens an exact JSON value into member rows, the root first, in document order. */
 export function flattenMembers(root: JsonValue, emit: (row: MemberRow) => void): void {

@@ -13,11 +13,11 @@
  *   parent is -1 (a key column cannot be NULL).
  * - key: the member name (TEXT) or the array index (INTEGER), as json_tree gives it; 0 for
  *   the root.
- * - position: an order key among siblings, not a rank: the index for an array element (its
- *   key), the node for an object member (ids grow in document order), 0 for the root. A
- *   dense rank needs a window over each parent's children, which cost ~40% of this
- *   statement (bench/member-layouts: 2.20 → 1.27 CPU s at 50 MB); rule views only order
- *   object members by it, and the `member` view ranks them for readers.
+ * - position is not written: the table works it out (migration 0013) as an order key among
+ *   siblings, not a rank: the index for an array element, the node for an object member (ids
+ *   grow in document order), 0 for the root. A dense rank needs a window over each parent's
+ *   children, which cost ~40% of this statement (bench/member-layouts: 2.20 → 1.27 CPU s at
+ *   50 MB); rule views only order object members by it, and the `member` view ranks them.
  * - depth, for objects and arrays only (NULL for scalars, migration 0012): the `.` and `[`
  *   in the parent's `$`-path (`$.items[0]`), one per level: member names hold neither
  *   (acceptsForTree). Asking for `path` makes json_tree build it, which for every row was
@@ -25,18 +25,21 @@
  * - pointer, for objects and arrays only: json_tree's `fullkey` with `$`, `"` and `]`
  *   dropped and `.` and `[` turned into `/` is the RFC 6901 pointer, names being free of
  *   `. ~ / " [ ]`.
- * - type/value: json_tree calls strings `text`; its `atom` is TEXT, INTEGER (64-bit exact),
- *   REAL, 1/0 for true/false and NULL for containers and null, which is the member value.
+ * - value: json_tree's `atom`, TEXT, INTEGER (64-bit exact), REAL, 1/0 for true/false and
+ *   NULL for containers and null. `type` is worked out from it (migration 0013); `shape`
+ *   says what the value cannot: 0 object, 1 array, 2 true, 3 false, NULL otherwise.
  * One query level, no window.
  */
 export const MEMBER_TREE_SQL = `
-insert into member_node (body_id, parent, key, node, position, depth, type, value, pointer)
+insert into member_node (body_id, parent, key, node, depth, shape, value, pointer)
 select @body, ifnull(parent, -1), ifnull(key, 0), id,
-  iif(parent is null, 0, iif(typeof(key) = 'integer', key, id)),
   iif(type = 'object' or type = 'array', iif(parent is null, 0, length(path) - length(replace(replace(path, '.', ''), '[', '')) + 1), null),
-  iif(type = 'text', 'string', type), atom,
+  case type when 'object' then 0 when 'array' then 1 when 'true' then 2 when 'false' then 3 end, atom,
   iif(type = 'object' or type = 'array', replace(replace(replace(replace(substr(fullkey, 2), '.', '/'), '[', '/'), ']', ''), '"', ''), null)
 from json_tree(@text)`;
 
+/** The columns a member_node row is written with (type and position are worked out by the table, migration 0013). */
+export const MEMBER_NODE_COLUMNS = '(body_id, parent, key, node, depth, shape, value, pointer)';
+
 /** One member_node row from JavaScript (the exact parser's road, ES-5), in column order. */
-export const MEMBER_NODE_INSERT = 'insert into member_node (body_id, parent, key, node, position, depth, type, value, pointer) values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+export const MEMBER_NODE_INSERT = `insert into member_node ${MEMBER_NODE_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?)`;

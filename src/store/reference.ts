@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { listViews, packageRoot, type Sqlite } from './open.js';
 
 // Every table is STRICT, where primary-key columns are NOT NULL whether or not they say so.
-interface Column { name: string; type: string; notnull: number; pk: number }
+interface Column { name: string; type: string; notnull: number; pk: number; hidden: number }
 
 /** The header comment of schema/NAME.sql (its leading `--` lines) as one paragraph. */
 function tableSentence(name: string): string {
@@ -29,13 +29,14 @@ function tableSentence(name: string): string {
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 
 function columnTable(db: Sqlite, name: string, isView: boolean): string[] {
-  const cols = db.prepare('select name, type, "notnull", pk from pragma_table_info(?) order by cid').all(name) as Column[];
+  // xinfo: generated columns too (hidden 2 virtual, 3 stored), which table_info leaves out.
+  const cols = db.prepare('select name, type, "notnull", pk, hidden from pragma_table_xinfo(?) order by cid').all(name) as Column[];
   const out = isView ? ['| column | type |', '|---|---|'] : ['| column | type | null | key |', '|---|---|---|---|'];
   for (const c of cols) {
     const type = c.type || 'any';
     out.push(isView
       ? `| \`${c.name}\` | ${cell(type)} |`
-      : `| \`${c.name}\` | ${cell(type)} | ${c.notnull || c.pk ? 'not null' : 'null'} | ${c.pk ? `primary (${c.pk})` : ''} |`);
+      : `| \`${c.name}\` | ${cell(type)} | ${c.notnull || c.pk ? 'not null' : 'null'} | ${c.pk ? `primary (${c.pk})` : c.hidden >= 2 ? 'worked out from the row' : ''} |`);
   }
   return out;
 }

@@ -2,7 +2,7 @@
  * Kysely types: one interface per table (schema/) and per view (queries/). test/store.test.ts
  * checks the column lists in COLUMNS against the store, so they cannot drift.
  */
-import type { Generated } from 'kysely';
+import type { Generated, GeneratedAlways } from 'kysely';
 
 export interface CaptureTable {
   id: Generated<number>;
@@ -90,10 +90,14 @@ export interface MemberNodeTable {
   /** the member name in an object, the index in an array, 0 for the root */
   key: string | number;
   node: number;
-  position: number;
+  /** worked out from the row (VIRTUAL, migration 0013) */
+  position: GeneratedAlways<number>;
   /** objects and arrays only (migration 0012); null for scalars */
   depth: number | null;
-  type: 'object' | 'array' | 'string' | 'integer' | 'real' | 'true' | 'false' | 'null';
+  /** 0 object, 1 array, 2 true, 3 false; null where the value says the type (migration 0013) */
+  shape: 0 | 1 | 2 | 3 | null;
+  /** worked out from shape and value (VIRTUAL, migration 0013) */
+  type: GeneratedAlways<'object' | 'array' | 'string' | 'integer' | 'real' | 'true' | 'false' | 'null'>;
   value: string | number | bigint | null;
   /** RFC 6901, objects and arrays only */
   pointer: string | null;
@@ -789,7 +793,7 @@ export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   record: cols<RecordTable>()(['id', 'capture_id', 'ordinal', 'method', 'url', 'origin', 'path', 'query', 'is_url_redacted', 'status', 'status_text', 'http_version', 'started_ms', 'duration_ms', 'page_id', 'step_id', 'transaction_id', 'redirected_from_transaction_id', 'redirect_state', 'resource_type', 'request_media_type', 'response_media_type', 'request_body_id', 'response_body_id', 'tool_id']),
   query_param: cols<QueryParamTable>()(['record_id', 'position', 'name', 'value']),
   header: cols<HeaderTable>()(['record_id', 'side', 'source', 'position', 'name', 'value', 'is_redacted']),
-  member_node: cols<MemberNodeTable>()(['body_id', 'parent', 'key', 'node', 'position', 'depth', 'type', 'value', 'pointer']),
+  member_node: cols<MemberNodeTable>()(['body_id', 'parent', 'key', 'node', 'depth', 'shape', 'value', 'pointer', 'position', 'type']),
   member: cols<MemberTable>()(['body_id', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
   meta: cols<MetaTable>()(['key', 'value']),
   tool: cols<ToolTable>()(['id', 'capture_id', 'name', 'method', 'template', 'root_path', 'is_query_post', 'ends_in_param', 'template_source']),
