@@ -28,7 +28,7 @@ const log = (msg: string) => process.stderr.write(msg + '\n');
 const POINTER = `replace(replace(replace(replace(substr(fullkey, 2), '.', '/'), '[', '/'), ']', ''), '"', '')`;
 
 /** `after` runs once all bodies are in, inside the timed transaction (an index built at the end). */
-interface Layout { says: string; ddl: string; insert: string; after?: string }
+interface Layout { says: string; ddl: string; insert: string; after?: string; pageSize?: number }
 
 /** `text` with `pattern` replaced, refusing a pattern that no longer matches (the layout would silently be today's). */
 function rewritten(text: string, pattern: RegExp, by: string): string {
@@ -79,6 +79,23 @@ const LAYOUTS: Record<string, Layout> = {
       /\(body_id, parent, key, node, depth, shape, value, pointer\)/, '(body_id, parent, key, node, position, depth, type, value, pointer)'),
       /id,\n/, "id,\n  iif(parent is null, 0, iif(typeof(key) = 'integer', key, id)),\n"),
       /case type when 'object' then 0[^\n]*end, atom,/, "iif(type = 'text', 'string', type), atom,"),
+  },
+  sorted: {
+    says: 'today\'s table and statement, each body\'s rows written in key order (parent, key): appended pages, packed full',
+    ddl: TODAY,
+    insert: MEMBER_TREE_SQL + '\norder by 2, 3',
+  },
+  'page-16k': {
+    says: 'today\'s table and statement in 16 KiB pages (SQLite\'s default is 4 KiB): fewer, fuller pages?',
+    ddl: TODAY,
+    insert: MEMBER_TREE_SQL,
+    pageSize: 16384,
+  },
+  'page-64k': {
+    says: 'today\'s table and statement in 64 KiB pages, the largest SQLite allows',
+    ddl: TODAY,
+    insert: MEMBER_TREE_SQL,
+    pageSize: 65536,
   },
   'node-ids': {
     says: 'json_tree\'s own integer ids: key (body_id, node), parent node, key (name or array index), type, value',
@@ -131,6 +148,7 @@ function main(): number {
     const db = new Database(file);
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
+    if (layout.pageSize) db.pragma(`page_size = ${layout.pageSize}`);
     db.pragma('cache_size = -16384'); // as the load sets it
     db.exec(layout.ddl);
     const insert = db.prepare(layout.insert);

@@ -16,6 +16,7 @@ import { CapstateError } from '../errors.js';
 import { parseAcceptedJson, stringifyExact, type JsonValue } from '../json/exact.js';
 import { JSON_FORMAT_VERSION } from '../json/output.js';
 import { queriesHash } from '../store/open.js';
+import { STATE_PASS_CACHE_KIB, withPageCache } from '../store/page-cache.js';
 import type { DB } from '../store/types.js';
 import { markWriteEffects } from './evidence.js';
 import { computeState, type StateHead } from './index.js';
@@ -53,7 +54,12 @@ const text = (v: unknown): string => stringifyExact(v as JsonValue);
  * view's evidence before the SHA-256 is taken. It runs on the same connection and
  * transaction, so a load that fails there stores nothing.
  */
-export async function storeState(k: Kysely<DB>, captureId: number, checkWrites: CheckWrites): Promise<{ status: 'computed' } | { status: 'failed'; code: string }> {
+export function storeState(k: Kysely<DB>, captureId: number, checkWrites: CheckWrites): Promise<{ status: 'computed' } | { status: 'failed'; code: string }> {
+  // The pass and the write check read with small page caches: flat memory (issue 14, store/page-cache.ts).
+  return withPageCache(k, STATE_PASS_CACHE_KIB, () => computeAndStore(k, captureId, checkWrites));
+}
+
+async function computeAndStore(k: Kysely<DB>, captureId: number, checkWrites: CheckWrites): Promise<{ status: 'computed' } | { status: 'failed'; code: string }> {
   await deleteStoredState(k, captureId);
   const queries_sha256 = viewsHash();
   const c = captureId;
