@@ -294,9 +294,6 @@ export function memberNodeParams(bodyId: number, m: MemberRow): unknown[] {
   return [bodyId, m.parent, m.key ?? BigInt(m.position), m.node, isContainer ? m.depth : null, SHAPE[m.type] ?? null, m.value, isContainer ? m.pointer : null];
 }
 
-/** Parameters of one memberNodeParams row. */
-export const MEMBER_NODE_PARAMS = 8;
-
 /** member_node.shape: the types a value cannot say (migration 0013); the others are NULL. */
 const SHAPE: Partial<Record<MemberRow['type'], number>> = { object: 0, array: 1, true: 2, false: 3 };
 

@@ -30,16 +30,23 @@
  *   says what the value cannot: 0 object, 1 array, 2 true, 3 false, NULL otherwise.
  * One query level, no window.
  */
+
+/** The columns a member_node row is written with, in order (type and position are worked out by the table, migration 0013). */
+const WRITTEN = ['body_id', 'parent', 'key', 'node', 'depth', 'shape', 'value', 'pointer'] as const;
+export const MEMBER_NODE_COLUMNS = `(${WRITTEN.join(', ')})`;
+/** Parameters of one written row (memberNodeParams in bodies.ts gives them in this order). */
+export const MEMBER_NODE_PARAMS = WRITTEN.length;
+/** One row's placeholders, for single and batched inserts. */
+export const MEMBER_NODE_PLACEHOLDERS = `(${WRITTEN.map(() => '?').join(', ')})`;
+
+/** The statement this file's opening describes: one body's member rows, flattened by json_tree. */
 export const MEMBER_TREE_SQL = `
-insert into member_node (body_id, parent, key, node, depth, shape, value, pointer)
+insert into member_node ${MEMBER_NODE_COLUMNS}
 select @body, ifnull(parent, -1), ifnull(key, 0), id,
   iif(type = 'object' or type = 'array', iif(parent is null, 0, length(path) - length(replace(replace(path, '.', ''), '[', '')) + 1), null),
   case type when 'object' then 0 when 'array' then 1 when 'true' then 2 when 'false' then 3 end, atom,
   iif(type = 'object' or type = 'array', replace(replace(replace(replace(substr(fullkey, 2), '.', '/'), '[', '/'), ']', ''), '"', ''), null)
 from json_tree(@text)`;
 
-/** The columns a member_node row is written with (type and position are worked out by the table, migration 0013). */
-export const MEMBER_NODE_COLUMNS = '(body_id, parent, key, node, depth, shape, value, pointer)';
-
 /** One member_node row from JavaScript (the exact parser's road, ES-5), in column order. */
-export const MEMBER_NODE_INSERT = `insert into member_node ${MEMBER_NODE_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?)`;
+export const MEMBER_NODE_INSERT = `insert into member_node ${MEMBER_NODE_COLUMNS} values ${MEMBER_NODE_PLACEHOLDERS}`;

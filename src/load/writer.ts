@@ -10,10 +10,10 @@
 import { CapstateError, type ErrorContext } from '../errors.js';
 import type { InferredManifest } from '../manifest/infer.js';
 import type { Sqlite } from '../store/open.js';
-import { flattenMembers, MEMBER_NODE_PARAMS, memberNodeParams, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
+import { flattenMembers, memberNodeParams, type BodyKind, type MemberRow, type RetainedBody } from './bodies.js';
 import { parseExactJson } from '../json/exact.js';
 import { classifyForStore, type BodyOut } from './entries.js';
-import { MEMBER_NODE_COLUMNS, MEMBER_NODE_INSERT, MEMBER_TREE_SQL } from './member-tree.js';
+import { MEMBER_NODE_COLUMNS, MEMBER_NODE_INSERT, MEMBER_NODE_PARAMS, MEMBER_NODE_PLACEHOLDERS, MEMBER_TREE_SQL } from './member-tree.js';
 import type { Quirk, QuirkCount } from './quirks.js';
 import { isCredentialHeader, isRedactedHeader, isRedactedUrl, Redactor, SensitiveLiterals } from './secrets.js';
 
@@ -90,7 +90,6 @@ export class FactWriter {
   redactor = new Redactor([]);
 
   constructor(db: Sqlite, private readonly sensitive = new SensitiveLiterals([])) {
-    const memberCols = '(?, ?, ?, ?, ?, ?, ?, ?)';
     this.st = {
       capture: db.prepare('insert into capture (path, sha256, bytes, format, loaded_at) values (?, ?, ?, ?, ?)'),
       describeCapture: db.prepare(`update capture set format_version = ?, creator = ?, start_url = ?,
@@ -115,7 +114,7 @@ export class FactWriter {
       recordTool: db.prepare('update record set tool_id = ? where id = ?'),
       pathParam: db.prepare('insert into path_param (record_id, position, name, value) values (?, ?, ?, ?)'),
       memberTree: db.prepare(MEMBER_TREE_SQL),
-      memberN: db.prepare(`insert into member_node ${MEMBER_NODE_COLUMNS} values ${Array(MEMBER_BATCH).fill(memberCols).join(', ')}`),
+      memberN: db.prepare(`insert into member_node ${MEMBER_NODE_COLUMNS} values ${Array(MEMBER_BATCH).fill(MEMBER_NODE_PLACEHOLDERS).join(', ')}`),
     };
   }
 
