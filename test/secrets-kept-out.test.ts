@@ -111,6 +111,25 @@ describe('BS-65 the second pass skips a body\'s name scan only where the first p
   });
 });
 
+describe('BS-65 the first pass shared between the load\'s two threads', () => {
+  // The worker scans the even entries' credentials, the writer's thread the odd ones
+  // (pipeline.ts); every value either finds must be kept out of every entry.
+  it('BS-65 a token one thread\'s share finds is replaced where the other share echoes it, both ways; a short value under a credential name in an odd entry is still replaced by name', () => {
+    const { r, db } = load([
+      { url: `${A}/api/even`, body: { echo: 't-OddShare-5b6c7d8e' } },
+      { method: 'POST', url: `${A}/api/odd`, headers: [{ name: 'Authorization', value: 'Bearer t-OddShare-5b6c7d8e' }],
+        requestBody: { user: 'ann', password: 'hunter2' }, body: { echo: 't-EvenShare-1f2a3b4c' } },
+      { url: `${A}/api/even2`, headers: [{ name: 'Authorization', value: 'Bearer t-EvenShare-1f2a3b4c' }], body: { ok: true } },
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expectKeptOut(db, ['t-OddShare-5b6c7d8e', 't-EvenShare-1f2a3b4c', 'hunter2']);
+    expect(memberValue(db, 1, 'response', '/echo')).toBe('[REDACTED]');
+    expect(memberValue(db, 2, 'response', '/echo')).toBe('[REDACTED]');
+    expect(memberValue(db, 2, 'request', '/password')).toBe('[REDACTED]');
+    expect(memberValue(db, 2, 'request', '/user')).toBe('ann');
+  });
+});
+
 describe('BS-65 token members in response bodies', () => {
   it('BS-65 access_token, refresh_token, id_token, client_secret, api_key, apiKey, password in snake, camel and kebab spellings; their echoes too', () => {
     const planted = {

@@ -40,6 +40,11 @@ export type ParseOut =
 export interface ParseOptions {
   /** Literals declared with `--sensitive`: a body carrying one is refused. */
   sensitive: string[];
+  /**
+   * The first pass's share 1, found by another thread (pipeline.ts); this side then scans
+   * share 0 only. Resolves to null when that thread could not finish its share.
+   */
+  otherShare?: Promise<FirstPassFinds | null>;
 }
 
 export function parsePiece(file: string, p: Piece): unknown {
@@ -145,19 +150,36 @@ export function checkDuplicates(file: string, p: Piece, value: unknown, record: 
   throw new CapstateError('duplicate-key', 'a member name appears twice in one object, so the capture is ambiguous here; fix or re-export the capture', { file, record, path });
 }
 
+/** One share of the first pass: the entries (and events) whose index is `part` modulo `parts`; root members go to part 0. */
+export interface FirstPassShare {
+  parts: number;
+  part: number;
+  /** Stops the share early (its load ended before it was needed); what it found so far is returned. */
+  signal?: AbortSignal;
+}
+
+/** What one share of the first pass found: its credential values and its clean-body bits (CleanBodies). */
+export interface FirstPassFinds { values: string[]; clean: Uint8Array }
+
 /**
  * First pass: the credential values this capture carries (secret-collect.ts), so the
  * second pass can keep them out of bodies, URLs and other headers that echo them (a login
  * response returning the bearer token, a session id in a Referer). Costs one more parse.
  * `clean` (when given) learns which bodies held no credential-named value, so the second
- * pass does not scan them for names again.
+ * pass does not scan them for names again. With `share`, only that share's values are
+ * parsed and scanned (both threads of a load take one each: pipeline.ts); every share
+ * still splits the whole file.
  */
-export async function collectCredentials(file: string, clean?: CleanBodies): Promise<Set<string>> {
+export async function collectCredentials(file: string, clean?: CleanBodies, share: FirstPassShare = { parts: 1, part: 0 }): Promise<Set<string>> {
   const found = new SecretCollector();
+  const mine = (index: number) => index % share.parts === share.part;
   for await (const p of splitJson(file, { stream: [['log', 'entries'], ['events']] })) {
+    if (share.signal?.aborted) break;
     const isEntry = p.path[0] === 'log' && p.path[1] === 'entries';
     const isPages = p.path[0] === 'log' && p.path[1] === 'pages';
-    if (!isEntry && !isPages && p.path[0] !== 'events' && p.path[0] !== 'scenario') continue;
+    const isEvent = p.path[0] === 'events';
+    if (!isEntry && !isPages && !isEvent && p.path[0] !== 'scenario') continue;
+    if (isEntry ? !mine(p.path[2] as number) : isEvent ? !mine(p.path[1] as number) : share.part !== 0) continue;
     let v: unknown;
     try { v = JSON.parse(p.bytes.toString('utf8')); } catch { continue; } // the second pass reports it
     if (isPages) found.pages(v);
@@ -168,7 +190,7 @@ export async function collectCredentials(file: string, clean?: CleanBodies): Pro
       clean?.note(index, 'request', scanned.requestBodyClean);
       clean?.note(index, 'response', scanned.responseBodyClean);
     }
-    else if (p.path[0] === 'events') found.event(v as Obj);
+    else if (isEvent) found.event(v as Obj);
     else found.scenario(v);
   }
   return found.values;
@@ -193,7 +215,15 @@ export function classifyForStore(retained: RetainedBody, side: 'request' | 'resp
 /** Everything the writing side needs from `file`, in file order. Throws CapstateError for bad input. */
 export async function* parseCapture(file: string, opts: ParseOptions): AsyncGenerator<ParseOut> {
   const clean = new CleanBodies();
-  const credentials = await collectCredentials(file, clean);
+  const credentials = await collectCredentials(file, clean, opts.otherShare ? { parts: 2, part: 0 } : undefined);
+  if (opts.otherShare) {
+    // The other thread's share; if it could not finish, this thread scans it too.
+    const other = await opts.otherShare;
+    if (other) {
+      for (const v of other.values) credentials.add(v);
+      clean.merge(other.clean);
+    } else for (const v of await collectCredentials(file, clean, { parts: 2, part: 1 })) credentials.add(v);
+  }
   yield { t: 'credentials', values: [...credentials] };
   const redactor = new Redactor(credentials);
   const sensitive = new SensitiveLiterals(opts.sensitive);

@@ -5,15 +5,19 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { CapstateError } from '../errors.js';
-import { parseCapture, type ParseOut } from './entries.js';
-import { BATCH_CHARS, BATCH_ITEMS, MAX_BATCHES_AHEAD, type ToWriter, type WorkerInput } from './pipeline.js';
+import { parseCapture, type FirstPassFinds, type ParseOut } from './entries.js';
+import { BATCH_CHARS, BATCH_ITEMS, MAX_BATCHES_AHEAD, type ToWorker, type ToWriter, type WorkerInput } from './pipeline.js';
 
 const port = parentPort!;
 const input = workerData as WorkerInput;
 let acked = 0;
 let posted = 0;
 let wake: (() => void) | null = null;
-port.on('message', () => {
+let giveShare: (finds: FirstPassFinds | null) => void = () => {};
+// The writer's thread scans share 1 of the first pass (pipeline.ts) and posts it here.
+const otherShare = new Promise<FirstPassFinds | null>((ok) => { giveShare = ok; });
+port.on('message', (m: ToWorker) => {
+  if (m.t === 'share') { giveShare(m.finds); return; }
   acked++;
   if (wake) { const w = wake; wake = null; w(); }
 });
@@ -34,7 +38,7 @@ async function run(): Promise<void> {
     batch = [];
     chars = 0;
   };
-  for await (const m of parseCapture(input.file, { sensitive: input.sensitive })) {
+  for await (const m of parseCapture(input.file, { sensitive: input.sensitive, otherShare })) {
     batch.push(m);
     chars += weight(m);
     // The credentials must reach the writer before any entry it redacts.

@@ -158,6 +158,21 @@ export class CleanBodies {
     else this.bits[bit >> 3] &= ~(1 << (bit & 7));
   }
 
+  /** Another share's bits (collectCredentials' `share`): its entries are not this one's, so the bits are OR-ed. */
+  merge(bits: Uint8Array): void {
+    if (bits.length > this.bits.length) {
+      const grown = new Uint8Array(bits.length);
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    for (let i = 0; i < bits.length; i++) this.bits[i] |= bits[i];
+  }
+
+  /** The bits themselves, to hand to another thread. */
+  get bytes(): Uint8Array {
+    return this.bits;
+  }
+
   has(index: number, side: 'request' | 'response'): boolean {
     const bit = index * 2 + (side === 'request' ? 0 : 1);
     return (bit >> 3) < this.bits.length && (this.bits[bit >> 3] & (1 << (bit & 7))) !== 0;
