@@ -292,6 +292,7 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
   await storedStateOf(k, captureId, file);
   const plans = new Map<string, Promise<Plan | undefined>>();
   const documents = new Map<string, Promise<StateDocument | undefined>>();
+  const collections = new BoundedCache<StateEntity[]>(COLLECTION_CACHE_CHARS);
   const once = <T>(cache: Map<string, Promise<T>>, key: string, read: () => Promise<T>) => {
     let hit = cache.get(key);
     if (!hit) cache.set(key, (hit = read()));
@@ -313,9 +314,58 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
     },
     records: () => k.selectFrom('state_records').selectAll().where('capture_id', '=', captureId).execute(),
     types: async () => (await k.selectFrom('state_types').selectAll().where('capture_id', '=', captureId).orderBy('position').execute()).map(typeOf),
-    collection: async (collection) => (await k.selectFrom('state_entities').selectAll().where('capture_id', '=', captureId)
-      .where('collection', '=', collection).orderBy('state_order').orderBy('position').execute()).map(entityOf),
+    collection: (collection) => collections.read(collection, async () => {
+      const rows = await k.selectFrom('state_entities').selectAll().where('capture_id', '=', captureId)
+        .where('collection', '=', collection).orderBy('state_order').orderBy('position').execute();
+      let chars = 0;
+      for (const r of rows) chars += r.value.length + r.view_values.length;
+      return { value: Object.freeze(rows.map(entityOf)) as StateEntity[], chars };
+    }),
   };
+}
+
+/**
+ * Decoded collections kept, up to this many characters of stored JSON in all: a write
+ * check (and a served session) reads a type's whole collection on every create to choose
+ * the next id and the defaults, and decoding it again each time was a tenth of the state
+ * pass at 1 GB (18 of 183 s). The stored state does not change under a lookups object;
+ * the arrays are frozen so that no caller can change what the next one reads.
+ */
+export const COLLECTION_CACHE_CHARS = 8 * 1024 * 1024;
+
+/** Values read once and kept while their sizes fit the budget; the oldest go first. */
+export class BoundedCache<T> {
+  private readonly held = new Map<string, { value: Promise<T>; chars: number }>();
+  private chars = 0;
+
+  constructor(private readonly budget: number) {}
+
+  read(key: string, load: () => Promise<{ value: T; chars: number }>): Promise<T> {
+    const hit = this.held.get(key);
+    if (hit) return hit.value;
+    const entry = { value: load().then((r) => { this.keep(key, entry, r.chars); return r.value; }), chars: 0 };
+    entry.value.catch(() => { if (this.held.get(key) === entry) this.held.delete(key); });
+    this.held.set(key, entry);
+    return entry.value;
+  }
+
+  /** Characters held now (for tests). */
+  get size(): number {
+    return this.chars;
+  }
+
+  private keep(key: string, entry: { chars: number }, chars: number): void {
+    if (this.held.get(key) !== entry) return;
+    if (chars > this.budget) { this.held.delete(key); return; } // read again each time: never held whole
+    entry.chars = chars;
+    this.chars += chars;
+    for (const [k, e] of this.held) {
+      if (this.chars <= this.budget) break;
+      if (k === key) continue;
+      this.held.delete(k);
+      this.chars -= e.chars;
+    }
+  }
 }
 
 /** Each list of the view: its table's rows of one capture, in the list's order. */
