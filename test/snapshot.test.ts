@@ -6,9 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kyselyFor, openStore } from '../src/store/open.js';
-import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
-import { lookupValue, withSnapshot } from '../src/store/snapshot.js';
+import { withSnapshot } from '../src/store/snapshot.js';
 import { STATE_VIEWS } from '../src/state/facts.js';
 import { environmentState, stateBytes } from '../src/state/index.js';
 import { markWriteEffects } from '../src/state/evidence.js';
@@ -66,28 +64,6 @@ describe('store snapshot of the state pass\'s views', () => {
       const marked = markWriteEffects(a.evidence, (await storedWriteEffects(k, 1)) ?? { verified: [], replayed: [] });
       expect(JSON.parse(r.stdout).sha256).toBe(stateBytes({ ...a, evidence: marked }).sha256);
     });
-  });
-
-  it('a typed column looks rows up in a snapshot table through an index (lookupValue), where a plain join scans it per row', async () => {
-    // A snapshot-like table (columns without affinity, as materializeOne makes them) and a
-    // typed one, big enough that the planner would index a lookup it can use.
-    const db = new Database(':memory:');
-    db.exec(`create table typed (id integer primary key, body_id integer not null);
-      create temp table snap ("body_id", "list_pointer");
-      with recursive n(i) as (select 1 union all select i + 1 from n where i < 5000)
-      insert into typed select i, i from n;
-      insert into temp.snap select body_id, '/items' from typed;
-      analyze; analyze temp.snap;`);
-    const k = new Kysely<{ typed: { id: number; body_id: number }; snap: { body_id: number; list_pointer: string } }>({ dialect: new SqliteDialect({ database: db }) });
-    const plan = async (lookup: boolean) => {
-      const q = k.selectFrom('typed as r')
-        .leftJoin('snap as l', (j) => (lookup ? j.on('l.body_id', '=', lookupValue('r.body_id')) : j.onRef('l.body_id', '=', 'r.body_id')))
-        .select(['r.id', 'l.list_pointer']).compile();
-      return (db.prepare(`explain query plan ${q.sql}`).all() as { detail: string }[]).map((r) => r.detail).find((d) => /^(SCAN|SEARCH) l\b/.test(d));
-    };
-    expect(await plan(false)).toMatch(/^SCAN l/);
-    expect(await plan(true)).toMatch(/^SEARCH l USING AUTOMATIC (COVERING )?INDEX/);
-    db.close();
   });
 
   it('a failing pass drops the snapshot too', async () => {

@@ -16,7 +16,7 @@
  * facts as they now are, as the file's views will be once the pass's rows are stored.
  * While a pass runs, any other query on the same connection reads its snapshot too.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import { listViews, orderViews, rawConnection, type Sqlite, type ViewFile } from './open.js';
 import type { DB } from './types.js';
 
@@ -24,15 +24,6 @@ export interface Snapshot {
   /** Replaces the rows of shadowed table `table` and evaluates again each snapshot view that reads it. */
   replace(table: string, rows: readonly Record<string, unknown>[]): void;
 }
-
-/**
- * A typed column's value, compared with a snapshot table's column. Snapshot columns have no
- * affinity (they keep each value's storage class), and SQLite uses no index — not even an
- * automatic one — for `snapshot.col = typed.col`, whose comparison takes the typed side's
- * affinity: every outer row scanned the whole table (4.5 s at 500 MB for one join). The unary
- * `+` drops the affinity, so the lookup may use an index (the values are the same integers).
- */
-export const lookupValue = (ref: string): RawBuilder<number> => sql<number>`+${sql.ref(ref)}`;
 
 /** The queries/*.sql definitions, read once per process (they ship with capstate). */
 let viewFiles: Map<string, ViewFile> | undefined;
