@@ -86,6 +86,7 @@ describe('collection cache: a stored collection is decoded once and cannot be ch
       expect(first.map((e) => e.id)).toEqual(['1', '2']);
       expect(await lookups.collection(collection)).toBe(first);
       expect(Object.isFrozen(first)).toBe(true);
+      expect(Object.isFrozen(first[0])).toBe(true);
       expect(() => (first as unknown[]).push({})).toThrow(TypeError);
       expect(COLLECTION_CACHE_CHARS).toBeGreaterThan(0);
     } finally {

@@ -319,7 +319,7 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
         .where('collection', '=', collection).orderBy('state_order').orderBy('position').execute();
       let chars = 0;
       for (const r of rows) chars += r.value.length + r.view_values.length;
-      return { value: Object.freeze(rows.map(entityOf)) as StateEntity[], chars };
+      return { value: Object.freeze(rows.map((r) => Object.freeze(entityOf(r)))) as StateEntity[], chars };
     }),
   };
 }
@@ -329,7 +329,8 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
  * check (and a served session) reads a type's whole collection on every create to choose
  * the next id and the defaults, and decoding it again each time was a tenth of the state
  * pass at 1 GB (18 of 183 s). The stored state does not change under a lookups object;
- * the arrays are frozen so that no caller can change what the next one reads.
+ * each array and its entities are frozen so that no caller can add, drop or replace what the
+ * next one reads (the JSON values inside are shared: writers build new ones, as `put` does).
  */
 export const COLLECTION_CACHE_CHARS = 8 * 1024 * 1024;
 
