@@ -332,7 +332,7 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
  * each array and its entities are frozen so that no caller can add, drop or replace what the
  * next one reads (the JSON values inside are shared: writers build new ones, as `put` does).
  */
-export const COLLECTION_CACHE_CHARS = 8 * 1024 * 1024;
+const COLLECTION_CACHE_CHARS = 8 * 1024 * 1024;
 
 /** Values read once and kept while their sizes fit the budget; the oldest go first. */
 export class BoundedCache<T> {
