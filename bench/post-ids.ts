@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../src/cli/memory.js';
 import { measure } from './measure.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -58,7 +59,7 @@ async function main(): Promise<number> {
     const db = join(OUT, `post-${n}.sqlite`);
     writeHar(har, n);
     for (const suffix of ['', '-journal']) rmSync(db + suffix, { force: true });
-    const load = spawnSync(process.execPath, [CLI_JS, 'load', har, '--db', db, '--quiet'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const load = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', db, '--quiet'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     if (load.status !== 0) { log(`bench: loading ${har} failed`); failed = true; continue; }
     const walls: number[] = [];
     const cpus: number[] = [];
@@ -66,7 +67,7 @@ async function main(): Promise<number> {
     // The state pass runs when a capture is loaded and again on `migrate --recompute`; that
     // is what is timed (`capstate state` only reads the stored rows).
     for (let i = 0; i < runs; i++) {
-      const m = await measure(ROOT, [CLI_JS, 'migrate', '--db', db, '--recompute']);
+      const m = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'migrate', '--db', db, '--recompute']);
       if (m.code !== 0) { log(`bench: capstate migrate --recompute exited with ${m.code} on ${db}`); failed = true; break; }
       walls.push(m.wallMs);
       if (m.cpuMs !== null) cpus.push(m.cpuMs);
@@ -74,7 +75,7 @@ async function main(): Promise<number> {
       log(`[post-ids] ${n} objects run ${i + 1}/${runs}: ${(m.wallMs / 1000).toFixed(2)} s`);
     }
     if (walls.length < runs) continue;
-    const state = spawnSync(process.execPath, [CLI_JS, 'state', '--db', db, '--json'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 });
+    const state = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'state', '--db', db, '--json'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 });
     if (state.status !== 0) { log(`bench: capstate state exited with ${state.status} on ${db}`); failed = true; continue; }
     const plans = (JSON.parse(state.stdout) as { plans: unknown[] }).plans.length;
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];

@@ -20,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { DEFAULT_SEED, GENERATOR_VERSION, generateHar, type GenStats } from './gen-har.js';
+import { NODE_FLAGS } from '../src/cli/memory.js';
 import { haveTime, measure, TIME_BIN } from './measure.js';
 
 // dist/bench/run.js → repository root two levels up; commands run from there.
@@ -147,7 +148,7 @@ function countRows(db: string): { records: number | null; members: number | null
 
 async function runLoad(file: string, db: string): Promise<LoadRun> {
   removeDb(db);
-  const m = await measure(ROOT, [CLI_JS, 'load', file, '--db', db, '--json']);
+  const m = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'load', file, '--db', db, '--json']);
   if (m.code !== 0) throw new Error(`capstate load exited with ${m.code} on ${file}${m.stdout ? `; stdout: ${m.stdout.slice(0, 2000)}` : ''}`);
   let report: unknown = m.stdout.trim();
   try { report = JSON.parse(m.stdout); } catch { /* keep the raw text */ }
@@ -303,9 +304,9 @@ async function main(): Promise<number> {
       // The state pass runs inside the load (phases_ms.state); `migrate --recompute` runs it
       // again on its own, so its wall time and peak RSS are the pass's alone.
       log(`[state] capstate migrate --db ${relative(ROOT, db)} --recompute…`);
-      const pass = await measure(ROOT, [CLI_JS, 'migrate', '--db', db, '--recompute']);
+      const pass = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'migrate', '--db', db, '--recompute']);
       log(`[state] capstate state --db ${relative(ROOT, db)} --json…`);
-      const m = await measure(ROOT, [CLI_JS, 'state', '--db', db, '--json']);
+      const m = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'state', '--db', db, '--json']);
       if (pass.code === 0 && m.code === 0) {
         const doc = JSON.parse(m.stdout) as { entities: unknown[]; plans: unknown[] };
         state = { wallMs: pass.wallMs, rssMB: pass.rssMB, renderMs: m.wallMs, renderRssMB: m.rssMB, entities: doc.entities.length, plans: doc.plans.length };

@@ -17,6 +17,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { closeServeContext, openServeContext } from '../src/serve/context.js';
 import { recordArguments, toolRecords } from '../src/serve/records.js';
 import { createServer } from '../src/mcp/server.js';
+import { NODE_FLAGS } from '../src/cli/memory.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = join(ROOT, 'bench', 'out');
@@ -38,7 +39,7 @@ function ensureStore(mb: number): string {
     if (g.status !== 0) throw new Error('gen-har failed');
   }
   log(`[serve] loading ${relative(ROOT, har)} → ${relative(ROOT, db)}…`);
-  const l = spawnSync(process.execPath, [CLI_JS, 'load', har, '--db', db, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const l = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', db, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (l.status !== 0) throw new Error('capstate load failed');
   return db;
 }
@@ -124,7 +125,7 @@ async function main(): Promise<number> {
   if (one) return serveOne(Number(one));
   let code = 0;
   for (const mb of (process.env.BENCH_SIZES ?? '50,500').split(',').map(Number)) {
-    const r = spawnSync(process.execPath, [process.argv[1]], { stdio: 'inherit', env: { ...process.env, BENCH_SERVE_SIZE: String(mb) } });
+    const r = spawnSync(process.execPath, [...NODE_FLAGS, process.argv[1]], { stdio: 'inherit', env: { ...process.env, BENCH_SERVE_SIZE: String(mb) } });
     code ||= r.status ?? 1;
   }
   return code;

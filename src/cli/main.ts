@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
 /**
  * The capstate CLI. Exit codes: 0 ok, 1 bad input or failed check, 2 usage.
  * stdout carries data only (`--json` is one document); progress and logs go to stderr.

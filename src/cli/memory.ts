@@ -9,6 +9,18 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
+/**
+ * Node flags the CLI is started with (the shebang of main.ts, the `capstate` script, the
+ * bench): V8's young generation for the main thread, bounded to 4 MiB semi-spaces (the
+ * default grows to 16 MiB each). A load's main thread allocates every entry's strings
+ * there; with the default young generation it held 25–45 MB more at the load's peak (h500:
+ * 246–273 MB against 210–240 MB, bench/README.md). Unlike the growing factor below it is
+ * read once, when the heap is set up, so it cannot be set from inside the process; the
+ * load's parse worker has its own (`resourceLimits`, pipeline.ts). test/cli-node-flags.test.ts
+ * holds the two start-ups to this list.
+ */
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
+
 /** The heap's growth after a collection, in percent of the live size (V8's default varies between ~10% and 300%+). */
 export const HEAP_GROWING_PERCENT = 20;
 

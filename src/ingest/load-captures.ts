@@ -69,7 +69,7 @@ export interface LoadPhases { facts: number; manifest: number; state: number }
 
 async function fileSha256(file: string): Promise<string> {
   const h = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 4 * 1024 * 1024 })) h.update(chunk as Buffer);
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
   return h.digest('hex');
 }
 

@@ -247,7 +247,7 @@ export async function* parseCapture(file: string, opts: ParseOptions): AsyncGene
       const { url: _url, ...record } = out.record;
       yield { t: 'entry', index, record, request, response };
     } else {
-      // Copied out of the 4 MiB chunk it views, which a structured clone would carry whole.
+      // Copied out of the 1 MiB chunk it views, which a structured clone would carry whole.
       yield { t: 'piece', piece: { ...p, bytes: Buffer.from(new Uint8Array(p.bytes)) } };
     }
   }

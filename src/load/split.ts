@@ -82,7 +82,9 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
   for (const s of opts.stream) for (let i = 0; i < s.length; i++) prefixes.add(pathKey(s.slice(0, i)));
 
   const fh = await open(file, 'r');
-  const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024;
+  // 1 MiB: each piece views the block it was cut from until collected; 4 MiB blocks held ~10 MB
+  // more at a load's peak (h500, bench/README.md), at no measurable speed.
+  const chunkBytes = opts.chunkBytes ?? 1024 * 1024;
   const fail = (code: string, message: string, offset: number, path: JsonPath): never => {
     // Inside a HAR entry the record is known: name it (1-based ordinal).
     const record = path[0] === 'log' && path[1] === 'entries' && typeof path[2] === 'number' ? path[2] + 1 : undefined;
