@@ -30,7 +30,7 @@ list_obs as (
 ),
 item_obs as (
   select r.capture_id, r.root_path, r.record_id, r.ordinal, r.timeline_position, r.tool_id, r.tool,
-         'item' as view_kind, l.entity_pointer, null as list_index,
+         'item' as view_kind, l.entity_pointer, cast(null as integer) as list_index,
          cast(f.value as text) as entity_id, r.response_body_id as body_id
   from reads r
   join identities t on t.capture_id = r.capture_id and t.root_path = r.root_path

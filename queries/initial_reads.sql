@@ -23,7 +23,7 @@ bounds as materialized (
 first_bound as (
   select * from (
     select b.*, row_number() over (partition by capture_id, root_path order by bound_position) as rn from bounds b
-  ) where rn = 1
+  ) as ranked where rn = 1
 ),
 classified as (
   select d.*, b.bound_ordinal, b.bound_rule,

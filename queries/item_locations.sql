@@ -15,7 +15,7 @@ repeating as (
   -- object and that object's parent are then looked up by node. (Walking from every
   -- object to its members instead was quadratic in the body's size, issue 14.) An array
   -- element has no name (its key is its index).
-  select i.*, iif(typeof(f.key) = 'text', f.key, null) as identity_key, f.position as key_position, f.parent as entity_node, f.node as identity_node
+  select i.*, case when typeof(f.key) = 'text' then f.key end as identity_key, f.position as key_position, f.parent as entity_node, f.node as identity_node
   from item_reads i
   join member_node f on f.body_id = i.response_body_id
   where f.type in ('string', 'integer') and cast(f.value as text) = i.path_value

@@ -16,7 +16,7 @@ items as (
          l.checked_line_count, l.is_partial_projection, k.item_kind,
          coalesce(m.member_key, q.name) as item_name, m.is_common, q.role
   from lines l
-  join (select 'member' as item_kind union all select 'param') k
+  cross join (select 'member' as item_kind union all select 'param') k
   left join shown_object_members m on k.item_kind = 'member' and m.body_id = l.set_body_id and m.set_pointer = l.set_pointer
   left join query_param_roles q on k.item_kind = 'param' and q.record_id = l.line_id
 ),

@@ -119,19 +119,19 @@ member_identity as (
 first_member as (
   select * from (
     select m.*, row_number() over (partition by body_id, list_pointer order by first_position) as rn from member_identity m
-  ) where rn = 1
+  ) as ranked where rn = 1
 ),
 first_name as (
   -- Per candidate array, its best identity name and its first suffix-named field, ranked
   -- once for all arrays (a lookup per array re-grouped every body's fields, issue 14).
   select * from (
     select n.*, row_number() over (partition by body_id, list_pointer order by name_rank) as rn from name_identity n
-  ) where rn = 1
+  ) as ranked where rn = 1
 ),
 first_suffix as (
   select * from (
     select s.*, row_number() over (partition by body_id, list_pointer order by first_position) as rn from suffix_identity s
-  ) where rn = 1
+  ) as ranked where rn = 1
 ),
 identified as (
   select c.*, n.key as name_key, s.key as suffix_key, m.key as member_key

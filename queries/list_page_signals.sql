@@ -44,7 +44,7 @@ header_totals as (
   where signal <> 'range_header' or lower(value) not like 'bytes%'
 ),
 windows as (
-  select k.capture_id, k.record_id, k.ordinal, k.tool, k.list_pointer, k.entries, 'window' as signal, k.name, k.value, null as total,
+  select k.capture_id, k.record_id, k.ordinal, k.tool, k.list_pointer, k.entries, 'window' as signal, k.name, k.value, cast(null as integer) as total,
          not (w.is_later = 0 and (w.is_short = 1 or k.record_id in (select record_id from counted)
               or k.record_id in (select record_id from header_totals where total = entries))) as is_window
   from window_keys k

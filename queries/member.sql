@@ -12,15 +12,15 @@ children as (
   -- Down from each container (the nodes that keep a pointer) to its children: one key
   -- range each. A scalar's pointer is its parent's plus its key, escaped (RFC 6901).
   select c.body_id,
-         ifnull(c.pointer, p.pointer || '/' || iif(typeof(c.key) = 'integer', c.key, replace(replace(c.key, '~', '~0'), '/', '~1'))) as pointer,
+         coalesce(c.pointer, p.pointer || '/' || case when typeof(c.key) = 'integer' then c.key else replace(replace(c.key, '~', '~0'), '/', '~1') end) as pointer,
          p.pointer as parent_pointer,
-         iif(typeof(c.key) = 'text', c.key, null) as key,
+         case when typeof(c.key) = 'text' then c.key end as key,
          -- member_node orders object members by node; readers get their rank (key order),
          -- counted per row (a window here would stop a body_id filter reaching member_node).
-         iif(p.type = 'array', c.position,
-             (select count(*) from member_node s where s.body_id = c.body_id and s.parent = c.parent and s.node < c.node)) as position,
+         case when p.type = 'array' then c.position
+           else (select count(*) from member_node s where s.body_id = c.body_id and s.parent = c.parent and s.node < c.node) end as position,
          -- member_node keeps the depth of containers only (migration 0012).
-         ifnull(c.depth, p.depth + 1) as depth, c.type, c.value
+         coalesce(c.depth, p.depth + 1) as depth, c.type, c.value
   from member_node p
   join member_node c on c.body_id = p.body_id and c.parent = p.node
   where p.pointer is not null

@@ -21,7 +21,7 @@ last_shown as (
   select * from (
     select i.*, row_number() over (partition by body_id, set_pointer, identity_field, entity_id order by list_index desc) as rn
     from identified i
-  ) where rn = 1
+  ) as ranked where rn = 1
 ),
 final as (
   -- The object's member names, each prefixed by its length, in the order of their pointers (one

@@ -22,7 +22,7 @@ grouped as (
 final as (
   -- A set's memberless objects are only its row with no member when nothing else is carried.
   select body_id, set_pointer, member_key, object_count, objects_with_key, is_common
-  from (select g.*, count(member_key) over (partition by body_id, set_pointer) as member_count from grouped g)
+  from (select g.*, count(member_key) over (partition by body_id, set_pointer) as member_count from grouped g) as counted
   where member_key is not null or member_count = 0
 )
 select * from final;

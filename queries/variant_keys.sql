@@ -15,7 +15,7 @@ params as (
   select l.capture_id, l.tool_id, l.tool, l.line_id, l.is_base, l.is_variant, l.base_line_count, k.param_source,
          q.name, q.value, q.role, q.position
   from lines l
-  join (select 'own' as param_source union all select 'first-base') k
+  cross join (select 'own' as param_source union all select 'first-base') k
   left join query_param_roles q on q.record_id = case k.param_source when 'own' then l.line_id else l.first_base_line_id end
   where k.param_source = 'own' or l.is_variant = 1
 ),

@@ -15,7 +15,7 @@ items as (
          coalesce(i.members_signature, q.value) as item_value,
          m.is_common, q.role
   from lines l
-  join (select 'member' as item_kind union all select 'entity' union all select 'param') k
+  cross join (select 'member' as item_kind union all select 'entity' union all select 'param') k
   left join shown_object_members m on k.item_kind = 'member' and m.body_id = l.set_body_id and m.set_pointer = l.set_pointer
   left join shown_object_ids i on k.item_kind = 'entity' and i.body_id = l.set_body_id and i.set_pointer = l.set_pointer
     and i.identity_field = l.identity_field
