@@ -5,11 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The tests open stores with the sqlite3 command (views must work without capstate) and
-# drive Debian's Chromium (playwright-core downloads no browser), headless and, for BS-4,
-# headed on an Xvfb display.
+# The tests open stores with the sqlite3 command (views must work without capstate), drive
+# Debian's Chromium (playwright-core downloads no browser), headless and, for BS-4, headed on
+# an Xvfb display, and start throwaway PostgreSQL servers (issue 20) from Debian's binaries.
 need=()
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 if [ ${#need[@]} -gt 0 ]; then
