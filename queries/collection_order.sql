@@ -13,7 +13,7 @@ with ordering_params as (
 obs as (
   -- ES-19: the observations left once projected rows and distinguishable variants are out,
   -- so a variant row listed first does not decide the order.
-  select o.*, o.record_id in (select record_id from ordering_params) as names_ordering
+  select o.*, cast(o.record_id in (select record_id from ordering_params) as integer) as names_ordering
   from kept_observations o
 ),
 ranked as (
@@ -31,7 +31,7 @@ counted as (
 first_complete as (
   -- The first list row that names no ordering parameter and lists every entity of the collection.
   select c.*,
-         min(case when c.view_kind = 'list' and not c.names_ordering and c.record_entity_count = c.entity_count
+         min(case when c.view_kind = 'list' and c.names_ordering = 0 and c.record_entity_count = c.entity_count
                   then c.timeline_position end) over (partition by c.capture_id, c.root_path) as first_complete_position
   from counted c
 ),

@@ -10,8 +10,8 @@ with get_tools as (
 ),
 files as (
   select g.*,
-         (g.template glob '*.webmanifest' or g.template glob '*.har') as is_file_type,
-         g.template glob '*.json' as is_json
+         cast(g.template glob '*.webmanifest' or g.template glob '*.har' as integer) as is_file_type,
+         cast(g.template glob '*.json' as integer) as is_json
   from get_tools g
 ),
 lone as (
@@ -19,8 +19,8 @@ lone as (
   -- beside a template under its path that has a root of its own (`/projects/{id}/memberships.json`).
   select f.*
   from files f
-  where f.is_file_type
-     or (f.is_json and not exists (
+  where f.is_file_type = 1
+     or (f.is_json = 1 and not exists (
        select 1 from tool o
        where o.capture_id = f.capture_id and o.id <> f.tool_id
          and (o.root_path = f.root_path or substr(o.template, 1, length(f.root_path) + 1) = f.root_path || '/')))

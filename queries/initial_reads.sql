@@ -29,8 +29,8 @@ classified as (
   select d.*, b.bound_ordinal, b.bound_rule,
          case
            when b.bound_position is null then 1
-           when d.timeline_order = 'record-order' then d.timeline_position < b.bound_position
-           else d.ended_ms < b.bound_started_ms
+           when d.timeline_order = 'record-order' then cast(d.timeline_position < b.bound_position as integer)
+           else cast(d.ended_ms < b.bound_started_ms as integer)
          end as is_initial
   from reads d
   left join first_bound b on b.capture_id = d.capture_id and b.root_path = d.root_path
@@ -39,6 +39,6 @@ final as (
   select capture_id, record_id, ordinal, timeline_position, tool_id, tool, root_path, method, status,
          response_body_id, bound_ordinal, bound_rule
   from classified
-  where is_initial
+  where is_initial = 1
 )
 select * from final;

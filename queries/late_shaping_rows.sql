@@ -5,8 +5,8 @@
 create view late_shaping_rows as
 with lines as (
   -- Item lines: the checked initial lines (after ES-12, ES-13 and ES-19) and the later lines showing an entity.
-  select l.*, (l.is_initial = 1 and l.is_unchecked = 0) as is_checked,
-         sum(l.is_initial = 1 and l.is_unchecked = 0) over (partition by l.tool_id) as checked_line_count
+  select l.*, cast(l.is_initial = 1 and l.is_unchecked = 0 as integer) as is_checked,
+         sum(cast(l.is_initial = 1 and l.is_unchecked = 0 as integer)) over (partition by l.tool_id) as checked_line_count
   from unchecked_lines l
   where l.ends_in_param = 1 and (l.is_initial = 1 or l.object_count > 0)
 ),
@@ -25,31 +25,31 @@ marked as (
          -- a member some checked line shows; a parameter some checked line names
          max(i.is_checked) over (partition by i.tool_id, i.item_kind, i.item_name) as is_checked_item,
          -- a member every checked line shows
-         sum(i.is_checked and i.is_common) over (partition by i.tool_id, i.item_kind, i.item_name) = i.checked_line_count
-           and i.checked_line_count > 0 as is_always_shown,
+         cast(sum(cast(i.is_checked = 1 and i.is_common = 1 as integer)) over (partition by i.tool_id, i.item_kind, i.item_name) = i.checked_line_count
+           and i.checked_line_count > 0 as integer) as is_always_shown,
          row_number() over (partition by i.tool_id, i.item_kind, i.item_name order by i.line_id) as item_rank
   from items i
 ),
 tool_marked as (
   select m.*,
-         sum(m.item_kind = 'member' and m.item_name is not null and m.item_rank = 1 and m.is_always_shown)
+         sum(cast(m.item_kind = 'member' and m.item_name is not null and m.item_rank = 1 and m.is_always_shown = 1 as integer))
            over (partition by m.tool_id) as always_shown_count
   from marked m
 ),
 late_lines as (
   select capture_id, tool_id, tool, line_id, latest_ordinal, path, query, is_partial_projection,
          -- ES-14: a shaping parameter other than a projection (`expand`, …) that no checked line names
-         max(item_kind = 'param' and item_name is not null and role = 'shaping' and not is_checked_item) as names_new_shaping_param,
-         max(item_kind = 'member' and item_name is not null and not is_checked_item) as carries_member_checked_lack,
-         max(always_shown_count) > sum(item_kind = 'member' and item_name is not null and is_common = 1 and is_always_shown)
-           as lacks_member_checked_show
+         max(cast(item_kind = 'param' and item_name is not null and role = 'shaping' and is_checked_item = 0 as integer)) as names_new_shaping_param,
+         max(cast(item_kind = 'member' and item_name is not null and is_checked_item = 0 as integer)) as carries_member_checked_lack,
+         cast(max(always_shown_count) > sum(cast(item_kind = 'member' and item_name is not null and is_common = 1 and is_always_shown = 1 as integer))
+           as integer) as lacks_member_checked_show
   from tool_marked
   where is_initial = 0
   group by capture_id, tool_id, tool, line_id, latest_ordinal, path, query, is_partial_projection
 ),
 final as (
   select * from late_lines
-  where (names_new_shaping_param and (carries_member_checked_lack or lacks_member_checked_show))
-     or (is_partial_projection and lacks_member_checked_show)
+  where (names_new_shaping_param = 1 and (carries_member_checked_lack = 1 or lacks_member_checked_show = 1))
+     or (is_partial_projection = 1 and lacks_member_checked_show = 1)
 )
 select * from final;

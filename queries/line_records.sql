@@ -6,7 +6,7 @@ create view line_records as
 with reads as (
   select r.capture_id, r.record_id, r.ordinal, r.timeline_position, r.tool_id, r.tool, r.root_path, r.ends_in_param,
          c.path, c.query, coalesce(c.query, '') as query_text, c.response_body_id,
-         (i.record_id is not null) as is_initial
+         cast(i.record_id is not null as integer) as is_initial
   from read_records r
   join record c on c.id = r.record_id
   left join initial_reads i on i.record_id = r.record_id
@@ -19,7 +19,7 @@ keyed as (
 ),
 on_lines as (
   -- A later read of a line that has initial reads is on no line: that line is judged on its initial records.
-  select * from keyed where is_initial or not has_initial_read
+  select * from keyed where is_initial = 1 or has_initial_read = 0
 ),
 final as (
   select capture_id, record_id, ordinal, timeline_position, tool_id, tool, root_path, ends_in_param, path, query,

@@ -27,7 +27,7 @@ totals as (
 ),
 final as (
   select capture_id, record_id, ordinal, tool, list_pointer, entries, pointer as member_pointer, value,
-         value = entries as is_counter
+         cast(cast(value as numeric) = entries as integer) as is_counter
   from totals
   -- ES-36: the name contains an item-total word and no page-total word (vocabulary).
   where exists (select 1 from vocabulary v where v.vocabulary = 'item_total' and instr(plain, v.name) > 0)

@@ -5,7 +5,7 @@
 create view list_locations as
 with members as not materialized (
   -- Read in place (a copy of every member would lose member_node's key).
-  select body_id, parent, key, node, position, depth, type, value, pointer from member_node
+  select * from member_node -- every column: PostgreSQL's member_node has key_is_index too (issue 20)
 ),
 identity_names as materialized (
   select name, rank from vocabulary where vocabulary = 'identity'
@@ -60,7 +60,7 @@ candidates as materialized (
   from arrays a
   cross join members e on e.body_id = a.body_id and e.parent = a.node -- cross: down from the arrays, in this order
   group by a.body_id, a.node, a.pointer, a.depth, a.outer_position, a.position
-  having sum(e.type = 'object') = count(*)
+  having sum(cast(e.type = 'object' as integer)) = count(*)
 ),
 fields as materialized (
   -- Only the fields the two identity steps below read: identity names and suffix-named keys.
@@ -114,7 +114,7 @@ member_identity as (
   from unnamed_fields
   group by body_id, list_pointer, key
   having count(*) = max(entries) and count(distinct cast(value as text)) = max(entries)
-     and sum(cast(value as text) glob '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' or instr(cast(value as text), ' ') > 0) = 0
+     and sum(cast(cast(value as text) glob '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' or instr(cast(value as text), ' ') > 0 as integer)) = 0
 ),
 first_member as (
   select * from (

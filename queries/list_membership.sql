@@ -20,10 +20,10 @@ next_tokens as (
     and not (m.type in ('object', 'array'))
 ),
 differing as (
-  select distinct record_id from list_counters where not is_counter
+  select distinct record_id from list_counters where is_counter = 0
   union
   -- Issue 18: a pagination key, a differing X-Total-Count or Content-Range, a Link rel="next".
-  select distinct record_id from list_page_signals where is_set
+  select distinct record_id from list_page_signals where is_set = 1
 ),
 final as (
   select s.capture_id, s.record_id, s.ordinal, s.tool, s.list_pointer, s.entries,

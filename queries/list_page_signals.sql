@@ -11,7 +11,7 @@ window_keys as (
   -- what each key's value means comes from the window_* vocabularies (none: an opaque cursor).
   select s.capture_id, s.record_id, s.ordinal, s.tool, s.list_pointer, s.entries, q.name, q.value,
          (select v.vocabulary from vocabulary v where v.vocabulary like 'window\_%' escape '\' and v.name = q.bare_name) as role,
-         q.value <> '' and q.value not glob '*[^0-9]*' as is_number
+         cast(q.value <> '' and q.value not glob '*[^0-9]*' as integer) as is_number
   from lists s
   join query_param_roles q on q.record_id = s.record_id and q.role = 'pagination'
 ),
@@ -19,15 +19,15 @@ window_reads as (
   -- A window that starts at the first item (no offset but 0, no page but 1, no cursor) and
   -- lists fewer than its size (or `limit=all`), or as many as a counter counts, is the whole list.
   select record_id,
-         max(role is null or (role = 'window_offset' and not (is_number and cast(value as integer) = 0))
-             or (role = 'window_page' and not (is_number and cast(value as integer) = 1))) as is_later,
-         max((role = 'window_size' and (not is_number or cast(value as integer) > entries))
-             or (role = 'window_end' and is_number and cast(value as integer) > entries)) as is_short
+         max(cast(role is null or (role = 'window_offset' and not (is_number = 1 and cast(value as integer) = 0))
+             or (role = 'window_page' and not (is_number = 1 and cast(value as integer) = 1)) as integer)) as is_later,
+         max(cast((role = 'window_size' and (is_number = 0 or cast(value as integer) > entries))
+             or (role = 'window_end' and is_number = 1 and cast(value as integer) > entries) as integer)) as is_short
   from window_keys
   group by record_id
 ),
 counted as materialized (
-  select distinct record_id from list_counters where is_counter
+  select distinct record_id from list_counters where is_counter = 1
 ),
 headers as (
   select s.capture_id, s.record_id, s.ordinal, s.tool, s.list_pointer, s.entries, v.vocabulary as signal, h.name, h.value,
@@ -45,8 +45,8 @@ header_totals as (
 ),
 windows as (
   select k.capture_id, k.record_id, k.ordinal, k.tool, k.list_pointer, k.entries, 'window' as signal, k.name, k.value, cast(null as integer) as total,
-         not (w.is_later = 0 and (w.is_short = 1 or k.record_id in (select record_id from counted)
-              or k.record_id in (select record_id from header_totals where total = entries))) as is_window
+         cast(not (w.is_later = 0 and (w.is_short = 1 or k.record_id in (select record_id from counted)
+              or k.record_id in (select record_id from header_totals where total = entries))) as integer) as is_window
   from window_keys k
   join window_reads w on w.record_id = k.record_id
 ),
@@ -58,12 +58,12 @@ signals as (
 final as (
   select capture_id, record_id, ordinal, tool, list_pointer, entries, signal, name, value, total,
          -- ES-36: a header total equal to the listed count counts what is listed.
-         coalesce(total = entries, 0) as is_counter,
+         coalesce(cast(total = entries as integer), 0) as is_counter,
          -- ES-35: a window is never all; a total that differs, or a next link, says the list is a page.
          case signal
            when 'window' then is_window
-           when 'next_header' then (instr(lower(replace(value, ' ', '')), 'rel="next"') > 0 or instr(lower(replace(value, ' ', '')), 'rel=next') > 0)
-           else coalesce(total <> entries, 0)
+           when 'next_header' then cast(instr(lower(replace(value, ' ', '')), 'rel="next"') > 0 or instr(lower(replace(value, ' ', '')), 'rel=next') > 0 as integer)
+           else coalesce(cast(total <> entries as integer), 0)
          end as is_set
   from signals
 )

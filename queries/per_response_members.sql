@@ -38,13 +38,13 @@ sequenced as (
 ),
 pairs as (
   select s.*,
-         exists (
+         cast(exists (
            select 1 from writes w
            where w.capture_id = s.capture_id
              and case when s.timeline_order = 'record-order' or s.prev_ended_ms is null or w.started_ms is null
                       then w.timeline_position > s.prev_position and w.timeline_position < s.timeline_position
                       else w.started_ms > s.prev_ended_ms and w.started_ms < s.started_ms end
-         ) as write_between
+         ) as integer) as write_between
   from sequenced s
   where s.prev_position is not null
 ),
@@ -52,7 +52,7 @@ pair_counts as (
   -- Counted once per (path, member), not looked up per group.
   select capture_id, path, key,
          sum(case when value = prev_value then 1 else 0 end) as equal_pairs,
-         sum(case when not write_between then 1 else 0 end) as pairs_without_write
+         sum(case when write_between = 0 then 1 else 0 end) as pairs_without_write
   from pairs
   group by capture_id, path, key
 ),

@@ -19,7 +19,7 @@ body_shapes as materialized (
   select m.body_id,
          max(case when m.parent = -1 then m.type end) as root_type,
          sum(case when m.parent = 0 and m.type not in ('object', 'array') then 1 else 0 end) as top_scalars,
-         case when sum(m.parent = 0) = 1 then max(case when m.parent = 0 and m.type = 'object' then m.node end) end as wrapper_node
+         case when sum(cast(m.parent = 0 as integer)) = 1 then max(case when m.parent = 0 and m.type = 'object' then m.node end) end as wrapper_node
   from member_node m
   where m.body_id in (select response_body_id from posts) and m.parent in (-1, 0)
   group by m.body_id
@@ -69,14 +69,14 @@ shown as materialized (
   -- POST started (record order: came earlier), those that did not (ES-9 condition 2; OQ-10:
   -- a read in flight counts as after), and the item reads among the latter.
   select c.record_id as post_record_id, c.type_root, c.created_id,
-         sum(case when s.completed_before then 1 else 0 end) as reads_before,
-         sum(case when not s.completed_before then 1 else 0 end) as reads_after,
-         sum(case when not s.completed_before and s.shown_by = 'item' then 1 else 0 end) as item_reads_after
+         sum(case when s.completed_before = 1 then 1 else 0 end) as reads_before,
+         sum(case when s.completed_before = 0 then 1 else 0 end) as reads_after,
+         sum(case when s.completed_before = 0 and s.shown_by = 'item' then 1 else 0 end) as item_reads_after
   from candidates c
   join (
     select c.record_id, c.type_root, c.created_id, s.shown_by,
-           case when c.timeline_order = 'record-order' then s.timeline_position < c.timeline_position
-                else s.ended_ms < c.started_ms end as completed_before
+           case when c.timeline_order = 'record-order' then cast(s.timeline_position < c.timeline_position as integer)
+                else cast(s.ended_ms < c.started_ms as integer) end as completed_before
     from candidates c
     join read_shown_ids s on s.capture_id = c.capture_id and s.root_path = c.type_root and s.shown_id = c.created_id
   ) s on s.record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id

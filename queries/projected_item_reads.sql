@@ -9,7 +9,7 @@ with lines as (
 final as (
   -- OQ-14: "does not return the item" = no located entity (the identity value is absent). A
   -- projected item read that does return the item is judged by ES-14 and ES-17..ES-19.
-  select l.*, (l.is_initial = 1 and l.ends_in_param = 1 and l.is_partial_projection = 1 and l.object_count = 0) as is_projected_item
+  select l.*, cast(l.is_initial = 1 and l.ends_in_param = 1 and l.is_partial_projection = 1 and l.object_count = 0 as integer) as is_projected_item
   from lines l
 )
 select * from final;

@@ -19,5 +19,5 @@ final as (
 )
 select record_id, position, name, value, bare_name, role,
        -- OQ-13: shaping = neither pagination nor sort/direction nor random (a projection shapes too).
-       role in ('projection', 'shaping') as is_shaping
+       cast(role in ('projection', 'shaping') as integer) as is_shaping
 from final;

@@ -15,8 +15,8 @@ final as (
          -- A file read on one request line (`/manifest.json`, DOC-1 / issue 18) lists nothing.
          -- Issue 18: a nested collection the manifest gave the flat list's root (`/posts/{id}/comments`
          -- under `/comments`: its template does not start with its root) lists that collection.
-         (o.ends_in_param = 0 and f.tool_id is null
-          and (instr(o.template, '{') = 0 or substr(o.template, 1, length(o.root_path) + 1) <> o.root_path || '/')) as lists_collection
+         cast(o.ends_in_param = 0 and f.tool_id is null
+          and (instr(o.template, '{') = 0 or substr(o.template, 1, length(o.root_path) + 1) <> o.root_path || '/') as integer) as lists_collection
   from timeline t
   join record r on r.id = t.record_id
   join tool o on o.id = r.tool_id

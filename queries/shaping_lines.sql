@@ -39,8 +39,8 @@ set_members as (
 ),
 params as (
   select q.record_id as line_id,
-         max(q.role = 'projection') as has_projection,
-         max(q.role = 'projection' and q.value <> '*') as has_partial_projection,
+         max(cast(q.role = 'projection' as integer)) as has_projection,
+         max(cast(q.role = 'projection' and q.value <> '*' as integer)) as has_partial_projection,
          max(q.is_shaping) as has_shaping_param
   from query_param_roles q
   group by q.record_id
@@ -56,7 +56,7 @@ final as (
          -- ES-12, ES-13: a projection value other than `*` requests only some fields.
          coalesce(p.has_partial_projection, 0) as is_partial_projection,
          -- ES-18 (2): projection values that are all `*` request every field.
-         coalesce(p.has_projection, 0) = 1 and coalesce(p.has_partial_projection, 0) = 0 as is_all_fields,
+         cast(coalesce(p.has_projection, 0) = 1 and coalesce(p.has_partial_projection, 0) = 0 as integer) as is_all_fields,
          coalesce(p.has_shaping_param, 0) as has_shaping_param
   from located l
   left join set_members m on m.body_id = l.set_body_id and m.set_pointer = l.set_pointer

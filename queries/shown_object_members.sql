@@ -15,7 +15,7 @@ keys as (
 ),
 grouped as (
   select body_id, set_pointer, member_key, max(object_count) as object_count,
-         count(*) as objects_with_key, count(*) = max(object_count) as is_common
+         count(*) as objects_with_key, cast(count(*) = max(object_count) as integer) as is_common
   from keys
   group by body_id, set_pointer, member_key
 ),

@@ -9,7 +9,7 @@ with latest as (
 ),
 sets as (
   select distinct l.response_body_id as body_id, coalesce(i.entity_pointer, r.list_pointer) as set_pointer,
-         r.record_id is not null as is_list
+         cast(r.record_id is not null as integer) as is_list
   from latest l
   left join item_locations i on i.record_id = l.record_id
   left join list_reads r on r.record_id = l.record_id
@@ -20,9 +20,9 @@ objects as (
   -- (Left joins: down from the set's node to its entries, in this order; `sets` read once.)
   select s.body_id, s.set_pointer, coalesce(o.pointer, s.set_pointer) as object_pointer, coalesce(o.position, 0) as list_index
   from sets s
-  left join member_node a indexed by member_node_pointer on s.is_list and a.body_id = s.body_id and a.pointer = s.set_pointer
+  left join member_node a indexed by member_node_pointer on s.is_list = 1 and a.body_id = s.body_id and a.pointer = s.set_pointer
   left join member_node o on o.body_id = a.body_id and o.parent = a.node and o.type = 'object'
-  where not s.is_list or o.pointer is not null
+  where s.is_list = 0 or o.pointer is not null
 ),
 final as (
   select o.*, count(*) over (partition by body_id, set_pointer) as object_count from objects o

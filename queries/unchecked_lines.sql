@@ -10,11 +10,11 @@ distinguished as (
   select distinct line_id from variant_keys
 ),
 flagged as (
-  select l.*, (l.is_variant = 1 and d.line_id is not null) as is_distinguished
+  select l.*, cast(l.is_variant = 1 and d.line_id is not null as integer) as is_distinguished
   from lines l
   left join distinguished d on d.line_id = l.line_id
 ),
 final as (
-  select f.*, (f.is_projected or f.is_distinguished) as is_unchecked from flagged f
+  select f.*, cast(f.is_projected = 1 or f.is_distinguished = 1 as integer) as is_unchecked from flagged f
 )
 select * from final;

@@ -25,22 +25,22 @@ ranked as (
 ),
 marked as (
   select r.*,
-         max(r.param_source = 'own' and r.is_base) over (partition by r.tool_id, r.name) as is_base_name,
-         max(r.param_source = 'own' and r.is_base) over (partition by r.tool_id, r.name, r.value) as is_base_value,
+         max(cast(r.param_source = 'own' and r.is_base = 1 as integer)) over (partition by r.tool_id, r.name) as is_base_name,
+         max(cast(r.param_source = 'own' and r.is_base = 1 as integer)) over (partition by r.tool_id, r.name, r.value) as is_base_value,
          -- base lines naming it (a line naming it twice counts once)
-         sum(r.param_source = 'own' and r.is_base and r.name_rank = 1) over (partition by r.tool_id, r.name) as base_lines_naming,
-         max(r.param_source = 'own') over (partition by r.line_id, r.name) as is_named_by_line
+         sum(cast(r.param_source = 'own' and r.is_base = 1 and r.name_rank = 1 as integer)) over (partition by r.tool_id, r.name) as base_lines_naming,
+         max(cast(r.param_source = 'own' as integer)) over (partition by r.line_id, r.name) as is_named_by_line
   from ranked r
 ),
 keys as (
   -- Own parameters give the first two kinds, the first base line's the third (one pass).
   select capture_id, tool_id, tool, line_id, name as key_name,
-         case when param_source = 'own' and is_base_name then value end as key_value,
-         param_source = 'first-base' as is_omitted
+         case when param_source = 'own' and is_base_name = 1 then value end as key_value,
+         cast(param_source = 'first-base' as integer) as is_omitted
   from marked
   where name is not null and role <> 'pagination'
-    and ((param_source = 'own' and is_variant = 1 and (not is_base_name or not is_base_value))
-      or (param_source = 'first-base' and base_lines_naming = base_line_count and not is_named_by_line))
+    and ((param_source = 'own' and is_variant = 1 and (is_base_name = 0 or is_base_value = 0))
+      or (param_source = 'first-base' and base_lines_naming = base_line_count and is_named_by_line = 0))
 ),
 final as (
   select distinct * from keys

@@ -27,26 +27,26 @@ marked as (
          -- a member some base line shows; a parameter some base line names
          max(t.is_base) over (partition by t.tool_id, t.item_kind, t.item_name) as is_base_item,
          -- a member every base line's objects all carry
-         sum(t.is_base and t.is_common) over (partition by t.tool_id, t.item_kind, t.item_name) = t.base_line_count as is_base_common,
+         cast(sum(cast(t.is_base = 1 and t.is_common = 1 as integer)) over (partition by t.tool_id, t.item_kind, t.item_name) = t.base_line_count as integer) as is_base_common,
          row_number() over (partition by t.tool_id, t.item_kind, t.item_name order by t.line_id) as item_rank,
          -- an entity the remaining lines show with more than one member set
-         min(t.item_value) over (partition by t.tool_id, t.item_kind, t.item_name)
-           <> max(t.item_value) over (partition by t.tool_id, t.item_kind, t.item_name) as has_other_member_sets
+         cast(min(t.item_value) over (partition by t.tool_id, t.item_kind, t.item_name)
+           <> max(t.item_value) over (partition by t.tool_id, t.item_kind, t.item_name) as integer) as has_other_member_sets
   from items t
 ),
 tool_marked as (
   select m.*,
-         sum(m.item_kind = 'member' and m.item_name is not null and m.item_rank = 1 and m.is_base_common)
+         sum(cast(m.item_kind = 'member' and m.item_name is not null and m.item_rank = 1 and m.is_base_common = 1 as integer))
            over (partition by m.tool_id) as base_common_member_count
   from marked m
 ),
 line_conditions as (
   select line_id,
-         max(item_kind = 'entity' and item_name is not null and has_other_member_sets) as shows_entity_otherwise,
-         max(item_kind = 'param' and item_name is not null and role <> 'pagination' and not is_base_item) as names_param_base_lacks,
-         max(item_kind = 'member' and item_name is not null and not is_base_item) as carries_member_base_lacks,
-         max(base_common_member_count)
-           > sum(item_kind = 'member' and item_name is not null and is_common = 1 and is_base_common) as lacks_member_base_carries
+         max(cast(item_kind = 'entity' and item_name is not null and has_other_member_sets = 1 as integer)) as shows_entity_otherwise,
+         max(cast(item_kind = 'param' and item_name is not null and role <> 'pagination' and is_base_item = 0 as integer)) as names_param_base_lacks,
+         max(cast(item_kind = 'member' and item_name is not null and is_base_item = 0 as integer)) as carries_member_base_lacks,
+         cast(max(base_common_member_count)
+           > sum(cast(item_kind = 'member' and item_name is not null and is_common = 1 and is_base_common = 1 as integer)) as integer) as lacks_member_base_carries
   from tool_marked
   group by line_id
 ),
@@ -61,9 +61,9 @@ flagged as (
 ),
 final as (
   select f.*,
-         (f.is_rest = 1 and f.is_base = 0 and f.object_count > 0
-          and (f.shows_entity_otherwise or f.names_param_base_lacks)
-          and (f.carries_member_base_lacks or f.lacks_member_base_carries)) as is_variant
+         cast(f.is_rest = 1 and f.is_base = 0 and f.object_count > 0
+          and (f.shows_entity_otherwise = 1 or f.names_param_base_lacks = 1)
+          and (f.carries_member_base_lacks = 1 or f.lacks_member_base_carries = 1) as integer) as is_variant
   from flagged f
 )
 select * from final;

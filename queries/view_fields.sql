@@ -40,7 +40,7 @@ firsts as (
 final as (
   select f.capture_id, f.tool, f.scope, f.key as field,
          row_number() over (partition by f.capture_id, f.tool, f.scope order by f.obs_index, f.position) - 1 as field_order,
-         f.shown_count = case f.scope when 'all' then c.all_count else c.list_count end as is_required
+         cast(f.shown_count = case f.scope when 'all' then c.all_count else c.list_count end as integer) as is_required
   from firsts f
   join counts c on c.capture_id = f.capture_id and c.tool = f.tool
   where f.rn = 1
