@@ -4,17 +4,14 @@
  * checked against what each capture says alone, and run again on PostgreSQL over the same
  * facts (src/store/postgres-copy.ts), where they must give the same rows.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCaptures } from '../src/ingest/load-captures.js';
-import { listViews, openStore, orderViews } from '../src/store/open.js';
+import { openStore } from '../src/store/open.js';
 import { postgresCopy } from '../src/store/postgres-copy.js';
-import { postgresSchema, postgresSeed } from '../src/store/postgres-schema.js';
-import { postgresView } from '../src/store/postgres-views.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
-import { startPostgres, type Postgres } from './postgres-helpers.js';
+import { copyStatements, createStoreDatabase, ruleViews, startPostgres, viewSnapshotStatements, type Postgres } from './postgres-helpers.js';
 
 const dir = tempDir();
 const store = join(dir, 'two.sqlite');
@@ -79,22 +76,15 @@ describe('issue 20: which endpoints changed shape between two captures (docs/cro
 
 describe('issue 20: the same statements give the same rows on PostgreSQL', () => {
   it('over the two captures\' facts copied there, with the rule views evaluated as the state pass does', () => {
-    pg.psql('postgres', "create database cross_capture template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'");
+    createStoreDatabase(pg, 'cross_capture');
     const db = openStore(store);
-    let copy;
-    try { copy = postgresCopy(db); } finally { db.close(); }
-    const views = orderViews(listViews()).filter((v) => v.name !== 'member' && v.name !== 'response_members');
-    const script = [
-      postgresSchema(), postgresSeed(),
-      ...copy.map((t) => `COPY "${t.table}" (${t.columns.join(', ')}) FROM STDIN;\n${t.text}\\.\n`),
-      ...views.map((v) => postgresView(v.sql).replace(/create\s+view\s+([a-z_][a-z0-9_]*)\s+as/i, 'create temp table $1 as') + ';'),
+    try { pg.script('cross_capture', copyStatements(postgresCopy(db))); } finally { db.close(); }
+    const out = pg.script('cross_capture', [
+      viewSnapshotStatements(ruleViews()),
       '\\echo ==changed-fields', statement('changed-fields') + ';',
       '\\echo ==entities-everywhere', statement('entities-everywhere') + ';',
-    ].join('\n');
-    const r = spawnSync('psql', ['-h', pg.host, '-p', String(pg.port), '-U', 'capstate', '-d', 'cross_capture', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-F', '\t', '-f', '-'],
-      { input: script, encoding: 'utf8', maxBuffer: 1 << 26 });
-    expect(r.status, r.stderr).toBe(0);
-    const [, changed, everywhere] = r.stdout.split(/==changed-fields\n|==entities-everywhere\n/);
+    ].join('\n'));
+    const [, changed, everywhere] = out.split(/==changed-fields\n|==entities-everywhere\n/);
     const lines = (s: string) => s.split('\n').filter(Boolean);
     expect(lines(changed)).toEqual(sqlRows(statement('changed-fields')).map((x) => `${x.tool}\t${x.field}\t${x.seen}`));
     expect(lines(everywhere)).toEqual(sqlRows(statement('entities-everywhere')).map((x) => `${x.collection}\t${x.entity_key}`));

@@ -9,6 +9,10 @@ import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { listViews, orderViews, type ViewFile } from '../src/store/open.js';
+import type { CopyTable } from '../src/store/postgres-copy.js';
+import { postgresSchema, postgresSeed } from '../src/store/postgres-schema.js';
+import { postgresView } from '../src/store/postgres-views.js';
 
 export interface Postgres {
   /** Stops the server and removes its directory (call it from the test file's afterAll). */
@@ -20,7 +24,31 @@ export interface Postgres {
   psql(database: string, sql: string): string;
   /** Runs `sql` in `database` and returns psql's exit status and stderr, for statements expected to fail. */
   psqlStatus(database: string, sql: string): { status: number; stderr: string };
+  /** Runs a psql script on `database` (statements, `COPY … FROM STDIN` data, `\\echo`); returns its output. */
+  script(database: string, text: string): string;
 }
+
+/** Creates `name` as a capstate store: C collation (SQLite's text order), the tables and their seed rows. */
+export function createStoreDatabase(pg: Postgres, name: string): void {
+  pg.psql('postgres', `create database ${name} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
+  pg.script(name, postgresSchema() + postgresSeed());
+}
+
+/** `COPY … FROM STDIN` statements with their data, for a script. */
+export const copyStatements = (tables: CopyTable[]): string =>
+  tables.map((t) => `COPY "${t.table}" (${t.columns.join(', ')}) FROM STDIN;\n${t.text}\\.\n`).join('');
+
+/** Every rule view but the two exploration ones, in dependency order. */
+export const ruleViews = () => orderViews(listViews()).filter((v) => v.name !== 'member' && v.name !== 'response_members');
+
+/**
+ * Statements that evaluate `views` once each, in order, into temporary tables of their names,
+ * as the state pass's snapshot does (a temporary table is found before a table of the same
+ * name in public): read through the stored views instead, PostgreSQL plans the deepest ones
+ * for ~25 s each.
+ */
+export const viewSnapshotStatements = (views: ViewFile[]): string =>
+  views.map((v) => postgresView(v.sql).replace(/create\s+view\s+([a-z_][a-z0-9_]*)\s+as/i, 'create temp table $1 as') + ';').join('\n') + '\n';
 
 const PORT = 5432; // the socket is in a directory of its own, so no other server's port matters
 
@@ -56,12 +84,14 @@ export function startPostgres(): Postgres {
     run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], asPostgres);
     rmSync(dir, { recursive: true, force: true });
   };
-  const psqlArgs = (database: string, sql: string) => ['-h', dir, '-p', String(PORT), '-U', 'capstate', '-d', database, '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-F', '\t', '-c', sql];
+  const base = (database: string) => ['-h', dir, '-p', String(PORT), '-U', 'capstate', '-d', database, '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-F', '\t'];
+  const psqlArgs = (database: string, sql: string) => [...base(database), '-c', sql];
   return {
     stop,
     host: dir,
     port: PORT,
     psql: (database, sql) => run('psql', psqlArgs(database, sql), false).stdout as string,
+    script: (database, text) => run('psql', [...base(database), '-f', '-'], false, { input: text, maxBuffer: 1 << 28 }).stdout as string,
     psqlStatus: (database, sql) => {
       const r = spawnSync('psql', psqlArgs(database, sql), { encoding: 'utf8' });
       return { status: r.status ?? -1, stderr: r.stderr };

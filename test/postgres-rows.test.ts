@@ -8,18 +8,15 @@
  * integer or numeric in decimal; a boolean column fails the comparison (flags are integers in
  * both dialects, docs/decisions.md).
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCaptures } from '../src/ingest/load-captures.js';
-import { kyselyFor, listViews, openStore, orderViews, rawConnection } from '../src/store/open.js';
+import { kyselyFor, openStore, rawConnection } from '../src/store/open.js';
 import { postgresCopy } from '../src/store/postgres-copy.js';
-import { postgresSchema, postgresSeed } from '../src/store/postgres-schema.js';
-import { postgresView } from '../src/store/postgres-views.js';
 import { withSnapshot } from '../src/store/snapshot.js';
 import { fixture, root, tempDir } from './helpers.js';
-import { startPostgres, type Postgres } from './postgres-helpers.js';
+import { copyStatements, createStoreDatabase, ruleViews, startPostgres, viewSnapshotStatements, type Postgres } from './postgres-helpers.js';
 
 const dir = tempDir();
 let pg: Postgres;
@@ -30,15 +27,7 @@ const CAPTURE_NAMES = ['capture.har', 'capture.har.gz', 'capture.zip', 'evidence
 const fixtures = readdirSync(join(root, 'fixtures')).sort()
   .map((name) => ({ name, capture: CAPTURE_NAMES.map((f) => fixture(name, f)).find((f) => existsSync(f)) }))
   .filter((f): f is { name: string; capture: string } => f.capture !== undefined);
-const VIEWS = orderViews(listViews()).filter((v) => v.name !== 'member' && v.name !== 'response_members');
-
-/** Runs a psql script (statements and COPY data) on `database`; returns its output. */
-function psqlScript(database: string, script: string): string {
-  const r = spawnSync('psql', ['-h', pg.host, '-p', String(pg.port), '-U', 'capstate', '-d', database, '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-F', '\t', '-f', '-'],
-    { input: script, encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`psql on ${database}: ${r.stderr}`);
-  return r.stdout;
-}
+const VIEWS = ruleViews();
 
 /** COPY text's escapes undone; null for \N. */
 const uncopy = (s: string): string | null => (s === '\\N' ? null : s.replace(/\\(.)/g, (_, c: string) => (c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : c)));
@@ -66,16 +55,15 @@ async function compare(name: string, capture: string): Promise<string[]> {
   const file = join(dir, `${name}.sqlite`);
   await loadCaptures({ db: file, files: [capture], loadedAt: '2026-01-01T00:00:00.000Z' });
   const database = `f_${name.replace(/[^a-z0-9]/g, '_')}`;
-  pg.psql('postgres', `create database ${database} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
+  createStoreDatabase(pg, database);
   const db = openStore(file);
   let copy;
   try { copy = postgresCopy(db); } finally { db.close(); }
-  psqlScript(database, postgresSchema() + postgresSeed()
-    + copy.map((t) => `COPY "${t.table}" (${t.columns.join(', ')}) FROM STDIN;\n${t.text}\\.\n`).join(''));
+  pg.script(database, copyStatements(copy));
 
   // PostgreSQL: every view into a temporary table, then each one's column types and rows.
   const script = [
-    ...VIEWS.map((v) => postgresView(v.sql).replace(/create\s+view\s+([a-z_][a-z0-9_]*)\s+as/i, 'create temp table $1 as') + ';'),
+    viewSnapshotStatements(VIEWS),
     ...VIEWS.flatMap((v) => [
       `\\echo ==columns ${v.name}`,
       `select format_type(atttypid, atttypmod) from pg_attribute where attrelid = 'pg_temp.${v.name}'::regclass and attnum > 0 and not attisdropped order by attnum;`,
@@ -83,7 +71,7 @@ async function compare(name: string, capture: string): Promise<string[]> {
       `copy pg_temp.${v.name} to stdout;`,
     ]),
   ].join('\n');
-  const out = psqlScript(database, script);
+  const out = pg.script(database, script);
   const onPg = new Map<string, { kinds: Kind[]; rows: unknown[][] }>();
   let current: { kinds: Kind[]; rows: unknown[][] } | null = null;
   let part: 'columns' | 'rows' = 'columns';
@@ -136,9 +124,8 @@ describe('issue 20: a store\'s rows copied to PostgreSQL keep their bytes (postg
       db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (1, 'b', 3, 'base64', 1, ?)").run(Buffer.from([0, 9, 255]));
       db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (2, 'j', 2, 'json', 1, '[1.5]')").run();
       db.prepare("insert into member_node (body_id, parent, key, node, depth, shape, value, pointer) values (2, -1, 0, 0, 0, 1, null, ''), (2, 0, 0, 1, null, null, 1.5, null)").run();
-      const copy = postgresCopy(db);
-      pg.psql('postgres', "create database copy_check template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'");
-      psqlScript('copy_check', postgresSchema() + postgresSeed() + copy.map((t) => `COPY "${t.table}" (${t.columns.join(', ')}) FROM STDIN;\n${t.text}\\.\n`).join(''));
+      createStoreDatabase(pg, 'copy_check');
+      pg.script('copy_check', copyStatements(postgresCopy(db)));
       expect(pg.psql('copy_check', "select encode(convert_to(path, 'UTF8'), 'hex'), bytes from capture").trim()).toBe(`${Buffer.from(text).toString('hex')}\t9007199254740993`);
       expect(pg.psql('copy_check', "select encode(content_bytes, 'hex'), content is null from body where id = 1").trim()).toBe('0009ff\tt');
       expect(pg.psql('copy_check', 'select content, content_bytes is null from body where id = 2').trim()).toBe('[1.5]\tt');

@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/open.js';
-import { postgresSchema, postgresSchemaVersion, postgresSeed, schemaFiles } from '../src/store/postgres-schema.js';
+import { postgresSchemaVersion, schemaFiles } from '../src/store/postgres-schema.js';
 import { tempDir } from './helpers.js';
-import { startPostgres, type Postgres } from './postgres-helpers.js';
+import { createStoreDatabase, startPostgres, type Postgres } from './postgres-helpers.js';
 
 const dir = tempDir();
 let pg: Postgres;
@@ -19,8 +19,7 @@ const ADDED: Record<string, Record<string, string>> = { member_node: { key: 'key
 
 beforeAll(() => {
   pg = startPostgres();
-  pg.psql('postgres', `create database ${DB} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
-  pg.psql(DB, postgresSchema() + postgresSeed());
+  createStoreDatabase(pg, DB);
 }, 60_000);
 afterAll(() => pg?.stop());
 

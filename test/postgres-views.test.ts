@@ -9,17 +9,15 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listViews, orderViews } from '../src/store/open.js';
-import { postgresSchema, postgresSeed } from '../src/store/postgres-schema.js';
 import { globToRegex, postgresView, POSTGRES_VIEW_RULES } from '../src/store/postgres-views.js';
-import { startPostgres, type Postgres } from './postgres-helpers.js';
+import { createStoreDatabase, startPostgres, viewSnapshotStatements, type Postgres } from './postgres-helpers.js';
 
 let pg: Postgres;
 const DB = 'capstate_views';
 
 beforeAll(() => {
   pg = startPostgres();
-  pg.psql('postgres', `create database ${DB} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
-  pg.psql(DB, postgresSchema() + postgresSeed());
+  createStoreDatabase(pg, DB);
 }, 60_000);
 afterAll(() => pg?.stop());
 
@@ -104,12 +102,7 @@ describe('issue 20: every rule view is created on PostgreSQL', () => {
   });
 
   it('each view answers, evaluated once in dependency order into a temporary table as the state pass\'s snapshot does', () => {
-    // Run through the stored views, PostgreSQL plans the deepest ones (unchecked_records and
-    // above) for ~25 s each on empty tables, as SQLite compiles them for as long (snapshot.ts):
-    // so they are read the way the pass reads them, each definition over the ones before it
-    // (a temporary table is found before a table of the same name in public).
-    const statements = orderViews(listViews()).map((v) => postgresView(v.sql).replace(/create\s+view\s+([a-z_][a-z0-9_]*)\s+as/i, 'create temp table $1 as'));
-    const counts = pg.psql(DB, statements.join(';\n') + ';\n' + orderViews(listViews()).map((v) => `select '${v.name}', count(*) from pg_temp.${v.name}`).join(' union all ') + ';');
+    const counts = pg.psql(DB, viewSnapshotStatements(orderViews(listViews())) + orderViews(listViews()).map((v) => `select '${v.name}', count(*) from pg_temp.${v.name}`).join(' union all ') + ';');
     expect(counts.trim().split('\n')).toEqual(orderViews(listViews()).map((v) => `${v.name}\t0`));
   });
 });
