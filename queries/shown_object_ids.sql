@@ -28,13 +28,13 @@ final as (
   -- range of member_node's key per object; ordered by the escaped name, which is the pointer's
   -- order, so equal sets read alike).
   select s.body_id, s.set_pointer, s.identity_field, s.entity_id,
-         -- An ordered window rather than an ordered subquery under the aggregate: the order is
-         -- then the statement's own in PostgreSQL too (issue 20), and every row holds the whole list.
-         (select group_concat(length(m.key) || ':' || m.key, ',')
-                   over (order by replace(replace(m.key, '~', '~0'), '/', '~1') rows between unbounded preceding and unbounded following)
+         -- The order is a column, sort_key: PostgreSQL does not promise a subquery's order to the
+         -- aggregate above it, so its dialect orders the aggregate by that column (issue 20).
+         (select group_concat(k.member_name, ',') from (
+            select length(m.key) || ':' || m.key as member_name, replace(replace(m.key, '~', '~0'), '/', '~1') as sort_key
             from member_node m
             where m.body_id = s.body_id and m.parent = s.object_node
-            limit 1) as members_signature
+            order by sort_key) k) as members_signature
   from last_shown s
 )
 select * from final;

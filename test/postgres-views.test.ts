@@ -60,8 +60,10 @@ describe('issue 20: the view rewrite rules, each on its examples', () => {
     expect(r('f.key = t.identity_field')).toBe('f.key = t.identity_field');
   });
 
-  it('group_concat is string_agg', () => {
+  it('group_concat is string_agg; over an ordered subquery it orders by the subquery\'s sort_key', () => {
     expect(rule('group-concat')("group_concat(x, ',') over w")).toBe("string_agg(x, ',') over w");
+    expect(postgresView("(select group_concat(k.name, ',') from (select n as name, n as sort_key from t order by sort_key) k)"))
+      .toBe("(select string_agg(k.name, ',' order by k.sort_key) from (select n as name, n as sort_key from t order by sort_key) k)");
   });
 });
 

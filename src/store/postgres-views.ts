@@ -58,8 +58,13 @@ export const POSTGRES_VIEW_RULES: readonly Rule[] = [
       .replace(/\b([a-z_][a-z0-9_]*)\.key = ([0-9]+)\b/gi, "($1.key_is_index = 1 and $1.key = '$2')"),
   },
   {
+    name: 'ordered-concat',
+    says: '`group_concat(k.x, sep) from (… order by sort_key) k` orders the aggregate itself by k.sort_key: PostgreSQL does not promise the subquery\'s order to it',
+    apply: (sql) => sql.replace(/\bgroup_concat\(([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*), ('[^']*')\) from \(/gi, 'string_agg($1.$2, $3 order by $1.sort_key) from ('),
+  },
+  {
     name: 'group-concat',
-    says: '`group_concat(x, sep)` is `string_agg(x, sep)`; the views order its input with a window, never a subquery',
+    says: '`group_concat(x, sep)` is `string_agg(x, sep)` (a window orders its own input)',
     apply: (sql) => sql.replace(/\bgroup_concat\(/gi, 'string_agg('),
   },
 ];
