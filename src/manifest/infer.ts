@@ -315,7 +315,7 @@ class ListIndex {
     // Down from each array to its objects and their members (member_node's key ranges).
     // CROSS JOIN keeps that order: SQLite otherwise starts from the matching members
     // and, a parent having no index by node, scans the body for each one's array.
-    const rows = await this.k.selectFrom('member_node as a')
+    const query = this.k.selectFrom('member_node as a')
       .crossJoin('member_node as o')
       .crossJoin('member_node as m')
       .whereRef('o.body_id', '=', 'a.body_id').whereRef('o.parent', '=', 'a.node')
@@ -325,8 +325,10 @@ class ListIndex {
       .where('a.type', '=', 'array').where('o.type', '=', 'object')
       .where('m.type', 'in', ['string', 'integer'])
       .where(sql<boolean>`m.value in (select value from json_each(${needleList}))`)
-      .orderBy('m.body_id').orderBy('pointer').execute();
-    for (const row of rows) {
+      .orderBy('m.body_id').orderBy('pointer');
+    // Streamed: the matches grow with the capture (a list body per read, an entry per id), and
+    // only their distinct values and names are kept (issue 14: flat memory).
+    for await (const row of query.stream()) {
       const v = String(row.value);
       const names = values.get(v) ?? [];
       if (typeof row.key === 'string' && !names.includes(row.key)) names.push(row.key);
