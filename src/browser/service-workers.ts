@@ -189,7 +189,8 @@ export class ServiceWorkerBlock {
     }
     this.uncertainty = done.ok
       ? `the service-worker block was not fully removed: ${firstLine(done.value)}`
-      : `the service-worker block was not removed within the fixed ${graceMs} ms restore grace`;
+      // The fixed grace, not what was left of it for this attempt: a retry inside one grace (release) may get 1 ms.
+      : `the service-worker block was not removed within the fixed ${this.graceMs} ms restore grace`;
     throw new Error(this.uncertainty);
   }
 
