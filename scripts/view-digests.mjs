@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCaptures } from '../dist/src/ingest/load-captures.js';
 import { kyselyFor, listViews, openStore, packageRoot, rawConnection } from '../dist/src/store/open.js';
-import { withSnapshot } from '../dist/src/store/snapshot.js';
+import { explorationViewNames, withSnapshot } from '../dist/src/store/snapshot.js';
 
 const CAPTURE_NAMES = ['capture.har', 'capture.har.gz', 'capture.zip', 'evidence.json'];
-const EXPLORATION = new Set(['member', 'response_members']);
+const EXPLORATION = explorationViewNames();
 const sha = (s) => createHash('sha256').update(s).digest('hex');
 const line = (row) => JSON.stringify(row, (_, v) => (typeof v === 'bigint' ? `${v}n` : Buffer.isBuffer(v) ? `x'${v.toString('hex')}'` : v));
 

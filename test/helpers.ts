@@ -9,6 +9,10 @@ import { afterAll } from 'vitest';
 export const root = resolve(__dirname, '..');
 export const cliPath = join(root, 'dist/src/cli/main.js');
 export const fixture = (...p: string[]) => join(root, 'fixtures', ...p);
+/** Every fixture case (a directory of fixtures/), in name order. */
+export const fixtureCases = (): string[] => readdirSync(join(root, 'fixtures'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+/** The capture file of fixture case `name` (a HAR, zipped or gzipped, or scenario Evidence). */
+export const captureOf = (name: string): string => fixture(name, readdirSync(fixture(name)).find((f) => /\.(har|json|har\.gz|zip)$/.test(f))!);
 
 /** Every TypeScript file under src/ (for tests that check a rule is stated in one module only). */
 export function sourceFiles(dir = join(root, 'src')): string[] {

@@ -13,6 +13,7 @@ import { listViews, orderViews, type ViewFile } from '../src/store/open.js';
 import type { CopyTable } from '../src/store/postgres-copy.js';
 import { postgresSchema, postgresSeed } from '../src/store/postgres-schema.js';
 import { postgresView } from '../src/store/postgres-views.js';
+import { explorationViewNames } from '../src/store/snapshot.js';
 
 export interface Postgres {
   /** Stops the server and removes its directory (call it from the test file's afterAll). */
@@ -38,8 +39,8 @@ export function createStoreDatabase(pg: Postgres, name: string): void {
 export const copyStatements = (tables: CopyTable[]): string =>
   tables.map((t) => `COPY "${t.table}" (${t.columns.join(', ')}) FROM STDIN;\n${t.text}\\.\n`).join('');
 
-/** Every rule view but the two exploration ones, in dependency order. */
-export const ruleViews = () => orderViews(listViews()).filter((v) => v.name !== 'member' && v.name !== 'response_members');
+/** Every rule view but the exploration ones (`member`, `response_members`), in dependency order. */
+export const ruleViews = () => orderViews(listViews()).filter((v) => !explorationViewNames().has(v.name));
 
 /**
  * Statements that evaluate `views` once each, in order, into temporary tables of their names,

@@ -8,14 +8,13 @@
  * integer or numeric in decimal; a boolean column fails the comparison (flags are integers in
  * both dialects, docs/decisions.md).
  */
-import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCaptures } from '../src/ingest/load-captures.js';
 import { kyselyFor, openStore, rawConnection } from '../src/store/open.js';
 import { postgresCopy } from '../src/store/postgres-copy.js';
 import { withSnapshot } from '../src/store/snapshot.js';
-import { fixture, root, tempDir } from './helpers.js';
+import { captureOf, fixtureCases, tempDir } from './helpers.js';
 import { copyStatements, createStoreDatabase, ruleViews, startPostgres, viewSnapshotStatements, type Postgres } from './postgres-helpers.js';
 
 const dir = tempDir();
@@ -23,10 +22,6 @@ let pg: Postgres;
 beforeAll(() => { pg = startPostgres(); }, 60_000);
 afterAll(() => pg?.stop());
 
-const CAPTURE_NAMES = ['capture.har', 'capture.har.gz', 'capture.zip', 'evidence.json'];
-const fixtures = readdirSync(join(root, 'fixtures')).sort()
-  .map((name) => ({ name, capture: CAPTURE_NAMES.map((f) => fixture(name, f)).find((f) => existsSync(f)) }))
-  .filter((f): f is { name: string; capture: string } => f.capture !== undefined);
 const VIEWS = ruleViews();
 
 /** COPY text's escapes undone; null for \N. */
@@ -149,7 +144,7 @@ describe('issue 20: a store\'s rows copied to PostgreSQL keep their bytes (postg
 });
 
 describe('issue 20: every rule view gives SQLite\'s rows on PostgreSQL, for every fixture', () => {
-  it.each(fixtures.map((f) => [f.name, f.capture]))('%s', async (name, capture) => {
+  it.each(fixtureCases().map((name) => [name, captureOf(name)]))('%s', async (name, capture) => {
     expect(await compare(name, capture)).toEqual([]);
   }, 120_000);
 });

@@ -6,7 +6,7 @@
  * longer match; stock sqlite3 reads the tables.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -26,13 +26,12 @@ import { plainError, plainText } from '../src/state/words.js';
 import { kyselyFor, listMigrations, openStore, rawConnection } from '../src/store/open.js';
 import { withSnapshot } from '../src/store/snapshot.js';
 import { writeHar } from './har-builder.js';
-import { cli, fixture, root, tempDir } from './helpers.js';
+import { captureOf, cli, fixture, fixtureCases, tempDir } from './helpers.js';
 import { serveStore, text } from './serve-helpers.js';
 
 const dir = tempDir();
 const A = 'http://127.0.0.1:4000';
-const cases = readdirSync(join(root, 'fixtures'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-const captureOf = (name: string) => fixture(name, readdirSync(fixture(name)).find((f) => /\.(har|json|har\.gz|zip)$/.test(f))!);
+const cases = fixtureCases();
 const exact = (text: string): JsonValue => {
   const r = parseExactJson(text);
   if (!r.ok) throw new Error(r.detail);

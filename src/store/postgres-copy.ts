@@ -12,7 +12,7 @@
  */
 import { CapstateError } from '../errors.js';
 import type { Sqlite } from './open.js';
-import { schemaFiles } from './postgres-schema.js';
+import { tablesByReference } from './postgres-schema.js';
 
 /** Tables a new PostgreSQL store is seeded with (postgresSeed), not copied. */
 const SEEDED = new Set(['meta', 'vocabulary']);
@@ -49,12 +49,7 @@ export interface CopyTable { table: string; columns: string[]; rows: number; tex
  * (U+0000).
  */
 export function postgresCopy(db: Sqlite): CopyTable[] {
-  const order = schemaFiles().map((t) => t.name);
-  const refs = new Map(schemaFiles().map((t) => [t.name, [...t.sql.matchAll(/REFERENCES\s+"?([a-z_]+)"?/g)].map((m) => m[1])]));
-  const sorted: string[] = [];
-  const visit = (t: string) => { if (sorted.includes(t)) return; for (const r of refs.get(t) ?? []) if (r !== t) visit(r); sorted.push(t); };
-  for (const t of order) visit(t);
-  return sorted.filter((t) => !SEEDED.has(t)).map((table) => {
+  return tablesByReference().map((t) => t.name).filter((t) => !SEEDED.has(t)).map((table) => {
     const stmt = db.prepare(selectFor(table)).safeIntegers(true).raw(true);
     const columns = stmt.columns().map((c) => c.name);
     const lines: string[] = [];

@@ -90,8 +90,8 @@ export function postgresTable(t: TableDdl): string {
   return out.replace(/,\n\);/g, '\n);');
 }
 
-/** The whole schema in PostgreSQL's dialect, tables in an order their references allow. */
-export function postgresSchema(): string {
+/** schema/*.sql's tables in an order their references allow (a table after every table it references). */
+export function tablesByReference(): TableDdl[] {
   const tables = schemaFiles();
   const refs = (t: TableDdl) => [...t.sql.matchAll(/REFERENCES\s+"?([a-z_]+)"?/g)].map((m) => m[1]).filter((r) => r !== t.name);
   const done = new Set<string>();
@@ -102,7 +102,12 @@ export function postgresSchema(): string {
     done.add(next.name);
     ordered.push(next);
   }
-  return ordered.map(postgresTable).join('\n\n') + '\n';
+  return ordered;
+}
+
+/** The whole schema in PostgreSQL's dialect, tables in an order their references allow. */
+export function postgresSchema(): string {
+  return tablesByReference().map(postgresTable).join('\n\n') + '\n';
 }
 
 /** The schema version a PostgreSQL store starts at: the last SQLite migration's, which schema/*.sql describes. */

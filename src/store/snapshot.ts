@@ -97,10 +97,15 @@ export function statementSnapshot(query: string): { name: string; statements: st
   return viewSnapshot(query.toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []);
 }
 
+/** The shipped views no rule reads (explorationViews): `member` and `response_members`. */
+export function explorationViewNames(): ReadonlySet<string> {
+  return (exploring ??= explorationViews([...shippedViews().values()]));
+}
+
 /** statementSnapshot for the views `names` holds (other words are left out). */
 export function viewSnapshot(names: readonly string[]): { name: string; statements: string[] }[] {
   const byName = shippedViews();
-  const explore = (exploring ??= explorationViews([...byName.values()]));
+  const explore = explorationViewNames();
   return needed(byName, [...new Set(names)].filter((w) => byName.has(w) && !explore.has(w))).map((v) => ({
     name: v.name,
     statements: [
