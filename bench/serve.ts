@@ -3,7 +3,8 @@
  * the bench's generated capture: the store `npm run bench` loaded (bench/out/h<MB>.sqlite
  * for each of BENCH_SIZES), generated and loaded here when missing.
  *
- * Env: BENCH_SIZES (each size in its own process, default 50,500), BENCH_SERVE_CALLS (default 2000).
+ * Env: BENCH_SIZES (each size in its own process, default 50,500), BENCH_SERVE_CALLS (default 2000),
+ * BENCH_SERVE_POSTGRES (sizes served from a throwaway PostgreSQL as well, default 50; empty for none).
  * Prints the figures on stdout and writes bench/out/serve-results-h<MB>.json.
  */
 import { spawnSync } from 'node:child_process';
@@ -14,7 +15,10 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { closeServeContext, openServeContext } from '../src/serve/context.js';
+import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
+import { openPostgresStore } from '../src/store/postgres-store.js';
+import { temporaryReplica } from '../src/store/postgres-replica.js';
+import { startPostgres } from './postgres-server.js';
 import { recordArguments, toolRecords } from '../src/serve/records.js';
 import { createServer } from '../src/mcp/server.js';
 import { NODE_FLAGS } from '../src/cli/memory.js';
@@ -28,9 +32,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-function ensureStore(mb: number): string {
-  const db = join(OUT, `h${mb}.sqlite`);
-  if (existsSync(db)) return db;
+function ensureHar(mb: number): string {
   mkdirSync(OUT, { recursive: true });
   const har = join(OUT, `h${mb}.har`);
   if (!existsSync(har)) {
@@ -38,19 +40,57 @@ function ensureStore(mb: number): string {
     const g = spawnSync(process.execPath, [join(ROOT, 'dist', 'bench', 'gen-har.js'), String(mb), har], { stdio: 'inherit' });
     if (g.status !== 0) throw new Error('gen-har failed');
   }
+  return har;
+}
+
+function ensureStore(mb: number): string {
+  const db = join(OUT, `h${mb}.sqlite`);
+  if (existsSync(db)) return db;
+  const har = ensureHar(mb);
   log(`[serve] loading ${relative(ROOT, har)} → ${relative(ROOT, db)}…`);
   const l = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', db, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (l.status !== 0) throw new Error('capstate load failed');
   return db;
 }
 
-/** One size in this process (a child per size, so each peak RSS is its own). */
-async function serveOne(mb: number): Promise<number> {
-  const calls = Math.max(1, Number(process.env.BENCH_SERVE_CALLS ?? 2000) | 0);
-  const db = ensureStore(mb);
+/**
+ * Issue 20: the capture loaded into a throwaway PostgreSQL, then served as `serve --db
+ * postgres://…` serves it: from a private SQLite copy of its rows, made at start (counted in
+ * the start-up time).
+ */
+async function fromPostgres(mb: number): Promise<{ db: string; open: () => Promise<ServeContext>; stop: () => void }> {
+  const har = ensureHar(mb);
+  const pg = startPostgres();
+  const url = pg.url('serve');
+  log(`[serve] loading ${relative(ROOT, har)} into PostgreSQL…`);
+  const l = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', url, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (l.status !== 0) { pg.stop(); throw new Error('capstate load into PostgreSQL failed'); }
+  let replica: { file: string; cleanup: () => void } | null = null;
+  return {
+    db: `PostgreSQL (${relative(ROOT, har)})`,
+    open: async () => {
+      const store = await openPostgresStore(url);
+      try { replica = await temporaryReplica(store, [1]); } finally { await store.close(); }
+      return openServeContext(replica.file);
+    },
+    stop: () => { replica?.cleanup(); pg.stop(); },
+  };
+}
 
+/** One size in this process (a child per size, so each peak RSS is its own). */
+async function serveOne(mb: number, backend: 'sqlite' | 'postgres'): Promise<number> {
+  const calls = Math.max(1, Number(process.env.BENCH_SERVE_CALLS ?? 2000) | 0);
+  const pg = backend === 'postgres' ? await fromPostgres(mb) : null;
+  try {
+    return await serveFrom(mb, calls, pg?.db ?? ensureStore(mb), pg?.open ?? (() => openServeContext(ensureStore(mb))), backend);
+  } finally {
+    pg?.stop();
+  }
+}
+
+async function serveFrom(mb: number, calls: number, db: string, open: () => Promise<ServeContext>, backend: string): Promise<number> {
   const t0 = performance.now();
-  const ctx = await openServeContext(db);
+  const ctx = await open();
   const { server, catalog } = await createServer(ctx);
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'capstate-bench', version: '1' });
@@ -101,14 +141,14 @@ async function serveOne(mb: number): Promise<number> {
   await closeServeContext(ctx);
 
   const result = {
-    store: relative(ROOT, db), machine: { cpus: cpus().length, node: process.version },
+    store: backend === 'sqlite' ? relative(ROOT, db) : db, backend, machine: { cpus: cpus().length, node: process.version },
     tools: tools.length, environment_tools: catalog.environmentTools.length, catalog_bytes: catalog.bytes, catalog_limitations: catalog.limitations,
     start_ms: startMs, request_lines: plan.length, calls, errors, from_state: fromState, peak_rss_mb: process.resourceUsage().maxRSS / 1000,
     call_ms: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1], mean: lat.reduce((x, y) => x + y, 0) / lat.length },
     query_store_ms: { p50: percentile(sql, 50), p99: percentile(sql, 99) },
     first_write_call_ms: firstWrite?.ms ?? null,
   };
-  writeFileSync(join(OUT, `serve-results-h${mb}.json`), JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(join(OUT, `serve-results-h${mb}${backend === 'sqlite' ? '' : '-postgres'}.json`), JSON.stringify(result, null, 2) + '\n');
   const f = (x: number) => x.toFixed(2);
   process.stdout.write([
     `serve bench on ${result.store}: ${result.tools} tools (${result.environment_tools} environment), catalog ${result.catalog_bytes} bytes, start + list ${f(startMs)} ms, peak RSS ${result.peak_rss_mb.toFixed(0)} MB`,
@@ -122,10 +162,15 @@ async function serveOne(mb: number): Promise<number> {
 /** Every size of BENCH_SIZES (default 50,500), each in a child process of its own. */
 async function main(): Promise<number> {
   const one = process.env.BENCH_SERVE_SIZE;
-  if (one) return serveOne(Number(one));
+  if (one) return serveOne(Number(one), process.env.BENCH_SERVE_BACKEND === 'postgres' ? 'postgres' : 'sqlite');
   let code = 0;
-  for (const mb of (process.env.BENCH_SIZES ?? '50,500').split(',').map(Number)) {
-    const r = spawnSync(process.execPath, [...NODE_FLAGS, process.argv[1]], { stdio: 'inherit', env: { ...process.env, BENCH_SERVE_SIZE: String(mb) } });
+  const sizes = (list: string) => list.split(',').filter(Boolean).map(Number);
+  const runs = [
+    ...sizes(process.env.BENCH_SIZES ?? '50,500').map((mb) => ({ mb, backend: 'sqlite' })),
+    ...sizes(process.env.BENCH_SERVE_POSTGRES ?? '50').map((mb) => ({ mb, backend: 'postgres' })),
+  ];
+  for (const { mb, backend } of runs) {
+    const r = spawnSync(process.execPath, [...NODE_FLAGS, process.argv[1]], { stdio: 'inherit', env: { ...process.env, BENCH_SERVE_SIZE: String(mb), BENCH_SERVE_BACKEND: backend } });
     code ||= r.status ?? 1;
   }
   return code;

@@ -60,3 +60,11 @@ function mentions(text: string, file: string): boolean {
   }
   return false;
 }
+
+/**
+ * `s` as one word of a command a message tells the user to run: as it is when the shell reads
+ * it so (a plain path), else in single quotes (a PostgreSQL URL holds `?` and `&`).
+ */
+export function shellWord(s: string): string {
+  return /^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

@@ -8,8 +8,11 @@ import { JSON_FORMAT_VERSION, toJson } from '../json/output.js';
 import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
 import { plainError, plainText } from '../state/words.js';
 
+/** Issue 20: `CAPSTATE_DB` names the store when --db is not given (a file, or a postgres:// URL). */
+export const storeFromEnvironment = (): string | undefined => process.env.CAPSTATE_DB || undefined;
+
 export const dbArg = {
-  db: { type: 'string', alias: 'd', description: 'Store file', default: 'capstate.sqlite', valueHint: 'FILE' },
+  db: { type: 'string', alias: 'd', description: 'Store: a SQLite file, or a PostgreSQL URL (postgres://…); default $CAPSTATE_DB, else capstate.sqlite', default: storeFromEnvironment() ?? 'capstate.sqlite', valueHint: 'FILE|URL' },
 } as const satisfies ArgsDef;
 
 export const jsonArg = {

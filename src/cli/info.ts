@@ -1,6 +1,10 @@
 import { defineCommand } from 'citty';
 import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { kyselyFor, openStore, queriesHash } from '../store/open.js';
+import { shellWord } from '../errors.js';
+import { displayUrl, isPostgresUrl, openPostgresStore, postgresKysely } from '../store/postgres-store.js';
+import type { DB } from '../store/types.js';
 import { dbArg, explainArg, jsonArg, out, printJson } from './common.js';
 
 export const args = { ...dbArg, ...jsonArg, ...explainArg } as const;
@@ -22,10 +26,35 @@ export interface StoreInfo {
   views: string[];
 }
 
-/** Everything `capstate info` shows, read through typed queries. */
+/** The store's schema version and view names: where each back end keeps them. */
+interface Catalog { schemaVersion(): Promise<number>; views(): Promise<string[]> }
+
+/**
+ * Everything `capstate info` shows, read through typed queries: from the SQLite file, or from
+ * the PostgreSQL store itself (issue 20; the same queries, no copy of the captures).
+ */
 export async function readInfo(file: string): Promise<StoreInfo> {
+  if (isPostgresUrl(file)) {
+    const store = await openPostgresStore(file);
+    const schema = store.schema;
+    await store.close();
+    const k = postgresKysely(file);
+    return readInfoFrom(k, file, {
+      schemaVersion: async () => Number((await k.selectFrom('meta').select('value').where('key', '=', 'schema_version').executeTakeFirstOrThrow()).value),
+      views: async () => (await k.selectFrom(sql<{ table_name: string; table_schema: string }>`information_schema.views`.as('v'))
+        .select('v.table_name').where('v.table_schema', '=', schema).orderBy(sql`v.table_name collate "C"`).execute()).map((v) => v.table_name),
+    });
+  }
   const db = openStore(file);
   const k = kyselyFor(db);
+  return readInfoFrom(k, file, {
+    schemaVersion: async () => db.pragma('user_version', { simple: true }) as number,
+    views: async () => (await k.selectFrom(sql<{ name: string; type: string }>`sqlite_master`.as('m'))
+      .select('m.name').where('m.type', '=', 'view').orderBy('m.name').execute()).map((v) => v.name),
+  });
+}
+
+async function readInfoFrom(k: Kysely<DB>, file: string, catalog: Catalog): Promise<StoreInfo> {
   try {
     const captures = await k.selectFrom('capture')
       .leftJoin('capture_timeline', 'capture_timeline.capture_id', 'capture.id')
@@ -47,11 +76,10 @@ export async function readInfo(file: string): Promise<StoreInfo> {
       .orderBy('capture_id').orderBy('position').execute();
     const states = await k.selectFrom('state_capture').select(['capture_id', 'status', 'sha256', 'error_code', 'queries_sha256']).execute();
     const hash = queriesHash();
-    const views = await k.selectFrom(sql<{ name: string; type: string }>`sqlite_master`.as('m'))
-      .select('m.name').where('m.type', '=', 'view').orderBy('m.name').execute();
+    const views = await catalog.views();
     return {
-      db: file,
-      schema_version: db.pragma('user_version', { simple: true }) as number,
+      db: displayUrl(file),
+      schema_version: await catalog.schemaVersion(),
       captures: captures.map((c) => ({
         ...c,
         records: Number(totals.find((t) => t.capture_id === c.id)?.n ?? 0),
@@ -65,7 +93,7 @@ export async function readInfo(file: string): Promise<StoreInfo> {
       })),
       bodies: bodies.map((b) => ({ ...b, bytes: Number(b.bytes) })),
       members: members.n,
-      views: views.map((v) => v.name),
+      views,
     };
   } finally {
     await k.destroy();
@@ -89,7 +117,7 @@ export default defineCommand({
         `  response bodies: ${Object.entries(c.response_bodies_by_kind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`,
         `  environment state: ${c.state.status === 'computed' ? `stored at load, sha256 ${c.state.sha256!.slice(0, 16)}…`
           : c.state.status === 'failed' ? `could not be computed (${c.state.error_code}; capstate state says why)`
-          : `out of date; run: capstate migrate --db ${info.db}`}`);
+          : `out of date; run: capstate migrate --db ${shellWord(info.db)}`}`);
       for (const q of c.normalised) {
         const where = q.records === 0 ? q.field : `${q.field}, ${q.records} record${q.records === 1 ? '' : 's'} from #${q.first_record}`;
         lines.push(`  normalised: ${q.note} (${where})`);
@@ -98,7 +126,7 @@ export default defineCommand({
     lines.push('', 'distinct bodies (kind, usable or why not):');
     for (const b of info.bodies) lines.push(`  ${b.kind.padEnd(6)} ${(b.is_usable ? 'usable' : b.unusable_reason ?? '').padEnd(15)} ${String(b.bodies).padStart(6)} bodies ${String(b.bytes).padStart(10)} bytes`);
     lines.push('', `JSON members: ${info.members.toLocaleString('en-US')}`, `views: ${info.views.join(', ')}`,
-      '', `explore: capstate sql "select * from records_timeline limit 10" --db ${info.db}`);
+      '', `explore: capstate sql "select * from records_timeline limit 10" --db ${shellWord(info.db)}`);
     out(lines.join('\n'));
   },
 });

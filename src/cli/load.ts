@@ -1,5 +1,6 @@
 import { defineCommand } from 'citty';
 import { loadCaptures, type LoadedCapture } from '../ingest/load-captures.js';
+import { displayUrl } from '../store/postgres-store.js';
 import { dbArg, jsonArg, out, printJson } from './common.js';
 import { loadInputArgs, loadInputs } from './load-inputs.js';
 import { progressReporter } from './progress.js';
@@ -24,11 +25,11 @@ export default defineCommand({
       progress.end();
     }
     if (a.json) {
-      printJson({ ok: true, db: a.db, captures: results });
+      printJson({ ok: true, db: displayUrl(a.db), captures: results });
       return;
     }
     for (const r of results) out(describe(r));
-    out(`store: ${a.db}`);
+    out(`store: ${displayUrl(a.db)}`);
   },
 });
 

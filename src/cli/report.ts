@@ -35,6 +35,6 @@ export default defineCommand({
       if (a.out === '-') { process.stdout.write(html); return; }
       writeFileSync(a.out, html);
       log(`wrote ${a.out} (${(Buffer.byteLength(html) / 1024).toFixed(0)} KiB; open it in a browser)`);
-    });
+    }, { one: true, state: true });
   },
 });

@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { CapstateError } from '../errors.js';
 import { searchStore, type SearchHit } from '../store/search.js';
+import { displayUrl, isPostgresUrl } from '../store/postgres-store.js';
 import { dbArg, jsonArg, log, out, printJson } from './common.js';
 
 const DEFAULT_LIMIT = 50;
@@ -36,7 +37,7 @@ export default defineCommand({
       onIndex: (gap, ms) => {
         if (a.quiet) return;
         if (ms === undefined) {
-          log(gap.created
+          log(isPostgresUrl(a.db) ? `indexing the captures copied from ${displayUrl(a.db)} for this search (${gap.bodies} text bodies, ${gap.records} URLs)` : gap.created
             ? `building the search index in ${a.db} (first search on this store: ${gap.bodies} text bodies, ${gap.records} URLs; once, in its own transaction)`
             : `adding ${gap.bodies} text bodies and ${gap.records} URLs loaded since the last search to the search index`);
         } else log(`search index ready (${(ms / 1000).toFixed(1)} s)`);

@@ -13,7 +13,10 @@ import { listCaptureIds, pickCapture } from '../manifest/read.js';
 import { openServeContext, type ServeContext } from '../serve/context.js';
 import { kyselyFor, openStore } from '../store/open.js';
 import type { DB } from '../store/types.js';
-import { dbArg } from './common.js';
+import { displayUrl, isPostgresUrl, openPostgresStore, postgresKysely } from '../store/postgres-store.js';
+import { freshStoredState } from '../state/stored.js';
+import { temporaryReplica } from '../store/postgres-replica.js';
+import { dbArg, storeFromEnvironment } from './common.js';
 import { loadInputArgs, loadInputs } from './load-inputs.js';
 import { progressReporter } from './progress.js';
 
@@ -48,9 +51,19 @@ function removeAbandonedTemps(): void {
 
 interface Source { db: string; only: number | null; cleanup: () => void }
 
-/** Loads the positional capture when given; says which store and capture to read. */
-async function resolveSource(a: SourceArgValues, rawArgs: string[]): Promise<Source> {
-  const explicitDb = rawArgs.some((r) => r === '--db' || r.startsWith('--db='));
+interface ReadOptions {
+  /** A single capture is read (serve, card, check-effects). */
+  one?: boolean;
+  /** The stored state is read: a stale one is named on the PostgreSQL store, before any copy. */
+  state?: boolean;
+}
+
+/**
+ * Loads the positional capture when given; says which store and capture to read.
+ */
+async function resolveSource(a: SourceArgValues, rawArgs: string[], opts: ReadOptions = {}): Promise<Source> {
+  const { one = false, state = false } = opts;
+  const explicitDb = rawArgs.some((r) => r === '--db' || r.startsWith('--db=') || r === '-d') || storeFromEnvironment() !== undefined;
   let only: number | null = a.capture === undefined ? null : Number(a.capture);
   if (only !== null && !Number.isInteger(only)) throw new CapstateError('usage', '--capture takes a capture id (see capstate info)', {}, 2);
   let temp: string | null = null;
@@ -76,6 +89,30 @@ async function resolveSource(a: SourceArgValues, rawArgs: string[]): Promise<Sou
       }
       only = loaded.capture_id;
     }
+    if (isPostgresUrl(db)) {
+      // Issue 20: the capture (or every capture) is read from a private SQLite copy of its rows,
+      // picked and checked on the server first, so messages name the store and not the copy.
+      const store = await openPostgresStore(db);
+      try {
+        const name = displayUrl(db);
+        const ids = (await store.client.query('select id from capture order by id')).rows.map((r) => Number(r.id));
+        if (only !== null || one) only = pickCapture(ids, name, only ?? undefined);
+        else if (ids.length === 0) pickCapture(ids, name);
+        if (state) {
+          const k = postgresKysely(db);
+          try {
+            for (const id of only === null ? ids : [only]) await freshStoredState(k, id, name);
+          } finally {
+            await k.destroy();
+          }
+        }
+        const replica = await temporaryReplica(store, only === null ? null : [only]);
+        const done = cleanup;
+        return { db: replica.file, only, cleanup: () => { replica.cleanup(); done(); } };
+      } finally {
+        await store.close();
+      }
+    }
     return { db, only, cleanup };
   } catch (e) {
     cleanup();
@@ -87,8 +124,8 @@ async function resolveSource(a: SourceArgValues, rawArgs: string[]): Promise<Sou
  * Runs `fn` with a store connection and the capture ids to read: the loaded capture, the
  * `--capture` one, or every capture in the store.
  */
-export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn: (k: Kysely<DB>, ids: number[]) => Promise<T>): Promise<T> {
-  const { db, only, cleanup } = await resolveSource(a, rawArgs);
+export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn: (k: Kysely<DB>, ids: number[]) => Promise<T>, opts: ReadOptions = {}): Promise<T> {
+  const { db, only, cleanup } = await resolveSource(a, rawArgs, opts);
   try {
     const k = kyselyFor(openStore(db));
     try {
@@ -106,7 +143,7 @@ export interface ServedSource { ctx: ServeContext; cleanup: () => void }
 
 /** Opens the capture to serve (serve, card): loads CAPTURE first when given, then the store read-only. */
 export async function openSource(a: SourceArgValues, rawArgs: string[]): Promise<ServedSource> {
-  const { db, only, cleanup } = await resolveSource(a, rawArgs);
+  const { db, only, cleanup } = await resolveSource(a, rawArgs, { one: true, state: true });
   try {
     return { ctx: await openServeContext(db, only ?? undefined), cleanup };
   } catch (e) {

@@ -39,7 +39,7 @@ export async function printStoredState(a: Parameters<typeof withCaptures>[0], ra
     }
     // The human view shows the SHA-256 the load computed from the view's bytes.
     if (!opts.json) out(describeState(await readStoredState(k, captureId, a.db), sha256, { explain: opts.explain }));
-  });
+  }, { one: true, state: true });
 }
 
 export default defineCommand({

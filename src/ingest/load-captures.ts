@@ -23,6 +23,8 @@ import { storeCaptureState } from './store-state.js';
 import { Redactor, SensitiveLiterals } from '../load/secrets.js';
 import { QuirkTally } from '../load/quirks.js';
 import { openInput } from '../load/inputs.js';
+import { isPostgresUrl } from '../store/postgres-store.js';
+import { loadIntoPostgres } from './load-postgres.js';
 
 export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
 
@@ -40,6 +42,8 @@ export interface LoadOptions {
   sensitive?: string[];
   /** OQ-2 (revised): store credential values of admitted records' URLs as `[REDACTED]` instead of refusing (`--redact`). */
   redact?: boolean;
+  /** The id each file's capture gets, in `files` order (ids a PostgreSQL store gave out); else the next free one. */
+  captureIds?: number[];
 }
 
 export interface LoadedCapture {
@@ -73,7 +77,7 @@ async function fileSha256(file: string): Promise<string> {
   return h.digest('hex');
 }
 
-async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions): Promise<LoadedCapture> {
+async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions & { captureId: number | null }): Promise<LoadedCapture> {
   if (file !== '-' && !statSync(file).isFile()) throw new CapstateError('not-a-file', `${file} is not a file`, { file });
   // Issue 17: stdin (`-`), gzip and Playwright's zipped HAR are unpacked into a plain file first.
   const input = await openInput(file);
@@ -90,7 +94,7 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
  * Loads the plain capture at `path`; `file` names it in errors and the store, `identity`
  * holds the bytes that identify it (the file as given).
  */
-async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: string, identity: string, opts: LoadOptions, noteInput: (q: QuirkTally) => void): Promise<LoadedCapture> {
+async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: string, identity: string, opts: LoadOptions & { captureId: number | null }, noteInput: (q: QuirkTally) => void): Promise<LoadedCapture> {
   const t0 = performance.now();
   const st = statSync(identity);
   // The parse worker's first pass (credentials) runs while this thread hashes the file.
@@ -135,7 +139,7 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
     // producer comes from root members that may follow the entries, so it is filled in last.
     const startCapture = (fmt: LoadedCapture['format']) => {
       format = fmt;
-      captureId = writer.writeCapture({ path: file === '-' ? '-' : resolve(file), sha256, bytes: st.size, format: fmt }, loadedAt);
+      captureId = writer.writeCapture({ path: file === '-' ? '-' : resolve(file), sha256, bytes: st.size, format: fmt }, loadedAt, opts.captureId);
       if (fmt === 'scenario-evidence') scenario = new ScenarioReader(file, (b, side, where) => writer.writeBody(b, side, where));
     };
     const describeCapture = () => {
@@ -270,6 +274,7 @@ function removeAbandonedWork(target: string): void {
  * CapstateError for bad input; the store is then exactly as before.
  */
 export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> {
+  if (isPostgresUrl(opts.db)) return loadIntoPostgres(opts, loadCaptures);
   const target = resolve(opts.db);
   checkStorePath(opts.db); // issue 15: a missing directory, a directory or a text file as --db, said in one line
   // Work files of loads that were killed (SIGKILL leaves no chance to clean up).
@@ -294,9 +299,9 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
     const results: LoadedCapture[] = [];
     db.exec('BEGIN IMMEDIATE');
     try {
-      for (const file of opts.files) {
+      for (const [i, file] of opts.files.entries()) {
         if (file !== '-' && !existsSync(file)) throw new CapstateError('no-such-file', `${file}: no such file`, { file });
-        results.push(await loadOne(db, writer, file, opts));
+        results.push(await loadOne(db, writer, file, { ...opts, captureId: opts.captureIds?.[i] ?? null }));
       }
       db.exec('COMMIT');
     } catch (e) {

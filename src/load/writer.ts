@@ -91,7 +91,7 @@ export class FactWriter {
 
   constructor(db: Sqlite, private readonly sensitive = new SensitiveLiterals([])) {
     this.st = {
-      capture: db.prepare('insert into capture (path, sha256, bytes, format, loaded_at) values (?, ?, ?, ?, ?)'),
+      capture: db.prepare('insert into capture (id, path, sha256, bytes, format, loaded_at) values (?, ?, ?, ?, ?, ?)'),
       describeCapture: db.prepare(`update capture set format_version = ?, creator = ?, start_url = ?,
         request_bodies_selected = ?, response_bodies_selected = ?, header_values_selected = ? where id = ?`),
       page: db.prepare('insert into page (capture_id, position, page_id, title, started_ms) values (?, ?, ?, ?, ?)'),
@@ -118,8 +118,9 @@ export class FactWriter {
     };
   }
 
-  writeCapture(c: CaptureIn, loadedAt: string): number {
-    return Number(this.st.capture.run(c.path, c.sha256, c.bytes, c.format, loadedAt).lastInsertRowid);
+  /** Writes the capture row; `id` when the capture's id was given out elsewhere (a PostgreSQL store's). */
+  writeCapture(c: CaptureIn, loadedAt: string, id: number | null = null): number {
+    return Number(this.st.capture.run(id, c.path, c.sha256, c.bytes, c.format, loadedAt).lastInsertRowid);
   }
 
   describeCapture(captureId: number, m: CaptureMeta, where: ErrorContext): void {

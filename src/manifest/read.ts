@@ -3,7 +3,7 @@
  * `capstate manifest --json` prints and later consumers (state view, MCP) reuse.
  */
 import type { Kysely } from 'kysely';
-import { CapstateError } from '../errors.js';
+import { CapstateError, shellWord } from '../errors.js';
 import type { DB } from '../store/types.js';
 
 export interface ManifestTool {
@@ -47,7 +47,7 @@ export async function listCaptureIds(k: Kysely<DB>): Promise<number[]> {
  * holds it, else the store's only capture; several captures and no choice is a usage error.
  */
 export function pickCapture(ids: number[], file: string, wanted?: number): number {
-  if (ids.length === 0) throw new CapstateError('no-capture', `${file} holds no capture; load one first: capstate load CAPTURE --db ${file}`, { file });
+  if (ids.length === 0) throw new CapstateError('no-capture', `${file} holds no capture; load one first: capstate load CAPTURE --db ${shellWord(file)}`, { file });
   if (wanted !== undefined) {
     if (!ids.includes(wanted)) throw new CapstateError('no-such-capture', `no capture ${wanted} in ${file}; captures: ${ids.join(', ')}`, { file });
     return wanted;

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { CapstateError } from '../errors.js';
+import { CapstateError, shellWord } from '../errors.js';
 import { parseAcceptedJson, stringifyExact, type JsonValue } from '../json/exact.js';
 import { JSON_FORMAT_VERSION } from '../json/output.js';
 import { queriesHash } from '../store/open.js';
@@ -244,7 +244,7 @@ export async function storedStateOf(k: Kysely<DB>, captureId: number, file: stri
  */
 export async function freshStoredState(k: Kysely<DB>, captureId: number, file: string): Promise<Row<'state_capture'>> {
   const row = await k.selectFrom('state_capture').selectAll().where('capture_id', '=', captureId).executeTakeFirst();
-  const fix = `run: capstate migrate --db ${file}`;
+  const fix = `run: capstate migrate --db ${shellWord(file)}`;
   if (!row) throw new CapstateError('stale-store', `capture ${captureId} in ${file} has no stored environment state (it was loaded by an older capstate); ${fix}`, { file, capture: captureId });
   if (row.queries_sha256 !== viewsHash()) {
     throw new CapstateError('stale-store', `the stored environment state of capture ${captureId} in ${file} was computed from other rule views; ${fix}`, { file, capture: captureId });

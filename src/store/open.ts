@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kysely, SqliteDialect, type LogEvent, type SqliteDatabase } from 'kysely';
-import { CapstateError } from '../errors.js';
+import { CapstateError, shellWord } from '../errors.js';
 import { sha256Hex } from '../json/sha256.js';
 import type { DB } from './types.js';
 import { capstateTables, checkStorePath, checkWritableStore, storeError } from './guard.js';
@@ -151,7 +151,7 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
     }
   }
   if (!existsSync(file)) {
-    throw new CapstateError('no-store', `no store at ${file}; load a capture first: capstate load CAPTURE --db ${file}`, { file });
+    throw new CapstateError('no-store', `no store at ${file}; load a capture first: capstate load CAPTURE --db ${shellWord(file)}`, { file });
   }
   checkStorePath(file);
   let db: Sqlite;
@@ -165,7 +165,7 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
   }
   const version = db.pragma('user_version', { simple: true }) as number;
   const latest = Math.max(...listMigrations().map((m) => m.version));
-  const fix = `run: capstate migrate --db ${file}`;
+  const fix = `run: capstate migrate --db ${shellWord(file)}`;
   if (version === 0) { db.close(); throw new CapstateError('not-a-store', `${file} is not a capstate store (no migrations applied)`, { file }); }
   if (version < latest) { db.close(); throw new CapstateError('stale-store', `${file} is at schema version ${version}, this capstate needs ${latest}; ${fix}`, { file }); }
   if (version > latest) { db.close(); throw new CapstateError('newer-store', `${file} was written by a newer capstate (schema version ${version}); upgrade capstate`, { file }); }

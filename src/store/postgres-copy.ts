@@ -15,7 +15,7 @@ import type { Sqlite } from './open.js';
 import { tablesByReference } from './postgres-schema.js';
 
 /** Tables a new PostgreSQL store is seeded with (postgresSeed), not copied. */
-const SEEDED = new Set(['meta', 'vocabulary']);
+export const SEEDED = new Set(['meta', 'vocabulary']);
 
 /** One value in COPY text format. */
 function cell(v: unknown): string {
@@ -27,21 +27,89 @@ function cell(v: unknown): string {
   return s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
-/** The SELECT that reads `table` from SQLite in the PostgreSQL column order. */
-function selectFor(table: string): string {
+/**
+ * Which rows of `table` belong to the captures in `?` (a JSON array of ids): a table keyed by
+ * capture, by record, or a body (and its members) one of their records carries. Null for a
+ * table of the whole store (meta, vocabulary).
+ */
+export function captureFilter(table: string, sql: string): string | null {
+  const bodies = `select request_body_id from record where capture_id in (select value from json_each(@ids))
+    union select response_body_id from record where capture_id in (select value from json_each(@ids))`;
+  if (table === 'capture') return 'id in (select value from json_each(@ids))';
+  if (table === 'body') return `id in (${bodies})`;
+  if (table === 'member_node') return `body_id in (${bodies})`;
+  if (/^\s+capture_id\s/m.test(sql)) return 'capture_id in (select value from json_each(@ids))';
+  if (/^\s+record_id\s/m.test(sql)) return 'record_id in (select id from record where capture_id in (select value from json_each(@ids)))';
+  if (SEEDED.has(table)) return null;
+  throw new Error(`capstate: schema/${table}.sql: a table with no capture_id or record_id; say in postgres-copy.ts which capture its rows belong to`);
+}
+
+/** The SELECT that reads `table` from SQLite in the PostgreSQL column order, of the rows `where` keeps. */
+function selectFor(table: string, where = 'true'): string {
   if (table === 'member_node') {
     return `select body_id, parent, cast(key as text) as key, typeof(key) = 'integer' as key_is_index, node, depth, shape,
-      cast(value as text) as value, pointer, position, type from member_node order by body_id, parent, key`;
+      cast(value as text) as value, pointer, position, type from member_node where ${where} order by body_id, parent, key`;
   }
   if (table === 'body') {
     return `select id, sha256, bytes, kind, is_usable, unusable_reason,
       case when typeof(content) = 'text' then content end as content,
-      case when typeof(content) = 'blob' then content end as content_bytes from body order by id`;
+      case when typeof(content) = 'blob' then content end as content_bytes from body where ${where} order by id`;
   }
-  return `select * from "${table}"`;
+  return `select * from "${table}" where ${where}`;
 }
 
 export interface CopyTable { table: string; columns: string[]; rows: number; text: string }
+
+/** A table's rows as COPY text, a chunk of lines at a time, for a stream into `COPY … FROM STDIN`. */
+export interface CopySource { table: string; columns: string[]; chunks(): Generator<string> }
+
+/** Lines per chunk handed to the stream (a few hundred KB of COPY text). */
+const CHUNK_ROWS = 2000;
+
+/** Which rows a copy takes, and how each is changed on the way (ids given out by the server). */
+export interface CopyOptions {
+  /** Only the rows of these captures (captureFilter). */
+  captureIds?: number[];
+  /** member_node: only the members of these bodies. */
+  bodyIds?: number[];
+  /** The row in PostgreSQL's column order, changed in place (renumbered references). */
+  transform?: (row: unknown[]) => void;
+}
+
+/**
+ * `table`'s rows in `db` as COPY text, all of them or those `opts` keeps. The chunks throw a
+ * CapstateError naming the table, row and column for text PostgreSQL cannot hold (U+0000).
+ */
+export function copySource(db: Sqlite, table: string, sql: string, opts: CopyOptions = {}): CopySource {
+  const where = opts.bodyIds ? 'body_id in (select value from json_each(@ids))' : opts.captureIds ? captureFilter(table, sql) : null;
+  const stmt = db.prepare(selectFor(table, where ?? 'true')).safeIntegers(true).raw(true);
+  const columns = stmt.columns().map((c) => c.name);
+  const ids = opts.bodyIds ?? opts.captureIds;
+  return {
+    table, columns,
+    *chunks() {
+      let n = 0;
+      let lines: string[] = [];
+      const rows = (where ? stmt.iterate({ ids: JSON.stringify(ids) }) : stmt.iterate()) as Iterable<unknown[]>;
+      for (const row of rows) {
+        n++;
+        row.forEach((v, i) => {
+          if (typeof v === 'string' && v.includes('\u0000')) {
+            // Where the row came from, so a loader can name the record (postgres-publish.ts).
+            const at = (name: string) => { const j = columns.indexOf(name); return j < 0 || row[j] === null ? undefined : Number(row[j]); };
+            throw new CapstateError('postgres-nul', `${table} row ${n}, column ${columns[i]}: the text holds U+0000, which PostgreSQL text cannot hold`, {
+              path: `${table}.${columns[i]}`, record_id: table === 'record' ? at('id') : at('record_id'), body_id: table === 'body' ? at('id') : at('body_id'),
+            });
+          }
+        });
+        opts.transform?.(row);
+        lines.push(row.map(cell).join('\t'));
+        if (lines.length >= CHUNK_ROWS) { yield lines.join('\n') + '\n'; lines = []; }
+      }
+      if (lines.length) yield lines.join('\n') + '\n';
+    },
+  };
+}
 
 /**
  * Every table of `db` but the seeded ones, as COPY text, in the order their references allow.
@@ -49,20 +117,9 @@ export interface CopyTable { table: string; columns: string[]; rows: number; tex
  * (U+0000).
  */
 export function postgresCopy(db: Sqlite): CopyTable[] {
-  return tablesByReference().map((t) => t.name).filter((t) => !SEEDED.has(t)).map((table) => {
-    const stmt = db.prepare(selectFor(table)).safeIntegers(true).raw(true);
-    const columns = stmt.columns().map((c) => c.name);
-    const lines: string[] = [];
-    let n = 0;
-    for (const row of stmt.iterate() as Iterable<unknown[]>) {
-      n++;
-      row.forEach((v, i) => {
-        if (typeof v === 'string' && v.includes('\u0000')) {
-          throw new CapstateError('postgres-nul', `${table} row ${n}, column ${columns[i]}: the text holds U+0000, which PostgreSQL text cannot hold`, { path: `${table}.${columns[i]}` });
-        }
-      });
-      lines.push(row.map(cell).join('\t'));
-    }
-    return { table, columns, rows: n, text: lines.length ? lines.join('\n') + '\n' : '' };
+  return tablesByReference().filter((t) => !SEEDED.has(t.name)).map(({ name, sql }) => {
+    const source = copySource(db, name, sql);
+    const text = [...source.chunks()].join('');
+    return { table: name, columns: source.columns, rows: text ? text.split('\n').length - 1 : 0, text };
   });
 }

@@ -15,6 +15,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { CapstateError } from '../errors.js';
 import { openStore } from './open.js';
+import { isPostgresUrl } from './postgres-store.js';
+import { runPostgresSql } from './postgres-sql.js';
 import { statementSnapshot } from './snapshot.js';
 
 /** The default deadline of one read-only statement. */
@@ -108,6 +110,7 @@ const exact = (v: unknown): unknown => {
  * @example await runReadOnlySql('env.sqlite', 'select count(*) from record', { maxRows: 10, timeoutMs: 5000 })
  */
 export async function runReadOnlySql(file: string, query: string, opts: ReadOnlySqlOptions): Promise<SqlResult> {
+  if (isPostgresUrl(file)) return runPostgresSql(file, query, opts);
   // The store checks (stale views, newer schema) answer at once, on the caller's side. The
   // statement is compiled in the child, under the deadline: compiling one over the rule
   // views' expanded chain took 33 s on a 2 MB capture, and a server answering calls must

@@ -13,6 +13,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './types.js';
+import { isPostgresUrl, openPostgresStore } from './postgres-store.js';
+import { temporaryReplica } from './postgres-replica.js';
 import { kyselyFor, openStore, type Sqlite } from './open.js';
 
 /** The FTS5 tables' DDL (fixed text; the store's other tables come from migrations/). */
@@ -145,6 +147,13 @@ export interface SearchOptions {
  * since (which needs the store writable; otherwise the search opens it read-only).
  */
 export async function searchStore(file: string, text: string, opts: SearchOptions): Promise<SearchResult> {
+  if (isPostgresUrl(file)) {
+    // Issue 20: the captures are searched in a private SQLite copy, indexed there for this search.
+    const store = await openPostgresStore(file);
+    let replica;
+    try { replica = await temporaryReplica(store, null); } finally { await store.close(); }
+    try { return await searchStore(replica.file, text, opts); } finally { replica.cleanup(); }
+  }
   let db = openStore(file);
   try {
     const gap = indexGap(db);

@@ -1,0 +1,260 @@
+/**
+ * Issue 20: `--db postgres://…` on every command, against a real PostgreSQL started for this
+ * file (postgres-helpers.ts). Every fixture loaded into a PostgreSQL store and read back gives
+ * the bytes a SQLite store gives: its `state --json`, and every fact and state row; loaders
+ * run in parallel into one store; a re-load adds nothing; the CLI, MCP and HTTP answer from it.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCaptures } from '../src/ingest/load-captures.js';
+import { readManifest } from '../src/manifest/read.js';
+import { writeStoredStateDocument } from '../src/state/stored.js';
+import { kyselyFor, openStore } from '../src/store/open.js';
+import { postgresCopy } from '../src/store/postgres-copy.js';
+import { temporaryReplica } from '../src/store/postgres-replica.js';
+import { displayUrl, isPostgresUrl, openPostgresStore } from '../src/store/postgres-store.js';
+import { captureOf, cli, cliAsync, cliPath, fixtureCases, tempDir } from './helpers.js';
+import { startPostgres, type Postgres } from './postgres-helpers.js';
+
+const dir = tempDir();
+let pg: Postgres;
+beforeAll(() => { pg = startPostgres(); }, 60_000);
+afterAll(() => pg?.stop());
+
+const LOADED_AT = '2026-01-01T00:00:00.000Z';
+/** A store in schema `schema` of the test server's `postgres` database (created on first load). */
+const url = (schema: string) => pg.url(schema);
+const schemaOf = (name: string) => `f_${name.replace(/[^a-z0-9]/g, '_')}`;
+
+/** `state --json` of capture `id` of a SQLite store, as the CLI writes it. */
+async function stateBytes(file: string, id: number): Promise<string> {
+  const db = openStore(file);
+  const k = kyselyFor(db);
+  try {
+    let text = '';
+    await writeStoredStateDocument(k, id, file, (chunk) => { text += chunk; });
+    return text;
+  } finally {
+    await k.destroy();
+  }
+}
+
+/** Every row of every table but meta, as COPY text in a fixed order (the same text for the same rows and ids). */
+function allRows(file: string): string {
+  const db = openStore(file);
+  try {
+    return postgresCopy(db).map((t) => `${t.table}\n${t.text.split('\n').sort().join('\n')}`).join('\n');
+  } finally {
+    db.close();
+  }
+}
+
+describe('issue 20: every fixture is the same on SQLite and PostgreSQL', () => {
+  it.each(fixtureCases())('%s: state --json, the manifest and every fact and state row', async (name) => {
+    const file = captureOf(name);
+    const sqlite = join(dir, `${name}.sqlite`);
+    await loadCaptures({ db: sqlite, files: [file], loadedAt: LOADED_AT });
+    const [loaded] = await loadCaptures({ db: url(schemaOf(name)), files: [file], loadedAt: LOADED_AT });
+    expect(loaded.capture_id).toBe(1);
+    const store = await openPostgresStore(url(schemaOf(name)));
+    const replica = await temporaryReplica(store, [1]).finally(() => store.close());
+    try {
+      expect(await stateBytes(replica.file, 1)).toBe(await stateBytes(sqlite, 1));
+      const manifests = await Promise.all([sqlite, replica.file].map(async (f) => {
+        const k = kyselyFor(openStore(f));
+        try { return await readManifest(k, 1); } finally { await k.destroy(); }
+      }));
+      expect(manifests[1]).toEqual(manifests[0]);
+      expect(allRows(replica.file)).toBe(allRows(sqlite));
+    } finally {
+      replica.cleanup();
+    }
+  }, 120_000);
+});
+
+describe('issue 20: the CLI on a PostgreSQL store', () => {
+  const har = captureOf('json-server');
+  let db: string;
+  let sqlite: string;
+  beforeAll(() => {
+    db = url('cli');
+    sqlite = join(dir, 'cli.sqlite');
+    expect(cli(['load', har, '--db', sqlite]).status).toBe(0);
+  });
+
+  it('load, then state --json and manifest --json give what the SQLite store gives', () => {
+    const r = cli(['load', har, '--db', db, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).captures[0]).toMatchObject({ capture_id: 1, already_loaded: false, records: 16 });
+    for (const command of [['state', '--json'], ['manifest', '--json']]) {
+      const onPg = cli([...command, '--db', db, '--capture', '1']);
+      expect(onPg.status, onPg.stderr).toBe(0);
+      const onSqlite = cli([...command, '--db', sqlite, '--capture', '1']);
+      expect(onPg.stdout.replace(/"path": "[^"]*capstate\.sqlite"/g, '')).toBe(onSqlite.stdout.replace(/"path": "[^"]*capstate\.sqlite"/g, ''));
+    }
+  });
+
+  it('a re-load of the same bytes adds nothing and names the capture it is', () => {
+    const r = cli(['load', har, '--db', db, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).captures[0]).toMatchObject({ capture_id: 1, already_loaded: true, records: 0 });
+    expect(pg.psql('postgres', 'select count(*) from cli.capture; select count(*) from cli.record').trim().split('\n')).toEqual(['1', '16']);
+  });
+
+  it('CAPSTATE_DB names the store when --db is not given', () => {
+    const r = cli(['info', '--json'], { env: { CAPSTATE_DB: db } });
+    expect(r.status, r.stderr).toBe(0);
+    const info = JSON.parse(r.stdout);
+    expect(info.captures.map((c: { id: number; records: number }) => [c.id, c.records])).toEqual([[1, 16]]);
+    expect(info.views).toContain('records_timeline');
+  });
+
+  it('info reads the store itself: the same captures, bodies and views as SQLite', () => {
+    const onPg = JSON.parse(cli(['info', '--json', '--db', db]).stdout);
+    const onSqlite = JSON.parse(cli(['info', '--json', '--db', sqlite]).stdout);
+    expect({ ...onPg, db: null }).toEqual({ ...onSqlite, db: null });
+  });
+
+  it('sql runs on the server, read-only, in PostgreSQL\'s dialect', () => {
+    const r = cli(['sql', '--db', db, '--json', "select method, count(*) as n from record group by method order by method collate \"C\""]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).rows).toEqual([['DELETE', 1], ['GET', 11], ['PATCH', 2], ['POST', 1], ['PUT', 1]].map(([method, n]) => ({ method, n })));
+    const write = cli(['sql', '--db', db, 'delete from record']);
+    expect(write.status).toBe(1);
+    expect(write.stderr).toMatch(/^capstate: error: /);
+    expect(write.stderr).not.toMatch(/\n\s+at /);
+    const slow = cli(['sql', '--db', db, '--timeout', '0.2', 'select pg_sleep(5)']);
+    expect(slow.stderr).toMatch(/ran longer than 0.2 s and was stopped/);
+  });
+
+  it('search finds records in the PostgreSQL store', () => {
+    const r = cli(['search', '--db', db, '--json', 'typicode']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).hits.map((h: { ordinal: number }) => h.ordinal)).toEqual(JSON.parse(cli(['search', '--db', sqlite, '--json', 'typicode']).stdout).hits.map((h: { ordinal: number }) => h.ordinal));
+  });
+
+  it('a capture the store does not hold is named on the store, with the ones it holds', () => {
+    const r = cli(['serve', '--db', db, '--capture', '7']);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe(`capstate: error: no capture 7 in ${db}; captures: 1`);
+  });
+
+  it('migrate computes a stale state again and puts it back', () => {
+    const before = cli(['state', '--json', '--db', db, '--capture', '1']).stdout;
+    pg.psql('postgres', "update cli.state_capture set queries_sha256 = 'other'");
+    const stale = cli(['state', '--db', db, '--capture', '1']);
+    expect(stale.status).toBe(1);
+    // The message names the store to migrate, not the private copy the state is read from.
+    expect(stale.stderr).toContain(`run: capstate migrate --db '${db}'`);
+    const r = cli(['migrate', '--db', db]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/1 stored state recomputed/);
+    expect(cli(['state', '--json', '--db', db, '--capture', '1']).stdout).toBe(before);
+  });
+
+  it('serves the capture over MCP and HTTP as the SQLite store does', async () => {
+    const answers: unknown[] = [];
+    for (const store of [db, sqlite]) {
+      const client = new Client({ name: 'capstate-test', version: '1' });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--db', store, '--capture', '1'], stderr: 'ignore' }));
+      try {
+        const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+        const call = await client.callTool({ name: 'get_posts_by_id', arguments: { id: '1' } });
+        answers.push({ tools, call });
+      } finally {
+        await client.close();
+      }
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    const child = spawn(process.execPath, [cliPath, 'serve', '--db', db, '--capture', '1', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let err = '';
+        child.stderr.on('data', (c: Buffer) => { err += c.toString(); const m = /over HTTP at (http:\/\/[^:]+:\d+)/.exec(err); if (m) resolve(m[1]); });
+        child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+      });
+      const r = await fetch(base + '/profile');
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual({ name: 'typicode', theme: 'light' });
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 60_000);
+});
+
+describe('issue 20: concurrent loaders', () => {
+  it('four loaders at once into one store: every capture once and whole, the same file twice kept once', async () => {
+    const names = ['json-server', 'redmine-rest', 'alertmanager-silences', 'grafana-mini'];
+    const db = url('parallel');
+    const runs = await Promise.all([...names, names[0]].map((n) => cliAsync(['load', captureOf(n), '--db', db, '--json'])));
+    for (const r of runs) expect(r.status, r.stderr).toBe(0);
+    const loaded = runs.map((r) => JSON.parse(r.stdout).captures[0] as { sha256: string; capture_id: number; already_loaded: boolean });
+    expect(loaded.filter((c) => c.sha256 === loaded[0].sha256).map((c) => c.already_loaded).sort()).toEqual([false, true]);
+    const rows = pg.psql('postgres', 'select c.sha256, count(r.id) from parallel.capture c left join parallel.record r on r.capture_id = c.id group by c.sha256 order by 1').trim().split('\n');
+    const expected = await Promise.all(names.map(async (n) => {
+      const f = join(dir, `parallel-${n}.sqlite`);
+      await loadCaptures({ db: f, files: [captureOf(n)] });
+      const d = openStore(f);
+      try { return `${(d.prepare('select sha256 from capture').pluck().get() as string)}\t${d.prepare('select count(*) from record').pluck().get()}`; } finally { d.close(); }
+    }));
+    expect(rows).toEqual(expected.sort());
+    // Every published capture has its state, and the states are the ones a single load stores.
+    for (const c of loaded.filter((x) => !x.already_loaded)) {
+      const s = cli(['state', '--json', '--db', db, '--capture', String(c.capture_id)]);
+      expect(s.status, s.stderr).toBe(0);
+      expect(JSON.parse(s.stdout).capture_id).toBe(c.capture_id);
+    }
+  }, 180_000);
+
+  it('a failed load leaves nothing behind', () => {
+    const db = url('failed');
+    const bad = join(dir, 'bad.har');
+    writeFileSync(bad, '{"log": {"entries": [{"request": 1}]}}');
+    const r = cli(['load', captureOf('json-server'), bad, '--db', db]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/bad\.har/);
+    expect(pg.psql('postgres', 'select count(*) from failed.capture').trim()).toBe('0');
+  });
+
+  it('a load refused while its rows go in (text PostgreSQL cannot hold) leaves nothing behind', () => {
+    const db = url('refused');
+    const har = JSON.parse(readFileSync(captureOf('json-server'), 'utf8'));
+    const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) => /json/.test(e.response.content.mimeType ?? ''));
+    har.log.entries[at].response.content.text = JSON.stringify({ id: 1, title: 'a\u0000b' });
+    const nul = join(dir, 'nul.har');
+    writeFileSync(nul, JSON.stringify(har));
+    const r = cli(['load', captureOf('json-server'), nul, '--db', db]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`capstate: error: ${nul}: record #${at + 1}: its response body (a JSON string or member name) holds the character U+0000;`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(pg.psql('postgres', 'select count(*) from refused.capture; select count(*) from refused.record; select count(*) from refused.body').trim().split('\n')).toEqual(['0', '0', '0']);
+  });
+});
+
+describe('issue 20: reaching the server', () => {
+  it('tells a PostgreSQL URL from a file and hides the password in messages', () => {
+    expect(isPostgresUrl('postgres://u@h/db')).toBe(true);
+    expect(isPostgresUrl('postgresql:///db?host=/run')).toBe(true);
+    expect(isPostgresUrl('capstate.sqlite')).toBe(false);
+    expect(displayUrl('postgres://alice:s3cret@db.example/capstate')).toBe('postgres://alice:***@db.example/capstate');
+  });
+
+  it('a server that is not there is one plain line, without the password', () => {
+    const r = cli(['info', '--db', 'postgres://alice:s3cret@127.0.0.1:1/capstate']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^capstate: error: cannot reach PostgreSQL at postgres:\/\/alice:\*\*\*@127\.0\.0\.1:1\/capstate/);
+    expect(r.stderr).not.toMatch(/s3cret|\n\s+at /);
+  });
+
+  it('a schema with no store is named, with what to do', () => {
+    const r = cli(['state', '--db', url('nothing_here')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/no store at .*load a capture first/);
+  });
+});
