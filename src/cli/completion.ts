@@ -33,7 +33,8 @@ export function commandWords(args: ArgsDef): CommandWords {
     if (def.type === 'boolean') w.options.push(`--no-${kebab}`);
     if (def.type === 'string' || def.type === 'enum') {
       const hint = (def as { valueHint?: string }).valueHint;
-      (hint === 'FILE' ? w.paths : hint === 'DIR' ? w.dirs : w.values).push(...spellings);
+      // A value that may be a file (FILE, FILE|URL) completes paths.
+      (hint?.split('|').includes('FILE') ? w.paths : hint === 'DIR' ? w.dirs : w.values).push(...spellings);
     }
   }
   return w;
