@@ -13,6 +13,7 @@
  * the store's own column lists (information_schema) and the reference rules of
  * postgres-copy.ts, not from user input.
  */
+import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -83,6 +84,9 @@ function nulRefused(db: Sqlite, e: CapstateError): CapstateError {
   return new CapstateError('postgres-nul', `${part} holds the character U+0000; ${fix}`, { file: where.path, record: where.ordinal });
 }
 
+/** CAPSTATE_TRACE_PUBLISH=1: each table's copy time on stderr (for the bench and profiling). */
+const TRACE = process.env.CAPSTATE_TRACE_PUBLISH === '1';
+
 /** Ids given out by the server, by the SQLite file's own ids. */
 type IdMap = Map<number, number>;
 
@@ -129,7 +133,14 @@ async function publishOnce(db: Sqlite, store: PostgresStore, ids: number[], chec
     if (t.name === 'capture' || t.name === 'body') continue;
     const refs = referencesOf(t.sql);
     if (maps[t.name]) refs.set('id', t.name);
-    const rows: CopyOptions = t.name === 'member_node' ? { bodyIds: newBodies } : { captureIds: added };
+    const t0 = TRACE ? performance.now() : 0;
+    if (t.name === 'member_node') {
+      const source = copySource(db, t.name, t.sql, { bodyIds: newBodies, bodyIdMap: maps.body });
+      await copyInto(store, ident(t.name), source.columns, source.chunks());
+      if (TRACE) process.stderr.write(`[publish] ${t.name}: ${(performance.now() - t0).toFixed(0)} ms\n`);
+      continue;
+    }
+    const rows: CopyOptions = { captureIds: added };
     const columns = copySource(db, t.name, t.sql, rows).columns;
     const renumber = columns.flatMap((c, i) => {
       const map = maps[refs.get(c) ?? ''];
@@ -144,6 +155,7 @@ async function publishOnce(db: Sqlite, store: PostgresStore, ids: number[], chec
       }
     };
     await copyInto(store, ident(t.name), columns, copySource(db, t.name, t.sql, { ...rows, transform }).chunks());
+    if (TRACE) process.stderr.write(`[publish] ${t.name}: ${(performance.now() - t0).toFixed(0)} ms\n`);
   }
   return { added, existing };
 }
