@@ -261,6 +261,31 @@ describe('issue 20: concurrent loaders', () => {
   });
 });
 
+describe('issue 20: bodies go in before the capture, and out again when it fails', () => {
+  it('a capture refused after its bodies went in leaves no body of its own; one another capture shares stays', () => {
+    const db = url('bodies_first');
+    const good = captureOf('json-server');
+    expect(cli(['load', good, '--db', db]).status).toBe(0);
+    const count = (table: string) => pg.psql('postgres', `select count(*) from bodies_first.${table}`).trim();
+    const before = { body: count('body'), member_node: count('member_node') };
+    // The same traffic with one new body, and a header PostgreSQL cannot hold: the header goes
+    // in with the records, after the bodies (which are then in the store, shared or new).
+    const har = JSON.parse(readFileSync(good, 'utf8'));
+    const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) => /json/.test(e.response.content.mimeType ?? ''));
+    const content = har.log.entries[at].response.content;
+    content.text = JSON.stringify({ id: 1, only: 'in this capture' });
+    content.size = Buffer.byteLength(content.text);
+    har.log.entries[at].response.headers.push({ name: 'X-Note', value: 'a\u0000b' });
+    const bad = join(dir, 'late-refusal.har');
+    writeFileSync(bad, JSON.stringify(har));
+    const r = cli(['load', bad, '--db', db]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${bad}: record #${at + 1}: a header holds the character U+0000`);
+    expect(pg.psql('postgres', "select count(*) from bodies_first.body where content like '%in this capture%'").trim()).toBe('0');
+    expect({ body: count('body'), member_node: count('member_node'), capture: count('capture') }).toEqual({ ...before, capture: '1' });
+  });
+});
+
 describe('issue 20: reaching the server', () => {
   it('tells a PostgreSQL URL from a file and hides the password in messages', () => {
     expect(isPostgresUrl('postgres://u@h/db')).toBe(true);

@@ -1,9 +1,17 @@
 /**
  * Publishing captures a load has worked out in its private SQLite file into a PostgreSQL store
- * (issue 20), in one transaction: all of the command's captures or none. Several loaders may
- * publish at once: capture ids were taken from the store's sequence before the load (so the
- * stored state already names them); records, tools and bodies get their ids here, and a body
- * another capture already holds is shared, as in a SQLite store. A capture whose bytes the
+ * (issue 20). Several loaders may publish at once, each capture whole or not at all.
+ *
+ * Bodies are content-addressed and shared between captures, so they go first, in short
+ * transactions of their own, a body always with its member rows (`publishBodies`): two loaders
+ * adding the same body (every capture has the empty one) then wait for each other only for one
+ * such batch, not for each other's whole capture. What makes a capture, its row, records,
+ * tools and every other table, goes in one transaction after that (`publishOnce`): all of the
+ * command's captures or none. If that fails, the bodies this command added and nothing refers
+ * to are taken out again (`dropUnused`); one another loader has come to share stays.
+ *
+ * Capture ids were taken from the store's sequence before the load (so the stored state
+ * already names them); records, tools and bodies get their ids here. A capture whose bytes the
  * store holds already is not published again (its id is reported), which keeps a re-load
  * idempotent even when two loaders race with the same file: the capture's unique SHA-256
  * makes the second wait for the first and then find it.
@@ -45,27 +53,34 @@ async function copyInto(store: PostgresStore, target: string, columns: string[],
   await pipeline(Readable.from(chunks), stream);
 }
 
-/** Serialization and deadlock failures between concurrent loaders: the transaction is tried again, a few times. */
-const RETRY = new Set(['40001', '40P01']);
+/**
+ * Serialization and deadlock failures between concurrent loaders, and a shared body another
+ * loader's failed load took out just before this one referred to it (23503): tried again, a
+ * few times.
+ */
+const RETRY = new Set(['40001', '40P01', '23503']);
+const retryable = (e: unknown, attempt: number) => RETRY.has(String((e as { code?: unknown }).code ?? '')) && attempt < 5;
+const backOff = (attempt: number) => new Promise((r) => setTimeout(r, 50 * attempt * Math.random()));
 
 /**
  * Publishes the captures `ids` of the SQLite store `db` into `store`. `checkExisting` runs for
  * each capture the store already holds (a different --manifest override, a --sensitive value).
  */
 export async function publishCaptures(db: Sqlite, store: PostgresStore, ids: number[], checkExisting: ExistingCheck): Promise<Published> {
+  const inserted: number[] = [];
   for (let attempt = 1; ; attempt++) {
     try {
+      const bodies = await publishBodies(db, store, ids);
+      inserted.push(...bodies.inserted);
       await store.client.query('begin');
-      const published = await publishOnce(db, store, ids, checkExisting);
+      const published = await publishOnce(db, store, ids, checkExisting, bodies.map);
       await store.client.query('commit');
       return published;
     } catch (e) {
       await store.client.query('rollback').catch(() => {});
-      const code = String((e as { code?: unknown }).code ?? '');
-      if (RETRY.has(code) && attempt < 5) {
-        await new Promise((r) => setTimeout(r, 50 * attempt * Math.random()));
-        continue;
-      }
+      // The bodies stay for another try (they are whole, each with its members).
+      if (retryable(e, attempt)) { await backOff(attempt); continue; }
+      await dropUnused(store, inserted);
       throw e instanceof CapstateError && e.code === 'postgres-nul' ? nulRefused(db, e) : postgresError(e, store.url);
     }
   }
@@ -90,7 +105,104 @@ const TRACE = process.env.CAPSTATE_TRACE_PUBLISH === '1';
 /** Ids given out by the server, by the SQLite file's own ids. */
 type IdMap = Map<number, number>;
 
-async function publishOnce(db: Sqlite, store: PostgresStore, ids: number[], checkExisting: ExistingCheck): Promise<Published> {
+interface PublishedBodies {
+  /** The store's id of every body of the captures published, by the SQLite file's id. */
+  map: IdMap;
+  /** The store ids of the bodies this command added (what a failed publish takes out again). */
+  inserted: number[];
+}
+
+/** A batch of bodies in one transaction: about this many bytes of body text (and their members). */
+const BODY_BATCH_BYTES = 2_000_000;
+
+/**
+ * The bodies of the captures the store does not hold yet, in batches, each batch in a
+ * transaction of its own with the member rows of the bodies it adds, so that a body in the
+ * store always has its members. The file's order is kept: a new store numbers bodies as SQLite
+ * does. A batch that deadlocks with another loader's (two shared bodies met in other orders) is
+ * tried again.
+ */
+async function publishBodies(db: Sqlite, store: PostgresStore, ids: number[]): Promise<PublishedBodies> {
+  const q = (text: string, values?: unknown[]) => store.client.query(text, values);
+  const result: PublishedBodies = { map: new Map(), inserted: [] };
+  const shas = db.prepare('select id, sha256 from capture where id in (select value from json_each(?))').all(JSON.stringify(ids)) as { id: number; sha256: string }[];
+  const held = new Set((await q('select sha256 from capture where sha256 = any($1)', [shas.map((c) => c.sha256)])).rows.map((r) => r.sha256 as string));
+  const fresh = shas.filter((c) => !held.has(c.sha256)).map((c) => c.id);
+  if (fresh.length === 0) return result;
+
+  const t0 = TRACE ? performance.now() : 0;
+  const ddl = tablesByReference().find((t) => t.name === 'body')!.sql;
+  const source = copySource(db, 'body', ddl, { captureIds: fresh });
+  await q('drop table if exists s_body');
+  await q('create temp table s_body (like body)');
+  try {
+    await copyInto(store, 's_body', source.columns, source.chunks());
+    const into = source.columns.filter((c) => c !== 'id').map(ident);
+    const members = tablesByReference().find((t) => t.name === 'member_node')!.sql;
+    const sizes = (await q('select id, coalesce(octet_length(content), 0) + coalesce(octet_length(content_bytes), 0) as size from s_body order by id')).rows as { id: number; size: string }[];
+    const batches: number[][] = [[]];
+    let bytes = 0;
+    for (const b of sizes) {
+      if (bytes >= BODY_BATCH_BYTES) { batches.push([]); bytes = 0; }
+      batches[batches.length - 1].push(b.id);
+      bytes += Number(b.size);
+    }
+    for (const batch of batches) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await q('begin');
+          const added = new Set((await q(`insert into body (${into.join(', ')}) select ${into.map((c) => `s.${c}`).join(', ')} from s_body s where s.id = any($1) order by s.id
+              on conflict (sha256, kind, coalesce(unusable_reason, '')) do nothing returning id`, [batch])).rows.map((r) => r.id as number));
+          const rows = (await q(`select s.id as local, b.id from s_body s join body b
+              on b.sha256 = s.sha256 and b.kind = s.kind and coalesce(b.unusable_reason, '') = coalesce(s.unusable_reason, '') where s.id = any($1)`, [batch])).rows as { local: number; id: number }[];
+          const map: IdMap = new Map(rows.map((r) => [r.local, r.id]));
+          const newLocal = rows.filter((r) => added.has(r.id)).map((r) => r.local);
+          if (newLocal.length > 0) {
+            const m = copySource(db, 'member_node', members, { bodyIds: newLocal, bodyIdMap: map });
+            await copyInto(store, 'member_node', m.columns, m.chunks());
+          }
+          await q('commit');
+          for (const [local, id] of map) result.map.set(local, id);
+          result.inserted.push(...added);
+          break;
+        } catch (e) {
+          await q('rollback').catch(() => {});
+          if (retryable(e, attempt)) { await backOff(attempt); continue; }
+          throw e;
+        }
+      }
+    }
+  } catch (e) {
+    await dropUnused(store, result.inserted);
+    throw e;
+  } finally {
+    await q('drop table if exists s_body').catch(() => {});
+  }
+  if (TRACE) process.stderr.write(`[publish] body and member_node: ${(performance.now() - t0).toFixed(0)} ms\n`);
+  return result;
+}
+
+/**
+ * Takes out the bodies `ids` this command added, with their members, when no record refers to
+ * them (a publish that failed after its bodies went in). Best effort: a body another loader has
+ * just come to share stays, and so does everything when the server cannot be reached.
+ */
+async function dropUnused(store: PostgresStore, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const q = (text: string, values?: unknown[]) => store.client.query(text, values);
+  try {
+    await q('begin');
+    await q(`create temp table unused_body on commit drop as select b.id from body b where b.id = any($1)
+        and not exists (select 1 from record r where r.request_body_id = b.id) and not exists (select 1 from record r where r.response_body_id = b.id)`, [ids]);
+    await q('delete from member_node where body_id in (select id from unused_body)');
+    await q('delete from body where id in (select id from unused_body)');
+    await q('commit');
+  } catch {
+    await q('rollback').catch(() => {});
+  }
+}
+
+async function publishOnce(db: Sqlite, store: PostgresStore, ids: number[], checkExisting: ExistingCheck, bodies: IdMap): Promise<Published> {
   const q = (text: string, values?: unknown[]) => store.client.query(text, values);
   const tables = tablesByReference().filter((t) => !SEEDED.has(t.name));
   const ddl = (name: string) => tables.find((t) => t.name === name)!.sql;
@@ -107,19 +219,7 @@ async function publishOnce(db: Sqlite, store: PostgresStore, ids: number[], chec
   const existing = (await q('select c.id, c.sha256 from s_capture s join capture c on c.sha256 = s.sha256 where c.id <> s.id order by s.id')).rows as { id: number; sha256: string }[];
   for (const e of existing) await checkExisting(store, e.id, e.sha256);
   if (added.length === 0) return { added, existing };
-
-  // Bodies: the ones the store lacks are added, in the file's order (a new store numbers them as
-  // SQLite does); two loaders adding shared bodies in other orders may deadlock, and the server
-  // then fails one of them, which is tried again (publishCaptures). Every body gets its store id.
-  const bodyColumns = await stage('body', { captureIds: added });
-  const into = bodyColumns.filter((c) => c !== 'id');
-  await q('create temp table new_body (id bigint primary key) on commit drop');
-  await q(`with ins as (insert into body (${into.map(ident).join(', ')}) select ${into.map((c) => `s.${ident(c)}`).join(', ')} from s_body s order by s.id
-      on conflict (sha256, kind, coalesce(unusable_reason, '')) do nothing returning id) insert into new_body select id from ins`);
-  const bodyRows = (await q(`select s.id as local, b.id, exists (select 1 from new_body n where n.id = b.id) as new from s_body s
-      join body b on b.sha256 = s.sha256 and b.kind = s.kind and coalesce(b.unusable_reason, '') = coalesce(s.unusable_reason, '')`)).rows as { local: number; id: number; new: boolean }[];
-  const maps: Record<string, IdMap> = { body: new Map(bodyRows.map((r) => [r.local, r.id])) };
-  const newBodies = bodyRows.filter((r) => r.new).map((r) => r.local);
+  const maps: Record<string, IdMap> = { body: bodies };
 
   // Tools and records: ids taken from the store's sequences, given in the file's order.
   for (const table of ['tool', 'record']) {
@@ -130,16 +230,10 @@ async function publishOnce(db: Sqlite, store: PostgresStore, ids: number[], chec
 
   // Every other table straight into the store, its references renumbered on the way.
   for (const t of tables) {
-    if (t.name === 'capture' || t.name === 'body') continue;
+    if (t.name === 'capture' || t.name === 'body' || t.name === 'member_node') continue;
     const refs = referencesOf(t.sql);
     if (maps[t.name]) refs.set('id', t.name);
     const t0 = TRACE ? performance.now() : 0;
-    if (t.name === 'member_node') {
-      const source = copySource(db, t.name, t.sql, { bodyIds: newBodies, bodyIdMap: maps.body });
-      await copyInto(store, ident(t.name), source.columns, source.chunks());
-      if (TRACE) process.stderr.write(`[publish] ${t.name}: ${(performance.now() - t0).toFixed(0)} ms\n`);
-      continue;
-    }
     const rows: CopyOptions = { captureIds: added };
     const columns = copySource(db, t.name, t.sql, rows).columns;
     const renumber = columns.flatMap((c, i) => {
