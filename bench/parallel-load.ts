@@ -22,6 +22,9 @@ const OUT = join(ROOT, 'bench', 'out');
 const CLI_JS = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const log = (msg: string) => process.stderr.write(msg + '\n');
 
+/** CPU seconds the whole machine has spent busy so far (every process: the loaders and the server). */
+const busySeconds = () => cpus().reduce((s, c) => s + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0) / 1000;
+
 function captures(mb: number, n: number): string[] {
   mkdirSync(OUT, { recursive: true });
   return Array.from({ length: n }, (_, i) => {
@@ -48,9 +51,13 @@ async function main(): Promise<number> {
 
     log(`[parallel] ${n} captures of ${mb} MB, one loader after another…`);
     const t0 = performance.now();
+    const busy0 = busySeconds();
     const one: Measured[] = [];
     for (const f of files) one.push(await load(f, 'one_loader'));
     const oneS = (performance.now() - t0) / 1000;
+    // How many cores one loader keeps busy (its threads and the server's): N loaders at once can
+    // at best be cores ÷ this as fast.
+    const coresBusy = (busySeconds() - busy0) / oneS;
 
     log(`[parallel] the same ${n} captures, ${n} loaders at once…`);
     const t1 = performance.now();
@@ -68,15 +75,15 @@ async function main(): Promise<number> {
       machine: { cpus: cpus().length, node: process.version }, loaders: n, capture_mb: mb, total_mb: totalMB, records: r1,
       one_loader: { wall_s: oneS, mb_per_s: totalMB / oneS, peak_rss_mb: Math.max(...one.map((r) => r.rssMB ?? 0)) },
       many_loaders: { wall_s: manyS, mb_per_s: totalMB / manyS, peak_rss_mb_each: Math.max(...many.map((r) => r.rssMB ?? 0)) },
-      ratio: oneS / manyS, load_average_1m: load1,
+      ratio: oneS / manyS, one_loader_cores_busy: coresBusy, ratio_bound: cpus().length / coresBusy, load_average_1m: load1,
     };
     writeFileSync(join(OUT, 'parallel-results.json'), JSON.stringify(result, null, 2) + '\n');
     const f = (x: number) => x.toFixed(2);
     process.stdout.write([
       `parallel load into PostgreSQL: ${n} captures of ${mb} MB (${f(totalMB)} MB, ${r1} records), ${result.machine.cpus} cores`,
-      `one loader after another: ${f(oneS)} s, ${f(result.one_loader.mb_per_s)} MB/s, peak RSS ${result.one_loader.peak_rss_mb.toFixed(0)} MB`,
+      `one loader after another: ${f(oneS)} s, ${f(result.one_loader.mb_per_s)} MB/s, peak RSS ${result.one_loader.peak_rss_mb.toFixed(0)} MB, ${f(coresBusy)} of ${result.machine.cpus} cores busy`,
       `${n} loaders at once:       ${f(manyS)} s, ${f(result.many_loaders.mb_per_s)} MB/s, peak RSS ${result.many_loaders.peak_rss_mb_each.toFixed(0)} MB each`,
-      `throughput ${n} loaders / one: ${f(result.ratio)}× (target ≥ 1.5×; load average ${load1.toFixed(2)} at the end)`,
+      `throughput ${n} loaders / one: ${f(result.ratio)}× (target ≥ 1.5×; at most ${f(result.ratio_bound)}× with ${f(coresBusy)} cores busy for one; load average ${load1.toFixed(2)} at the end)`,
     ].join('\n') + '\n');
     return 0;
   } finally {
