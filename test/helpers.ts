@@ -54,6 +54,30 @@ export function cliAsync(args: string[], opts: { cwd?: string; env?: NodeJS.Proc
   });
 }
 
+/**
+ * `capstate serve ARGS --http 127.0.0.1:0` in a child process: `use` gets the base URL it
+ * prints; then SIGTERM, which must end the server with status 0.
+ */
+export async function whileServedOverHttp(args: string[], use: (base: string) => Promise<void>): Promise<number | null> {
+  const child = spawn(process.execPath, [cliPath, 'serve', ...args, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    const base = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /over HTTP at (http:\/\/[^:]+:\d+)/.exec(err);
+        if (m) resolve(m[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+    });
+    await use(base);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  return exited;
+}
+
 export function sha256File(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }

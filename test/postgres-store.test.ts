@@ -4,7 +4,6 @@
  * the bytes a SQLite store gives: its `state --json`, and every fact and state row; loaders
  * run in parallel into one store; a re-load adds nothing; the CLI, MCP and HTTP answer from it.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,7 +16,7 @@ import { kyselyFor, openStore } from '../src/store/open.js';
 import { postgresCopy } from '../src/store/postgres-copy.js';
 import { temporaryReplica } from '../src/store/postgres-replica.js';
 import { displayUrl, isPostgresUrl, openPostgresStore } from '../src/store/postgres-store.js';
-import { captureOf, cli, cliAsync, cliPath, fixtureCases, tempDir } from './helpers.js';
+import { captureOf, cli, cliAsync, cliPath, fixtureCases, tempDir, whileServedOverHttp } from './helpers.js';
 import { startPostgres, type Postgres } from './postgres-helpers.js';
 
 const dir = tempDir();
@@ -194,21 +193,12 @@ describe('issue 20: the CLI on a PostgreSQL store', () => {
       }
     }
     expect(answers[0]).toEqual(answers[1]);
-    const child = spawn(process.execPath, [cliPath, 'serve', '--db', db, '--capture', '1', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    try {
-      const base = await new Promise<string>((resolve, reject) => {
-        let err = '';
-        child.stderr.on('data', (c: Buffer) => { err += c.toString(); const m = /over HTTP at (http:\/\/[^:]+:\d+)/.exec(err); if (m) resolve(m[1]); });
-        child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-      });
+    const status = await whileServedOverHttp(['--db', db, '--capture', '1'], async (base) => {
       const r = await fetch(base + '/profile');
       expect(r.status).toBe(200);
       expect(await r.json()).toEqual({ name: 'typicode', theme: 'light' });
-    } finally {
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-    }
+    });
+    expect(status).toBe(0);
   }, 60_000);
 });
 

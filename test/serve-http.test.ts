@@ -4,9 +4,8 @@
  * /__capstate/), in process and through the CLI.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { cliPath, fixture, tempDir } from './helpers.js';
+import { fixture, tempDir, whileServedOverHttp } from './helpers.js';
 import { parseListen } from '../src/http/server.js';
 import { serveHttp, serveStore } from './serve-helpers.js';
 
@@ -86,24 +85,11 @@ describe('serve --http [HOST:]PORT', () => {
   });
 
   it('the CLI serves a capture over HTTP until SIGTERM', async () => {
-    const child = spawn(process.execPath, [cliPath, 'serve', '--db', db, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let err = '';
-        child.stderr.on('data', (c: Buffer) => {
-          err += c.toString();
-          const m = /over HTTP at (http:\/\/[^:]+:\d+)/.exec(err);
-          if (m) resolve(m[1]);
-        });
-        child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-      });
-      const r = await fetch(url + '/profile');
+    const status = await whileServedOverHttp(['--db', db], async (base) => {
+      const r = await fetch(base + '/profile');
       expect(r.status).toBe(200);
       expect(await r.json()).toEqual({ name: 'typicode', theme: 'light' });
-    } finally {
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-    }
+    });
+    expect(status).toBe(0);
   });
 });
