@@ -137,6 +137,7 @@ async function publishBodies(db: Sqlite, store: PostgresStore, ids: number[]): P
   await q('create temp table s_body (like body)');
   try {
     await copyInto(store, 's_body', source.columns, source.chunks());
+    await q('alter table s_body add primary key (id)'); // each batch picks its rows by id
     const into = source.columns.filter((c) => c !== 'id').map(ident);
     const members = tablesByReference().find((t) => t.name === 'member_node')!.sql;
     const sizes = (await q('select id, coalesce(octet_length(content), 0) + coalesce(octet_length(content_bytes), 0) as size from s_body order by id')).rows as { id: number; size: string }[];
