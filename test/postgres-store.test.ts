@@ -15,6 +15,7 @@ import { writeStoredStateDocument } from '../src/state/stored.js';
 import { kyselyFor, openStore } from '../src/store/open.js';
 import { postgresCopy } from '../src/store/postgres-copy.js';
 import { temporaryReplica } from '../src/store/postgres-replica.js';
+import { asciiTokens, capturesThatMayMatch } from '../src/store/postgres-search.js';
 import { displayUrl, isPostgresUrl, openPostgresStore } from '../src/store/postgres-store.js';
 import { captureOf, cli, cliAsync, cliPath, fixtureCases, tempDir, whileServedOverHttp } from './helpers.js';
 import { startPostgres, type Postgres } from './postgres-helpers.js';
@@ -200,6 +201,55 @@ describe('issue 20: the CLI on a PostgreSQL store', () => {
     });
     expect(status).toBe(0);
   }, 60_000);
+});
+
+describe('issue 20: search on PostgreSQL copies only the captures that may hold the words', () => {
+  const names = ['json-server', 'redmine-rest', 'alertmanager-silences'];
+  let db: string;
+  let sqlite: string;
+  beforeAll(() => {
+    db = url('search_many');
+    sqlite = join(dir, 'search-many.sqlite');
+    // A fourth capture whose only mention of the word is accented: FTS5 finds "café" for "cafe".
+    const har = JSON.parse(readFileSync(captureOf('json-server'), 'utf8'));
+    const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) => /json/.test(e.response.content.mimeType ?? ''));
+    const content = har.log.entries[at].response.content;
+    content.text = JSON.stringify({ id: 1, title: 'Café Müller' });
+    content.size = Buffer.byteLength(content.text);
+    const accented = join(dir, 'accented.har');
+    writeFileSync(accented, JSON.stringify(har));
+    for (const f of [...names.map(captureOf), accented]) {
+      for (const store of [db, sqlite]) expect(cli(['load', f, '--db', store]).status).toBe(0);
+    }
+  });
+
+  it('the words FTS5 makes of an ASCII query; none for another', () => {
+    expect(asciiTokens('api.example.com')).toEqual(['api', 'example', 'com']);
+    expect(asciiTokens('Dash_board  dash')).toEqual(['dash', 'board']);
+    expect(asciiTokens('...')).toBeNull();
+    expect(asciiTokens('Müller')).toBeNull();
+  });
+
+  it('names the captures a record of which may hold every word, and no other', async () => {
+    const store = await openPostgresStore(db);
+    try {
+      expect(await capturesThatMayMatch(store, 'typicode')).toEqual([1, 4]); // 4: the same traffic
+      expect(await capturesThatMayMatch(store, 'zzqqxx')).toEqual([4]); // 4 holds text beyond ASCII
+      expect(await capturesThatMayMatch(store, 'cafe')).toEqual([4]);
+      expect(await capturesThatMayMatch(store, 'Müller')).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('finds what the SQLite store finds, snippets and totals included', () => {
+    for (const words of ['typicode', 'cafe', 'Müller', 'silences', 'localhost:3900', 'issues json', 'zzqqxx']) {
+      const onPg = cli(['search', '--db', db, '--json', '--quiet', words]);
+      expect(onPg.status, onPg.stderr).toBe(0);
+      expect(JSON.parse(onPg.stdout), words).toEqual(JSON.parse(cli(['search', '--db', sqlite, '--json', '--quiet', words]).stdout));
+    }
+    expect(JSON.parse(cli(['search', '--db', db, '--json', 'cafe']).stdout).hits.map((h: { capture_id: number }) => h.capture_id)).toEqual([4]);
+  });
 });
 
 describe('issue 20: concurrent loaders', () => {

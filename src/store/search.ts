@@ -15,6 +15,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from './types.js';
 import { isPostgresUrl, openPostgresStore } from './postgres-store.js';
 import { temporaryReplica } from './postgres-replica.js';
+import { capturesThatMayMatch } from './postgres-search.js';
 import { kyselyFor, openStore, type Sqlite } from './open.js';
 
 /** The FTS5 tables' DDL (fixed text; the store's other tables come from migrations/). */
@@ -148,10 +149,15 @@ export interface SearchOptions {
  */
 export async function searchStore(file: string, text: string, opts: SearchOptions): Promise<SearchResult> {
   if (isPostgresUrl(file)) {
-    // Issue 20: the captures are searched in a private SQLite copy, indexed there for this search.
+    // Issue 20: the captures that may hold the words are searched in a private SQLite copy,
+    // indexed there for this search (postgres-search.ts).
     const store = await openPostgresStore(file);
     let replica;
-    try { replica = await temporaryReplica(store, null); } finally { await store.close(); }
+    try {
+      const ids = await capturesThatMayMatch(store, text);
+      if (ids !== null && ids.length === 0) return { hits: [], total: 0, truncated: false };
+      replica = await temporaryReplica(store, ids);
+    } finally { await store.close(); }
     try { return await searchStore(replica.file, text, opts); } finally { replica.cleanup(); }
   }
   let db = openStore(file);
