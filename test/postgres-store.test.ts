@@ -153,6 +153,24 @@ describe('issue 20: the CLI on a PostgreSQL store', () => {
     expect(write.stderr).not.toMatch(/\n\s+at /);
     const slow = cli(['sql', '--db', db, '--timeout', '0.2', 'select pg_sleep(5)']);
     expect(slow.stderr).toMatch(/ran longer than 0.2 s and was stopped/);
+    // Read-only from the statement on, though the views it names were evaluated into the session first.
+    const sequence = cli(['sql', '--db', db, "select nextval('record_id_seq'), count(*) from collection_order"]);
+    expect(sequence.status).toBe(1);
+    expect(sequence.stderr).toMatch(/opened read-only/);
+  });
+
+  it('sql over the deepest rule views answers what SQLite answers, within the default deadline', () => {
+    // Each view the statement names is evaluated once first: expanded in the statement,
+    // collection_order took PostgreSQL 20 s to plan and over a minute to run.
+    for (const query of ['select count(*) as n, count(distinct capture_id) as c from collection_order', 'select count(*) as n from view_fields',
+      'select root_path, count(*) as n from kept_observations group by root_path order by 1']) {
+      const onPg = cli(['sql', '--db', db, '--json', query]);
+      expect(onPg.status, onPg.stderr).toBe(0);
+      expect(JSON.parse(onPg.stdout).rows, query).toEqual(JSON.parse(cli(['sql', '--db', sqlite, '--json', query]).stdout).rows);
+    }
+    const slow = cli(['sql', '--db', db, '--timeout', '0.001', 'select count(*) from collection_order']);
+    expect(slow.status).toBe(1);
+    expect(slow.stderr).toMatch(/ran longer than 0.001 s and was stopped/);
   });
 
   it('search finds records in the PostgreSQL store', () => {

@@ -6,7 +6,9 @@
  * `maxRows` rows and `maxBytes` of them; 64-bit integers exact.
  */
 import { CapstateError } from '../errors.js';
-import { openPostgresStore } from './postgres-store.js';
+import { ident, openPostgresStore } from './postgres-store.js';
+import { postgresView } from './postgres-views.js';
+import { statementViews } from './snapshot.js';
 import type { ReadOnlySqlOptions, SqlResult } from './read-only-sql.js';
 
 /** A row's size as the SQLite road measures it: its compact JSON, bytes as base64. */
@@ -18,10 +20,27 @@ export async function runPostgresSql(url: string, query: string, opts: ReadOnlyS
   const timeoutMs = opts.timeoutMs ?? 0;
   const statement = query.trim().replace(/;\s*$/, '');
   try {
-    await store.client.query('begin isolation level repeatable read read only');
-    await store.client.query(`set local statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}`);
+    // One snapshot for the views and the statement; read-only from the statement on (a
+    // transaction may become read-only at any point, never the other way).
+    await store.client.query('begin isolation level repeatable read');
+    const deadline = Date.now() + timeoutMs;
+    const timeLeft = async () => {
+      const left = timeoutMs > 0 ? Math.max(1, Math.floor(deadline - Date.now())) : 0;
+      await store.client.query(`set local statement_timeout = ${left}`);
+    };
     let r;
     try {
+      // As on SQLite (snapshot.ts): each rule view the statement names, and every view under
+      // them, evaluated once into a temporary table of its name, which the statement reads
+      // instead of the view (pg_temp is searched first). Expanded in the statement, the deeper
+      // views took PostgreSQL 20 s to plan and a minute to run on a few small captures.
+      for (const v of statementViews(statement)) {
+        await timeLeft();
+        await store.client.query(postgresView(v.sql).replace(/create\s+view\s+[a-z_][a-z0-9_]*/i, `create temp table ${ident(v.name)} on commit drop`));
+        await store.client.query(`analyze ${ident(v.name)}`);
+      }
+      await store.client.query('set transaction read only');
+      await timeLeft();
       r = await store.client.query({ text: `select * from (${statement}\n) as capstate_query limit ${opts.maxRows + 1}`, rowMode: 'array' });
     } catch (e) {
       const code = String((e as { code?: unknown }).code ?? '');

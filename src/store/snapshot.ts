@@ -102,11 +102,23 @@ export function explorationViewNames(): ReadonlySet<string> {
   return (exploring ??= explorationViews([...shippedViews().values()]));
 }
 
-/** statementSnapshot for the views `names` holds (other words are left out). */
-export function viewSnapshot(names: readonly string[]): { name: string; statements: string[] }[] {
+/**
+ * The rule views a statement names, and every view under them, in dependency order: what
+ * statementSnapshot evaluates (and the PostgreSQL road, postgres-sql.ts, in its dialect).
+ */
+export function statementViews(query: string): ViewFile[] {
+  return neededViews(query.toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []);
+}
+
+function neededViews(names: readonly string[]): ViewFile[] {
   const byName = shippedViews();
   const explore = explorationViewNames();
-  return needed(byName, [...new Set(names)].filter((w) => byName.has(w) && !explore.has(w))).map((v) => ({
+  return needed(byName, [...new Set(names)].filter((w) => byName.has(w) && !explore.has(w)));
+}
+
+/** statementSnapshot for the views `names` holds (other words are left out). */
+export function viewSnapshot(names: readonly string[]): { name: string; statements: string[] }[] {
+  return neededViews(names).map((v) => ({
     name: v.name,
     statements: [
       definitionAsTempView(v),
