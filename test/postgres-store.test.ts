@@ -270,6 +270,24 @@ describe('issue 20: search on PostgreSQL copies only the captures that may hold 
   });
 });
 
+describe('issue 20: an MCP caller of one capture queries that capture only', () => {
+  it('query_store on a served PostgreSQL capture sees its rows and no other capture', async () => {
+    const db = url('served_one');
+    for (const n of ['json-server', 'redmine-rest']) expect(cli(['load', captureOf(n), '--db', db]).status).toBe(0);
+    expect(pg.psql('postgres', 'select count(*) from served_one.capture').trim()).toBe('2');
+    const client = new Client({ name: 'capstate-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--db', db, '--capture', '2'], stderr: 'ignore' }));
+    try {
+      const r = await client.callTool({ name: 'query_store', arguments: { sql: 'select id, (select count(*) from record) as records from capture' } });
+      expect(r.isError).toBeFalsy();
+      const doc = JSON.parse((r.content as { text: string }[])[0].text);
+      expect(doc.rows).toEqual([[2, Number(pg.psql('postgres', 'select count(*) from served_one.record where capture_id = 2').trim())]]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
 describe('issue 20: concurrent loaders', () => {
   it('four loaders at once into one store: every capture once and whole, the same file twice kept once', async () => {
     const names = ['json-server', 'redmine-rest', 'alertmanager-silences', 'grafana-mini'];
