@@ -19,6 +19,7 @@ import { ScenarioReader } from '../load/scenario.js';
 import { FactWriter, noKinds } from '../load/writer.js';
 import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
+import { collectBetweenPhases } from './collect.js';
 import { storeCaptureState } from './store-state.js';
 import { Redactor, SensitiveLiterals } from '../load/secrets.js';
 import { QuirkTally } from '../load/quirks.js';
@@ -215,15 +216,22 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
       if (s.skippedWithoutRequest) opts.log?.(`${file}: ${s.skippedWithoutRequest} response event(s) without a request event were skipped`);
     }
     const tFacts = performance.now();
-    // The manifest groups the records into tools (OQ-1) and decides admission (OQ-2); a
-    // rejection throws here, inside the transaction, so nothing of the capture is stored.
-    const manifest = await inferManifest(kyselyFor(db), captureId, file, opts.manifest?.override);
-    // OQ-2 (revised): a credential query value refuses the capture only on an admitted record.
-    // The records' URLs were noted by this thread's writer (writeRecord), whose Redactor holds
-    // the credentials the parse side collected.
-    writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))), opts.redact);
-    writer.writeManifest(captureId, manifest, opts.manifest ?? null);
-    writer.writeNormalisations(captureId, quirks.list);
+    // In a function of its own, so the manifest (a record list per tool, tens of MB at 1 GB)
+    // is garbage before the state pass: a local of this frame would stay reachable until it ends.
+    const storeManifest = async () => {
+      // The manifest groups the records into tools (OQ-1) and decides admission (OQ-2); a
+      // rejection throws here, inside the transaction, so nothing of the capture is stored.
+      const manifest = await inferManifest(kyselyFor(db), captureId, file, opts.manifest?.override);
+      // OQ-2 (revised): a credential query value refuses the capture only on an admitted record.
+      // The records' URLs were noted by this thread's writer (writeRecord), whose Redactor holds
+      // the credentials the parse side collected.
+      writer.redactor.refuseAdmitted(new Set(manifest.tools.flatMap((t) => t.records.map((r) => r.ordinal))), opts.redact);
+      writer.writeManifest(captureId, manifest, opts.manifest ?? null);
+      writer.writeNormalisations(captureId, quirks.list);
+    };
+    collectBetweenPhases();
+    await storeManifest();
+    collectBetweenPhases();
     const tManifest = performance.now();
     // DESIGN (must): the load stores the capture's environment state in the load's transaction,
     // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.

@@ -121,9 +121,12 @@ export function canonicalOverride(o: ManifestOverride): string {
   });
 }
 
-/** Computes the manifest of one loaded capture from its facts. Throws CapstateError on rejection. */
-export async function inferManifest(k: Kysely<DB>, captureId: number, file: string, override: ManifestOverride = {}): Promise<InferredManifest> {
-  const capture = await k.selectFrom('capture').selectAll().where('id', '=', captureId).executeTakeFirstOrThrow();
+/**
+ * The capture's records as the manifest reads them, in ordinal order. A function of its own so
+ * the query's rows are garbage once mapped: they would otherwise stay reachable for the whole
+ * inference (38k records at 1 GB, tens of MB).
+ */
+async function recordsOf(k: Kysely<DB>, captureId: number): Promise<Rec[]> {
   const rows = await k.selectFrom('record').innerJoin('body', 'body.id', 'record.response_body_id')
     .select(['record.id', 'record.ordinal', 'record.method', 'record.origin', 'record.path', 'record.url', 'record.status', 'record.resource_type',
       'record.page_id', 'record.response_media_type', 'record.transaction_id', 'record.redirected_from_transaction_id',
@@ -137,13 +140,19 @@ export async function inferManifest(k: Kysely<DB>, captureId: number, file: stri
     .where('header.side', '=', 'response').where('header.source', '=', 'header').where(sql<string>`lower(header.name)`, '=', 'location')
     .where('header.value', 'is not', null).orderBy('header.record_id').orderBy('header.position').execute();
   for (const h of hops) if (!locations.has(h.record_id)) locations.set(h.record_id, h.value!);
-  const recs: Rec[] = rows.map((r) => ({
+  return rows.map((r) => ({
     id: r.id, ordinal: r.ordinal, method: r.method.toUpperCase(), origin: r.origin, path: r.path, shape: parsePath(r.path),
     responseBodyId: r.response_body_id, requestBodyId: r.request_body_id, isJson: r.kind === 'json',
     url: r.url, status: r.status, resourceType: r.resource_type, pageId: r.page_id,
     isHtml: /html/i.test(r.response_media_type ?? ''), location: locations.get(r.id) ?? null,
     transactionId: r.transaction_id, redirectedFromTransactionId: r.redirected_from_transaction_id,
   }));
+}
+
+/** Computes the manifest of one loaded capture from its facts. Throws CapstateError on rejection. */
+export async function inferManifest(k: Kysely<DB>, captureId: number, file: string, override: ManifestOverride = {}): Promise<InferredManifest> {
+  const capture = await k.selectFrom('capture').selectAll().where('id', '=', captureId).executeTakeFirstOrThrow();
+  const recs = await recordsOf(k, captureId);
 
   // ES-2 / OQ-2 format: a scenario capture is admissible only when it selected response bodies.
   if (capture.format === 'scenario-evidence' && capture.response_bodies_selected !== 1) {
