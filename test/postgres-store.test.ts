@@ -53,6 +53,19 @@ function allRows(file: string): string {
   }
 }
 
+/**
+ * The json-server capture with its first JSON response body replaced by `text` (its size set to
+ * match, else the body reads as cut and is not flattened), and that record's index.
+ */
+function jsonServerWithBody(text: string): { har: { log: { entries: { response: { headers: { name: string; value: string }[] } }[] } }; at: number } {
+  const har = JSON.parse(readFileSync(captureOf('json-server'), 'utf8'));
+  const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) => /json/.test(e.response.content.mimeType ?? ''));
+  const content = har.log.entries[at].response.content;
+  content.text = text;
+  content.size = Buffer.byteLength(text);
+  return { har, at };
+}
+
 describe('issue 20: every fixture is the same on SQLite and PostgreSQL', () => {
   it.each(fixtureCases())('%s: state --json, the manifest and every fact and state row', async (name) => {
     const file = captureOf(name);
@@ -78,11 +91,7 @@ describe('issue 20: every fixture is the same on SQLite and PostgreSQL', () => {
 
 describe('issue 20: member text COPY must escape goes in and comes back unchanged', () => {
   it('backslashes, tabs, newlines and carriage returns in names and strings; 64-bit integers; reals', async () => {
-    const har = JSON.parse(readFileSync(captureOf('json-server'), 'utf8'));
-    const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) => /json/.test(e.response.content.mimeType ?? ''));
-    const content = har.log.entries[at].response.content;
-    content.text = '{"id": 1, "a\\tb": "c:\\\\dir\\n\\r\\tx", "n\\\\": 9223372036854775807, "r": 1.25, "list": ["\\\\N", "", "\\t"]}';
-    content.size = Buffer.byteLength(content.text); // else the body reads as cut and is not flattened
+    const { har } = jsonServerWithBody('{"id": 1, "a\\tb": "c:\\\\dir\\n\\r\\tx", "n\\\\": 9223372036854775807, "r": 1.25, "list": ["\\\\N", "", "\\t"]}');
     const file = join(dir, 'awkward.har');
     writeFileSync(file, JSON.stringify(har));
     const sqlite = join(dir, 'awkward.sqlite');
@@ -229,11 +238,7 @@ describe('issue 20: search on PostgreSQL copies only the captures that may hold 
     db = url('search_many');
     sqlite = join(dir, 'search-many.sqlite');
     // A fourth capture whose only mention of the word is accented: FTS5 finds "café" for "cafe".
-    const har = JSON.parse(readFileSync(captureOf('json-server'), 'utf8'));
-    const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) => /json/.test(e.response.content.mimeType ?? ''));
-    const content = har.log.entries[at].response.content;
-    content.text = JSON.stringify({ id: 1, title: 'Café Müller' });
-    content.size = Buffer.byteLength(content.text);
+    const { har } = jsonServerWithBody(JSON.stringify({ id: 1, title: 'Café Müller' }));
     const accented = join(dir, 'accented.har');
     writeFileSync(accented, JSON.stringify(har));
     for (const f of [...names.map(captureOf), accented]) {
@@ -346,11 +351,7 @@ describe('issue 20: bodies go in before the capture, and out again when it fails
     const before = { body: count('body'), member_node: count('member_node') };
     // The same traffic with one new body, and a header PostgreSQL cannot hold: the header goes
     // in with the records, after the bodies (which are then in the store, shared or new).
-    const har = JSON.parse(readFileSync(good, 'utf8'));
-    const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) => /json/.test(e.response.content.mimeType ?? ''));
-    const content = har.log.entries[at].response.content;
-    content.text = JSON.stringify({ id: 1, only: 'in this capture' });
-    content.size = Buffer.byteLength(content.text);
+    const { har, at } = jsonServerWithBody(JSON.stringify({ id: 1, only: 'in this capture' }));
     har.log.entries[at].response.headers.push({ name: 'X-Note', value: 'a\u0000b' });
     const bad = join(dir, 'late-refusal.har');
     writeFileSync(bad, JSON.stringify(har));

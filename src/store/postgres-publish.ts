@@ -59,8 +59,34 @@ async function copyInto(store: PostgresStore, target: string, columns: string[],
  * few times.
  */
 const RETRY = new Set(['40001', '40P01', '23503']);
-const retryable = (e: unknown, attempt: number) => RETRY.has(String((e as { code?: unknown }).code ?? '')) && attempt < 5;
-const backOff = (attempt: number) => new Promise((r) => setTimeout(r, 50 * attempt * Math.random()));
+
+/** `fn` again, after a short random pause, when it fails for one of RETRY's reasons (at most five tries). */
+async function retrying<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!RETRY.has(String((e as { code?: unknown }).code ?? '')) || attempt >= 5) throw e;
+      await new Promise((r) => setTimeout(r, 50 * attempt * Math.random()));
+    }
+  }
+}
+
+/** `fn` in one server transaction: committed when it returns, rolled back when it throws. */
+async function inTransaction<T>(store: PostgresStore, fn: () => Promise<T>): Promise<T> {
+  await store.client.query('begin');
+  try {
+    const result = await fn();
+    await store.client.query('commit');
+    return result;
+  } catch (e) {
+    await store.client.query('rollback').catch(() => {});
+    throw e;
+  }
+}
+
+/** A table's DDL as schema/*.sql holds it. */
+const ddlOf = (name: string) => tablesByReference().find((t) => t.name === name)!.sql;
 
 /**
  * Publishes the captures `ids` of the SQLite store `db` into `store`. `checkExisting` runs for
@@ -68,21 +94,16 @@ const backOff = (attempt: number) => new Promise((r) => setTimeout(r, 50 * attem
  */
 export async function publishCaptures(db: Sqlite, store: PostgresStore, ids: number[], checkExisting: ExistingCheck): Promise<Published> {
   const inserted: number[] = [];
-  for (let attempt = 1; ; attempt++) {
-    try {
+  try {
+    // A try that fails leaves its bodies for the next (they are whole, each with its members).
+    return await retrying(async () => {
       const bodies = await publishBodies(db, store, ids);
       inserted.push(...bodies.inserted);
-      await store.client.query('begin');
-      const published = await publishOnce(db, store, ids, checkExisting, bodies.map);
-      await store.client.query('commit');
-      return published;
-    } catch (e) {
-      await store.client.query('rollback').catch(() => {});
-      // The bodies stay for another try (they are whole, each with its members).
-      if (retryable(e, attempt)) { await backOff(attempt); continue; }
-      await dropUnused(store, inserted);
-      throw e instanceof CapstateError && e.code === 'postgres-nul' ? nulRefused(db, e) : postgresError(e, store.url);
-    }
+      return inTransaction(store, () => publishOnce(db, store, ids, checkExisting, bodies.map));
+    });
+  } catch (e) {
+    await dropUnused(store, inserted);
+    throw e instanceof CapstateError && e.code === 'postgres-nul' ? nulRefused(db, e) : postgresError(e, store.url);
   }
 }
 
@@ -131,15 +152,13 @@ async function publishBodies(db: Sqlite, store: PostgresStore, ids: number[]): P
   if (fresh.length === 0) return result;
 
   const t0 = TRACE ? performance.now() : 0;
-  const ddl = tablesByReference().find((t) => t.name === 'body')!.sql;
-  const source = copySource(db, 'body', ddl, { captureIds: fresh });
+  const source = copySource(db, 'body', ddlOf('body'), { captureIds: fresh });
   await q('drop table if exists s_body');
   await q('create temp table s_body (like body)');
   try {
     await copyInto(store, 's_body', source.columns, source.chunks());
     await q('alter table s_body add primary key (id)'); // each batch picks its rows by id
     const into = source.columns.filter((c) => c !== 'id').map(ident);
-    const members = tablesByReference().find((t) => t.name === 'member_node')!.sql;
     const sizes = (await q('select id, coalesce(octet_length(content), 0) + coalesce(octet_length(content_bytes), 0) as size from s_body order by id')).rows as { id: number; size: string }[];
     const batches: number[][] = [[]];
     let bytes = 0;
@@ -149,29 +168,22 @@ async function publishBodies(db: Sqlite, store: PostgresStore, ids: number[]): P
       bytes += Number(b.size);
     }
     for (const batch of batches) {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await q('begin');
-          const added = new Set((await q(`insert into body (${into.join(', ')}) select ${into.map((c) => `s.${c}`).join(', ')} from s_body s where s.id = any($1) order by s.id
-              on conflict (sha256, kind, coalesce(unusable_reason, '')) do nothing returning id`, [batch])).rows.map((r) => r.id as number));
-          const rows = (await q(`select s.id as local, b.id from s_body s join body b
-              on b.sha256 = s.sha256 and b.kind = s.kind and coalesce(b.unusable_reason, '') = coalesce(s.unusable_reason, '') where s.id = any($1)`, [batch])).rows as { local: number; id: number }[];
-          const map: IdMap = new Map(rows.map((r) => [r.local, r.id]));
-          const newLocal = rows.filter((r) => added.has(r.id)).map((r) => r.local);
-          if (newLocal.length > 0) {
-            const m = copySource(db, 'member_node', members, { bodyIds: newLocal, bodyIdMap: map });
-            await copyInto(store, 'member_node', m.columns, m.chunks());
-          }
-          await q('commit');
-          for (const [local, id] of map) result.map.set(local, id);
-          result.inserted.push(...added);
-          break;
-        } catch (e) {
-          await q('rollback').catch(() => {});
-          if (retryable(e, attempt)) { await backOff(attempt); continue; }
-          throw e;
+      const { map, added } = await retrying(() => inTransaction(store, async () => {
+        const added = (await q(`insert into body (${into.join(', ')}) select ${into.map((c) => `s.${c}`).join(', ')} from s_body s where s.id = any($1) order by s.id
+            on conflict (sha256, kind, coalesce(unusable_reason, '')) do nothing returning id`, [batch])).rows.map((r) => r.id as number);
+        const rows = (await q(`select s.id as local, b.id from s_body s join body b
+            on b.sha256 = s.sha256 and b.kind = s.kind and coalesce(b.unusable_reason, '') = coalesce(s.unusable_reason, '') where s.id = any($1)`, [batch])).rows as { local: number; id: number }[];
+        const map: IdMap = new Map(rows.map((r) => [r.local, r.id]));
+        const isNew = new Set(added);
+        const newLocal = rows.filter((r) => isNew.has(r.id)).map((r) => r.local);
+        if (newLocal.length > 0) {
+          const m = copySource(db, 'member_node', ddlOf('member_node'), { bodyIds: newLocal, bodyIdMap: map });
+          await copyInto(store, 'member_node', m.columns, m.chunks());
         }
-      }
+        return { map, added };
+      }));
+      for (const [local, id] of map) result.map.set(local, id);
+      result.inserted.push(...added);
     }
   } catch (e) {
     await dropUnused(store, result.inserted);
@@ -191,31 +203,22 @@ async function publishBodies(db: Sqlite, store: PostgresStore, ids: number[]): P
 async function dropUnused(store: PostgresStore, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   const q = (text: string, values?: unknown[]) => store.client.query(text, values);
-  try {
-    await q('begin');
+  await inTransaction(store, async () => {
     await q(`create temp table unused_body on commit drop as select b.id from body b where b.id = any($1)
         and not exists (select 1 from record r where r.request_body_id = b.id) and not exists (select 1 from record r where r.response_body_id = b.id)`, [ids]);
     await q('delete from member_node where body_id in (select id from unused_body)');
     await q('delete from body where id in (select id from unused_body)');
-    await q('commit');
-  } catch {
-    await q('rollback').catch(() => {});
-  }
+  }).catch(() => {});
 }
 
 async function publishOnce(db: Sqlite, store: PostgresStore, ids: number[], checkExisting: ExistingCheck, bodies: IdMap): Promise<Published> {
   const q = (text: string, values?: unknown[]) => store.client.query(text, values);
   const tables = tablesByReference().filter((t) => !SEEDED.has(t.name));
-  const ddl = (name: string) => tables.find((t) => t.name === name)!.sql;
-  const stage = async (table: string, opts: CopyOptions) => {
-    await q(`create temp table ${ident(`s_${table}`)} (like ${ident(table)}) on commit drop`);
-    const source = copySource(db, table, ddl(table), opts);
-    await copyInto(store, ident(`s_${table}`), source.columns, source.chunks());
-    return source.columns;
-  };
 
   // Captures: their ids are the store's already; one whose bytes it holds is left out.
-  await stage('capture', { captureIds: ids });
+  await q('create temp table s_capture (like capture) on commit drop');
+  const captures = copySource(db, 'capture', ddlOf('capture'), { captureIds: ids });
+  await copyInto(store, 's_capture', captures.columns, captures.chunks());
   const added = (await q('insert into capture select * from s_capture order by id on conflict (sha256) do nothing returning id')).rows.map((r) => r.id as number);
   const existing = (await q('select c.id, c.sha256 from s_capture s join capture c on c.sha256 = s.sha256 where c.id <> s.id order by s.id')).rows as { id: number; sha256: string }[];
   for (const e of existing) await checkExisting(store, e.id, e.sha256);
@@ -264,15 +267,14 @@ export async function replaceCaptureState(db: Sqlite, store: PostgresStore, capt
   const tables = tablesByReference().filter((t) => t.name.startsWith('state_'));
   const q = (text: string, values?: unknown[]) => store.client.query(text, values);
   try {
-    await q('begin');
-    for (const t of [...tables].reverse()) await q(`delete from ${ident(t.name)} where capture_id = $1`, [captureId]);
-    for (const t of tables) {
-      const source = copySource(db, t.name, t.sql, { captureIds: [captureId] });
-      await copyInto(store, ident(t.name), source.columns, source.chunks());
-    }
-    await q('commit');
+    await inTransaction(store, async () => {
+      for (const t of [...tables].reverse()) await q(`delete from ${ident(t.name)} where capture_id = $1`, [captureId]);
+      for (const t of tables) {
+        const source = copySource(db, t.name, t.sql, { captureIds: [captureId] });
+        await copyInto(store, ident(t.name), source.columns, source.chunks());
+      }
+    });
   } catch (e) {
-    await q('rollback').catch(() => {});
     throw postgresError(e, store.url);
   }
 }

@@ -8,7 +8,7 @@
 import { CapstateError } from '../errors.js';
 import { ident, openPostgresStore } from './postgres-store.js';
 import { postgresView } from './postgres-views.js';
-import { statementViews } from './snapshot.js';
+import { definitionAs, statementViews } from './snapshot.js';
 import type { ReadOnlySqlOptions, SqlResult } from './read-only-sql.js';
 
 /** A row's size as the SQLite road measures it: its compact JSON, bytes as base64. */
@@ -36,7 +36,7 @@ export async function runPostgresSql(url: string, query: string, opts: ReadOnlyS
       // views took PostgreSQL 20 s to plan and a minute to run on a few small captures.
       for (const v of statementViews(statement)) {
         await timeLeft();
-        await store.client.query(postgresView(v.sql).replace(/create\s+view\s+[a-z_][a-z0-9_]*/i, `create temp table ${ident(v.name)} on commit drop`));
+        await store.client.query(definitionAs(postgresView(v.sql), `create temp table ${ident(v.name)} on commit drop`));
         await store.client.query(`analyze ${ident(v.name)}`);
       }
       await store.client.query('set transaction read only');

@@ -94,7 +94,7 @@ export function withSnapshot<T>(k: Kysely<DB>, wanted: readonly string[], fn: (s
  * filter on the body reaches member_node's key, and no rule reads them.
  */
 export function statementSnapshot(query: string): { name: string; statements: string[] }[] {
-  return viewSnapshot(query.toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []);
+  return snapshotOf(statementViews(query));
 }
 
 /** The shipped views no rule reads (explorationViews): `member` and `response_members`. */
@@ -118,7 +118,11 @@ function neededViews(names: readonly string[]): ViewFile[] {
 
 /** statementSnapshot for the views `names` holds (other words are left out). */
 export function viewSnapshot(names: readonly string[]): { name: string; statements: string[] }[] {
-  return neededViews(names).map((v) => ({
+  return snapshotOf(neededViews(names));
+}
+
+function snapshotOf(views: ViewFile[]): { name: string; statements: string[] }[] {
+  return views.map((v) => ({
     name: v.name,
     statements: [
       definitionAsTempView(v),
@@ -164,7 +168,12 @@ function explorationViews(views: ViewFile[]): Set<string> {
 
 /** The file's own definition as a TEMP view named `<view>__definition`: the views it reads resolve to TEMP tables made before it. */
 function definitionAsTempView(v: ViewFile): string {
-  return v.sql.replace(/create\s+view\s+[a-z_][a-z0-9_]*/i, `create temp view "${v.name}__definition"`);
+  return definitionAs(v.sql, `create temp view "${v.name}__definition"`);
+}
+
+/** A view file's statement with its `create view NAME` head replaced by `head` (`create temp table …`, say). */
+export function definitionAs(sql: string, head: string): string {
+  return sql.replace(/create\s+view\s+[a-z_][a-z0-9_]*/i, head);
 }
 
 /** The named views and every view under them, in dependency order. */
