@@ -4,7 +4,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll } from 'vitest';
+import { registerBodyFunctions } from '../src/store/body-content.js';
 
 export const root = resolve(__dirname, '..');
 export const cliPath = join(root, 'dist/src/cli/main.js');
@@ -80,4 +82,18 @@ export async function whileServedOverHttp(args: string[], use: (base: string) =>
 
 export function sha256File(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/**
+ * A store as capstate wrote it before migration 0014 (for tests that take a store back to an
+ * older schema version): every body as it was recorded, no `body.coding`, no `body_content` view.
+ */
+export function bodiesBefore0014(file: string): void {
+  const db = new Database(file);
+  try {
+    registerBodyFunctions(db);
+    db.exec("drop view if exists body_content; update body set content = cast(sqlar_uncompress(content, bytes) as text), coding = null where coding = 'deflate'; alter table body drop column coding;");
+  } finally {
+    db.close();
+  }
 }

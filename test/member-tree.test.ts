@@ -15,6 +15,7 @@ import { parseExactJson, stringifyExact, type JsonValue } from '../src/json/exac
 import { MEMBER_NODE_INSERT, MEMBER_TREE_SQL } from '../src/load/member-tree.js';
 import { openStore, type Sqlite } from '../src/store/open.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
+import { registerBodyFunctions } from '../src/store/body-content.js';
 
 const dir = tempDir();
 const VIEW_ROWS = `select pointer, parent_pointer, key, position, depth, type, value, typeof(value) as storage
@@ -166,7 +167,8 @@ describe('ES-5 members flattened by json_tree equal the JavaScript flattening', 
       const r = cli(['load', capture, '--db', file]);
       if (r.status !== 0) continue; // fixtures of refused captures (admission) store nothing
       const db = new Database(file, { readonly: true });
-      for (const b of db.prepare("select id, cast(content as text) as text from body where kind = 'json'").all() as { id: number; text: string }[]) {
+      registerBodyFunctions(db);
+      for (const b of db.prepare("select c.id, c.content as text from body b join body_content c on c.id = b.id where b.kind = 'json'").all() as { id: number; text: string }[]) {
         const stored = rowsOf(db, b.id);
         expect(stored.view.length, `${capture} body ${b.id}`).toBeGreaterThan(0);
         expect(stored, `${capture} body ${b.id}`).toEqual(jsRows(check, ++id, b.text));

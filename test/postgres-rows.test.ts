@@ -8,7 +8,9 @@
  * integer or numeric in decimal; a boolean column fails the comparison (flags are integers in
  * both dialects, docs/decisions.md).
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCaptures } from '../src/ingest/load-captures.js';
 import { kyselyFor, openStore, rawConnection } from '../src/store/open.js';
@@ -118,12 +120,16 @@ describe('issue 20: a store\'s rows copied to PostgreSQL keep their bytes (postg
       db.prepare("insert into capture (id, path, sha256, bytes, format, loaded_at) values (?, ?, 's', ?, 'har', 't')").run(1, text, 9007199254740993n);
       db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (1, 'b', 3, 'base64', 1, ?)").run(Buffer.from([0, 9, 255]));
       db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (2, 'j', 2, 'json', 1, '[1.5]')").run();
+      // A body SQLite keeps deflated (issue 14) arrives as its text: PostgreSQL keeps no coding.
+      const long = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: i, note: 'tab\there' })));
+      db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content, coding) values (3, 'd', ?, 'json', 1, ?, 'deflate')").run(Buffer.byteLength(long), deflateSync(long));
       db.prepare("insert into member_node (body_id, parent, key, node, depth, shape, value, pointer) values (2, -1, 0, 0, 0, 1, null, ''), (2, 0, 0, 1, null, null, 1.5, null)").run();
       createStoreDatabase(pg, 'copy_check');
       pg.script('copy_check', copyStatements(postgresCopy(db)));
       expect(pg.psql('copy_check', "select encode(convert_to(path, 'UTF8'), 'hex'), bytes from capture").trim()).toBe(`${Buffer.from(text).toString('hex')}\t9007199254740993`);
       expect(pg.psql('copy_check', "select encode(content_bytes, 'hex'), content is null from body where id = 1").trim()).toBe('0009ff\tt');
       expect(pg.psql('copy_check', 'select content, content_bytes is null from body where id = 2').trim()).toBe('[1.5]\tt');
+      expect(pg.psql('copy_check', "select md5(content), content_bytes is null from body where id = 3").trim()).toBe(`${createHash('md5').update(long).digest('hex')}\tt`);
       expect(pg.psql('copy_check', 'select key, key_is_index, value, type, position from member_node where body_id = 2 order by node').trim())
         .toBe('0\t1\t\tarray\t0\n0\t1\t1.5\treal\t0');
     } finally {

@@ -26,7 +26,7 @@ import { plainError, plainText } from '../src/state/words.js';
 import { kyselyFor, listMigrations, openStore, rawConnection } from '../src/store/open.js';
 import { withSnapshot } from '../src/store/snapshot.js';
 import { writeHar } from './har-builder.js';
-import { captureOf, cli, fixture, fixtureCases, tempDir } from './helpers.js';
+import { bodiesBefore0014, captureOf, cli, fixture, fixtureCases, tempDir } from './helpers.js';
 import { serveStore, text } from './serve-helpers.js';
 
 const dir = tempDir();
@@ -171,8 +171,8 @@ async function expectServingRendersPlans(db: string): Promise<number> {
   const ctx = await openServeContext(db);
   let checked = 0;
   try {
-    const d = new Database(db, { readonly: true });
-    const bodyOf = d.prepare('select b.content from record r join body b on b.id = r.response_body_id where r.capture_id = 1 and r.ordinal = ?').pluck();
+    const d = openStore(db);
+    const bodyOf = d.prepare('select b.content from record r join body_content b on b.id = r.response_body_id where r.capture_id = 1 and r.ordinal = ?').pluck();
     for (const plan of doc.plans.filter((p: any) => p.kind === 'item' || p.kind === 'list')) {
       const records = await toolRecords(ctx, plan.tool);
       for (const line of plan.lines.filter((l: any) => l.status >= 200 && l.status <= 299)) {
@@ -345,6 +345,7 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
     sql(db, 'create table member_v1 as select * from member;');
     sql(db, [...views.map((v) => `drop view "${v}";`), 'drop table member_node;', memberTable, 'insert into member select * from member_v1; drop table member_v1;', 'drop index record_tool;', ...['state_write_effects', 'capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
       .map((t) => `drop table ${t};`)].join(' ') + " pragma user_version = 1; delete from meta where key = 'queries_sha256';");
+    bodiesBefore0014(db);
     const r = cli(['state', '--db', db]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('schema version 1');

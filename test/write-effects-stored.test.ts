@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { generateHar } from '../bench/gen-har.js';
 import { answerCall } from '../src/serve/call.js';
 import { closeServeContext, openServeContext } from '../src/serve/context.js';
-import { cli, fixture, tempDir } from './helpers.js';
+import { bodiesBefore0014, cli, fixture, tempDir } from './helpers.js';
 import { serveStore, text } from './serve-helpers.js';
 
 const dir = tempDir();
@@ -126,6 +126,7 @@ describe('ES-41 extended: write effects verified per tool', () => {
     w.prepare('update state_capture set evidence = ?').run(JSON.stringify({ status: 'inferred', unknown: ['authorization', 'response-semantics', 'write-effects'] }));
     w.pragma('user_version = 10');
     w.close();
+    bodiesBefore0014(db);
     expect(cli(['state', '--db', db]).stderr).toMatch(/capstate migrate/);
     const m = cli(['migrate', '--db', db]);
     expect(m.status, m.stderr).toBe(0);

@@ -111,7 +111,7 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
       // The literals the user declares now must not be in the store already.
       for (const literal of opts.sensitive ?? []) {
         const hit = db.prepare(`select r.ordinal from record r
-            join body req on req.id = r.request_body_id join body res on res.id = r.response_body_id
+            join body_content req on req.id = r.request_body_id join body_content res on res.id = r.response_body_id
             where r.capture_id = ? and (instr(r.url, ?) > 0 or instr(cast(req.content as text), ?) > 0 or instr(cast(res.content as text), ?) > 0
               or exists (select 1 from header h where h.record_id = r.id and instr(h.value, ?) > 0))
             order by r.ordinal limit 1`).pluck().get(existing.id, literal, literal, literal, literal) as number | undefined;

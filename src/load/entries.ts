@@ -13,6 +13,7 @@ import { Redactor, SensitiveLiterals } from './secrets.js';
 import { CleanBodies, SecretCollector } from './secret-collect.js';
 import { formatPath, splitJson, type JsonPath, type Piece } from './split.js';
 import type { LoadedRecord } from './writer.js';
+import { deflatedBody } from '../store/body-content.js';
 
 /** A classified body as the writer stores it. `content` is what `sha256` covers. */
 export interface BodyOut {
@@ -24,6 +25,8 @@ export interface BodyOut {
   reason: UnusableReason | null;
   /** The body owner accepted `content` for flattening by json_tree (ES-5, member-tree.ts). */
   isTreeText: boolean;
+  /** What the store keeps for a text body it keeps deflated (src/store/body-content.ts); `content` stays the text. */
+  deflated?: Buffer;
 }
 
 /** A HAR entry's record without its URL object (rebuilt from `rawUrl` by the writer's side). */
@@ -209,7 +212,9 @@ export function classifyForStore(retained: RetainedBody, side: 'request' | 'resp
   const b = classifyRetainedBody(redactor.body(retained, namesClean));
   // A Buffer may view a larger pooled allocation, which a structured clone would copy whole.
   const content = typeof b.content === 'string' ? b.content : Buffer.from(new Uint8Array(b.content));
-  return { kind: b.kind, sha256: b.sha256, byteLength: b.bytes.length, content, isUsable: b.isUsable, reason: b.reason, isTreeText: b.treeText !== undefined };
+  // Deflated here, on the parse worker where there is one (the writer's thread is the busier).
+  const deflated = typeof content === 'string' ? deflatedBody(content, b.bytes.length) : undefined;
+  return { kind: b.kind, sha256: b.sha256, byteLength: b.bytes.length, content, isUsable: b.isUsable, reason: b.reason, isTreeText: b.treeText !== undefined, ...(deflated ? { deflated } : {}) };
 }
 
 /** Everything the writing side needs from `file`, in file order. Throws CapstateError for bad input. */

@@ -13,6 +13,7 @@ import { sqlChildPointer } from '../json/pointer.js';
 import { isGraphqlQueryOnly } from './graphql.js';
 import { admittedOrigins, chooseSubject, isStaticAsset, type SubjectRecord, type SubjectSource } from './subject.js';
 import { sql } from 'kysely';
+import { storedContent } from '../store/body-content.js';
 import { isStrongId, isVersionSegment, looksLikeId, matchTemplate, parsePath, parseTemplate, renderTemplate, type PathShape, type TemplateShape } from './paths.js';
 
 
@@ -770,12 +771,13 @@ async function isQueryPost(k: Kysely<DB>, t: InferredTool, byId: Map<number, Rec
   // GraphQL: a query POST only when every recorded document provably runs queries only.
   const bodies: unknown[] = [];
   for (const chunk of chunks(t.records.map((r) => byId.get(r.id)!.requestBodyId))) {
-    const rows = await k.selectFrom('body').select(['kind', 'content']).where('id', 'in', chunk).execute();
+    const rows = await k.selectFrom('body').select(['kind', 'content', 'coding']).where('id', 'in', chunk).execute();
     for (const b of rows) {
+      const content = storedContent(b.content, b.coding);
       if (b.kind === 'json') {
-        const parsed = parseExactJson(String(b.content));
+        const parsed = parseExactJson(String(content));
         bodies.push(parsed.ok ? parsed.value : null);
-      } else bodies.push(b.kind === 'text' ? String(b.content) : null);
+      } else bodies.push(b.kind === 'text' ? String(content) : null);
     }
   }
   return isGraphqlQueryOnly(bodies);

@@ -9,6 +9,7 @@ import { parseAcceptedJson, type JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { servedLookups } from './model.js';
+import { storedContent } from '../store/body-content.js';
 import { lineBound, readRecordLines, type LineBound, type RecordLine } from '../store/record-lines.js';
 
 /**
@@ -122,8 +123,8 @@ export async function boundIsRead(ctx: ServeContext, ordinal: number): Promise<b
 
 /** One retained body as the store keeps it (kind decided by src/load/bodies.ts). */
 export async function readBody(ctx: ServeContext, bodyId: number, mediaType: string | null = null): Promise<RetainedBodyView> {
-  const b = await ctx.k.selectFrom('body').select(['kind', 'bytes', 'unusable_reason', 'content']).where('id', '=', bodyId).executeTakeFirstOrThrow();
-  return { kind: b.kind, bytes: b.bytes, media_type: mediaType, unusable_reason: b.unusable_reason, content: b.content };
+  const b = await ctx.k.selectFrom('body').select(['kind', 'bytes', 'unusable_reason', 'content', 'coding']).where('id', '=', bodyId).executeTakeFirstOrThrow();
+  return { kind: b.kind, bytes: b.bytes, media_type: mediaType, unusable_reason: b.unusable_reason, content: storedContent(b.content, b.coding) };
 }
 
 /**

@@ -11,6 +11,7 @@ import { rowCost, valueCost, type Budget } from './budget.js';
 import { at, isObject } from './json.js';
 import { collectionNames } from './entities.js';
 import { embeddedIn, withoutEmbedded, type EmbeddedMember } from './relations.js';
+import { storedContent } from '../store/body-content.js';
 
 /** A type's admitted read (`read_records`), as the one reader gives it (src/store/record-lines.ts). */
 export type ReadLine = RecordLine;
@@ -194,10 +195,11 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
   const loadBodies = async (ids: number[]) => {
     const bodyIds = [...new Set(ids)].filter((id) => !texts.has(id));
     for (let i = 0; i < bodyIds.length; i += 500) {
-      const rows = await k.selectFrom('body').select(['id', 'kind', 'is_usable', 'content'])
+      const rows = await k.selectFrom('body').select(['id', 'kind', 'is_usable', 'content', 'coding'])
         .where('id', 'in', bodyIds.slice(i, i + 500)).execute();
       for (const b of rows) {
-        const text = b.kind === 'json' && b.is_usable === 1 && typeof b.content === 'string' ? b.content : null;
+        const content = b.kind === 'json' && b.is_usable === 1 ? storedContent(b.content, b.coding) : null;
+        const text = typeof content === 'string' ? content : null;
         // ES-39: a body counts at its stored length before decoding…
         if (text !== null) chargeBody(b.id, 'bodies', Buffer.byteLength(text, 'utf8'));
         texts.set(b.id, text);

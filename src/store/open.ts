@@ -12,6 +12,7 @@ import { CapstateError, shellWord } from '../errors.js';
 import { sha256Hex } from '../json/sha256.js';
 import type { DB } from './types.js';
 import { capstateTables, checkStorePath, checkWritableStore, storeError } from './guard.js';
+import { registerBodyFunctions } from './body-content.js';
 
 export type Sqlite = Database.Database;
 
@@ -142,6 +143,7 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
       db = new Database(file);
       checkWritableStore(db, file, Math.max(...listMigrations().map((m) => m.version)), capstateTables(listMigrations().map((m) => m.sql)));
       db.pragma('foreign_keys = ON');
+      registerBodyFunctions(db);
       migrate(db);
       rebuildViews(db);
       return db;
@@ -171,6 +173,7 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
   if (version > latest) { db.close(); throw new CapstateError('newer-store', `${file} was written by a newer capstate (schema version ${version}); upgrade capstate`, { file }); }
   const stored = db.prepare('select value from meta where key = ?').pluck().get('queries_sha256');
   if (stored !== queriesHash()) { db.close(); throw new CapstateError('stale-store', `the views in ${file} were built from other queries; ${fix}`, { file }); }
+  registerBodyFunctions(db);
   return db;
 }
 

@@ -71,7 +71,8 @@ function readPlan(table: string, columns: string[], pgTypes: Map<string, string>
     return { select, convert };
   }
   if (table === 'body') {
-    const select = columns.map((c) => (c === 'content' ? 'content, content_bytes' : ident(c)));
+    // PostgreSQL keeps bodies as they are (no `coding`, postgres-schema.ts): the copy's are too.
+    const select = columns.map((c) => (c === 'content' ? 'content, content_bytes' : c === 'coding' ? 'null' : ident(c)));
     const convert: Convert[] = [];
     for (const c of columns) {
       if (c === 'content') {

@@ -1,7 +1,7 @@
 /**
  * Full-text search over the store's bodies and URLs (SQLite FTS5, which better-sqlite3
- * ships). Two external-content FTS5 tables: `search_body` indexes the text of `body.content`
- * (rowid = body id) and `search_url` indexes `record.url` (rowid = record id). External
+ * ships). Two external-content FTS5 tables: `search_body` indexes the text of each body
+ * (the `body_content` view, which inflates what the store keeps deflated; rowid = body id) and `search_url` indexes `record.url` (rowid = record id). External
  * content means the index keeps only its tokens, not a second copy of the text, and holds
  * nothing the store does not hold: credentials the loader redacted are not in the bodies or
  * URLs, so they are not in the index either.
@@ -20,7 +20,7 @@ import { kyselyFor, openStore, type Sqlite } from './open.js';
 
 /** The FTS5 tables' DDL (fixed text; the store's other tables come from migrations/). */
 const CREATE = [
-  "create virtual table if not exists search_body using fts5(content, content='body', content_rowid='id')",
+  "create virtual table if not exists search_body using fts5(content, content='body_content', content_rowid='id')",
   "create virtual table if not exists search_url using fts5(url, content='record', content_rowid='id')",
 ];
 /** meta keys: the highest body id and record id the index holds. */
@@ -37,7 +37,7 @@ function indexGap(db: Sqlite): IndexGap {
   const recordMark = exists ? mark(RECORD_MARK) : 0;
   return {
     created: !exists,
-    bodies: db.prepare("select count(*) from body where id > ? and typeof(content) = 'text'").pluck().get(bodyMark) as number,
+    bodies: db.prepare("select count(*) from body where id > ? and (typeof(content) = 'text' or coding = 'deflate')").pluck().get(bodyMark) as number,
     records: db.prepare('select count(*) from record where id > ?').pluck().get(recordMark) as number,
   };
 }
@@ -52,7 +52,7 @@ function updateIndex(db: Sqlite): void {
     const setMark = (key: string, value: number) =>
       db.prepare('insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value').run(key, String(value));
     // Only text: binary bodies (BLOB content) have no words, and FTS5 would read their bytes as text.
-    db.prepare("insert into search_body (rowid, content) select id, content from body where id > ? and typeof(content) = 'text'").run(mark(BODY_MARK));
+    db.prepare("insert into search_body (rowid, content) select id, content from body_content where id > ? and typeof(content) = 'text'").run(mark(BODY_MARK));
     db.prepare('insert into search_url (rowid, url) select id, url from record where id > ?').run(mark(RECORD_MARK));
     setMark(BODY_MARK, Number(db.prepare('select ifnull(max(id), 0) from body').pluck().get()));
     setMark(RECORD_MARK, Number(db.prepare('select ifnull(max(id), 0) from record').pluck().get()));

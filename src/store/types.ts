@@ -35,6 +35,8 @@ export interface BodyTable {
   is_usable: number;
   unusable_reason: string | null;
   content: string | Buffer | null;
+  /** 'deflate': `content` is the body's bytes as a zlib stream (src/store/body-content.ts). */
+  coding: 'deflate' | null;
 }
 
 export interface RecordTable {
@@ -113,6 +115,12 @@ export interface MemberTable {
   depth: number;
   type: 'object' | 'array' | 'string' | 'integer' | 'real' | 'true' | 'false' | 'null';
   value: string | number | bigint | null;
+}
+
+/** View `body_content` (queries/body_content.sql): each body's bytes as recorded, inflated where kept deflated. */
+export interface BodyContentView {
+  id: number;
+  content: string | Buffer | null;
 }
 
 export interface ToolTable {
@@ -724,6 +732,7 @@ export interface DB {
   header: HeaderTable;
   member_node: MemberNodeTable;
   member: MemberTable;
+  body_content: BodyContentView;
   meta: MetaTable;
   tool: ToolTable;
   manifest: ManifestTable;
@@ -789,11 +798,12 @@ const cols = <T>() => <const L extends readonly (keyof T & string)[]>(list: L & 
 export const COLUMNS: { [K in keyof DB]: readonly string[] } = {
   capture: cols<CaptureTable>()(['id', 'path', 'sha256', 'bytes', 'format', 'format_version', 'creator', 'start_url', 'request_bodies_selected', 'response_bodies_selected', 'header_values_selected', 'loaded_at']),
   page: cols<PageTable>()(['capture_id', 'position', 'page_id', 'title', 'started_ms']),
-  body: cols<BodyTable>()(['id', 'sha256', 'bytes', 'kind', 'is_usable', 'unusable_reason', 'content']),
+  body: cols<BodyTable>()(['id', 'sha256', 'bytes', 'kind', 'is_usable', 'unusable_reason', 'content', 'coding']),
   record: cols<RecordTable>()(['id', 'capture_id', 'ordinal', 'method', 'url', 'origin', 'path', 'query', 'is_url_redacted', 'status', 'status_text', 'http_version', 'started_ms', 'duration_ms', 'page_id', 'step_id', 'transaction_id', 'redirected_from_transaction_id', 'redirect_state', 'resource_type', 'request_media_type', 'response_media_type', 'request_body_id', 'response_body_id', 'tool_id']),
   query_param: cols<QueryParamTable>()(['record_id', 'position', 'name', 'value']),
   header: cols<HeaderTable>()(['record_id', 'side', 'source', 'position', 'name', 'value', 'is_redacted']),
   member_node: cols<MemberNodeTable>()(['body_id', 'parent', 'key', 'node', 'depth', 'shape', 'value', 'pointer', 'position', 'type']),
+  body_content: cols<BodyContentView>()(['id', 'content']),
   member: cols<MemberTable>()(['body_id', 'pointer', 'parent_pointer', 'key', 'position', 'depth', 'type', 'value']),
   meta: cols<MetaTable>()(['key', 'value']),
   tool: cols<ToolTable>()(['id', 'capture_id', 'name', 'method', 'template', 'root_path', 'is_query_post', 'ends_in_param', 'template_source']),
