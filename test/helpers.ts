@@ -86,13 +86,16 @@ export function sha256File(file: string): string {
 
 /**
  * A store as capstate wrote it before migration 0014 (for tests that take a store back to an
- * older schema version): every body as it was recorded, no `body.coding`, no `body_content` view.
+ * older schema version): every body as it was recorded, no `body.coding`, and no views (the migration to 0014 rebuilds them).
  */
 export function bodiesBefore0014(file: string): void {
   const db = new Database(file);
   try {
     registerBodyFunctions(db);
-    db.exec("drop view if exists body_content; update body set content = cast(sqlar_uncompress(content, bytes) as text), coding = null where coding = 'deflate'; alter table body drop column coding;");
+    // Without views: DROP COLUMN compiles every view again to check it (~80 s for the deepest), and
+    // 0014 clears `queries_sha256`, so the migrate that follows builds them anew.
+    for (const v of db.prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]) db.exec(`drop view "${v}"`);
+    db.exec("update body set content = cast(sqlar_uncompress(content, bytes) as text), coding = null where coding = 'deflate'; alter table body drop column coding;");
   } finally {
     db.close();
   }
