@@ -8,10 +8,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArgsDef } from 'citty';
 import { describe, expect, it } from 'vitest';
-import { commands } from '../src/cli/commands.js';
+import { loadCommands } from '../src/cli/commands.js';
 import { commandWords } from '../src/cli/completion.js';
 import { checkOptions, expandShortFlags } from '../src/cli/strict-args.js';
 import { cli, cliPath, fixture, root, tempDir } from './helpers.js';
+
+const commands = await loadCommands();
 
 const dir = tempDir();
 const SHORT: Record<string, string> = { db: 'd', json: 'j', quiet: 'q', out: 'o' };

@@ -1,10 +1,12 @@
 /** Issue 19: a strict and plain CLI — unknown options fail with a did-you-mean, `help COMMAND`, uncoloured help off a terminal. */
 import { describe, expect, it } from 'vitest';
 import type { ArgsDef } from 'citty';
-import { commands } from '../src/cli/commands.js';
+import { loadCommands } from '../src/cli/commands.js';
 import { checkOptions, closestOption } from '../src/cli/strict-args.js';
 import { colourFor, stripColour } from '../src/cli/help.js';
 import { cli } from './helpers.js';
+
+const commands = await loadCommands();
 
 const ESC = '\u001b[';
 

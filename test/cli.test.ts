@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { commands } from '../src/cli/commands.js';
+import { loadCommands } from '../src/cli/commands.js';
 import { spawn } from 'node:child_process';
 import { cli, cliPath, fixture, root, sha256File, tempDir } from './helpers.js';
+
+const commands = await loadCommands();
 
 const dir = tempDir();
 const db = join(dir, 'cli.sqlite');

@@ -7,9 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArgsDef } from 'citty';
-import { commands } from '../src/cli/commands.js';
+import { loadCommands } from '../src/cli/commands.js';
 import { checkOptions } from '../src/cli/strict-args.js';
 import { root } from './helpers.js';
+
+const commands = await loadCommands();
 
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const start = readme.indexOf('## Serve over MCP');

@@ -84,15 +84,15 @@ export function bashCompletion(commands: Commands): string {
 }
 
 /** The `completion` command; `commands` is read when it runs, so it lists itself too. */
-export function completionCommand(commands: () => Commands): CommandDef<ArgsDef> {
+export function completionCommand(commands: () => Promise<Commands>): CommandDef<ArgsDef> {
   return defineCommand({
     meta: { name: 'completion', description: 'Print a shell completion script: source <(capstate completion bash)' },
     args: { shell: { type: 'positional', description: `The shell (${SHELLS.join(', ')})`, required: true, valueHint: 'SHELL' } },
-    run({ args: a }) {
+    async run({ args: a }) {
       if (!SHELLS.includes(a.shell as never)) {
         throw new CapstateError('usage', `no completion for ${JSON.stringify(a.shell)}: capstate writes completion for ${SHELLS.join(', ')}`, {}, 2);
       }
-      out(bashCompletion(commands()));
+      out(bashCompletion(await commands()));
     },
   }) as CommandDef<ArgsDef>;
 }

@@ -20,5 +20,6 @@ export function stripColour(text: string): string {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
 export async function writeUsage(stream: NodeJS.WriteStream, cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<void> {
   const text = await renderUsage(cmd, parent);
-  stream.write((colourFor(stream) ? text : stripColour(text)) + '\n');
+  // citty pads every row's last column to the longest one: trailing blanks a pipe or a diff keeps.
+  stream.write((colourFor(stream) ? text : stripColour(text)).replace(/[ \t]+$/gm, '') + '\n');
 }

@@ -8,7 +8,7 @@ import { capstateVersion } from '../store/open.js';
 import { reportError } from './common.js';
 import { writeUsage } from './help.js';
 import { checkOptions, expandShortFlags } from './strict-args.js';
-import { commands } from './commands.js';
+import { commandLoaders, commandNames, isCommand } from './commands.js';
 import { boundHeapGrowth } from './memory.js';
 
 boundHeapGrowth();
@@ -30,7 +30,8 @@ const main = defineCommand({
     description: 'Recorded web-API traffic → a SQLite fact store, the app\'s inferred backend state, and an MCP stand-in for it. ' +
       'Exit codes: 0 ok, 1 bad input or failed check, 2 usage. `capstate help COMMAND` shows a command\'s options.',
   },
-  subCommands: commands,
+  // Resolved only to list them all (`capstate --help`): citty imports each command's module then.
+  subCommands: commandLoaders,
 });
 
 async function run(rawArgs: string[]): Promise<number> {
@@ -40,27 +41,26 @@ async function run(rawArgs: string[]): Promise<number> {
   // `capstate help` and `capstate help COMMAND`, as git and npm have it.
   if (rawArgs[0] === 'help') {
     if (rawArgs.length === 1) { await writeUsage(process.stdout, main); return 0; }
-    const named = commands[rawArgs[1]];
-    if (rawArgs.length > 2 || !Object.hasOwn(commands, rawArgs[1])) {
-      process.stderr.write(`capstate: help takes one command name; commands: ${Object.keys(commands).join(', ')}\n`);
+    if (rawArgs.length > 2 || !isCommand(rawArgs[1])) {
+      process.stderr.write(`capstate: help takes one command name; commands: ${commandNames.join(', ')}\n`);
       return 2;
     }
-    await writeUsage(process.stdout, named, main);
+    await writeUsage(process.stdout, await commandLoaders[rawArgs[1]](), main);
     return 0;
   }
   if (rawArgs[0] === '--version' || rawArgs[0] === '-v') { process.stdout.write(version + '\n'); return 0; }
   // The command is the first argument (before any `--`) that names one, so options may
   // come first: `capstate --db x.sqlite info`. Those options are passed to the command.
   const end = rawArgs.includes('--') ? rawArgs.indexOf('--') : rawArgs.length;
-  const at = rawArgs.slice(0, end).findIndex((a) => Object.hasOwn(commands, a));
+  const at = rawArgs.slice(0, end).findIndex(isCommand);
   if (at < 0) {
     const words = rawArgs.slice(0, end).filter((a) => !a.startsWith('-'));
     const what = words.length === 0 ? `no command given` :
       words.length === 1 ? `unknown command ${JSON.stringify(words[0])}` : `no command among ${words.map((w) => JSON.stringify(w)).join(', ')}`;
-    process.stderr.write(`capstate: ${what}; commands: ${Object.keys(commands).join(', ')}\n`);
+    process.stderr.write(`capstate: ${what}; commands: ${commandNames.join(', ')}\n`);
     return 2;
   }
-  const cmd = commands[rawArgs[at]];
+  const cmd = await commandLoaders[rawArgs[at]]();
   let rest = [...rawArgs.slice(0, at), ...rawArgs.slice(at + 1)];
   if (rest.includes('--help') || rest.includes('-h')) { await writeUsage(process.stdout, cmd, main); return 0; }
   try {

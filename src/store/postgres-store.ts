@@ -11,13 +11,17 @@
  * that reads a capture copies its rows from here into a private SQLite file and reads that
  * (postgres-replica.ts); `info` and `sql` read here directly.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { CapstateError, shellWord } from '../errors.js';
 import { listViews, orderViews, queriesHash } from './open.js';
 import { postgresSchema, postgresSchemaVersion, postgresSeed } from './postgres-schema.js';
 import { postgresView } from './postgres-views.js';
 import type { DB } from './types.js';
+
+/** node-pg, imported when a PostgreSQL store is first opened: a command on a SQLite file would pay ~0.1 s for it. */
+let pgLoaded: Promise<typeof pg> | undefined;
+const loadPg = (): Promise<typeof pg> => (pgLoaded ??= import('pg').then((m) => m.default));
 
 /** Whether `--db` names a PostgreSQL database rather than a SQLite file. */
 export function isPostgresUrl(db: string): boolean {
@@ -33,14 +37,14 @@ export function displayUrl(url: string): string {
  * 64-bit integers as numbers while exact (ids, counts, byte sizes), as BigInt beyond; node-pg
  * would give strings. A private set of parsers: other pg users in the process keep theirs.
  */
-function typeParsers(): pg.CustomTypesConfig {
-  const types = new pg.TypeOverrides();
+function typeParsers(driver: typeof pg): pg.CustomTypesConfig {
+  const types = new driver.TypeOverrides();
   types.setTypeParser(20, (v: string) => { const n = Number(v); return Number.isSafeInteger(n) ? n : BigInt(v); });
   return types;
 }
 
-function clientConfig(url: string): pg.ClientConfig {
-  return { connectionString: url, types: typeParsers(), application_name: 'capstate' };
+function clientConfig(driver: typeof pg, url: string): pg.ClientConfig {
+  return { connectionString: url, types: typeParsers(driver), application_name: 'capstate' };
 }
 
 /** A failure of the server or the connection as a one-line error saying what to do. */
@@ -100,7 +104,8 @@ async function rebuildViews(client: pg.Client, schema: string): Promise<void> {
  * whose views were built from other queries.
  */
 export async function openPostgresStore(url: string, opts: { write?: boolean } = {}): Promise<PostgresStore> {
-  const client = new pg.Client(clientConfig(url));
+  const driver = await loadPg();
+  const client = new driver.Client(clientConfig(driver, url));
   // A server that goes away mid-command surfaces on the query that fails; this keeps the
   // client's 'error' event from ending the process with a stack trace.
   client.on('error', () => {});
@@ -137,9 +142,16 @@ export async function openPostgresStore(url: string, opts: { write?: boolean } =
 
 /** A typed Kysely instance on the store (one connection; `info` reads through it). */
 export function postgresKysely(url: string): Kysely<DB> {
-  const pool = new pg.Pool({ ...clientConfig(url), max: 1 });
-  pool.on('error', () => {});
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<DB>({
+    dialect: new PostgresDialect({
+      pool: async () => {
+        const driver = await loadPg();
+        const pool = new driver.Pool({ ...clientConfig(driver, url), max: 1 });
+        pool.on('error', () => {});
+        return pool;
+      },
+    }),
+  });
 }
 
 /**
