@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
 import { openPostgresStore } from '../src/store/postgres-store.js';
 import { temporaryReplica } from '../src/store/postgres-replica.js';
@@ -77,6 +78,26 @@ async function fromPostgres(mb: number): Promise<{ db: string; open: () => Promi
   };
 }
 
+/**
+ * `capstate serve` as an MCP client starts it: the process spawned over stdio until its
+ * tools/list answers (Node's start, the command's imports, the stored state opened, the
+ * catalog built). The median of BENCH_SERVE_STARTS (default 3) runs.
+ */
+async function processStart(db: string): Promise<number> {
+  const runs = Math.max(1, Number(process.env.BENCH_SERVE_STARTS ?? 3) | 0);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const transport = new StdioClientTransport({ command: process.execPath, args: [...NODE_FLAGS, CLI_JS, 'serve', '--db', db], stderr: 'ignore', cwd: ROOT });
+    const client = new Client({ name: 'capstate-bench', version: '1' });
+    await client.connect(transport);
+    await client.listTools();
+    times.push(performance.now() - t0);
+    await client.close();
+  }
+  return times.sort((x, y) => x - y)[Math.floor(times.length / 2)];
+}
+
 /** One size in this process (a child per size, so each peak RSS is its own). */
 async function serveOne(mb: number, backend: 'sqlite' | 'postgres'): Promise<number> {
   const calls = Math.max(1, Number(process.env.BENCH_SERVE_CALLS ?? 2000) | 0);
@@ -89,6 +110,7 @@ async function serveOne(mb: number, backend: 'sqlite' | 'postgres'): Promise<num
 }
 
 async function serveFrom(mb: number, calls: number, db: string, open: () => Promise<ServeContext>, backend: string): Promise<number> {
+  const processMs = backend === 'sqlite' ? await processStart(db) : null;
   const t0 = performance.now();
   const ctx = await open();
   const { server, catalog } = await createServer(ctx);
@@ -143,7 +165,7 @@ async function serveFrom(mb: number, calls: number, db: string, open: () => Prom
   const result = {
     store: backend === 'sqlite' ? relative(ROOT, db) : db, backend, machine: { cpus: cpus().length, node: process.version },
     tools: tools.length, environment_tools: catalog.environmentTools.length, catalog_bytes: catalog.bytes, catalog_limitations: catalog.limitations,
-    start_ms: startMs, request_lines: plan.length, calls, errors, from_state: fromState, peak_rss_mb: process.resourceUsage().maxRSS / 1000,
+    start_ms: startMs, process_start_ms: processMs, request_lines: plan.length, calls, errors, from_state: fromState, peak_rss_mb: process.resourceUsage().maxRSS / 1000,
     call_ms: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1], mean: lat.reduce((x, y) => x + y, 0) / lat.length },
     query_store_ms: { p50: percentile(sql, 50), p99: percentile(sql, 99) },
     first_write_call_ms: firstWrite?.ms ?? null,
@@ -151,7 +173,8 @@ async function serveFrom(mb: number, calls: number, db: string, open: () => Prom
   writeFileSync(join(OUT, `serve-results-h${mb}${backend === 'sqlite' ? '' : '-postgres'}.json`), JSON.stringify(result, null, 2) + '\n');
   const f = (x: number) => x.toFixed(2);
   process.stdout.write([
-    `serve bench on ${result.store}: ${result.tools} tools (${result.environment_tools} environment), catalog ${result.catalog_bytes} bytes, start + list ${f(startMs)} ms, peak RSS ${result.peak_rss_mb.toFixed(0)} MB`,
+    `serve bench on ${result.store}: ${result.tools} tools (${result.environment_tools} environment), catalog ${result.catalog_bytes} bytes, start + list ${f(startMs)} ms in process` +
+      (processMs === null ? '' : `, ${f(processMs)} ms as a process (capstate serve over stdio until tools/list answers)`) + `, peak RSS ${result.peak_rss_mb.toFixed(0)} MB`,
     `tool calls (in process): ${calls} over ${plan.length} request lines (${fromState} answered from state, the rest replayed), ${errors} errors; p50 ${f(result.call_ms.p50)} ms, p99 ${f(result.call_ms.p99)} ms, max ${f(result.call_ms.max)} ms`,
     `query_store (tool_statuses): p50 ${f(result.query_store_ms.p50)} ms, p99 ${f(result.query_store_ms.p99)} ms`,
     firstWrite ? `first write call (${firstWrite.tool}): ${f(firstWrite.ms)} ms` : 'first write call: none (no write tool called)',

@@ -9,11 +9,13 @@ with lists as materialized (
 next_tokens as (
   -- OQ-24: a next-page token or has-more flag that is set (not null, false or empty).
   -- A scalar member of the root or of a container one level down: `cursor.next` is the
-  -- depth-2 `next` (member_node keeps containers' depths, migration 0012).
+  -- depth-2 `next` (member_node keeps containers' depths, migration 0012). Only the lists'
+  -- bodies are read: a scan of every member took 1.9 s at 500 MB.
   select distinct m.body_id
   from member_node p
   join member_node m on m.body_id = p.body_id and m.parent = p.node
-  where p.depth <= 1
+  where p.body_id in (select body_id from lists)
+    and p.depth <= 1
     and m.key in (select name from vocabulary where vocabulary = 'next_token')
     and m.type not in ('null', 'false')
     and not (m.type = 'string' and m.value = '')

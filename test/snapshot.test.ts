@@ -11,7 +11,7 @@ import { STATE_VIEWS } from '../src/state/facts.js';
 import { environmentState, stateBytes } from '../src/state/index.js';
 import { markWriteEffects } from '../src/state/evidence.js';
 import { storedWriteEffects } from '../src/state/stored.js';
-import { cli, fixture, tempDir } from './helpers.js';
+import { captureOf, cli, fixture, tempDir } from './helpers.js';
 
 const dir = tempDir();
 const store = join(dir, 'grafana.sqlite');
@@ -71,4 +71,53 @@ describe('store snapshot of the state pass\'s views', () => {
       await expect(withSnapshot(k, STATE_VIEWS, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
     });
   });
+});
+
+describe('a capture\'s snapshot sees that capture\'s facts only', () => {
+  const names = ['json-server', 'redmine-rest', 'grafana-mini'];
+  const shared = join(dir, 'three.sqlite');
+  const alone = (name: string) => join(dir, `${name}.sqlite`);
+  const load = (capture: string, db: string) => {
+    const r = cli(['load', capture, '--db', db, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+  };
+  const stateOf = (db: string, capture: number) => {
+    const r = cli(['state', '--db', db, '--capture', String(capture), '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    // The document names its capture and its own digest; everything else must match.
+    const { capture_id: _id, sha256: _sha, ...rest } = JSON.parse(r.stdout) as Record<string, unknown>;
+    return rest;
+  };
+
+  it('each capture of a store holding three has the state it has alone in a store', () => {
+    for (const name of names) load(captureOf(name), shared);
+    names.forEach((name, i) => {
+      load(captureOf(name), alone(name));
+      expect(stateOf(shared, i + 1), name).toEqual(stateOf(alone(name), 1));
+    });
+  }, 120_000);
+
+  it('inside the pass, the fact tables and every rule view hold the capture\'s rows only; after it, the file\'s again', async () => {
+    const db = openStore(shared);
+    try {
+      const k = kyselyFor(db);
+      const count = (sql: string) => db.prepare(sql).pluck().get() as number;
+      const all = { records: count('select count(*) from record'), reads: count('select count(*) from main.read_records') };
+      const mine = { records: count('select count(*) from record where capture_id = 2'), reads: count('select count(*) from main.read_records where capture_id = 2') };
+      expect(mine.records).toBeGreaterThan(0);
+      expect(mine.records).toBeLessThan(all.records);
+      await withSnapshot(k, STATE_VIEWS, async () => {
+        expect(count('select count(*) from record')).toBe(mine.records);
+        expect(count('select count(*) from read_records')).toBe(mine.reads);
+        expect(count('select count(distinct capture_id) from read_records')).toBe(1);
+        expect(count('select count(*) from tool where capture_id <> 2')).toBe(0);
+        // A request body is in scope as much as a response body.
+        expect(count('select count(*) from body')).toBe(count('select count(*) from main.body where id in (select request_body_id from main.record where capture_id = 2 union select response_body_id from main.record where capture_id = 2)'));
+      }, {}, { capture: 2 });
+      expect(count('select count(*) from record')).toBe(all.records);
+      expect(db.prepare("select count(*) from sqlite_temp_master where name not like 'sqlite_%'").pluck().get()).toBe(0);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
 });

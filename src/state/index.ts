@@ -71,7 +71,7 @@ export async function environmentState(k: Kysely<DB>, captureId: number): Promis
 /** Runs the pass for capture `captureId`, handing each decided type to `sink`; returns the head. */
 export function computeState(k: Kysely<DB>, captureId: number, sink: StateSink): Promise<StateHead> {
   // The pass's own change bounds shadow any the file stores: it starts from ES-8/ES-9 alone.
-  return withSnapshot(k, STATE_VIEWS, (snapshot) => statePass(k, captureId, snapshot, sink), { state_change_bounds: [] });
+  return withSnapshot(k, STATE_VIEWS, (snapshot) => statePass(k, captureId, snapshot, sink), { state_change_bounds: [] }, { capture: captureId });
 }
 
 async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, sink: StateSink): Promise<StateHead> {
