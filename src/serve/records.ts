@@ -92,7 +92,7 @@ function allToolRecords(ctx: ServeContext): Promise<Map<string, ToolRecord[]>> {
 async function readAllToolRecords(ctx: ServeContext): Promise<Map<string, ToolRecord[]>> {
   const tools = [...ctx.toolIds].filter(([name]) => ctx.tools.has(name)).map(([name, id]) => ({ id, name, root_path: ctx.tools.get(name)!.root_path }));
   const byTool = new Map<string, ToolRecord[]>(tools.map((t) => [t.name, []]));
-  for (const line of await readRecordLines(ctx.k, { tools, readsOnly: false, initial: await initialReads(ctx) })) byTool.get(line.tool)!.push(line);
+  for (const line of await readRecordLines(ctx.k, { captureId: ctx.captureId, tools, readsOnly: false, initial: await initialReads(ctx) })) byTool.get(line.tool)!.push(line);
   return byTool;
 }
 

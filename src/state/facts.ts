@@ -150,7 +150,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     .where('capture_id', '=', captureId).where('root_path', '=', root).execute()) {
     initial.set(i.record_id, lineBound(i));
   }
-  const reads = await readRecordLines(k, { tools: tools.map((t) => ({ id: t.id, name: t.name, root_path: t.root_path })), readsOnly: true, initial });
+  const reads = await readRecordLines(k, { captureId, tools: tools.map((t) => ({ id: t.id, name: t.name, root_path: t.root_path })), readsOnly: true, initial });
   const [observations, order, itemLocations, listReads, counters, membership, pageSignals] = await Promise.all([
     k.selectFrom('kept_observations').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root)
       .orderBy('timeline_position').orderBy('list_index').execute(),

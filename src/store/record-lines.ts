@@ -49,6 +49,8 @@ export interface RecordLine {
 export interface LineTool { id: number; name: string; root_path: string }
 
 export interface LineScope {
+  /** The tools' capture: the timeline is evaluated for it alone, not for every capture in the file. */
+  captureId: number;
   tools: LineTool[];
   /** Only admitted reads (`read_records`), or every record of the tools. */
   readsOnly: boolean;
@@ -62,8 +64,8 @@ export async function readRecordLines(k: Kysely<DB>, scope: LineScope): Promise<
   if (toolIds.length === 0) return [];
   const byTool = new Map(scope.tools.map((t) => [t.id, t]));
   const timing = scope.readsOnly
-    ? k.selectFrom('read_records').select(['record_id', 'timeline_position', 'started_ms', 'ended_ms'])
-    : k.selectFrom('records_timeline').select(['record_id', 'timeline_position', 'started_ms', 'ended_ms']);
+    ? k.selectFrom('read_records').select(['record_id', 'timeline_position', 'started_ms', 'ended_ms']).where('capture_id', '=', scope.captureId)
+    : k.selectFrom('records_timeline').select(['record_id', 'timeline_position', 'started_ms', 'ended_ms']).where('capture_id', '=', scope.captureId);
   // CROSS JOIN keeps the timeline outer (SQLite's rule for it): inside a snapshot `t` is a
   // table without indexes, and as the inner side it was scanned once per record of the tools
   // (35,000 records of one GraphQL tool: 33 s instead of 0.1 s).
