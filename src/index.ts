@@ -15,5 +15,6 @@ export type { EnvironmentState } from './state/index.js';
 export { openServeContext, closeServeContext, type ServeContext } from './serve/context.js';
 export { createServer, callTool, type CapstateServer } from './mcp/server.js';
 export { listenHttp, httpHandler } from './http/server.js';
+export { httpGuard, type HttpGuard } from './http/guard.js';
 export { captureBrowserScenario, type CaptureOptions, type Evidence } from './browser/index.js';
 export { compareWebCaptures, type CompareInput, type ComparisonResult } from './compare/index.js';

@@ -7,6 +7,7 @@ import { closeServeContext } from '../serve/context.js';
 import { createServer } from '../mcp/server.js';
 import { LineTransport } from '../mcp/stdio-transport.js';
 import { listenHttp, parseListen, DATA_PLANE_PREFIX } from '../http/server.js';
+import { httpGuard } from '../http/guard.js';
 import { log, parseTimeout } from './common.js';
 import { openSource, sourceArgs } from './source.js';
 
@@ -18,6 +19,8 @@ export const args = {
   'secret-env': { type: 'string', description: 'An environment variable a scenario may declare as a secret; repeat for more (default: none)', valueHint: 'NAME' },
   'sql-timeout': { type: 'string', description: 'Stop a query_store statement after this many seconds (default 5; 0: no limit)', valueHint: 'SECONDS' },
   http: { type: 'string', description: 'Serve over plain HTTP on the app\'s own paths at [HOST:]PORT (default host 127.0.0.1) instead of MCP stdio; data plane under /__capstate/', valueHint: '[HOST:]PORT' },
+  cors: { type: 'string', description: 'With --http: a web origin (http://HOST:PORT) whose pages may use the served model; repeat for more (default: the loopback origins only)', valueHint: 'ORIGIN' },
+  'allowed-host': { type: 'string', description: 'With --http: a host name requests may address the server by, besides its address and the loopback names; repeat for more', valueHint: 'NAME' },
   'evidence-dir': { type: 'string', description: 'compare_web_captures may open Evidence files under DIR (default: inline Evidence only)', valueHint: 'DIR' },
 } as const;
 
@@ -68,12 +71,14 @@ export default defineCommand({
     const browser = browserPolicy(a, rawArgs);
     const sqlTimeoutMs = parseTimeout(a['sql-timeout'], '--sql-timeout');
     const listen = a.http === undefined ? null : parseListen(a.http);
+    const guard = httpGuard(repeated(rawArgs, '--cors'), repeated(rawArgs, '--allowed-host'));
     const { ctx, cleanup } = await openSource(a, rawArgs);
     try {
       if (listen) {
-        const { server, url } = await listenHttp(ctx, listen.host, listen.port);
+        const { server, url } = await listenHttp(ctx, listen.host, listen.port, guard);
         log(`serving capture ${ctx.captureId} (${ctx.manifest.capture_path}) over HTTP at ${url}: ${ctx.manifest.tools.length} tools on the app's paths; ` +
-          `data plane: GET/PUT ${url}${DATA_PLANE_PREFIX}state, POST ${url}${DATA_PLANE_PREFIX}reset`);
+          `data plane: GET/PUT ${url}${DATA_PLANE_PREFIX}state, POST ${url}${DATA_PLANE_PREFIX}reset; ` +
+          `web pages allowed: ${guard.origins ? [...guard.origins].join(', ') : 'the loopback origins (--cors ORIGIN for others)'}`);
         await new Promise<void>((resolve) => { process.once('SIGINT', () => resolve()); process.once('SIGTERM', () => resolve()); });
         await new Promise<void>((resolve) => server.close(() => resolve()));
         return;

@@ -17,6 +17,7 @@ import { getState, validateState } from '../serve/data-plane.js';
 import { toolInputCached } from '../serve/answer.js';
 import { templateParams } from '../manifest/paths.js';
 import { ServedModel } from '../serve/model.js';
+import { admit, corsHeaders, httpGuard, isJsonContentType, preflightHeaders, type HttpGuard } from './guard.js';
 
 /** The reserved prefix of the data plane: `/__capstate/state` (GET, PUT), `/__capstate/reset` (POST). */
 export const DATA_PLANE_PREFIX = '/__capstate/';
@@ -46,15 +47,21 @@ function routesOf(ctx: ServeContext): Route[] {
   }).sort((a, b) => a.params.length - b.params.length || b.literal - a.literal);
 }
 
-function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string>): void {
-  res.writeHead(status, { 'access-control-allow-origin': '*', ...headers, 'content-length': String(Buffer.byteLength(body)) });
+/** Sends an answer; an allowed origin gets CORS headers exposing every header sent (guard.ts). */
+function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string>, origin: string | null = null): void {
+  res.writeHead(status, { ...headers, ...corsHeaders(origin, headers), 'content-length': String(Buffer.byteLength(body)) });
   res.end(body);
 }
 
-function sendError(res: ServerResponse, e: unknown): void {
+const STATUS_OF: Record<string, number> = {
+  'bad-arguments': 400, 'bad-state': 400, 'bad-json': 400, 'bad-path': 400,
+  'bad-host': 403, 'cross-origin': 403,
+  'no-route': 404, 'no-record': 404, 'no-state': 409, 'too-large': 413, 'unsupported-media-type': 415, 'no-response': 502,
+};
+
+function sendError(res: ServerResponse, e: unknown, origin: string | null): void {
   const doc = e instanceof CapstateError ? plainError(e.toJSON()) : { ok: false, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
-  const status = doc.code === 'bad-arguments' || doc.code === 'bad-state' || doc.code === 'bad-json' ? 400 : doc.code === 'no-route' || doc.code === 'no-record' ? 404 : doc.code === 'too-large' ? 413 : doc.code === 'no-state' ? 409 : doc.code === 'no-response' ? 502 : 500;
-  send(res, status, JSON.stringify(doc) + '\n', { 'content-type': 'application/json', 'x-capstate-error': doc.code });
+  send(res, STATUS_OF[doc.code] ?? 500, JSON.stringify(doc) + '\n', { 'content-type': 'application/json', 'x-capstate-error': doc.code }, origin);
 }
 
 async function readRequestBody(req: IncomingMessage): Promise<Buffer> {
@@ -68,36 +75,57 @@ async function readRequestBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function jsonBody(bytes: Buffer, where: string): unknown {
+/** The JSON request body, read only under a JSON content type (guard.ts: no cross-origin `text/plain` write). */
+function jsonBody(req: IncomingMessage, bytes: Buffer, where: string): unknown {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new CapstateError('unsupported-media-type', `${where}: a JSON body needs Content-Type: application/json (got ${JSON.stringify(req.headers['content-type'] ?? 'none')})`, {});
+  }
   const parsed = parseExactJson(bytes.toString('utf8'));
   if (!parsed.ok) throw new CapstateError('bad-json', `${where}: the request body is not JSON (${parsed.detail})`, {});
   // Plain JSON for the tools' argument checks (the exact parser may give Maps and bigints).
   return JSON.parse(bytes.toString('utf8'));
 }
 
-/** The HTTP handler over one served capture and one model (exported for tests). */
-export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedModel(ctx)): (req: IncomingMessage, res: ServerResponse) => void {
+/** A path parameter decoded; bad percent-encoding is the caller's mistake (400), not ours. */
+function decodeParam(value: string, path: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new CapstateError('bad-path', `${path}: ${JSON.stringify(value)} is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)`, { path });
+  }
+}
+
+/**
+ * The HTTP handler over one served capture and one model (exported for tests). `guard` says
+ * which origins and host names may drive it (guard.ts); its Host check applies once `bound`
+ * is set, as listenHttp does.
+ */
+export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedModel(ctx), guard: HttpGuard = httpGuard()): (req: IncomingMessage, res: ServerResponse) => void {
   const routes = routesOf(ctx);
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, origin: string | null) => {
     const url = new URL(req.url ?? '/', 'http://capstate.invalid');
     const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'OPTIONS' && origin !== null && req.headers['access-control-request-method']) {
+      return send(res, 204, '', preflightHeaders(origin, req));
+    }
     const body = await readRequestBody(req);
+    const sendOk = (status: number, text: string | Buffer, headers: Record<string, string>) => send(res, status, text, headers, origin);
 
     if (url.pathname.startsWith(DATA_PLANE_PREFIX)) {
       const what = url.pathname.slice(DATA_PLANE_PREFIX.length);
       if (what === 'reset' && method === 'POST') {
         model.reset();
         const s = await getState(model);
-        return send(res, 200, JSON.stringify({ ok: true, reset: true, sha256: s.sha256 }) + '\n', { 'content-type': 'application/json' });
+        return sendOk(200, JSON.stringify({ ok: true, reset: true, sha256: s.sha256 }) + '\n', { 'content-type': 'application/json' });
       }
       if (what === 'state' && method === 'GET') {
         const s = await getState(model);
-        return send(res, 200, s.text, { 'content-type': 'application/json', 'x-capstate-sha256': s.sha256 });
+        return sendOk(200, s.text, { 'content-type': 'application/json', 'x-capstate-sha256': s.sha256 });
       }
       if (what === 'state' && (method === 'PUT' || method === 'POST')) {
-        model.load(await validateState(ctx, jsonBody(body, `${method} ${url.pathname}`)));
+        model.load(await validateState(ctx, jsonBody(req, body, `${method} ${url.pathname}`)));
         const s = await getState(model);
-        return send(res, 200, JSON.stringify({ ok: true, loaded: true, sha256: s.sha256 }) + '\n', { 'content-type': 'application/json' });
+        return sendOk(200, JSON.stringify({ ok: true, loaded: true, sha256: s.sha256 }) + '\n', { 'content-type': 'application/json' });
       }
       throw new CapstateError('no-route', `${method} ${url.pathname}: the data plane has GET and PUT ${DATA_PLANE_PREFIX}state and POST ${DATA_PLANE_PREFIX}reset`, {});
     }
@@ -105,14 +133,14 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
     const match = routes.filter((r) => r.tool.method.toUpperCase() === method).map((r) => ({ r, m: r.pattern.exec(url.pathname) })).find((x) => x.m);
     if (!match) {
       if (method === 'OPTIONS') {
-        return send(res, 204, '', { 'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE', 'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*' });
+        return sendOk(204, '', { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
       }
       throw new CapstateError('no-route', `${method} ${url.pathname}: no tool of this capture answers this method and path`, { method, path: url.pathname });
     }
     const { r, m } = match;
     const input = await toolInputCached(ctx, r.tool);
     const args: Record<string, unknown> = {};
-    r.params.forEach((p, i) => { args[p] = decodeURIComponent(m![i + 1]); });
+    r.params.forEach((p, i) => { args[p] = decodeParam(m![i + 1], url.pathname); });
     const query: Record<string, string | string[]> = {};
     for (const [k, v] of url.searchParams) {
       const prev = query[k];
@@ -120,7 +148,7 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
     }
     if (Object.keys(query).length) args[input.queryArg ?? 'query'] = query;
     if (body.length > 0 && input.bodyArg) {
-      args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(body, `${method} ${url.pathname}`);
+      args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(req, body, `${method} ${url.pathname}`);
     }
     const a = await answerCall(ctx, r.tool.name, args, model);
     const headers: Record<string, string> = { ...(a.headers ?? {}), 'x-capstate-source': a.source, 'x-capstate-tool': a.tool };
@@ -131,20 +159,34 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
     const b = a.body;
     const bytes = b.raw ?? Buffer.from(b.text ?? '', 'utf8');
     if (b.kind === 'none' && !headers['content-type']) delete headers['content-type'];
-    send(res, a.status, method === 'HEAD' ? '' : bytes, headers);
+    sendOk(a.status, method === 'HEAD' ? '' : bytes, headers);
   };
-  return (req, res) => { handle(req, res).catch((e) => sendError(res, e)); };
+  return (req, res) => {
+    let origin: string | null = null;
+    try {
+      ({ origin } = admit(guard, req));
+    } catch (e) {
+      // Refused before anything is read or answered: no CORS header, so a page sees nothing.
+      req.resume();
+      return sendError(res, e, null);
+    }
+    handle(req, res, origin).catch((e) => sendError(res, e, origin));
+  };
 }
 
-/** Starts the HTTP server; resolves once it listens. */
-export async function listenHttp(ctx: ServeContext, host: string, port: number): Promise<{ server: Server; url: string; model: ServedModel }> {
+/**
+ * Starts the HTTP server; resolves once it listens. `guard` (guard.ts, default: the loopback
+ * origins) says which web pages and host names may drive it; the Host check uses the bound port.
+ */
+export async function listenHttp(ctx: ServeContext, host: string, port: number, guard: HttpGuard = httpGuard()): Promise<{ server: Server; url: string; model: ServedModel }> {
   const model = new ServedModel(ctx);
-  const server = createServer(httpHandler(ctx, model));
+  const server = createServer(httpHandler(ctx, model, guard));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => reject(new CapstateError('usage', `--http ${host}:${port}: cannot listen (${e.code ?? e.message}); choose another port`, { host, port }, 2)));
     server.listen(port, host, () => resolve());
   });
   const address = server.address();
   const actual = typeof address === 'object' && address ? address.port : port;
+  guard.bound = { host, port: actual };
   return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}`, model };
 }
