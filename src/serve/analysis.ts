@@ -30,7 +30,7 @@ export const ANALYSIS_TOOLS: Tool[] = [
     name: 'inspect_analysis_view',
     description: 'An analysis view of a capture in the store: {"view": {"kind": "environment-manifest"}} gives its ' +
       'environment manifest (admission, template rules, tools with records and statuses); {"view": {"kind": "environment-state"}} ' +
-      'the inferred initial state. `parent` is a capture id; default: the served capture.',
+      'the inferred initial state. `parent` is the served capture\'s id (the default); no other capture is shown.',
     inputSchema: inputSchemaOf('inspect_analysis_view'),
     annotations: readOnly,
   },
@@ -65,12 +65,13 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
       return callBrowserTool(name, args, browser, signal);
     case 'inspect_analysis_view': {
       const { parent = ctx.captureId, view } = parseToolArguments(name, args);
+      // One capture per caller (issue 42): the served capture is the only one this server shows.
+      if (parent !== ctx.captureId) {
+        throw new CapstateError('no-such-capture', `this server serves capture ${ctx.captureId} only; capture ${parent} is not one it shows`, { capture: parent });
+      }
       if (view.kind === 'environment-manifest') {
         return documentResult({ ok: true, kind: 'environment-manifest', parent, manifest: await readManifest(ctx.k, parent) });
       }
-      // environment-state. A capture that is not in the store has no state: say so, as the manifest view does.
-      const known = await ctx.k.selectFrom('capture').select('id').where('id', '=', parent).executeTakeFirst();
-      if (!known) throw new CapstateError('no-such-capture', `no capture ${parent} in the store; see capstate info`, { capture: parent });
       return exactDocumentResult(await environmentStateView(ctx, parent));
     }
     case 'inspect_environment_manifest': {

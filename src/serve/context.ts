@@ -9,10 +9,18 @@ import { kyselyFor, openStore, type Sqlite } from '../store/open.js';
 import type { DB } from '../store/types.js';
 import { freshStoredState } from '../state/stored.js';
 import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
+import { temporaryCaptureCopy } from '../store/capture-copy.js';
 
 export interface ServeContext {
-  /** The store file (query_store opens its own read-only connection on it). */
+  /**
+   * The file served from (query_store opens its own read-only connection on it): the store, or
+   * a private copy of the served capture when the store holds others (issue 42).
+   */
   file: string;
+  /** The store as messages name it (the user's file, not a private copy). */
+  storeName: string;
+  /** Removes the private copy, if any (closeServeContext calls it). */
+  release?: () => void;
   db: Sqlite;
   k: Kysely<DB>;
   captureId: number;
@@ -28,18 +36,30 @@ export interface ServeContext {
 
 /**
  * Opens a store read-only and picks the capture to serve: `captureId`, or the store's only
- * capture. A store with several captures needs an explicit id, since tool names repeat.
+ * capture. A store with several captures needs an explicit id, since tool names repeat, and
+ * is served from a private copy of that capture alone: a caller given one capture's tools
+ * reads nothing of the others, whatever it asks query_store or inspect_analysis_view.
  */
 export async function openServeContext(file: string, captureId?: number): Promise<ServeContext> {
-  const db = openStore(file);
-  const k = kyselyFor(db);
+  let db = openStore(file);
+  let k = kyselyFor(db);
+  let copy: { file: string; cleanup: () => void } | null = null;
   try {
-    const id = pickCapture(await listCaptureIds(k), file, captureId);
+    const ids = await listCaptureIds(k);
+    const id = pickCapture(ids, file, captureId);
     // Serving answers reads from the stored state: a stale one is reported at start, with its fix.
     await freshStoredState(k, id, file);
+    if (ids.length > 1) {
+      await k.destroy();
+      copy = temporaryCaptureCopy(file, id);
+      db = openStore(copy.file);
+      k = kyselyFor(db);
+      return { ...await serveContextOn(db, k, copy.file, id), storeName: file, release: copy.cleanup };
+    }
     return await serveContextOn(db, k, file, id);
   } catch (e) {
     await k.destroy();
+    copy?.cleanup();
     throw e;
   }
 }
@@ -54,7 +74,7 @@ export async function serveContextOn(db: Sqlite, k: Kysely<DB>, file: string, ca
   const capture = await k.selectFrom('capture').select('sha256').where('id', '=', captureId).executeTakeFirstOrThrow();
   const toolRows = await k.selectFrom('tool').select(['id', 'name']).where('capture_id', '=', captureId).execute();
   return {
-    file, db, k, captureId, captureSha256: capture.sha256, manifest,
+    file, storeName: file, db, k, captureId, captureSha256: capture.sha256, manifest,
     tools: new Map(manifest.tools.map((t) => [t.name, t])),
     toolIds: new Map(toolRows.map((t) => [t.name, t.id])),
     vocabulary: await readVocabulary(k),
@@ -64,4 +84,5 @@ export async function serveContextOn(db: Sqlite, k: Kysely<DB>, file: string, ca
 /** Closes the context's read-only connection. */
 export async function closeServeContext(ctx: ServeContext): Promise<void> {
   await ctx.k.destroy(); // closes ctx.db as well
+  ctx.release?.();
 }

@@ -31,7 +31,7 @@ const lookups = new WeakMap<ServeContext, Promise<StoredLookups | null>>();
 export function servedLookups(ctx: ServeContext): Promise<StoredLookups | null> {
   let hit = lookups.get(ctx);
   if (!hit) {
-    hit = storedLookups(ctx.k, ctx.captureId, ctx.file).catch((e: unknown) => {
+    hit = storedLookups(ctx.k, ctx.captureId, ctx.storeName).catch((e: unknown) => {
       if (e instanceof CapstateError && e.code !== 'stale-store' && e.code !== 'damaged-store') return null;
       throw e;
     });
@@ -156,7 +156,7 @@ export class ServedModel {
       entities = base.doc.entities;
       documents = base.doc.documents;
     } else {
-      const stored = await readStoredState(this.ctx.k, this.ctx.captureId, this.ctx.file);
+      const stored = await readStoredState(this.ctx.k, this.ctx.captureId, this.ctx.storeName);
       entities = stored.entities;
       documents = stored.documents;
     }
@@ -193,7 +193,7 @@ class SnapshotBase implements Base {
 }
 
 function noState(ctx: ServeContext): CapstateError {
-  return new CapstateError('no-state', `capture ${ctx.captureId} in ${ctx.file} has no environment state (the load stored why it could not compute one: see capstate state); its tools replay records`, { capture: ctx.captureId });
+  return new CapstateError('no-state', `capture ${ctx.captureId} in ${ctx.storeName} has no environment state (the load stored why it could not compute one: see capstate state); its tools replay records`, { capture: ctx.captureId });
 }
 
 /** The served state's exact text and its SHA-256 (byte-stable: the state pass's own serialiser). */

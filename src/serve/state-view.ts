@@ -8,5 +8,5 @@ import type { ServeContext } from './context.js';
 
 /** The `environment-state` analysis view of capture `parent`, rebuilt from its stored rows. */
 export async function environmentStateView(ctx: ServeContext, parent: number): Promise<Record<string, unknown>> {
-  return stateDocumentValue(await readStoredState(ctx.k, parent, ctx.file));
+  return stateDocumentValue(await readStoredState(ctx.k, parent, ctx.storeName));
 }
