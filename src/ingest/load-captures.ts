@@ -24,6 +24,7 @@ import { storeCaptureState } from './store-state.js';
 import { Redactor, SensitiveLiterals } from '../load/secrets.js';
 import { QuirkTally } from '../load/quirks.js';
 import { openInput } from '../load/inputs.js';
+import type { InflateBudget } from '../load/inflate-budget.js';
 import { isPostgresUrl } from '../store/postgres-store.js';
 import { loadIntoPostgres } from './load-postgres.js';
 
@@ -45,6 +46,12 @@ export interface LoadOptions {
   redact?: boolean;
   /** The id each file's capture gets, in `files` order (ids a PostgreSQL store gave out); else the next free one. */
   captureIds?: number[];
+  /**
+   * Issue 42: what all decompression of one capture may produce together, in bytes (its
+   * .gz or zip unpacked, Content-Encoding bodies inflated); default 200 × the capture's
+   * bytes, at least 256 MiB (src/load/inflate-budget.ts).
+   */
+  maxInflatedBytes?: number;
 }
 
 export interface LoadedCapture {
@@ -81,9 +88,9 @@ async function fileSha256(file: string): Promise<string> {
 async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions & { captureId: number | null }): Promise<LoadedCapture> {
   if (file !== '-' && !statSync(file).isFile()) throw new CapstateError('not-a-file', `${file} is not a file`, { file });
   // Issue 17: stdin (`-`), gzip and Playwright's zipped HAR are unpacked into a plain file first.
-  const input = await openInput(file);
+  const input = await openInput(file, { maxInflatedBytes: opts.maxInflatedBytes });
   try {
-    return await loadInput(db, writer, file, input.path, input.identity, opts, (q) => q.add(null, input.unpacked));
+    return await loadInput(db, writer, file, input.path, input.identity, opts, (q) => q.add(null, input.unpacked), input.inflate);
   } catch (e) {
     throw input.renamed(e);
   } finally {
@@ -95,11 +102,11 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
  * Loads the plain capture at `path`; `file` names it in errors and the store, `identity`
  * holds the bytes that identify it (the file as given).
  */
-async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: string, identity: string, opts: LoadOptions & { captureId: number | null }, noteInput: (q: QuirkTally) => void): Promise<LoadedCapture> {
+async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: string, identity: string, opts: LoadOptions & { captureId: number | null }, noteInput: (q: QuirkTally) => void, inflate?: InflateBudget): Promise<LoadedCapture> {
   const t0 = performance.now();
   const st = statSync(identity);
   // The parse worker's first pass (credentials) runs while this thread hashes the file.
-  const parsed = parsedCapture(path, opts.sensitive ?? []);
+  const parsed = parsedCapture(path, opts.sensitive ?? [], inflate);
   try {
     const sha256 = await fileSha256(identity);
     const existing = db.prepare('select id, format from capture where sha256 = ?').get(sha256) as { id: number; format: LoadedCapture['format'] } | undefined;

@@ -9,6 +9,7 @@ import { CapstateError, type ErrorContext } from '../errors.js';
 import { classifyRetainedBody, type BodyKind, type RetainedBody, type UnusableReason } from './bodies.js';
 import type { Obj } from './fields.js';
 import { readHarEntry } from './har.js';
+import type { InflateBudget } from './inflate-budget.js';
 import { Redactor, SensitiveLiterals } from './secrets.js';
 import { CleanBodies, SecretCollector } from './secret-collect.js';
 import { formatPath, splitJson, type JsonPath, type Piece } from './split.js';
@@ -48,6 +49,8 @@ export interface ParseOptions {
    * share 0 only. Resolves to null when that thread could not finish its share.
    */
   otherShare?: Promise<FirstPassFinds | null>;
+  /** The capture's decompression budget (inflate-budget.ts): Content-Encoding bodies are charged to it. */
+  inflate?: InflateBudget;
 }
 
 export function parsePiece(file: string, p: Piece): unknown {
@@ -245,7 +248,7 @@ export async function* parseCapture(file: string, opts: ParseOptions): AsyncGene
       const index = p.path[2] as number;
       const value = parsePiece(file, p);
       checkDuplicates(file, p, value, index + 1);
-      const out = readHarEntry(file, index, value);
+      const out = readHarEntry(file, index, value, opts.inflate);
       const at = (path: string) => ({ file, record: index + 1, path: `log.entries[${index}].${path}` });
       const request = classifyForStore(out.requestBody, 'request', sensitive, redactor, at('request.postData'), clean.has(index, 'request'));
       const response = classifyForStore(out.responseBody, 'response', sensitive, redactor, at('response.content.text'), clean.has(index, 'response'));

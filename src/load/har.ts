@@ -4,8 +4,9 @@
  * missing, `timings` phases, `startedDateTime` with any offset, `postData.text`/`params`.
  */
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { CapstateError } from '../errors.js';
+import { CapstateError, type ErrorContext } from '../errors.js';
 import { decodeBase64Strict, type RetainedBody } from './bodies.js';
+import { isOutputTooLarge, type InflateBudget } from './inflate-budget.js';
 import { describe, FieldReader, type Obj } from './fields.js';
 import { redactForMessage } from './secret-text.js';
 import type { Quirk } from './quirks.js';
@@ -20,8 +21,11 @@ export interface HarEntryOut {
   responseBody: RetainedBody;
 }
 
-/** Reads one `log.entries[index]` value. Throws CapstateError naming record and field. */
-export function readHarEntry(file: string, index: number, entry: unknown): HarEntryOut {
+/**
+ * Reads one `log.entries[index]` value. Throws CapstateError naming record and field.
+ * `inflate` is the capture's decompression budget, charged with Content-Encoding bodies.
+ */
+export function readHarEntry(file: string, index: number, entry: unknown, inflate?: InflateBudget): HarEntryOut {
   const ordinal = index + 1;
   const f: FieldReader = new FieldReader(file, ordinal, ['log', 'entries', index]);
   // Producer quirks normalised in this entry (quirks.ts), counted for `capstate info`.
@@ -86,7 +90,8 @@ export function readHarEntry(file: string, index: number, entry: unknown): HarEn
       if (chunks) {
         // The header reader's own reading (its quirks are counted where the record's headers are read).
         const coding = headers(f, res, ['response'], []).find((h) => h.name.toLowerCase() === 'content-encoding')?.value ?? null;
-        bytes = decodeContentEncoding(chunks, coding === null ? null : coding.trim().toLowerCase());
+        const where = { file, record: ordinal, path: `log.entries[${index}].response.content.text` };
+        bytes = decodeContentEncoding(chunks, coding === null ? null : coding.trim().toLowerCase(), inflate, where);
         quirks.push({ code: 'body-chunks', field: 'response.content.text' });
       } else if (encoding !== null && encoding !== '') {
         if (encoding.toLowerCase() !== 'base64') f.fail([...path, 'encoding'], `unsupported content encoding ${JSON.stringify(encoding)}; capstate reads plain text and base64`, 'bad-field');
@@ -223,18 +228,32 @@ function wireChunks(text: string, encoding: string | null, c: Obj): Buffer | nul
   return strings.every((p) => /^(?:[0-9a-fA-F]{2})*$/.test(p)) ? Buffer.concat(strings.map((p) => Buffer.from(p, 'hex'))) : null;
 }
 
-/** Wire bytes decompressed as Content-Encoding says, at most a usable body's worth beyond; left as they are when that fails. */
-function decodeContentEncoding(bytes: Buffer, coding: string | null): Buffer {
-  // Bounded output: a small compressed body must not expand into gigabytes (a zip bomb).
-  const limit = { maxOutputLength: 64 * 1024 * 1024 };
+/** The most one body inflates to; a body that would pass it stays as recorded (not usable JSON). */
+const MAX_INFLATED_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Wire bytes decompressed as Content-Encoding says, at most a usable body's worth beyond;
+ * left as they are when that fails. Each body is also charged to the capture's budget
+ * (issue 42: twenty bodies under the per-body cap inflated to 1.26 GB): zlib stops at what
+ * is left of it, so memory never holds more before the error naming `where`.
+ */
+function decodeContentEncoding(bytes: Buffer, coding: string | null, inflate: InflateBudget | undefined, where: ErrorContext): Buffer {
+  if (coding !== 'gzip' && coding !== 'x-gzip' && coding !== 'br' && coding !== 'deflate') return bytes;
+  const cap = Math.min(MAX_INFLATED_BODY_BYTES, inflate ? inflate.remaining : Infinity);
+  const limit = { maxOutputLength: Math.max(1, cap) };
+  const site = { subject: `the body (Content-Encoding: ${coding})`, context: where, advice: 'If the capture is genuine, remove its oversized bodies' };
+  let out: Buffer;
   try {
-    if (coding === 'gzip' || coding === 'x-gzip') return gunzipSync(bytes, limit);
-    if (coding === 'br') return brotliDecompressSync(bytes, limit);
-    if (coding === 'deflate') {
-      try { return inflateSync(bytes, limit); } catch { return inflateRawSync(bytes, limit); }
-    }
-  } catch {
-    // Not what the header says: the bytes stay as recorded (not UTF-8, so not usable JSON).
+    if (coding === 'br') out = brotliDecompressSync(bytes, limit);
+    else if (coding === 'deflate') {
+      try { out = inflateSync(bytes, limit); } catch (e) { if (isOutputTooLarge(e)) throw e; out = inflateRawSync(bytes, limit); }
+    } else out = gunzipSync(bytes, limit);
+  } catch (e) {
+    // Past what the budget has left: the load stops. Past one body's worth, or not what the
+    // header says: the bytes stay as recorded (not UTF-8, so not usable JSON).
+    if (inflate && isOutputTooLarge(e) && cap < MAX_INFLATED_BODY_BYTES) throw inflate.exceeded(site);
+    return bytes;
   }
-  return bytes;
+  inflate?.charge(out.length, site);
+  return out;
 }

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { CapstateError } from '../errors.js';
 import { parseCapture, type FirstPassFinds, type ParseOut } from './entries.js';
+import { InflateBudget } from './inflate-budget.js';
 import { BATCH_CHARS, BATCH_ITEMS, MAX_BATCHES_AHEAD, type ToWorker, type ToWriter, type WorkerInput } from './pipeline.js';
 
 const port = parentPort!;
@@ -38,7 +39,7 @@ async function run(): Promise<void> {
     batch = [];
     chars = 0;
   };
-  for await (const m of parseCapture(input.file, { sensitive: input.sensitive, otherShare })) {
+  for await (const m of parseCapture(input.file, { sensitive: input.sensitive, otherShare, inflate: input.inflate && InflateBudget.from(input.inflate) })) {
     batch.push(m);
     chars += weight(m);
     // The credentials must reach the writer before any entry it redacts.

@@ -11,8 +11,9 @@ import { Worker } from 'node:worker_threads';
 import { CapstateError, type ErrorContext } from '../errors.js';
 import { collectCredentials, parseCapture, type FirstPassFinds, type ParseOut } from './entries.js';
 import { CleanBodies } from './secret-collect.js';
+import type { InflateBudget, InflateBudgetState } from './inflate-budget.js';
 
-export interface WorkerInput { file: string; sensitive: string[] }
+export interface WorkerInput { file: string; sensitive: string[]; inflate?: InflateBudgetState }
 
 /** What the writer's thread sends the worker: a batch stored, or its share of the first pass (null: none, scan it yourself). */
 export type ToWorker = { t: 'ack' } | { t: 'share'; finds: FirstPassFinds | null };
@@ -59,12 +60,12 @@ export interface ParsedCapture {
  * otherwise waited ~4 s for the worker's whole pass). Where the compiled worker is not
  * there (the sources run directly, as under vitest) the parse runs on this thread.
  */
-export function parsedCapture(file: string, sensitive: string[]): ParsedCapture {
+export function parsedCapture(file: string, sensitive: string[], inflate?: InflateBudget): ParsedCapture {
   if (!existsSync(WORKER_JS)) {
-    const items = parseCapture(file, { sensitive });
+    const items = parseCapture(file, { sensitive, inflate });
     return { items, close: async () => { await items.return(undefined); } };
   }
-  const worker = new Worker(WORKER_JS, { workerData: { file, sensitive } satisfies WorkerInput, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  const worker = new Worker(WORKER_JS, { workerData: { file, sensitive, inflate: inflate?.state() } satisfies WorkerInput, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
   const stopShare = new AbortController();
   void shareFirstPass(file, stopShare.signal).then((finds) => {
     if (!stopShare.signal.aborted) worker.postMessage({ t: 'share', finds } satisfies ToWorker);
