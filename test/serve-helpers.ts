@@ -23,7 +23,7 @@ export interface Served {
 }
 
 /** Serves a store in process and connects a real MCP client to it. */
-export async function serveStore(db: string, opts: { reserveBytes?: number; browser?: BrowserPolicy } = {}): Promise<Served> {
+export async function serveStore(db: string, opts: { reserveBytes?: number; browser?: BrowserPolicy; maxAnswerBytes?: number } = {}): Promise<Served> {
   const ctx = await openServeContext(db);
   const { server, catalog } = await createServer(ctx, opts);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

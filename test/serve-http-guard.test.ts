@@ -33,7 +33,7 @@ afterAll(async () => {
 
 /** A fresh model served on a free loopback port, with `cors` allowed (default: loopback origins). */
 async function serve(cors: string[] = []): Promise<string> {
-  const { server, url } = await listenHttp(ctx, '127.0.0.1', 0, httpGuard(cors));
+  const { server, url } = await listenHttp(ctx, '127.0.0.1', 0, { guard: httpGuard(cors) });
   servers.push(server);
   return url;
 }

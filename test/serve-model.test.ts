@@ -246,7 +246,8 @@ describe('the data plane: reset_state, get_state, load_state', () => {
   const state = async () => {
     const r = await s.call('get_state');
     expect(r.isError, text(r)).toBeFalsy();
-    const doc = r.structuredContent as { sha256: string; state: { kind: string; entities: { collection: string; id: string; value: Record<string, unknown> }[]; documents: { tool: string; value: unknown }[] } };
+    // The state itself is the second text content, once (issue 42); structuredContent says where.
+    const doc = r.structuredContent as { sha256: string; bytes: number; state_in: 'content[1].text' };
     return { ...doc, text: (r.content[1] as { text: string }).text };
   };
 

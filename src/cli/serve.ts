@@ -4,8 +4,9 @@ import { resolve } from 'node:path';
 import { CapstateError } from '../errors.js';
 import { CLOSED_BROWSER_POLICY, DEFAULT_BROWSER_EXECUTABLE, type BrowserPolicy } from '../serve/browser-policy.js';
 import { closeServeContext } from '../serve/context.js';
+import { parseMaxAnswerBytes } from '../serve/answer-bounds.js';
 import { createServer } from '../mcp/server.js';
-import { LineTransport } from '../mcp/stdio-transport.js';
+import { LineTransport, MAX_LINE_BYTES } from '../mcp/stdio-transport.js';
 import { listenHttp, parseListen, DATA_PLANE_PREFIX } from '../http/server.js';
 import { httpGuard } from '../http/guard.js';
 import { log, parseTimeout } from './common.js';
@@ -18,6 +19,7 @@ export const args = {
   'browser-cdp': { type: 'string', description: 'A loopback CDP endpoint capture_browser_scenario may attach to in connect mode (default: none, connect mode refused)', valueHint: 'URL' },
   'secret-env': { type: 'string', description: 'An environment variable a scenario may declare as a secret; repeat for more (default: none)', valueHint: 'NAME' },
   'sql-timeout': { type: 'string', description: 'Stop a query_store statement after this many seconds (default 5; 0: no limit)', valueHint: 'SECONDS' },
+  'max-answer-bytes': { type: 'string', description: 'Send no answer (MCP tool result, HTTP body) larger than this; a larger one is an answer-too-large error for that call (default 8MiB, under the MCP SDK client\'s 10 MiB line; also 512KiB, 16MiB)', valueHint: 'BYTES' },
   http: { type: 'string', description: 'Serve over plain HTTP on the app\'s own paths at [HOST:]PORT (default host 127.0.0.1) instead of MCP stdio; data plane under /__capstate/', valueHint: '[HOST:]PORT' },
   cors: { type: 'string', description: 'With --http: a web origin (http://HOST:PORT) whose pages may use the served model; repeat for more (default: the loopback origins only)', valueHint: 'ORIGIN' },
   'allowed-host': { type: 'string', description: 'With --http: a host name requests may address the server by, besides its address and the loopback names; repeat for more', valueHint: 'NAME' },
@@ -70,12 +72,13 @@ export default defineCommand({
   async run({ args: a, rawArgs }) {
     const browser = browserPolicy(a, rawArgs);
     const sqlTimeoutMs = parseTimeout(a['sql-timeout'], '--sql-timeout');
+    const maxAnswerBytes = parseMaxAnswerBytes(a['max-answer-bytes']);
     const listen = a.http === undefined ? null : parseListen(a.http);
     const guard = httpGuard(repeated(rawArgs, '--cors'), repeated(rawArgs, '--allowed-host'));
     const { ctx, cleanup } = await openSource(a, rawArgs);
     try {
       if (listen) {
-        const { server, url } = await listenHttp(ctx, listen.host, listen.port, guard);
+        const { server, url } = await listenHttp(ctx, listen.host, listen.port, { guard, maxAnswerBytes });
         log(`serving capture ${ctx.captureId} (${ctx.manifest.capture_path}) over HTTP at ${url}: ${ctx.manifest.tools.length} tools on the app's paths; ` +
           `data plane: GET/PUT ${url}${DATA_PLANE_PREFIX}state, POST ${url}${DATA_PLANE_PREFIX}reset; ` +
           `web pages allowed: ${guard.origins ? [...guard.origins].join(', ') : 'the loopback origins (--cors ORIGIN for others)'}`);
@@ -83,8 +86,8 @@ export default defineCommand({
         await new Promise<void>((resolve) => server.close(() => resolve()));
         return;
       }
-      const { server, catalog } = await createServer(ctx, { browser, sqlTimeoutMs });
-      const transport = new LineTransport();
+      const { server, catalog } = await createServer(ctx, { browser, sqlTimeoutMs, maxAnswerBytes });
+      const transport = new LineTransport(process.stdin, process.stdout, MAX_LINE_BYTES, maxAnswerBytes);
       // Transport failures and answered bad lines are logged: stdout is the protocol's alone.
       server.onerror = (e) => log(`mcp: ${e.message}`);
       const closed = new Promise<void>((resolve) => {

@@ -13,11 +13,12 @@ import { parseExactJson } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
 import { answerCall } from '../serve/call.js';
 import type { ServeContext } from '../serve/context.js';
-import { getState, validateState } from '../serve/data-plane.js';
+import { checkStateBodyDepth, getState, validateState } from '../serve/data-plane.js';
 import { toolInputCached } from '../serve/answer.js';
 import { templateParams } from '../manifest/paths.js';
 import { ServedModel } from '../serve/model.js';
 import { admit, corsHeaders, httpGuard, isJsonContentType, preflightHeaders, type HttpGuard } from './guard.js';
+import { boundHttpAnswer, limitAnswer } from '../serve/answer-bounds.js';
 
 /** The reserved prefix of the data plane: `/__capstate/state` (GET, PUT), `/__capstate/reset` (POST). */
 export const DATA_PLANE_PREFIX = '/__capstate/';
@@ -49,6 +50,7 @@ function routesOf(ctx: ServeContext): Route[] {
 
 /** Sends an answer; an allowed origin gets CORS headers exposing every header sent (guard.ts). */
 function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string>, origin: string | null = null): void {
+  ({ status, body, headers } = boundHttpAnswer(res, status, body, headers));
   res.writeHead(status, { ...headers, ...corsHeaders(origin, headers), 'content-length': String(Buffer.byteLength(body)) });
   res.end(body);
 }
@@ -96,11 +98,18 @@ function decodeParam(value: string, path: string): string {
 }
 
 /**
- * The HTTP handler over one served capture and one model (exported for tests). `guard` says
- * which origins and host names may drive it (guard.ts); its Host check applies once `bound`
- * is set, as listenHttp does.
+ * The operator's options of `serve --http`: `guard`, which web pages and host names may drive
+ * the model (guard.ts; default: the loopback origins), and `maxAnswerBytes`, the bound of every
+ * answer (src/serve/answer-bounds.ts).
  */
-export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedModel(ctx), guard: HttpGuard = httpGuard()): (req: IncomingMessage, res: ServerResponse) => void {
+export interface HttpOptions { guard?: HttpGuard; maxAnswerBytes?: number }
+
+/**
+ * The HTTP handler over one served capture and one model (exported for tests). The guard's
+ * Host check applies once its `bound` is set, as listenHttp does.
+ */
+export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedModel(ctx), opts: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const guard = opts.guard ?? httpGuard();
   const routes = routesOf(ctx);
   const handle = async (req: IncomingMessage, res: ServerResponse, origin: string | null) => {
     const url = new URL(req.url ?? '/', 'http://capstate.invalid');
@@ -123,6 +132,7 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
         return sendOk(200, s.text, { 'content-type': 'application/json', 'x-capstate-sha256': s.sha256 });
       }
       if (what === 'state' && (method === 'PUT' || method === 'POST')) {
+        checkStateBodyDepth(body);
         model.load(await validateState(ctx, jsonBody(req, body, `${method} ${url.pathname}`)));
         const s = await getState(model);
         return sendOk(200, JSON.stringify({ ok: true, loaded: true, sha256: s.sha256 }) + '\n', { 'content-type': 'application/json' });
@@ -162,6 +172,7 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
     sendOk(a.status, method === 'HEAD' ? '' : bytes, headers);
   };
   return (req, res) => {
+    limitAnswer(res, opts.maxAnswerBytes);
     let origin: string | null = null;
     try {
       ({ origin } = admit(guard, req));
@@ -175,12 +186,14 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
 }
 
 /**
- * Starts the HTTP server; resolves once it listens. `guard` (guard.ts, default: the loopback
- * origins) says which web pages and host names may drive it; the Host check uses the bound port.
+ * Starts the HTTP server; resolves once it listens. `opts.guard` (guard.ts, default: the
+ * loopback origins) says which web pages and host names may drive it; its Host check uses the
+ * bound port.
  */
-export async function listenHttp(ctx: ServeContext, host: string, port: number, guard: HttpGuard = httpGuard()): Promise<{ server: Server; url: string; model: ServedModel }> {
+export async function listenHttp(ctx: ServeContext, host: string, port: number, opts: HttpOptions = {}): Promise<{ server: Server; url: string; model: ServedModel }> {
   const model = new ServedModel(ctx);
-  const server = createServer(httpHandler(ctx, model, guard));
+  const guard = opts.guard ?? httpGuard();
+  const server = createServer(httpHandler(ctx, model, { ...opts, guard }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => reject(new CapstateError('usage', `--http ${host}:${port}: cannot listen (${e.code ?? e.message}); choose another port`, { host, port }, 2)));
     server.listen(port, host, () => resolve());

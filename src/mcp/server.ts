@@ -8,20 +8,30 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import { CapstateError } from '../errors.js';
 import { capstateVersion } from '../store/open.js';
 import { ANALYSIS_TOOL_NAMES, callAnalysisTool } from '../serve/analysis.js';
-import { answerCall } from '../serve/call.js';
+import { answerCall, checkArgumentDepth } from '../serve/call.js';
 import { buildCatalog, type Catalog } from '../serve/catalog.js';
 import type { ServeContext } from '../serve/context.js';
 import type { BrowserPolicy } from '../serve/browser-policy.js';
 import { UNTRUSTED_CATALOG_WARNING } from '../serve/descriptions.js';
 import { answerResult, errorResult } from '../serve/results.js';
+import { boundToolResult } from '../serve/answer-bounds.js';
 import { callDataPlaneTool, DATA_PLANE_TOOL_NAMES } from '../serve/data-plane.js';
 import { defaultModel, ServedModel } from '../serve/model.js';
 
 const version = capstateVersion;
 
-/** Answers one tools/call: the same path for every transport (and the bench). */
+/**
+ * Answers one tools/call: the same path for every transport (and the bench). A result over
+ * the catalog's answer limit is an `answer-too-large` error result instead (issue 42).
+ */
 export async function callTool(ctx: ServeContext, catalog: Catalog, name: string, args: unknown, signal?: AbortSignal, model: ServedModel = defaultModel(ctx)): Promise<CallToolResult> {
+  return boundToolResult(await answerTool(ctx, catalog, name, args, signal, model), name, catalog.maxAnswerBytes);
+}
+
+async function answerTool(ctx: ServeContext, catalog: Catalog, name: string, args: unknown, signal: AbortSignal | undefined, model: ServedModel): Promise<CallToolResult> {
   try {
+    // load_state refuses its own state, too deep, as bad-state (src/serve/data-plane.ts).
+    if (name !== 'load_state') checkArgumentDepth(name, args);
     if (ANALYSIS_TOOL_NAMES.has(name)) return await callAnalysisTool(ctx, name, args, signal, catalog.browser, catalog.sqlTimeoutMs);
     if (DATA_PLANE_TOOL_NAMES.has(name)) return await callDataPlaneTool(ctx, model, name, args);
     if (!catalog.tools.some((t) => t.name === name)) {
@@ -37,7 +47,7 @@ export async function callTool(ctx: ServeContext, catalog: Catalog, name: string
 export interface CapstateServer { server: Server; catalog: Catalog; model: ServedModel }
 
 /** An MCP server over one served capture; connect it to any transport. */
-export async function createServer(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy; sqlTimeoutMs?: number } = {}): Promise<CapstateServer> {
+export async function createServer(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy; sqlTimeoutMs?: number; maxAnswerBytes?: number } = {}): Promise<CapstateServer> {
   const catalog = await buildCatalog(ctx, opts);
   const m = ctx.manifest;
   const instructions = [

@@ -3,27 +3,25 @@
  * stdout, like the SDK's StdioServerTransport, but a bad line is answered instead of
  * ending the session. The SDK's transport closed itself, silently and with exit 0, when a
  * line passed 10 MiB, and gave no answer to a line that is not JSON or not JSON-RPC.
- * Here an oversized line is skipped to its end and answered with -32600, an unparsable
- * one with -32700 (JSON-RPC 2.0 §5.1), and the session goes on.
+ * Here an oversized line is skipped to its end and answered with -32600 and its own id
+ * (found while it streams past, src/mcp/line-id.ts), an unparsable one with -32700
+ * (JSON-RPC 2.0 §5.1), and the session goes on. An answer longer than the server's limit
+ * is not written either: the caller gets an error with its id instead (issue 42).
  */
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../serve/answer-bounds.js';
+import { LineIdScanner, validId, type Id } from './line-id.js';
 
 /** The longest request line read (the SDK's own limit); a longer one is answered with an error. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
-/** Bytes of an oversized line kept to find its id, so the caller's request gets its answer. */
-const ID_PROBE_BYTES = 64 * 1024;
-
-type Id = string | number | null;
-
-/** The id of a line's request, from the start of its text (a line too long to parse whole). */
-function probeId(head: string): Id {
-  const m = /^\s*\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(head);
-  if (!m) return null;
-  try { return JSON.parse(m[1]) as string | number; } catch { return null; }
-}
-
-const validId = (v: unknown): Id => (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v)) ? v : null);
+/** Room for the JSON-RPC envelope (`jsonrpc`, the caller's id) around a result of the largest size. */
+const ENVELOPE_BYTES = 1024;
+/**
+ * The JSON-RPC error code of an answer over the limit: implementation-defined server error
+ * (JSON-RPC 2.0 §5.1 reserves -32000 to -32099; the SDK uses -32000 and -32001 itself).
+ */
+export const ANSWER_TOO_LARGE_CODE = -32010;
 
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -32,8 +30,8 @@ export class LineTransport implements Transport {
 
   private chunks: Buffer[] = [];
   private size = 0;
-  /** While skipping an oversized line: its first bytes (for the id) and its length so far. */
-  private skipping: { head: Buffer; bytes: number } | null = null;
+  /** While skipping an oversized line: the scanner looking for its id, and its length so far. */
+  private skipping: { id: LineIdScanner; bytes: number } | null = null;
   private closed = false;
   /** Why the session ended, when stdin or stdout failed (the server then exits non-zero). */
   failure: Error | null = null;
@@ -42,6 +40,8 @@ export class LineTransport implements Transport {
     private readonly input: NodeJS.ReadableStream = process.stdin,
     private readonly output: NodeJS.WritableStream = process.stdout,
     private readonly maxLineBytes = MAX_LINE_BYTES,
+    /** The longest answer written (serve --max-answer-bytes), plus its envelope. */
+    private readonly maxAnswerBytes = DEFAULT_MAX_ANSWER_BYTES,
   ) {}
 
   private readonly onData = (chunk: Buffer) => {
@@ -73,11 +73,13 @@ export class LineTransport implements Transport {
       const end = nl < 0 ? chunk.length : nl;
       const part = chunk.subarray(from, end);
       if (this.skipping) {
-        if (this.skipping.head.length < ID_PROBE_BYTES) this.skipping.head = Buffer.concat([this.skipping.head, part.subarray(0, ID_PROBE_BYTES - this.skipping.head.length)]);
+        this.skipping.id.feed(part);
         this.skipping.bytes += part.length;
       } else if (this.size + part.length > this.maxLineBytes) {
-        const head = Buffer.concat([...this.chunks, part]).subarray(0, ID_PROBE_BYTES);
-        this.skipping = { head: Buffer.from(head), bytes: this.size + part.length };
+        const id = new LineIdScanner();
+        for (const c of this.chunks) id.feed(c);
+        id.feed(part);
+        this.skipping = { id, bytes: this.size + part.length };
         this.chunks = [];
         this.size = 0;
       } else if (part.length) {
@@ -92,9 +94,9 @@ export class LineTransport implements Transport {
 
   private endLine(): void {
     if (this.skipping) {
-      const { head, bytes } = this.skipping;
+      const { id, bytes } = this.skipping;
       this.skipping = null;
-      this.fail(probeId(head.toString('utf8')), -32600,
+      this.fail(id.id(), -32600,
         `request line of ${bytes} bytes is over the ${this.maxLineBytes / 1024 / 1024} MiB limit; it was not read. Send smaller arguments`);
       return;
     }
@@ -139,7 +141,15 @@ export class LineTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
-    const text = JSON.stringify(message) + '\n';
+    let text = JSON.stringify(message) + '\n';
+    // Tool results are bounded where they are made (callTool); this holds for every other answer.
+    const m = message as { id?: Id; result?: unknown; error?: unknown };
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (m.id !== undefined && ('result' in m || 'error' in m) && bytes > this.maxAnswerBytes + ENVELOPE_BYTES + Buffer.byteLength(JSON.stringify(m.id))) {
+      const message = `answer-too-large: the answer is ${bytes} bytes, over the server's limit of ${this.maxAnswerBytes} bytes, and was not sent; ask for less, or start the server with a larger --max-answer-bytes`;
+      this.onerror?.(new Error(message));
+      text = JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: ANSWER_TOO_LARGE_CODE, message, data: { code: 'answer-too-large', bytes, max_bytes: this.maxAnswerBytes } } }) + '\n';
+    }
     await new Promise<void>((resolve) => { if (this.output.write(text)) resolve(); else this.output.once('drain', () => resolve()); });
   }
 

@@ -13,7 +13,7 @@ import type { ServeContext } from './context.js';
 import { BROWSER_TOOLS, callBrowserTool } from './browser-tools.js';
 import { CLOSED_BROWSER_POLICY, type BrowserPolicy } from './browser-policy.js';
 import { hintsFor } from './hints.js';
-import { documentResult, exactDocumentResult } from './results.js';
+import { documentResult, ECHO_MAX_CHARS, exactDocumentResult, shortEcho } from './results.js';
 import { environmentStateView } from './state-view.js';
 import { inputSchemaOf, parseToolArguments, QUERY_STORE_ROWS, VIEW_KINDS } from './tool-arguments.js';
 
@@ -91,7 +91,10 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
         fits: (row) => (bytes += Buffer.byteLength(toJson(row, 0), 'utf8') + 1) <= QUERY_STORE_MAX_BYTES,
       });
       return documentResult({
-        ok: true, columns: r.columns, rows: r.rows, truncated: r.truncated, max_rows: max,
+        // A column without AS is named by its expression's text, comments included: a 10 MB
+        // comment came back as a 10 MB name, twice (text and structuredContent). Long names
+        // are echoed in short; `AS name` names a column as the caller wants.
+        ok: true, columns: r.columns.map((c) => (c.length > ECHO_MAX_CHARS ? shortEcho(c) : c)), rows: r.rows, truncated: r.truncated, max_rows: max,
         ...(r.unfit ? { truncated_at_bytes: QUERY_STORE_MAX_BYTES } : {}),
       });
     }

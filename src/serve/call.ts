@@ -5,6 +5,8 @@
  * above both, because verifying effects answers calls itself.
  */
 import { CapstateError } from '../errors.js';
+import { MAX_JSON_DEPTH } from '../json/exact.js';
+import { firstTooDeep, pathText } from '../json/depth.js';
 import { answerRequest, toolInputCached, type CallAnswer } from './answer.js';
 import type { ServeContext } from './context.js';
 import { verifiedWrites } from './effects.js';
@@ -13,6 +15,23 @@ import { defaultModel, type ServedModel } from './model.js';
 import type { WriteKind } from './writes.js';
 
 const NO_WRITES: ReadonlyMap<string, WriteKind> = new Map();
+
+/** The arguments object around a value nested as deeply as any JSON capstate reads (ES-4). */
+export const MAX_ARGUMENT_DEPTH = MAX_JSON_DEPTH + 1;
+
+/**
+ * Refuses a call whose arguments nest deeper than MAX_ARGUMENT_DEPTH as `bad-arguments`,
+ * naming the path. Measured without recursion before any check walks them: a body 100,000
+ * levels deep overflowed the stack and came back as an internal error.
+ */
+export function checkArgumentDepth(toolName: string, args: unknown): void {
+  const path = firstTooDeep(args, MAX_ARGUMENT_DEPTH);
+  if (path) {
+    const at = pathText('arguments', path);
+    throw new CapstateError('bad-arguments', `${toolName}: ${at} nests deeper than ${MAX_ARGUMENT_DEPTH} levels (a value may nest ${MAX_JSON_DEPTH}, as any JSON capstate reads); send a value nested less deeply`,
+      { tool: toolName, argument: at, max_depth: MAX_ARGUMENT_DEPTH });
+  }
+}
 
 /**
  * Answers a call of manifest tool `toolName` with `args`. Replay picks, among the records

@@ -13,6 +13,7 @@ import { DATA_PLANE_TOOLS, DATA_PLANE_TOOL_NAMES } from './data-plane.js';
 import type { JsonSchema } from './input-schema.js';
 import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
 import { CLOSED_BROWSER_POLICY, type BrowserPolicy } from './browser-policy.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from './answer-bounds.js';
 
 /** OQ-37: UTF-8 bytes of the serialized tool definitions, hints included. */
 export const CATALOG_RESERVE_BYTES = 64 * 1024;
@@ -34,12 +35,14 @@ export interface Catalog {
   browser: BrowserPolicy;
   /** query_store's deadline in milliseconds (serve --sql-timeout; 0: none). */
   sqlTimeoutMs: number;
+  /** The largest tool result sent, in bytes of its JSON (serve --max-answer-bytes; src/serve/answer-bounds.ts). */
+  maxAnswerBytes: number;
 }
 
 const bytesOf = (t: Tool) => Buffer.byteLength(JSON.stringify(t), 'utf8');
 
 /** Builds the catalog of the served capture. `reserveBytes` exists for tests and benches. */
-export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy; sqlTimeoutMs?: number } = {}): Promise<Catalog> {
+export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy; sqlTimeoutMs?: number; maxAnswerBytes?: number } = {}): Promise<Catalog> {
   const browser = opts.browser ?? CLOSED_BROWSER_POLICY;
   const reserve = opts.reserveBytes ?? CATALOG_RESERVE_BYTES;
   const tools: Tool[] = [];
@@ -76,7 +79,8 @@ export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: num
   const limitations: string[] = [];
   if (shortened.length) limitations.push(`${shortened.length} tool description${shortened.length === 1 ? '' : 's'} shortened to METHOD template to fit the catalog reserve of ${reserve} bytes`);
   if (leftOut.length) limitations.push(`${leftOut.length} tool${leftOut.length === 1 ? '' : 's'} left out: the catalog reserve of ${reserve} bytes is spent`);
-  return { tools, environmentTools, bytes: used, reserveBytes: reserve, shortened, leftOut, limitations, browser, sqlTimeoutMs: opts.sqlTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS };
+  return { tools, environmentTools, bytes: used, reserveBytes: reserve, shortened, leftOut, limitations, browser, sqlTimeoutMs: opts.sqlTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS,
+    maxAnswerBytes: opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES };
 }
 
 export interface CardTool { name: string; description: string; inputSchema: JsonSchema }

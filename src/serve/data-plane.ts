@@ -5,14 +5,14 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
-import type { JsonValue } from '../json/exact.js';
+import { MAX_JSON_DEPTH, type JsonValue } from '../json/exact.js';
+import { firstTooDeep, pathText } from '../json/depth.js';
 import { isObject, member } from '../state/json.js';
 import type { StateDocument, StateEntity } from '../state/types.js';
 import type { ServeContext } from './context.js';
 import { servedState } from './from-state.js';
 import { hintsFor } from './hints.js';
 import { servedTypes, stateText, type ServedModel, type ServedStateDocument } from './model.js';
-import { toPlain } from './results.js';
 import { inputSchemaOf, parseToolArguments } from './tool-arguments.js';
 
 export const DATA_PLANE_TOOLS: Tool[] = [
@@ -24,7 +24,7 @@ export const DATA_PLANE_TOOLS: Tool[] = [
   },
   {
     name: 'get_state',
-    description: 'The state this session serves now: its entities and documents in the shape of `capstate state --json`, as exact JSON text (byte-stable) with its SHA-256. Give it, edited or not, to load_state.',
+    description: 'The state this session serves now: its entities and documents in the shape of `capstate state --json`, as exact JSON text (byte-stable; the second text content) with its SHA-256. Give it, edited or not, to load_state.',
     inputSchema: inputSchemaOf('get_state'),
     annotations: hintsFor('GET', false, true),
   },
@@ -48,8 +48,41 @@ export async function getState(model: ServedModel): Promise<{ sha256: string; by
 const bad = (message: string, field: string) => new CapstateError('bad-state', `load_state: ${message}; give a document get_state produced (edited or not)`, { field });
 const isInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
 
+/**
+ * The deepest nesting a state given to load_state may have: the same as any JSON capstate
+ * reads exactly (ES-4, `MAX_JSON_DEPTH`), so a state refused over MCP is refused over HTTP
+ * too, where the body goes through the exact parser with that limit.
+ */
+export const STATE_MAX_DEPTH = MAX_JSON_DEPTH;
+
+/**
+ * Refuses a state nested deeper than STATE_MAX_DEPTH, naming the path where it passes the
+ * limit. Measured without recursion, before anything recursive walks the document: 100,000
+ * levels once overflowed the stack and came back as an internal error.
+ */
+export function checkStateDepth(given: unknown): void {
+  const path = firstTooDeep(given, STATE_MAX_DEPTH);
+  if (path) {
+    const at = pathText('state', path);
+    throw new CapstateError('bad-state', `load_state: ${at} nests deeper than ${STATE_MAX_DEPTH} levels (the limit of any JSON capstate reads); give a document get_state produced (edited or not), nested less deeply`,
+      { field: at, max_depth: STATE_MAX_DEPTH });
+  }
+}
+
+/**
+ * The same check on a state sent as a request body (HTTP PUT /__capstate/state), before the
+ * exact parser refuses it as JSON without saying where. A body that is not JSON is left to
+ * the caller's JSON check; V8's JSON.parse reads any depth without recursion.
+ */
+export function checkStateBodyDepth(body: Buffer): void {
+  let value: unknown;
+  try { value = JSON.parse(body.toString('utf8')); } catch { return; }
+  checkStateDepth(value);
+}
+
 /** Checks a state given to `load_state`, naming the first field that is wrong. */
 export async function validateState(ctx: ServeContext, given: unknown): Promise<ServedStateDocument> {
+  checkStateDepth(given);
   if (!isObject(given as JsonValue)) throw bad('state must be an object', 'state');
   const g = given as Record<string, unknown>;
   if (g.kind !== undefined && g.kind !== 'served-state') throw bad(`state.kind must be "served-state", not ${JSON.stringify(g.kind)}`, 'state.kind');
@@ -103,6 +136,7 @@ export async function validateState(ctx: ServeContext, given: unknown): Promise<
 export async function callDataPlaneTool(ctx: ServeContext, model: ServedModel, name: string, args: unknown): Promise<CallToolResult> {
   // The call's own arguments; the state document given to load_state is checked by validateState.
   const a = (args ?? {}) as Record<string, unknown>;
+  if (name === 'load_state') checkStateDepth(a.state);
   parseToolArguments(name as 'reset_state' | 'get_state' | 'load_state', args, { checkedLater: 'state' });
   if (!(await model.hasState())) {
     throw new CapstateError('no-state', `${name}: capture ${ctx.captureId} has no stored environment state (see capstate state for why); its tools replay records`, { tool: name });
@@ -114,7 +148,12 @@ export async function callDataPlaneTool(ctx: ServeContext, model: ServedModel, n
   }
   if (name === 'get_state') {
     const s = await getState(model);
-    return { content: [{ type: 'text', text: `sha256 ${s.sha256} (${s.bytes} bytes)` }, { type: 'text', text: s.text }], structuredContent: toPlain({ ok: true, sha256: s.sha256, bytes: s.bytes, state: s.state }) as Record<string, unknown> };
+    // The state goes once, as its exact text (the bytes its SHA-256 is of): a plain copy in
+    // structuredContent as well doubled every answer (9 MiB of values sent as 18.9 MB).
+    return {
+      content: [{ type: 'text', text: `sha256 ${s.sha256} (${s.bytes} bytes)` }, { type: 'text', text: s.text }],
+      structuredContent: { ok: true, sha256: s.sha256, bytes: s.bytes, state_in: 'content[1].text' },
+    };
   }
   model.load(await validateState(ctx, a.state));
   const { sha256 } = await getState(model);
