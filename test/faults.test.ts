@@ -371,7 +371,7 @@ describe('faults: smaller ones', () => {
     try {
       const r = await s.call('inspect_analysis_view', { parent: 99, view: { kind: 'environment-state' } });
       expect(r.isError).toBe(true);
-      expect(JSON.parse((r.content[0] as { text: string }).text)).toMatchObject({ code: 'no-such-capture', message: expect.stringMatching(/no capture 99 in the store/) });
+      expect(JSON.parse((r.content[0] as { text: string }).text)).toMatchObject({ code: 'no-such-capture', message: expect.stringMatching(/serves capture 1 only; capture 99 is not one it shows/) });
     } finally {
       await s.close();
     }
