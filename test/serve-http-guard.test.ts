@@ -133,6 +133,26 @@ describe('issue 42: which origins may use a model served over HTTP', () => {
   });
 });
 
+describe('issue 42: a caller\'s mistake over HTTP is a 4xx, never a 500', () => {
+  it('bad percent-encoding in a path is 400 bad-path', async () => {
+    const base = await serve();
+    const r = await fetch(`${base}/posts/%E0%A4%A`);
+    expect(r.status).toBe(400);
+    expect((await r.json()).code).toBe('bad-path');
+  });
+
+  it('a raw NUL (or any control character) inside a JSON string is 400 bad-json, and writes nothing', async () => {
+    const base = await serve();
+    const before = await postCount(base);
+    for (const c of ['\u0000', '\u0001', '\n']) {
+      const r = await fetch(`${base}/posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"title":"a${c}b"}` });
+      expect(r.status, JSON.stringify(c)).toBe(400);
+      expect((await r.json()).code).toBe('bad-json');
+    }
+    expect(await postCount(base)).toBe(before);
+  });
+});
+
 describeBrowser('issue 42: web pages in Chromium against a served model', () => {
   let browser: Browser;
   let pages: Server;

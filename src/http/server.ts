@@ -85,7 +85,13 @@ function jsonBody(req: IncomingMessage, bytes: Buffer, where: string): unknown {
   const parsed = parseExactJson(bytes.toString('utf8'));
   if (!parsed.ok) throw new CapstateError('bad-json', `${where}: the request body is not JSON (${parsed.detail})`, {});
   // Plain JSON for the tools' argument checks (the exact parser may give Maps and bigints).
-  return JSON.parse(bytes.toString('utf8'));
+  // The exact parser takes what recorded bodies hold, raw control characters in strings
+  // included; a caller's body must be JSON proper, and one that is not is its 400, not our 500.
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch (e) {
+    throw new CapstateError('bad-json', `${where}: the request body is not JSON (${(e as Error).message}); escape control characters in strings, e.g. \\u0000`, {});
+  }
 }
 
 /** A path parameter decoded; bad percent-encoding is the caller's mistake (400), not ours. */
