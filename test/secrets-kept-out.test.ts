@@ -312,3 +312,32 @@ describe('BS-65 the same classes in scenario Evidence', () => {
     expect(memberValue(db, 2, 'response', '/echo')).toBe('[REDACTED]');
   });
 });
+
+describe('issue 42 the two credentials the Safe II audit found in the store', () => {
+  it('BS-65 headers named X-Access, X-Pass, X-Ticket, *-Token, *-Key, *-Secret and Api-Key are stored NULL and their echoes replaced; CORS and Fetch Metadata headers are kept', () => {
+    const planted = { 'X-Access': 'xa-Plain-5e6f7a', 'X-Pass': 'xp-Plain-8b9c0d', 'X-Ticket': 'xt-Plain-1e2f3a', 'My-App-Token': 'mt-Plain-4b5c6d', 'Client-Key': 'ck-Plain-7e8f9a', 'Shop-Secret': 'ss-Plain-0b1c2d', 'Api-Key': 'ak-Plain-3e4f5a' };
+    const { r, db } = load([
+      { url: `${A}/api/a`, headers: [...Object.entries(planted).map(([name, value]) => ({ name, value })), { name: 'Sec-Fetch-Storage-Access', value: 'active' }],
+        responseHeaders: [{ name: 'Access-Control-Allow-Origin', value: A }, { name: 'Access-Control-Allow-Headers', value: 'X-Access' }], body: { seen: Object.values(planted) } },
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expectKeptOut(db, Object.values(planted));
+    const s = open(db);
+    expect(s.prepare("select name, value from header where side = 'request' order by position").raw().all()).toEqual([
+      ...Object.keys(planted).map((name) => [name, null]), ['Sec-Fetch-Storage-Access', 'active']]);
+    expect(s.prepare("select name, value from header where side = 'response' order by position").raw().all()).toEqual([
+      ['Access-Control-Allow-Origin', A], ['Access-Control-Allow-Headers', 'X-Access']]);
+  });
+
+  it('BS-65 a 7-character session cookie value echoed in a body, a URL and another header is replaced; so is each cookie of a newline-joined Set-Cookie', () => {
+    const { r, db } = load([
+      { url: `${A}/api/a`, headers: [{ name: 'Cookie', value: 'sid=Ab3xY9z; theme=dark' }],
+        responseHeaders: [{ name: 'Set-Cookie', value: 'theme=dark; Path=/\nlogin_tok=Qx7-p2k; Path=/; HttpOnly' }], body: { sid: 'Ab3xY9z', t: 'Qx7-p2k', theme: 'dark' } },
+      { url: `${A}/api/debug/Ab3xY9z?t=Qx7-p2k`, headers: [{ name: 'X-Echo', value: 'seen Ab3xY9z' }], body: {} },
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expectKeptOut(db, ['Ab3xY9z', 'Qx7-p2k']);
+    expect(bodyText(db, 1, 'response')).toBe('{"sid":"[REDACTED]","t":"[REDACTED]","theme":"dark"}');
+    expect(open(db).prepare('select url from record where ordinal = 2').pluck().get()).toBe(`${A}/api/debug/[REDACTED]?t=[REDACTED]`);
+  });
+});

@@ -157,3 +157,13 @@ describe('issue 15 credential values under credential names (secret-text)', () =
     expect(redactSchemes('the Bearer of bad news, on the basic plan')).toBe('the Bearer of bad news, on the basic plan');
   });
 });
+
+describe('issue 42 which credential values are searched for elsewhere', () => {
+  it('BS-65 short values that look generated are searched; plain words, plain numbers and values under 4 characters are not', async () => {
+    const { isSearchedCredential, credentialValues } = await import('../src/load/secrets.js');
+    for (const v of ['Ab3xY9z', 'abc1234', 'k7-q2', 'QX7P2K9', 'dark-mode-on', '12345678']) expect(isSearchedCredential(v), v).toBe(true);
+    for (const v of ['1', 'a1', 'true', 'Dark', 'enabled', '1234567', 'ABCDEFG', '']) expect(isSearchedCredential(v), v).toBe(false);
+    expect(credentialValues('Cookie', 'sid=Ab3xY9z; remember=true; theme=dark; Nameless7')).toEqual(['Ab3xY9z', 'Nameless7']);
+    expect(credentialValues('Set-Cookie', 'theme=dark; Path=/\nauth=Qx7-p2k; HttpOnly')).toEqual(['Qx7-p2k']);
+  });
+});

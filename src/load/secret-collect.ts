@@ -7,7 +7,7 @@
  */
 import { decodeBase64Strict } from './bodies.js';
 import type { Obj } from './fields.js';
-import { credentialValues, isCredentialHeader, MIN_CREDENTIAL_LENGTH } from './secrets.js';
+import { credentialValues, isCredentialHeader, isSearchedCredential, MIN_CREDENTIAL_LENGTH } from './secrets.js';
 import { isCredentialParamName, isCredentialValue, redactBodyBytes, redactBodyText, redactFreeText, schemeSecrets, type Found } from './secret-text.js';
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -26,9 +26,9 @@ function looksLikeSecret(v: string): boolean {
 export class SecretCollector {
   readonly values = new Set<string>();
 
-  /** A value from a credential header, cookie or authorization scheme: always searched for (≥ 8 characters). */
+  /** A value from a credential header, cookie or authorization scheme: searched for when isSearchedCredential says so. */
   private readonly strong: Found = (v) => {
-    if (v.length >= MIN_CREDENTIAL_LENGTH) this.values.add(v);
+    if (isSearchedCredential(v)) this.values.add(v);
   };
 
   /** A value found under a credential name: searched for when it looks like a secret. */

@@ -22,10 +22,17 @@ export function isAlwaysRedactedHeader(name: string): boolean {
 /**
  * Header names that mark a credential: API keys, tokens, CSRF/XSRF tokens, sessions,
  * secrets, passwords, signatures (`X-Api-Key`, `X-Auth-Token`, `X-Redmine-API-Key`,
- * `X-CSRF-Token`, `X-CSRFToken`, `Private-Token`, `X-Amz-Security-Token`, …). Broad on
- * purpose: a redacted harmless value costs little, a stored credential costs a lot.
+ * `X-CSRF-Token`, `X-CSRFToken`, `Private-Token`, `X-Amz-Security-Token`, …), and short
+ * words that name one only as a whole segment (`X-Access`, `X-Pass`, `X-Pin`, `X-OTP`,
+ * `X-Sid`, `X-Sig`, `X-Ticket`; issue 42: `X-Access: <token>` reached the store), where
+ * a substring test would catch `Accessibility` or `Pinned`. `Access-Control-*` is CORS,
+ * not a credential. Broad on purpose: a redacted harmless value costs little, a stored
+ * credential costs a lot.
  */
-const CREDENTIAL_NAME = /auth|token|secret|passw|api[-_]?key|access[-_]?key|(^|[-_])key$|csrf|xsrf|session|signature|credential|cookie|jwt|bearer|assertion/i;
+const CREDENTIAL_NAME = /auth|token|secret|passw|api[-_]?key|access[-_]?key|(^|[-_])key$|csrf|xsrf|session|signature|credential|cookie|jwt|bearer|assertion|hmac|(^|[-_])(access|pass|passcode|pwd|pin|otp|sid|sig|ticket)($|[-_](?!control))/i;
+
+/** Standard headers the pattern would catch that carry no secret (Fetch Metadata's `active`/`inactive`). */
+const NOT_CREDENTIAL_NAME = new Set(['sec-fetch-storage-access']);
 
 /** Headers whose value is a URL that may carry a token-like query parameter (OQ-2). */
 const URL_HEADERS = new Set(['referer', 'location', 'content-location', 'origin', 'link']);
@@ -36,7 +43,7 @@ export function isUrlHeader(name: string): boolean {
 
 export function isCredentialHeader(name: string): boolean {
   // HTTP/2 pseudo-headers (`:authority`, `:path`) are not credentials, whatever they spell.
-  if (name.startsWith(':')) return false;
+  if (name.startsWith(':') || NOT_CREDENTIAL_NAME.has(name.toLowerCase())) return false;
   return ALWAYS.has(name.toLowerCase()) || CREDENTIAL_NAME.test(name);
 }
 
@@ -81,8 +88,33 @@ export class SensitiveLiterals {
   }
 }
 
-/** Credential values shorter than this are not searched for elsewhere (`consent=1` would match everything). */
+/** Credential values at least this long are searched for elsewhere whatever they spell. */
 export const MIN_CREDENTIAL_LENGTH = 8;
+
+/** Shorter credential values are searched for from this length when they look generated (isSearchedCredential). */
+export const MIN_SHORT_CREDENTIAL_LENGTH = 4;
+
+/**
+ * Whether a credential header's or cookie's value is searched for (and replaced) wherever
+ * else the capture repeats it. From 8 characters, always. Shorter values (issue 42: a
+ * 7-character session cookie echoed in a body reached the store) when they mix character
+ * kinds as generated tokens do (`Ab3xY9z`, `k7-q2`): two of lower case, upper case, digits
+ * and other characters, and not a capitalised word (`Dark`).
+ *
+ * Not searched: a value of 1-3 characters, and a value of 4-7 that is a plain number or a
+ * plain word (`1`, `true`, `2024`, `dark`). Those are the capture's own numbers and words
+ * as well (ids, flags, statuses): replacing every whole-token `1` or `true` would rewrite
+ * unrelated values and make JSON bodies invalid. Such a value is still never stored as the
+ * cookie or header itself (Cookie, Set-Cookie and credential headers are stored NULL, HAR
+ * cookie arrays as names only); only an echo of it elsewhere is kept, and at most 62^3
+ * (about 238,000) or 10^7 values of that form exist, so it protects little anyway.
+ */
+export function isSearchedCredential(v: string): boolean {
+  if (v.length >= MIN_CREDENTIAL_LENGTH) return true;
+  if (v.length < MIN_SHORT_CREDENTIAL_LENGTH || /^[A-Z]?[a-z]+$/.test(v)) return false;
+  const kinds = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z\d]/].filter((k) => k.test(v)).length;
+  return kinds >= 2;
+}
 
 /** Cookie names that hold credentials (sessions, tokens, CSRF, remember-me). */
 const CREDENTIAL_COOKIE = /sess|sid|token|auth|csrf|xsrf|jwt|key|secret|pass|remember|login|connect/i;
@@ -124,15 +156,22 @@ export function credentialValues(name: string, value: string | null | undefined)
     const d = decoded(v);
     if (d) out.add(d);
   };
+  // A pair without a name (`Cookie: abc123`, RFC 6265 §5.2 allows a nameless cookie) is
+  // read as a credential cookie: nothing says it is not.
+  const pair = (text: string) => {
+    const eq = text.indexOf('=');
+    if (eq === -1) cookie('session', text);
+    else cookie(eq === 0 ? 'session' : text.slice(0, eq).trim(), text.slice(eq + 1));
+  };
   if (lower === 'cookie') {
-    for (const part of value.split(';')) {
-      const eq = part.indexOf('=');
-      if (eq > 0) cookie(part.slice(0, eq).trim(), part.slice(eq + 1));
-    }
+    for (const part of value.split(';')) if (part.trim() !== '') pair(part);
   } else if (lower === 'set-cookie') {
-    const first = value.split(';')[0];
-    const eq = first.indexOf('=');
-    if (eq > 0) cookie(first.slice(0, eq).trim(), first.slice(eq + 1));
+    // Several Set-Cookie headers in one HAR header value are joined by newlines (Chrome,
+    // Node's fetch); each line's first pair is a cookie, the rest are its attributes.
+    for (const line of value.split('\n')) {
+      const first = line.split(';')[0];
+      if (first.trim() !== '') pair(first);
+    }
   } else {
     const v = value.trim();
     const m = /^(\S+)\s+(.+)$/.exec(v);
@@ -141,7 +180,7 @@ export function credentialValues(name: string, value: string | null | undefined)
     // A scheme's token, a Basic pair's password and a Digest header's parts (issue 15).
     if (m && (lower === 'authorization' || lower === 'proxy-authorization' || isCredentialValue(v))) for (const x of schemeSecrets(v)) out.add(x);
   }
-  return [...out].filter((v) => v.length >= MIN_CREDENTIAL_LENGTH);
+  return [...out].filter(isSearchedCredential);
 }
 
 /**
@@ -174,7 +213,7 @@ export function htmlSpellingsOf(v: string): string[] {
  * producer interprets no other encodings.
  */
 function base64SpellingsOf(v: string): string[] {
-  if (v.length < MIN_CREDENTIAL_LENGTH) return [];
+  if (!isSearchedCredential(v)) return [];
   const b64 = Buffer.from(v, 'utf8').toString('base64');
   return [b64, b64.replace(/=+$/, ''), Buffer.from(v, 'utf8').toString('base64url')];
 }
@@ -197,7 +236,8 @@ export class Redactor {
 
   constructor(values: Iterable<string>) {
     const spellings = new Set<string>();
-    for (const v of values) for (const s of [...spellingsOf(v), ...base64SpellingsOf(v)]) if (s.length >= MIN_CREDENTIAL_LENGTH) spellings.add(s);
+    // Every spelling is at least as long as the value: the value alone decides (isSearchedCredential).
+    for (const v of values) if (isSearchedCredential(v)) for (const s of [...spellingsOf(v), ...base64SpellingsOf(v)]) spellings.add(s);
     this.strings = [...spellings].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
     this.needles = this.strings.map((s) => Buffer.from(s, 'utf8'));
     this.tokens = new TokenFinder(this.strings);
