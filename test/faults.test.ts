@@ -3,7 +3,7 @@
  * is not what it seems, or work is killed. Each test proves one expectation of the issue.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -326,6 +326,43 @@ describe('faults: concurrent and killed loads', () => {
     expect(code).toBe(143);
     expect(existsSync(store)).toBe(false);
     noStack(stderr);
+  }, 120_000);
+
+  it('issue 42 a load killed by SIGKILL while building a new store: the next command that opens the path (info) removes its work file, the next load its unpacked stdin', async () => {
+    const tmp = join(ldir, 'killed-tmp');
+    mkdirSync(tmp);
+    const env = { ...process.env, TMPDIR: tmp };
+    const store = join(ldir, 'killed.sqlite');
+    // The capture comes on stdin, held open: the load waits with its work file made and its
+    // input half read, so the kill cannot come after the load has finished.
+    const child = spawn(process.execPath, [cliPath, 'load', '-', '--db', store], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    const exited = new Promise<string | null>((resolve) => child.on('exit', (_c, sig) => resolve(sig)));
+    child.stdin.write(readFileSync(a).subarray(0, 64 * 1024));
+    await new Promise<void>((resolve, reject) => {
+      const t0 = Date.now();
+      const poll = setInterval(() => {
+        if (workFiles(ldir, 'killed.sqlite').length > 0 && readdirSync(tmp).length > 0) { clearInterval(poll); resolve(); }
+        else if (child.exitCode !== null || Date.now() - t0 > 60_000) { clearInterval(poll); reject(new Error(`the load ended or never made its work file: ${stderr}`)); }
+      }, 10);
+    });
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    expect(workFiles(ldir, 'killed.sqlite')).toHaveLength(1);
+    expect(readdirSync(tmp)).toHaveLength(1);
+
+    const info = cli(['info', '--db', store], { env });
+    expect(info.status).toBe(1);
+    expect(info.stderr).toMatch(/no store at .*killed\.sqlite; load a capture first/);
+    noStack(info.stderr);
+    expect(workFiles(ldir, 'killed.sqlite')).toEqual([]);
+    expect(existsSync(store)).toBe(false);
+
+    const r = cli(['load', a, '--db', store], { env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(cli(['info', '--db', store], { env }).status).toBe(0);
   }, 120_000);
 
   it('work files of a dead process are swept at the next load, also into a store that exists', () => {

@@ -3,12 +3,13 @@
  * argument (loaded first, into a temporary store unless --db is given, as `load` does), or
  * the store.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { CapstateError } from '../errors.js';
-import { isAlive, loadCaptures } from '../ingest/load-captures.js';
+import { loadCaptures } from '../ingest/load-captures.js';
+import { removeAbandonedTemps } from '../store/abandoned-work.js';
 import { listCaptureIds, pickCapture } from '../manifest/read.js';
 import { openServeContext, type ServeContext } from '../serve/context.js';
 import { kyselyFor, openStore } from '../store/open.js';
@@ -37,17 +38,6 @@ type SourceArgValues = { db: string; capture?: string; source?: string; quiet?: 
 /** Temporary stores are `capstate-PID-XXXXXX` in $TMPDIR, so a later run can tell whose they are. */
 const TEMP_PREFIX = 'capstate-';
 
-
-/** Removes temporary stores of `serve CAPTURE` and friends whose process is gone (SIGKILL). */
-function removeAbandonedTemps(): void {
-  let names: string[];
-  try { names = readdirSync(tmpdir()); } catch { return; }
-  for (const name of names) {
-    const m = /^capstate-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
-    if (!m || Number(m[1]) === process.pid || isAlive(Number(m[1]))) continue;
-    rmSync(join(tmpdir(), name), { recursive: true, force: true });
-  }
-}
 
 interface Source { db: string; only: number | null; cleanup: () => void }
 

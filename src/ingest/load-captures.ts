@@ -5,12 +5,13 @@
  * manifest and stores the environment state in that one transaction. A store that does not exist yet is built in
  * a temporary file beside it and renamed into place only after the commit.
  */
-import { closeSync, createReadStream, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { CapstateError } from '../errors.js';
 import { openStore, type Sqlite } from '../store/open.js';
 import { checkStorePath, storeError } from '../store/guard.js';
+import { newStoreWorkFile, removeAbandonedTemps, removeAbandonedWork } from '../store/abandoned-work.js';
 import type { BodyKind } from '../load/bodies.js';
 import { readHarPages } from '../load/har.js';
 import { checkDuplicates, parsePiece } from '../load/entries.js';
@@ -264,26 +265,6 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
   }
 }
 
-/** Whether process `pid` still runs (its work files are not stale). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Removes work files of loads into `target` whose process is gone (killed mid-load). */
-function removeAbandonedWork(target: string): void {
-  const prefix = `.${basename(target)}.loading-`;
-  for (const f of readdirSync(dirname(target))) {
-    if (!f.startsWith(prefix)) continue;
-    const pid = Number(/^(\d+)/.exec(f.slice(prefix.length))?.[1]);
-    if (pid === process.pid || !isAlive(pid)) rmSync(join(dirname(target), f), { force: true });
-  }
-}
-
 /**
  * Loads capture files into the store at `opts.db` in one transaction. Throws a
  * CapstateError for bad input; the store is then exactly as before.
@@ -292,12 +273,14 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
   if (isPostgresUrl(opts.db)) return loadIntoPostgres(opts, loadCaptures);
   const target = resolve(opts.db);
   checkStorePath(opts.db); // issue 15: a missing directory, a directory or a text file as --db, said in one line
-  // Work files of loads that were killed (SIGKILL leaves no chance to clean up).
+  // Work files of loads that were killed (SIGKILL leaves no chance to clean up): beside the
+  // target, and unpacked inputs in $TMPDIR (a killed `load big.har.gz` left its gigabyte there).
   removeAbandonedWork(target);
+  removeAbandonedTemps();
   const isNew = !existsSync(target);
   // A new store is written beside its target and put in place after the commit, so neither a
   // failure nor SIGKILL can leave a half-built file under the target's name.
-  const work = isNew ? join(dirname(target), `.${basename(target)}.loading-${process.pid}`) : opts.db;
+  const work = isNew ? newStoreWorkFile(target) : opts.db;
   const stopInterrupts = isNew ? removeOnInterrupt(work) : () => {};
   let db: Sqlite | null = null;
   try {
@@ -341,7 +324,7 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
   } finally {
     stopInterrupts();
     if (db) db.close();
-    if (isNew) removeAbandonedWork(target);
+    if (isNew) removeAbandonedWork(target, true);
   }
 }
 

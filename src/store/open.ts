@@ -13,6 +13,7 @@ import { sha256Hex } from '../json/sha256.js';
 import type { DB } from './types.js';
 import { capstateTables, checkStorePath, checkWritableStore, storeError } from './guard.js';
 import { registerBodyFunctions } from './body-content.js';
+import { removeAbandonedWork } from './abandoned-work.js';
 
 export type Sqlite = Database.Database;
 
@@ -134,6 +135,9 @@ function openReadOnly(file: string): Sqlite {
 
 /** Opens a store. Read-only opens fail with `stale-store` when migrations or views are behind. */
 export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
+  // Issue 42: the work file of a load into this path killed before it could put the store in
+  // place goes at the next open, whatever the command (before, only the next load swept it).
+  removeAbandonedWork(file);
   if (opts.write) {
     // Issue 15 (faults): refuse what is not a store of this schema or an older one, and
     // say so in one line, before anything is written (src/store/guard.ts).
