@@ -45,6 +45,19 @@ export function parseTimeout(value: string | undefined, flag: string): number {
   return Math.round(s * 1000);
 }
 
+/**
+ * An SQLite error that says the store's pages are broken (a file truncated or overwritten),
+ * met mid-command after the store opened: the store's fault, said so and naming it, not an
+ * internal error with a stack (issue 42). `args`: the command's arguments, long flags.
+ */
+export function damagedStore(e: unknown, args: string[]): unknown {
+  const code = String((e as { code?: unknown })?.code ?? '');
+  if (!code.startsWith('SQLITE_CORRUPT') && code !== 'SQLITE_NOTADB') return e;
+  const at = args.findIndex((a) => a === '--db' || a.startsWith('--db='));
+  const file = at < 0 ? storeFromEnvironment() ?? 'capstate.sqlite' : args[at].startsWith('--db=') ? args[at].slice('--db='.length) : args[at + 1];
+  return new CapstateError('damaged-store', `${file} is damaged (${(e as Error).message}): part of the file was lost or overwritten. Restore it from a copy, or load its captures into a new store (capstate load CAPTURE --db NEW.sqlite)`, { file });
+}
+
 /** Reports an error the way the user asked (`--json` or text) and returns the exit code. */
 export function reportError(e: unknown, asJson: boolean): number {
   if (e instanceof CapstateError) {

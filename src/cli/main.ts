@@ -5,7 +5,7 @@
  */
 import { defineCommand, runCommand } from 'citty';
 import { capstateVersion } from '../store/open.js';
-import { reportError } from './common.js';
+import { damagedStore, reportError } from './common.js';
 import { writeUsage } from './help.js';
 import { checkOptions, expandShortFlags } from './strict-args.js';
 import { commandLoaders, commandNames, isCommand } from './commands.js';
@@ -70,7 +70,7 @@ async function run(rawArgs: string[]): Promise<number> {
     await runCommand(cmd, { rawArgs: rest });
     return 0;
   } catch (e) {
-    const code = reportError(e, asJson || rest.slice(0, rest.includes('--') ? rest.indexOf('--') : rest.length).includes('--json'));
+    const code = reportError(damagedStore(e, rest), asJson || rest.slice(0, rest.includes('--') ? rest.indexOf('--') : rest.length).includes('--json'));
     if (code === 2) await writeUsage(process.stderr, cmd, main);
     return code;
   }

@@ -75,7 +75,8 @@ export function checkWritableStore(db: Sqlite, file: string, latest: number, our
     }
     throw new CapstateError('not-a-store', `${file} is another application's SQLite database (tables ${shown(foreign)}), not a capstate store; capstate will not add its tables to it: give another --db path`, { file });
   }
-  if (!hasMeta) {
+  // Capstate's tables without `meta` (dropped by hand): checkStoreShape names what is missing.
+  if (!hasMeta && tables.every((t) => !ours.has(t.toLowerCase()))) {
     throw new CapstateError('not-a-store', `${file} is an SQLite database with schema version ${version} but no capstate tables (${shown(tables) || 'none'}), not a capstate store; give another --db path`, { file });
   }
 }

@@ -14,6 +14,7 @@ import type { DB } from './types.js';
 import { capstateTables, checkStorePath, checkWritableStore, storeError } from './guard.js';
 import { registerBodyFunctions } from './body-content.js';
 import { removeAbandonedWork } from './abandoned-work.js';
+import { checkStoreShape, fresh } from './schema-check.js';
 
 export type Sqlite = Database.Database;
 
@@ -79,22 +80,35 @@ export function queriesHash(views = listViews()): string {
   return sha256Hex(views.map((v) => `${v.file}\n${v.sql}`).join('\n\0'));
 }
 
-function migrate(db: Sqlite): void {
+function migrate(db: Sqlite, file: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (const m of listMigrations()) {
     if (m.version <= current) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`); // version is an integer parsed from the file name
-    })();
+    try {
+      db.transaction(() => {
+        db.exec(m.sql);
+        db.pragma(`user_version = ${m.version}`); // version is an integer parsed from the file name
+      })();
+    } catch (e) {
+      // checkStoreShape refuses the inconsistencies it can see; anything else a migration trips on
+      // (an index, a trigger added by hand) is still the store's, not capstate's, and said so.
+      if (!(e as { code?: string }).code?.startsWith('SQLITE_ERROR') && (e as { code?: string }).code !== 'SQLITE_CONSTRAINT') throw e;
+      throw new CapstateError('inconsistent-store', `${file} says schema version ${db.pragma('user_version', { simple: true })}, but migration ${m.name} cannot be applied to it (${(e as Error).message}): it was changed outside capstate or is damaged. ${fresh(file)}`, { file });
+    }
   }
+}
+
+/** The views of queries/ the store lacks (dropped by hand): their hash alone would not show it. */
+function missingViews(db: Sqlite, views: ViewFile[]): string[] {
+  const have = new Set((db.prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]).map((n) => n.toLowerCase()));
+  return views.map((v) => v.name).filter((n) => !have.has(n.toLowerCase()));
 }
 
 function rebuildViews(db: Sqlite): void {
   const views = listViews();
   const hash = queriesHash(views);
   const stored = db.prepare('select value from meta where key = ?').pluck().get('queries_sha256');
-  if (stored === hash) return;
+  if (stored === hash && missingViews(db, views).length === 0) return;
   db.transaction(() => {
     const existing = db.prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[];
     // Drop order does not matter to SQLite; views are checked when used, not when dropped.
@@ -146,9 +160,10 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
     try {
       db = new Database(file);
       checkWritableStore(db, file, Math.max(...listMigrations().map((m) => m.version)), capstateTables(listMigrations().map((m) => m.sql)));
+      checkStoreShape(db, file, listMigrations());
       db.pragma('foreign_keys = ON');
       registerBodyFunctions(db);
-      migrate(db);
+      migrate(db, file);
       rebuildViews(db);
       return db;
     } catch (e) {
@@ -166,17 +181,29 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
   } catch (e) {
     // A load holding the lock past the busy timeout is not a damaged store (issue 15).
     const mapped = storeError(e, file);
-    if (mapped instanceof CapstateError && mapped.code === 'busy') throw mapped;
+    // A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) gets the message that says what to do with it.
+    if (mapped instanceof CapstateError && (mapped.code === 'busy' || mapped.code === 'not-a-store')) throw mapped;
     throw new CapstateError('not-a-store', `${file} is not a capstate store (${(e as Error).message})`, { file });
   }
   const version = db.pragma('user_version', { simple: true }) as number;
   const latest = Math.max(...listMigrations().map((m) => m.version));
   const fix = `run: capstate migrate --db ${shellWord(file)}`;
   if (version === 0) { db.close(); throw new CapstateError('not-a-store', `${file} is not a capstate store (no migrations applied)`, { file }); }
-  if (version < latest) { db.close(); throw new CapstateError('stale-store', `${file} is at schema version ${version}, this capstate needs ${latest}; ${fix}`, { file }); }
   if (version > latest) { db.close(); throw new CapstateError('newer-store', `${file} was written by a newer capstate (schema version ${version}); upgrade capstate`, { file }); }
+  // Issue 42: tables dropped or altered by hand, or a version edited up or below zero, are
+  // said here, not as a failed query later; `migrate` would not repair them, so not offered.
+  try {
+    checkStoreShape(db, file, listMigrations());
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  if (version < latest) { db.close(); throw new CapstateError('stale-store', `${file} is at schema version ${version}, this capstate needs ${latest}; ${fix}`, { file }); }
+  const views = listViews();
   const stored = db.prepare('select value from meta where key = ?').pluck().get('queries_sha256');
-  if (stored !== queriesHash()) { db.close(); throw new CapstateError('stale-store', `the views in ${file} were built from other queries; ${fix}`, { file }); }
+  if (stored !== queriesHash(views)) { db.close(); throw new CapstateError('stale-store', `the views in ${file} were built from other queries; ${fix}`, { file }); }
+  const missing = missingViews(db, views);
+  if (missing.length) { db.close(); throw new CapstateError('stale-store', `the views in ${file} are incomplete (no view ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}); ${fix}`, { file }); }
   registerBodyFunctions(db);
   return db;
 }
