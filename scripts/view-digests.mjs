@@ -1,4 +1,4 @@
-// Per-fixture digests of every rule view's rows and of the stored state (issue 20, step 1 of
+// Per-fixture digests of every rule view's rows, of the stored state and of the manifest (issue 20, step 1 of
 // docs/postgres-plan.md): a change meant to alter no row (a portability edit to queries/*.sql,
 // a new back end) is checked by running this before and after and comparing the two outputs.
 //
@@ -51,6 +51,8 @@ try {
     }
     const state = spawnSync(process.execPath, [join(packageRoot, 'dist/src/cli/main.js'), 'state', '--db', db, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
     digests['state --json'] = { status: state.status, sha256: sha(state.stdout) };
+    const manifest = spawnSync(process.execPath, [join(packageRoot, 'dist/src/cli/main.js'), 'manifest', '--db', db, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    digests['manifest --json'] = { status: manifest.status, sha256: sha(manifest.stdout) };
     out[name] = digests;
     process.stderr.write(`view-digests: ${name}: ${views.length} views\n`);
   }
