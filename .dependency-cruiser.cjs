@@ -12,9 +12,9 @@ const FLOORS = [
   ['store'], //          open, migrate, views, Kysely types, vocabulary, read-only SQL
   ['manifest'], //       admission, templates, tools, type roots: inferred from stored facts
   ['load'], //           reading captures and writing their facts (and the manifest's rows)
-  ['state', 'browser', 'compare'], // the state pass; scenario capture; capture comparison
-  ['serve'], //          the model: answers from state, write effects, replay, data plane
-  ['ingest'], //         the load command's one transaction: facts, manifest, state, its writes checked
+  ['model', 'browser', 'compare'], // plans, rendering, the stored state read back, the served model; scenario capture; capture comparison
+  ['state'], //          the state pass and its writer
+  ['serve', 'ingest'], // the model's face to callers (catalog, descriptions, data plane); the load command's one transaction
   ['mcp', 'http', 'report'], // the MCP server over serve/; the HTTP server and the report beside it
   ['cli', 'index'], //   one file per command; src/index.ts, the library's entry point
 ];

@@ -12,7 +12,7 @@ import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.j
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenHttp } from '../src/http/server.js';
 import { LineIdScanner } from '../src/mcp/line-id.js';
-import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
+import { closeServeContext, openServeContext, type ServeContext } from '../src/model/served/context.js';
 import { cli, cliPath, fixture, root, tempDir } from './helpers.js';
 import { serveStore, text, type Served } from './serve-helpers.js';
 

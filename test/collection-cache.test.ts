@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BoundedCache, storedLookups } from '../src/state/stored.js';
+import { BoundedCache, storedLookups } from '../src/model/plan/lookups.js';
 import { loadCaptures } from '../src/ingest/load-captures.js';
 import { kyselyFor, openStore } from '../src/store/open.js';
 import { writeHar } from './har-builder.js';

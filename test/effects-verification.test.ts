@@ -1,5 +1,5 @@
 /**
- * Serving's verification of write effects (src/serve/effects.ts `verifiedWrites`) skips the
+ * Serving's verification of write effects (src/model/served/effects.ts `verifiedWrites`) skips the
  * replays that can blame nothing more: reads of what only blamed writes touched, and the
  * answers of blamed writes (still applied). The skip must not change the outcome: on every
  * fixture with writes, serving verifies exactly the write tools, with the same effects, that
@@ -9,8 +9,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { closeServeContext, openServeContext } from '../src/serve/context.js';
-import { checkEffects, verifiedWrites } from '../src/serve/effects.js';
+import { closeServeContext, openServeContext } from '../src/model/served/context.js';
+import { checkEffects, verifiedWrites } from '../src/model/served/effects.js';
 import { cli, fixture, tempDir } from './helpers.js';
 
 const dir = tempDir();

@@ -13,9 +13,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, fixture, tempDir } from './helpers.js';
 import { serveHttp } from './serve-helpers.js';
-import type { ItemPlan, ListPlan, Plan } from '../src/state/types.js';
-import { embeddedIn, withoutEmbedded } from '../src/state/relations.js';
-import { relationCall, withRecordedMembers } from '../src/serve/relations.js';
+import type { ItemPlan, ListPlan, Plan } from '../src/model/plan/types.js';
+import { embeddedIn, withoutEmbedded } from '../src/model/plan/relations.js';
+import { relationCall, withRecordedMembers } from '../src/model/served/relations.js';
 
 const dir = tempDir();
 const CAPTURE = fixture('json-server-embed', 'capture.har');

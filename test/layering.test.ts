@@ -58,7 +58,7 @@ describe('layering: no module imports a higher floor, and no import cycles', () 
     const file = (path: string, text: string) => { mkdirSync(dirname(join(dir, path)), { recursive: true }); writeFileSync(join(dir, path), text); };
     file('src/cli/common.ts', 'export const JSON_FORMAT_VERSION = 1;\n');
     file('src/json/output.ts', "// the ground floor reaching up\nimport { JSON_FORMAT_VERSION } from '../cli/common.js';\nexport const v = JSON_FORMAT_VERSION;\n");
-    file('src/state/a.ts', "import { b } from '../browser/b.js';\nexport const a = b;\n");
+    file('src/model/a.ts', "import { b } from '../browser/b.js';\nexport const a = b;\n");
     file('src/browser/b.ts', 'export const b = 1;\n');
     file('src/stray/x.ts', "import { v } from '../json/output.js';\nexport const x = v;\n");
     file('src/serve/p.ts', "import { q } from './q.js';\nexport const p = () => q;\n");
@@ -68,9 +68,23 @@ describe('layering: no module imports a higher floor, and no import cycles', () 
     file('src/serve/s.ts', "import type { R } from './r.js';\nexport interface S { r?: R }\n");
     expect(describeViolations(dir, cruise(dir)).sort()).toEqual([
       "floor-json: src/json/output.ts:2: import { JSON_FORMAT_VERSION } from '../cli/common.js';",
-      "floor-state: src/state/a.ts:1: import { b } from '../browser/b.js';",
+      "floor-model: src/model/a.ts:1: import { b } from '../browser/b.js';",
       "floor-unknown: src/stray/x.ts:1: import { v } from '../json/output.js';",
       'no-circular: src/serve/p.ts -> src/serve/q.ts -> src/serve/p.ts',
+    ]);
+  });
+
+  it('loading does not reach serving, nor the state pass serving: ingest -> serve and state -> serve fail the check', () => {
+    const dir = tempDir();
+    copyFileSync(join(root, 'tsconfig.json'), join(dir, 'tsconfig.json'));
+    const file = (path: string, text: string) => { mkdirSync(dirname(join(dir, path)), { recursive: true }); writeFileSync(join(dir, path), text); };
+    file('src/serve/catalog.ts', 'export const catalog = 1;\n');
+    file('src/model/served/effects.ts', 'export const check = 1;\n');
+    file('src/ingest/store-state.ts', "import { catalog } from '../serve/catalog.js';\nimport { check } from '../model/served/effects.js';\nexport const s = catalog + check;\n");
+    file('src/state/writer.ts', "import { catalog } from '../serve/catalog.js';\nexport const w = catalog;\n");
+    expect(describeViolations(dir, cruise(dir)).sort()).toEqual([
+      "floor-ingest: src/ingest/store-state.ts:1: import { catalog } from '../serve/catalog.js';",
+      "floor-state: src/state/writer.ts:1: import { catalog } from '../serve/catalog.js';",
     ]);
   });
 

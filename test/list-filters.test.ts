@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { cli, fixture, tempDir } from './helpers.js';
 import { loadHar, writeHar, type Exchange } from './har-builder.js';
-import type { ListPlan, Plan, PlanLine } from '../src/state/types.js';
+import type { ListPlan, Plan, PlanLine } from '../src/model/plan/types.js';
 
 const dir = tempDir();
 const A = 'http://localhost:3000';

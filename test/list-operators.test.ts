@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cli, fixture, tempDir } from './helpers.js';
 import { line, serveHar, serveHttp, serveStore, text, type Served } from './serve-helpers.js';
-import { applyListQuery, parseListQuery } from '../src/state/list-queries.js';
-import type { StateEntity } from '../src/state/types.js';
+import { applyListQuery, parseListQuery } from '../src/model/plan/list-queries.js';
+import type { StateEntity } from '../src/model/plan/types.js';
 import type { Vocabulary } from '../src/store/vocabulary.js';
 
 const dir = tempDir();

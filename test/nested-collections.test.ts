@@ -15,7 +15,7 @@ import { cli, fixture, tempDir } from './helpers.js';
 import { writeHar, type Exchange } from './har-builder.js';
 import { line, serveHttp, serveStore, text, type Served } from './serve-helpers.js';
 import { factStore } from './view-facts.js';
-import type { ListPlan, Plan } from '../src/state/types.js';
+import type { ListPlan, Plan } from '../src/model/plan/types.js';
 
 const dir = tempDir();
 const CAPTURE = fixture('json-server-nested', 'capture.har');

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { storeState } from '../src/state/stored.js';
+import { storeState } from '../src/state/writer.js';
 import { STATE_PASS_CACHE_KIB, withPageCache } from '../src/store/page-cache.js';
 import { kyselyFor, openStore, rawConnection } from '../src/store/open.js';
 import { cli, fixture, tempDir } from './helpers.js';

@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { citedRules, plainError, plainText, planSentence, REASON_WORDS } from '../src/state/words.js';
-import { REASON_PRECEDENCE } from '../src/state/types.js';
+import { citedRules, plainError, plainText, planSentence, REASON_WORDS } from '../src/model/plan/words.js';
+import { REASON_PRECEDENCE } from '../src/model/plan/types.js';
 import { loadCaptures } from '../src/ingest/load-captures.js';
-import { toolInputCached } from '../src/serve/answer.js';
-import { jsonValueOf, readBody, recordArguments, toolRecords } from '../src/serve/records.js';
+import { toolInputCached } from '../src/model/served/answer.js';
+import { jsonValueOf, readBody, recordArguments, toolRecords } from '../src/model/served/records.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
 import { writeHar } from './har-builder.js';
 import { METHOD_EXCHANGES, serveHar, serveStore } from './serve-helpers.js';

@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCaptures } from '../src/ingest/load-captures.js';
 import { readManifest } from '../src/manifest/read.js';
-import { writeStoredStateDocument } from '../src/state/stored.js';
+import { writeStoredStateDocument } from '../src/model/plan/stored.js';
 import { kyselyFor, openStore } from '../src/store/open.js';
 import { postgresCopy } from '../src/store/postgres-copy.js';
 import { postgresSchemaVersion } from '../src/store/postgres-schema.js';

@@ -11,8 +11,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alternateKeyOf, collectionsOf } from '../src/state/render.js';
-import type { ItemPlan, ListPlan, Plan } from '../src/state/types.js';
+import { alternateKeyOf, collectionsOf } from '../src/model/plan/render.js';
+import type { ItemPlan, ListPlan, Plan } from '../src/model/plan/types.js';
 import { cli, fixture, tempDir } from './helpers.js';
 import { serveStore, type Served } from './serve-helpers.js';
 

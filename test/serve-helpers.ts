@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
+import { closeServeContext, openServeContext, type ServeContext } from '../src/model/served/context.js';
 import { createServer } from '../src/mcp/server.js';
 import { listenHttp } from '../src/http/server.js';
 import type { Catalog } from '../src/serve/catalog.js';

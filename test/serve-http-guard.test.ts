@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandboxFallback } from '../src/browser/launch.js';
 import { httpGuard } from '../src/http/guard.js';
 import { listenHttp } from '../src/http/server.js';
-import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
+import { closeServeContext, openServeContext, type ServeContext } from '../src/model/served/context.js';
 import { CHROMIUM, describeBrowser } from './browser-app.js';
 import { cli, fixture, tempDir } from './helpers.js';
 

@@ -11,7 +11,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/mcp/server.js';
-import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
+import { closeServeContext, openServeContext, type ServeContext } from '../src/model/served/context.js';
 import { cli, fixture, tempDir } from './helpers.js';
 
 const dir = tempDir();

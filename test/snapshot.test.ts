@@ -9,8 +9,8 @@ import { kyselyFor, openStore } from '../src/store/open.js';
 import { withSnapshot } from '../src/store/snapshot.js';
 import { STATE_VIEWS } from '../src/state/facts.js';
 import { environmentState, stateBytes } from '../src/state/index.js';
-import { markWriteEffects } from '../src/state/evidence.js';
-import { storedWriteEffects } from '../src/state/stored.js';
+import { markWriteEffects } from '../src/model/plan/evidence.js';
+import { storedWriteEffects } from '../src/model/plan/stored.js';
 import { captureOf, cli, fixture, tempDir } from './helpers.js';
 
 const dir = tempDir();

@@ -271,7 +271,7 @@ describe('ES-29 naming a view\'s clock spelling', () => {
 
 describe('ES-30 rendering unrecorded instants in the view\'s spelling', () => {
   it('ES-30 the spec example: .5Z renders as .500+00:00; six digits keep all six; epoch seconds from the instant', async () => {
-    const { renderClock } = await import('../src/state/clocks.js');
+    const { renderClock } = await import('../src/model/plan/clocks.js');
     const view = { separator: ' ' as const, fraction_digits: 3, offset: '+00:00' };
     expect(renderClock('at', '2024-06-02T08:30:15.5Z', view)).toBe('2024-06-02 08:30:15.500+00:00');
     expect(renderClock('at', '2024-06-02T08:30:15.123456Z', view)).toBe('2024-06-02 08:30:15.123456+00:00');
@@ -282,7 +282,7 @@ describe('ES-30 rendering unrecorded instants in the view\'s spelling', () => {
   });
 
   it('ES-30 the renderer applies the view\'s spelling to a stored value the view never recorded', async () => {
-    const { renderEntity } = await import('../src/state/render.js');
+    const { renderEntity } = await import('../src/model/plan/render.js');
     const e = { collection: 'events', id: 'ev-9', value: { id: 'ev-9', at: '2024-06-02T08:30:15.5Z' }, view_values: {}, state_order: 0, record_ordinals: [] };
     expect(renderEntity(e, { tool: 'get_api_v1_events', fields: ['id', 'at'], clock_formats: { at: { separator: ' ', fraction_digits: 3, offset: '+00:00' } } }))
       .toEqual({ id: 'ev-9', at: '2024-06-02 08:30:15.500+00:00' });
@@ -419,7 +419,7 @@ describe('ES-31 ES-32 sorted arrays', () => {
   });
 
   it('OQ-23 code-point order differs from UTF-16 order outside the BMP', async () => {
-    const { codePointSorted } = await import('../src/state/json.js');
+    const { codePointSorted } = await import('../src/model/plan/json.js');
     expect(codePointSorted(['\u{1F600}', '\uFFFF'])).toEqual(['\uFFFF', '\u{1F600}']);
     expect(['\u{1F600}', '\uFFFF'].sort()).toEqual(['\u{1F600}', '\uFFFF']);
   });

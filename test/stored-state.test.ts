@@ -14,15 +14,15 @@ import { generateHar } from '../bench/gen-har.js';
 import { CapstateError } from '../src/errors.js';
 import { loadCaptures } from '../src/ingest/load-captures.js';
 import { parseExactJson, stringifyExact, type JsonValue } from '../src/json/exact.js';
-import { answerCall } from '../src/serve/call.js';
-import { recordArguments, toolRecords } from '../src/serve/records.js';
-import { closeServeContext, openServeContext } from '../src/serve/context.js';
+import { answerCall } from '../src/model/served/call.js';
+import { recordArguments, toolRecords } from '../src/model/served/records.js';
+import { closeServeContext, openServeContext } from '../src/model/served/context.js';
 import { environmentStateView } from '../src/serve/state-view.js';
 import { environmentState, stateBytes } from '../src/state/index.js';
-import { readStoredState, storedWriteEffects } from '../src/state/stored.js';
-import { markWriteEffects } from '../src/state/evidence.js';
-import type { EnvironmentState, ItemPlan, ListPlan } from '../src/state/types.js';
-import { plainError, plainText } from '../src/state/words.js';
+import { readStoredState, storedWriteEffects } from '../src/model/plan/stored.js';
+import { markWriteEffects } from '../src/model/plan/evidence.js';
+import type { EnvironmentState, ItemPlan, ListPlan } from '../src/model/plan/types.js';
+import { plainError, plainText } from '../src/model/plan/words.js';
 import { kyselyFor, listMigrations, openStore, rawConnection } from '../src/store/open.js';
 import { withSnapshot } from '../src/store/snapshot.js';
 import { writeHar } from './har-builder.js';
@@ -114,7 +114,7 @@ async function expectConsistent(db: string): Promise<void> {
 
 /**
  * Issue 16: the pass lists each plan's embedded members; the stored state adds the relation
- * learned for each after the pass (src/serve/relations.ts). The pass's plans with the stored
+ * learned for each after the pass (src/model/served/relations.ts). The pass's plans with the stored
  * relations, once the members themselves are seen to be the same.
  */
 function withStoredRelations(computed: EnvironmentState, stored: EnvironmentState): EnvironmentState {

@@ -1,6 +1,6 @@
 /**
  * The environment's tools (issue 19): each tool's inputSchema is built from its capture's
- * records (src/serve/input-schema.ts), and the check of a call reads that same built
+ * records (src/model/served/input-schema.ts), and the check of a call reads that same built
  * schema. This proves they agree: for every tool of several fixtures, calls made from the
  * published schema (valid ones and each way of breaking one) get the same verdict from a
  * standard JSON Schema validator (Ajv) as from capstate's check.
@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapstateError } from '../src/errors.js';
-import { toolInputCached } from '../src/serve/answer.js';
-import { checkArguments } from '../src/serve/input-schema.js';
+import { toolInputCached } from '../src/model/served/answer.js';
+import { checkArguments } from '../src/model/served/input-schema.js';
 import { cli, fixture, tempDir } from './helpers.js';
 import { serveStore, type Served } from './serve-helpers.js';
 

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { generateHar } from '../bench/gen-har.js';
-import { answerCall } from '../src/serve/call.js';
-import { closeServeContext, openServeContext } from '../src/serve/context.js';
+import { answerCall } from '../src/model/served/call.js';
+import { closeServeContext, openServeContext } from '../src/model/served/context.js';
 import { bodiesBefore0014, cli, fixture, tempDir } from './helpers.js';
 import { serveStore, text } from './serve-helpers.js';
 

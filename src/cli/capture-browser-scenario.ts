@@ -5,7 +5,7 @@ import { CapstateError } from '../errors.js';
 import { parseExactJson, plainJson } from '../json/exact.js';
 import { jsonArg, log, out, printJson } from './common.js';
 import { toJson } from '../json/output.js';
-import { plainText } from '../state/words.js';
+import { plainText } from '../model/plan/words.js';
 
 export const args = {
   ...jsonArg,

@@ -1,8 +1,8 @@
 import { defineCommand } from 'citty';
-import { closeServeContext } from '../serve/context.js';
+import { closeServeContext } from '../model/served/context.js';
 import { buildCatalog, environmentCard } from '../serve/catalog.js';
 import { jsonArg, out, printJson } from './common.js';
-import { plainText } from '../state/words.js';
+import { plainText } from '../model/plan/words.js';
 import { openSource, sourceArgs } from './source.js';
 
 export const args = { ...sourceArgs, ...jsonArg } as const;

@@ -1,7 +1,7 @@
 import { defineCommand } from 'citty';
-import { plainText } from '../state/words.js';
-import { closeServeContext } from '../serve/context.js';
-import { checkEffects } from '../serve/effects.js';
+import { plainText } from '../model/plan/words.js';
+import { closeServeContext } from '../model/served/context.js';
+import { checkEffects } from '../model/served/effects.js';
 import { jsonArg, out, printJson } from './common.js';
 import { openSource, sourceArgs } from './source.js';
 

@@ -6,7 +6,7 @@ import type { ArgsDef } from 'citty';
 import { CapstateError } from '../errors.js';
 import { JSON_FORMAT_VERSION, toJson } from '../json/output.js';
 import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
-import { plainError, plainText } from '../state/words.js';
+import { plainError, plainText } from '../model/plan/words.js';
 
 /** Issue 20: `CAPSTATE_DB` names the store when --db is not given (a file, or a postgres:// URL). */
 export const storeFromEnvironment = (): string | undefined => process.env.CAPSTATE_DB || undefined;

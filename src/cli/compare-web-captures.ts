@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty';
-import { plainText } from '../state/words.js';
+import { plainText } from '../model/plan/words.js';
 import { compareWebCaptures, summarize } from '../compare/index.js';
 import { CapstateError } from '../errors.js';
 import { readScenarioInput } from './capture-browser-scenario.js';

@@ -4,7 +4,7 @@ import { openStore } from '../store/open.js';
 import { replaceCaptureState } from '../store/postgres-publish.js';
 import { temporaryReplica } from '../store/postgres-replica.js';
 import { displayUrl, isPostgresUrl, openPostgresStore } from '../store/postgres-store.js';
-import { viewsHash } from '../state/stored.js';
+import { viewsHash } from '../model/plan/stored.js';
 import { dbArg, log, out } from './common.js';
 
 export const args = {

@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CapstateError } from '../errors.js';
 import { CLOSED_BROWSER_POLICY, DEFAULT_BROWSER_EXECUTABLE, type BrowserPolicy } from '../serve/browser-policy.js';
-import { closeServeContext } from '../serve/context.js';
+import { closeServeContext } from '../model/served/context.js';
 import { parseMaxAnswerBytes } from '../serve/answer-bounds.js';
 import { createServer } from '../mcp/server.js';
 import { LineTransport, MAX_LINE_BYTES } from '../mcp/stdio-transport.js';

@@ -2,10 +2,10 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import { stringifyExact } from '../json/exact.js';
 import type { EnvironmentState } from '../state/index.js';
-import type { ItemPlan, ListPlan } from '../state/types.js';
-import { readStoredState, storedStateOf, writeStoredStateDocument } from '../state/stored.js';
+import type { ItemPlan, ListPlan } from '../model/plan/types.js';
+import { readStoredState, storedStateOf, writeStoredStateDocument } from '../model/plan/stored.js';
 import { explainArg, jsonArg, log, out } from './common.js';
-import { plainText } from '../state/words.js';
+import { plainText } from '../model/plan/words.js';
 import { pickCapture } from '../manifest/read.js';
 import { sourceArgs, withCaptures } from './source.js';
 

@@ -8,15 +8,15 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CapstateError } from '../errors.js';
-import { plainError } from '../state/words.js';
+import { plainError } from '../model/plan/words.js';
 import { parseExactJson } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
-import { answerCall } from '../serve/call.js';
-import type { ServeContext } from '../serve/context.js';
+import { answerCall } from '../model/served/call.js';
+import type { ServeContext } from '../model/served/context.js';
 import { checkStateBodyDepth, getState, validateState } from '../serve/data-plane.js';
-import { toolInputCached } from '../serve/answer.js';
+import { toolInputCached } from '../model/served/answer.js';
 import { templateParams } from '../manifest/paths.js';
-import { ServedModel } from '../serve/model.js';
+import { ServedModel } from '../model/served/model.js';
 import { admit, corsHeaders, httpGuard, isJsonContentType, preflightHeaders, type HttpGuard } from './guard.js';
 import { boundHttpAnswer, limitAnswer } from '../serve/answer-bounds.js';
 

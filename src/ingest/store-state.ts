@@ -1,14 +1,15 @@
 /**
  * Storing a capture's environment state with its write tools checked (issue 16, ES-41
- * extended). The state pass (src/state/stored.ts) writes the state_* rows; serving's
- * check-effects (src/serve/effects.ts), which reads those rows through a serve context, then
+ * extended). The state pass (src/model/plan/stored.ts) writes the state_* rows; serving's
+ * check-effects (src/model/served/effects.ts), which reads those rows through a serve context, then
  * marks each write tool verified or replayed; both run on the caller's connection and
  * transaction, so a load (or a migrate of one capture) stores all of it or nothing.
  */
-import { serveContextOn } from '../serve/context.js';
-import { checkWrites } from '../serve/effects.js';
-import { learnRelations } from '../serve/relations.js';
-import { storeState, viewsHash, type CheckWrites } from '../state/stored.js';
+import { serveContextOn } from '../model/served/context.js';
+import { checkWrites } from '../model/served/effects.js';
+import { learnRelations } from '../model/served/relations.js';
+import { viewsHash } from '../model/plan/stored.js';
+import { storeState, type CheckWrites } from '../state/writer.js';
 import { kyselyFor, type Sqlite } from '../store/open.js';
 
 /** The write check over connection `db` of store `file` (the file only names the store in messages). */

@@ -8,15 +8,15 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import { CapstateError } from '../errors.js';
 import { capstateVersion } from '../store/open.js';
 import { ANALYSIS_TOOL_NAMES, callAnalysisTool } from '../serve/analysis.js';
-import { answerCall, checkArgumentDepth } from '../serve/call.js';
+import { answerCall, checkArgumentDepth } from '../model/served/call.js';
 import { buildCatalog, type Catalog } from '../serve/catalog.js';
-import type { ServeContext } from '../serve/context.js';
+import type { ServeContext } from '../model/served/context.js';
 import type { BrowserPolicy } from '../serve/browser-policy.js';
 import { UNTRUSTED_CATALOG_WARNING } from '../serve/descriptions.js';
 import { answerResult, errorResult } from '../serve/results.js';
 import { boundToolResult } from '../serve/answer-bounds.js';
 import { callDataPlaneTool, DATA_PLANE_TOOL_NAMES } from '../serve/data-plane.js';
-import { defaultModel, ServedModel } from '../serve/model.js';
+import { defaultModel, ServedModel } from '../model/served/model.js';
 
 const version = capstateVersion;
 

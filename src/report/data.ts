@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/types.js';
 import type { EnvironmentState } from '../state/index.js';
-import { readStoredState } from '../state/stored.js';
+import { readStoredState } from '../model/plan/stored.js';
 
 export interface TimelineMark {
   ordinal: number;

@@ -6,8 +6,8 @@
  * through `esc`, in element text or double-quoted attributes.
  */
 import { stringifyExact, type JsonValue } from '../json/exact.js';
-import { boundSentence, planSentence, plainText } from '../state/words.js';
-import type { StateType } from '../state/types.js';
+import { boundSentence, planSentence, plainText } from '../model/plan/words.js';
+import type { StateType } from '../model/plan/types.js';
 import type { ReportData, TimelineMark } from './data.js';
 
 /** HTML-escapes text for element content and double-quoted attribute values. */

@@ -9,7 +9,7 @@ import { CapstateError } from '../errors.js';
 import { toJson } from '../json/output.js';
 import { DEFAULT_SQL_TIMEOUT_MS, runReadOnlySql } from '../store/read-only-sql.js';
 import { readManifest } from '../manifest/read.js';
-import type { ServeContext } from './context.js';
+import type { ServeContext } from '../model/served/context.js';
 import { BROWSER_TOOLS, callBrowserTool } from './browser-tools.js';
 import { CLOSED_BROWSER_POLICY, type BrowserPolicy } from './browser-policy.js';
 import { hintsFor } from './hints.js';
@@ -30,7 +30,7 @@ export const ANALYSIS_TOOLS: Tool[] = [
     name: 'inspect_analysis_view',
     description: 'An analysis view of a capture in the store: {"view": {"kind": "environment-manifest"}} gives its ' +
       'environment manifest (admission, template rules, tools with records and statuses); {"view": {"kind": "environment-state"}} ' +
-      'the inferred initial state. `parent` is the served capture\'s id (the default); no other capture is shown.',
+      'the inferred initial state. `parent`: the served capture\'s id (the default; no other is shown).',
     inputSchema: inputSchemaOf('inspect_analysis_view'),
     annotations: readOnly,
   },

@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
-import { plainError } from '../state/words.js';
+import { plainError } from '../model/plan/words.js';
 import { errorResult } from './results.js';
 
 /**

@@ -4,13 +4,13 @@
  * (DESC-5, MCP-2, OQ-37), and the environment card built from the same definitions.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ServeContext } from './context.js';
+import type { ServeContext } from '../model/served/context.js';
 import { ANALYSIS_TOOLS, ANALYSIS_TOOL_NAMES } from './analysis.js';
-import { toolInputCached } from './answer.js';
+import { toolInputCached } from '../model/served/answer.js';
 import { describeTool, minimalDescription, UNTRUSTED_CATALOG_WARNING } from './descriptions.js';
 import { hintsFor } from './hints.js';
 import { DATA_PLANE_TOOLS, DATA_PLANE_TOOL_NAMES } from './data-plane.js';
-import type { JsonSchema } from './input-schema.js';
+import type { JsonSchema } from '../model/served/input-schema.js';
 import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
 import { CLOSED_BROWSER_POLICY, type BrowserPolicy } from './browser-policy.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from './answer-bounds.js';

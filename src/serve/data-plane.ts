@@ -1,18 +1,18 @@
 /**
  * The data plane (issue 16): `reset_state`, `get_state` and `load_state` act on the
- * session's own model (src/serve/model.ts); the store's initial state is never changed.
+ * session's own model (src/model/served/model.ts); the store's initial state is never changed.
  * MCP serves them as tools, HTTP under `/__capstate/` (src/http/server.ts); both call here.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
 import { MAX_JSON_DEPTH, type JsonValue } from '../json/exact.js';
 import { firstTooDeep, pathText } from '../json/depth.js';
-import { isObject, member } from '../state/json.js';
-import type { StateDocument, StateEntity } from '../state/types.js';
-import type { ServeContext } from './context.js';
-import { servedState } from './from-state.js';
+import { isObject, member } from '../model/plan/json.js';
+import type { StateDocument, StateEntity } from '../model/plan/types.js';
+import type { ServeContext } from '../model/served/context.js';
+import { servedState } from '../model/served/from-state.js';
 import { hintsFor } from './hints.js';
-import { servedTypes, stateText, type ServedModel, type ServedStateDocument } from './model.js';
+import { servedTypes, stateText, type ServedModel, type ServedStateDocument } from '../model/served/model.js';
 import { inputSchemaOf, parseToolArguments } from './tool-arguments.js';
 
 export const DATA_PLANE_TOOLS: Tool[] = [

@@ -5,10 +5,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
 import { CapstateError } from '../errors.js';
-import { plainError } from '../state/words.js';
+import { plainError } from '../model/plan/words.js';
 import { objectEntries, stringifyExact, type JsonValue } from '../json/exact.js';
 import { toJson } from '../json/output.js';
-import type { CallAnswer } from './answer.js';
+import type { CallAnswer } from '../model/served/answer.js';
 import { childPointer } from '../json/pointer.js';
 
 /**

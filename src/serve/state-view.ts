@@ -3,8 +3,8 @@
  * same document `capstate state --json` prints, rebuilt from the stored state_* tables.
  */
 import { stateDocumentValue } from '../state/index.js';
-import { readStoredState } from '../state/stored.js';
-import type { ServeContext } from './context.js';
+import { readStoredState } from '../model/plan/stored.js';
+import type { ServeContext } from '../model/served/context.js';
 
 /** The `environment-state` analysis view of capture `parent`, rebuilt from its stored rows. */
 export async function environmentStateView(ctx: ServeContext, parent: number): Promise<Record<string, unknown>> {

@@ -3,7 +3,7 @@
  * with zod (issue 19): the declaration gives the TypeScript type, the published
  * `inputSchema` (JSON Schema) and the check, whose errors name the argument's path.
  * The environment's tools are not here: their schemas are built from each capture's
- * records (src/serve/input-schema.ts).
+ * records (src/model/served/input-schema.ts).
  */
 import { z } from 'zod';
 import { CapstateError } from '../errors.js';

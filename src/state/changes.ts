@@ -8,8 +8,8 @@
 import type { JsonValue } from '../json/exact.js';
 import { observedObject } from './entities.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
-import { readClock, sameInstant } from './clocks.js';
-import { at, isObject, jsonEqual, keysOf, member } from './json.js';
+import { readClock, sameInstant } from '../model/plan/clocks.js';
+import { at, isObject, jsonEqual, keysOf, member } from '../model/plan/json.js';
 
 export interface ChangeBound {
   root_path: string;

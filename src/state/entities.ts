@@ -5,8 +5,8 @@
  */
 import type { JsonValue } from '../json/exact.js';
 import type { StateFacts } from './facts.js';
-import { at, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
-import type { StateEntity, StateType } from './types.js';
+import { at, isObject, jsonEqual, keysOf, member, objectFrom } from '../model/plan/json.js';
+import type { StateEntity, StateType } from '../model/plan/types.js';
 
 /** The collection name of a type root: its last segment, or the whole root when two roots share it. */
 export function collectionNames(roots: string[]): Map<string, string> {

@@ -8,9 +8,9 @@ import type { DB } from '../store/types.js';
 import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
 import { lineBound, readRecordLines, type LineBound, type RecordLine } from '../store/record-lines.js';
 import { rowCost, valueCost, type Budget } from './budget.js';
-import { at, isObject } from './json.js';
+import { at, isObject } from '../model/plan/json.js';
 import { collectionNames } from './entities.js';
-import { embeddedIn, withoutEmbedded, type EmbeddedMember } from './relations.js';
+import { embeddedIn, withoutEmbedded, type EmbeddedMember } from '../model/plan/relations.js';
 import { storedContent } from '../store/body-content.js';
 
 /** A type's admitted read (`read_records`), as the one reader gives it (src/store/record-lines.ts). */

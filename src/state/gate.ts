@@ -12,11 +12,11 @@ import type { JsonValue } from '../json/exact.js';
 import type { DB } from '../store/types.js';
 import type { MergedTypes } from './entities.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
-import { codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
-import type { Plan } from './types.js';
+import { codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from '../model/plan/json.js';
+import type { Plan } from '../model/plan/types.js';
 import { readVersusWrite } from './read-and-write.js';
 import { valueCost, type Budget } from './budget.js';
-import { namesVariantKey, type Shaping } from './variants.js';
+import { namesVariantKey, type Shaping } from '../model/plan/variants.js';
 
 export interface GateResult {
   /** ES-21: per type root, fields no view of the type requires any more. */

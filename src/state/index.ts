@@ -14,15 +14,15 @@ import { mergeEntities } from './entities.js';
 import { readCaptureFacts, readUnitFacts, STATE_VIEWS, unitRoots, type CaptureFacts } from './facts.js';
 import { withSnapshot, type Snapshot } from '../store/snapshot.js';
 import { planTools } from './plans.js';
-import { classifyRows, type Shaping } from './variants.js';
+import { classifyRows, type Shaping } from '../model/plan/variants.js';
 import { findChangeBound, type ChangeBound } from './changes.js';
 import { findAbsenceBound } from './absence.js';
 import { Budget, valueCost } from './budget.js';
 import { runGate, sortedCandidates } from './gate.js';
-import type { EnvironmentState, Plan, StateDocument, StateEntity, StateType } from './types.js';
-import { PASS_EVIDENCE } from './evidence.js';
+import type { EnvironmentState, Plan, StateDocument, StateEntity, StateHead, StateType } from '../model/plan/types.js';
+import { PASS_EVIDENCE } from '../model/plan/evidence.js';
 
-export type { EnvironmentState } from './types.js';
+export type { EnvironmentState } from '../model/plan/types.js';
 
 /** What one type's unit of work decided, in the view's order; plans and documents carry their place in the view's tool order. */
 export interface UnitResult {
@@ -42,7 +42,7 @@ export interface RecordDecision {
 }
 
 /** The view's parts that are not per type. */
-export type StateHead = Pick<EnvironmentState, 'kind' | 'capture_id' | 'timeline_order' | 'limitations' | 'evidence'>;
+export type { StateHead } from '../model/plan/types.js';
 
 /** Where the pass puts what it decides: each type as soon as it is decided, then the head. */
 export interface StateSink {

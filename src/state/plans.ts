@@ -6,17 +6,17 @@
 import { stringifyExact, type JsonValue } from '../json/exact.js';
 import type { MergedTypes, Observation } from './entities.js';
 import { writeBetween } from './changes.js';
-import { viewClockFormat, type ClockFormat } from './clocks.js';
+import { viewClockFormat, type ClockFormat } from '../model/plan/clocks.js';
 import { lineKey, type ReadLine, type StateFacts } from './facts.js';
-import { at, isObject, jsonEqual, keysOf, member } from './json.js';
-import { singular, type EmbeddedMembers } from './relations.js';
-import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, replaceShown, shownAt, type Collections } from './render.js';
+import { at, isObject, jsonEqual, keysOf, member } from '../model/plan/json.js';
+import { singular, type EmbeddedMembers } from '../model/plan/relations.js';
+import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, replaceShown, shownAt, type Collections } from '../model/plan/render.js';
 import {
   REASON_PRECEDENCE, type ItemPlan, type ListParent, type ListPlan, type ListQueries, type Plan, type PlanLine, type Reason, type StateDocument, type StateEntity,
-} from './types.js';
-import type { Shaping, ViewShaping } from './variants.js';
+} from '../model/plan/types.js';
+import type { Shaping, ViewShaping } from '../model/plan/variants.js';
 import { childPointer } from '../json/pointer.js';
-import { applyListQuery, isListQuery, kindOf, parseListQuery, type ParsedQuery, type QueryKind, type QueryUnit } from './list-queries.js';
+import { applyListQuery, isListQuery, kindOf, parseListQuery, type ParsedQuery, type QueryKind, type QueryUnit } from '../model/plan/list-queries.js';
 
 /** OQ-30 / DOC-4: the rendered-size limit, compact exact JSON in UTF-8 bytes. */
 export const MAX_RENDERED_BYTES = 262_144;
@@ -164,7 +164,7 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
     }
     if (recorded === undefined) continue; // reported as body-unusable
     const rendered = plan.kind === 'item' ? renderItem(plan, line, recorded, ctx.state) : renderList(plan, line, recorded, ctx.state);
-    // Issue 16: what the line's query embeds is checked by serving's relations (src/serve/relations.ts),
+    // Issue 16: what the line's query embeds is checked by serving's relations (src/model/served/relations.ts),
     // not here; the rendered entities hold no embedded member (the merge kept them out).
     if (plan.embedded_members) recorded = withoutEmbeddedAt(ctx, plan, r.record_id, recorded);
     if (rendered.status === 'entity-absent') {

@@ -2,7 +2,7 @@
  * Rendering a read from state: the one place that turns a plan, the state's entities and an
  * envelope into a response body. ES-37 checks plans with it; serving answers with it.
  */
-import type { JsonValue } from '../json/exact.js';
+import type { JsonValue } from '../../json/exact.js';
 import { at, codePointSorted, isObject, keysOf, member, objectFrom, replaceAt } from './json.js';
 import type { ItemPlan, ListPlan, PlanLine, StateEntity } from './types.js';
 import { renderClock, type ClockFormat } from './clocks.js';

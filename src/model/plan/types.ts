@@ -3,7 +3,7 @@
  * prints exactly this shape under `format_version` 1.
  */
 import type { EmbeddedMembers } from './relations.js';
-import type { JsonValue } from '../json/exact.js';
+import type { JsonValue } from '../../json/exact.js';
 import type { ClockFormat } from './clocks.js';
 import type { ListQuery } from './list-queries.js';
 
@@ -148,3 +148,6 @@ export interface EnvironmentState {
   /** OQ-20: what the minimal write gate saw disagree with its model (informational; plans do not change). */
   gate_findings: string[];
 }
+
+/** The parts of the view not stored a row per element (the state pass's result head). */
+export type StateHead = Pick<EnvironmentState, 'kind' | 'capture_id' | 'timeline_order' | 'limitations' | 'evidence'>;

@@ -5,14 +5,14 @@
  * value in the schema comes from recorded traffic, so it is sampled like descriptions
  * (DESC-5) and counts against the catalog reserve.
  */
-import { CapstateError } from '../errors.js';
-import { objectEntries, type JsonValue } from '../json/exact.js';
-import { templateParams } from '../manifest/paths.js';
-import type { ManifestTool } from '../manifest/read.js';
+import { CapstateError } from '../../errors.js';
+import { objectEntries, type JsonValue } from '../../json/exact.js';
+import { templateParams } from '../../manifest/paths.js';
+import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
 import { servedLookups } from './model.js';
-import { sampleName } from './descriptions.js';
+import { sampleName } from './sample-names.js';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -5,9 +5,9 @@
  * server adds, so such a member is the relation's, not the entity's: the state keeps it out
  * of the merge and out of the plan checks (decisions: "Issue 16: embedded relations"), and
  * serving adds it back from the model only where the stored state learned how
- * (src/serve/relations.ts checks each reading against the recorded reads).
+ * (src/model/served/relations.ts checks each reading against the recorded reads).
  */
-import type { JsonValue } from '../json/exact.js';
+import type { JsonValue } from '../../json/exact.js';
 import { isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
 import { asPathValue } from './render.js';
 import type { StateEntity } from './types.js';
@@ -16,7 +16,7 @@ import type { StateEntity } from './types.js';
 export interface EmbeddedMember { param: string; member: string }
 
 /**
- * How the model fills an embedded member (learned per tool, src/serve/relations.ts):
+ * How the model fills an embedded member (learned per tool, src/model/served/relations.ts):
  * `children`, the entities of `collection` whose `field` equals the object's identity value
  * (a post's comments, `postId`); `parent`, the entity of `collection` whose id the object's
  * `field` names (a comment's post, `postId`), left out when there is none.

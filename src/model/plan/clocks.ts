@@ -3,7 +3,7 @@
  * always spells a field differently from the stored value, and used to render instants the
  * view never recorded.
  */
-import type { JsonValue } from '../json/exact.js';
+import type { JsonValue } from '../../json/exact.js';
 
 export type ClockFormat =
   | { separator: 'T' | ' '; fraction_digits: number; offset: string }

@@ -1,24 +1,24 @@
 /**
- * Answering a read from the served model (src/serve/model.ts: the stored state and this
+ * Answering a read from the served model (src/model/served/model.ts: the stored state and this
  * session's writes): an item, list or document plan renders the call with the one renderer
- * ES-37 checked the plan with (src/state/render.ts). An item read renders any id the model
+ * ES-37 checked the plan with (src/model/plan/render.ts). An item read renders any id the model
  * holds; an id it does not hold, on a type whose whole membership a list plan knows, is the
  * app's own 404. A call the state cannot answer — a record view, a request line no plan line
  * or shared envelope covers — returns null and replays instead.
  */
-import type { JsonValue } from '../json/exact.js';
-import type { ManifestTool } from '../manifest/read.js';
-import type { StoredLookups } from '../state/stored.js';
-import { collectionsOf, entityByKey, lineQuery, renderItem, renderList, type Collections } from '../state/render.js';
-import { isListQuery, parseListQuery, type ListQuery } from '../state/list-queries.js';
-import type { ItemPlan, ListParent, ListPlan, PlanLine, StateEntity } from '../state/types.js';
-import { namesVariantKey } from '../state/variants.js';
+import type { JsonValue } from '../../json/exact.js';
+import type { ManifestTool } from '../../manifest/read.js';
+import type { StoredLookups } from '../plan/lookups.js';
+import { collectionsOf, entityByKey, lineQuery, renderItem, renderList, type Collections } from '../plan/render.js';
+import { isListQuery, parseListQuery, type ListQuery } from '../plan/list-queries.js';
+import type { ItemPlan, ListParent, ListPlan, PlanLine, StateEntity } from '../plan/types.js';
+import { namesVariantKey } from '../plan/variants.js';
 import type { ServeContext } from './context.js';
-import { templateParams } from '../manifest/paths.js';
+import { templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { onlyEmbedded, relationCall, withRecordedMembersAt, withRelatedMembers } from './relations.js';
-import { relationWords } from '../state/relations.js';
+import { relationWords } from '../plan/relations.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
 
 /**

@@ -1,15 +1,15 @@
 /**
- * Answering one checked call (src/serve/call.ts checks the arguments and is what every
+ * Answering one checked call (src/model/served/call.ts checks the arguments and is what every
  * consumer calls; check-effects calls answerRequest directly). A read whose plan is an item, list or document
- * answers from the session's model (src/serve/from-state.ts); a write whose model the
- * capture's own later reads verified takes effect on it (src/serve/writes.ts,
- * src/serve/effects.ts); every other call replays a retained record.
+ * answers from the session's model (src/model/served/from-state.ts); a write whose model the
+ * capture's own later reads verified takes effect on it (src/model/served/writes.ts,
+ * src/model/served/effects.ts); every other call replays a retained record.
  */
-import { CapstateError } from '../errors.js';
-import { MAX_USABLE_BODY_BYTES, type BodyKind } from '../load/bodies.js';
-import { canonicalJson } from '../json/canonical.js';
-import { stringifyExact, type JsonValue } from '../json/exact.js';
-import type { ManifestTool } from '../manifest/read.js';
+import { CapstateError } from '../../errors.js';
+import { MAX_USABLE_BODY_BYTES, type BodyKind } from '../../load/bodies.js';
+import { canonicalJson } from '../../json/canonical.js';
+import { stringifyExact, type JsonValue } from '../../json/exact.js';
+import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
 import type { ServedModel } from './model.js';

@@ -4,21 +4,21 @@
  * and PUT on a document's path change the document. Ids are allocated the way the capture
  * shows them, server-stamped clocks are set in the recorded spelling (ES-29/30), and the
  * answer is shaped like the tool's recorded answer. Whether a tool's write model is used
- * at all is decided by src/serve/effects.ts, against the capture's own later reads.
+ * at all is decided by src/model/served/effects.ts, against the capture's own later reads.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { JsonValue } from '../json/exact.js';
-import type { ManifestTool } from '../manifest/read.js';
-import { readClock, renderClock, type ClockFormat } from '../state/clocks.js';
-import { at, isObject, jsonEqual, keysOf, member, objectFrom, replaceAt } from '../state/json.js';
-import type { StateEntity } from '../state/types.js';
+import type { JsonValue } from '../../json/exact.js';
+import type { ManifestTool } from '../../manifest/read.js';
+import { readClock, renderClock, type ClockFormat } from '../plan/clocks.js';
+import { at, isObject, jsonEqual, keysOf, member, objectFrom, replaceAt } from '../plan/json.js';
+import type { StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { notFound, servedState, type StateAnswer } from './from-state.js';
-import { templateParams } from '../manifest/paths.js';
+import { templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
-import { childPointer } from '../json/pointer.js';
+import { childPointer } from '../../json/pointer.js';
 
 export type WriteKind = 'create' | 'create-with-defaults' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
 

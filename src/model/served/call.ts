@@ -4,9 +4,9 @@
  * the write effects check-effects verified (effects.ts, stored with the state) when the tool writes; it sits
  * above both, because verifying effects answers calls itself.
  */
-import { CapstateError } from '../errors.js';
-import { MAX_JSON_DEPTH } from '../json/exact.js';
-import { firstTooDeep, pathText } from '../json/depth.js';
+import { CapstateError } from '../../errors.js';
+import { MAX_JSON_DEPTH } from '../../json/exact.js';
+import { firstTooDeep, pathText } from '../../json/depth.js';
 import { answerRequest, toolInputCached, type CallAnswer } from './answer.js';
 import type { ServeContext } from './context.js';
 import { verifiedWrites } from './effects.js';

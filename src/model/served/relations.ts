@@ -1,5 +1,5 @@
 /**
- * Embedded relations served from the model (issue 16; src/state/relations.ts says what
+ * Embedded relations served from the model (issue 16; src/model/plan/relations.ts says what
  * they are). The state pass lists the members a view's reads embed on request; this module
  * learns, for each, how the model fills it — the children of another collection that carry
  * this entity's identity value in a field (`?_embed=comments`: the comments whose `postId`
@@ -9,12 +9,12 @@
  * member. Serving then answers such a call as the call without the key, each shown object
  * given the member from this session's model; a member with no reading replays.
  */
-import type { JsonValue } from '../json/exact.js';
-import { isObject, jsonEqual, keysOf, member, objectFrom } from '../state/json.js';
-import { asPathValue, replaceShown, shownAt } from '../state/render.js';
-import { relatedValue, singular, withRelations, type EmbeddedMember, type EmbeddedMembers, type Relation, type RelationSource } from '../state/relations.js';
-import { restorePlanFacts } from '../state/stored.js';
-import type { ItemPlan, ListPlan } from '../state/types.js';
+import type { JsonValue } from '../../json/exact.js';
+import { isObject, jsonEqual, keysOf, member, objectFrom } from '../plan/json.js';
+import { asPathValue, replaceShown, shownAt } from '../plan/render.js';
+import { relatedValue, singular, withRelations, type EmbeddedMember, type EmbeddedMembers, type Relation, type RelationSource } from '../plan/relations.js';
+import { restorePlanFacts } from '../plan/stored.js';
+import type { ItemPlan, ListPlan } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
 import { servedLookups, servedTypes, ServedModel } from './model.js';

@@ -1,15 +1,16 @@
 /**
  * The served model: one session's working copy of the capture's stored state (issue 16).
- * Reads go to the stored state (src/state/stored.ts, never recomputed, never written) through
+ * Reads go to the stored state (src/model/plan/stored.ts, never recomputed, never written) through
  * an overlay that holds only what this session's writes changed; `load_state` swaps the
  * base for a state given by hand, `reset_state` drops both. Each MCP session and each HTTP
  * server owns one model, so sessions never see each other's writes.
  */
-import { CapstateError } from '../errors.js';
-import { stringifyExact, type JsonValue } from '../json/exact.js';
-import { sha256Hex } from '../json/sha256.js';
-import { readStoredState, storedLookups, type StoredLookups } from '../state/stored.js';
-import type { StateDocument, StateEntity } from '../state/types.js';
+import { CapstateError } from '../../errors.js';
+import { stringifyExact, type JsonValue } from '../../json/exact.js';
+import { sha256Hex } from '../../json/sha256.js';
+import { readStoredState } from '../plan/stored.js';
+import { storedLookups, type StoredLookups } from '../plan/lookups.js';
+import type { StateDocument, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 
 /** What a model reads its entities and documents from before any write. */

@@ -5,7 +5,7 @@
  * only reads them into the shape the plans, the gate and serving use; no rule is restated.
  */
 import type { Kysely } from 'kysely';
-import type { DB } from '../store/types.js';
+import type { DB } from '../../store/types.js';
 
 export interface QueryKey { name: string; value?: string; omitted?: true }
 

@@ -7,8 +7,8 @@
  * state reproduces the line's recorded list (in its order); serving answers with the same
  * function, so a filtered list follows the session's writes.
  */
-import type { JsonValue } from '../json/exact.js';
-import type { Vocabulary } from '../store/vocabulary.js';
+import type { JsonValue } from '../../json/exact.js';
+import type { Vocabulary } from '../../store/vocabulary.js';
 import { isObject, member } from './json.js';
 import type { StateEntity } from './types.js';
 

@@ -7,13 +7,13 @@
  * last run.
  */
 import { createHash } from 'node:crypto';
-import { CapstateError } from '../errors.js';
-import { objectEntries, type JsonValue } from '../json/exact.js';
-import type { ManifestTool } from '../manifest/read.js';
-import { readClock } from '../state/clocks.js';
-import { storedWriteEffects } from '../state/stored.js';
-import type { WriteEffectsMark } from '../state/types.js';
-import { isObject } from '../state/json.js';
+import { CapstateError } from '../../errors.js';
+import { objectEntries, type JsonValue } from '../../json/exact.js';
+import type { ManifestTool } from '../../manifest/read.js';
+import { readClock } from '../plan/clocks.js';
+import { storedWriteEffects } from '../plan/stored.js';
+import type { WriteEffectsMark } from '../plan/types.js';
+import { isObject } from '../plan/json.js';
 import { answerRequest, type CallAnswer } from './answer.js';
 import type { ServeContext } from './context.js';
 import { servedState } from './from-state.js';
@@ -21,7 +21,7 @@ import type { CallRequest } from './input-schema.js';
 import { ServedModel } from './model.js';
 import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 import { createdIdOf, effectsToTry, writeModelOf, type RandomBytes, type WriteKind } from './writes.js';
-import { childPointer } from '../json/pointer.js';
+import { childPointer } from '../../json/pointer.js';
 
 export interface EffectCheck {
   ordinal: number;

@@ -4,12 +4,12 @@
  * answer and description reads from. Serving never writes (ES-40: nothing but replay).
  */
 import type { Kysely } from 'kysely';
-import { listCaptureIds, pickCapture, readManifest, type Manifest, type ManifestTool } from '../manifest/read.js';
-import { kyselyFor, openStore, type Sqlite } from '../store/open.js';
-import type { DB } from '../store/types.js';
-import { freshStoredState } from '../state/stored.js';
-import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
-import { temporaryCaptureCopy } from '../store/capture-copy.js';
+import { listCaptureIds, pickCapture, readManifest, type Manifest, type ManifestTool } from '../../manifest/read.js';
+import { kyselyFor, openStore, type Sqlite } from '../../store/open.js';
+import type { DB } from '../../store/types.js';
+import { freshStoredState } from '../plan/stored.js';
+import { readVocabulary, type Vocabulary } from '../../store/vocabulary.js';
+import { temporaryCaptureCopy } from '../../store/capture-copy.js';
 
 export interface ServeContext {
   /**

@@ -4,13 +4,13 @@
  * `initial_reads` view), and body classification from the store — decided once by the
  * single owner, src/load/bodies.ts (DESC-6, ES-5); this module only reads its verdict.
  */
-import { type BodyKind } from '../load/bodies.js';
-import { parseAcceptedJson, type JsonValue } from '../json/exact.js';
-import type { ManifestTool } from '../manifest/read.js';
+import { type BodyKind } from '../../load/bodies.js';
+import { parseAcceptedJson, type JsonValue } from '../../json/exact.js';
+import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { servedLookups } from './model.js';
-import { storedContent } from '../store/body-content.js';
-import { lineBound, readRecordLines, type LineBound, type RecordLine } from '../store/record-lines.js';
+import { storedContent } from '../../store/body-content.js';
+import { lineBound, readRecordLines, type LineBound, type RecordLine } from '../../store/record-lines.js';
 
 /**
  * The part of a checked call (input-schema.ts `CallRequest`) that picks a request line's
