@@ -16,11 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { closeServeContext, openServeContext, type ServeContext } from '../src/serve/context.js';
+import { closeServeContext, openServeContext, type ServeContext } from '../src/model/served/context.js';
 import { openPostgresStore } from '../src/store/postgres-store.js';
 import { temporaryReplica } from '../src/store/postgres-replica.js';
 import { startPostgres } from './postgres-server.js';
-import { recordArguments, toolRecords } from '../src/serve/records.js';
+import { recordArguments, toolRecords } from '../src/model/served/records.js';
 import { createServer } from '../src/mcp/server.js';
 import { NODE_FLAGS } from '../src/cli/memory.js';
 
