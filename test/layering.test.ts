@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { root, tempDir } from './helpers.js';
@@ -96,5 +96,32 @@ describe('layering: no module imports a higher floor, and no import cycles', () 
       .map((line) => /^\| (\d+) \| ([^|]+) \|/.exec(line)).filter((m) => m !== null)
       .flatMap((m) => [...m![2].matchAll(/`([a-z-]+)(?:\/|\.ts)`/g)].map((f) => `${m![1]} ${f[1]}`));
     expect(documented.sort()).toEqual(enforced.sort());
+  });
+});
+
+/** Issue 43: a file past this many lines had come to hold several concerns (manifest/infer.ts, store/types.ts). */
+const MAX_LINES = 500;
+
+/** The .ts files under `dir` over MAX_LINES, as `src/<path>: <n> lines`. */
+function longFiles(dir: string): string[] {
+  const files = (readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => f.endsWith('.ts')).sort();
+  return files.flatMap((f) => {
+    const text = readFileSync(join(dir, f), 'utf8');
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    return lines > MAX_LINES ? [`src/${f}: ${lines} lines`] : [];
+  });
+}
+
+describe('file size: a module of src/ that grows past 500 lines is split by concern', () => {
+  it('no file in src/ is over 500 lines', () => {
+    expect(longFiles(join(root, 'src'))).toEqual([]);
+  });
+
+  it('the check names a file of 501 lines and passes one of 500', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'a'), { recursive: true });
+    writeFileSync(join(dir, 'a', 'long.ts'), 'export {};\n'.repeat(501));
+    writeFileSync(join(dir, 'short.ts'), 'export {};\n'.repeat(500));
+    expect(longFiles(dir)).toEqual(['src/a/long.ts: 501 lines']);
   });
 });
