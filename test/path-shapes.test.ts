@@ -2,7 +2,7 @@
  * Issue 18, the path- and type-level inferences: which segments are parameters and what
  * they are called, which GET reads are files, which POSTs are reads, which item reads only
  * echo their path, and tool names within 64 characters. Each case is a small HAR named for
- * what it proves; docs/decisions.md, "Issue 18: path and type shapes", has the readings.
+ * what it proves; docs/decisions.md, "Manifest" and "Locations and identity", has the readings.
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * Issue 20, step 4 of docs/postgres-plan.md: the store's tables on a real PostgreSQL, written
  * from schema/*.sql (src/store/postgres-schema.ts). One describe per promise of the
- * dialect layer (docs/decisions.md, "Issue 20: the tables on PostgreSQL").
+ * dialect layer (docs/decisions.md, "The tables on PostgreSQL").
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

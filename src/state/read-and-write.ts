@@ -7,7 +7,7 @@
  * earlier in timeline position.
  *
  * The TypeScript statement of the rule; the views state it in SQL (`initial_reads`), which
- * cannot call this (docs/decisions.md, "Layering (issue 13)").
+ * cannot call this (docs/decisions.md, "Layering").
  */
 
 /** The timeline facts of one record that ES-8 compares. */

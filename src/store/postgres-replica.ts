@@ -4,7 +4,7 @@
  * is a PostgreSQL URL. The capture's rows — its records and tools, the bodies they carry and
  * their members, its manifest and stored state — are copied with their ids, so every answer is
  * the one a SQLite store of the same captures gives, and a served tool call never waits on the
- * network (docs/decisions.md, "Issue 20: PostgreSQL is where captures are kept…").
+ * network (docs/decisions.md, "PostgreSQL is where captures are kept…").
  *
  * Rows come through `COPY (SELECT …) TO STDOUT` in text format and are turned back into
  * SQLite's values: member_node's key into an integer where `key_is_index` says so and its

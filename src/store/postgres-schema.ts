@@ -4,8 +4,8 @@
  * declared once. A PostgreSQL store starts at the schema version those files describe
  * (`schemaVersion` in `meta`, no replay of SQLite's migrations).
  *
- * The differences are the named rules below, each listed in docs/decisions.md ("Issue 20: the
- * tables on PostgreSQL"); test/postgres-schema.test.ts applies the result to a real
+ * The differences are the named rules below, each listed in docs/decisions.md ("The tables
+ * on PostgreSQL"); test/postgres-schema.test.ts applies the result to a real
  * PostgreSQL and holds every table's columns to SQLite's.
  */
 import { readdirSync, readFileSync } from 'node:fs';

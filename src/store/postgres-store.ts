@@ -5,7 +5,7 @@
  * the rule views (postgres-views.ts) — so several loaders may start at once. A read-only open
  * creates nothing and says what to run when the store is missing or behind.
  *
- * How the rest of capstate uses it (docs/decisions.md, "Issue 20: PostgreSQL is where captures
+ * How the rest of capstate uses it (docs/decisions.md, "PostgreSQL is where captures
  * are kept, not where one capture is worked out"): a load works a capture out in a private
  * SQLite file and publishes its rows here in one transaction (postgres-publish.ts); a command
  * that reads a capture copies its rows from here into a private SQLite file and reads that

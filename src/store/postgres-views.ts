@@ -4,7 +4,7 @@
  * below, so no rule is written twice. Each rule is a plain text rewrite of a construct the
  * views use in one form only; test/postgres-views.test.ts holds each to its examples, and a
  * view that still uses a construct no rule covers fails loudly on PostgreSQL, not silently.
- * The list is in docs/decisions.md ("Issue 20: the rule views on PostgreSQL").
+ * The list is in docs/decisions.md ("The rule views on PostgreSQL").
  */
 
 /** A SQLite GLOB pattern (the views only use literals) as an anchored POSIX regular expression. */

@@ -12,12 +12,12 @@ import type { Vocabulary } from '../../store/vocabulary.js';
 import { isObject, member } from './json.js';
 import type { StateEntity } from './types.js';
 
-/** A list query read from a request line's keys (decisions: "Issue 18/16: filtered and paged lists"). */
+/** A list query read from a request line's keys (decisions: "ES-37 / list queries"). */
 export interface ListQuery {
   /**
    * Equality (one value) or membership (several) filters: the key is the entity's field. An
    * operator key (`views_gte`, `userId_ne`, `title_like`: the field and json-server's suffix)
-   * carries its operator in `op`; without one the filter is equality (decisions: "Issue 16: list operators").
+   * carries its operator in `op`; without one the filter is equality (decisions: "ES-37 / list queries").
    */
   filter?: { field: string; values: string[]; op?: FilterOp }[];
   /** One sort field and its direction (a stable sort: ties keep state order). */
@@ -198,7 +198,7 @@ function compare(a: JsonValue | undefined, b: JsonValue | undefined): number {
 
 /**
  * Whether an entity's value passes one filter, as json-server 0.17.4 tests it (decisions:
- * "Issue 16: list operators"): equality and `_ne` on the value's spelling (`_ne` with several
+ * "ES-37 / list queries"): equality and `_ne` on the value's spelling (`_ne` with several
  * values excludes each), `_gte`/`_lte` as JavaScript's `<=` compares the query's text with the
  * value (a number as a number, a query value that is not one matching nothing; a string by
  * code units), `_like` a case-insensitive regular expression searched in the spelling. A

@@ -3,7 +3,7 @@
  * entities inside each object — json-server's `?_embed=comments` (a post with its comments)
  * and `?_expand=post` (a comment with its post). The query value names the member the
  * server adds, so such a member is the relation's, not the entity's: the state keeps it out
- * of the merge and out of the plan checks (decisions: "Issue 16: embedded relations"), and
+ * of the merge and out of the plan checks (decisions: "Embedded relations"), and
  * serving adds it back from the model only where the stored state learned how
  * (src/model/served/relations.ts checks each reading against the recorded reads).
  */
