@@ -304,7 +304,7 @@ type Doc = { entities: { collection: string; id: string; value: Record<string, u
 
 describe('a created id of the server\'s shape, whatever the draw', () => {
   it('a random id keeps the recorded id\'s prefix, length, character classes and so its shape (never a counter by chance)', async () => {
-    const { idShape, randomLike } = await import('../src/model/served/writes.js');
+    const { idShape, randomLike } = await import('../src/model/served/ids.js');
     for (const recorded of ['itm_5Wn4Ps8d', '5f3a9c0e', 'zz', 'ABCdefGHx', 'usr-Q9zk-aB', 'xxxxxxxxxxxxxxxxxxxxxxxx']) {
       for (let i = 0; i < 300; i++) {
         const id = randomLike(recorded);

@@ -20,7 +20,8 @@ import { servedState } from './from-state.js';
 import type { CallRequest } from './input-schema.js';
 import { ServedModel } from './model.js';
 import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
-import { createdIdOf, effectsToTry, writeModelOf, type RandomBytes, type WriteKind } from './writes.js';
+import { effectsToTry, writeModelOf, type WriteKind } from './writes.js';
+import { createdIdOf, type RandomBytes } from './ids.js';
 import { childPointer } from '../../json/pointer.js';
 
 export interface EffectCheck {

@@ -6,7 +6,6 @@
  * answer is shaped like the tool's recorded answer. Whether a tool's write model is used
  * at all is decided by src/model/served/effects.ts, against the capture's own later reads.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import { readClock, renderClock, type ClockFormat } from '../plan/clocks.js';
@@ -19,6 +18,7 @@ import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 import { childPointer } from '../../json/pointer.js';
+import { allocateId, createdIdOf, idShape, isInt, scalarId, type RandomBytes } from './ids.js';
 
 export type WriteKind = 'create' | 'create-with-defaults' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
 
@@ -248,86 +248,6 @@ function inServerOrder(entries: [string, JsonValue][], recordedEntity: JsonValue
   return objectFrom(entries.map((e, i) => ({ e, i })).sort((a, b) => rank(a.e[0]) - rank(b.e[0]) || a.i - b.i).map(({ e }) => e));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const isInt = (v: JsonValue | undefined) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
-
-/** An id's shape: an integer, a UUID, a prefix and a counter (`note-2001`: `note-` + digits), or its length and alphabet. */
-export function idShape(v: JsonValue | undefined): string {
-  if (isInt(v)) return 'integer';
-  if (typeof v !== 'string') return `other:${typeof v}`;
-  if (UUID.test(v)) return 'rfc-4122';
-  const counter = /^(.*?)(\d+)$/.exec(v);
-  if (counter) return `counter:${counter[1]}`;
-  return `chars:${v.length}:${/^[0-9a-f]+$/.test(v) ? 'hex' : 'any'}`;
-}
-
-/**
- * A new id the way the capture shows them: the body's own, the next integer after the
- * largest, a UUID, the next counter after a shared prefix (`note-1005`), or a random value
- * of the recorded id's length and alphabet.
- */
-async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonValue | undefined, given: JsonValue | undefined, random?: RandomBytes): Promise<JsonValue> {
-  if (given !== undefined && given !== null) return given;
-  const ids = (await model.collection(wm.collection!)).map((e) => member(e.value, wm.identity!)).filter((v) => v !== undefined);
-  const max = (xs: bigint[]) => xs.reduce((m, v) => (v > m ? v : m), 0n);
-  if (typeof recordedId === 'string' && UUID.test(recordedId)) return random ? uuidFrom(random) : randomUUID();
-  if ((recordedId === undefined || isInt(recordedId)) && ids.every(isInt)) {
-    const next = max(ids.map((v) => BigInt(v as number | bigint))) + 1n;
-    return next <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(next) : next;
-  }
-  const counter = typeof recordedId === 'string' ? /^(.*?)(\d+)$/.exec(recordedId) : null;
-  if (counter) {
-    const [, prefix, digits] = counter;
-    const held = ids.map((v) => (typeof v === 'string' && v.startsWith(prefix) && /^\d+$/.test(v.slice(prefix.length)) ? BigInt(v.slice(prefix.length)) : null));
-    if (held.every((v) => v !== null)) {
-      const next = String(max(held as bigint[]) + 1n);
-      return prefix + (digits.startsWith('0') ? next.padStart(digits.length, '0') : next);
-    }
-  }
-  return randomLike(typeof recordedId === 'string' ? recordedId : 'xxxxxxxxxxxxxxxxxxxxxxxx', random);
-}
-
-/**
- * A random id of the recorded one's shape (idShape): its prefix up to the last separator kept
- * (`itm_`), then a digit for a digit and a letter of the same case for a letter (hex ids stay
- * hex). Drawing from one alphabet, a value could end in a digit and read as a counter, so a
- * create's answer and check-effects depended on the draw (graphql-mixed, ~1 run in 6).
- */
-export function randomLike(shape: string, random: RandomBytes = randomBytes): string {
-  const cut = Math.max(...['_', '-', '.', ':', '/'].map((c) => shape.lastIndexOf(c))) + 1;
-  const hex = /^[0-9a-f]+$/.test(shape);
-  const pick = (set: string, b: number) => set[b % set.length];
-  const draw = () => shape.slice(0, cut) + [...random(shape.length - cut)].map((b, i) => {
-    const c = shape[cut + i];
-    if (c >= '0' && c <= '9') return pick('0123456789', b);
-    if (hex) return pick('abcdef', b);
-    if (c >= 'a' && c <= 'z') return pick('abcdefghijklmnopqrstuvwxyz', b);
-    if (c >= 'A' && c <= 'Z') return pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ', b);
-    return c;
-  }).join('');
-  // A draw of only a-f letters and digits from a non-hex shape would read as hex: draw again.
-  let id = draw();
-  for (let i = 0; i < 32 && idShape(id) !== idShape(shape); i++) id = draw();
-  return id;
-}
-
-/** The id a recorded create answer shows: the entity's identity member, or the value of a wrapper holding only an id. */
-export function createdIdOf(wm: WriteModel, answer: JsonValue | undefined): JsonValue | undefined {
-  if (answer === undefined) return undefined;
-  const placed = at(answer, wm.pointer);
-  if (isObject(placed) && member(placed, wm.identity!) !== undefined) return scalarId(member(placed, wm.identity!));
-  if (isObject(answer) && member(answer, wm.identity!) !== undefined) return scalarId(member(answer, wm.identity!));
-  const keys = keysOf(answer);
-  // A wrapper's id member: its only member, or one named like an id whose value is an id (`grid` is not).
-  const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k) && scalarId(member(answer, k)) !== undefined);
-  return idKey === undefined ? undefined : scalarId(member(answer, idKey));
-}
-
-/** An id is a string or a number; any other value names no entity. */
-export function scalarId(v: JsonValue | undefined): string | number | bigint | undefined {
-  return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? v : undefined;
-}
-
 /** The recorded answer with the written entity in it: at the entity's place, or as the id a wrapper answers with (`{"silenceID": …}`). */
 function shapedAnswer(recorded: JsonValue | undefined, wm: WriteModel, value: JsonValue, id: JsonValue): JsonValue | undefined {
   if (recorded === undefined) return undefined;
@@ -372,18 +292,6 @@ export interface WriteOptions {
    * stream, so a check's words (stored with the state) are the same on every load of a capture.
    */
   random?: RandomBytes;
-}
-
-/** `n` random bytes. */
-export type RandomBytes = (n: number) => Uint8Array;
-
-/** An RFC 4122 version 4 UUID from `random`'s bytes. */
-function uuidFrom(random: RandomBytes): string {
-  const b = Buffer.from(random(16));
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: WriteModel, call: CallRequest, model: ServedModel, opts: WriteOptions = {}): Promise<StateAnswer | null> {
