@@ -65,10 +65,14 @@ describe('HTTP serving answers on the app\'s own paths, as the MCP tools do', ()
     await json('POST', '/__capstate/reset');
   });
 
-  it('a path no tool answers is a 404 with capstate\'s error document; a body that is not JSON a 400', async () => {
+  it('a path no tool answers is declined (501, a problem document in capstate\'s error shape); a body that is not JSON a 400', async () => {
     const r = await json('GET', '/nothing/here');
-    expect(r.status).toBe(404);
-    expect(await r.json()).toMatchObject({ ok: false, code: 'no-route', message: expect.stringMatching(/GET \/nothing\/here/) });
+    expect(r.status).toBe(501);
+    expect(r.headers.get('content-type')).toBe('application/problem+json');
+    expect(r.headers.get('capstate-answer')).toBe('declined');
+    expect(await r.json()).toMatchObject({ status: 501, ok: false, code: 'no-route', message: expect.stringMatching(/GET \/nothing\/here/) });
+    // capstate's own data plane is not the app: an unknown path of it is a plain 404.
+    expect((await json('GET', '/__capstate/nothing')).status).toBe(404);
     const bad = await fetch(base + '/posts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: 'bad-json' });

@@ -17,6 +17,7 @@ import { checkStateBodyDepth, getState, validateState } from '../serve/data-plan
 import { toolInputCached } from '../model/served/answer.js';
 import { templateParams } from '../manifest/paths.js';
 import { ServedModel } from '../model/served/model.js';
+import { DECLINED_CODES, DECLINED_STATUS, provenanceHeaders } from '../model/served/provenance.js';
 import { admit, corsHeaders, httpGuard, isJsonContentType, preflightHeaders, type HttpGuard } from './guard.js';
 import { boundHttpAnswer, limitAnswer } from '../serve/answer-bounds.js';
 
@@ -49,6 +50,24 @@ function routesOf(ctx: ServeContext): Route[] {
 }
 
 /** Sends an answer; an allowed origin gets CORS headers exposing every header sent (guard.ts). */
+/**
+ * The route most like `method path`, for a decline's hint: the most leading segments in
+ * common (a parameter matches any), then the same number of segments, then the same method.
+ */
+function nearestRoute(routes: Route[], method: string, path: string): Route | undefined {
+  const asked = path.split('/').filter(Boolean);
+  let best: { r: Route; score: number } | undefined;
+  for (const r of routes) {
+    const segs = r.tool.template.split('/').filter(Boolean);
+    let common = 0;
+    while (common < Math.min(segs.length, asked.length) && (segs[common] === asked[common] || /^\{[^}]+\}$/.test(segs[common]))) common++;
+    if (common === 0) continue;
+    const score = common * 4 + (segs.length === asked.length ? 2 : 0) + (r.tool.method.toUpperCase() === method ? 1 : 0);
+    if (!best || score > best.score) best = { r, score };
+  }
+  return best?.r;
+}
+
 function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string>, origin: string | null = null): void {
   ({ status, body, headers } = boundHttpAnswer(res, status, body, headers));
   res.writeHead(status, { ...headers, ...corsHeaders(origin, headers), 'content-length': String(Buffer.byteLength(body)) });
@@ -58,11 +77,18 @@ function send(res: ServerResponse, status: number, body: string | Buffer, header
 const STATUS_OF: Record<string, number> = {
   'bad-arguments': 400, 'bad-state': 400, 'bad-json': 400, 'bad-path': 400,
   'bad-host': 403, 'cross-origin': 403,
-  'no-route': 404, 'no-record': 404, 'no-state': 409, 'too-large': 413, 'unsupported-media-type': 415, 'no-response': 502,
+  'no-data-plane-route': 404, 'no-state': 409, 'too-large': 413, 'unsupported-media-type': 415, 'no-response': 502,
 };
 
 function sendError(res: ServerResponse, e: unknown, origin: string | null): void {
   const doc = e instanceof CapstateError ? plainError(e.toJSON()) : { ok: false, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
+  if (DECLINED_CODES.has(doc.code)) {
+    // The model cannot answer: a problem document (RFC 9457) with 501, which no client takes
+    // for the app's own answer, in capstate's error shape as well (provenance.ts).
+    const problem = { type: 'about:blank', title: 'Not answered by the model', status: DECLINED_STATUS, detail: doc.message, ...doc };
+    send(res, DECLINED_STATUS, JSON.stringify(problem) + '\n', { 'content-type': 'application/problem+json', 'x-capstate-error': doc.code, 'capstate-answer': 'declined' }, origin);
+    return;
+  }
   send(res, STATUS_OF[doc.code] ?? 500, JSON.stringify(doc) + '\n', { 'content-type': 'application/json', 'x-capstate-error': doc.code }, origin);
 }
 
@@ -143,7 +169,7 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
         const s = await getState(model);
         return sendOk(200, JSON.stringify({ ok: true, loaded: true, sha256: s.sha256 }) + '\n', { 'content-type': 'application/json' });
       }
-      throw new CapstateError('no-route', `${method} ${url.pathname}: the data plane has GET and PUT ${DATA_PLANE_PREFIX}state and POST ${DATA_PLANE_PREFIX}reset`, {});
+      throw new CapstateError('no-data-plane-route', `${method} ${url.pathname}: the data plane has GET and PUT ${DATA_PLANE_PREFIX}state and POST ${DATA_PLANE_PREFIX}reset`, {});
     }
 
     const match = routes.filter((r) => r.tool.method.toUpperCase() === method).map((r) => ({ r, m: r.pattern.exec(url.pathname) })).find((x) => x.m);
@@ -151,7 +177,10 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
       if (method === 'OPTIONS') {
         return sendOk(204, '', { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
       }
-      throw new CapstateError('no-route', `${method} ${url.pathname}: no tool of this capture answers this method and path`, { method, path: url.pathname });
+      const near = nearestRoute(routes, method, url.pathname);
+      throw new CapstateError('no-route', `${method} ${url.pathname}: no tool of this capture answers this method and path` +
+        (near ? `; the nearest is ${near.tool.name} (${near.tool.method} ${near.tool.template})` : ''),
+        { method, path: url.pathname, ...(near ? { nearest_tool: near.tool.name, nearest_template: `${near.tool.method} ${near.tool.template}` } : {}) });
     }
     const { r, m } = match;
     const input = await toolInputCached(ctx, r.tool);
@@ -167,7 +196,7 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
       args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(req, body, `${method} ${url.pathname}`);
     }
     const a = await answerCall(ctx, r.tool.name, args, model);
-    const headers: Record<string, string> = { ...(a.headers ?? {}), 'x-capstate-source': a.source, 'x-capstate-tool': a.tool };
+    const headers: Record<string, string> = { ...(a.headers ?? {}), ...provenanceHeaders(a), 'x-capstate-source': a.source, 'x-capstate-tool': a.tool };
     // A recomputed page Link names this server, as the app names its own host.
     if (headers.link && req.headers.host) headers.link = headers.link.replace(/<https?:\/\/[^/>]+/g, `<http://${req.headers.host}`);
     if (a.record_ordinal) headers['x-capstate-record'] = String(a.record_ordinal);

@@ -2,6 +2,7 @@
  * MCP results: an answer as structuredContent plus text content for text-only clients,
  * and the one error shape `{ok: false, code, message, context}` with `isError: true`.
  */
+import { DECLINED_CODES, provenanceMeta } from '../model/served/provenance.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
 import { CapstateError } from '../errors.js';
@@ -62,7 +63,7 @@ export function answerResult(answer: CallAnswer): CallToolResult {
     case 'cut': text = `(body retained only in part)\n${body.text ?? body.base64 ?? ''}`; break;
     default: text = body.text ?? '';
   }
-  return { content: [{ type: 'text', text: head }, { type: 'text', text }], structuredContent: structured };
+  return { content: [{ type: 'text', text: head }, { type: 'text', text }], structuredContent: structured, _meta: provenanceMeta(answer) };
 }
 
 /** A caller's value longer than this is echoed in an error as a prefix and a hash. */
@@ -118,7 +119,10 @@ export function errorResult(e: unknown, args?: unknown): CallToolResult {
     : { ok: false as const, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
   const long = [...longStrings(args, new Set())].sort((a, b) => b.length - a.length);
   const doc = withShortEchoes(full, long) as typeof full;
-  return { isError: true, content: [{ type: 'text', text: toJson(doc, 0) }], structuredContent: toPlain(doc) as Record<string, unknown> };
+  return {
+    isError: true, content: [{ type: 'text', text: toJson(doc, 0) }], structuredContent: toPlain(doc) as Record<string, unknown>,
+    ...(DECLINED_CODES.has(doc.code) ? { _meta: { 'capstate/answer': 'declined' } } : {}),
+  };
 }
 
 /** A successful analysis result: the document as structuredContent and exact JSON text. */

@@ -42,6 +42,8 @@ export interface CallAnswer {
   request_line: string;
   /** `state`: rendered from (or written to) the session's model; `replay`: a retained record as recorded. */
   source: 'replay' | 'state';
+  /** Set when a documented default or convention decided the answer, not the capture's own evidence (provenance.ts). */
+  convention?: string;
   /** The recorded response's media type (what HTTP serving sends as content-type). */
   media_type?: string | null;
   /** Why this record answered, in plain words (issue 19: no rule IDs). */
@@ -98,7 +100,8 @@ export async function answerRequest(ctx: ServeContext, tool: ManifestTool, call:
 }
 
 async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {
-  const base = { tool: tool.name, status: a.status, record_ordinal: a.record_ordinal, request_line: a.request_line, source: 'state' as const, why: a.why, rules: a.rules ?? [], ...(a.headers ? { headers: a.headers } : {}) };
+  const base = { tool: tool.name, status: a.status, record_ordinal: a.record_ordinal, request_line: a.request_line, source: 'state' as const, why: a.why, rules: a.rules ?? [],
+    ...(a.convention ? { convention: a.convention } : {}), ...(a.headers ? { headers: a.headers } : {}) };
   // A recorded answer that is not JSON (an empty 404, a 204) is answered as recorded.
   if (a.record) return { ...base, body: await answerBody(ctx, a.record), media_type: a.record.response_media_type };
   const text = stringifyExact(a.value);

@@ -62,6 +62,8 @@ export interface StateAnswer {
   record?: ToolRecord;
   /** Response headers the answer recomputes (a list's X-Total-Count), by lower-cased name. */
   headers?: Record<string, string>;
+  /** The documented default or convention that decided the answer (provenance.ts), if any. */
+  convention?: string;
 }
 
 /** What serving asks of the read plans across tools, gathered once per served store. */
@@ -114,7 +116,10 @@ export async function notFound(ctx: ServeContext, toolName: string, asked: strin
       ? { status: 404, value: null, record_ordinal: recorded.ordinal, request_line: asked, why, rules, record: recorded }
       : { status: 404, value, record_ordinal: recorded.ordinal, request_line: asked, why, rules };
   }
-  return { status: 404, value: { error: 'not found' }, record_ordinal: 0, request_line: asked, why: `${what}: no 404 of this tool is recorded, so a plain JSON 404`, rules };
+  return {
+    status: 404, value: { error: 'not found' }, record_ordinal: 0, request_line: asked, why: `${what}: no 404 of this tool is recorded, so a plain JSON 404`, rules,
+    convention: 'default-not-found',
+  };
 }
 
 const envelopes = new WeakMap<ServeContext, Map<number, Promise<JsonValue | undefined>>>();
