@@ -1,4 +1,5 @@
 /**
+ * @rule ES-39, OQ-32
  * ES-39 / OQ-32: the view's transient bytes held at one time, counted against one 96 MiB
  * budget per invocation. The pass holds the capture's shared facts throughout and one type
  * (a unit of work) at a time: `unit` charges a type's rows, bodies and values and releases

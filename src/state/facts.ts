@@ -9,7 +9,7 @@ import { readVocabulary, type Vocabulary } from '../store/vocabulary.js';
 import { lineBound, readRecordLines, type LineBound, type RecordLine } from '../store/record-lines.js';
 import { rowCost, valueCost, type Budget } from './budget.js';
 import { at, isObject } from '../model/plan/json.js';
-import { collectionNames } from './entities.js';
+import { collectionNames } from './steps/merge-entities.js';
 import { embeddedIn, withoutEmbedded, type EmbeddedMember } from '../model/plan/relations.js';
 import { storedContent } from '../store/body-content.js';
 
@@ -30,7 +30,9 @@ export interface CaptureFacts {
   writes: DB['writes'][];
   /** Every type's identity, in root order: the units of work of the pass, in output order. */
   allIdentities: DB['type_identities'][];
-  /** Each type root's collection name (names depend on every root, entities.ts). */
+  /** ES-8: each type root's bounding write, by ordinal, as `first_write_per_root` decides it. */
+  firstWrites: Map<string, number>;
+  /** Each type root's collection name (names depend on every root, steps/merge-entities.ts). */
   names: Map<string, string>;
   allTools: Selectable<DB['tool']>[];
   vocabulary: Vocabulary;
@@ -94,7 +96,7 @@ export interface NestedParent {
 }
 
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
-export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'writes', 'type_identities', 'kept_observations',
+export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'first_write_per_root', 'writes', 'type_identities', 'kept_observations',
   'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'list_page_signals', 'per_response_members',
   'line_records', 'unchecked_lines', 'unchecked_records', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations', 'view_fields',
   'view_per_response_members'] as const;
@@ -102,10 +104,11 @@ export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads',
 /** The facts shared by every unit, each view read once; charged to the budget for the whole pass. */
 export async function readCaptureFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<CaptureFacts> {
   const timeline = await k.selectFrom('capture_timeline').select('timeline_order').where('capture_id', '=', captureId).executeTakeFirst();
-  const [writes, identities, tools] = await Promise.all([
+  const [writes, identities, tools, firstWrites] = await Promise.all([
     k.selectFrom('writes').selectAll().where('capture_id', '=', captureId).orderBy('timeline_position').execute(),
     k.selectFrom('type_identities').selectAll().where('capture_id', '=', captureId).orderBy('root_path').execute(),
     k.selectFrom('tool').selectAll().where('capture_id', '=', captureId).orderBy('template').orderBy('method').execute(),
+    k.selectFrom('first_write_per_root').select(['root_path', 'write_ordinal']).where('capture_id', '=', captureId).execute(),
   ]);
   const perResponse = new Map<string, Set<string>>();
   for (const r of await k.selectFrom('per_response_members').select(['path', 'member_key']).where('capture_id', '=', captureId).execute()) {
@@ -122,7 +125,7 @@ export async function readCaptureFacts(k: Kysely<DB>, captureId: number, budget:
   return {
     captureId,
     timelineOrder: timeline?.timeline_order ?? 'record-order',
-    writes, allIdentities: identities, names: collectionNames(identities.map((t) => t.root_path)), allTools: tools, perResponse,
+    writes, firstWrites: new Map(firstWrites.map((w) => [w.root_path, w.write_ordinal])), allIdentities: identities, names: collectionNames(identities.map((t) => t.root_path)), allTools: tools, perResponse,
     vocabulary: await readVocabulary(k),
     pathValue: (id) => pathValues.get(id),
   };

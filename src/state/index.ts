@@ -1,24 +1,25 @@
 /**
+ * @rule ES-1, OQ-36
  * The environment-state view (ES-1), as one straight pass over the final rule views:
  * find the ES-27 change bounds and store them (so `initial_reads` is final), then, one type
  * at a time (OQ-32), read its facts, merge its entities (ES-26), form and check its plans
  * (ES-37) and documents (DOC-1..DOC-5), run the gate (OQ-20), and hand the decided type to
- * a sink — the store's state_* tables (stored.ts) or an in-memory view — before the next.
+ * a sink — the store's state_* tables (writer.ts) or an in-memory view — before the next.
+ * The rule steps are in steps/, one file each; `stateDocumentValue` prints the view (OQ-36).
  */
 import type { Kysely } from 'kysely';
 import { stringifyExact, type JsonValue } from '../json/exact.js';
 import { sha256Hex } from '../json/sha256.js';
 import { JSON_FORMAT_VERSION } from '../json/output.js';
 import type { DB } from '../store/types.js';
-import { mergeEntities } from './entities.js';
+import { mergeEntities } from './steps/merge-entities.js';
 import { readCaptureFacts, readUnitFacts, STATE_VIEWS, unitRoots, type CaptureFacts } from './facts.js';
 import { withSnapshot, type Snapshot } from '../store/snapshot.js';
-import { planTools } from './plans.js';
+import { planTools } from './steps/plans.js';
 import { classifyRows, type Shaping } from '../model/plan/variants.js';
-import { findChangeBound, type ChangeBound } from './changes.js';
-import { findAbsenceBound } from './absence.js';
+import { findAbsenceBound, findChangeBound, keepRecordedWhenStillDiffering, type ChangeBound } from './steps/change-bounds.js';
 import { Budget, valueCost } from './budget.js';
-import { runGate, sortedCandidates } from './gate.js';
+import { applyGate, runGate } from './steps/gate.js';
 import type { EnvironmentState, Plan, StateDocument, StateEntity, StateHead, StateType } from '../model/plan/types.js';
 import { PASS_EVIDENCE } from '../model/plan/evidence.js';
 
@@ -125,7 +126,7 @@ async function recordDecisions(k: Kysely<DB>, captureId: number): Promise<Record
   });
 }
 
-/** ES-27: each type's change bound (or absence bound, absence.ts), a type at a time (its bodies released before the next). */
+/** ES-27: each type's change bound (or absence bound, steps/change-bounds.ts), a type at a time (its bodies released before the next). */
 async function changeBounds(k: Kysely<DB>, capture: CaptureFacts, shaping: Shaping, budget: Budget): Promise<Map<string, ChangeBound>> {
   const bounds = new Map<string, ChangeBound>();
   for (const t of capture.allIdentities) {
@@ -148,23 +149,10 @@ async function typePass(k: Kysely<DB>, capture: CaptureFacts, root: string, shap
   for (const e of merged.entities) budget.charge('planning', valueCost(e.value) + valueCost(e.view_values as unknown as JsonValue));
   const { plans, documents } = planTools(facts, merged, shaping);
   // OQ-21: after the re-extraction, a type whose reads still disagree keeps every tool recorded.
-  if (change && plans.some((p) => p.kind === 'record' && p.reason === 'fields-differ')) {
-    for (let i = 0; i < plans.length; i++) {
-      const p = plans[i];
-      if (p.kind === 'record' && p.reason !== 'fields-differ') continue;
-      plans[i] = { tool: p.tool, kind: 'record', reason: 'fields-differ', detail: `${change.detail}; after the re-extraction the type's reads still disagree (ES-27)` };
-    }
-    documents.length = 0;
-  }
+  keepRecordedWhenStillDiffering(change, plans, documents);
   // OQ-20: the minimal gate learns required-field relaxations (ES-21) and sorted arrays (ES-31/32).
   const gate = await runGate(k, facts, merged, shaping, plans, budget);
-  for (const p of plans) {
-    if (p.kind !== 'item' && p.kind !== 'list') continue;
-    const relaxed = gate.relaxed.get(root);
-    if (relaxed) p.required_fields = p.required_fields.filter((f) => !relaxed.has(f));
-    const learned = gate.sorted.get(root);
-    if (learned) p.sorted_arrays = sortedCandidates((merged.observationsByTool.get(p.tool) ?? []).map((o) => o.object)).filter((f) => learned.has(f));
-  }
+  applyGate(gate, root, merged, plans);
   return {
     types: merged.types,
     entities: merged.entities,

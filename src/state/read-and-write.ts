@@ -6,10 +6,12 @@
  * `after`. With record order, or a time missing, there is no overlap test: `before` means
  * earlier in timeline position.
  *
- * The TypeScript statement of the rule; the views state it in SQL (`initial_reads`), which
- * cannot call this (docs/decisions.md, "Layering").
+ * Which reads are initial (before their type's bound) is decided once, by the view
+ * `initial_reads` (queries/initial_reads.sql); the state pass reads its answer (`is_initial`).
+ * This relation serves what SQL cannot reach: the gate (steps/gate.ts), in TypeScript, tells
+ * a later read that overlaps the bounding write from one after it. It claims no rule; ES-8's
+ * bound is queries/first_write_per_root.sql (docs/rules.md#es-8).
  */
-
 /** The timeline facts of one record that ES-8 compares. */
 export interface TimedRecord {
   timeline_position: number;

@@ -1,22 +1,25 @@
 /**
- * The minimal write gate (OQ-20): per type, follow the capture past its initial read with a
- * model that starts as the initial state and takes each successful write's simplest effect
- * (PUT on an item path replaces, PATCH merges top-level members, POST on a list path adds
- * the entity its answer identifies, DELETE on an item path removes). The reads it counts
- * teach two field facts — required-field relaxation (ES-21) and sorted arrays (ES-31,
- * ES-32) — and every disagreement is reported as an informational finding; the gate never
- * changes plans or reasons.
- */
-import type { Kysely } from 'kysely';
-import type { JsonValue } from '../json/exact.js';
-import type { DB } from '../store/types.js';
-import type { MergedTypes } from './entities.js';
-import { lineKey, type ReadLine, type StateFacts } from './facts.js';
-import { codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from '../model/plan/json.js';
-import type { Plan } from '../model/plan/types.js';
-import { readVersusWrite } from './read-and-write.js';
-import { valueCost, type Budget } from './budget.js';
-import { namesVariantKey, type Shaping } from '../model/plan/variants.js';
+ * @rule OQ-20, ES-31, ES-32
+ * The minimal write gate (OQ-20), a step of the state pass: per type, follow the capture past
+ * its initial read with a model that starts as the initial state and takes each successful
+ * write's simplest effect (PUT on an item path replaces, PATCH merges top-level members, POST
+ * on a list path adds the entity its answer identifies, DELETE on an item path removes). The
+ * reads it counts teach two field facts — required-field relaxation (ES-21's second half;
+ * its first, the required fields, is the view `view_fields`) and sorted arrays (ES-31,
+ * ES-32) — and every disagreement is reported as an informational finding. `runGate` never
+ * changes plans or reasons; `applyGate` narrows the plans' required fields and names their
+ * sorted arrays. Which later reads overlap the type's bounding write (and so teach nothing)
+ * is src/state/read-and-write.ts's (ES-8's reading, OQ-8).
+ */import type { Kysely } from 'kysely';
+import type { JsonValue } from '../../json/exact.js';
+import type { DB } from '../../store/types.js';
+import type { MergedTypes } from './merge-entities.js';
+import { lineKey, type ReadLine, type StateFacts } from '../facts.js';
+import { codePointSorted, isObject, jsonEqual, keysOf, member, objectFrom } from '../../model/plan/json.js';
+import type { Plan } from '../../model/plan/types.js';
+import { readVersusWrite } from '../read-and-write.js';
+import { valueCost, type Budget } from '../budget.js';
+import { namesVariantKey, type Shaping } from '../../model/plan/variants.js';
 
 export interface GateResult {
   /** ES-21: per type root, fields no view of the type requires any more. */
@@ -212,4 +215,15 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
   }
   for (const [root, fields] of unsorted) for (const f of fields) sorted.get(root)?.delete(f);
   return { relaxed, sorted, findings };
+}
+
+/** ES-21 and ES-31/ES-32 as the gate learned them: each item and list plan of the type drops the relaxed required fields and names its sorted arrays. */
+export function applyGate(gate: GateResult, root: string, merged: MergedTypes, plans: Plan[]): void {
+  for (const p of plans) {
+    if (p.kind !== 'item' && p.kind !== 'list') continue;
+    const relaxed = gate.relaxed.get(root);
+    if (relaxed) p.required_fields = p.required_fields.filter((f) => !relaxed.has(f));
+    const learned = gate.sorted.get(root);
+    if (learned) p.sorted_arrays = sortedCandidates((merged.observationsByTool.get(p.tool) ?? []).map((o) => o.object)).filter((f) => learned.has(f));
+  }
 }

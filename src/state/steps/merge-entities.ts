@@ -1,12 +1,15 @@
 /**
- * ES-26 / OQ-19: one entity per collection and identity, merged from the observations the
- * `kept_observations` view lists (already limited to initial reads, ES-8/ES-9/ES-27), in
- * timeline order.
- */
-import type { JsonValue } from '../json/exact.js';
-import type { StateFacts } from './facts.js';
-import { at, isObject, jsonEqual, keysOf, member, objectFrom } from '../model/plan/json.js';
-import type { StateEntity, StateType } from '../model/plan/types.js';
+ * @rule ES-26, OQ-19
+ * @reads kept_observations, collection_order, initial_reads, first_write_per_root
+ * Merging entities, a step of the state pass: one entity per collection and identity, merged
+ * from the observations the `kept_observations` view lists (already limited to initial reads,
+ * ES-8/ES-9/ES-27), in timeline order — item views' latest value first, list views filling
+ * the rest (ES-26) — with each view's own values where they differ (`view_values`, OQ-19).
+ * The type's bound is the views' (initial_reads, first_write_per_root), not decided here.
+ */import type { JsonValue } from '../../json/exact.js';
+import type { StateFacts } from '../facts.js';
+import { at, isObject, jsonEqual, keysOf, member, objectFrom } from '../../model/plan/json.js';
+import type { StateEntity, StateType } from '../../model/plan/types.js';
 
 /** The collection name of a type root: its last segment, or the whole root when two roots share it. */
 export function collectionNames(roots: string[]): Map<string, string> {
@@ -97,12 +100,12 @@ export function mergeEntities(facts: StateFacts): MergedTypes {
   return { types, entities, byRoot, observationsByTool };
 }
 
-/** The type's bound: what its initial reads say, else its first write (ES-8). */
+/** The type's bound: what its initial reads say (`initial_reads`), else its first write (ES-8, `first_write_per_root`). */
 function boundOf(facts: StateFacts, root: string): StateType['bound'] {
   const r = facts.reads.find((x) => x.root_path === root && x.is_initial);
   if (r) return r.bound === null ? null : { rule: r.bound.rule, write_ordinal: r.bound.ordinal };
-  const w = facts.writes.find((x) => x.root_path === root || x.is_url_redacted === 1);
-  return w ? { rule: 'ES-8', write_ordinal: w.ordinal } : null;
+  const w = facts.firstWrites.get(root);
+  return w === undefined ? null : { rule: 'ES-8', write_ordinal: w };
 }
 
 /**

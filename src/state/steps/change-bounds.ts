@@ -1,15 +1,23 @@
 /**
- * ES-27 / ES-28 / OQ-21: a change seen across a write under another root — an entity's
- * value, or a request line's membership or field presence, differing between two initial
- * observations with a write between them — ends the type's initial read at the earliest
- * such write. The pass stores that bound; `initial_reads` then ends the type's initial read
- * there and the state is extracted from the shorter initial read.
+ * @rule ES-27, ES-28, OQ-21
+ * The change bounds, decided before anything else (the state pass stores them, and the view
+ * `initial_reads` then ends each bounded type's initial read there; the state is extracted
+ * once, from the shorter initial read):
+ * - ES-27 / ES-28 / OQ-21: a change seen across a write under another root — an entity's
+ *   value, or a request line's membership or field presence, differing between two initial
+ *   observations with a write between them — ends the type's initial read at the earliest
+ *   such write (`findChangeBound`); a type whose reads still disagree after the re-extraction
+ *   keeps every tool recorded (`keepRecordedWhenStillDiffering`).
+ * - Issue 18's reading of ES-27 (proven absent, docs/decisions.md): an entity a 404 proved
+ *   absent and a later read shows bounds the type the same way (`findAbsenceBound`).
+ * ES-8's own bound (the first write) is decided by queries/first_write_per_root.sql.
  */
-import type { JsonValue } from '../json/exact.js';
-import { observedObject } from './entities.js';
-import { lineKey, type ReadLine, type StateFacts } from './facts.js';
-import { readClock, sameInstant } from '../model/plan/clocks.js';
-import { at, isObject, jsonEqual, keysOf, member } from '../model/plan/json.js';
+import type { JsonValue } from '../../json/exact.js';
+import { observedObject } from './merge-entities.js';
+import { lineKey, type ReadLine, type StateFacts } from '../facts.js';
+import { readClock, sameInstant } from '../../model/plan/clocks.js';
+import { at, isObject, jsonEqual, keysOf, member } from '../../model/plan/json.js';
+import type { Plan, StateDocument } from '../../model/plan/types.js';
 
 export interface ChangeBound {
   root_path: string;
@@ -97,6 +105,62 @@ export function findChangeBound(facts: StateFacts, excluded: Set<number>): Chang
       if (keys[i - 1].membership !== keys[i].membership) note(a.root_path, a, b, `the membership of ${a.path}${a.query ? '?' + a.query : ''}`);
       else if (keys[i - 1].presence !== keys[i].presence) note(a.root_path, a, b, `the fields of ${a.path}${a.query ? '?' + a.query : ''}`);
     }
+  }
+  return bound;
+}
+
+
+/** OQ-21: after the re-extraction, a type whose reads still disagree keeps every tool recorded (and no document). */
+export function keepRecordedWhenStillDiffering(change: ChangeBound | undefined, plans: Plan[], documents: StateDocument[]): void {
+  if (change && plans.some((p) => p.kind === 'record' && p.reason === 'fields-differ')) {
+    for (let i = 0; i < plans.length; i++) {
+      const p = plans[i];
+      if (p.kind === 'record' && p.reason !== 'fields-differ') continue;
+      plans[i] = { tool: p.tool, kind: 'record', reason: 'fields-differ', detail: `${change.detail}; after the re-extraction the type's reads still disagree (ES-27)` };
+    }
+    documents.length = 0;
+  }
+}
+/*
+ * Proven absent (issue 18; ES-8/ES-27 reading, docs/decisions.md): an item read of the type
+ * that answered 404 proves the entity it names absent at that point. When a later read shows
+ * that entity and no earlier read did, something created it in between; when no recorded
+ * write lies between them, the creating write is unrecorded, and the latest it can have
+ * happened is just before the first read that shows the entity. The type's initial read ends
+ * there (a bound stored like ES-27's), so the entity is not in the initial state and the reads
+ * that show the unrecorded write's effect do not count as initial reads.
+ */
+/** The type's absence bound, if any (`facts` covers one root, read before any ES-27 bound is known). */
+export function findAbsenceBound(facts: StateFacts): ChangeBound | undefined {
+  const itemTools = new Set(facts.tools.filter((t) => t.root_path === facts.root && t.ends_in_param === 1 && t.method.toUpperCase() === 'GET').map((t) => t.name));
+  const position = new Map(facts.reads.map((r) => [r.record_id, r]));
+  // Each entity's reads that show it, in timeline order.
+  const shownBy = new Map<string, ReadLine[]>();
+  for (const o of facts.observations) {
+    const r = position.get(o.record_id);
+    if (!r || o.root_path !== facts.root) continue;
+    (shownBy.get(o.entity_id) ?? shownBy.set(o.entity_id, []).get(o.entity_id)!).push(r);
+  }
+  for (const rs of shownBy.values()) rs.sort((a, b) => a.timeline_position - b.timeline_position);
+  let bound: ChangeBound | undefined;
+  for (const miss of facts.reads) {
+    if (!miss.is_initial || miss.status !== 404 || !itemTools.has(miss.tool)) continue;
+    const id = facts.pathValue(miss.record_id);
+    const shown = id === undefined ? [] : shownBy.get(id) ?? [];
+    // Shown before the 404: the entity existed at the start (a later absence is a delete, not this reading).
+    if (shown.some((r) => r.timeline_position < miss.timeline_position)) continue;
+    const seen = shown.find((r) => r.timeline_position > miss.timeline_position);
+    if (!seen) continue;
+    // A recorded write between them: the change is seen across that write (ES-27 proper).
+    const w = writeBetween(facts, miss, seen);
+    const at = w ? { ordinal: w.ordinal, position: w.timeline_position } : { ordinal: seen.ordinal, position: seen.timeline_position };
+    if (bound && bound.write_position <= at.position) continue;
+    bound = {
+      root_path: facts.root, write_ordinal: at.ordinal, write_position: at.position,
+      detail: w
+        ? `${id} answered 404 at #${miss.ordinal} and is shown at #${seen.ordinal}, across write #${w.ordinal} (ES-27)`
+        : `${id} answered 404 at #${miss.ordinal} and is shown at #${seen.ordinal} with no recorded write between: an unrecorded write created it, and the initial read ends at #${seen.ordinal} (ES-27, issue 18)`,
+    };
   }
   return bound;
 }

@@ -1,22 +1,26 @@
 /**
- * One render plan per read tool (ES-37), documents (DOC-1..DOC-5) and record reasons
- * (DOC-6, OQ-26..OQ-31). The views decide which reads are initial, where entities and
- * lists sit, identity, membership and counters; this module renders and compares.
- */
-import { stringifyExact, type JsonValue } from '../json/exact.js';
-import type { MergedTypes, Observation } from './entities.js';
-import { writeBetween } from './changes.js';
-import { viewClockFormat, type ClockFormat } from '../model/plan/clocks.js';
-import { lineKey, type ReadLine, type StateFacts } from './facts.js';
-import { at, isObject, jsonEqual, keysOf, member } from '../model/plan/json.js';
-import { singular, type EmbeddedMembers } from '../model/plan/relations.js';
-import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, replaceShown, shownAt, type Collections } from '../model/plan/render.js';
+ * @rule ES-37, ES-25, DOC-2, DOC-3, DOC-4, DOC-5, DOC-6, OQ-27, OQ-31
+ * Forming plans, a step of the state pass: one render plan per read tool, kept only when
+ * rendering gives back each request line's latest initial record (ES-37) with one shared
+ * envelope (ES-25); documents of GET list tools without one (DOC-2..DOC-5; which paths
+ * name files is the view `file_documents`, DOC-1); and the record reasons, the first that
+ * applies by precedence (DOC-6, OQ-26..OQ-31). The views decide which reads are initial,
+ * where entities and lists sit, identity, membership and counters; rendering itself is the
+ * model's (src/model/plan/render.ts); this step renders and compares.
+ */import { stringifyExact, type JsonValue } from '../../json/exact.js';
+import type { MergedTypes, Observation } from './merge-entities.js';
+import { writeBetween } from './change-bounds.js';
+import { viewClockFormat, type ClockFormat } from '../../model/plan/clocks.js';
+import { lineKey, type ReadLine, type StateFacts } from '../facts.js';
+import { at, isObject, jsonEqual, keysOf, member } from '../../model/plan/json.js';
+import { singular, type EmbeddedMembers } from '../../model/plan/relations.js';
+import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, replaceShown, shownAt, type Collections } from '../../model/plan/render.js';
 import {
   REASON_PRECEDENCE, type ItemPlan, type ListParent, type ListPlan, type ListQueries, type Plan, type PlanLine, type Reason, type StateDocument, type StateEntity,
-} from '../model/plan/types.js';
-import type { Shaping, ViewShaping } from '../model/plan/variants.js';
-import { childPointer } from '../json/pointer.js';
-import { applyListQuery, isListQuery, kindOf, parseListQuery, type ParsedQuery, type QueryKind, type QueryUnit } from '../model/plan/list-queries.js';
+} from '../../model/plan/types.js';
+import type { Shaping, ViewShaping } from '../../model/plan/variants.js';
+import { childPointer } from '../../json/pointer.js';
+import { applyListQuery, isListQuery, kindOf, parseListQuery, type ParsedQuery, type QueryKind, type QueryUnit } from '../../model/plan/list-queries.js';
 
 /** OQ-30 / DOC-4: the rendered-size limit, compact exact JSON in UTF-8 bytes. */
 export const MAX_RENDERED_BYTES = 262_144;
