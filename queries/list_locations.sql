@@ -2,6 +2,7 @@
 -- @says   The list of a JSON body: a root array of objects, else an array of objects at a top-level member or inside a top-level wrapper object, preferring identity-name identified arrays, then suffix-named ones with 2+ entries (IDN-4), then top-level over wrapped, then member order; without either, a member unique over 2+ entries that reads as a key (issue 18, source `member`); ids compare by their spelling (OQ-9); an envelope carrying a scalar identity-name member is an entity, not a list (ES-22).
 -- @grain  one row per JSON body that has a non-empty list
 -- @reads  body, member_node, vocabulary
+-- IDN-1, IDN-2: a field named `…Id` or `…_id` identifies entries only over 2+ entries of one answer, pairwise distinct; a list that only ever had one entry is not identified by it.
 create view list_locations as
 with members as not materialized (
   -- Read in place (a copy of every member would lose member_node's key).

@@ -1,5 +1,5 @@
 /**
- * The browser boundary (BS-7, BS-11, BS-12, BS-22 to BS-25, OQ-40, OQ-48). Launch mode
+ * The browser boundary (BS-4 headless, BS-7, BS-11, BS-12, BS-22 to BS-25, OQ-40, OQ-48). Launch mode
  * starts the caller's executable with a capstate-owned temporary profile and deletes it
  * at cleanup; connect mode attaches to a loopback CDP endpoint and only disconnects.
  */

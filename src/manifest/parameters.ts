@@ -1,5 +1,5 @@
 /**
- * Which path segments are parameters and what they are called (OQ-1 a–e and OQ-1 naming, with
+ * Which path segments are parameters and what they are called (ES-3, OQ-1 a–e and OQ-1 naming, with
  * OQ-9's identity names first): strong id shapes, values a JSON list lists, weak ids seen twice or
  * repeated by their own response, sibling paths, consistency across siblings; names voted by the
  * members that repeat a value, shared by sibling templates (issue 18).

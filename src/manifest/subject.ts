@@ -1,5 +1,5 @@
 /**
- * OQ-2 (revised 2026-12-01): which origin a capture is about, and which origins are
+ * OQ-2 (revised 2026-12-01), ES-2: which origin a capture is about, and which origins are
  * admitted with it. The subject is the origin of the page's final document: the first
  * page's URL (or the first text/html document, or a scenario's start URL) followed along
  * its redirect chain to the document that answered. Records without a response (status 0

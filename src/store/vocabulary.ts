@@ -1,7 +1,7 @@
 /**
  * The store's one list per vocabulary (table `vocabulary`, seeded by
  * migrations/0002-vocabulary.sql): identity names and their OQ-9 ranks, query-parameter
- * roles (OQ-13), next-page tokens, item totals, safe methods, query-POST words (OQ-7). The views join the table;
+ * roles (OQ-13), next-page tokens and item totals (OQ-24), safe methods, query-POST words (OQ-7). The views join the table;
  * TypeScript asks this module, so no list is written twice (issue 13).
  */
 import type { Kysely } from 'kysely';

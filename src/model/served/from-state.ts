@@ -4,7 +4,8 @@
  * ES-37 checked the plan with (src/model/plan/render.ts). An item read renders any id the model
  * holds; an id it does not hold, on a type whose whole membership a list plan knows, is the
  * app's own 404. A call the state cannot answer — a record view, a request line no plan line
- * or shared envelope covers — returns null and replays instead.
+ * or shared envelope covers — returns null and replays instead: with reason `projection`
+ * (ES-15) or `variant` (ES-20) when the call names such a key (`replayReason`).
  */
 import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
