@@ -10,12 +10,10 @@
  * members, its manifest and stored state), so every answer is byte for byte the one the shared
  * store gives for that capture. postgres-copy.ts's captureFilter says which rows are whose.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { openStore } from './open.js';
 import { captureFilter, SEEDED } from './postgres-copy.js';
 import { tablesByReference } from './postgres-schema.js';
+import { temporaryStore, type TemporaryStore } from './temp-store.js';
 
 /** Copies capture `id` of the store `source` into a new store at `file` (journalling off: nobody sees it before this returns). */
 export function copyCapture(source: string, file: string, id: number): void {
@@ -52,21 +50,7 @@ export function copyCapture(source: string, file: string, id: number): void {
   }
 }
 
-/**
- * The copy in its own temporary directory (`capstate-PID-…`: a later run removes it when this
- * process is gone, cli/source.ts), removed by `cleanup` or at exit.
- */
-export function temporaryCaptureCopy(source: string, id: number): { file: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), `capstate-${process.pid}-`));
-  const onExit = () => rmSync(dir, { recursive: true, force: true });
-  process.on('exit', onExit);
-  const cleanup = () => { onExit(); process.off('exit', onExit); };
-  try {
-    const file = join(dir, 'capstate.sqlite');
-    copyCapture(source, file, id);
-    return { file, cleanup };
-  } catch (e) {
-    cleanup();
-    throw e;
-  }
+/** The copy in a temporary store of its own (temp-store.ts), removed by `cleanup` or at exit. */
+export function temporaryCaptureCopy(source: string, id: number): Promise<TemporaryStore> {
+  return temporaryStore((file) => copyCapture(source, file, id));
 }

@@ -10,13 +10,11 @@
  * SQLite's values: member_node's key into an integer where `key_is_index` says so and its
  * value into the storage class `type` names; body content from text or bytes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { to as copyTo } from 'pg-copy-streams';
 import { openStore, type Sqlite } from './open.js';
 import { tablesByReference } from './postgres-schema.js';
 import { ident, postgresError, type PostgresStore } from './postgres-store.js';
+import { temporaryStore, type TemporaryStore } from './temp-store.js';
 
 /** COPY text's escapes undone (PostgreSQL writes \b \f \n \r \t \v and doubles backslashes). */
 const ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
@@ -147,18 +145,7 @@ export async function replicateCaptures(store: PostgresStore, file: string, ids:
   }
 }
 
-/** A replica in its own temporary directory (`capstate-PID-…`, removed by the caller or at exit). */
-export async function temporaryReplica(store: PostgresStore, ids: number[] | null): Promise<{ file: string; cleanup: () => void }> {
-  const dir = mkdtempSync(join(tmpdir(), `capstate-${process.pid}-`));
-  const onExit = () => rmSync(dir, { recursive: true, force: true });
-  process.on('exit', onExit);
-  const cleanup = () => { onExit(); process.off('exit', onExit); };
-  try {
-    const file = join(dir, 'capstate.sqlite');
-    await replicateCaptures(store, file, ids);
-    return { file, cleanup };
-  } catch (e) {
-    cleanup();
-    throw e;
-  }
+/** A replica in a temporary store of its own (temp-store.ts), removed by the caller or at exit. */
+export function temporaryReplica(store: PostgresStore, ids: number[] | null): Promise<TemporaryStore> {
+  return temporaryStore((file) => replicateCaptures(store, file, ids));
 }

@@ -51,7 +51,7 @@ export async function openServeContext(file: string, captureId?: number): Promis
     await freshStoredState(k, id, file);
     if (ids.length > 1) {
       await k.destroy();
-      copy = temporaryCaptureCopy(file, id);
+      copy = await temporaryCaptureCopy(file, id);
       db = openStore(copy.file);
       k = kyselyFor(db);
       return { ...await serveContextOn(db, k, copy.file, id), storeName: file, release: copy.cleanup };
