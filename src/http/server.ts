@@ -17,6 +17,8 @@ import { checkStateBodyDepth, getState, validateState } from '../serve/data-plan
 import { toolInputCached } from '../model/served/answer.js';
 import { templateParams } from '../manifest/paths.js';
 import { ServedModel } from '../model/served/model.js';
+import type { CallAnswer } from '../model/served/answer.js';
+import { answerByItemRoute } from '../model/served/item-route.js';
 import { DECLINED_CODES, DECLINED_STATUS, provenanceHeaders } from '../model/served/provenance.js';
 import { admit, corsHeaders, httpGuard, isJsonContentType, preflightHeaders, type HttpGuard } from './guard.js';
 import { boundHttpAnswer, limitAnswer } from '../serve/answer-bounds.js';
@@ -151,6 +153,7 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
     }
     const body = await readRequestBody(req);
     const sendOk = (status: number, text: string | Buffer, headers: Record<string, string>) => send(res, status, text, headers, origin);
+    const sendAnswer = answerSender(req, method, sendOk);
 
     if (url.pathname.startsWith(DATA_PLANE_PREFIX)) {
       const what = url.pathname.slice(DATA_PLANE_PREFIX.length);
@@ -177,6 +180,9 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
       if (method === 'OPTIONS') {
         return sendOk(204, '', { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
       }
+      // No tool of this path: the API's conventions may still answer it (item-route.ts).
+      const conventional = url.search === '' ? await answerByItemRoute(ctx, model, method, url.pathname) : null;
+      if (conventional) return sendAnswer(conventional);
       const near = nearestRoute(routes, method, url.pathname);
       throw new CapstateError('no-route', `${method} ${url.pathname}: no tool of this capture answers this method and path` +
         (near ? `; the nearest is ${near.tool.name} (${near.tool.method} ${near.tool.template})` : ''),
@@ -195,7 +201,10 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
     if (body.length > 0 && input.bodyArg) {
       args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(req, body, `${method} ${url.pathname}`);
     }
-    const a = await answerCall(ctx, r.tool.name, args, model);
+    return sendAnswer(await answerCall(ctx, r.tool.name, args, model));
+  };
+  /** Sends a model's answer with its provenance and the recorded content type. */
+  const answerSender = (req: IncomingMessage, method: string, sendOk: (status: number, text: string | Buffer, headers: Record<string, string>) => void) => (a: CallAnswer) => {
     const headers: Record<string, string> = { ...(a.headers ?? {}), ...provenanceHeaders(a), 'x-capstate-source': a.source, 'x-capstate-tool': a.tool };
     // A recomputed page Link names this server, as the app names its own host.
     if (headers.link && req.headers.host) headers.link = headers.link.replace(/<https?:\/\/[^/>]+/g, `<http://${req.headers.host}`);

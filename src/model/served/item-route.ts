@@ -1,0 +1,94 @@
+/**
+ * Item reads by the API's own item route (issue 44, kind 3: "items of a collection never read
+ * by item"). A capture often lists a collection (`GET /comments`) without reading any of its
+ * items, while another collection of the same API proves how the API reads an item: `GET
+ * /posts/{id}` answering the bare entity. That is the API's habit until the capture shows
+ * otherwise, so `GET /comments/2` is answered from the model's comments as `/posts/{id}`
+ * answers posts — marked `convention: item-route` — and an id the collection does not hold
+ * (its whole membership known, ES-35) gets the API's not-found.
+ *
+ * Only where the evidence is plain: the list's plan is the whole collection (membership
+ * `all`), and every item route the capture proves answers the entity itself (its plan's
+ * entity pointer is the root), with the same suffix shape (`/{id}`). Anything else is left to
+ * the caller's decline.
+ */
+import type { JsonValue } from '../../json/exact.js';
+import { stringifyExact } from '../../json/exact.js';
+import type { ManifestTool } from '../../manifest/read.js';
+import type { ItemPlan, ListPlan } from '../plan/types.js';
+import type { CallAnswer } from './answer.js';
+import type { ServeContext } from './context.js';
+import { servedLookups, type ServedModel } from './model.js';
+import { jsonValueOf, readBody, toolRecords } from './records.js';
+
+const PARAM = /^\{[^}]+\}$/;
+
+/** The item routes the capture proves: `PREFIX/{param}` GET tools with an item plan over the whole entity. */
+async function provenItemRoutes(ctx: ServeContext): Promise<{ tool: ManifestTool; plan: ItemPlan }[]> {
+  const state = await servedLookups(ctx);
+  if (!state) return [];
+  const routes: { tool: ManifestTool; plan: ItemPlan }[] = [];
+  for (const tool of ctx.manifest.tools) {
+    const segs = tool.template.split('/');
+    if (tool.method.toUpperCase() !== 'GET' || segs.length < 2 || !PARAM.test(segs[segs.length - 1]) || segs.slice(0, -1).some((s) => PARAM.test(s))) continue;
+    const plan = await state.plan(tool.name);
+    if (plan?.kind === 'item') routes.push({ tool, plan });
+  }
+  return routes;
+}
+
+/** The API's own not-found: the latest recorded 404 with a JSON body of any GET item route, if any. */
+async function apiNotFound(ctx: ServeContext, routes: { tool: ManifestTool }[]): Promise<{ value: JsonValue; ordinal: number } | null> {
+  let best: { value: JsonValue; ordinal: number } | null = null;
+  for (const { tool } of routes) {
+    for (const r of await toolRecords(ctx, tool.name)) {
+      if (r.status !== 404) continue;
+      const value = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
+      if (value !== undefined && (!best || r.ordinal > best.ordinal)) best = { value, ordinal: r.ordinal };
+    }
+  }
+  return best;
+}
+
+/**
+ * The answer to `GET path` by the API's item route, or null when the convention does not
+ * apply (no list of the collection, no proven item route, or routes of another shape).
+ */
+export async function answerByItemRoute(ctx: ServeContext, model: ServedModel, method: string, path: string): Promise<CallAnswer | null> {
+  if (method !== 'GET' && method !== 'HEAD') return null;
+  const cut = path.lastIndexOf('/');
+  const prefix = path.slice(0, cut);
+  const raw = path.slice(cut + 1);
+  if (cut <= 0 || raw === '') return null;
+  let id: string;
+  try { id = decodeURIComponent(raw); } catch { return null; }
+  const list = ctx.manifest.tools.find((t) => t.method.toUpperCase() === 'GET' && t.template === prefix);
+  const state = await servedLookups(ctx);
+  if (!list || !state) return null;
+  const plan = await state.plan(list.name) as ListPlan | undefined;
+  if (plan?.kind !== 'list' || plan.membership !== 'all') return null;
+  const routes = await provenItemRoutes(ctx);
+  if (routes.length === 0 || routes.some((r) => r.plan.entity_pointer !== '')) return null;
+  const media = (await toolRecords(ctx, list.name)).find((r) => r.status >= 200 && r.status <= 299)?.response_media_type ?? 'application/json';
+  const proof = routes.map((r) => `${r.tool.method} ${r.tool.template}`).join(', ');
+  const asked = `GET ${path}`;
+  const rules = ['ES-35'];
+  const entity = await model.entity(plan.collection, id);
+  if (!entity) {
+    const own = await apiNotFound(ctx, routes);
+    const value = own?.value ?? { error: 'not found' };
+    const text = stringifyExact(value);
+    return {
+      tool: list.name, status: 404, body: { kind: 'json', bytes: Buffer.byteLength(text), value, text }, record_ordinal: own?.ordinal ?? 0, request_line: asked,
+      source: 'state', convention: own ? 'item-route' : 'default-not-found', rules, media_type: media,
+      why: `${plan.collection} holds no entity ${id} (its whole membership is known); read by the item route the API proves (${proof})` +
+        (own ? `, answered with the API's own 404 of record #${own.ordinal}` : ', and no 404 of the API is recorded, so a plain JSON 404'),
+    };
+  }
+  const text = stringifyExact(entity.value);
+  return {
+    tool: list.name, status: 200, body: { kind: 'json', bytes: Buffer.byteLength(text), value: entity.value, text }, record_ordinal: 0, request_line: asked,
+    source: 'state', convention: 'item-route', rules, media_type: media,
+    why: `${plan.collection} ${id} from the model, read by the item route the API proves for its other collections (${proof})`,
+  };
+}
