@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir } from './helpers.js';
-import { serveHttp, serveStore, type Served } from './serve-helpers.js';
+import { serveHar, serveHttp, serveStore, type Served } from './serve-helpers.js';
 
 const dir = tempDir();
 const db = join(dir, 'json-server.sqlite');
@@ -92,5 +92,27 @@ describe('issue 44: every answer says how it was made', () => {
     const r = await fetch(`${grafana.base}/api/annotations`);
     expect(r.status).toBe(501);
     expect(r.headers.get('capstate-answer')).toBe('declined');
+  });
+
+  it('the API\'s own not-found, recorded on one collection, answers for the others, marked convention api-not-found', async () => {
+    const A = 'http://localhost:3000/api';
+    const s = await serveHar(dir, [
+      { url: `${A}/items`, body: [{ id: 'it-1', name: 'a' }] },
+      { url: `${A}/items/it-1`, body: { id: 'it-1', name: 'a' } },
+      { url: `${A}/items/it-9`, status: 404, body: {} },
+      { url: `${A}/tags`, body: [{ id: 'tg-1', name: 'A' }] },
+      { url: `${A}/tags/tg-1`, body: { id: 'tg-1', name: 'A' } },
+    ]);
+    try {
+      const r = await s.call('get_api_tags_by_id', { id: 'tg-9' });
+      expect(r.structuredContent).toMatchObject({ status: 404, body: {} });
+      expect(r._meta).toMatchObject({ 'capstate/answer': 'convention', 'capstate/convention': 'api-not-found' });
+      // The tool's own recorded 404 is its evidence, not a convention.
+      const own = await s.call('get_api_items_by_id', { id: 'it-7' });
+      expect(own.structuredContent).toMatchObject({ status: 404, body: {} });
+      expect(own._meta).toMatchObject({ 'capstate/answer': 'state' });
+    } finally {
+      await s.close();
+    }
   });
 });

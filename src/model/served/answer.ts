@@ -99,7 +99,7 @@ export async function answerRequest(ctx: ServeContext, tool: ManifestTool, call:
   return answer;
 }
 
-async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {
+export async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {
   const base = { tool: tool.name, status: a.status, record_ordinal: a.record_ordinal, request_line: a.request_line, source: 'state' as const, why: a.why, rules: a.rules ?? [],
     ...(a.convention ? { convention: a.convention } : {}), ...(a.headers ? { headers: a.headers } : {}) };
   // A recorded answer that is not JSON (an empty 404, a 204) is answered as recorded.

@@ -105,20 +105,40 @@ export async function knownCollections(ctx: ServeContext): Promise<Set<string>> 
 }
 
 /**
+ * The latest recorded 404 of the API's item reads (a GET tool whose template ends in a
+ * parameter, optionally with a suffix such as `.json`), other than `except`'s: the API's own
+ * not-found, which it answers alike for every collection until the capture shows otherwise
+ * (issue 44). Null when none is recorded.
+ */
+export async function apiNotFoundRecord(ctx: ServeContext, except?: string): Promise<ToolRecord | null> {
+  let best: ToolRecord | null = null;
+  for (const tool of ctx.manifest.tools) {
+    if (tool.name === except || tool.method.toUpperCase() !== 'GET' || !/\{[^}/]+\}[^/{}]*$/.test(tool.template)) continue;
+    for (const r of await toolRecords(ctx, tool.name)) if (r.status === 404 && (!best || r.ordinal > best.ordinal)) best = r;
+  }
+  return best;
+}
+
+/**
  * The app's own 404 for an entity the state does not hold: the latest recorded 404 of the
- * tool (its status and body, as recorded), else a plain JSON `{"error": "not found"}`.
+ * tool (its status and body, as recorded), else the API's (apiNotFoundRecord: marked
+ * `convention: api-not-found`), else a plain JSON `{"error": "not found"}` marked
+ * `default-not-found`.
  */
 export async function notFound(ctx: ServeContext, toolName: string, asked: string, what: string, rules: string[] = []): Promise<StateAnswer> {
-  const recorded = (await toolRecords(ctx, toolName)).filter((r) => r.status === 404).at(-1);
+  const own = (await toolRecords(ctx, toolName)).filter((r) => r.status === 404).at(-1);
+  const recorded = own ?? await apiNotFoundRecord(ctx, toolName);
   if (recorded) {
     const value = jsonValueOf(await readBody(ctx, recorded.response_body_id, recorded.response_media_type));
-    const why = `${what}: the app's own 404, shaped like record #${recorded.ordinal}`;
+    const why = own ? `${what}: the app's own 404, shaped like record #${recorded.ordinal}`
+      : `${what}: the API's own 404, as another of its item reads answered it (record #${recorded.ordinal})`;
+    const convention = own ? {} : { convention: 'api-not-found' };
     return value === undefined
-      ? { status: 404, value: null, record_ordinal: recorded.ordinal, request_line: asked, why, rules, record: recorded }
-      : { status: 404, value, record_ordinal: recorded.ordinal, request_line: asked, why, rules };
+      ? { status: 404, value: null, record_ordinal: recorded.ordinal, request_line: asked, why, rules, record: recorded, ...convention }
+      : { status: 404, value, record_ordinal: recorded.ordinal, request_line: asked, why, rules, ...convention };
   }
   return {
-    status: 404, value: { error: 'not found' }, record_ordinal: 0, request_line: asked, why: `${what}: no 404 of this tool is recorded, so a plain JSON 404`, rules,
+    status: 404, value: { error: 'not found' }, record_ordinal: 0, request_line: asked, why: `${what}: no 404 of this API is recorded, so a plain JSON 404`, rules,
     convention: 'default-not-found',
   };
 }

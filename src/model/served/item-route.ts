@@ -12,14 +12,15 @@
  * entity pointer is the root), with the same suffix shape (`/{id}`). Anything else is left to
  * the caller's decline.
  */
-import type { JsonValue } from '../../json/exact.js';
 import { stringifyExact } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ItemPlan, ListPlan } from '../plan/types.js';
 import type { CallAnswer } from './answer.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, type ServedModel } from './model.js';
-import { jsonValueOf, readBody, toolRecords } from './records.js';
+import { toolRecords } from './records.js';
+import { notFound } from './from-state.js';
+import { stateAnswer } from './answer.js';
 
 const PARAM = /^\{[^}]+\}$/;
 
@@ -35,19 +36,6 @@ async function provenItemRoutes(ctx: ServeContext): Promise<{ tool: ManifestTool
     if (plan?.kind === 'item') routes.push({ tool, plan });
   }
   return routes;
-}
-
-/** The API's own not-found: the latest recorded 404 with a JSON body of any GET item route, if any. */
-async function apiNotFound(ctx: ServeContext, routes: { tool: ManifestTool }[]): Promise<{ value: JsonValue; ordinal: number } | null> {
-  let best: { value: JsonValue; ordinal: number } | null = null;
-  for (const { tool } of routes) {
-    for (const r of await toolRecords(ctx, tool.name)) {
-      if (r.status !== 404) continue;
-      const value = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
-      if (value !== undefined && (!best || r.ordinal > best.ordinal)) best = { value, ordinal: r.ordinal };
-    }
-  }
-  return best;
 }
 
 /**
@@ -75,15 +63,8 @@ export async function answerByItemRoute(ctx: ServeContext, model: ServedModel, m
   const rules = ['ES-35'];
   const entity = await model.entity(plan.collection, id);
   if (!entity) {
-    const own = await apiNotFound(ctx, routes);
-    const value = own?.value ?? { error: 'not found' };
-    const text = stringifyExact(value);
-    return {
-      tool: list.name, status: 404, body: { kind: 'json', bytes: Buffer.byteLength(text), value, text }, record_ordinal: own?.ordinal ?? 0, request_line: asked,
-      source: 'state', convention: own ? 'item-route' : 'default-not-found', rules, media_type: media,
-      why: `${plan.collection} holds no entity ${id} (its whole membership is known); read by the item route the API proves (${proof})` +
-        (own ? `, answered with the API's own 404 of record #${own.ordinal}` : ', and no 404 of the API is recorded, so a plain JSON 404'),
-    };
+    const nf = await notFound(ctx, list.name, asked, `${plan.collection} holds no entity ${id} (its whole membership is known); read by the item route the API proves (${proof})`, rules);
+    return stateAnswer(ctx, list, nf);
   }
   const text = stringifyExact(entity.value);
   return {
