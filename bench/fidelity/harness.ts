@@ -1,0 +1,134 @@
+/**
+ * What the fidelity benchmark's recorder (record.ts) and runner (run.ts) share: the apps, how
+ * each real app is started, the capture's own API requests, and sending one request.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bodyOf, type Answer, type MaskRules } from './compare.js';
+
+/** The repository root (this file runs from bench/fidelity/ or dist/bench/fidelity/). */
+export const root = (() => {
+  let d = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6 && !existsSync(join(d, 'package.json')); i++) d = dirname(d);
+  return d;
+})();
+
+/** A real app of the benchmark; its files live in bench/fidelity/<name>/. */
+export interface FidelityApp {
+  name: string;
+  /** What runs, for the README and the raw results. */
+  about: string;
+  /**
+   * The command that serves `db` (a copy of the seed) and `publicDir` on 127.0.0.1:port; both
+   * are relative to the working directory it runs in (json-server 0.17 joins `--static` to it).
+   */
+  command(db: string, publicDir: string, port: number): { file: string; args: string[] };
+  /** A path the app answers 200 once it listens. */
+  readyPath: string;
+  mask: MaskRules;
+}
+
+const pkgBin = (pkg: string, bin: string) => join(root, 'node_modules', pkg, bin);
+
+export const APPS: FidelityApp[] = [
+  {
+    name: 'json-server-0.17',
+    about: 'json-server 0.17.4 (npm, pinned devDependency), seed db.json, page served from its --static dir',
+    command: (db, pub, port) => ({ file: process.execPath, args: [pkgBin('json-server', 'lib/cli/bin.js'), '--host', '127.0.0.1', '--port', String(port), '--static', pub, '--quiet', db] }),
+    readyPath: '/db',
+    // json-server 0.17 sets no value of its own but ids, which are the same from the same seed.
+    mask: { fields: [] },
+  },
+];
+
+export const appDir = (app: FidelityApp) => join(root, 'bench', 'fidelity', app.name);
+
+/** A port the OS says is free now (the app binds it right after; a clash fails loudly). */
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** A running real app: its base URL and how to stop it. */
+export interface RunningApp { base: string; stop(): Promise<void>; child: ChildProcess }
+
+/**
+ * Starts `app` from its seed: db.json copied to `work` (the app writes it), session.html as
+ * `work/public/index.html`; resolves once `readyPath` answers 200 (polled at most 200 times).
+ */
+export async function startApp(app: FidelityApp, work: string): Promise<RunningApp> {
+  const pub = join(work, 'public');
+  mkdirSync(pub, { recursive: true });
+  copyFileSync(join(appDir(app), 'db.json'), join(work, 'db.json'));
+  copyFileSync(join(appDir(app), 'session.html'), join(pub, 'index.html'));
+  const port = await freePort();
+  const { file, args } = app.command('db.json', 'public', port);
+  const child = spawn(file, args, { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (d) => { err += d; });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const base = `http://127.0.0.1:${port}`;
+  const stop = async () => { if (child.exitCode === null) child.kill('SIGTERM'); await exited; };
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) break;
+    try {
+      if ((await fetch(base + app.readyPath)).status === 200) return { base, stop, child };
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await stop();
+  throw new Error(`${app.name} did not answer ${app.readyPath} on ${base}: ${err.slice(-2000)}`);
+}
+
+/** One request to send: a held-out one (with id and kind) or one of the capture's own. */
+export interface Req { method: string; path: string; body?: string; content_type?: string; recorded_status?: number }
+export interface HeldOut extends Req { id: string; kind: string }
+
+interface HarEntry { request: { method: string; url: string; postData?: { mimeType?: string; text?: string } }; response: { status: number } }
+
+/**
+ * The capture's own API requests, in order: every entry whose first path segment names a
+ * collection or document of the seed (db.json's keys), so the page, its script and the
+ * browser's favicon request are left out.
+ */
+export function captureRequests(app: FidelityApp): Req[] {
+  const har = JSON.parse(readFileSync(join(appDir(app), 'capture.har'), 'utf8')) as { log: { entries: HarEntry[] } };
+  const roots = new Set(Object.keys(JSON.parse(readFileSync(join(appDir(app), 'db.json'), 'utf8'))));
+  const out: Req[] = [];
+  for (const e of har.log.entries) {
+    const u = new URL(e.request.url);
+    if (!roots.has(u.pathname.split('/')[1] ?? '')) continue;
+    const r: Req = { method: e.request.method, path: u.pathname + u.search, recorded_status: e.response.status };
+    if (e.request.postData?.text !== undefined) { r.body = e.request.postData.text; r.content_type = e.request.postData.mimeType ?? 'application/json'; }
+    out.push(r);
+  }
+  return out;
+}
+
+export function heldOut(app: FidelityApp): HeldOut[] {
+  return (JSON.parse(readFileSync(join(appDir(app), 'heldout.json'), 'utf8')) as { requests: HeldOut[] }).requests;
+}
+
+/** Sends `r` to `base` and keeps what the benchmark compares (compare.ts Answer). */
+export async function send(base: string, r: Req): Promise<Answer> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (r.body !== undefined) headers['content-type'] = r.content_type ?? 'application/json';
+  const res = await fetch(base + r.path, { method: r.method, headers, body: r.body, signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  const h = (n: string) => res.headers.get(n);
+  const a: Answer = { status: res.status, content_type: h('content-type'), ...bodyOf(text), x_total_count: h('x-total-count'), link: h('link') };
+  if (h('x-capstate-source') !== null || h('x-capstate-error') !== null || h('capstate-answer') !== null) {
+    a.capstate = { source: h('x-capstate-source'), answer: h('capstate-answer'), error: h('x-capstate-error') };
+  }
+  return a;
+}
+
