@@ -42,6 +42,15 @@ export const APPS: FidelityApp[] = [
     // json-server 0.17 sets no value of its own but ids, which are the same from the same seed.
     mask: { fields: [] },
   },
+  {
+    name: 'json-server-1.0',
+    about: 'json-server 1.0.0-beta.3 (npm alias json-server-1, pinned devDependency; the last 1.x that runs on Node 20), string ids, seed db.json, page served from its --static dir',
+    command: (db, pub, port) => ({ file: process.execPath, args: [pkgBin('json-server-1', 'lib/bin.js'), '--host', '127.0.0.1', '--port', String(port), '--static', pub, db] }),
+    // 1.x has no /db route.
+    readyPath: '/posts',
+    // Ids are the seed's or the session's own (session.html sends them), so nothing varies.
+    mask: { fields: [] },
+  },
 ];
 
 export const appDir = (app: FidelityApp) => join(root, 'bench', 'fidelity', app.name);
