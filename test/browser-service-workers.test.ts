@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { captureBrowserScenario } from '../src/browser/index.js';
 import { keepPrimary, SERVICE_WORKER_DEADLINES, ServiceWorkerBlock } from '../src/browser/service-workers.js';
 import { CapstateError } from '../src/errors.js';
-import { CHROMIUM, describeBrowser, startExternalBrowser, type ExternalBrowser } from './browser-app.js';
+import { describeBrowser, startExternalBrowser, type ExternalBrowser } from './browser-app.js';
 
 // ---------------------------------------------------------------------------------------
 // A fake CDP session and page: only what the holder calls.

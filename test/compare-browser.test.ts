@@ -122,7 +122,6 @@ describeBrowser('BS-72 / BS-74 / BS-77 / BS-75 comparing real captures of one pa
       const ids = new Map(e.events.filter((x) => x.kind === 'request').map((x) => [x.transaction_id, new URL(x.url as string).search]));
       return e.events.filter((x) => x.kind === 'response' && String(ids.get(x.transaction_id)).startsWith('?n=')).map((x) => ids.get(x.transaction_id));
     };
-    const again = compareWebCaptures({ before: caps.base, after: caps.response });
     expect(order(caps.base)).toEqual(['?n=b', '?n=a']);
     expect(order(caps.reordered)).toEqual(['?n=a', '?n=b']);
     const r = compareWebCaptures({ before: caps.base, after: caps.reordered });

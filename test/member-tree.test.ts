@@ -68,7 +68,7 @@ const scalar: fc.Arbitrary<JsonValue> = fc.oneof(
   fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
   // Integral doubles beyond 2^53 spell integers outside what ES-4 keeps exact (1e300): left out.
   fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0) && (!Number.isInteger(d) || Number.isSafeInteger(d))),
-  fc.constantFrom(0.1, 1.5, -2.25, 1e-7, 5e-324, 1.7976931348623157e-308, 123456.789, 4503599627370495.5),
+  fc.constantFrom(0.1, 1.5, -2.25, 1e-7, 5e-324, 1.7976931348623155e-308, 123456.789, 4503599627370495.5),
 );
 const { value: jsonValue } = fc.letrec<{ value: JsonValue }>((tie) => ({
   value: fc.oneof({ depthSize: 'small', withCrossShrink: true },

@@ -3,7 +3,6 @@
  * rows out (ES-12..ES-14, ES-17..ES-19, OQ-13, OQ-17, OQ-35), and the store's own
  * `collection_order` agreeing with `capstate state` once a variant row is listed first (ES-33).
  */
-import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { cli, tempDir } from './helpers.js';

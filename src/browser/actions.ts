@@ -42,7 +42,7 @@ export function resolveUrl(u: UrlSpec, secrets: Map<string, string>): string {
 function locate(page: Page, l: Locator): PwLocator {
   if (l.kind === 'css') return page.locator(l.selector);
   if (l.kind === 'test_id') return page.getByTestId(l.test_id);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the role is validated as a string; Playwright checks it
+  // The role is validated as a string; Playwright checks it.
   return page.getByRole(l.role as any, { ...(l.name !== undefined ? { name: l.name } : {}), ...(l.exact !== undefined ? { exact: l.exact } : {}) });
 }
 

@@ -6,7 +6,7 @@
 import type { CommandDef } from 'citty';
 import { completionCommand } from './completion.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
+// `any`: citty's CommandDef is generic over each command's args.
 export type AnyCommand = CommandDef<any>;
 
 const lazy = (load: () => Promise<{ default: AnyCommand }>) => async (): Promise<AnyCommand> => (await load()).default;

@@ -8,7 +8,7 @@ import { defineCommand, type ArgsDef, type CommandDef } from 'citty';
 import { CapstateError } from '../errors.js';
 import { out } from './common.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
+// `any`: citty's CommandDef is generic over each command's args.
 type Commands = Record<string, CommandDef<any>>;
 
 const SHELLS = ['bash'] as const;
@@ -52,6 +52,7 @@ export function bashCompletion(commands: Commands): string {
     '# Use: source <(capstate completion bash), or save it as',
     '# ~/.local/share/bash-completion/completions/capstate',
     '_capstate() {',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template literal
     '  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmd="" i',
     '  for ((i = 1; i < COMP_CWORD; i++)); do',
     `    case "\${COMP_WORDS[i]}" in ${bashCase(names)}) cmd="\${COMP_WORDS[i]}"; break ;; esac`,

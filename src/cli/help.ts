@@ -12,12 +12,12 @@ export function colourFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = p
 }
 
 export function stripColour(text: string): string {
-  // eslint-disable-next-line no-control-regex -- ANSI SGR sequences
+  // ANSI SGR sequences.
   return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
 /** Writes a command's usage to `stream` (stdout for asked-for help, stderr after a usage error). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- citty's CommandDef is generic over each command's args
+// `any`: citty's CommandDef is generic over each command's args.
 export async function writeUsage(stream: NodeJS.WriteStream, cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<void> {
   const text = await renderUsage(cmd, parent);
   // citty pads every row's last column to the longest one: trailing blanks a pipe or a diff keeps.
