@@ -35,7 +35,7 @@ try {
     console.log(short(`→ ${name} ${JSON.stringify(args)}`));
     const r = await client.callTool({ name, arguments: args });
     // The first text is what happened, the next (if any) the answer's body.
-    const [head, ...more] = r.content.filter((c) => c.type === 'text').map((c) => c.text.split('\n')[0]);
+    const [head, ...more] = /** @type {{ type: string, text: string }[]} */ (r.content).filter((c) => c.type === 'text').map((c) => c.text.split('\n')[0]);
     console.log(short(`← ${r.isError ? 'error: ' : ''}${head}`));
     for (const line of more) console.log(short(`  ${line}`));
   }

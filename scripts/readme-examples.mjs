@@ -91,6 +91,7 @@ function parse(line) {
 }
 
 // The same output on every machine: no colour, UTC, and no test-only budget override.
+/** @type {NodeJS.ProcessEnv} */
 const env = { ...process.env, NO_COLOR: '1', TZ: 'UTC', LC_ALL: 'C' };
 delete env.CAPSTATE_STATE_BUDGET_BYTES;
 
@@ -195,23 +196,23 @@ let after;
 try {
   after = before.replace(MARKER, (whole, line, shown) => {
     count++;
-    const fence = /^```[a-z]*/.exec(whole.split('\n')[1])[0];
+    const fence = /** @type {RegExpExecArray} */ (/^```[a-z]*/.exec(whole.split('\n')[1]))[0];
     const output = run(line);
     if (output !== shown) stale.push(line);
     return `<!-- example: ${line} -->\n${fence}\n${output}\`\`\`\n<!-- /example -->`;
-  }).replace(SESSION, (whole, fence, shown) => {
+  }).replace(SESSION, (_whole, fence, shown) => {
     count++;
     const output = runSession(shown);
     if (output !== shown) stale.push(`session: ${shown.split('\n').find((l) => l.startsWith('$ ')) ?? '(no command)'}`);
     return `<!-- session -->\n${fence}\n${output}\`\`\`\n<!-- /session -->`;
-  }).replace(FILE, (whole, file, fence, shown) => {
+  }).replace(FILE, (_whole, file, fence, shown) => {
     count++;
     const text = readFileSync(join(root, file), 'utf8');
     if (text !== shown) stale.push(`file: ${file}`);
     return `<!-- file: ${file} -->\n${fence}\n${text}\`\`\``;
   });
 } catch (e) {
-  process.stderr.write(`readme-examples: ${e.message}\n`);
+  process.stderr.write(`readme-examples: ${/** @type {Error} */ (e).message}\n`);
   process.exit(1);
 }
 const opened = (before.match(/<!-- (?:example: |session -->|file: )/g) ?? []).length;

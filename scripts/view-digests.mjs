@@ -37,6 +37,7 @@ try {
     const digests = {};
     try {
       const raw = rawConnection(k);
+      if (!raw) throw new Error('view-digests: the store is not SQLite');
       const bag = (table) => {
         const columns = raw.prepare(`select * from ${table}`).columns().map((c) => `typeof("${c.name}")`);
         const rows = raw.prepare(`select *, ${columns.join(', ')} from ${table}`).raw(true).safeIntegers(true).all();

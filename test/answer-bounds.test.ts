@@ -53,7 +53,7 @@ describe('issue 42: MCP answers are bounded and the session goes on', () => {
 
   it('load_state of a state nested 100,000 levels deep is bad-state naming the path where it passed the limit, and the state stays', async () => {
     const before = (await s.call('get_state')).structuredContent as { sha256: string };
-    const state = JSON.parse((await s.call('get_state')).content[1].text as string) as { entities: { value: Record<string, unknown> }[] };
+    const state = JSON.parse(((await s.call('get_state')).content[1] as { text: string }).text) as { entities: { value: Record<string, unknown> }[] };
     state.entities[0].value.deep = JSON.parse(nestedText(100_000));
     const r = await s.call('load_state', { state });
     expect(r.isError).toBe(true);

@@ -12,10 +12,14 @@ export const CHROMIUM = process.env.CAPSTATE_CHROMIUM ?? '/usr/bin/chromium';
 
 /** A describe block whose tests need Chromium (OQ-48, issue 7's test policy). */
 export function describeBrowser(name: string, fn: () => void): void {
-  if (existsSync(CHROMIUM)) return describe(name, fn);
+  if (existsSync(CHROMIUM)) {
+    describe(name, fn);
+    return;
+  }
   if (process.env.CAPSTATE_SKIP_BROWSER === '1') {
     console.warn(`skipping "${name}": ${CHROMIUM} is missing and CAPSTATE_SKIP_BROWSER=1`);
-    return describe.skip(name, fn);
+    describe.skip(name, fn);
+    return;
   }
   describe(name, () => {
     it('needs Chromium', () => {

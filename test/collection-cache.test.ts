@@ -76,7 +76,7 @@ describe('collection cache: a stored collection is decoded once and cannot be ch
     ]);
     const db = join(dir, 'c.sqlite');
     await loadCaptures({ db, files: [har], loadedAt: '2026-01-01T00:00:00.000Z' });
-    const store = openStore(db, { readonly: true });
+    const store = openStore(db);
     const k = kyselyFor(store);
     try {
       const lookups = await storedLookups(k, 1, har);

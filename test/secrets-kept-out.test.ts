@@ -15,7 +15,7 @@ const dir = tempDir();
 const A = 'http://app.test';
 let n = 0;
 
-type HarDoc = { log: { pages: { title: string }[]; entries: { request: Record<string, any>; response: Record<string, any> }[] } };
+type HarDoc = { log: { pages: { id?: string; title: string }[]; entries: { request: Record<string, any>; response: Record<string, any> }[] } };
 
 /** Writes a HAR from exchanges, lets `patch` edit the document, loads it with the CLI. */
 function load(exchanges: Exchange[], patch: (doc: HarDoc) => void = () => {}, opts: { pageTitle?: string } = {}) {

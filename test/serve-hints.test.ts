@@ -50,7 +50,7 @@ describe('MCP-2 ownership of hints', () => {
 describe('OQ-7 request bodies: schema, query-POST replay, writes', () => {
   it('a query POST replays the record with the same request body, and refuses another body', async () => {
     const search = byMethod('POST', '/api/v1/search');
-    const schema = search.inputSchema as { properties: { body: { type: string; properties: Record<string, { type: string }> } } };
+    const schema = search.inputSchema as unknown as { properties: { body: { type: string; properties: Record<string, { type: string }> } } };
     expect(schema.properties.body).toMatchObject({ type: 'object', properties: { q: { type: 'string' } } });
     const b = await s.call(search.name, { body: { q: 'b' } });
     expect((b.structuredContent as { record_ordinal: number; why: string }).record_ordinal).toBe(5);

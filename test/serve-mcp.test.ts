@@ -41,10 +41,10 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
     expect(item.required).toEqual(['uid']);
     expect(item.properties.uid.type).toBe('string');
     expect(item.properties.uid.description).toContain('"nErXDvCkzz"');
-    const list = s.tool('get_api_annotations').inputSchema as { required?: string[]; properties: { query: { properties: Record<string, unknown> } } };
+    const list = s.tool('get_api_annotations').inputSchema as unknown as { required?: string[]; properties: { query: { properties: Record<string, unknown> } } };
     expect(list.required).toBeUndefined();
     expect(Object.keys(list.properties.query.properties)).toEqual(['from', 'to', 'limit', 'matchAny', 'dashboardUID']);
-    const post = s.tool('post_api_annotations').inputSchema as { properties: { body: { type: string; properties: Record<string, unknown> } } };
+    const post = s.tool('post_api_annotations').inputSchema as unknown as { properties: { body: { type: string; properties: Record<string, unknown> } } };
     expect(post.properties.body.type).toBe('object');
     expect(Object.keys(post.properties.body.properties).length).toBeGreaterThan(0);
   });
@@ -68,7 +68,7 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
       if (sc.source === 'state') {
         // ES-37: a kept plan renders exactly the recorded value (member order aside).
         expect(sc.why).toMatch(/^(rendered from state|document of)/);
-        expect(JSON.parse((r.content[1] as { text: string }).text)).toEqual(JSON.parse(recorded));
+        expect(JSON.parse((r.content[1] as { text: string }).text)).toEqual(JSON.parse(recorded!));
       } else {
         expect(sc.source).toBe('replay');
         expect(sc.why).toMatch(/record of/);

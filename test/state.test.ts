@@ -331,7 +331,7 @@ describe('ES-37 keeping a plan', () => {
       { url: `${A}/api/v1/tags?view=x`, body: [{ id: 'tg-a' }, { id: 'tg-c' }] },
     ]);
     expect(s.types[0].initial_order).toEqual(['tg-c', 'tg-a']);
-    const p = plan(s, 'get_api_v1_tags') as { kind: string; lines: { query: string | null; sort?: unknown; reason?: string }[] };
+    const p = plan(s, 'get_api_v1_tags') as Plan & { lines: { query: string | null; sort?: unknown; reason?: string }[] };
     expect(p.kind).toBe('list');
     expect(p.lines.find((l) => l.query === '_sort=id')).toMatchObject({ sort: { field: 'id', direction: 'asc' } });
     expect(p.lines.find((l) => l.query === 'view=x')).toMatchObject({ reason: 'membership-differs' });

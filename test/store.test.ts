@@ -98,7 +98,7 @@ describe('migrations', () => {
     v12.exec('insert into main.member_node (body_id, parent, key, node, position, depth, type, value, pointer) select body_id, parent, key, node, position, depth, type, value, pointer from src.member_node');
     v12.exec('detach database src');
     v12.close();
-    const rows = (d: Database.Database) => d.prepare('select body_id, parent, key, node, position, depth, type, value, pointer from member_node order by body_id, parent, key').raw().all();
+    const rows = (d: Database.Database) => d.prepare('select body_id, parent, key, node, position, depth, type, value, pointer from member_node order by body_id, parent, key').raw().all() as unknown[][];
     const db = openStore(file, { write: true });
     expect(db.pragma('user_version', { simple: true })).toBe(listMigrations().length);
     const src = new Database(fresh, { readonly: true });

@@ -21,7 +21,7 @@ const page = `<!doctype html><html><head><title>Items</title></head><body>
 </script></body></html>`;
 
 const server = http.createServer((req, res) => {
-  const url = new URL(req.url, 'http://localhost');
+  const url = new URL(req.url ?? '/', 'http://localhost');
   const json = (status, v) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(v)); };
   let body = '';
   req.on('data', (c) => { body += c; });
@@ -47,4 +47,4 @@ const server = http.createServer((req, res) => {
     json(404, { error: 'not found' });
   });
 });
-server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => console.error(`items app on http://127.0.0.1:${server.address().port}`));
+server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => console.error(`items app on http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`));

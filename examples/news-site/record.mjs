@@ -11,8 +11,8 @@ import { createNewsServer } from './server.mjs';
 
 export async function recordNewsSite(out, executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium') {
   const server = createNewsServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = server.address().port;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(null)));
+  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
   const browser = await chromium.launch({
     executablePath,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update',
@@ -31,7 +31,7 @@ export async function recordNewsSite(out, executablePath = process.env.CHROMIUM 
   return port;
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) {
   const out = process.argv[2];
   if (!out) { process.stderr.write('usage: node examples/news-site/record.mjs OUT.har|OUT.zip\n'); process.exit(2); }
   const port = await recordNewsSite(out);

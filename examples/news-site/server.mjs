@@ -42,8 +42,8 @@ window.addEventListener('DOMContentLoaded', async () => {
 export function createNewsServer() {
   const server = createServer((req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
-    const port = server.address().port;
-    const url = new URL(req.url, `http://${req.headers.host}`);
+    const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
+    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
     const json = (status, body) => {
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' });
       res.end(JSON.stringify(body));

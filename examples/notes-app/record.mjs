@@ -10,8 +10,8 @@ import { createNotesServer } from './server.mjs';
 
 export async function recordNotesApp(out, executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium') {
   const server = createNotesServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${server.address().port}`;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(null)));
+  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   const browser = await chromium.launch({
     executablePath,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -33,7 +33,7 @@ export async function recordNotesApp(out, executablePath = process.env.CHROMIUM 
   return base;
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) {
   const out = process.argv[2];
   if (!out) { process.stderr.write('usage: node examples/notes-app/record.mjs OUT.har\n'); process.exit(2); }
   const base = await recordNotesApp(out);

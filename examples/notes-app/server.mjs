@@ -84,7 +84,7 @@ export function createNotesServer() {
   };
   const count = (nb) => data.notes.filter((n) => n.notebookId === nb.id).length;
   return createServer((req, res) => {
-    const url = new URL(req.url, 'http://local');
+    const url = new URL(req.url ?? '/', 'http://local');
     const parts = url.pathname.split('/').filter(Boolean);
     let raw = '';
     req.on('data', (c) => { raw += c; });
@@ -136,6 +136,6 @@ export function createNotesServer() {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const server = createNotesServer();
   server.listen(Number(process.argv[2] ?? 8080), '127.0.0.1', () => {
-    process.stdout.write(`notes app on http://127.0.0.1:${server.address().port}/\n`);
+    process.stdout.write(`notes app on http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/\n`);
   });
 }
