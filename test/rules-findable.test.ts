@@ -21,7 +21,7 @@ import { root, tempDir } from './helpers.js';
 interface Named { id: string; file: string; entry: string }
 
 /** The rule entries of a rules.md text: each entry's IDs (its anchors) and its *Where:* links. */
-export function parseRules(text: string): { named: Named[]; problems: string[] } {
+function parseRules(text: string): { named: Named[]; problems: string[] } {
   const named: Named[] = [];
   const problems: string[] = [];
   for (const block of text.split(/\n\s*\n/)) {
@@ -49,13 +49,13 @@ export function parseRules(text: string): { named: Named[]; problems: string[] }
 }
 
 /** The first comment block of a .ts or .sql file: a `/** … *\/` block, or the leading `--` / `//` lines. */
-export function headerOf(text: string): string {
+function headerOf(text: string): string {
   const m = /^\s*(\/\*[\s\S]*?\*\/|(?:(?:--|\/\/)[^\n]*\n)+)/.exec(text);
   return m ? m[1] : '';
 }
 
 /** Whether `header` cites `id`: the ID itself, or a range of its prefix that holds it (`DOC-1..DOC-5`, `DESC-1 to DESC-5`). */
-export function cites(header: string, id: string): boolean {
+function cites(header: string, id: string): boolean {
   if (new RegExp(`\\b${id}\\b`).test(header)) return true;
   const [prefix, n] = [id.replace(/-\d+$/, ''), Number(id.replace(/^.*-/, ''))];
   return [...header.matchAll(new RegExp(`\\b${prefix}-(\\d+)\\s*(?:\\.\\.|to|–)\\s*${prefix}-(\\d+)\\b`, 'g'))]
@@ -87,7 +87,7 @@ function sources(dir: string): Source[] {
 }
 
 /** Every problem with `dir`'s docs/rules.md against its files; empty when each rule is findable and implemented once. */
-export function rulesProblems(dir: string): string[] {
+function rulesProblems(dir: string): string[] {
   const { named, problems } = parseRules(readFileSync(join(dir, 'docs', 'rules.md'), 'utf8'));
   const all = sources(dir);
   const byFile = new Map(all.map((s) => [s.file, s]));
