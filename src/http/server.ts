@@ -51,6 +51,21 @@ function routesOf(ctx: ServeContext): Route[] {
   }).sort((a, b) => a.params.length - b.params.length || b.literal - a.literal);
 }
 
+/**
+ * Over HTTP a request's query string and body fields are the app's to judge, not the tool
+ * schema's: a key or a value type the capture never showed is something the model holds no
+ * convention for, so it is declined (501), never answered with a 400 the app might not give
+ * (issue 44). MCP callers keep `bad-arguments`: there the schema is the contract.
+ */
+function asDecline(e: unknown, tool: ManifestTool, input: { queryArg?: string | null; bodyArg?: string | null }): unknown {
+  if (!(e instanceof CapstateError) || e.code !== 'bad-arguments') return e;
+  const argument = String((e.context as { argument?: unknown }).argument ?? '');
+  const from = (name: string | null | undefined) => argument === (name ?? 'query') || argument.startsWith(`${name ?? 'query'}.`);
+  if (!from(input.queryArg) && !(input.bodyArg && from(input.bodyArg))) return e;
+  return new CapstateError('no-convention', `${e.message}: the model holds no convention for it (${tool.method} ${tool.template} answers what the capture showed)`,
+    { ...e.context, nearest_tool: tool.name });
+}
+
 /** Sends an answer; an allowed origin gets CORS headers exposing every header sent (guard.ts). */
 /**
  * The route most like `method path`, for a decline's hint: the most leading segments in
@@ -201,7 +216,7 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
     if (body.length > 0 && input.bodyArg) {
       args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(req, body, `${method} ${url.pathname}`);
     }
-    return sendAnswer(await answerCall(ctx, r.tool.name, args, model));
+    return sendAnswer(await answerCall(ctx, r.tool.name, args, model).catch((e: unknown) => { throw asDecline(e, r.tool, input); }));
   };
   /** Sends a model's answer with its provenance and the recorded content type. */
   const answerSender = (req: IncomingMessage, method: string, sendOk: (status: number, text: string | Buffer, headers: Record<string, string>) => void) => (a: CallAnswer) => {
