@@ -1,37 +1,33 @@
 /**
- * @rule ES-37, ES-25, DOC-2, DOC-3, DOC-4, DOC-5, DOC-6, OQ-27, OQ-31
+ * @rule ES-37, ES-25, OQ-27, OQ-31, DOC-6
  * Forming plans, a step of the state pass: one render plan per read tool, kept only when
  * rendering gives back each request line's latest initial record (ES-37) with one shared
- * envelope (ES-25); documents of GET list tools without one (DOC-2..DOC-5; which paths
- * name files is the view `file_documents`, DOC-1); and the record reasons, the first that
- * applies by precedence (DOC-6, OQ-26..OQ-31). The views decide which reads are initial,
- * where entities and lists sit, identity, membership and counters; rendering itself is the
- * model's (src/model/plan/render.ts); this step renders and compares.
- */import { stringifyExact, type JsonValue } from '../../json/exact.js';
-import type { MergedTypes, Observation } from './merge-entities.js';
-import { writeBetween } from './change-bounds.js';
-import { viewClockFormat, type ClockFormat } from '../../model/plan/clocks.js';
+ * envelope (ES-25); a GET list tool without one gets a document (steps/documents.ts,
+ * DOC-2..DOC-5); and the record reasons, the first that applies by precedence (DOC-6,
+ * OQ-26..OQ-31). The views decide which reads are initial, where entities and lists sit,
+ * identity, membership and counters; rendering itself is the model's
+ * (src/model/plan/render.ts); this step renders and compares. What a plan states of its view
+ * is ../plan-view-base.ts, what a list's lines teach (queries, a nested list's parent)
+ * ../plan-list-lines.ts, and the context all of them share ../plan-context.ts.
+ */
+import type { JsonValue } from '../../json/exact.js';
+import type { MergedTypes } from './merge-entities.js';
 import { lineKey, type ReadLine, type StateFacts } from '../facts.js';
 import { at, isObject, jsonEqual, keysOf, member } from '../../model/plan/json.js';
-import { singular, type EmbeddedMembers } from '../../model/plan/relations.js';
-import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, replaceShown, shownAt, type Collections } from '../../model/plan/render.js';
+import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, replaceShown, shownAt } from '../../model/plan/render.js';
 import {
-  REASON_PRECEDENCE, type ItemPlan, type ListParent, type ListPlan, type ListQueries, type Plan, type PlanLine, type Reason, type StateDocument, type StateEntity,
+  REASON_PRECEDENCE, type ItemPlan, type ListPlan, type ListQueries, type Plan, type PlanLine, type StateDocument,
 } from '../../model/plan/types.js';
-import type { Shaping, ViewShaping } from '../../model/plan/variants.js';
+import type { Shaping } from '../../model/plan/variants.js';
 import { childPointer } from '../../json/pointer.js';
-import { applyListQuery, isListQuery, kindOf, parseListQuery, type ParsedQuery, type QueryKind, type QueryUnit } from '../../model/plan/list-queries.js';
-
-/** OQ-30 / DOC-4: the rendered-size limit, compact exact JSON in UTF-8 bytes. */
-export const MAX_RENDERED_BYTES = 262_144;
+import { applyListQuery, kindOf, type QueryKind, type QueryUnit } from '../../model/plan/list-queries.js';
+import { MAX_RENDERED_BYTES, lineName, noInitialDetail, ok, renderedBytes, unusableLines, type Ctx, type Outcome } from '../plan-context.js';
+import { viewBase } from '../plan-view-base.js';
+import { parentOf, readLineQuery } from '../plan-list-lines.js';
+import { documentOf } from './documents.js';
 
 /** Statuses that answer for an absent entity (the gate's "checked absence"). */
 const ABSENCE = new Set([400, 404, 410]);
-
-const ok = (status: number) => status >= 200 && status <= 299;
-const renderedBytes = (v: JsonValue) => Buffer.byteLength(stringifyExact(v), 'utf8');
-
-interface Outcome { reasons: { reason: Reason; detail: string }[] }
 
 function recordPlan(tool: string, o: Outcome): Plan {
   const first = REASON_PRECEDENCE.map((r) => o.reasons.find((x) => x.reason === r)).find((x) => x !== undefined)!;
@@ -44,8 +40,6 @@ function latestPerLine(initial: ReadLine[]): ReadLine[] {
   for (const r of initial) latest.set(lineKey(r), r);
   return [...latest.values()].sort((a, b) => a.timeline_position - b.timeline_position);
 }
-
-const lineName = (r: { path: string; query: string | null }) => (r.query ? `${r.path}?${r.query}` : r.path);
 
 /** The first pointer where two values differ, for a reason's detail. */
 function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, pointer = ''): string {
@@ -61,7 +55,6 @@ function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, poi
   }
   return pointer === '' ? '(the whole body)' : pointer;
 }
-
 
 export interface PlanResult { plans: Plan[]; documents: StateDocument[] }
 
@@ -126,34 +119,6 @@ export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shapi
   return { plans, documents };
 }
 
-interface Ctx {
-  facts: StateFacts;
-  state: Collections;
-  tool: string;
-  collection: string;
-  lines: ReadLine[];
-  initial: ReadLine[];
-  /** The initial reads, projections and variants included. */
-  initialAll: ReadLine[];
-  obs: Observation[];
-  shaping: ViewShaping;
-}
-
-function noInitialDetail(reads: ReadLine[], projected = 0): string {
-  if (projected > 0) return `its ${projected} initial read${projected === 1 ? ' is a projection or variant' : 's are projections or variants'} (ES-12..ES-19)`;
-  return reads.length === 1 ? `its one record comes after the type's bound (ES-8/ES-9)`
-    : `all ${reads.length} of its records come after the type's bound (ES-8/ES-9)`;
-}
-
-function unusableLines(ctx: Ctx, reasons: Outcome['reasons'], need: (r: ReadLine) => boolean): void {
-  for (const r of ctx.lines) {
-    if (need(r) && !ctx.facts.bodyUsable(r.response_body_id)) {
-      reasons.push({ reason: 'body-unusable', detail: `record #${r.ordinal} (${lineName(r)}) has no usable JSON body (ES-4)` });
-      return;
-    }
-  }
-}
-
 /** ES-37: every line's render must equal its latest initial record; envelopes must be shared (ES-25). */
 function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reasons']): void {
   let template: { value: JsonValue | undefined; line: PlanLine } | null = null;
@@ -197,51 +162,6 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
 function withoutEmbeddedAt(ctx: Ctx, plan: ItemPlan | ListPlan, recordId: number, body: JsonValue): JsonValue {
   const shown = shownAt(plan, body);
   return shown ? replaceShown(plan, body, shown.map((o) => ctx.facts.ownObject(recordId, o))) : body;
-}
-
-/**
- * Issue 16: the members the tool's initial reads embed on request (`?_embed=comments`), from
- * every initial read (variants included), in first-seen order; undefined when none does.
- */
-function embeddedMembersOf(ctx: Ctx, reads: ReadLine[], isItem: boolean): EmbeddedMembers | undefined {
-  const out: EmbeddedMembers = [];
-  const itemAt = new Map(ctx.facts.itemLocations.map((l) => [l.record_id, l.entity_pointer]));
-  const listAt = new Map(ctx.facts.listReads.map((l) => [l.record_id, l.list_pointer]));
-  for (const r of reads) {
-    if (!ok(r.status) || r.query_pairs.length === 0) continue;
-    const body = ctx.facts.bodyValue(r.response_body_id);
-    const pointer = (isItem ? itemAt : listAt).get(r.record_id);
-    const found = body === undefined || pointer === undefined ? undefined : at(body, pointer);
-    const objects = isItem ? [found] : Array.isArray(found) ? found : [];
-    for (const o of objects) {
-      for (const e of ctx.facts.embeddedBy(r.record_id, o)) if (!out.some((x) => x.param === e.param && x.member === e.member)) out.push(e);
-    }
-  }
-  return out.length ? out : undefined;
-}
-
-/** ES-29: the clock spellings this view always uses differently from the stored values. */
-function clockFormatsOf(ctx: Ctx, obs: Observation[], fields: string[]): Record<string, ClockFormat> {
-  const out: Record<string, ClockFormat> = {};
-  for (const f of fields) {
-    const pairs = obs.map((o) => ({ view: member(o.object, f), stored: member(ctx.state.entity(ctx.collection, o.entity_id)?.value, f) }));
-    const format = viewClockFormat(f, pairs);
-    if (format) out[f] = format;
-  }
-  return out;
-}
-
-/** ES-21: the view's fields and required fields, as `view_fields` states them (item views: all observations; list views: list ones). */
-function viewBase(ctx: Ctx, obs: Observation[], scope: 'all' | 'list') {
-  const { fields, required } = ctx.facts.viewFields.get(`${ctx.tool}\u0000${scope}`) ?? { fields: [], required: [] };
-  const embedded = embeddedMembersOf(ctx, ctx.initialAll, scope === 'all');
-  return {
-    collection: ctx.collection, fields, required_fields: required,
-    projected_record_ordinals: ctx.shaping.projected_record_ordinals, projected_query_keys: ctx.shaping.projected_query_keys,
-    projection_values: ctx.shaping.projection_values, per_response_members: ctx.facts.viewPerResponse.get(ctx.tool) ?? [], clock_formats: clockFormatsOf(ctx, obs, fields), sorted_arrays: [],
-    shared_envelope: true,
-    ...(embedded ? { embedded_members: embedded } : {}),
-  };
 }
 
 function itemPlan(ctx: Ctx, reasons: Outcome['reasons']): ItemPlan | null {
@@ -361,123 +281,4 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
   return plan;
-}
-
-type LineRead =
-  | { kind: 'plain'; failed?: QueryUnit[] }
-  | { kind: 'query'; membership: 'all' | 'recorded'; line: Partial<PlanLine>; units: Map<QueryUnit, string[]> }
-  | { kind: 'differs'; detail: string; units: QueryUnit[] };
-
-/**
- * Issue 18 (ES-35, ES-37): what a list line's query keys say about its membership. A query
- * that filters, sorts or windows the collection is kept when applying it to the state
- * reproduces the listed ids in order; a line ES-35 calls `all` that lists other entities,
- * or another order, than the collection and that no query explains is `membership-differs`.
- */
-function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: string[], all: StateEntity[], isField: (n: string) => boolean,
-  totalsOf: Totals, parent?: { field: string; value: string }): LineRead {
-  const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
-  let parsed: ParsedQuery | null = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
-  if (parent && (parsed === null || parsed.ok)) {
-    // Issue 18: a nested line's parent is its first filter (the field learned by parentOf).
-    const q = parsed?.query ?? {};
-    parsed = { ok: true, kinds: parsed?.kinds ?? new Map(), units: parsed?.units ?? new Map(), query: { ...q, filter: [{ field: parent.field, values: [parent.value] }, ...(q.filter ?? [])] } };
-  }
-  if (parsed?.ok && isListQuery(parsed.query)) {
-    const picked = applyListQuery(all, parsed.query, ctx.tool);
-    if (same(picked.entities.map((e) => e.id))) {
-      const totals = (totalsOf.members.get(r.record_id) ?? []).filter((c) => Number(c.value) === picked.matched).map((c) => c.member_pointer);
-      const headers = (totalsOf.headers.get(r.record_id) ?? []).filter((s) => s.total !== null && Number(s.total) === picked.matched).map((s) => s.name.toLowerCase());
-      const membership = m === 'all' && picked.entities.length === all.length ? 'all' : 'recorded';
-      return {
-        kind: 'query', membership, units: parsed.units,
-        line: { ...parsed.query, ...(totals.length ? { total_members: [...new Set(totals)].sort() } : {}), ...(headers.length ? { total_headers: [...new Set(headers)].sort() } : {}) },
-      };
-    }
-    if (m === 'all') {
-      const shown = picked.entities.length === listedIds.length ? 'another order' : `${picked.entities.length} entities, ${listedIds.length} listed`;
-      return { kind: 'differs', units: [...parsed.units.keys()], detail: `record #${r.ordinal} (${lineName(r)}): its query read from state gives ${shown} (issue 18)` };
-    }
-    // A page ES-35 already calls `recorded` renders the ids it listed, as before; its keys are not learned.
-    return { kind: 'plain', failed: [...parsed.units.keys()] };
-  }
-  if (m === 'all' && !same(all.map((e) => e.id))) {
-    const why = parsed && !parsed.ok ? `; its key ${JSON.stringify(parsed.key)} is ${parsed.why}` : '';
-    const shown = all.length === listedIds.length ? 'another order than the collection' : `${listedIds.length} of the collection's ${all.length} entities`;
-    return { kind: 'differs', units: parsed?.ok ? [...parsed.units.keys()] : [], detail: `record #${r.ordinal} (${lineName(r)}) lists ${shown}, and no filter, sort or window explains it (issue 18)${why}` };
-  }
-  return { kind: 'plain' };
-}
-
-type Totals = { members: Map<number, StateFacts['counters']>; headers: Map<number, StateFacts['pageSignals']> };
-
-/**
- * Issue 18 (ES-35, ES-37): the field a nested collection's entities carry their parent in.
- * A list tool under a parent (`/posts/{id}/comments`, which the manifest gave the flat
- * `/comments` root; `/projects/{id}/memberships.json`, a root of its own) lists the entities
- * whose field equals the parent the path value names. The field is learned as list filters
- * are: the first field (those named for the parent — `postId`, `post_id`, `project` — first,
- * then the view's field order; an object field by its parent identity member, `project.id`)
- * whose filter reproduces every listed line of the tool, in order; with none, no parent is
- * learned and the lines keep their reasons. A path value naming the parent by another key
- * than its id (`/projects/garden/memberships.json`) stands for the entity the parent's own
- * item read by that value showed (`garden` → project 1).
- */
-function parentOf(ctx: Ctx, all: StateEntity[], membership: Map<number, 'all' | 'recorded'>, shownBy: Map<number, { entity_id: string }[]>, isField: (n: string) => boolean, totals: Totals): FoundParent | null {
-  const tool = ctx.facts.tools.find((t) => t.name === ctx.tool);
-  const params = [...(tool?.template.matchAll(/\{([^}]+)\}/g) ?? [])].map((m) => m[1]);
-  if (!tool || params.length !== 1 || tool.ends_in_param === 1) return null;
-  const listed = ctx.lines.filter((r) => membership.has(r.record_id) && ctx.facts.pathValue(r.record_id) !== undefined);
-  if (listed.length === 0) return null;
-  const nested = ctx.facts.parents.get(ctx.tool);
-  const valueOf = (r: ReadLine) => { const v = ctx.facts.pathValue(r.record_id)!; return nested?.aliases.get(v) ?? v; };
-  const statics = tool.template.split('/').filter((s) => s !== '' && !s.startsWith('{'));
-  const parentWord = singular(statics[statics.length - 2] ?? '');
-  const named = (f: string) => [`${parentWord}Id`, `${parentWord}_id`, parentWord].includes(f);
-  const fields = ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? [];
-  const byParentIdentity = (f: string) => (nested?.identity && all.some((e) => isObject(member(e.value, f))) ? [`${f}.${nested.identity}`, f] : [f]);
-  const candidates = [...fields.filter(named), ...fields.filter((f) => !named(f))].flatMap(byParentIdentity);
-  const field = candidates.find((f) => listed.every((r) => {
-    const ids = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
-    return readLineQuery(ctx, r, membership.get(r.record_id)!, ids, all, isField, totals, { field: f, value: valueOf(r) }).kind === 'query';
-  }));
-  if (field === undefined) return null;
-  return { param: params[0], field, valueOf, ...(nested && nested.aliases.size > 0 ? { collection: nested.collection } : {}) };
-}
-
-/** A learned parent: the plan's `parent`, and the parent id each recorded line's path value names. */
-type FoundParent = ListParent & { valueOf: (r: ReadLine) => string };
-
-/** DOC-2..DOC-5: the document of a GET list tool without an entity plan, or the reasons it has none. */
-function documentOf(ctx: Ctx, reads: ReadLine[], reasons: Outcome['reasons']): StateDocument | null {
-  if (ctx.initial.length === 0) {
-    // OQ-26 / OQ-29: e.g. a list read only after its first write.
-    reasons.push({ reason: 'no-initial-record', detail: noInitialDetail(reads, reads.filter((r) => r.is_initial).length) });
-    return null;
-  }
-  if (ctx.lines.length > 1) {
-    const paths = new Set(ctx.lines.map((l) => l.path));
-    reasons.push(paths.size > 1
-      ? { reason: 'path-varies', detail: `its initial reads have ${paths.size} paths (DOC-5)` }
-      : { reason: 'query-varies', detail: `its initial reads have ${ctx.lines.length} query strings on one path (DOC-5)` });
-  }
-  unusableLines(ctx, reasons, () => true);
-  // DOC-3: a value that changed across any recorded write keeps the tool recorded.
-  for (let i = 1; i < ctx.initial.length; i++) {
-    const [a, b] = [ctx.initial[i - 1], ctx.initial[i]];
-    if (a.path !== b.path || a.query !== b.query) continue;
-    const w = writeBetween(ctx.facts, a, b)?.ordinal;
-    if (w !== undefined && !jsonEqual(ctx.facts.bodyValue(a.response_body_id), ctx.facts.bodyValue(b.response_body_id))) {
-      reasons.push({ reason: 'fields-differ', detail: `the value changed between #${a.ordinal} and #${b.ordinal} across write #${w} (DOC-3)` });
-      break;
-    }
-  }
-  if (reasons.length) return null;
-  const r = ctx.lines[0];
-  const value = ctx.facts.bodyValue(r.response_body_id)!;
-  if (renderedBytes(value) > MAX_RENDERED_BYTES) {
-    reasons.push({ reason: 'rendered-oversize', detail: `the document renders to more than ${MAX_RENDERED_BYTES} bytes (DOC-4)` });
-    return null;
-  }
-  return { tool: ctx.tool, path: r.path, query: r.query, status: r.status, value, record_ordinal: r.ordinal };
 }
