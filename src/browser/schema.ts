@@ -3,110 +3,33 @@
  * OQ-39, OQ-45): one strict validation of the whole request before any browser starts,
  * declared once with zod (issue 19): the declaration gives the TypeScript types below, the
  * JSON Schema the MCP tool publishes, and the check. Every failure is a CapstateError
- * `invalid-scenario` naming the JSON path of the offending field (BS-8).
+ * `invalid-scenario` naming the JSON path of the offending field (BS-8). The steps and the
+ * values they take are declared in action-schema.ts and the building blocks in
+ * schema-blocks.ts (issue 43); this module re-exports what they export, so importers keep
+ * importing the scenario's declaration from here.
  */
 import { z } from 'zod';
 import { CapstateError } from '../errors.js';
-import { describe } from '../load/fields.js';
 import { formatPath, type JsonPath } from '../load/split.js';
 import { firstIssue } from '../json/zod-issue.js';
+import { arr, bool, httpUrl, int, obj, oneOf, rule, set, str, timeout, unionError } from './schema-blocks.js';
+import { ACTIONS, actionSchema, urlSpecSchema, valueSourceSchema } from './action-schema.js';
+
+export { MAX_TIMEOUT_MS } from './schema-blocks.js';
+export {
+  ACTIONS, METHODS, CONTROL, valueSourceSchema, urlSpecSchema, locatorSchema, actionSchema,
+  type Action, type RequestAction, type Locator, type ValueSource, type HeaderSource, type UrlSpec,
+} from './action-schema.js';
 
 export const ARTIFACTS = ['screenshot', 'dom', 'accessibility', 'url', 'history', 'storage'] as const;
 export type Artifact = typeof ARTIFACTS[number];
 export const EVENT_FAMILIES = ['console', 'page-errors', 'network', 'websockets', 'frames', 'workers', 'popups', 'downloads'] as const;
 export type EventFamily = typeof EVENT_FAMILIES[number];
-export const ACTIONS = ['goto', 'click', 'fill', 'press', 'select_option', 'check', 'uncheck', 'wait_for', 'wait_for_timeout', 'request'] as const;
-export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** BS-11: the default command deadline. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 20_000;
-/** BS-14: the timer representation's maximum. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
 
-/** OQ-45: the Fetch standard's forbidden request-header names, plus User-Agent (BS-53). */
-const FORBIDDEN_HEADERS = new Set([
-  'accept-charset', 'accept-encoding', 'access-control-request-headers', 'access-control-request-method',
-  'connection', 'content-length', 'cookie', 'cookie2', 'date', 'dnt', 'expect', 'host', 'keep-alive', 'origin',
-  'referer', 'set-cookie', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'via', 'user-agent',
-  'x-http-method', 'x-http-method-override', 'x-method-override',
-]);
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** BS-53: newlines and other ASCII control characters (tab is allowed inside a value). */
-export const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
-
-// ---- The building blocks, each with the message a user reads (BS-8). ----
-
-/** A string; by default a non-empty one. */
-function str(opts: { nonEmpty?: boolean } = { nonEmpty: true }) {
-  const s = z.string({ error: (iss) => `must be a string, got ${describe(iss.input)}` });
-  return opts.nonEmpty ? s.min(1, { error: 'must not be empty' }) : s;
-}
-
-const bool = () => z.boolean({ error: (iss) => `must be true or false, got ${describe(iss.input)}` });
-
-function int(min: number, max: number) {
-  return z.int({
-    error: (iss) => (typeof iss.input === 'number' && Number.isInteger(iss.input)
-      ? `must be between ${min} and ${max}, got ${iss.input}` : `must be an integer, got ${describe(iss.input)}`),
-  }).min(min).max(max);
-}
-
-const timeout = () => int(1, MAX_TIMEOUT_MS);
-
-function oneOf<const T extends readonly [string, ...string[]]>(values: T, what: string) {
-  return z.enum(values, { error: (iss) => `unsupported ${what} ${JSON.stringify(iss.input)}; use one of ${values.join(', ')}` });
-}
-
-function arr<T extends z.ZodType>(item: T, opts: { nonEmpty?: boolean } = {}) {
-  const a = z.array(item, { error: (iss) => `must be an array, got ${describe(iss.input)}` });
-  return opts.nonEmpty ? a.min(1, { error: 'must hold at least one entry' }) : a;
-}
-
-/** A strict object: an unknown field names the ones allowed here, required ones first. */
-function obj<S extends z.ZodRawShape>(shape: S) {
-  const keys = Object.keys(shape);
-  const optional = (k: string) => (shape[k] as z.ZodType)._zod.optin === 'optional';
-  const allowed = [...keys.filter((k) => !optional(k)), ...keys.filter(optional)].join(', ');
-  return z.strictObject(shape, {
-    error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field ${JSON.stringify(iss.keys[0])}; allowed here: ${allowed}` : `must be an object, got ${describe(iss.input)}`),
-  });
-}
-
-/** The error of a union told apart by `tag`; a missing tag is reported as a missing field. */
-function unionError(tag: string, tags: readonly string[], what: string) {
-  return (iss: z.core.$ZodRawIssue) => (iss.code === 'invalid_type' ? `must be an object, got ${describe(iss.input)}`
-    : `unsupported ${what} ${JSON.stringify((iss.input as Record<string, unknown>)[tag])}; use one of ${tags.join(', ')}`);
-}
-
-/** A check on a value that passed its type: the message, or nothing when fine. */
-function rule<T>(problem: (v: T) => string | undefined) {
-  return (v: T, ctx: z.RefinementCtx<T>) => {
-    const message = problem(v);
-    if (message !== undefined) ctx.addIssue({ code: 'custom', message, input: v });
-  };
-}
-
-/** A list of distinct names from `values`. */
-function set<const T extends readonly [string, ...string[]]>(values: T, what: string) {
-  return arr(oneOf(values, what)).superRefine((list, ctx) => {
-    list.forEach((t, i) => {
-      if (list.indexOf(t) !== i) ctx.addIssue({ code: 'custom', message: `${what} ${JSON.stringify(t)} is listed twice`, path: [i], input: t });
-    });
-  });
-}
-
-// ---- URLs (BS-2, BS-22, BS-26). ----
-
-function httpUrlProblem(raw: string): string | undefined {
-  let u: URL;
-  try { u = new URL(raw); } catch { return `not an absolute URL: ${JSON.stringify(raw)}`; }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `only http and https URLs are supported, got ${u.protocol}`;
-  return undefined;
-}
-
-/** An absolute http(s) URL, with `more` checked once it is one. */
-const httpUrl = (more: (u: URL, raw: string) => string | undefined = () => undefined) =>
-  str().superRefine(rule((raw: string) => httpUrlProblem(raw) ?? more(new URL(raw), raw)));
+// ---- The browser (BS-4, BS-22). ----
 
 /** BS-22: loopback host and an explicit port only. */
 function endpointProblem(u: URL, ep: string): string | undefined {
@@ -115,105 +38,6 @@ function endpointProblem(u: URL, ep: string): string | undefined {
   if (u.pathname !== '/' || u.search || u.hash || u.username) return 'give the endpoint as http://127.0.0.1:<port> without a path';
   return undefined;
 }
-
-// ---- Values (BS-27, BS-51). ----
-
-const literal = obj({ source: z.literal('literal'), value: str({}) });
-const secretRef = obj({ source: z.literal('secret'), secret_id: str() });
-export const valueSourceSchema = z.discriminatedUnion('source', [literal, secretRef], { error: unionError('source', ['literal', 'secret'], 'value source') })
-  .meta({ id: 'ValueSource', description: '{"source": "literal", "value": "…"} or {"source": "secret", "secret_id": "…"} (a declared secret)' });
-
-const headerSources = ['literal', 'secret', 'cookie', 'local_storage'] as const;
-const headerSourceSchema = z.discriminatedUnion('source', [
-  obj({ source: z.literal('literal'), value: str({}).superRefine(rule((v: string) => (CONTROL.test(v) ? 'a header value must not contain newlines or other control characters' : undefined))) }),
-  secretRef,
-  obj({ source: z.literal('cookie'), name: str() }),
-  obj({
-    source: z.literal('local_storage'), key: str(),
-    json_pointer: str({}).superRefine(rule((p: string) => (p !== '' && !p.startsWith('/') ? 'a JSON pointer (RFC 6901) is empty or starts with "/"' : undefined))).optional(),
-  }),
-], { error: unionError('source', headerSources, 'value source') })
-  .meta({ id: 'HeaderSource', description: 'A value source, or a value the page holds: {"source": "cookie", "name": "…"} or {"source": "local_storage", "key": "…", "json_pointer"?: "/…"}' });
-
-const queryEntries = arr(obj({ name: str(), value: valueSourceSchema }));
-
-/** BS-26: an http(s) URL without userinfo, with optional structured query entries. */
-export const urlSpecSchema = obj({
-  url: httpUrl((u) => (u.username || u.password ? 'userinfo credentials in a URL are rejected; declare a secret and use a structured query entry or a storage seed' : undefined)),
-  query: queryEntries.optional(),
-}).meta({ id: 'UrlSpec', description: 'An http(s) URL without user name or password: {"url": "…", "query"?: [{"name": "…", "value": {…}}]}' });
-
-// ---- Locators and actions (OQ-39, BS-14, BS-47 to BS-53). ----
-
-export const locatorSchema = z.discriminatedUnion('kind', [
-  obj({ kind: z.literal('css'), selector: str() }),
-  obj({ kind: z.literal('role'), role: str(), name: str({}).optional(), exact: bool().optional() }),
-  obj({ kind: z.literal('test_id'), test_id: str() }),
-], { error: unionError('kind', ['css', 'role', 'test_id'], 'locator kind') })
-  .meta({ id: 'Locator', description: '{"kind": "css", "selector": "…"}, {"kind": "role", "role": "button", "name"?: "…", "exact"?: true} or {"kind": "test_id", "test_id": "…"}' });
-
-const stepId = () => str();
-const withLocator = <A extends string>(action: A) => obj({ step_id: stepId(), action: z.literal(action), locator: locatorSchema, timeout_ms: timeout().optional() });
-
-/** BS-53: a header a page fetch may set. */
-function headerNameProblem(name: string): string | undefined {
-  const lower = name.toLowerCase();
-  if (!TOKEN.test(name)) return `${JSON.stringify(name)} is not a valid header name`;
-  if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith('sec-') || lower.startsWith('proxy-')) {
-    return `a page fetch cannot set ${JSON.stringify(name)} (forbidden request header${lower === 'user-agent' ? '; Chrome drops User-Agent' : ''})`;
-  }
-  return undefined;
-}
-
-const headers = arr(obj({
-  name: str().superRefine(rule(headerNameProblem)),
-  value: headerSourceSchema,
-  prefix: str({}).superRefine(rule((p: string) => (CONTROL.test(p) ? 'a header prefix must not contain newlines or other control characters' : undefined))).optional(),
-})).superRefine((list, ctx) => {
-  const seen = new Map<string, number>();
-  list.forEach((h, i) => {
-    const lower = h.name.toLowerCase();
-    if (seen.has(lower)) ctx.addIssue({ code: 'custom', path: [i, 'name'], input: h.name, message: `header ${JSON.stringify(h.name)} is given twice (also headers[${seen.get(lower)}]); names compare case-insensitively` });
-    else seen.set(lower, i);
-  });
-});
-
-/** BS-49: the request path's own form; that it stays on the start URL's origin is checked with the whole scenario. */
-function requestPathProblem(path: string): string | undefined {
-  if (!path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) return 'must begin with a single "/" (a path on the start URL\'s origin)';
-  if (CONTROL.test(path)) return 'must not contain control characters';
-  return undefined;
-}
-
-/** BS-48 to BS-50, BS-53. */
-const requestAction = obj({
-  step_id: stepId(), action: z.literal('request'),
-  method: oneOf(METHODS, 'method'),
-  path: str().superRefine(rule(requestPathProblem)).describe('A path on the start URL\'s origin, beginning with a single "/"'),
-  query: queryEntries.optional(),
-  headers: headers.optional(),
-  json: z.unknown().optional().describe('A JSON request body (not with GET or HEAD)'),
-  expected_status: arr(int(100, 599).superRefine(rule((n: number) => (n >= 300 && n < 400
-    ? `${n} is a redirect; a request step does not follow redirects (BS-50): set "path" to the redirect's target instead` : undefined))), { nonEmpty: true }).optional(),
-  timeout_ms: timeout().optional(),
-}).superRefine((a, ctx) => {
-  if (a.json !== undefined && (a.method === 'GET' || a.method === 'HEAD')) ctx.addIssue({ code: 'custom', path: ['json'], input: a.json, message: `a ${a.method} request cannot carry a body` });
-});
-
-export const actionSchema = z.discriminatedUnion('action', [
-  obj({ step_id: stepId(), action: z.literal('goto'), destination: urlSpecSchema, wait_until: oneOf(['load', 'domcontentloaded', 'networkidle', 'commit'], 'wait_until').optional(), timeout_ms: timeout().optional() }),
-  withLocator('click'),
-  obj({ step_id: stepId(), action: z.literal('fill'), locator: locatorSchema, value: valueSourceSchema, timeout_ms: timeout().optional() }),
-  obj({ step_id: stepId(), action: z.literal('press'), locator: locatorSchema, key: str(), timeout_ms: timeout().optional() }),
-  obj({ step_id: stepId(), action: z.literal('select_option'), locator: locatorSchema, values: arr(valueSourceSchema, { nonEmpty: true }), timeout_ms: timeout().optional() }),
-  withLocator('check'),
-  withLocator('uncheck'),
-  obj({ step_id: stepId(), action: z.literal('wait_for'), locator: locatorSchema, state: oneOf(['attached', 'detached', 'visible', 'hidden'], 'state').optional(), timeout_ms: timeout().optional() }),
-  obj({ step_id: stepId(), action: z.literal('wait_for_timeout'), duration_ms: timeout() }),
-  requestAction,
-], { error: unionError('action', ACTIONS, 'action') });
-
-// ---- The browser (BS-4, BS-22). ----
 
 const launchBrowser = obj({ mode: z.literal('launch'), executable_path: str(), headless: bool().optional() });
 const connectBrowser = obj({
@@ -347,12 +171,6 @@ export const mcpScenarioSchema = scenarioObject.extend({
 });
 
 export type Scenario = z.infer<typeof browserScenarioSchema>;
-export type Action = z.infer<typeof actionSchema>;
-export type RequestAction = Extract<Action, { action: 'request' }>;
-export type Locator = z.infer<typeof locatorSchema>;
-export type ValueSource = z.infer<typeof valueSourceSchema>;
-export type HeaderSource = z.infer<typeof headerSourceSchema>;
-export type UrlSpec = z.infer<typeof urlSpecSchema>;
 export type Limits = Required<z.infer<typeof limitsSchema>>;
 
 /** BS-38 defaults. */
