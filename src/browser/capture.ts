@@ -11,53 +11,21 @@ import { CapstateError } from '../errors.js';
 import { capstateVersion } from '../store/open.js';
 import { cancellable, resolveUrl, runAction, StepFailure, type ActionContext } from './actions.js';
 import { captureArtifacts, completeness, notRequested, sanitizedUrl, type Captures } from './artifacts.js';
-import { within, withDeadline } from './deadline.js';
-import { acquireBrowser, firstLine, type BrowserSession } from './launch.js';
-import { EventLog, ListenerOwners, type EvidenceEvent, type Omissions } from './limits.js';
+import type { Evidence, Limitation, StepRecord } from './evidence.js';
+import { within } from './deadline.js';
+import { acquireBrowser, firstLine } from './launch.js';
+import { EventLog, ListenerOwners } from './limits.js';
 import { NetworkObserver } from './network.js';
 import { Redaction, resolveSecrets } from './redaction.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS, effectiveLimits, eventFamilies, networkContent, validateScenario,
-  type Action, type Artifact, type EventFamily, type Limits, type Scenario,
+  type Artifact, type EventFamily, type Scenario,
 } from './schema.js';
 import { StorageSeeder } from './seed.js';
-import { keepPrimary, ServiceWorkerBlock } from './service-workers.js';
+import { ServiceWorkerBlock } from './service-workers.js';
+import { applyConnectEnvironment, release } from './session.js';
 
-export interface Limitation { code: string; rule: string; message: string }
-
-export interface StepRecord {
-  step_id: string;
-  action: Action['action'];
-  status: 'completed' | 'failed' | 'cancelled';
-  error?: { code: string; message: string };
-  elapsed_ms: number;
-  url: string | null;
-  event_bounds: { first: number | null; last: number | null };
-  completeness: 'complete' | 'partial' | 'missing';
-  captures: Captures;
-}
-
-export interface Evidence {
-  schema_version: 1;
-  creator: { name: 'capstate'; version: string };
-  provider: { name: 'playwright-core'; version: string; browser_version: string | null };
-  scenario: {
-    start_url: string;
-    browser: { mode: 'launch'; executable_path: string; headless: boolean } | { mode: 'connect'; cdp_endpoint: string };
-    network_content: { request_body: boolean; response_body: boolean; header_values: boolean };
-    event_families: EventFamily[];
-    artifacts: { after_each_step: Artifact[]; at_end: Artifact[] };
-    service_workers: 'block' | 'allow';
-    limits: Limits;
-    command_timeout_ms?: number;
-  };
-  initial_state: Omit<StepRecord, 'step_id' | 'action'> & { status: 'completed' | 'failed' | 'cancelled' };
-  steps: StepRecord[];
-  limitations: Limitation[];
-  equality: { eligible: boolean; reasons: string[] };
-  omissions: Omissions;
-  events: EvidenceEvent[];
-}
+export type { Evidence, Limitation, StepRecord } from './evidence.js';
 
 export interface CaptureOptions {
   /** Where declared secrets are read from (BS-9); defaults to `process.env`. */
@@ -367,35 +335,4 @@ function ms(t0: number): number {
 
 function bounds(log: EventLog, first: number): { first: number | null; last: number | null } {
   return log.lastSequence >= first ? { first, last: log.lastSequence } : { first: null, last: null };
-}
-
-/** BS-25 in connect mode: Intl formatting (and the timezone) through CDP emulation only. */
-async function applyConnectEnvironment(s: Scenario, page: Page, timeout: number): Promise<void> {
-  const env = s.environment ?? {};
-  if (!env.locale && !env.timezone && !env.viewport) return;
-  const cdp = await page.context().newCDPSession(page);
-  const bounded = <T>(p: Promise<T>) => withDeadline(p, timeout, () => new CapstateError('command-timeout', `an environment command exceeded command_timeout_ms ${timeout}`, { path: 'command_timeout_ms' }));
-  if (env.locale) await bounded(cdp.send('Emulation.setLocaleOverride', { locale: env.locale }));
-  if (env.timezone) await bounded(cdp.send('Emulation.setTimezoneOverride', { timezoneId: env.timezone }));
-  if (env.viewport) await bounded(page.setViewportSize(env.viewport));
-}
-
-/**
- * BS-17, BS-18: restore the service-worker block, then disconnect (or close what launch
- * owns). After a failure the primary error stays the error; cleanup failures become its
- * `details.diagnostics.cleanup`. After a success, an unfinished restore is a limitation.
- */
-async function release(session: BrowserSession, swBlock: ServiceWorkerBlock | null, primary: { error: unknown } | null,
-  limit: (code: string, rule: string, message: string) => void): Promise<void> {
-  const failures: { step: string; message: string }[] = [];
-  const uncertain = swBlock ? await swBlock.release() : null;
-  if (uncertain) failures.push({ step: 'service-worker-restore', message: uncertain });
-  try {
-    await session.cleanup();
-  } catch (e) {
-    if (!primary) throw e;
-    failures.push({ step: 'browser-cleanup', message: firstLine(e) });
-  }
-  if (primary) return keepPrimary(primary.error, failures);
-  if (uncertain) limit('service-worker-restore', 'BS-18', `${uncertain}; register() may still reject in frames of the connected page until they navigate`);
 }
