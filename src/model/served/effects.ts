@@ -6,6 +6,7 @@
  * and the run repeated until no candidate is blamed. `capstate check-effects` prints the
  * last run.
  */
+import { answerKind, type AnswerKind } from './provenance.js';
 import { createHash } from 'node:crypto';
 import { CapstateError } from '../../errors.js';
 import { objectEntries, type JsonValue } from '../../json/exact.js';
@@ -32,6 +33,8 @@ export interface EffectCheck {
   answered_status: number;
   /** `state`: answered from (or written to) the model; `replay`: a retained record. */
   source: 'state' | 'replay' | 'error';
+  /** How the answer was made (provenance.ts): `state`, `convention`, `replay`, or `declined` when the model could not answer. */
+  answer: AnswerKind;
   reproduced: boolean;
   /** Why a response was not reproduced, in words. */
   detail?: string;
@@ -186,7 +189,7 @@ async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, ev
     const line = requestLine(record);
     checks.push({
       ordinal: record.ordinal, tool: tool.name, request_line: line, recorded_status: record.status, answered_status: answer?.status ?? 0,
-      source: answer?.source ?? 'error', reproduced: detail === null, ...(detail !== null ? { detail } : {}),
+      source: answer?.source ?? 'error', answer: answer ? answerKind(answer) : 'declined', reproduced: detail === null, ...(detail !== null ? { detail } : {}),
     });
     if (wm) {
       const target = wm.collection !== null ? `collection:${wm.collection}` : `document:${wm.documentTool}`;
