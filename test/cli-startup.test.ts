@@ -59,6 +59,14 @@ describe('a command imports only what it runs', () => {
     }
   });
 
+  it('--version imports neither the store, better-sqlite3 nor any command (issue 43: it answered after opening the store module)', () => {
+    const r = modulesOf(['--version']);
+    expect(r.status).toBe(0);
+    const own = r.urls.filter((u) => u.includes('/dist/src/')).map((u) => u.replace(/.*\/dist\/src\//, ''));
+    expect(own.sort()).toEqual(['cli/main.js', 'cli/memory.js', 'cli/version.js']);
+    expect(r.urls.some((u) => /\/node_modules\/better-sqlite3\//.test(u))).toBe(false);
+  });
+
   it('a command does not import the other commands\' modules', () => {
     const r = modulesOf(['info', '--db', db]);
     const commands = r.urls.filter((u) => /\/dist\/src\/cli\/[a-z-]+\.js$/.test(u)).map((u) => u.replace(/.*\/cli\//, ''));

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCommands } from '../src/cli/commands.js';
 import { spawn } from 'node:child_process';
-import { cli, cliPath, fixture, root, sha256File, tempDir } from './helpers.js';
+import { cli, cliPath, cliProcess, fixture, root, sha256File, tempDir } from './helpers.js';
 
 const commands = await loadCommands();
 
@@ -134,16 +134,18 @@ describe('a reader that stops early', () => {
 });
 
 describe('exit codes and usage', () => {
+  // These run the real process (the rest of the suite runs commands in process, issue 43):
+  // the exit status and the separation of stdout and stderr are the process's.
   it('no command or an unknown command is a usage error (exit 2), help exits 0 and documents exit codes', () => {
-    expect(cli([]).status).toBe(2);
-    expect(cli(['frobnicate']).status).toBe(2);
-    const help = cli(['--help']);
+    expect(cliProcess([]).status).toBe(2);
+    expect(cliProcess(['frobnicate']).status).toBe(2);
+    const help = cliProcess(['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/0 ok, 1 bad input or failed check, 2 usage/);
   });
 
   it('a missing required argument is a usage error (exit 2) with usage on stderr', () => {
-    const r = cli(['sql', '--db', db]);
+    const r = cliProcess(['sql', '--db', db]);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/QUERY/);
@@ -154,6 +156,15 @@ describe('exit codes and usage', () => {
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/unknown option --jsno/);
+  });
+
+  it('as a process: --version prints the package version; a failed check exits 1 with the error on stderr and one JSON document on stdout', () => {
+    const v = cliProcess(['--version']);
+    expect(v).toEqual({ status: 0, stdout: `${(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version}\n`, stderr: '' });
+    const r = cliProcess(['sql', 'delete from record', '--db', db, '--json']);
+    expect(r.status).toBe(1);
+    expect(oneJson(r.stdout).ok).toBe(false);
+    expect(r.stderr).toMatch(/^capstate: error: /);
   });
 });
 

@@ -3,6 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll } from 'vitest';
@@ -32,19 +34,66 @@ export function tempDir(): string {
 }
 
 export interface CliResult { status: number; stdout: string; stderr: string }
+export interface CliOptions { cwd?: string; input?: string; env?: NodeJS.ProcessEnv }
 
-/** Runs the built CLI (`npm test` builds first via `pretest`). */
-export function cli(args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
+/**
+ * Runs the built CLI (`npm test` builds first via `pretest`): in process, in a worker thread
+ * of this test file that runs one command line after another (issue 43: a fresh Node process
+ * per command cost 0.2–1.5 s). A test about the process itself (exit on a signal, start-up,
+ * Node flags, a pipe closed early) uses `cliProcess`. Commands that need what a worker
+ * thread cannot give run as a process too: another working directory, or `CAPSTATE_DB`
+ * (read when the command modules are imported, for the `--db` default). `CAPSTATE_TEST_CLI=process`
+ * runs every command as a process (to compare).
+ */
+export function cli(args: string[], opts: CliOptions = {}): CliResult {
+  if (!existsSync(cliPath)) throw new Error(`${cliPath} missing: run npm run build`);
+  const inProcess = process.env.CAPSTATE_TEST_CLI !== 'process' && (opts.cwd === undefined || resolve(opts.cwd) === process.cwd()) && process.cwd() === root && opts.env?.CAPSTATE_DB === undefined;
+  return inProcess ? cliInWorker(args, opts) : cliProcess(args, opts);
+}
+
+/** Runs the built CLI as a process of its own: `node dist/src/cli/main.js ARGS`. */
+export function cliProcess(args: string[], opts: CliOptions = {}): CliResult {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} missing: run npm run build`);
   const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: opts.cwd ?? root, encoding: 'utf8', input: opts.input, env: opts.env ? { ...process.env, ...opts.env } : process.env, maxBuffer: 64 * 1024 * 1024 });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The longest one in-process command may take before the worker is ended and the call fails. */
+const WORKER_DEADLINE_MS = 600_000;
+let runner: { worker: Worker; port: MessagePort; signal: Int32Array } | null = null;
+
+function cliInWorker(args: string[], opts: CliOptions): CliResult {
+  if (!runner) {
+    const { port1, port2 } = new MessageChannel();
+    const signal = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(join(root, 'test/cli-worker.mjs'), {
+      workerData: { port: port2, signal, runJs: pathToFileURL(join(root, 'dist/src/cli/run.js')).href },
+      transferList: [port2],
+      stdout: false, stderr: false,
+    });
+    worker.unref();
+    port1.unref();
+    runner = { worker, port: port1, signal };
+  }
+  const { worker, port, signal } = runner;
+  Atomics.store(signal, 0, 0);
+  port.postMessage({ args, input: opts.input, env: opts.env ? { ...process.env, ...opts.env } : { ...process.env } });
+  // This thread waits as spawnSync did; the worker answers, then wakes it.
+  const woke = Atomics.wait(signal, 0, 0, WORKER_DEADLINE_MS);
+  const answer = receiveMessageOnPort(port)?.message as CliResult | undefined;
+  if (woke === 'timed-out' || !answer) {
+    runner = null;
+    void worker.terminate();
+    throw new Error(`capstate ${args.join(' ')}: no answer from the in-process CLI (${woke})`);
+  }
+  return answer;
 }
 
 /**
  * Runs the built CLI without blocking this process, for tests whose server lives in the
  * test process itself (a local app the captured browser talks to).
  */
-export function cliAsync(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export function cliAsync(args: string[], opts: Omit<CliOptions, 'input'> = {}): Promise<CliResult> {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} missing: run npm run build`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], { cwd: opts.cwd ?? root, env: opts.env ? { ...process.env, ...opts.env } : process.env, stdio: ['ignore', 'pipe', 'pipe'] });
