@@ -1,14 +1,15 @@
 /** Shared test helpers: temporary stores, the built CLI, file hashes. */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { registerBodyFunctions } from '../src/store/body-content.js';
+import { openStore, type Sqlite } from '../src/store/open.js';
 
 export const root = resolve(__dirname, '..');
 export const cliPath = join(root, 'dist/src/cli/main.js');
@@ -31,6 +32,19 @@ export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'capstate-test-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * An empty store at `file`, open for writing: a copy of the store test/global-setup.ts migrated
+ * once for the run, opened as any store is (openStore checks its schema and views, and finds
+ * nothing to migrate). For tests about what goes into a store, not about migrating one.
+ * `scratch`: commits need not reach the disk (a store the test throws away).
+ */
+export function migratedStore(file: string, opts: { scratch?: boolean } = {}): Sqlite {
+  copyFileSync(inject('migratedStore'), file);
+  const db = openStore(file, { write: true });
+  if (opts.scratch) db.pragma('synchronous = OFF');
+  return db;
 }
 
 export interface CliResult { status: number; stdout: string; stderr: string }

@@ -13,8 +13,8 @@ import Database from 'better-sqlite3';
 import { acceptsForTree, classifyRetainedBody, flattenMembers, memberNodeParams } from '../src/load/bodies.js';
 import { parseExactJson, stringifyExact, type JsonValue } from '../src/json/exact.js';
 import { MEMBER_NODE_INSERT, MEMBER_TREE_SQL } from '../src/load/member-tree.js';
-import { openStore, type Sqlite } from '../src/store/open.js';
-import { cli, fixture, root, tempDir } from './helpers.js';
+import { type Sqlite } from '../src/store/open.js';
+import { cli, fixture, migratedStore, root, tempDir } from './helpers.js';
 import { registerBodyFunctions } from '../src/store/body-content.js';
 
 const dir = tempDir();
@@ -37,9 +37,8 @@ const rowsOf = (db: Sqlite, bodyId: number) => ({
 });
 
 function store(name: string): Sqlite {
-  const db = openStore(join(dir, name), { write: true });
+  const db = migratedStore(join(dir, name), { scratch: true });
   db.pragma('foreign_keys = OFF'); // member rows without body rows: only the flattening is under test
-  db.pragma('synchronous = OFF'); // a scratch store: no commit needs to reach the disk
   return db;
 }
 

@@ -1,14 +1,15 @@
 /**
  * Fact rows in, view rows out (STYLE: views tested as views, in the style of Soufflé and
- * dbt tests): a fresh migrated store, fact rows inserted directly — no loader, no manifest
+ * dbt tests): a fresh migrated store (a copy of the run's template, helpers.ts `migratedStore`), fact rows inserted directly — no loader, no manifest
  * inference — and the view under test read back.
  */
 import { join } from 'node:path';
 import { flattenMembers, memberNodeParams } from '../src/load/bodies.js';
 import { MEMBER_NODE_INSERT } from '../src/load/member-tree.js';
 import { type JsonValue } from '../src/json/exact.js';
-import { openStore, type Sqlite } from '../src/store/open.js';
+import { type Sqlite } from '../src/store/open.js';
 import { withStatementSnapshot } from '../src/store/snapshot.js';
+import { migratedStore } from './helpers.js';
 
 export interface ToolFacts { method?: string; template: string; root?: string; isQueryPost?: boolean }
 
@@ -39,7 +40,7 @@ let stores = 0;
 
 /** A new store under `dir` with one capture, ready for fact rows. */
 export function factStore(dir: string): FactStore {
-  const db = openStore(join(dir, `facts-${process.pid}-${stores++}.sqlite`), { write: true });
+  const db = migratedStore(join(dir, `facts-${process.pid}-${stores++}.sqlite`), { scratch: true });
   const capture = Number(db.prepare("insert into capture (path, sha256, bytes, format, loaded_at) values ('facts.har', ?, 0, 'har', '2026-01-01T00:00:00Z')")
     .run(`facts-${stores}`).lastInsertRowid);
   const insertBody = db.prepare('insert into body (sha256, bytes, kind, is_usable, unusable_reason, content) values (?, ?, ?, ?, ?, ?)');
