@@ -27,9 +27,12 @@ function swap(name, value) {
 }
 
 let finish = null;
-const onFailure = (e) => { if (finish) finish(e); else throw e; };
+// Between commands no test is listening: said on this thread's own stderr, not lost.
+const onFailure = (e) => { if (finish) finish(e); else process.stderr.write(`capstate (in process, between commands): ${e?.stack ?? e}\n`); };
 process.on('uncaughtException', onFailure);
 process.on('unhandledRejection', onFailure);
+// A thread that ends (process.exit in a command) wakes the waiting test, which then fails.
+process.on('exit', () => { Atomics.store(signal, 0, 2); Atomics.notify(signal, 0); });
 
 port.on('message', async ({ args, env, input }) => {
   const out = sink(), err = sink();

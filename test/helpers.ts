@@ -94,11 +94,11 @@ function cliInWorker(args: string[], opts: CliOptions): CliResult {
   port.postMessage({ args, input: opts.input, env: opts.env ? { ...process.env, ...opts.env } : { ...process.env } });
   // This thread waits as spawnSync did; the worker answers, then wakes it.
   const woke = Atomics.wait(signal, 0, 0, WORKER_DEADLINE_MS);
-  const answer = receiveMessageOnPort(port)?.message as CliResult | undefined;
-  if (woke === 'timed-out' || !answer) {
+  const answer = Atomics.load(signal, 0) === 1 ? receiveMessageOnPort(port)?.message as CliResult | undefined : undefined;
+  if (!answer) {
     runner = null;
     void worker.terminate();
-    throw new Error(`capstate ${args.join(' ')}: no answer from the in-process CLI (${woke})`);
+    throw new Error(`capstate ${args.join(' ')}: no answer from the in-process CLI (${woke === 'timed-out' ? 'timed out' : 'its thread ended'})`);
   }
   return answer;
 }
