@@ -36,6 +36,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`baseline: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`baseline: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

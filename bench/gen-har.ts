@@ -76,15 +76,95 @@ class Rng {
 // ---------------------------------------------------------------------------------------------
 // Vocabulary
 
-const FIRST = ['Ada', 'Grace', 'Linus', 'Margaret', 'Alan', 'Barbara', 'Ken', 'Frances', 'José', 'Zoë',
-  'Søren', 'Łukasz', 'Mei', 'Hiroshi', 'Aarav', 'Fatima', 'Olu', 'Ingrid', 'Chidi', 'Priya'] as const;
-const LAST = ['Lovelace', 'Hopper', 'Torvalds', 'Hamilton', 'Turing', 'Liskov', 'Thompson', 'Allen',
-  'Müller', 'García', 'Kowalski', '王', 'Tanaka', 'Okafor', 'Nakamura', 'Haddad', 'Silva', 'Novak'] as const;
-const WORDS = ['alpha', 'beta', 'delta', 'quarterly', 'report', 'billing', 'ingest', 'pipeline', 'cache',
-  'review', 'draft', 'final', 'customer', 'migration', 'latency', 'dashboard', 'invoice', 'north',
-  'south', 'backlog', 'sprint', 'release', 'hotfix', 'archive', 'sync', 'token', 'region', 'fleet'] as const;
-const TAGS = ['urgent', 'internal', 'beta', 'legacy', 'eu', 'us', 'apac', 'vip', 'trial', 'blocked',
-  'needs-review', 'automated', 'imported', 'pinned', 'archived'] as const;
+const FIRST = [
+  'Ada',
+  'Grace',
+  'Linus',
+  'Margaret',
+  'Alan',
+  'Barbara',
+  'Ken',
+  'Frances',
+  'José',
+  'Zoë',
+  'Søren',
+  'Łukasz',
+  'Mei',
+  'Hiroshi',
+  'Aarav',
+  'Fatima',
+  'Olu',
+  'Ingrid',
+  'Chidi',
+  'Priya',
+] as const;
+const LAST = [
+  'Lovelace',
+  'Hopper',
+  'Torvalds',
+  'Hamilton',
+  'Turing',
+  'Liskov',
+  'Thompson',
+  'Allen',
+  'Müller',
+  'García',
+  'Kowalski',
+  '王',
+  'Tanaka',
+  'Okafor',
+  'Nakamura',
+  'Haddad',
+  'Silva',
+  'Novak',
+] as const;
+const WORDS = [
+  'alpha',
+  'beta',
+  'delta',
+  'quarterly',
+  'report',
+  'billing',
+  'ingest',
+  'pipeline',
+  'cache',
+  'review',
+  'draft',
+  'final',
+  'customer',
+  'migration',
+  'latency',
+  'dashboard',
+  'invoice',
+  'north',
+  'south',
+  'backlog',
+  'sprint',
+  'release',
+  'hotfix',
+  'archive',
+  'sync',
+  'token',
+  'region',
+  'fleet',
+] as const;
+const TAGS = [
+  'urgent',
+  'internal',
+  'beta',
+  'legacy',
+  'eu',
+  'us',
+  'apac',
+  'vip',
+  'trial',
+  'blocked',
+  'needs-review',
+  'automated',
+  'imported',
+  'pinned',
+  'archived',
+] as const;
 const STATUSES = ['active', 'pending', 'suspended', 'archived', 'draft', 'open', 'closed'] as const;
 const CURRENCIES = ['EUR', 'USD', 'GBP', 'JPY', 'CHF'] as const;
 const COUNTRIES = ['DE', 'FR', 'US', 'GB', 'JP', 'BR', 'IN', 'NG', 'PL', 'SE'] as const;
@@ -95,19 +175,67 @@ const CDN = 'https://cdn.example.com';
 
 /** Value shapes a resource field can have. */
 type FieldKind =
-  | 'uuid' | 'name' | 'email' | 'iso' | 'date' | 'status' | 'int' | 'float' | 'money' | 'bool'
-  | 'tags' | 'person' | 'meta' | 'text' | 'url' | 'nullable' | 'address' | 'counts' | 'color' | 'version';
+  | 'uuid'
+  | 'name'
+  | 'email'
+  | 'iso'
+  | 'date'
+  | 'status'
+  | 'int'
+  | 'float'
+  | 'money'
+  | 'bool'
+  | 'tags'
+  | 'person'
+  | 'meta'
+  | 'text'
+  | 'url'
+  | 'nullable'
+  | 'address'
+  | 'counts'
+  | 'color'
+  | 'version';
 
 const FIELD_POOL: readonly (readonly [string, FieldKind])[] = [
-  ['name', 'name'], ['title', 'text'], ['slug', 'version'], ['email', 'email'], ['status', 'status'],
-  ['priority', 'int'], ['score', 'float'], ['amount', 'money'], ['is_public', 'bool'], ['verified', 'bool'],
-  ['tags', 'tags'], ['labels', 'tags'], ['owner', 'person'], ['assignee', 'person'], ['created_by', 'person'],
-  ['metadata', 'meta'], ['settings', 'meta'], ['description', 'text'], ['notes', 'text'],
-  ['avatar_url', 'url'], ['homepage', 'url'], ['archived_at', 'nullable'], ['deleted_at', 'nullable'],
-  ['billing_address', 'address'], ['stats', 'counts'], ['color', 'color'], ['revision', 'int'],
-  ['due_date', 'date'], ['last_seen_at', 'iso'], ['published_at', 'iso'], ['parent_id', 'uuid'],
-  ['workspace_id', 'uuid'], ['position', 'int'], ['weight', 'float'], ['version', 'version'],
-  ['locale', 'version'], ['quota', 'int'], ['balance', 'money'], ['flags', 'tags'],
+  ['name', 'name'],
+  ['title', 'text'],
+  ['slug', 'version'],
+  ['email', 'email'],
+  ['status', 'status'],
+  ['priority', 'int'],
+  ['score', 'float'],
+  ['amount', 'money'],
+  ['is_public', 'bool'],
+  ['verified', 'bool'],
+  ['tags', 'tags'],
+  ['labels', 'tags'],
+  ['owner', 'person'],
+  ['assignee', 'person'],
+  ['created_by', 'person'],
+  ['metadata', 'meta'],
+  ['settings', 'meta'],
+  ['description', 'text'],
+  ['notes', 'text'],
+  ['avatar_url', 'url'],
+  ['homepage', 'url'],
+  ['archived_at', 'nullable'],
+  ['deleted_at', 'nullable'],
+  ['billing_address', 'address'],
+  ['stats', 'counts'],
+  ['color', 'color'],
+  ['revision', 'int'],
+  ['due_date', 'date'],
+  ['last_seen_at', 'iso'],
+  ['published_at', 'iso'],
+  ['parent_id', 'uuid'],
+  ['workspace_id', 'uuid'],
+  ['position', 'int'],
+  ['weight', 'float'],
+  ['version', 'version'],
+  ['locale', 'version'],
+  ['quota', 'int'],
+  ['balance', 'money'],
+  ['flags', 'tags'],
 ];
 
 interface Resource {
@@ -121,16 +249,38 @@ interface Resource {
 }
 
 const RESOURCE_NAMES = [
-  ['projects', 'project'], ['users', 'user'], ['tickets', 'ticket'], ['invoices', 'invoice'],
-  ['dashboards', 'dashboard'], ['orders', 'order'], ['ledger-entries', 'ledger_entry'], ['teams', 'team'],
+  ['projects', 'project'],
+  ['users', 'user'],
+  ['tickets', 'ticket'],
+  ['invoices', 'invoice'],
+  ['dashboards', 'dashboard'],
+  ['orders', 'order'],
+  ['ledger-entries', 'ledger_entry'],
+  ['teams', 'team'],
 ] as const;
 
 // ---------------------------------------------------------------------------------------------
 // HAR shapes (only what we emit)
 
-interface NameValue { name: string; value: string }
-interface HarCookie { name: string; value: string; path?: string; domain?: string; httpOnly?: boolean; secure?: boolean }
-interface HarContent { size: number; mimeType: string; text?: string; encoding?: 'base64'; compression?: number }
+interface NameValue {
+  name: string;
+  value: string;
+}
+interface HarCookie {
+  name: string;
+  value: string;
+  path?: string;
+  domain?: string;
+  httpOnly?: boolean;
+  secure?: boolean;
+}
+interface HarContent {
+  size: number;
+  mimeType: string;
+  text?: string;
+  encoding?: 'base64';
+  compression?: number;
+}
 interface HarEntry {
   _initiator: { type: string };
   _priority: string;
@@ -139,20 +289,41 @@ interface HarEntry {
   connection: string;
   pageref: string;
   request: {
-    method: string; url: string; httpVersion: string; headers: NameValue[]; queryString: NameValue[];
-    cookies: HarCookie[]; headersSize: number; bodySize: number; postData?: { mimeType: string; text: string };
+    method: string;
+    url: string;
+    httpVersion: string;
+    headers: NameValue[];
+    queryString: NameValue[];
+    cookies: HarCookie[];
+    headersSize: number;
+    bodySize: number;
+    postData?: { mimeType: string; text: string };
   };
   response: {
-    status: number; statusText: string; httpVersion: string; headers: NameValue[]; cookies: HarCookie[];
-    content: HarContent; redirectURL: string; headersSize: number; bodySize: number;
-    _transferSize: number; _error: null;
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    headers: NameValue[];
+    cookies: HarCookie[];
+    content: HarContent;
+    redirectURL: string;
+    headersSize: number;
+    bodySize: number;
+    _transferSize: number;
+    _error: null;
   };
   serverIPAddress: string;
   startedDateTime: string;
   time: number;
   timings: {
-    blocked: number; dns: number; ssl: number; connect: number; send: number; wait: number;
-    receive: number; _blocked_queueing: number;
+    blocked: number;
+    dns: number;
+    ssl: number;
+    connect: number;
+    send: number;
+    wait: number;
+    receive: number;
+    _blocked_queueing: number;
   };
 }
 
@@ -182,7 +353,11 @@ const BIG_MARK = '\u0000big:';
 const BIG_RE = /"\\u0000big:(\d+)"/g;
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 404: 'Not Found', 422: 'Unprocessable Entity',
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  404: 'Not Found',
+  422: 'Unprocessable Entity',
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -198,8 +373,20 @@ class Session {
   private cookie = '';
   private cookies: HarCookie[] = [];
   readonly stats: GenStats = {
-    entries: 0, listReads: 0, itemReads: 0, notFound: 0, images: 0, post: 0, put: 0, patch: 0, delete: 0,
-    queryPage: 0, queryExpand: 0, queryFields: 0, bigIntegers: 0, bodyChars: 0,
+    entries: 0,
+    listReads: 0,
+    itemReads: 0,
+    notFound: 0,
+    images: 0,
+    post: 0,
+    put: 0,
+    patch: 0,
+    delete: 0,
+    queryPage: 0,
+    queryExpand: 0,
+    queryFields: 0,
+    bigIntegers: 0,
+    bodyChars: 0,
   };
 
   constructor(seed: number) {
@@ -220,7 +407,11 @@ class Session {
     // real APIs do.
     const r = this.r;
     const pool = FIELD_POOL.slice();
-    const fields: [string, FieldKind][] = [['id', 'uuid'], ['created_at', 'iso'], ['updated_at', 'iso']];
+    const fields: [string, FieldKind][] = [
+      ['id', 'uuid'],
+      ['created_at', 'iso'],
+      ['updated_at', 'iso'],
+    ];
     const n = fieldCount - fields.length;
     for (let i = 0; i < n && pool.length; i++) {
       const [f] = pool.splice(r.int(0, pool.length - 1), 1);
@@ -235,7 +426,9 @@ class Session {
     const b64url = (s: string) => Buffer.from(s).toString('base64url');
     const header = b64url('{"alg":"RS256","typ":"JWT","kid":"' + r.hex(16) + '"}');
     const iat = Math.floor(this.clockMs / 1000);
-    const payload = b64url(`{"sub":"${r.uuid()}","iss":"https://auth.example.com/","aud":"api","iat":${iat},"exp":${iat + 3600},"scope":"read write"}`);
+    const payload = b64url(
+      `{"sub":"${r.uuid()}","iss":"https://auth.example.com/","aud":"api","iat":${iat},"exp":${iat + 3600},"scope":"read write"}`,
+    );
     this.token = `${header}.${payload}.${r.bytes(64).toString('base64url')}`;
     this.cookies = [
       { name: 'sessionid', value: r.hex(32) },
@@ -277,45 +470,71 @@ class Session {
     return p;
   }
   private email(name: string): string {
-    const local = name.toLowerCase().normalize('NFKD').replace(/[^a-z]+/g, '.').replace(/^\.|\.$/g, '') || 'user';
+    const local =
+      name
+        .toLowerCase()
+        .normalize('NFKD')
+        .replace(/[^a-z]+/g, '.')
+        .replace(/^\.|\.$/g, '') || 'user';
     return `${local}${this.r.int(1, 99)}@${this.r.pick(['example.com', 'example.org', 'corp.example.net'])}`;
   }
 
   private value(kind: FieldKind, expand: boolean): Json {
     const r = this.r;
     switch (kind) {
-      case 'uuid': return r.uuid();
-      case 'name': return this.personName();
-      case 'email': return this.email(this.personName());
-      case 'iso': return this.iso();
-      case 'date': return this.iso().slice(0, 10);
-      case 'status': return r.pick(STATUSES);
-      case 'int': return r.int(0, r.chance(0.2) ? 1_000_000 : 500);
-      case 'float': return Math.round(r.next() * 1e6) / 1e4;
-      case 'money': return { amount: (r.int(0, 9_999_999) / 100).toFixed(2), currency: r.pick(CURRENCIES) };
-      case 'bool': return r.chance(0.5);
+      case 'uuid':
+        return r.uuid();
+      case 'name':
+        return this.personName();
+      case 'email':
+        return this.email(this.personName());
+      case 'iso':
+        return this.iso();
+      case 'date':
+        return this.iso().slice(0, 10);
+      case 'status':
+        return r.pick(STATUSES);
+      case 'int':
+        return r.int(0, r.chance(0.2) ? 1_000_000 : 500);
+      case 'float':
+        return Math.round(r.next() * 1e6) / 1e4;
+      case 'money':
+        return { amount: (r.int(0, 9_999_999) / 100).toFixed(2), currency: r.pick(CURRENCIES) };
+      case 'bool':
+        return r.chance(0.5);
       case 'tags': {
         const n = r.int(0, 5);
         const t: Json[] = [];
         for (let i = 0; i < n; i++) t.push(r.pick(TAGS));
         return t;
       }
-      case 'person': return this.person(expand);
-      case 'meta': return {
-        source: r.pick(['web', 'api', 'import', 'mobile']),
-        schema_version: r.int(1, 7),
-        labels: { env: r.pick(['prod', 'staging', 'dev']), team: r.pick(WORDS) },
-      };
-      case 'text': return this.sentence(2, 8);
-      case 'url': return `${r.pick([ORIGIN, CDN])}/${r.pick(WORDS)}/${r.hex(10)}`;
-      case 'nullable': return r.chance(0.8) ? null : this.iso();
-      case 'address': return {
-        line1: `${r.int(1, 999)} ${r.pick(WORDS)} street`, city: r.pick(['Berlin', 'Lyon', 'Austin', 'Leeds', 'Ōsaka', 'São Paulo', 'Kraków']),
-        postal_code: String(r.int(10000, 99999)), country: r.pick(COUNTRIES),
-      };
-      case 'counts': return { views: r.int(0, 100000), comments: r.int(0, 500), stars: r.int(0, 5000), ratio: Math.round(r.next() * 1000) / 1000 };
-      case 'color': return '#' + r.hex(6);
-      case 'version': return `${r.pick(WORDS)}-${r.int(1, 20)}.${r.int(0, 40)}`;
+      case 'person':
+        return this.person(expand);
+      case 'meta':
+        return {
+          source: r.pick(['web', 'api', 'import', 'mobile']),
+          schema_version: r.int(1, 7),
+          labels: { env: r.pick(['prod', 'staging', 'dev']), team: r.pick(WORDS) },
+        };
+      case 'text':
+        return this.sentence(2, 8);
+      case 'url':
+        return `${r.pick([ORIGIN, CDN])}/${r.pick(WORDS)}/${r.hex(10)}`;
+      case 'nullable':
+        return r.chance(0.8) ? null : this.iso();
+      case 'address':
+        return {
+          line1: `${r.int(1, 999)} ${r.pick(WORDS)} street`,
+          city: r.pick(['Berlin', 'Lyon', 'Austin', 'Leeds', 'Ōsaka', 'São Paulo', 'Kraków']),
+          postal_code: String(r.int(10000, 99999)),
+          country: r.pick(COUNTRIES),
+        };
+      case 'counts':
+        return { views: r.int(0, 100000), comments: r.int(0, 500), stars: r.int(0, 5000), ratio: Math.round(r.next() * 1000) / 1000 };
+      case 'color':
+        return '#' + r.hex(6);
+      case 'version':
+        return `${r.pick(WORDS)}-${r.int(1, 20)}.${r.int(0, 40)}`;
     }
   }
 
@@ -359,8 +578,12 @@ class Session {
     const n = (s: string) => (h2 ? s.toLowerCase() : s);
     const hs: NameValue[] = [];
     if (h2) {
-      hs.push({ name: ':authority', value: url.host }, { name: ':method', value: method },
-        { name: ':path', value: url.pathname + url.search }, { name: ':scheme', value: 'https' });
+      hs.push(
+        { name: ':authority', value: url.host },
+        { name: ':method', value: method },
+        { name: ':path', value: url.pathname + url.search },
+        { name: ':scheme', value: 'https' },
+      );
     } else {
       hs.push({ name: 'Host', value: url.host }, { name: 'Connection', value: 'keep-alive' });
     }
@@ -381,7 +604,10 @@ class Session {
     hs.push({ name: n('Sec-Fetch-Dest'), value: dest === 'image' ? 'image' : 'empty' });
     hs.push({ name: n('Sec-Fetch-Mode'), value: dest === 'image' ? 'no-cors' : 'cors' });
     hs.push({ name: n('Sec-Fetch-Site'), value: 'same-site' });
-    hs.push({ name: n('User-Agent'), value: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36' });
+    hs.push({
+      name: n('User-Agent'),
+      value: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+    });
     if (dest !== 'image') hs.push({ name: n('X-Request-Id'), value: this.r.uuid() });
     return hs;
   }
@@ -433,7 +659,10 @@ class Session {
     const q: NameValue[] = [];
     const page = r.chance(0.28) ? r.int(2, 40) : 1;
     const perPage = r.int(20, 50);
-    if (page > 1) { q.push({ name: 'page', value: String(page) }, { name: 'per_page', value: String(perPage) }); this.stats.queryPage++; }
+    if (page > 1) {
+      q.push({ name: 'page', value: String(page) }, { name: 'per_page', value: String(perPage) });
+      this.stats.queryPage++;
+    }
     let expand: string[] | undefined;
     if (res.expandable.length && r.chance(0.09)) {
       expand = res.expandable.filter(() => r.chance(0.7));
@@ -505,8 +734,9 @@ class Session {
       const created = { ...this.object(res), ...input };
       const id = created.id as string;
       this.remember(res, id);
-      return this.entry('POST', url, [], req, 201, 'application/json', this.json({ data: created }),
-        [{ name: 'Location', value: `${API}/${res.name}/${id}` }]);
+      return this.entry('POST', url, [], req, 201, 'application/json', this.json({ data: created }), [
+        { name: 'Location', value: `${API}/${res.name}/${id}` },
+      ]);
     }
     const id = this.knownId(res);
     const url = this.url(`/${res.name}/${id}`, []);
@@ -531,7 +761,9 @@ class Session {
 
   private validationError(method: string, url: URL, req: string, writable: string[]): HarEntry {
     const field = this.r.pick(writable);
-    const body = this.json({ error: { code: 'validation_failed', message: 'The request body is invalid.', details: [{ field, reason: 'invalid' }] } });
+    const body = this.json({
+      error: { code: 'validation_failed', message: 'The request body is invalid.', details: [{ field, reason: 'invalid' }] },
+    });
     return this.entry(method, url, [], req, 422, 'application/json', body, []);
   }
 
@@ -553,8 +785,15 @@ class Session {
   }
 
   private entry(
-    method: string, url: URL, q: NameValue[], reqBody: string | null, status: number,
-    mime: string | null, body: string | null, extraHeaders: NameValue[], rawSize?: number,
+    method: string,
+    url: URL,
+    q: NameValue[],
+    reqBody: string | null,
+    status: number,
+    mime: string | null,
+    body: string | null,
+    extraHeaders: NameValue[],
+    rawSize?: number,
   ): HarEntry {
     const r = this.r;
     const h2 = r.chance(0.8);
@@ -562,13 +801,19 @@ class Session {
     const httpVersion = h2 ? 'http/2.0' : 'HTTP/1.1';
     const size = rawSize ?? (body === null ? 0 : Buffer.byteLength(body));
     const bodySize = isImage ? size : Math.ceil(size / r.int(3, 8)); // brotli-compressed on the wire
-    const resHeaders = this.responseHeaders(h2, mime, size, extraHeaders.map((h) => ({ name: h2 ? h.name.toLowerCase() : h.name, value: h.value })));
+    const resHeaders = this.responseHeaders(
+      h2,
+      mime,
+      size,
+      extraHeaders.map((h) => ({ name: h2 ? h.name.toLowerCase() : h.name, value: h.value })),
+    );
     const headersSize = h2 ? -1 : 350 + r.int(0, 300);
-    const content: HarContent = body === null
-      ? { size: 0, mimeType: 'x-unknown' }
-      : isImage
-        ? { size, mimeType: mime!, text: body, encoding: 'base64' }
-        : { size, mimeType: mime!, compression: size - bodySize, text: body };
+    const content: HarContent =
+      body === null
+        ? { size: 0, mimeType: 'x-unknown' }
+        : isImage
+          ? { size, mimeType: mime!, text: body, encoding: 'base64' }
+          : { size, mimeType: mime!, compression: size - bodySize, text: body };
     const wait = Math.round((5 + r.next() * (status === 404 ? 40 : 250)) * 1000) / 1000;
     const receive = Math.round(r.next() * (size / 20_000 + 2) * 1000) / 1000;
     const fresh = r.chance(0.02); // a rare new connection: dns/connect/ssl measured
@@ -586,17 +831,42 @@ class Session {
       connection: String(r.int(10000, 99999)),
       pageref: 'page_1',
       request: {
-        method, url: url.href, httpVersion,
-        headers: this.requestHeaders(h2, method, url, isImage ? 'image/avif,image/webp,image/apng,image/*,*/*;q=0.8' : 'application/json, text/plain, */*', reqBody, isImage ? 'image' : 'empty'),
+        method,
+        url: url.href,
+        httpVersion,
+        headers: this.requestHeaders(
+          h2,
+          method,
+          url,
+          isImage ? 'image/avif,image/webp,image/apng,image/*,*/*;q=0.8' : 'application/json, text/plain, */*',
+          reqBody,
+          isImage ? 'image' : 'empty',
+        ),
         queryString: q,
-        cookies: this.cookies.map((c) => ({ name: c.name, value: c.value, path: '/', domain: '.example.com', httpOnly: c.name === 'sessionid', secure: true })),
+        cookies: this.cookies.map((c) => ({
+          name: c.name,
+          value: c.value,
+          path: '/',
+          domain: '.example.com',
+          httpOnly: c.name === 'sessionid',
+          secure: true,
+        })),
         headersSize,
         bodySize: reqBody === null ? 0 : Buffer.byteLength(reqBody),
         ...(reqBody === null ? {} : { postData: { mimeType: 'application/json', text: reqBody } }),
       },
       response: {
-        status, statusText: h2 ? '' : STATUS_TEXT[status] ?? '', httpVersion, headers: resHeaders, cookies: [],
-        content, redirectURL: '', headersSize, bodySize, _transferSize: bodySize + 300 + r.int(0, 200), _error: null,
+        status,
+        statusText: h2 ? '' : (STATUS_TEXT[status] ?? ''),
+        httpVersion,
+        headers: resHeaders,
+        cookies: [],
+        content,
+        redirectURL: '',
+        headersSize,
+        bodySize,
+        _transferSize: bodySize + 300 + r.int(0, 200),
+        _error: null,
       },
       serverIPAddress: `203.0.113.${r.int(1, 254)}`,
       startedDateTime: new Date(this.clockMs).toISOString(),
@@ -639,9 +909,12 @@ export function generateHar(file: string, targetBytes: number, seed = DEFAULT_SE
     pending = [];
     pendingChars = 0;
     hash.update(buf);
-    for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
     written += buf.length;
-    if (onProgress && written - lastReport >= 16e6) { lastReport = written; onProgress(written); }
+    if (onProgress && written - lastReport >= 16e6) {
+      lastReport = written;
+      onProgress(written);
+    }
   };
   const emit = (s: string) => {
     pending.push(s);
@@ -650,7 +923,14 @@ export function generateHar(file: string, targetBytes: number, seed = DEFAULT_SE
   };
   try {
     // Chrome's "Save all as HAR" output: JSON.stringify(har, null, 2).
-    const pages = [{ startedDateTime: session.startIso, id: 'page_1', title: `${ORIGIN}/dashboard`, pageTimings: { onContentLoad: 812.4, onLoad: 1403.9 } }];
+    const pages = [
+      {
+        startedDateTime: session.startIso,
+        id: 'page_1',
+        title: `${ORIGIN}/dashboard`,
+        pageTimings: { onContentLoad: 812.4, onLoad: 1403.9 },
+      },
+    ];
     emit('{\n  "log": {\n    "version": "1.2",\n    "creator": {\n      "name": "WebInspector",\n      "version": "537.36"\n    },\n');
     emit('    "pages": ' + JSON.stringify(pages, null, 2).replace(/\n/g, '\n    ') + ',\n');
     emit('    "entries": [');
@@ -677,6 +957,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.stderr.write('usage: node dist/bench/gen-har.js <MB> <out.har> [seed]\n');
     process.exit(2);
   }
-  const res = generateHar(out, Number(mb) * 1e6, seed ? Number(seed) : DEFAULT_SEED, (b) => process.stderr.write(`  ${(b / 1e6).toFixed(0)} MB\r`));
+  const res = generateHar(out, Number(mb) * 1e6, seed ? Number(seed) : DEFAULT_SEED, (b) =>
+    process.stderr.write(`  ${(b / 1e6).toFixed(0)} MB\r`),
+  );
   process.stdout.write(JSON.stringify(res) + '\n');
 }

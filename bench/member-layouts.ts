@@ -28,7 +28,13 @@ const log = (msg: string) => process.stderr.write(msg + '\n');
 const POINTER = `replace(replace(replace(replace(substr(fullkey, 2), '.', '/'), '[', '/'), ']', ''), '"', '')`;
 
 /** `after` runs once all bodies are in, inside the timed transaction (an index built at the end). */
-interface Layout { says: string; ddl: string; insert: string; after?: string; pageSize?: number }
+interface Layout {
+  says: string;
+  ddl: string;
+  insert: string;
+  after?: string;
+  pageSize?: number;
+}
 
 /** `text` with `pattern` replaced, refusing a pattern that no longer matches (the layout would silently be today's). */
 function rewritten(text: string, pattern: RegExp, by: string): string {
@@ -44,7 +50,7 @@ const TODAY_NO_INDEX = rewritten(TODAY, /CREATE INDEX[^;]*;/, '');
 
 const LAYOUTS: Record<string, Layout> = {
   current: {
-    says: 'member_node as stored today (schema/member_node.sql, its pointer index included) and the load\'s json_tree statement',
+    says: "member_node as stored today (schema/member_node.sql, its pointer index included) and the load's json_tree statement",
     ddl: TODAY,
     insert: MEMBER_TREE_SQL,
   },
@@ -54,51 +60,65 @@ const LAYOUTS: Record<string, Layout> = {
     insert: rewritten(MEMBER_TREE_SQL, /iif\(type = 'object' or type = 'array', iif\(parent is null[^\n]*\n/, '0,\n'),
   },
   'no-pointer-index': {
-    says: 'today\'s table and statement without the partial index on (body_id, pointer)',
+    says: "today's table and statement without the partial index on (body_id, pointer)",
     ddl: TODAY_NO_INDEX,
     insert: MEMBER_TREE_SQL,
   },
   'index-after': {
-    says: 'today\'s table and statement, the pointer index built once after every body is in (what a fresh store\'s load could do)',
+    says: "today's table and statement, the pointer index built once after every body is in (what a fresh store's load could do)",
     ddl: TODAY_NO_INDEX,
     insert: MEMBER_TREE_SQL,
     after: POINTER_INDEX,
   },
   'every-depth': {
-    says: 'today\'s table and statement, the depth worked out for scalars too (the layout before migration 0012)',
+    says: "today's table and statement, the depth worked out for scalars too (the layout before migration 0012)",
     ddl: TODAY,
-    insert: rewritten(MEMBER_TREE_SQL, /iif\(type = 'object' or type = 'array', (iif\(parent is null, 0, length\(path\)[^\n]*?\)), null\),\n/, '$1,\n'),
+    insert: rewritten(
+      MEMBER_TREE_SQL,
+      /iif\(type = 'object' or type = 'array', (iif\(parent is null, 0, length\(path\)[^\n]*?\)), null\),\n/,
+      '$1,\n',
+    ),
   },
   'type-stored': {
     says: 'type and position stored in each row (the layout before migration 0013) rather than worked out from it',
-    ddl: rewritten(rewritten(TODAY,
-      /  shape INTEGER[^\n]*\n/, ''),
+    ddl: rewritten(
+      rewritten(TODAY, /  shape INTEGER[^\n]*\n/, ''),
       /  position INTEGER GENERATED[\s\S]*?VIRTUAL,\n  type TEXT GENERATED[\s\S]*?VIRTUAL,\n/,
-      "  position INTEGER NOT NULL,\n  type TEXT NOT NULL CHECK (type = 'object' OR type = 'array' OR type = 'string' OR type = 'integer'\n    OR type = 'real' OR type = 'true' OR type = 'false' OR type = 'null'),\n"),
-    insert: rewritten(rewritten(rewritten(MEMBER_TREE_SQL,
-      /\(body_id, parent, key, node, depth, shape, value, pointer\)/, '(body_id, parent, key, node, position, depth, type, value, pointer)'),
-      /id,\n/, "id,\n  iif(parent is null, 0, iif(typeof(key) = 'integer', key, id)),\n"),
-      /case type when 'object' then 0[^\n]*end, atom,/, "iif(type = 'text', 'string', type), atom,"),
+      "  position INTEGER NOT NULL,\n  type TEXT NOT NULL CHECK (type = 'object' OR type = 'array' OR type = 'string' OR type = 'integer'\n    OR type = 'real' OR type = 'true' OR type = 'false' OR type = 'null'),\n",
+    ),
+    insert: rewritten(
+      rewritten(
+        rewritten(
+          MEMBER_TREE_SQL,
+          /\(body_id, parent, key, node, depth, shape, value, pointer\)/,
+          '(body_id, parent, key, node, position, depth, type, value, pointer)',
+        ),
+        /id,\n/,
+        "id,\n  iif(parent is null, 0, iif(typeof(key) = 'integer', key, id)),\n",
+      ),
+      /case type when 'object' then 0[^\n]*end, atom,/,
+      "iif(type = 'text', 'string', type), atom,",
+    ),
   },
   sorted: {
-    says: 'today\'s table and statement, each body\'s rows written in key order (parent, key): appended pages, packed full',
+    says: "today's table and statement, each body's rows written in key order (parent, key): appended pages, packed full",
     ddl: TODAY,
     insert: MEMBER_TREE_SQL + '\norder by 2, 3',
   },
   'page-16k': {
-    says: 'today\'s table and statement in 16 KiB pages (SQLite\'s default is 4 KiB): fewer, fuller pages?',
+    says: "today's table and statement in 16 KiB pages (SQLite's default is 4 KiB): fewer, fuller pages?",
     ddl: TODAY,
     insert: MEMBER_TREE_SQL,
     pageSize: 16384,
   },
   'page-64k': {
-    says: 'today\'s table and statement in 64 KiB pages, the largest SQLite allows',
+    says: "today's table and statement in 64 KiB pages, the largest SQLite allows",
     ddl: TODAY,
     insert: MEMBER_TREE_SQL,
     pageSize: 65536,
   },
   'node-ids': {
-    says: 'json_tree\'s own integer ids: key (body_id, node), parent node, key (name or array index), type, value',
+    says: "json_tree's own integer ids: key (body_id, node), parent node, key (name or array index), type, value",
     ddl: `create table member (body_id integer not null, node integer not null, parent integer, key any, type text not null, value any,
       primary key (body_id, node)) strict, without rowid`,
     insert: 'insert into member select @body, id, parent, key, type, atom from json_tree(@text)',
@@ -164,14 +184,28 @@ function main(): number {
     db.close();
     const bytes = statSync(file).size;
     rmSync(file, { force: true });
-    rows.push([name, n.toLocaleString('en'), (wallMs / 1000).toFixed(2), ((cpu.user + cpu.system) / 1e6).toFixed(2),
-      (n / (wallMs / 1000) / 1e6).toFixed(2), (bytes / 1e6).toFixed(1), (bytes / n).toFixed(1), loadavg()[0].toFixed(1)]);
+    rows.push([
+      name,
+      n.toLocaleString('en'),
+      (wallMs / 1000).toFixed(2),
+      ((cpu.user + cpu.system) / 1e6).toFixed(2),
+      (n / (wallMs / 1000) / 1e6).toFixed(2),
+      (bytes / 1e6).toFixed(1),
+      (bytes / n).toFixed(1),
+      loadavg()[0].toFixed(1),
+    ]);
     log(`member-layouts: ${name}: ${layout.says}`);
   }
   const head = ['layout', 'rows', 'wall s', 'CPU s', 'M rows/s', 'MB', 'bytes/row', 'load avg'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => '| ' + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ') + ' |';
-  process.stdout.write([line(head), '|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|', ...rows.map(line)].join('\n') + '\n');
+  process.stdout.write(
+    [
+      line(head),
+      '|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|',
+      ...rows.map(line),
+    ].join('\n') + '\n',
+  );
   return 0;
 }
 

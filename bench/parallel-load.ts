@@ -65,30 +65,52 @@ async function main(): Promise<number> {
     const manyS = (performance.now() - t1) / 1000;
     const load1 = loadavg()[0];
 
-    if (failed(one) || failed(many)) { log('[parallel] a load failed'); return 1; }
-    const counts = (schema: string) => pg.psql('postgres', `select count(*) from ${schema}.capture; select count(*) from ${schema}.record`).trim().split('\n').map(Number);
+    if (failed(one) || failed(many)) {
+      log('[parallel] a load failed');
+      return 1;
+    }
+    const counts = (schema: string) =>
+      pg.psql('postgres', `select count(*) from ${schema}.capture; select count(*) from ${schema}.record`).trim().split('\n').map(Number);
     const [c1, r1] = counts('one_loader');
     const [cN, rN] = counts('many_loaders');
-    if (c1 !== n || cN !== n || r1 !== rN) { log(`[parallel] captures/records differ: one loader ${c1}/${r1}, ${n} loaders ${cN}/${rN}`); return 1; }
+    if (c1 !== n || cN !== n || r1 !== rN) {
+      log(`[parallel] captures/records differ: one loader ${c1}/${r1}, ${n} loaders ${cN}/${rN}`);
+      return 1;
+    }
 
     const result = {
-      machine: { cpus: cpus().length, node: process.version }, loaders: n, capture_mb: mb, total_mb: totalMB, records: r1,
+      machine: { cpus: cpus().length, node: process.version },
+      loaders: n,
+      capture_mb: mb,
+      total_mb: totalMB,
+      records: r1,
       one_loader: { wall_s: oneS, mb_per_s: totalMB / oneS, peak_rss_mb: Math.max(...one.map((r) => r.rssMB ?? 0)) },
       many_loaders: { wall_s: manyS, mb_per_s: totalMB / manyS, peak_rss_mb_each: Math.max(...many.map((r) => r.rssMB ?? 0)) },
-      ratio: oneS / manyS, one_loader_cores_busy: coresBusy, ratio_bound: cpus().length / coresBusy, load_average_1m: load1,
+      ratio: oneS / manyS,
+      one_loader_cores_busy: coresBusy,
+      ratio_bound: cpus().length / coresBusy,
+      load_average_1m: load1,
     };
     writeFileSync(join(OUT, 'parallel-results.json'), JSON.stringify(result, null, 2) + '\n');
     const f = (x: number) => x.toFixed(2);
-    process.stdout.write([
-      `parallel load into PostgreSQL: ${n} captures of ${mb} MB (${f(totalMB)} MB, ${r1} records), ${result.machine.cpus} cores`,
-      `one loader after another: ${f(oneS)} s, ${f(result.one_loader.mb_per_s)} MB/s, peak RSS ${result.one_loader.peak_rss_mb.toFixed(0)} MB, ${f(coresBusy)} of ${result.machine.cpus} cores busy`,
-      `${n} loaders at once:       ${f(manyS)} s, ${f(result.many_loaders.mb_per_s)} MB/s, peak RSS ${result.many_loaders.peak_rss_mb_each.toFixed(0)} MB each`,
-      `throughput ${n} loaders / one: ${f(result.ratio)}× (target ≥ 1.5×; at most ${f(result.ratio_bound)}× with ${f(coresBusy)} cores busy for one; load average ${load1.toFixed(2)} at the end)`,
-    ].join('\n') + '\n');
+    process.stdout.write(
+      [
+        `parallel load into PostgreSQL: ${n} captures of ${mb} MB (${f(totalMB)} MB, ${r1} records), ${result.machine.cpus} cores`,
+        `one loader after another: ${f(oneS)} s, ${f(result.one_loader.mb_per_s)} MB/s, peak RSS ${result.one_loader.peak_rss_mb.toFixed(0)} MB, ${f(coresBusy)} of ${result.machine.cpus} cores busy`,
+        `${n} loaders at once:       ${f(manyS)} s, ${f(result.many_loaders.mb_per_s)} MB/s, peak RSS ${result.many_loaders.peak_rss_mb_each.toFixed(0)} MB each`,
+        `throughput ${n} loaders / one: ${f(result.ratio)}× (target ≥ 1.5×; at most ${f(result.ratio_bound)}× with ${f(coresBusy)} cores busy for one; load average ${load1.toFixed(2)} at the end)`,
+      ].join('\n') + '\n',
+    );
     return 0;
   } finally {
     pg.stop();
   }
 }
 
-main().then((code) => process.exit(code), (err: unknown) => { log(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}`); process.exit(1); });
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);

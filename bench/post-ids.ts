@@ -29,28 +29,54 @@ function writeHar(file: string, n: number): void {
     { method: 'GET', url: '/api/projects', status: 200, body: [{ id: 'prj-1001', name: 'Alpha' }] },
     { method: 'POST', url: '/api/imports', status: 201, body: objects },
     { method: 'POST', url: '/api/batches', status: 201, body: { data: { id: 'prj-2002', items: objects } } },
-    { method: 'GET', url: '/api/projects', status: 200, body: [{ id: 'prj-1001', name: 'Alpha' }, { id: 'prj-2002', name: 'Beta' }] },
+    {
+      method: 'GET',
+      url: '/api/projects',
+      status: 200,
+      body: [
+        { id: 'prj-1001', name: 'Alpha' },
+        { id: 'prj-2002', name: 'Beta' },
+      ],
+    },
     { method: 'GET', url: '/api/imports', status: 200, body: objects.slice(0, 50) },
   ];
   const entries = exchanges.map((x, i) => ({
-    startedDateTime: new Date(t0 + i * 1000).toISOString(), time: 20,
+    startedDateTime: new Date(t0 + i * 1000).toISOString(),
+    time: 20,
     request: {
-      method: x.method, url: `https://app.example${x.url}`, httpVersion: 'HTTP/1.1', headers: [], queryString: [], cookies: [],
+      method: x.method,
+      url: `https://app.example${x.url}`,
+      httpVersion: 'HTTP/1.1',
+      headers: [],
+      queryString: [],
+      cookies: [],
       ...(x.method === 'POST' ? { postData: { mimeType: 'application/json', text: '{}' } } : {}),
     },
     response: {
-      status: x.status, statusText: '', httpVersion: 'HTTP/1.1', headers: [], cookies: [], redirectURL: '',
+      status: x.status,
+      statusText: '',
+      httpVersion: 'HTTP/1.1',
+      headers: [],
+      cookies: [],
+      redirectURL: '',
       content: { size: -1, mimeType: 'application/json', text: JSON.stringify(x.body) },
     },
-    cache: {}, timings: { send: 1, wait: 18, receive: 1 },
+    cache: {},
+    timings: { send: 1, wait: 18, receive: 1 },
   }));
   writeFileSync(file, JSON.stringify({ log: { version: '1.2', creator: { name: 'capstate-bench', version: '1' }, pages: [], entries } }));
 }
 
 async function main(): Promise<number> {
-  const sizes = (process.env.BENCH_POST_OBJECTS ?? '2000,7000').split(',').map((s) => Number(s.trim())).filter((x) => x > 0);
+  const sizes = (process.env.BENCH_POST_OBJECTS ?? '2000,7000')
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((x) => x > 0);
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 3) | 0);
-  if (!existsSync(CLI_JS)) { log(`bench: ${CLI_JS} missing; run npm run build`); return 2; }
+  if (!existsSync(CLI_JS)) {
+    log(`bench: ${CLI_JS} missing; run npm run build`);
+    return 2;
+  }
   mkdirSync(OUT, { recursive: true });
   const lines: string[] = [];
   let failed = false;
@@ -59,8 +85,15 @@ async function main(): Promise<number> {
     const db = join(OUT, `post-${n}.sqlite`);
     writeHar(har, n);
     for (const suffix of ['', '-journal']) rmSync(db + suffix, { force: true });
-    const load = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', db, '--quiet'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (load.status !== 0) { log(`bench: loading ${har} failed`); failed = true; continue; }
+    const load = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', db, '--quiet'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    if (load.status !== 0) {
+      log(`bench: loading ${har} failed`);
+      failed = true;
+      continue;
+    }
     const walls: number[] = [];
     const cpus: number[] = [];
     let rss = 0;
@@ -68,22 +101,42 @@ async function main(): Promise<number> {
     // is what is timed (`capstate state` only reads the stored rows).
     for (let i = 0; i < runs; i++) {
       const m = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'migrate', '--db', db, '--recompute']);
-      if (m.code !== 0) { log(`bench: capstate migrate --recompute exited with ${m.code} on ${db}`); failed = true; break; }
+      if (m.code !== 0) {
+        log(`bench: capstate migrate --recompute exited with ${m.code} on ${db}`);
+        failed = true;
+        break;
+      }
       walls.push(m.wallMs);
       if (m.cpuMs !== null) cpus.push(m.cpuMs);
       rss = Math.max(rss, m.rssMB ?? 0);
       log(`[post-ids] ${n} objects run ${i + 1}/${runs}: ${(m.wallMs / 1000).toFixed(2)} s`);
     }
     if (walls.length < runs) continue;
-    const state = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'state', '--db', db, '--json'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 });
-    if (state.status !== 0) { log(`bench: capstate state exited with ${state.status} on ${db}`); failed = true; continue; }
+    const state = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'state', '--db', db, '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
+    if (state.status !== 0) {
+      log(`bench: capstate state exited with ${state.status} on ${db}`);
+      failed = true;
+      continue;
+    }
     const plans = (JSON.parse(state.stdout) as { plans: unknown[] }).plans.length;
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
     const cpu = cpus.length === runs ? `, CPU ${(median(cpus) / 1000).toFixed(2)} s` : '';
-    lines.push(`POST answering ${n.toLocaleString('en')} objects: state pass (migrate --recompute) ${(median(walls) / 1000).toFixed(2)} s wall${cpu} (median of ${runs}), peak RSS ${rss.toFixed(0)} MB, ${plans} plans`);
+    lines.push(
+      `POST answering ${n.toLocaleString('en')} objects: state pass (migrate --recompute) ${(median(walls) / 1000).toFixed(2)} s wall${cpu} (median of ${runs}), peak RSS ${rss.toFixed(0)} MB, ${plans} plans`,
+    );
   }
   process.stdout.write(lines.join('\n') + '\n');
   return failed ? 1 : 0;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => { log(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}`); process.exit(1); });
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);

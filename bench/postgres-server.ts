@@ -30,8 +30,15 @@ const PORT = 5432; // the socket is in a directory of its own, so no other serve
 
 function binDir(): string {
   const base = '/usr/lib/postgresql';
-  const versions = existsSync(base) ? readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
-  if (versions.length === 0) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql: run `npm run setup` (it installs the Debian package postgresql)');
+  const versions = existsSync(base)
+    ? readdirSync(base)
+        .filter((v) => existsSync(join(base, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length === 0)
+    throw new Error(
+      'PostgreSQL server binaries not found under /usr/lib/postgresql: run `npm run setup` (it installs the Debian package postgresql)',
+    );
   return join(base, versions[0], 'bin');
 }
 
@@ -54,13 +61,37 @@ export function startPostgres(): Postgres {
     chmodSync(dir, 0o700);
   }
   const data = join(dir, 'data');
-  run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'capstate', '--locale=C', '-E', 'UTF8', '--no-sync', '--no-instructions'], asPostgres);
-  run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-c listen_addresses='' -k ${dir} -p ${PORT} -c fsync=off`, 'start'], asPostgres);
+  run(
+    join(bin, 'initdb'),
+    ['-D', data, '-A', 'trust', '-U', 'capstate', '--locale=C', '-E', 'UTF8', '--no-sync', '--no-instructions'],
+    asPostgres,
+  );
+  run(
+    join(bin, 'pg_ctl'),
+    ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-c listen_addresses='' -k ${dir} -p ${PORT} -c fsync=off`, 'start'],
+    asPostgres,
+  );
   const stop = () => {
     run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], asPostgres);
     rmSync(dir, { recursive: true, force: true });
   };
-  const base = (database: string) => ['-h', dir, '-p', String(PORT), '-U', 'capstate', '-d', database, '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-F', '\t'];
+  const base = (database: string) => [
+    '-h',
+    dir,
+    '-p',
+    String(PORT),
+    '-U',
+    'capstate',
+    '-d',
+    database,
+    '-X',
+    '-q',
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-At',
+    '-F',
+    '\t',
+  ];
   const psqlArgs = (database: string, sql: string) => [...base(database), '-c', sql];
   return {
     stop,

@@ -65,8 +65,12 @@ async function ensureHar(mb: number, seed: number): Promise<{ file: string; meta
     try {
       const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Meta;
       const recorded = readFileSync(shaFile, 'utf8').split(/\s+/)[0];
-      const same = meta.generatorVersion === GENERATOR_VERSION && meta.seed === seed && meta.targetBytes === targetBytes
-        && statSync(file).size === meta.bytes && recorded === meta.sha256;
+      const same =
+        meta.generatorVersion === GENERATOR_VERSION &&
+        meta.seed === seed &&
+        meta.targetBytes === targetBytes &&
+        statSync(file).size === meta.bytes &&
+        recorded === meta.sha256;
       if (same) {
         log(`[gen] ${relative(ROOT, file)}: cached, checking sha256…`);
         if ((await sha256File(file)) === recorded) return { file, meta };
@@ -90,7 +94,6 @@ async function ensureHar(mb: number, seed: number): Promise<{ file: string; meta
 // ---------------------------------------------------------------------------------------------
 // Measuring a child process
 
-
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -100,7 +103,13 @@ function median(xs: number[]): number {
 // ---------------------------------------------------------------------------------------------
 // The two jobs
 
-interface BaselineRun { wallMs: number; workMs: number; rssMB: number | null; entries: number; loadAvg: number }
+interface BaselineRun {
+  wallMs: number;
+  workMs: number;
+  rssMB: number | null;
+  entries: number;
+  loadAvg: number;
+}
 
 async function runBaseline(file: string): Promise<BaselineRun> {
   const m = await measure(ROOT, [BASELINE_JS, file]);
@@ -149,9 +158,14 @@ function countRows(db: string): { records: number | null; members: number | null
 async function runLoad(file: string, db: string): Promise<LoadRun> {
   removeDb(db);
   const m = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'load', file, '--db', db, '--json']);
-  if (m.code !== 0) throw new Error(`capstate load exited with ${m.code} on ${file}${m.stdout ? `; stdout: ${m.stdout.slice(0, 2000)}` : ''}`);
+  if (m.code !== 0)
+    throw new Error(`capstate load exited with ${m.code} on ${file}${m.stdout ? `; stdout: ${m.stdout.slice(0, 2000)}` : ''}`);
   let report: unknown = m.stdout.trim();
-  try { report = JSON.parse(m.stdout); } catch { /* keep the raw text */ }
+  try {
+    report = JSON.parse(m.stdout);
+  } catch {
+    /* keep the raw text */
+  }
   const { records, members } = countRows(db);
   let dbBytes = 0;
   for (const suffix of ['', '-wal']) if (existsSync(db + suffix)) dbBytes += statSync(db + suffix).size;
@@ -166,11 +180,33 @@ interface FileResult {
   bytes: number;
   sha256: string;
   generated: GenStats;
-  baseline: { runs: BaselineRun[]; wallMs: number; workMs: number; rssMB: number | null; entries: number; mbPerSec: number; workMbPerSec: number };
+  baseline: {
+    runs: BaselineRun[];
+    wallMs: number;
+    workMs: number;
+    rssMB: number | null;
+    entries: number;
+    mbPerSec: number;
+    workMbPerSec: number;
+  };
   /** The environment-state view over the loaded store (ES-39 budget, issue 5). */
-  state?: { wallMs: number; rssMB: number | null; renderMs: number; renderRssMB: number | null; entities: number | null; plans: number | null } | { error: string };
+  state?:
+    | { wallMs: number; rssMB: number | null; renderMs: number; renderRssMB: number | null; entities: number | null; plans: number | null }
+    | { error: string };
   load:
-    | { runs: LoadRun[]; wallMs: number; rssMB: number | null; records: number | null; members: number | null; dbBytes: number; mbPerSec: number; recordsPerSec: number | null; membersPerSec: number | null; dbTimesHar: number; vsBaseline: number }
+    | {
+        runs: LoadRun[];
+        wallMs: number;
+        rssMB: number | null;
+        records: number | null;
+        members: number | null;
+        dbBytes: number;
+        mbPerSec: number;
+        recordsPerSec: number | null;
+        membersPerSec: number | null;
+        dbTimesHar: number;
+        vsBaseline: number;
+      }
     | { error: string };
 }
 
@@ -182,14 +218,41 @@ function fmt(x: number | null | undefined, digits = 1): string {
 }
 
 function table(results: FileResult[]): string {
-  const head = ['file', 'MB', 'entries', 'base s', 'base MB/s', 'base work MB/s', 'load s', 'load MB/s', 'load rec/s',
-    'member rows/s', 'base RSS MB', 'load RSS MB', 'load/base', 'db ×HAR'];
+  const head = [
+    'file',
+    'MB',
+    'entries',
+    'base s',
+    'base MB/s',
+    'base work MB/s',
+    'load s',
+    'load MB/s',
+    'load rec/s',
+    'member rows/s',
+    'base RSS MB',
+    'load RSS MB',
+    'load/base',
+    'db ×HAR',
+  ];
   const rows = results.map((r) => {
     const b = r.baseline;
     const l = 'error' in r.load ? null : r.load;
-    return [basename(r.file), fmt(r.bytes / 1e6), fmt(b.entries, 0), fmt(b.wallMs / 1000, 2), fmt(b.mbPerSec), fmt(b.workMbPerSec),
-      fmt(l?.wallMs !== undefined ? l.wallMs / 1000 : null, 2), fmt(l?.mbPerSec), fmt(l?.recordsPerSec, 0), fmt(l?.membersPerSec, 0),
-      fmt(b.rssMB, 0), fmt(l?.rssMB, 0), l ? fmt(l.vsBaseline, 2) : 'n/a', fmt(l?.dbTimesHar, 2)];
+    return [
+      basename(r.file),
+      fmt(r.bytes / 1e6),
+      fmt(b.entries, 0),
+      fmt(b.wallMs / 1000, 2),
+      fmt(b.mbPerSec),
+      fmt(b.workMbPerSec),
+      fmt(l?.wallMs !== undefined ? l.wallMs / 1000 : null, 2),
+      fmt(l?.mbPerSec),
+      fmt(l?.recordsPerSec, 0),
+      fmt(l?.membersPerSec, 0),
+      fmt(b.rssMB, 0),
+      fmt(l?.rssMB, 0),
+      l ? fmt(l.vsBaseline, 2) : 'n/a',
+      fmt(l?.dbTimesHar, 2),
+    ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => '| ' + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ') + ' |';
@@ -209,9 +272,11 @@ function table(results: FileResult[]): string {
     const mark = (ok: boolean) => (ok ? 'met' : 'NOT met');
     const rssOk = l.rssMB !== null && l.rssMB <= 256;
     const loads = [...r.baseline.runs.map((x) => x.loadAvg), ...l.runs.map((x) => x.loadAvg)];
-    return `${basename(r.file)}: load ${fmt(l.mbPerSec)} MB/s, load/base ${fmt(l.vsBaseline, 2)} (target ≥ 40 MB/s and ≥ 0.3: ${mark(l.mbPerSec >= 40 && l.vsBaseline >= 0.3)}); `
-      + `load RSS ${fmt(l.rssMB, 0)} MB (≤ 256: ${mark(rssOk)}); store ${fmt(l.dbTimesHar, 2)}× HAR (≤ 2: ${mark(l.dbTimesHar <= 2)}); `
-      + `1-min load average ${fmt(Math.min(...loads))}–${fmt(Math.max(...loads))} on ${cpus().length} CPUs`;
+    return (
+      `${basename(r.file)}: load ${fmt(l.mbPerSec)} MB/s, load/base ${fmt(l.vsBaseline, 2)} (target ≥ 40 MB/s and ≥ 0.3: ${mark(l.mbPerSec >= 40 && l.vsBaseline >= 0.3)}); ` +
+      `load RSS ${fmt(l.rssMB, 0)} MB (≤ 256: ${mark(rssOk)}); store ${fmt(l.dbTimesHar, 2)}× HAR (≤ 2: ${mark(l.dbTimesHar <= 2)}); ` +
+      `1-min load average ${fmt(Math.min(...loads))}–${fmt(Math.max(...loads))} on ${cpus().length} CPUs`
+    );
   });
   // Inside the load (its --json phases_ms, median run): facts (parse, records, bodies, members), manifest, state.
   const phases = results.flatMap((r) => {
@@ -220,17 +285,24 @@ function table(results: FileResult[]): string {
     if (!l || runs.length === 0) return [];
     const p = [...runs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor((runs.length - 1) / 2)].phasesMs!;
     const mbytes = r.bytes / 1e6;
-    return [`${basename(r.file)}: inside the load: facts ${fmt(p.facts / 1000, 2)} s (${fmt(mbytes / (p.facts / 1000))} MB/s), `
-      + `manifest ${fmt(p.manifest / 1000, 2)} s, state ${fmt(p.state / 1000, 2)} s`];
+    return [
+      `${basename(r.file)}: inside the load: facts ${fmt(p.facts / 1000, 2)} s (${fmt(mbytes / (p.facts / 1000))} MB/s), ` +
+        `manifest ${fmt(p.manifest / 1000, 2)} s, state ${fmt(p.state / 1000, 2)} s`,
+    ];
   });
-  const errors = results.filter((r) => 'error' in r.load).map((r) => `load failed for ${basename(r.file)}: ${(r.load as { error: string }).error}`);
+  const errors = results
+    .filter((r) => 'error' in r.load)
+    .map((r) => `load failed for ${basename(r.file)}: ${(r.load as { error: string }).error}`);
   return [line(head), sep, ...rows.map(line), ...errors, '', ...targets, '', ...phases, '', ...states].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
-  const sizes = (process.env.BENCH_SIZES ?? '50,500').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
+  const sizes = (process.env.BENCH_SIZES ?? '50,500')
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => n > 0);
   const seed = process.env.BENCH_SEED ? Number(process.env.BENCH_SEED) : DEFAULT_SEED;
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1) | 0);
   if (!sizes.length || !Number.isInteger(seed)) {
@@ -263,10 +335,16 @@ async function main(): Promise<number> {
     const bWall = median(bRuns.map((r) => r.wallMs));
     const bWork = median(bRuns.map((r) => r.workMs));
     const baseline = {
-      runs: bRuns, wallMs: bWall, workMs: bWork, rssMB: maxOrNull(bRuns.map((r) => r.rssMB)), entries: bRuns[0].entries,
-      mbPerSec: mbytes / (bWall / 1000), workMbPerSec: mbytes / (bWork / 1000),
+      runs: bRuns,
+      wallMs: bWall,
+      workMs: bWork,
+      rssMB: maxOrNull(bRuns.map((r) => r.rssMB)),
+      entries: bRuns[0].entries,
+      mbPerSec: mbytes / (bWall / 1000),
+      workMbPerSec: mbytes / (bWork / 1000),
     };
-    if (baseline.entries !== meta.stats.entries) log(`bench: WARNING baseline saw ${baseline.entries} entries, generator wrote ${meta.stats.entries}`);
+    if (baseline.entries !== meta.stats.entries)
+      log(`bench: WARNING baseline saw ${baseline.entries} entries, generator wrote ${meta.stats.entries}`);
 
     let load: FileResult['load'];
     if (cliMissing) {
@@ -279,19 +357,30 @@ async function main(): Promise<number> {
           log(`[load] ${basename(file)} → ${relative(ROOT, db)} run ${i + 1}/${runs}…`);
           lRuns.push(await runLoad(file, db));
           const l = lRuns[i];
-          const ph = l.phasesMs ? ` (facts ${fmt(l.phasesMs.facts / 1000, 2)} s, manifest ${fmt(l.phasesMs.manifest / 1000, 2)} s, state ${fmt(l.phasesMs.state / 1000, 2)} s)` : '';
-          log(`[load]   ${(l.wallMs / 1000).toFixed(2)} s wall${ph}, ${fmt(l.rssMB, 0)} MB RSS, ${l.records ?? '?'} records, ${l.members ?? 'no'} member rows`);
+          const ph = l.phasesMs
+            ? ` (facts ${fmt(l.phasesMs.facts / 1000, 2)} s, manifest ${fmt(l.phasesMs.manifest / 1000, 2)} s, state ${fmt(l.phasesMs.state / 1000, 2)} s)`
+            : '';
+          log(
+            `[load]   ${(l.wallMs / 1000).toFixed(2)} s wall${ph}, ${fmt(l.rssMB, 0)} MB RSS, ${l.records ?? '?'} records, ${l.members ?? 'no'} member rows`,
+          );
         }
         const last = lRuns[lRuns.length - 1];
         const wall = median(lRuns.map((r) => r.wallMs));
         const s = wall / 1000;
-        if (last.records !== null && last.records !== meta.stats.entries) log(`bench: WARNING record table has ${last.records} rows for ${meta.stats.entries} entries`);
+        if (last.records !== null && last.records !== meta.stats.entries)
+          log(`bench: WARNING record table has ${last.records} rows for ${meta.stats.entries} entries`);
         load = {
-          runs: lRuns, wallMs: wall, rssMB: maxOrNull(lRuns.map((r) => r.rssMB)), records: last.records, members: last.members,
-          dbBytes: last.dbBytes, mbPerSec: mbytes / s,
+          runs: lRuns,
+          wallMs: wall,
+          rssMB: maxOrNull(lRuns.map((r) => r.rssMB)),
+          records: last.records,
+          members: last.members,
+          dbBytes: last.dbBytes,
+          mbPerSec: mbytes / s,
           recordsPerSec: last.records === null ? null : last.records / s,
           membersPerSec: last.members === null ? null : last.members / s,
-          dbTimesHar: last.dbBytes / meta.bytes, vsBaseline: mbytes / s / baseline.mbPerSec,
+          dbTimesHar: last.dbBytes / meta.bytes,
+          vsBaseline: mbytes / s / baseline.mbPerSec,
         };
       } catch (err) {
         load = { error: err instanceof Error ? err.message : String(err) };
@@ -309,10 +398,24 @@ async function main(): Promise<number> {
       const m = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'state', '--db', db, '--json']);
       if (pass.code === 0 && m.code === 0) {
         const doc = JSON.parse(m.stdout) as { entities: unknown[]; plans: unknown[] };
-        state = { wallMs: pass.wallMs, rssMB: pass.rssMB, renderMs: m.wallMs, renderRssMB: m.rssMB, entities: doc.entities.length, plans: doc.plans.length };
-        log(`[state]   pass ${(pass.wallMs / 1000).toFixed(2)} s wall, ${fmt(pass.rssMB, 0)} MB RSS; state --json ${(m.wallMs / 1000).toFixed(2)} s, ${fmt(m.rssMB, 0)} MB RSS; ${doc.entities.length} entities, ${doc.plans.length} plans`);
+        state = {
+          wallMs: pass.wallMs,
+          rssMB: pass.rssMB,
+          renderMs: m.wallMs,
+          renderRssMB: m.rssMB,
+          entities: doc.entities.length,
+          plans: doc.plans.length,
+        };
+        log(
+          `[state]   pass ${(pass.wallMs / 1000).toFixed(2)} s wall, ${fmt(pass.rssMB, 0)} MB RSS; state --json ${(m.wallMs / 1000).toFixed(2)} s, ${fmt(m.rssMB, 0)} MB RSS; ${doc.entities.length} entities, ${doc.plans.length} plans`,
+        );
       } else {
-        state = { error: pass.code !== 0 ? `capstate migrate --recompute exited with ${pass.code}` : `capstate state exited with ${m.code}: ${m.stdout.slice(0, 500)}` };
+        state = {
+          error:
+            pass.code !== 0
+              ? `capstate migrate --recompute exited with ${pass.code}`
+              : `capstate state exited with ${m.code}: ${m.stdout.slice(0, 500)}`,
+        };
         log(`bench: ${state.error}`);
       }
     }
@@ -322,7 +425,13 @@ async function main(): Promise<number> {
   const doc = {
     // Wall-clock stamp for the record only; nothing generated depends on it.
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memMB: Math.round(totalmem() / 1e6), node: process.version, platform: process.platform },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? '',
+      memMB: Math.round(totalmem() / 1e6),
+      node: process.version,
+      platform: process.platform,
+    },
     env: { sizes, seed, runs },
     results,
   };
@@ -335,7 +444,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    log(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    log(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exit(1);
   },
 );

@@ -49,7 +49,9 @@ function ensureStore(mb: number): string {
   if (existsSync(db)) return db;
   const har = ensureHar(mb);
   log(`[serve] loading ${relative(ROOT, har)} → ${relative(ROOT, db)}…`);
-  const l = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', db, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const l = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', db, '--quiet'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (l.status !== 0) throw new Error('capstate load failed');
   return db;
 }
@@ -64,17 +66,29 @@ async function fromPostgres(mb: number): Promise<{ db: string; open: () => Promi
   const pg = startPostgres();
   const url = pg.url('serve');
   log(`[serve] loading ${relative(ROOT, har)} into PostgreSQL…`);
-  const l = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', url, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (l.status !== 0) { pg.stop(); throw new Error('capstate load into PostgreSQL failed'); }
+  const l = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', url, '--quiet'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (l.status !== 0) {
+    pg.stop();
+    throw new Error('capstate load into PostgreSQL failed');
+  }
   let replica: { file: string; cleanup: () => void } | null = null;
   return {
     db: `PostgreSQL (${relative(ROOT, har)})`,
     open: async () => {
       const store = await openPostgresStore(url);
-      try { replica = await temporaryReplica(store, [1]); } finally { await store.close(); }
+      try {
+        replica = await temporaryReplica(store, [1]);
+      } finally {
+        await store.close();
+      }
       return openServeContext(replica.file);
     },
-    stop: () => { replica?.cleanup(); pg.stop(); },
+    stop: () => {
+      replica?.cleanup();
+      pg.stop();
+    },
   };
 }
 
@@ -88,7 +102,12 @@ async function processStart(db: string): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [...NODE_FLAGS, CLI_JS, 'serve', '--db', db], stderr: 'ignore', cwd: ROOT });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...NODE_FLAGS, CLI_JS, 'serve', '--db', db],
+      stderr: 'ignore',
+      cwd: ROOT,
+    });
     const client = new Client({ name: 'capstate-bench', version: '1' });
     await client.connect(transport);
     await client.listTools();
@@ -130,7 +149,10 @@ async function serveFrom(mb: number, calls: number, db: string, open: () => Prom
     for (const r of await toolRecords(ctx, t.name)) {
       const args = recordArguments(r);
       const key = JSON.stringify([t.name, args]);
-      if (!seen.has(key)) { seen.add(key); plan.push({ name: t.name, args }); }
+      if (!seen.has(key)) {
+        seen.add(key);
+        plan.push({ name: t.name, args });
+      }
     }
   }
   if (plan.length === 0) throw new Error('no tool calls to make');
@@ -163,22 +185,41 @@ async function serveFrom(mb: number, calls: number, db: string, open: () => Prom
   await closeServeContext(ctx);
 
   const result = {
-    store: backend === 'sqlite' ? relative(ROOT, db) : db, backend, machine: { cpus: cpus().length, node: process.version },
-    tools: tools.length, environment_tools: catalog.environmentTools.length, catalog_bytes: catalog.bytes, catalog_limitations: catalog.limitations,
-    start_ms: startMs, process_start_ms: processMs, request_lines: plan.length, calls, errors, from_state: fromState, peak_rss_mb: process.resourceUsage().maxRSS / 1000,
-    call_ms: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1], mean: lat.reduce((x, y) => x + y, 0) / lat.length },
+    store: backend === 'sqlite' ? relative(ROOT, db) : db,
+    backend,
+    machine: { cpus: cpus().length, node: process.version },
+    tools: tools.length,
+    environment_tools: catalog.environmentTools.length,
+    catalog_bytes: catalog.bytes,
+    catalog_limitations: catalog.limitations,
+    start_ms: startMs,
+    process_start_ms: processMs,
+    request_lines: plan.length,
+    calls,
+    errors,
+    from_state: fromState,
+    peak_rss_mb: process.resourceUsage().maxRSS / 1000,
+    call_ms: {
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted[sorted.length - 1],
+      mean: lat.reduce((x, y) => x + y, 0) / lat.length,
+    },
     query_store_ms: { p50: percentile(sql, 50), p99: percentile(sql, 99) },
     first_write_call_ms: firstWrite?.ms ?? null,
   };
   writeFileSync(join(OUT, `serve-results-h${mb}${backend === 'sqlite' ? '' : '-postgres'}.json`), JSON.stringify(result, null, 2) + '\n');
   const f = (x: number) => x.toFixed(2);
-  process.stdout.write([
-    `serve bench on ${result.store}: ${result.tools} tools (${result.environment_tools} environment), catalog ${result.catalog_bytes} bytes, start + list ${f(startMs)} ms in process` +
-      (processMs === null ? '' : `, ${f(processMs)} ms as a process (capstate serve over stdio until tools/list answers)`) + `, peak RSS ${result.peak_rss_mb.toFixed(0)} MB`,
-    `tool calls (in process): ${calls} over ${plan.length} request lines (${fromState} answered from state, the rest replayed), ${errors} errors; p50 ${f(result.call_ms.p50)} ms, p99 ${f(result.call_ms.p99)} ms, max ${f(result.call_ms.max)} ms`,
-    `query_store (tool_statuses): p50 ${f(result.query_store_ms.p50)} ms, p99 ${f(result.query_store_ms.p99)} ms`,
-    firstWrite ? `first write call (${firstWrite.tool}): ${f(firstWrite.ms)} ms` : 'first write call: none (no write tool called)',
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      `serve bench on ${result.store}: ${result.tools} tools (${result.environment_tools} environment), catalog ${result.catalog_bytes} bytes, start + list ${f(startMs)} ms in process` +
+        (processMs === null ? '' : `, ${f(processMs)} ms as a process (capstate serve over stdio until tools/list answers)`) +
+        `, peak RSS ${result.peak_rss_mb.toFixed(0)} MB`,
+      `tool calls (in process): ${calls} over ${plan.length} request lines (${fromState} answered from state, the rest replayed), ${errors} errors; p50 ${f(result.call_ms.p50)} ms, p99 ${f(result.call_ms.p99)} ms, max ${f(result.call_ms.max)} ms`,
+      `query_store (tool_statuses): p50 ${f(result.query_store_ms.p50)} ms, p99 ${f(result.query_store_ms.p99)} ms`,
+      firstWrite ? `first write call (${firstWrite.tool}): ${f(firstWrite.ms)} ms` : 'first write call: none (no write tool called)',
+    ].join('\n') + '\n',
+  );
   return errors ? 1 : 0;
 }
 
@@ -193,10 +234,19 @@ async function main(): Promise<number> {
     ...sizes(process.env.BENCH_SERVE_POSTGRES ?? '50').map((mb) => ({ mb, backend: 'postgres' })),
   ];
   for (const { mb, backend } of runs) {
-    const r = spawnSync(process.execPath, [...NODE_FLAGS, process.argv[1]], { stdio: 'inherit', env: { ...process.env, BENCH_SERVE_SIZE: String(mb), BENCH_SERVE_BACKEND: backend } });
+    const r = spawnSync(process.execPath, [...NODE_FLAGS, process.argv[1]], {
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_SERVE_SIZE: String(mb), BENCH_SERVE_BACKEND: backend },
+    });
     code ||= r.status ?? 1;
   }
   return code;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => { log(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}`); process.exit(1); });
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -18,7 +18,9 @@ if (!capture || rest.length % 2 !== 0) {
 }
 const calls = [];
 for (let i = 0; i < rest.length; i += 2) {
-  try { calls.push({ name: rest[i], args: JSON.parse(rest[i + 1]) }); } catch {
+  try {
+    calls.push({ name: rest[i], args: JSON.parse(rest[i + 1]) });
+  } catch {
     process.stderr.write(`agent-session: the arguments of ${rest[i]} are not JSON: ${rest[i + 1]}\n`);
     process.exit(2);
   }
@@ -35,7 +37,9 @@ try {
     console.log(short(`→ ${name} ${JSON.stringify(args)}`));
     const r = await client.callTool({ name, arguments: args });
     // The first text is what happened, the next (if any) the answer's body.
-    const [head, ...more] = /** @type {{ type: string, text: string }[]} */ (r.content).filter((c) => c.type === 'text').map((c) => c.text.split('\n')[0]);
+    const [head, ...more] = /** @type {{ type: string, text: string }[]} */ (r.content)
+      .filter((c) => c.type === 'text')
+      .map((c) => c.text.split('\n')[0]);
     console.log(short(`← ${r.isError ? 'error: ' : ''}${head}`));
     for (const line of more) console.log(short(`  ${line}`));
   }

@@ -70,7 +70,8 @@ const FILE = /^<!-- file: (\S+) -->\n(```[a-z]*)\n([\s\S]*?)```$/gm;
 /** Shell-like words: spaces split, single and double quotes group (no expansion). */
 function words(text) {
   const out = [];
-  for (const m of text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2] ?? m[3]);
+  for (const m of text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g))
+    out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]));
   return out;
 }
 
@@ -79,7 +80,10 @@ function parse(line) {
   let rest = line.trim();
   let head = null;
   const h = /\s*\|\s*head -n (\d+)$/.exec(rest);
-  if (h) { head = Number(h[1]); rest = rest.slice(0, h.index); }
+  if (h) {
+    head = Number(h[1]);
+    rest = rest.slice(0, h.index);
+  }
   const withStderr = /\s+2>&1$/.test(rest);
   if (withStderr) rest = rest.replace(/\s+2>&1$/, '');
   const commands = rest.split(/\s+&&\s+/).map((c) => {
@@ -110,11 +114,14 @@ function run(line) {
     let text = '';
     for (const [i, args] of commands.entries()) {
       const r = spawnSync(process.execPath, [cliPath, ...args], {
-        cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
+        cwd: dir,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
         env,
       });
       const last = i === commands.length - 1;
-      if (r.status !== 0 && !(withStderr && last)) throw new Error(`example "${line}": capstate ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+      if (r.status !== 0 && !(withStderr && last))
+        throw new Error(`example "${line}": capstate ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
       text += r.stdout + (withStderr ? r.stderr : '');
     }
     return normalise(text, [dir, realpathSync(dir), root, realpathSync(root)], head);
@@ -123,7 +130,12 @@ function run(line) {
   }
 }
 
-const PROGRAMS = { capstate: [process.execPath, cliPath], './capstate': [process.execPath, cliPath], node: [process.execPath], curl: ['curl'] };
+const PROGRAMS = {
+  capstate: [process.execPath, cliPath],
+  './capstate': [process.execPath, cliPath],
+  node: [process.execPath],
+  curl: ['curl'],
+};
 
 function program(text, what) {
   const w = words(text);
@@ -159,7 +171,8 @@ function runSession(body) {
       const [file, args] = program(command, line);
       if (inBackground) {
         const port = /--http (?:\S+:)?(\d+)/.exec(command)?.[1] ?? /:(\d+)/.exec(comment?.[0] ?? '')?.[1];
-        if (!port) throw new Error(`session command "${line}": a background command names its port (--http PORT, or # http://127.0.0.1:PORT)`);
+        if (!port)
+          throw new Error(`session command "${line}": a background command names its port (--http PORT, or # http://127.0.0.1:PORT)`);
         background.push(spawn(file, args, { cwd: dir, env, stdio: 'ignore' }));
         waitForPort(port, line);
         continue;
@@ -194,40 +207,50 @@ const stale = [];
 let count = 0;
 let after;
 try {
-  after = before.replace(MARKER, (whole, line, shown) => {
-    count++;
-    const fence = /** @type {RegExpExecArray} */ (/^```[a-z]*/.exec(whole.split('\n')[1]))[0];
-    const output = run(line);
-    if (output !== shown) stale.push(line);
-    return `<!-- example: ${line} -->\n${fence}\n${output}\`\`\`\n<!-- /example -->`;
-  }).replace(SESSION, (_whole, fence, shown) => {
-    count++;
-    const output = runSession(shown);
-    if (output !== shown) stale.push(`session: ${shown.split('\n').find((l) => l.startsWith('$ ')) ?? '(no command)'}`);
-    return `<!-- session -->\n${fence}\n${output}\`\`\`\n<!-- /session -->`;
-  }).replace(FILE, (_whole, file, fence, shown) => {
-    count++;
-    const text = readFileSync(join(root, file), 'utf8');
-    if (text !== shown) stale.push(`file: ${file}`);
-    return `<!-- file: ${file} -->\n${fence}\n${text}\`\`\``;
-  });
+  after = before
+    .replace(MARKER, (whole, line, shown) => {
+      count++;
+      const fence = /** @type {RegExpExecArray} */ (/^```[a-z]*/.exec(whole.split('\n')[1]))[0];
+      const output = run(line);
+      if (output !== shown) stale.push(line);
+      return `<!-- example: ${line} -->\n${fence}\n${output}\`\`\`\n<!-- /example -->`;
+    })
+    .replace(SESSION, (_whole, fence, shown) => {
+      count++;
+      const output = runSession(shown);
+      if (output !== shown) stale.push(`session: ${shown.split('\n').find((l) => l.startsWith('$ ')) ?? '(no command)'}`);
+      return `<!-- session -->\n${fence}\n${output}\`\`\`\n<!-- /session -->`;
+    })
+    .replace(FILE, (_whole, file, fence, shown) => {
+      count++;
+      const text = readFileSync(join(root, file), 'utf8');
+      if (text !== shown) stale.push(`file: ${file}`);
+      return `<!-- file: ${file} -->\n${fence}\n${text}\`\`\``;
+    });
 } catch (e) {
   process.stderr.write(`readme-examples: ${/** @type {Error} */ (e).message}\n`);
   process.exit(1);
 }
 const opened = (before.match(/<!-- (?:example: |session -->|file: )/g) ?? []).length;
 if (opened !== count) {
-  process.stderr.write(`readme-examples: ${opened - count} marker(s) in ${readme} are not followed by one fenced block (and <!-- /example --> or <!-- /session -->)\n`);
+  process.stderr.write(
+    `readme-examples: ${opened - count} marker(s) in ${readme} are not followed by one fenced block (and <!-- /example --> or <!-- /session -->)\n`,
+  );
   process.exit(1);
 }
 if (check) {
   if (stale.length) {
-    process.stderr.write(`readme-examples: ${stale.length} of ${count} example output(s) in ${readme} differ from what the commands print:\n` +
-      stale.map((l) => `  ${l}\n`).join('') + 'run: npm run docs:readme\n');
+    process.stderr.write(
+      `readme-examples: ${stale.length} of ${count} example output(s) in ${readme} differ from what the commands print:\n` +
+        stale.map((l) => `  ${l}\n`).join('') +
+        'run: npm run docs:readme\n',
+    );
     process.exit(1);
   }
   process.stdout.write(`readme-examples: ${count} example output(s) in ${readme} are current\n`);
 } else {
   if (after !== before) writeFileSync(readme, after);
-  process.stdout.write(`readme-examples: ${count} example output(s) ${stale.length ? `regenerated (${stale.length} changed)` : 'current'} in ${readme}\n`);
+  process.stdout.write(
+    `readme-examples: ${count} example output(s) ${stale.length ? `regenerated (${stale.length} changed)` : 'current'} in ${readme}\n`,
+  );
 }

@@ -29,30 +29,52 @@ const out = {};
 try {
   for (const name of names) {
     const capture = CAPTURE_NAMES.map((f) => join(fixturesDir, name, f)).find((f) => existsSync(f));
-    if (!capture) { process.stderr.write(`view-digests: ${name}: no capture file, skipped\n`); continue; }
+    if (!capture) {
+      process.stderr.write(`view-digests: ${name}: no capture file, skipped\n`);
+      continue;
+    }
     const db = join(dir, `${name}.sqlite`);
     await loadCaptures({ db, files: [capture], loadedAt: '2026-01-01T00:00:00.000Z' });
-    const views = listViews().map((v) => v.name).sort();
+    const views = listViews()
+      .map((v) => v.name)
+      .sort();
     const k = kyselyFor(openStore(db));
     const digests = {};
     try {
       const raw = rawConnection(k);
       if (!raw) throw new Error('view-digests: the store is not SQLite');
       const bag = (table) => {
-        const columns = raw.prepare(`select * from ${table}`).columns().map((c) => `typeof("${c.name}")`);
-        const rows = raw.prepare(`select *, ${columns.join(', ')} from ${table}`).raw(true).safeIntegers(true).all();
+        const columns = raw
+          .prepare(`select * from ${table}`)
+          .columns()
+          .map((c) => `typeof("${c.name}")`);
+        const rows = raw
+          .prepare(`select *, ${columns.join(', ')} from ${table}`)
+          .raw(true)
+          .safeIntegers(true)
+          .all();
         return { rows: rows.length, sha256: sha(rows.map(line).sort().join('\n')) };
       };
       for (const v of views.filter((n) => EXPLORATION.has(n))) digests[v] = bag(`main."${v}"`);
-      await withSnapshot(k, views.filter((n) => !EXPLORATION.has(n)), async () => {
-        for (const v of views.filter((n) => !EXPLORATION.has(n))) digests[v] = bag(`temp."${v}"`);
-      });
+      await withSnapshot(
+        k,
+        views.filter((n) => !EXPLORATION.has(n)),
+        async () => {
+          for (const v of views.filter((n) => !EXPLORATION.has(n))) digests[v] = bag(`temp."${v}"`);
+        },
+      );
     } finally {
       await k.destroy();
     }
-    const state = spawnSync(process.execPath, [join(packageRoot, 'dist/src/cli/main.js'), 'state', '--db', db, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    const state = spawnSync(process.execPath, [join(packageRoot, 'dist/src/cli/main.js'), 'state', '--db', db, '--json'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
     digests['state --json'] = { status: state.status, sha256: sha(state.stdout) };
-    const manifest = spawnSync(process.execPath, [join(packageRoot, 'dist/src/cli/main.js'), 'manifest', '--db', db, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    const manifest = spawnSync(process.execPath, [join(packageRoot, 'dist/src/cli/main.js'), 'manifest', '--db', db, '--json'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
     digests['manifest --json'] = { status: manifest.status, sha256: sha(manifest.stdout) };
     out[name] = digests;
     process.stderr.write(`view-digests: ${name}: ${views.length} views\n`);

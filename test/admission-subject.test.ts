@@ -43,18 +43,22 @@ function manifestFile(doc: unknown): string {
   return file;
 }
 
-describe('OQ-2 (revised) the subject is the origin of the page\'s final document', () => {
-  it('OQ-2 a page that redirects twice (news.test → www.news.test/ → /home): the final document\'s origin, not the image CDN or the API', () => {
+describe("OQ-2 (revised) the subject is the origin of the page's final document", () => {
+  it("OQ-2 a page that redirects twice (news.test → www.news.test/ → /home): the final document's origin, not the image CDN or the API", () => {
     const m = manifestOf(NEWS);
     expect(m.admission).toMatchObject({ subject_origin: at('www.news.test'), subject_source: 'document' });
   });
 
   it('OQ-2 a page title naming the bare domain is followed along the same chain', () => {
-    const m = manifestOf(newsWith((doc) => { doc.log.pages[0].title = `${at('news.test')}/`; }));
+    const m = manifestOf(
+      newsWith((doc) => {
+        doc.log.pages[0].title = `${at('news.test')}/`;
+      }),
+    );
     expect(m.admission).toMatchObject({ subject_origin: at('www.news.test'), subject_source: 'page' });
   });
 
-  it('OQ-2 without pages and without HTML, source maps and failed records are not evidence: the app\'s one JSON answer wins', () => {
+  it("OQ-2 without pages and without HTML, source maps and failed records are not evidence: the app's one JSON answer wins", () => {
     const ex: Exchange[] = [
       { url: 'https://app.example.test/api/items', body: [{ id: 'it-01' }] },
       { url: 'https://cdn.libs.test/jquery.min.map', body: { version: 3, mappings: 'AAAA' } },
@@ -64,7 +68,11 @@ describe('OQ-2 (revised) the subject is the origin of the page\'s final document
       { url: 'https://metrics.test/v1/collect', status: 0, body: {} },
     ];
     const m = manifestOf(writeHar(dir, `maps-${n++}.har`, ex));
-    expect(m.admission).toMatchObject({ subject_origin: 'https://app.example.test', subject_source: 'json-responses', admitted_records: 1 });
+    expect(m.admission).toMatchObject({
+      subject_origin: 'https://app.example.test',
+      subject_source: 'json-responses',
+      admitted_records: 1,
+    });
   });
 });
 
@@ -76,7 +84,10 @@ describe('OQ-2 (revised) same-site origins that answer JSON are admitted with th
     const db = join(dir, 'news.sqlite');
     expect(cli(['load', NEWS, '--db', db]).status).toBe(0);
     const s = new Database(db, { readonly: true });
-    expect(s.prepare('select distinct origin from record where tool_id is not null order by origin').pluck().all()).toEqual([at('api.news.test'), at('www.news.test')]);
+    expect(s.prepare('select distinct origin from record where tool_id is not null order by origin').pluck().all()).toEqual([
+      at('api.news.test'),
+      at('www.news.test'),
+    ]);
   });
 
   it('OQ-2 a same-site origin that answers no JSON (only images) is not admitted', () => {
@@ -121,7 +132,11 @@ describe('OQ-2 (revised) --manifest names subject_origin and admit_origins', () 
   });
 
   it('OQ-2 an override origin that is not an origin is refused with its path', () => {
-    for (const [doc, path] of [[{ subject_origin: 'https://www.news.test/home' }, 'subject_origin'], [{ admit_origins: ['api.news.test'] }, 'admit_origins[0]'], [{ admit_origins: 'x' }, 'admit_origins']] as const) {
+    for (const [doc, path] of [
+      [{ subject_origin: 'https://www.news.test/home' }, 'subject_origin'],
+      [{ admit_origins: ['api.news.test'] }, 'admit_origins[0]'],
+      [{ admit_origins: 'x' }, 'admit_origins'],
+    ] as const) {
       const r = cli(['manifest', NEWS, '--manifest', manifestFile(doc)]);
       expect(r.status).toBe(1);
       expect(r.stderr).toContain(`: ${path}: `);
@@ -130,7 +145,7 @@ describe('OQ-2 (revised) --manifest names subject_origin and admit_origins', () 
 });
 
 describe('OQ-2 (revised) a third-party ad beacon with a credential-looking value never refuses a capture', () => {
-  it('OQ-2 the news capture loads; the ad\'s sig and the presigned image\'s X-Amz-Signature are stored as [REDACTED]', () => {
+  it("OQ-2 the news capture loads; the ad's sig and the presigned image's X-Amz-Signature are stored as [REDACTED]", () => {
     const db = join(dir, 'news-ad.sqlite');
     const r = cli(['load', NEWS, '--db', db]);
     expect(r.status, r.stderr).toBe(0);
@@ -142,16 +157,21 @@ describe('OQ-2 (revised) a third-party ad beacon with a credential-looking value
 });
 
 describe('issue 17 static assets are facts, not tools', () => {
-  it('the page\'s own stylesheet, script and logo are stored but form no tool, and the manifest says so', () => {
+  it("the page's own stylesheet, script and logo are stored but form no tool, and the manifest says so", () => {
     const m = manifestOf(NEWS);
-    expect(m.admission.notes).toContain('3 static-asset records (scripts, stylesheets, images, fonts, media, source maps) kept as facts, not in the catalog: #4, #6, #7');
+    expect(m.admission.notes).toContain(
+      '3 static-asset records (scripts, stylesheets, images, fonts, media, source maps) kept as facts, not in the catalog: #4, #6, #7',
+    );
     expect(m.tools.some((t) => /\.(css|js|gif)$/.test(t.template))).toBe(false);
     const card = JSON.parse(cli(['card', NEWS, '--json']).stdout) as { tools: { name: string }[] };
     expect(card.tools.map((t) => t.name)).toEqual(['get_root', 'get_home', 'get_v1_articles', 'get_v1_articles_by_id']);
   });
 
   it('a JSON answer is never a static asset, whatever its resource type', () => {
-    const ex: Exchange[] = [{ url: 'https://app.example.test/api/items', body: [] }, { url: 'https://app.example.test/api/config.js', body: { a: 1 } }];
+    const ex: Exchange[] = [
+      { url: 'https://app.example.test/api/items', body: [] },
+      { url: 'https://app.example.test/api/config.js', body: { a: 1 } },
+    ];
     const m = manifestOf(writeHar(dir, `jsonjs-${n++}.har`, ex));
     expect(m.tools.map((t) => t.template)).toEqual(['/api/config.js', '/api/items']);
   });

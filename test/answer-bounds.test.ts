@@ -18,25 +18,36 @@ import { serveStore, text, type Served } from './serve-helpers.js';
 
 const dir = tempDir();
 const db = join(dir, 'bounds.sqlite');
-beforeAll(() => { const r = cli(['load', fixture('grafana-mini', 'capture.har'), '--db', db]); expect(r.status, r.stderr).toBe(0); });
+beforeAll(() => {
+  const r = cli(['load', fixture('grafana-mini', 'capture.har'), '--db', db]);
+  expect(r.status, r.stderr).toBe(0);
+});
 
 const bytesOf = (r: unknown) => Buffer.byteLength(JSON.stringify(r), 'utf8');
-const errorDoc = (r: CallToolResult) => JSON.parse((r.content[0] as { text: string }).text) as { code: string; message: string; context: Record<string, unknown> };
+const errorDoc = (r: CallToolResult) =>
+  JSON.parse((r.content[0] as { text: string }).text) as { code: string; message: string; context: Record<string, unknown> };
 
 /** `{"a": {"a": … 1 …}}`, `levels` objects deep, as text (no recursive stringify). */
 const nestedText = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
 
 describe('issue 42: MCP answers are bounded and the session goes on', () => {
   let s: Served;
-  beforeAll(async () => { s = await serveStore(db); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await serveStore(db);
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('query_store with a 10 MB comment inside its one column answers in a few KB: the column name is echoed in short', async () => {
     const comment = 'z'.repeat(10_000_000);
     const r = await s.call('query_store', { sql: `select 1 + /* ${comment} */ 1` });
     expect(r.isError, text(r)).toBeFalsy();
     expect(bytesOf(r)).toBeLessThan(8 * 1024);
-    expect(r.structuredContent).toMatchObject({ rows: [[2]], columns: [expect.stringMatching(/^1 \+ \/\* z+… \(\d+ bytes, sha256 [0-9a-f]{16}…\)$/)] });
+    expect(r.structuredContent).toMatchObject({
+      rows: [[2]],
+      columns: [expect.stringMatching(/^1 \+ \/\* z+… \(\d+ bytes, sha256 [0-9a-f]{16}…\)$/)],
+    });
     // The session answers the next call.
     expect((await s.call('query_store', { sql: 'select count(*) as n from record' })).isError).toBeFalsy();
   });
@@ -46,20 +57,29 @@ describe('issue 42: MCP answers are bounded and the session goes on', () => {
     expect(r.isError, text(r)).toBeFalsy();
     const stateText = (r.content[1] as { text: string }).text;
     expect(JSON.parse(stateText)).toMatchObject({ kind: 'served-state' });
-    expect(r.structuredContent).toEqual({ ok: true, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), bytes: Buffer.byteLength(stateText), state_in: 'content[1].text' });
+    expect(r.structuredContent).toEqual({
+      ok: true,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      bytes: Buffer.byteLength(stateText),
+      state_in: 'content[1].text',
+    });
     // The whole result: the text once (JSON-escaped) and a few hundred bytes more.
     expect(bytesOf(r)).toBeLessThan(bytesOf(stateText) + 1024);
   });
 
   it('load_state of a state nested 100,000 levels deep is bad-state naming the path where it passed the limit, and the state stays', async () => {
     const before = (await s.call('get_state')).structuredContent as { sha256: string };
-    const state = JSON.parse(((await s.call('get_state')).content[1] as { text: string }).text) as { entities: { value: Record<string, unknown> }[] };
+    const state = JSON.parse(((await s.call('get_state')).content[1] as { text: string }).text) as {
+      entities: { value: Record<string, unknown> }[];
+    };
     state.entities[0].value.deep = JSON.parse(nestedText(100_000));
     const r = await s.call('load_state', { state });
     expect(r.isError).toBe(true);
     const doc = errorDoc(r);
     expect(doc).toMatchObject({ code: 'bad-state', context: { max_depth: 512 } });
-    expect(doc.message).toMatch(/^load_state: state\.entities\[0\]\.value\.deep(\.a)+…\(\d+ more steps\)…(\.a)+ nests deeper than 512 levels/);
+    expect(doc.message).toMatch(
+      /^load_state: state\.entities\[0\]\.value\.deep(\.a)+…\(\d+ more steps\)…(\.a)+ nests deeper than 512 levels/,
+    );
     expect(bytesOf(r)).toBeLessThan(4096);
     expect((await s.call('get_state')).structuredContent).toMatchObject({ sha256: before.sha256 });
   });
@@ -67,7 +87,10 @@ describe('issue 42: MCP answers are bounded and the session goes on', () => {
   it('an environment tool given a body nested 100,000 levels deep is bad-arguments naming the path, not an internal error', async () => {
     const r = await s.call('post_api_annotations', { body: JSON.parse(nestedText(100_000)) });
     expect(r.isError).toBe(true);
-    expect(errorDoc(r)).toMatchObject({ code: 'bad-arguments', message: expect.stringMatching(/^post_api_annotations: arguments\.body(\.a)+…\(\d+ more steps\)…(\.a)+ nests deeper than 513 levels/) });
+    expect(errorDoc(r)).toMatchObject({
+      code: 'bad-arguments',
+      message: expect.stringMatching(/^post_api_annotations: arguments\.body(\.a)+…\(\d+ more steps\)…(\.a)+ nests deeper than 513 levels/),
+    });
     expect((await s.call('query_store', { sql: 'select 1 as one' })).isError).toBeFalsy();
   });
 });
@@ -80,7 +103,9 @@ describe('issue 42: an answer over the configured limit is an answer-too-large e
       expect(r.isError).toBe(true);
       const doc = errorDoc(r);
       expect(doc).toMatchObject({ code: 'answer-too-large', context: { tool: 'get_state', max_bytes: 4096 } });
-      expect(doc.message).toMatch(/^the answer to get_state is \d+ bytes, \d+ over the server's limit of 4096 bytes, and was not sent; .*--max-answer-bytes/);
+      expect(doc.message).toMatch(
+        /^the answer to get_state is \d+ bytes, \d+ over the server's limit of 4096 bytes, and was not sent; .*--max-answer-bytes/,
+      );
       expect(bytesOf(r)).toBeLessThan(4096);
       expect((await s.call('query_store', { sql: 'select 1 as one' })).structuredContent).toMatchObject({ rows: [[1]] });
     } finally {
@@ -89,14 +114,25 @@ describe('issue 42: an answer over the configured limit is an answer-too-large e
   });
 
   it('over stdio: serve --max-answer-bytes 4096 refuses a query_store answer over it, naming LIMIT and max_rows, and keeps the session', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--db', db, '--max-answer-bytes', '4096'], cwd: root, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, 'serve', '--db', db, '--max-answer-bytes', '4096'],
+      cwd: root,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'bounds-test', version: '1' });
     await client.connect(transport);
     try {
-      const big = (await client.callTool({ name: 'query_store', arguments: { sql: 'select hex(zeroblob(3000)) as h from record' } })) as CallToolResult;
+      const big = (await client.callTool({
+        name: 'query_store',
+        arguments: { sql: 'select hex(zeroblob(3000)) as h from record' },
+      })) as CallToolResult;
       expect(big.isError).toBe(true);
       expect(errorDoc(big)).toMatchObject({ code: 'answer-too-large', message: expect.stringMatching(/a LIMIT, a smaller max_rows/) });
-      const small = (await client.callTool({ name: 'query_store', arguments: { sql: 'select hex(zeroblob(3000)) as h from record limit 0' } })) as CallToolResult;
+      const small = (await client.callTool({
+        name: 'query_store',
+        arguments: { sql: 'select hex(zeroblob(3000)) as h from record limit 0' },
+      })) as CallToolResult;
       expect(small.isError, text(small)).toBeFalsy();
     } finally {
       await client.close();
@@ -130,7 +166,11 @@ describe('issue 42: HTTP answers are bounded; PUT state nested too deeply is a 4
     expect(r.status).toBe(507);
     expect(r.headers.get('x-capstate-error')).toBe('answer-too-large');
     expect(r.headers.get('content-type')).toBe('application/json');
-    expect(await r.json()).toMatchObject({ ok: false, code: 'answer-too-large', message: expect.stringMatching(/^the answer to GET \/__capstate\/state is \d+ bytes, \d+ over the server's limit of 4096 bytes/) });
+    expect(await r.json()).toMatchObject({
+      ok: false,
+      code: 'answer-too-large',
+      message: expect.stringMatching(/^the answer to GET \/__capstate\/state is \d+ bytes, \d+ over the server's limit of 4096 bytes/),
+    });
     const reset = await fetch(`${base}/__capstate/reset`, { method: 'POST' });
     expect(reset.status).toBe(200);
   });
@@ -139,19 +179,32 @@ describe('issue 42: HTTP answers are bounded; PUT state nested too deeply is a 4
     const body = `{"kind":"served-state","entities":[{"collection":"folders","id":"x","value":${nestedText(100_000)}}]}`;
     const r = await fetch(`${base}/__capstate/state`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body });
     expect(r.status).toBe(400);
-    expect(await r.json()).toMatchObject({ code: 'bad-state', message: expect.stringMatching(/^load_state: state\.entities\[0\]\.value(\.a)+…\(\d+ more steps\)…(\.a)+ nests deeper than 512 levels/) });
+    expect(await r.json()).toMatchObject({
+      code: 'bad-state',
+      message: expect.stringMatching(
+        /^load_state: state\.entities\[0\]\.value(\.a)+…\(\d+ more steps\)…(\.a)+ nests deeper than 512 levels/,
+      ),
+    });
   });
 });
 
 describe('issue 42: a request line over 10 MiB is answered with its own id', () => {
   it('the SDK client (id written last) gets -32600 for its own request, not a timeout, and the session goes on', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--db', db], cwd: root, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, 'serve', '--db', db],
+      cwd: root,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'bounds-test', version: '1' });
     await client.connect(transport);
     try {
       const sql = `select '${'y'.repeat(11 * 1024 * 1024)}'`;
       // The client's own timeout is long: the answer comes, or the test fails on it.
-      const e = await client.callTool({ name: 'query_store', arguments: { sql } }, undefined, { timeout: 60_000 }).then(() => null, (x: unknown) => x);
+      const e = await client.callTool({ name: 'query_store', arguments: { sql } }, undefined, { timeout: 60_000 }).then(
+        () => null,
+        (x: unknown) => x,
+      );
       expect(e).toBeInstanceOf(McpError);
       expect(e).toMatchObject({ code: -32600, message: expect.stringMatching(/over the 10 MiB limit/) });
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
@@ -161,7 +214,11 @@ describe('issue 42: a request line over 10 MiB is answered with its own id', () 
   }, 90_000);
 
   it.each([
-    ['written last, as the SDK writes it', ['{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"id":9,"x":"', 'a"b\\"id\\":8', '"}},"id":7}'], 7],
+    [
+      'written last, as the SDK writes it',
+      ['{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"id":9,"x":"', 'a"b\\"id\\":8', '"}},"id":7}'],
+      7,
+    ],
     ['written first', ['{"id":"req-1","params":{"id":2}}'], 'req-1'],
     ['split inside its name and value', ['{"params":[1,{"id":3}],"i', 'd"', ': 12', '3}'], 123],
     ['not at the top level only', ['{"params":{"id":5}}'], null],

@@ -67,9 +67,9 @@ describe('issue 44: every answer says how it was made', () => {
     expect(r.status).toBe(501);
     expect(r.headers.get('capstate-answer')).toBe('declined');
     expect(r.headers.get('content-type')).toBe('application/problem+json');
-    const doc = await r.json() as { status: number; code: string; context: { nearest_tool?: string } };
+    const doc = (await r.json()) as { status: number; code: string; context: { nearest_tool?: string } };
     expect(doc).toMatchObject({ status: 501, code: 'no-route' });
-    const near = await (await fetch(`${base}/posts/1/nothing`)).json() as { message: string; context: { nearest_tool?: string } };
+    const near = (await (await fetch(`${base}/posts/1/nothing`)).json()) as { message: string; context: { nearest_tool?: string } };
     expect(near.context.nearest_tool).toMatch(/^get_posts/);
     expect(near.message).toMatch(/the nearest is get_posts/);
   });
@@ -94,7 +94,7 @@ describe('issue 44: every answer says how it was made', () => {
     expect(r.headers.get('capstate-answer')).toBe('declined');
   });
 
-  it('the API\'s own not-found, recorded on one collection, answers for the others, marked convention api-not-found', async () => {
+  it("the API's own not-found, recorded on one collection, answers for the others, marked convention api-not-found", async () => {
     const A = 'http://localhost:3000/api';
     const s = await serveHar(dir, [
       { url: `${A}/items`, body: [{ id: 'it-1', name: 'a' }] },
@@ -123,10 +123,16 @@ describe('issue 44: every answer says how it was made', () => {
       expect(r.headers.get('capstate-answer'), path).toBe('declined');
       expect((await r.json()).code, path).toBe('no-convention');
     }
-    const wrongType = await fetch(`${base}/posts/1`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ views: 'many' }) });
+    const wrongType = await fetch(`${base}/posts/1`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ views: 'many' }),
+    });
     expect(wrongType.status).toBe(501);
     // Malformed JSON is still the caller's mistake.
-    expect((await fetch(`${base}/posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' })).status).toBe(400);
+    expect((await fetch(`${base}/posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' })).status).toBe(
+      400,
+    );
     const viaMcp = await mcp.call('get_posts', { query: { _: '1712' } });
     expect(viaMcp.isError).toBe(true);
     expect((viaMcp.structuredContent as { code: string }).code).toBe('bad-arguments');

@@ -40,15 +40,31 @@ async function writeBigHar(file: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  writeFileSync(smallHar, JSON.stringify({
-    log: { version: '1.2', creator: { name: 'capstate-test-small', version: '1' },
-      entries: [1, 2, 3].map((i) => entry(i, JSON.stringify({ id: i, name: `item ${i}` }))) },
-  }, null, 2));
+  writeFileSync(
+    smallHar,
+    JSON.stringify(
+      {
+        log: {
+          version: '1.2',
+          creator: { name: 'capstate-test-small', version: '1' },
+          entries: [1, 2, 3].map((i) => entry(i, JSON.stringify({ id: i, name: `item ${i}` }))),
+        },
+      },
+      null,
+      2,
+    ),
+  );
   await writeBigHar(bigHar);
   expect(statSync(bigHar).size).toBeGreaterThan(30e6);
 });
 
-interface Killed { signal: NodeJS.Signals | null; code: number | null; stderr: string; progressLines: number; storeGrew: boolean }
+interface Killed {
+  signal: NodeJS.Signals | null;
+  code: number | null;
+  stderr: string;
+  progressLines: number;
+  storeGrew: boolean;
+}
 
 /**
  * Starts `capstate load BIG --db store` and SIGKILLs it mid-load: as soon as the file at

@@ -181,41 +181,64 @@ describe('bad input: JSON that is neither HAR nor scenario Evidence', () => {
 
 describe('bad input: entries missing required fields', () => {
   it('bad input: an entry without request.url is missing-field at record #2 (log.entries[1].request.url)', () => {
-    expectBadLoad(harWith('no-url.har', (e) => { delete e[1].request.url; }),
-      { code: 'missing-field', record: 2, path: 'log.entries[1].request.url' });
+    expectBadLoad(
+      harWith('no-url.har', (e) => {
+        delete e[1].request.url;
+      }),
+      { code: 'missing-field', record: 2, path: 'log.entries[1].request.url' },
+    );
   });
 
   it('bad input: an entry without response.status is missing-field at record #2 (log.entries[1].response.status)', () => {
-    expectBadLoad(harWith('no-status.har', (e) => { delete e[1].response.status; }),
-      { code: 'missing-field', record: 2, path: 'log.entries[1].response.status' });
+    expectBadLoad(
+      harWith('no-status.har', (e) => {
+        delete e[1].response.status;
+      }),
+      { code: 'missing-field', record: 2, path: 'log.entries[1].response.status' },
+    );
   });
 });
 
 describe('bad input: a field of the wrong type', () => {
   it('bad input: response.status "200" (a string) is bad-field at record #2 (log.entries[1].response.status)', () => {
-    expectBadLoad(harWith('status-string.har', (e) => { e[1].response.status = '200'; }),
-      { code: 'bad-field', record: 2, path: 'log.entries[1].response.status' });
+    expectBadLoad(
+      harWith('status-string.har', (e) => {
+        e[1].response.status = '200';
+      }),
+      { code: 'bad-field', record: 2, path: 'log.entries[1].response.status' },
+    );
   });
 });
 
 describe('bad input: invalid dates', () => {
   it('bad input: startedDateTime "yesterday" is invalid-date at record #2 (log.entries[1].startedDateTime)', () => {
-    expectBadLoad(harWith('date-yesterday.har', (e) => { e[1].startedDateTime = 'yesterday'; }),
-      { code: 'invalid-date', record: 2, path: 'log.entries[1].startedDateTime' });
+    expectBadLoad(
+      harWith('date-yesterday.har', (e) => {
+        e[1].startedDateTime = 'yesterday';
+      }),
+      { code: 'invalid-date', record: 2, path: 'log.entries[1].startedDateTime' },
+    );
   });
 
   it('bad input: an impossible date (2024-02-30T10:00:00Z) is invalid-date at record #2', () => {
-    expectBadLoad(harWith('date-feb30.har', (e) => { e[1].startedDateTime = '2024-02-30T10:00:00Z'; }),
-      { code: 'invalid-date', record: 2, path: 'log.entries[1].startedDateTime' });
+    expectBadLoad(
+      harWith('date-feb30.har', (e) => {
+        e[1].startedDateTime = '2024-02-30T10:00:00Z';
+      }),
+      { code: 'invalid-date', record: 2, path: 'log.entries[1].startedDateTime' },
+    );
   });
 });
 
 describe('bad input: invalid base64', () => {
   it('bad input: content.encoding base64 with text that is not base64 is invalid-base64 at log.entries[1].response.content.text', () => {
-    expectBadLoad(harWith('bad-base64.har', (e) => {
-      e[1].response.content.encoding = 'base64';
-      e[1].response.content.text = 'this is not base64!';
-    }), { code: 'invalid-base64', record: 2, path: 'log.entries[1].response.content.text' });
+    expectBadLoad(
+      harWith('bad-base64.har', (e) => {
+        e[1].response.content.encoding = 'base64';
+        e[1].response.content.text = 'this is not base64!';
+      }),
+      { code: 'invalid-base64', record: 2, path: 'log.entries[1].response.content.text' },
+    );
   });
 });
 
@@ -266,12 +289,18 @@ describe('bad input: duplicate keys', () => {
 
 describe('bad input: credentials in a URL', () => {
   it('bad input: a URL with user:password@ is sensitive-value at record #2 (log.entries[1].request.url)', () => {
-    expectBadLoad(harWith('userinfo.har', (e) => { e[1].request.url = 'http://alice:s3cret@127.0.0.1:3000/api/items/2'; }),
-      { code: 'sensitive-value', record: 2, path: 'log.entries[1].request.url' });
+    expectBadLoad(
+      harWith('userinfo.har', (e) => {
+        e[1].request.url = 'http://alice:s3cret@127.0.0.1:3000/api/items/2';
+      }),
+      { code: 'sensitive-value', record: 2, path: 'log.entries[1].request.url' },
+    );
   });
 
   it('bad input: the credential is not echoed in the error', () => {
-    const file = harWith('userinfo-echo.har', (e) => { e[1].request.url = 'http://alice:s3cret@127.0.0.1:3000/api/items/2'; });
+    const file = harWith('userinfo-echo.har', (e) => {
+      e[1].request.url = 'http://alice:s3cret@127.0.0.1:3000/api/items/2';
+    });
     const r = cli(['load', file, '--db', join(emptyStoreDir(), 'store.sqlite'), '--json']);
     expect(r.status).toBe(1);
     expect(r.stdout + r.stderr).not.toContain('s3cret');
@@ -283,7 +312,9 @@ describe('bad input: credentials in a URL', () => {
 describe('bad input: a multi-file load is all or nothing', () => {
   it('bad input: when the second file is bad, the first (valid) file is not loaded either; store byte-identical', () => {
     const good = writeCapture('other-good.har', JSON.stringify(validHar('other'), null, 2));
-    const bad = harWith('second-bad.har', (e) => { e[2].startedDateTime = 'yesterday'; });
+    const bad = harWith('second-bad.har', (e) => {
+      e[2].startedDateTime = 'yesterday';
+    });
     expectBadLoad([good, bad], { code: 'invalid-date', record: 3, path: 'log.entries[2].startedDateTime' });
 
     // And explicitly: the first file's capture is not in the store.
@@ -304,12 +335,39 @@ function validEvidence(): Json {
     scenario: { start_url: 'http://127.0.0.1:3000/', network_content: { request_body: true, response_body: true, header_values: true } },
     steps: [{ step_id: 's1', action: 'click', status: 'completed' }],
     events: [
-      { sequence: 1, kind: 'request', step_id: 's1', transaction_id: 't1', redirected_from_transaction_id: null,
-        method: 'GET', url: 'http://127.0.0.1:3000/api/items', observed_at: '2026-11-29T10:00:00.010Z' },
-      { sequence: 2, kind: 'response', step_id: 's1', transaction_id: 't1', status: 200, status_text: 'OK', observed_at: '2026-11-29T10:00:00.040Z' },
-      { sequence: 3, kind: 'network-content', step_id: 's1', transaction_id: 't1', source_event_sequence: 2,
-        body: { state: 'captured', base64: body.toString('base64'), bytes: body.length, media_type: 'application/json',
-          sha256: createHash('sha256').update(body).digest('hex') } },
+      {
+        sequence: 1,
+        kind: 'request',
+        step_id: 's1',
+        transaction_id: 't1',
+        redirected_from_transaction_id: null,
+        method: 'GET',
+        url: 'http://127.0.0.1:3000/api/items',
+        observed_at: '2026-11-29T10:00:00.010Z',
+      },
+      {
+        sequence: 2,
+        kind: 'response',
+        step_id: 's1',
+        transaction_id: 't1',
+        status: 200,
+        status_text: 'OK',
+        observed_at: '2026-11-29T10:00:00.040Z',
+      },
+      {
+        sequence: 3,
+        kind: 'network-content',
+        step_id: 's1',
+        transaction_id: 't1',
+        source_event_sequence: 2,
+        body: {
+          state: 'captured',
+          base64: body.toString('base64'),
+          bytes: body.length,
+          media_type: 'application/json',
+          sha256: createHash('sha256').update(body).digest('hex'),
+        },
+      },
     ],
   };
 }
@@ -327,18 +385,30 @@ describe('bad input: scenario Evidence network events are strict', () => {
   });
 
   it('bad input: an unknown field in a network event is unknown-field at events[1].colour', () => {
-    expectBadLoad(evidenceWith('evidence-unknown-field.json', (ev) => { ev[1].colour = 'red'; }),
-      { code: 'unknown-field', path: 'events[1].colour' });
+    expectBadLoad(
+      evidenceWith('evidence-unknown-field.json', (ev) => {
+        ev[1].colour = 'red';
+      }),
+      { code: 'unknown-field', path: 'events[1].colour' },
+    );
   });
 
   it('bad input: a network event without transaction_id is missing-field at events[1].transaction_id', () => {
-    expectBadLoad(evidenceWith('evidence-no-tx.json', (ev) => { delete ev[1].transaction_id; }),
-      { code: 'missing-field', path: 'events[1].transaction_id' });
+    expectBadLoad(
+      evidenceWith('evidence-no-tx.json', (ev) => {
+        delete ev[1].transaction_id;
+      }),
+      { code: 'missing-field', path: 'events[1].transaction_id' },
+    );
   });
 
   it('bad input: a body whose sha256 does not match its bytes is bad-field at events[2].body.sha256', () => {
-    expectBadLoad(evidenceWith('evidence-sha-mismatch.json', (ev) => { ev[2].body.sha256 = '0'.repeat(64); }),
-      { code: 'bad-field', path: 'events[2].body.sha256' });
+    expectBadLoad(
+      evidenceWith('evidence-sha-mismatch.json', (ev) => {
+        ev[2].body.sha256 = '0'.repeat(64);
+      }),
+      { code: 'bad-field', path: 'events[2].body.sha256' },
+    );
   });
 });
 
@@ -360,12 +430,17 @@ describe('ES-4: a JSON body that cannot be used for state still loads, as kind t
   for (const c of cases) {
     it(`ES-4: a JSON response body with ${c.name} loads (exit 0) as kind text, unusable_reason ${c.reason}`, () => {
       if (c.reason === 'oversize') expect(Buffer.byteLength(c.text)).toBeGreaterThan(300 * 1024);
-      const file = harWith(`es4-${c.reason}.har`, (e) => { e[0].response.content.text = c.text; });
+      const file = harWith(`es4-${c.reason}.har`, (e) => {
+        e[0].response.content.text = c.text;
+      });
       const store = join(emptyStoreDir(), 'store.sqlite');
       const r = cli(['load', file, '--db', store]);
       expect(r.status, r.stderr).toBe(0);
       expect(count(store, 'record')).toBe(3);
-      const rows = sqlRows(store, 'select b.kind, b.unusable_reason, b.is_usable from record r join body b on b.id = r.response_body_id where r.ordinal = 1');
+      const rows = sqlRows(
+        store,
+        'select b.kind, b.unusable_reason, b.is_usable from record r join body b on b.id = r.response_body_id where r.ordinal = 1',
+      );
       expect(rows).toEqual([['text', c.reason, 0]]);
       // The other records' bodies are unaffected.
       expect(sqlRows(store, `select count(*) from record r join body b on b.id = r.response_body_id where b.kind = 'json'`)[0][0]).toBe(2);

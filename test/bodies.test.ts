@@ -49,7 +49,11 @@ describe('ES-4 usable response bodies', () => {
   });
 
   it('ES-4 invalid UTF-8 in a base64-retained JSON body makes it unusable', () => {
-    const b = classifyRetainedBody({ bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), mediaType: 'application/json', isCut: false });
+    const b = classifyRetainedBody({
+      bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+      mediaType: 'application/json',
+      isCut: false,
+    });
     expect(b).toMatchObject({ kind: 'text', reason: 'invalid-utf8', isUsable: false });
     expect(Buffer.isBuffer(b.content)).toBe(true);
   });
@@ -68,7 +72,13 @@ describe('ES-4 usable response bodies', () => {
 
 describe('OQ-34 JSON-like bodies', () => {
   it('OQ-34 JSON media types are JSON-like whatever the first byte', () => {
-    for (const m of ['application/json', 'application/json; charset=utf-8', 'text/json', 'application/vnd.api+json', 'application/problem+json']) {
+    for (const m of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/json',
+      'application/vnd.api+json',
+      'application/problem+json',
+    ]) {
       expect(isJsonLike(m, Buffer.from('1'))).toBe(true);
     }
   });
@@ -87,7 +97,11 @@ describe('DESC-6 body classification (OQ-33)', () => {
     expect(json('').kind).toBe('none');
   });
   it('DESC-6 cut: the producer kept only part of the body', () => {
-    expect(classifyRetainedBody({ text: '{"a":', mediaType: 'application/json', isCut: true })).toMatchObject({ kind: 'cut', reason: 'cut', isUsable: false });
+    expect(classifyRetainedBody({ text: '{"a":', mediaType: 'application/json', isCut: true })).toMatchObject({
+      kind: 'cut',
+      reason: 'cut',
+      isUsable: false,
+    });
   });
   it('DESC-6 base64: binary bytes with a non-text media type', () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -114,11 +128,12 @@ describe('ES-5 one owner of body decoding and exact JSON', () => {
   it('ES-5 only src/json/exact.ts imports the exact-number parser; only src/load/bodies.ts decodes body base64', () => {
     const files = sourceFiles();
     const code = (f: string) => readFileSync(f, 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '');
-    const parsers = files.filter((f) => !f.endsWith(join('json', 'exact.ts')))
+    const parsers = files
+      .filter((f) => !f.endsWith(join('json', 'exact.ts')))
       .filter((f) => /from 'json-bigint'|from 'bignumber\.js'/.test(code(f)));
-    const decoders = files.filter((f) => !f.endsWith(join('load', 'bodies.ts')))
-      .filter((f) => /Buffer\.from\([^)]*'base64'\)|classifyRetainedBody\(/.test(code(f))
-        && !f.endsWith(join('load', 'entries.ts'))); // the parse side of a load hands bodies to the owner
+    const decoders = files
+      .filter((f) => !f.endsWith(join('load', 'bodies.ts')))
+      .filter((f) => /Buffer\.from\([^)]*'base64'\)|classifyRetainedBody\(/.test(code(f)) && !f.endsWith(join('load', 'entries.ts'))); // the parse side of a load hands bodies to the owner
     expect([...parsers, ...decoders].map((f) => f.slice(root.length + 1))).toEqual([]);
   });
 });
@@ -129,25 +144,40 @@ describe('exact values end to end (STYLE §5)', () => {
     const parsed = parseExactJson(text);
     if (!parsed.ok) throw new Error(parsed.detail);
     const db = new Database(':memory:');
-    db.exec("create table member (pointer text primary key, parent_pointer text, key text, position integer not null, depth integer not null, type text not null, value any) strict");
+    db.exec(
+      'create table member (pointer text primary key, parent_pointer text, key text, position integer not null, depth integer not null, type text not null, value any) strict',
+    );
     const ins = db.prepare('insert into member values (?, ?, ?, ?, ?, ?, ?)');
     flattenMembers(parsed.value, (m) => ins.run(m.pointer, m.parentPointer, m.key, m.position, m.depth, m.type, m.value));
-    const rows = db.prepare('select pointer, key, position, type, value from member').safeIntegers(true).all() as { pointer: string; key: string | null; position: bigint; type: string; value: unknown }[];
+    const rows = db.prepare('select pointer, key, position, type, value from member').safeIntegers(true).all() as {
+      pointer: string;
+      key: string | null;
+      position: bigint;
+      type: string;
+      value: unknown;
+    }[];
     return new Map(rows.map((r) => [r.pointer, { key: r.key, position: Number(r.position), type: r.type, value: r.value }]));
   };
 
   it('a 64-bit integer in a body comes back from the member table digit for digit (property)', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.string(), (n, s) => {
-      const m = storedMembers(`{"id":${n},"label":${JSON.stringify(s)},"list":[${n},{"deep":${n}}]}`);
-      for (const p of ['/id', '/list/0', '/list/1/deep']) expect(m.get(p)).toMatchObject({ type: 'integer', value: n });
-      expect(m.get('/label')).toMatchObject({ type: 'string', value: s });
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.string(), (n, s) => {
+        const m = storedMembers(`{"id":${n},"label":${JSON.stringify(s)},"list":[${n},{"deep":${n}}]}`);
+        for (const p of ['/id', '/list/0', '/list/1/deep']) expect(m.get(p)).toMatchObject({ type: 'integer', value: n });
+        expect(m.get('/label')).toMatchObject({ type: 'string', value: s });
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('strings that look like numbers stay strings, key order and nesting survive', () => {
     const m = storedMembers('{"zip":"000123","b":true,"a":null,"n":-0.5,"arr":[[],{}],"x/y~z":1}');
-    expect([...m].filter(([, r]) => r.key !== null).sort((x, y) => x[1].position - y[1].position).map(([, r]) => r.key))
-      .toEqual(['zip', 'b', 'a', 'n', 'arr', 'x/y~z']);
+    expect(
+      [...m]
+        .filter(([, r]) => r.key !== null)
+        .sort((x, y) => x[1].position - y[1].position)
+        .map(([, r]) => r.key),
+    ).toEqual(['zip', 'b', 'a', 'n', 'arr', 'x/y~z']);
     expect(m.get('/zip')).toMatchObject({ type: 'string', value: '000123' });
     expect(m.get('/n')).toMatchObject({ type: 'real', value: -0.5 });
     expect(m.get('/arr/0')).toMatchObject({ type: 'array' });

@@ -18,7 +18,12 @@ const dir = tempDir();
 const A = 'https://shop.example.com';
 
 /** 120 products: a JSON body of ~9 KB, well over DEFLATE_MIN_BYTES. */
-const products = Array.from({ length: 120 }, (_, i) => ({ id: i + 1, name: `Product ${i + 1}`, colour: ['walnut', 'oak', 'teak'][i % 3], price: 10 + i }));
+const products = Array.from({ length: 120 }, (_, i) => ({
+  id: i + 1,
+  name: `Product ${i + 1}`,
+  colour: ['walnut', 'oak', 'teak'][i % 3],
+  price: 10 + i,
+}));
 products[77].name = 'Marquetry sideboard';
 const big = JSON.stringify(products);
 const small = JSON.stringify({ id: 1, name: 'Oak table' });
@@ -40,12 +45,19 @@ function bodies(db: string): Row[] {
   const d = new Database(db, { readonly: true });
   registerBodyFunctions(d);
   try {
-    return d.prepare('select b.id, b.sha256, b.bytes, b.coding, b.content as stored, c.content from body b join body_content c on c.id = b.id order by b.id').all() as Row[];
+    return d
+      .prepare(
+        'select b.id, b.sha256, b.bytes, b.coding, b.content as stored, c.content from body b join body_content c on c.id = b.id order by b.id',
+      )
+      .all() as Row[];
   } finally {
     d.close();
   }
 }
-const sha = (v: Buffer | string) => createHash('sha256').update(typeof v === 'string' ? Buffer.from(v, 'utf8') : v).digest('hex');
+const sha = (v: Buffer | string) =>
+  createHash('sha256')
+    .update(typeof v === 'string' ? Buffer.from(v, 'utf8') : v)
+    .digest('hex');
 
 describe('issue 14: a text body of 1 KiB or more is kept deflated, and read as recorded', () => {
   it('the large body is stored deflated, the small one as it is; body_content gives every body the bytes its sha256 covers', () => {
@@ -74,7 +86,13 @@ describe('issue 14: a text body of 1 KiB or more is kept deflated, and read as r
 
   it('capstate sql reads body_content too', () => {
     const db = loaded();
-    const r = cli(['sql', "select c.content from body b join body_content c on c.id = b.id where b.coding = 'deflate'", '--db', db, '--json']);
+    const r = cli([
+      'sql',
+      "select c.content from body b join body_content c on c.id = b.id where b.coding = 'deflate'",
+      '--db',
+      db,
+      '--json',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('Marquetry sideboard');
   });
@@ -115,14 +133,19 @@ describe('issue 14: migration 0014 (body.coding)', () => {
     const v13 = new Database(file);
     for (const m of listMigrations().filter((m) => m.version <= 13)) v13.exec(m.sql);
     v13.pragma('user_version = 13');
-    v13.prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (1, ?, ?, 'json', 1, ?)").run(sha(big), Buffer.byteLength(big), big);
+    v13
+      .prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (1, ?, ?, 'json', 1, ?)")
+      .run(sha(big), Buffer.byteLength(big), big);
     v13.exec("create virtual table search_body using fts5(content, content='body', content_rowid='id')");
-    v13.exec("insert into search_body (rowid, content) select id, content from body");
+    v13.exec('insert into search_body (rowid, content) select id, content from body');
     v13.exec("insert into meta (key, value) values ('search_body_max_id', '1')");
     v13.close();
     const db = openStore(file, { write: true });
     try {
-      expect(db.prepare('select b.coding, b.content = c.content from body b join body_content c on c.id = b.id').raw().get()).toEqual([null, 1]);
+      expect(db.prepare('select b.coding, b.content = c.content from body b join body_content c on c.id = b.id').raw().get()).toEqual([
+        null,
+        1,
+      ]);
       expect(db.prepare("select count(*) from sqlite_master where name = 'search_body'").pluck().get()).toBe(0);
       expect(db.prepare("select count(*) from meta where key = 'search_body_max_id'").pluck().get()).toBe(0);
     } finally {

@@ -9,9 +9,14 @@ const A = 'http://app.test';
 const load = (exchanges: Exchange[]) => loadHar(dir, exchanges);
 
 /** The list location of record #ordinal's response: [pointer, entries, identity key, source] or undefined. */
-const listOf = (db: Database.Database, ordinal: number) => db.prepare(`select l.list_pointer, l.entries, l.identity_key, l.identity_source
-  from record r join list_locations l on l.body_id = r.response_body_id where r.ordinal = ?`).raw().get(ordinal);
-const shown = (db: Database.Database, ordinal: number) => db.prepare('select shown_id from read_shown_ids where ordinal = ? order by shown_id').pluck().all(ordinal);
+const listOf = (db: Database.Database, ordinal: number) =>
+  db
+    .prepare(`select l.list_pointer, l.entries, l.identity_key, l.identity_source
+  from record r join list_locations l on l.body_id = r.response_body_id where r.ordinal = ?`)
+    .raw()
+    .get(ordinal);
+const shown = (db: Database.Database, ordinal: number) =>
+  db.prepare('select shown_id from read_shown_ids where ordinal = ? order by shown_id').pluck().all(ordinal);
 const initial = (db: Database.Database) => db.prepare('select ordinal from initial_reads order by ordinal').pluck().all();
 
 describe('OQ-11 which array of a body is the list', () => {
@@ -31,15 +36,27 @@ describe('OQ-11 which array of a body is the list', () => {
     expect(listOf(db, 1)).toBeUndefined();
   });
 
-  it('IDN-4 identity names keep priority over suffix-named fields when choosing among an envelope\'s arrays', () => {
+  it("IDN-4 identity names keep priority over suffix-named fields when choosing among an envelope's arrays", () => {
     const db = load([{ url: `${A}/api/x`, body: { widgets: [{ widgetId: 'w-1' }, { widgetId: 'w-2' }], owners: [{ id: 'u-1' }] } }]);
     expect(listOf(db, 1)).toEqual(['/owners', 1, 'id', 'name']);
   });
 
-  it('IDN-1 suffix-named identity: the first qualifying key in the first entry\'s key order', () => {
+  it("IDN-1 suffix-named identity: the first qualifying key in the first entry's key order", () => {
     const db = load([
-      { url: `${A}/api/v1/orders`, body: [{ orderId: 'o-1', customerId: 'c-9', total: 5 }, { orderId: 'o-2', customerId: 'c-9', total: 7 }] },
-      { url: `${A}/api/v1/links`, body: [{ ownerId: 'u-1', itemId: 'i-1' }, { ownerId: 'u-2', itemId: 'i-2' }] },
+      {
+        url: `${A}/api/v1/orders`,
+        body: [
+          { orderId: 'o-1', customerId: 'c-9', total: 5 },
+          { orderId: 'o-2', customerId: 'c-9', total: 7 },
+        ],
+      },
+      {
+        url: `${A}/api/v1/links`,
+        body: [
+          { ownerId: 'u-1', itemId: 'i-1' },
+          { ownerId: 'u-2', itemId: 'i-2' },
+        ],
+      },
     ]);
     expect(listOf(db, 1)).toEqual(['', 2, 'orderId', 'suffix']);
     expect(listOf(db, 2)).toEqual(['', 2, 'ownerId', 'suffix']);
@@ -52,10 +69,16 @@ describe('OQ-11 which array of a body is the list', () => {
 });
 
 describe('ES-10 which ids a read shows', () => {
-  it('ES-10 a list read shows its entities\' own ids, not foreign keys beside them nor nested entities\' ids', () => {
+  it("ES-10 a list read shows its entities' own ids, not foreign keys beside them nor nested entities' ids", () => {
     const db = load([
       { url: `${A}/api/tasks`, body: [{ id: 'task-1', projectId: 'prj-2002', owner: { id: 'usr-0009' } }] },
-      { url: `${A}/api/memberships`, body: [{ projectId: 'prj-1001', role: 'admin' }, { projectId: 'prj-2002', role: 'viewer' }] },
+      {
+        url: `${A}/api/memberships`,
+        body: [
+          { projectId: 'prj-1001', role: 'admin' },
+          { projectId: 'prj-2002', role: 'viewer' },
+        ],
+      },
     ]);
     expect(shown(db, 1)).toEqual(['task-1']);
     expect(shown(db, 2)).toEqual(['prj-1001', 'prj-2002']);
@@ -74,14 +97,26 @@ describe('ES-10 which ids a read shows', () => {
 });
 
 describe('ES-9 a POST elsewhere that created an entity bounds the type', () => {
-  it('ES-9 the spec example: POST /api/imports created prj-2002; the projects\' initial read is #1 only', () => {
+  it("ES-9 the spec example: POST /api/imports created prj-2002; the projects' initial read is #1 only", () => {
     const db = load([
       { start: '10:00:00.000', time: 40, url: `${A}/api/projects`, body: [{ id: 'prj-1001', name: 'Alpha' }] },
       { start: '10:00:01.000', time: 90, method: 'POST', url: `${A}/api/imports`, status: 201, body: { id: 'prj-2002', status: 'done' } },
-      { start: '10:00:02.000', time: 40, url: `${A}/api/projects`, body: [{ id: 'prj-1001', name: 'Alpha' }, { id: 'prj-2002', name: 'Beta' }] },
+      {
+        start: '10:00:02.000',
+        time: 40,
+        url: `${A}/api/projects`,
+        body: [
+          { id: 'prj-1001', name: 'Alpha' },
+          { id: 'prj-2002', name: 'Beta' },
+        ],
+      },
     ]);
-    expect(db.prepare('select root_path, post_ordinal, created_id from post_created_ids').raw().all()).toEqual([['/api/projects', 2, 'prj-2002']]);
-    expect(db.prepare("select ordinal, bound_ordinal, bound_rule from initial_reads where root_path = '/api/projects'").raw().all()).toEqual([[1, 2, 'ES-9']]);
+    expect(db.prepare('select root_path, post_ordinal, created_id from post_created_ids').raw().all()).toEqual([
+      ['/api/projects', 2, 'prj-2002'],
+    ]);
+    expect(
+      db.prepare("select ordinal, bound_ordinal, bound_rule from initial_reads where root_path = '/api/projects'").raw().all(),
+    ).toEqual([[1, 2, 'ES-9']]);
   });
 
   it('ES-9 an id the type showed before the POST was not created by it', () => {
@@ -94,7 +129,7 @@ describe('ES-9 a POST elsewhere that created an entity bounds the type', () => {
     expect(initial(db)).toEqual([1, 3]);
   });
 
-  it('ES-9 a failed POST, or one under the type\'s own root, is not an ES-9 bound', () => {
+  it("ES-9 a failed POST, or one under the type's own root, is not an ES-9 bound", () => {
     const db = load([
       { url: `${A}/api/projects`, body: [] },
       { method: 'POST', url: `${A}/api/imports`, status: 500, body: { id: 'prj-3003' } },
@@ -143,7 +178,8 @@ describe('ES-8 initial reads compose the ES-8 and ES-9 bounds', () => {
       { url: `${A}/api/users`, body: [] },
     ]);
     expect(db.prepare('select ordinal, root_path, bound_ordinal, bound_rule from initial_reads order by ordinal').raw().all()).toEqual([
-      [1, '/api/projects', 2, 'ES-9'], [5, '/api/users', null, null],
+      [1, '/api/projects', 2, 'ES-9'],
+      [5, '/api/users', null, null],
     ]);
   });
 });
@@ -158,12 +194,16 @@ describe('review cases: ES-10, OQ-11, ES-9 edges', () => {
       { url: `${A}/api/projects/prj-5005`, body: [{ id: 'prj-5005' }] },
     ]);
     expect(db.prepare('select ordinal, shown_id from read_shown_ids order by ordinal').raw().all()).toEqual([
-      [2, 'prj-1001'], [4, 'prj-4004'], [5, 'prj-5005'],
+      [2, 'prj-1001'],
+      [4, 'prj-4004'],
+      [5, 'prj-5005'],
     ]);
   });
 
   it('OQ-11 a top-level array comes before an array inside a wrapper object', () => {
-    const db = load([{ url: `${A}/api/x`, body: { meta: { links: [{ id: 'lnk-1' }, { id: 'lnk-2' }] }, items: [{ id: 'itm-1' }, { id: 'itm-2' }] } }]);
+    const db = load([
+      { url: `${A}/api/x`, body: { meta: { links: [{ id: 'lnk-1' }, { id: 'lnk-2' }] }, items: [{ id: 'itm-1' }, { id: 'itm-2' }] } },
+    ]);
     expect(listOf(db, 1)).toEqual(['/items', 2, 'id', 'name']);
   });
 

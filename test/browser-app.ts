@@ -23,7 +23,9 @@ export function describeBrowser(name: string, fn: () => void): void {
   }
   describe(name, () => {
     it('needs Chromium', () => {
-      throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium), point CAPSTATE_CHROMIUM at one, or set CAPSTATE_SKIP_BROWSER=1 to skip browser tests`);
+      throw new Error(
+        `${CHROMIUM} is missing: install it (apt-get install -y chromium), point CAPSTATE_CHROMIUM at one, or set CAPSTATE_SKIP_BROWSER=1 to skip browser tests`,
+      );
     });
   });
 }
@@ -43,7 +45,10 @@ const page = (title: string, body: string) => `<!doctype html><html><head><title
 
 /** The local app: pages and a JSON API, enough for every browser test. */
 export function startApp(): App {
-  const items: { id: string; name: string }[] = [{ id: 'it-01', name: 'Lamp' }, { id: 'it-02', name: 'Desk' }];
+  const items: { id: string; name: string }[] = [
+    { id: 'it-01', name: 'Lamp' },
+    { id: 'it-02', name: 'Desk' },
+  ];
   const hits: App['hits'] = [];
   const json = (res: http.ServerResponse, status: number, v: unknown, extra: Record<string, string | string[]> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...extra });
@@ -51,7 +56,9 @@ export function startApp(): App {
   };
   const server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
+    req.on('data', (c) => {
+      body += c;
+    });
     req.on('end', () => {
       hits.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       const u = new URL(req.url!, 'http://x');
@@ -66,17 +73,37 @@ export function startApp(): App {
         const it = items.find((i) => i.id === p.split('/')[3]);
         return it ? json(res, 200, it) : json(res, 404, { error: 'not found' });
       }
-      if (p === '/api/search') return json(res, 200, { query: u.searchParams.get('q'), results: items.filter((i) => i.name.toLowerCase().includes((u.searchParams.get('q') ?? '').toLowerCase())) });
+      if (p === '/api/search')
+        return json(res, 200, {
+          query: u.searchParams.get('q'),
+          results: items.filter((i) => i.name.toLowerCase().includes((u.searchParams.get('q') ?? '').toLowerCase())),
+        });
       if (p === '/api/echo') return json(res, 200, { headers: req.headers, body, query: Object.fromEntries(u.searchParams) });
-      if (p === '/favicon.ico') { res.writeHead(204); return res.end(); } // no 404 noise in console events
-      if (p === '/api/hang') { res.writeHead(200, { 'content-type': 'application/json' }); res.write('['); return; } // never ends (BS-66)
-      if (p === '/api/old') { res.writeHead(302, { location: '/api/items' }); return res.end(); }
+      if (p === '/favicon.ico') {
+        res.writeHead(204);
+        return res.end();
+      } // no 404 noise in console events
+      if (p === '/api/hang') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('[');
+        return;
+      } // never ends (BS-66)
+      if (p === '/api/old') {
+        res.writeHead(302, { location: '/api/items' });
+        return res.end();
+      }
       if (p === '/api/big') return json(res, 200, { pad: 'x'.repeat(Number(u.searchParams.get('n') ?? 1000)) });
-      if (p === '/api/blob') { res.writeHead(200, { 'content-type': 'application/octet-stream' }); return res.end(Buffer.alloc(Number(u.searchParams.get('n') ?? 10), 7)); }
+      if (p === '/api/blob') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        return res.end(Buffer.alloc(Number(u.searchParams.get('n') ?? 10), 7));
+      }
       res.setHeader('content-type', 'text/html; charset=utf-8');
       if (p === '/') {
         // BS-19: #results loses data-state on load and gets "ready" after the current response.
-        return res.end(page('Items', `<input id="q" value="lamp"><button id="search">Search</button><ul id="results"></ul>
+        return res.end(
+          page(
+            'Items',
+            `<input id="q" value="lamp"><button id="search">Search</button><ul id="results"></ul>
           <script>
             document.getElementById('search').onclick = async () => {
               const list = document.getElementById('results'); delete list.dataset.state;
@@ -85,11 +112,16 @@ export function startApp(): App {
               list.innerHTML = d.results.map((i) => '<li>' + i.name + '</li>').join('');
               list.dataset.state = 'ready';
             };
-          </script>`));
+          </script>`,
+          ),
+        );
       }
       if (p === '/app') {
         // The e2e page: it loads the list, then the first item, from the JSON API.
-        return res.end(page('App', `<ul id="list"></ul><p id="detail"></p>
+        return res.end(
+          page(
+            'App',
+            `<ul id="list"></ul><p id="detail"></p>
           <script>
             (async () => {
               await new Promise((r) => setTimeout(r, ${Number(u.searchParams.get('delay') ?? 0)}));
@@ -99,37 +131,62 @@ export function startApp(): App {
               document.getElementById('detail').textContent = d.name;
               document.body.dataset.state = 'ready';
             })();
-          </script>`));
+          </script>`,
+          ),
+        );
       }
       if (p === '/login') {
         res.setHeader('set-cookie', [`csrftoken=${CSRF}; Path=/`, `session=${SESSION}; Path=/; HttpOnly`]);
-        return res.end(page('Login', `<p id="token">${TOKEN}</p><script>localStorage.setItem('auth', JSON.stringify({ token: '${TOKEN}', n: 12345678901 }));</script>`));
+        return res.end(
+          page(
+            'Login',
+            `<p id="token">${TOKEN}</p><script>localStorage.setItem('auth', JSON.stringify({ token: '${TOKEN}', n: 12345678901 }));</script>`,
+          ),
+        );
       }
       if (p === '/echo-query') return res.end(page('Echo', `<p id="q">${u.searchParams.get('key') ?? ''}</p><input id="field">`));
       if (p === '/count') {
         // BS-30: the app's own updates and deletions must survive later navigations.
-        return res.end(page('Count', `<p id="out"></p><script>
+        return res.end(
+          page(
+            'Count',
+            `<p id="out"></p><script>
           const n = Number(localStorage.getItem('counter') ?? 0) + 1; localStorage.setItem('counter', String(n));
           localStorage.removeItem('temp');
           const s = Number(sessionStorage.getItem('visits') ?? 0) + 1; sessionStorage.setItem('visits', String(s));
           document.getElementById('out').textContent = n + '/' + s + '/' + document.cookie;
-        </script>`));
+        </script>`,
+          ),
+        );
       }
       if (p === '/surrogates') {
         return res.end(page('Surrogates', `<script>localStorage.setItem('lone', 'a\\uD800'); localStorage.setItem('ab', 'ab');</script>`));
       }
-      if (p === '/popup') return res.end(page('Popup', `<button id="open" onclick="window.open('${u.searchParams.get('to') ?? '/count'}')">Open</button>`));
+      if (p === '/popup')
+        return res.end(page('Popup', `<button id="open" onclick="window.open('${u.searchParams.get('to') ?? '/count'}')">Open</button>`));
       if (p === '/hang') return res.end(page('Hang', `<script>fetch('/api/hang'); fetch('/api/items');</script>`));
-      if (p === '/console') return res.end(page('Console', `<script>for (let i = 0; i < 5; i++) console.log('line ' + i); setTimeout(() => { throw new Error('boom'); }, 0);</script>`));
+      if (p === '/console')
+        return res.end(
+          page(
+            'Console',
+            `<script>for (let i = 0; i < 5; i++) console.log('line ' + i); setTimeout(() => { throw new Error('boom'); }, 0);</script>`,
+          ),
+        );
       res.statusCode = 404;
       res.end(page('Not found', 'not found'));
     });
   });
   let origin = '';
   const app: App = {
-    get origin() { return origin; },
+    get origin() {
+      return origin;
+    },
     hits,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -143,13 +200,22 @@ export function startApp(): App {
 export async function stopExternalBrowser(browser: import('node:child_process').ChildProcess | null, profile: string): Promise<void> {
   if (browser?.pid && browser.exitCode === null) {
     const exited = new Promise((r) => browser.once('exit', r));
-    try { process.kill(-browser.pid, 'SIGTERM'); } catch { /* already gone */ }
+    try {
+      process.kill(-browser.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
     await exited;
   }
   if (profile) (await import('node:fs')).rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 
-export interface ExternalBrowser { process: import('node:child_process').ChildProcess; endpoint: string; profile: string; stop(): Promise<void> }
+export interface ExternalBrowser {
+  process: import('node:child_process').ChildProcess;
+  endpoint: string;
+  profile: string;
+  stop(): Promise<void>;
+}
 
 /**
  * A Chromium the test starts itself for connect mode (the caller's browser, BS-22), on a
@@ -168,12 +234,18 @@ export async function startExternalBrowser(opts: { preferences?: Record<string, 
     mkdirSync(join(profile, 'Default'));
     writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify(opts.preferences));
   }
-  const child = spawn(CHROMIUM, ['--headless', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...launchFlags(), opts.url ?? 'about:blank'], { stdio: 'ignore', detached: true });
+  const child = spawn(
+    CHROMIUM,
+    ['--headless', '--remote-debugging-port=0', `--user-data-dir=${profile}`, ...launchFlags(), opts.url ?? 'about:blank'],
+    { stdio: 'ignore', detached: true },
+  );
   for (let i = 0; i < 150; i++) {
     try {
       const port = readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0];
       if (port) return { process: child, endpoint: `http://127.0.0.1:${port}`, profile, stop: () => stopExternalBrowser(child, profile) };
-    } catch { /* not written yet */ }
+    } catch {
+      /* not written yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   await stopExternalBrowser(child, profile);

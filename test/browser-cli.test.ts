@@ -20,13 +20,21 @@ function appScenario(): Record<string, unknown> {
   return {
     browser: { mode: 'launch', executable_path: CHROMIUM },
     start_url: { url: `${app.origin}/app` },
-    actions: [{ step_id: 'ready', action: 'wait_for', locator: { kind: 'css', selector: "body[data-state='ready']" }, state: 'attached', timeout_ms: 10000 }],
+    actions: [
+      {
+        step_id: 'ready',
+        action: 'wait_for',
+        locator: { kind: 'css', selector: "body[data-state='ready']" },
+        state: 'attached',
+        timeout_ms: 10000,
+      },
+    ],
     capture: { network: { request_body: true, response_body: true, header_values: true } },
   };
 }
 
 describeBrowser('BS-1 / BS-59 capture, load, manifest', () => {
-  it('BS-1 a scenario file → --out Evidence → capstate load → manifest --json lists the app\'s tools', async () => {
+  it("BS-1 a scenario file → --out Evidence → capstate load → manifest --json lists the app's tools", async () => {
     const file = join(dir, 'scenario.json');
     writeFileSync(file, JSON.stringify(appScenario()));
     const ev = join(dir, 'evidence.json');
@@ -47,8 +55,18 @@ describeBrowser('BS-1 / BS-59 capture, load, manifest', () => {
     const tools = manifest.tools.map((t: { name: string; template: string }) => `${t.name} ${t.template}`);
     expect(tools).toEqual(expect.arrayContaining(['get_api_items /api/items', 'get_api_items_by_id /api/items/{id}']));
     // BS-59: the records are timed from the browser's start times.
-    const sql = await cliAsync(['sql', 'select ordinal, path, started_ms is not null as timed from records_timeline', '--db', store, '--json']);
-    expect(JSON.parse(sql.stdout).rows).toEqual([{ ordinal: 1, path: '/app', timed: 1 }, { ordinal: 2, path: '/api/items', timed: 1 }, { ordinal: 3, path: '/api/items/it-01', timed: 1 }]);
+    const sql = await cliAsync([
+      'sql',
+      'select ordinal, path, started_ms is not null as timed from records_timeline',
+      '--db',
+      store,
+      '--json',
+    ]);
+    expect(JSON.parse(sql.stdout).rows).toEqual([
+      { ordinal: 1, path: '/app', timed: 1 },
+      { ordinal: 2, path: '/api/items', timed: 1 },
+      { ordinal: 3, path: '/api/items/it-01', timed: 1 },
+    ]);
   });
 
   it('BS-1 inline INPUT_JSON with --json writes one Evidence document on stdout that loads', async () => {
@@ -68,11 +86,16 @@ describeBrowser('BS-22 / BS-23 launch mode cleans up its profile', () => {
   it('BS-22 after a capture, the temporary directory holds no profile or Playwright artifacts', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'capstate-tmpdir-'));
     try {
-      const r = await cliAsync(['capture-browser-scenario', JSON.stringify(appScenario()), '--out', join(dir, 'cleanup.json')], { env: { TMPDIR: tmp } });
+      const r = await cliAsync(['capture-browser-scenario', JSON.stringify(appScenario()), '--out', join(dir, 'cleanup.json')], {
+        env: { TMPDIR: tmp },
+      });
       expect(r.status, r.stderr).toBe(0);
       expect(readdirSync(tmp)).toEqual([]);
       // A failed step still cleans up.
-      const failing = { ...appScenario(), actions: [{ step_id: 'nope', action: 'click', locator: { kind: 'css', selector: '#missing' }, timeout_ms: 200 }] };
+      const failing = {
+        ...appScenario(),
+        actions: [{ step_id: 'nope', action: 'click', locator: { kind: 'css', selector: '#missing' }, timeout_ms: 200 }],
+      };
       const f = await cliAsync(['capture-browser-scenario', JSON.stringify(failing), '--json'], { env: { TMPDIR: tmp } });
       expect(f.status, f.stderr).toBe(0);
       expect(JSON.parse(f.stdout).steps[0].status).toBe('failed');
@@ -88,15 +111,27 @@ describeBrowser('BS-23 / BS-67 SIGINT cancels the capture and cleanup still runs
   it('BS-23 SIGINT during a step: the step and the rest are cancelled, Evidence is written, no profile is left', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'capstate-tmpdir-'));
     try {
-      const s = { ...appScenario(), actions: [
-        { step_id: 'long', action: 'wait_for_timeout', duration_ms: 60000 },
-        { step_id: 'after', action: 'wait_for_timeout', duration_ms: 1 },
-      ] };
+      const s = {
+        ...appScenario(),
+        actions: [
+          { step_id: 'long', action: 'wait_for_timeout', duration_ms: 60000 },
+          { step_id: 'after', action: 'wait_for_timeout', duration_ms: 1 },
+        ],
+      };
       // The test started this CLI process; it signals it by id.
-      const child = spawn(process.execPath, [cliPath, 'capture-browser-scenario', JSON.stringify(s), '--json'], { cwd: root, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '', stderr = '';
-      child.stdout!.setEncoding('utf8').on('data', (d) => { stdout += d; });
-      child.stderr!.setEncoding('utf8').on('data', (d) => { stderr += d; });
+      const child = spawn(process.execPath, [cliPath, 'capture-browser-scenario', JSON.stringify(s), '--json'], {
+        cwd: root,
+        env: { ...process.env, TMPDIR: tmp },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '',
+        stderr = '';
+      child.stdout!.setEncoding('utf8').on('data', (d) => {
+        stdout += d;
+      });
+      child.stderr!.setEncoding('utf8').on('data', (d) => {
+        stderr += d;
+      });
       const exited = new Promise<number | null>((r) => child.on('close', r));
       // Signal once the long step runs (the CLI says so on stderr), however loaded the machine is.
       for (let i = 0; i < 600 && !/step long: running/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
@@ -130,14 +165,26 @@ describeBrowser('BS-22 / BS-24 / BS-25 / BS-43 connect mode', () => {
     const e = await captureBrowserScenario({
       browser: { mode: 'connect', cdp_endpoint: endpoint },
       start_url: { url: `${app.origin}/app` },
-      actions: [{ step_id: 'ready', action: 'wait_for', locator: { kind: 'css', selector: "body[data-state='ready']" }, state: 'attached', timeout_ms: 10000 }],
+      actions: [
+        {
+          step_id: 'ready',
+          action: 'wait_for',
+          locator: { kind: 'css', selector: "body[data-state='ready']" },
+          state: 'attached',
+          timeout_ms: 10000,
+        },
+      ],
       environment: { locale: 'de-DE' },
       capture: { network: { response_body: true }, at_end: ['url', 'dom'] },
     });
     expect(e.steps[0].status).toBe('completed');
     expect(e.scenario.browser).toEqual({ mode: 'connect', cdp_endpoint: endpoint });
     expect((e.steps[0].captures.dom as { value: string }).value).toContain('<li>Lamp</li>');
-    expect(e.events.filter((x) => x.kind === 'request').map((x) => new URL(x.url as string).pathname)).toEqual(['/app', '/api/items', '/api/items/it-01']);
+    expect(e.events.filter((x) => x.kind === 'request').map((x) => new URL(x.url as string).pathname)).toEqual([
+      '/app',
+      '/api/items',
+      '/api/items/it-01',
+    ]);
     // BS-24, BS-25, BS-43: every connected capture states these limitations.
     expect(e.limitations.map((l) => l.rule)).toEqual(expect.arrayContaining(['BS-24', 'BS-25', 'BS-43']));
     expect(e.equality.eligible).toBe(false);
@@ -151,7 +198,8 @@ describeBrowser('BS-22 / BS-24 / BS-25 / BS-43 connect mode', () => {
   it('BS-22 a target page chosen by url_prefix is used in place and stays open', async () => {
     expect(endpoint, 'the previous test starts the external browser').not.toBe('');
     await fetch(`${endpoint}/json/new?${app.origin}/count`, { method: 'PUT' });
-    for (let i = 0; i < 50 && !(await tabs()).some((t) => t.url === `${app.origin}/count`); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && !(await tabs()).some((t) => t.url === `${app.origin}/count`); i++)
+      await new Promise((r) => setTimeout(r, 100));
     const e = await captureBrowserScenario({
       browser: { mode: 'connect', cdp_endpoint: endpoint, target: { url_prefix: `${app.origin}/count` } },
       start_url: { url: `${app.origin}/` },

@@ -12,7 +12,13 @@ import net, { type AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureBrowserScenario } from '../src/browser/index.js';
-import { EventLog, ListenerOwners, MAX_CONCURRENT_CONTENT_READS, MAX_LISTENER_OWNERS, PROVIDER_READ_TIMEOUT_MS } from '../src/browser/limits.js';
+import {
+  EventLog,
+  ListenerOwners,
+  MAX_CONCURRENT_CONTENT_READS,
+  MAX_LISTENER_OWNERS,
+  PROVIDER_READ_TIMEOUT_MS,
+} from '../src/browser/limits.js';
 import { NetworkObserver, type ContentSelection } from '../src/browser/network.js';
 import { Redaction, RedactionView } from '../src/browser/redaction.js';
 import { DEFAULT_LIMITS, type Limits } from '../src/browser/schema.js';
@@ -27,26 +33,67 @@ import { CHROMIUM, describeBrowser, startExternalBrowser, type ExternalBrowser }
 
 type H = { name: string; value: string }[];
 class FakeRequest {
-  constructor(readonly u: string, readonly from: FakeRequest | null = null, readonly hs: H = [], readonly post: Buffer | null = null) {}
-  method() { return 'GET'; }
-  url() { return this.u; }
-  resourceType() { return 'fetch'; }
-  redirectedFrom() { return this.from; }
-  async headersArray() { return this.hs; }
-  headers() { return Object.fromEntries(this.hs.map((h) => [h.name.toLowerCase(), h.value])); }
-  postDataBuffer() { return this.post; }
-  timing() { return { startTime: -1, responseEnd: -1 }; }
-  failure() { return null; }
+  constructor(
+    readonly u: string,
+    readonly from: FakeRequest | null = null,
+    readonly hs: H = [],
+    readonly post: Buffer | null = null,
+  ) {}
+  method() {
+    return 'GET';
+  }
+  url() {
+    return this.u;
+  }
+  resourceType() {
+    return 'fetch';
+  }
+  redirectedFrom() {
+    return this.from;
+  }
+  async headersArray() {
+    return this.hs;
+  }
+  headers() {
+    return Object.fromEntries(this.hs.map((h) => [h.name.toLowerCase(), h.value]));
+  }
+  postDataBuffer() {
+    return this.post;
+  }
+  timing() {
+    return { startTime: -1, responseEnd: -1 };
+  }
+  failure() {
+    return null;
+  }
 }
 class FakeResponse {
   bodyCalls = 0;
-  constructor(readonly req: FakeRequest, readonly bodyFn: () => Promise<Buffer>, readonly hs: H = [{ name: 'content-type', value: 'text/plain' }], readonly code = 200) {}
-  request() { return this.req; }
-  status() { return this.code; }
-  statusText() { return 'OK'; }
-  async headersArray() { return this.hs; }
-  headers() { return Object.fromEntries(this.hs.map((h) => [h.name.toLowerCase(), h.value])); }
-  body() { this.bodyCalls++; return this.bodyFn(); }
+  constructor(
+    readonly req: FakeRequest,
+    readonly bodyFn: () => Promise<Buffer>,
+    readonly hs: H = [{ name: 'content-type', value: 'text/plain' }],
+    readonly code = 200,
+  ) {}
+  request() {
+    return this.req;
+  }
+  status() {
+    return this.code;
+  }
+  statusText() {
+    return 'OK';
+  }
+  async headersArray() {
+    return this.hs;
+  }
+  headers() {
+    return Object.fromEntries(this.hs.map((h) => [h.name.toLowerCase(), h.value]));
+  }
+  body() {
+    this.bodyCalls++;
+    return this.bodyFn();
+  }
 }
 
 function harness(content: Partial<ContentSelection>, limits: Partial<Limits> = {}, accept: (r: FakeRequest) => boolean = () => true) {
@@ -55,13 +102,20 @@ function harness(content: Partial<ContentSelection>, limits: Partial<Limits> = {
   const ctx = new EventEmitter();
   let step: string | null = 's1';
   const obs = new NetworkObserver({
-    log, redaction: new Redaction(new Map()), limits: l, stepId: () => step,
+    log,
+    redaction: new Redaction(new Map()),
+    limits: l,
+    stepId: () => step,
     content: { request_body: false, response_body: false, header_values: false, ...content },
     accept: accept as never,
   });
   obs.attach(ctx as unknown as BrowserContext);
   /** One finished transaction whose response body comes from `bodyFn`. */
-  const exchange = (url: string, bodyFn: () => Promise<Buffer>, opts: { from?: FakeRequest | null; reqHeaders?: H; resHeaders?: H } = {}) => {
+  const exchange = (
+    url: string,
+    bodyFn: () => Promise<Buffer>,
+    opts: { from?: FakeRequest | null; reqHeaders?: H; resHeaders?: H } = {},
+  ) => {
     const req = new FakeRequest(url, opts.from ?? null, opts.reqHeaders);
     ctx.emit('request', req);
     const res = new FakeResponse(req, bodyFn, opts.resHeaders);
@@ -74,11 +128,22 @@ function harness(content: Partial<ContentSelection>, limits: Partial<Limits> = {
     const res = log.events.find((e) => e.kind === 'response' && e.transaction_id === txId);
     return log.events.filter((e) => e.kind === 'network-content' && res && e.source_event_sequence === res.sequence);
   };
-  return { log, ctx, obs, exchange, contentOf, setStep: (s: string) => { step = s; } };
+  return {
+    log,
+    ctx,
+    obs,
+    exchange,
+    contentOf,
+    setStep: (s: string) => {
+      step = s;
+    },
+  };
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
-async function settle(n = 5) { for (let i = 0; i < n; i++) await tick(); }
+async function settle(n = 5) {
+  for (let i = 0; i < n; i++) await tick();
+}
 
 /** A body whose read the test releases by hand; counts reads running at once. */
 function gate() {
@@ -88,12 +153,29 @@ function gate() {
   const fn = () => {
     running++;
     peak = Math.max(peak, running);
-    return new Promise<Buffer>((r) => releases.push(() => { running--; r(Buffer.from('ok')); }));
+    return new Promise<Buffer>((r) =>
+      releases.push(() => {
+        running--;
+        r(Buffer.from('ok'));
+      }),
+    );
   };
-  return { fn, releases, get running() { return running; }, get peak() { return peak; } };
+  return {
+    fn,
+    releases,
+    get running() {
+      return running;
+    },
+    get peak() {
+      return peak;
+    },
+  };
 }
 
-afterEach(() => { vi.useRealTimers(); vi.restoreAllMocks(); });
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
 
 describe('BS-41 / BS-67 fixed content-read limits', () => {
   it('BS-41 at most 16 provider reads run at once; queued jobs wait and are not omitted', async () => {
@@ -104,7 +186,11 @@ describe('BS-41 / BS-67 fixed content-read limits', () => {
     await settle();
     expect(g.running).toBe(16);
     // Release them one at a time: the queue refills to 16, never above.
-    while (g.releases.length) { g.releases.shift()!(); await settle(); expect(g.running).toBeLessThanOrEqual(16); }
+    while (g.releases.length) {
+      g.releases.shift()!();
+      await settle();
+      expect(g.running).toBeLessThanOrEqual(16);
+    }
     const finish = h.obs.finish();
     await finish;
     expect(g.peak).toBe(16);
@@ -221,7 +307,7 @@ describe('BS-42 precheck', () => {
     const h2 = harness({ response_body: true });
     h2.exchange('http://127.0.0.1/big', async () => body);
     await h2.obs.finish();
-    expect((h2.contentOf('t1')[0].body as { state: string; bytes: number })).toMatchObject({ state: 'captured', bytes: 3000 });
+    expect(h2.contentOf('t1')[0].body as { state: string; bytes: number }).toMatchObject({ state: 'captured', bytes: 3000 });
     expect(bytes).toHaveBeenCalledTimes(1);
   });
 });
@@ -242,14 +328,21 @@ describe('BS-65 header-value budget', () => {
   });
 
   it('BS-65 credential values are dropped before accounting; their names and null projections still count', async () => {
-    const cookie: H = [{ name: 'Cookie', value: 'c'.repeat(10_000) }, { name: 'Set-Cookie', value: 's'.repeat(10_000) }];
+    const cookie: H = [
+      { name: 'Cookie', value: 'c'.repeat(10_000) },
+      { name: 'Set-Cookie', value: 's'.repeat(10_000) },
+    ];
     // Cost after dropping: (6 + 4) × 2 + (10 + 4) × 2 = 48 bytes.
     const fits = harness({ header_values: true }, { max_header_value_bytes: 48 });
     fits.exchange('http://127.0.0.1/c', async () => Buffer.from(''), { resHeaders: cookie });
     await fits.obs.finish();
-    expect(fits.contentOf('t1')[0].headers).toEqual({ state: 'captured', values: [
-      { name: 'Cookie', value: null, redacted: true }, { name: 'Set-Cookie', value: null, redacted: true },
-    ] });
+    expect(fits.contentOf('t1')[0].headers).toEqual({
+      state: 'captured',
+      values: [
+        { name: 'Cookie', value: null, redacted: true },
+        { name: 'Set-Cookie', value: null, redacted: true },
+      ],
+    });
     const tight = harness({ header_values: true }, { max_header_value_bytes: 47 });
     tight.exchange('http://127.0.0.1/c', async () => Buffer.from(''), { resHeaders: cookie });
     await tight.obs.finish();
@@ -283,24 +376,41 @@ describe('BS-61 redirect predecessor states', () => {
 
 describe('BS-68 comparison attribution', () => {
   const policy = { options: DEFAULT_OPTIONS, rules: [] };
-  const cap = (events: Record<string, unknown>[]) => ({ side: 'before', source: 'inline', events } as unknown as CaptureIn);
-  const content = { headers: { state: 'not_selected' }, body: { state: 'captured', base64: Buffer.from('ok').toString('base64'), bytes: 2, media_type: 'text/plain', sha256: 'x' } };
-  const req = { kind: 'request', transaction_id: 't1', redirected_from_transaction_id: null, redirected_from_transaction_state: 'root', method: 'GET', url: 'http://127.0.0.1/a', resource_type: 'fetch' };
+  const cap = (events: Record<string, unknown>[]) => ({ side: 'before', source: 'inline', events }) as unknown as CaptureIn;
+  const content = {
+    headers: { state: 'not_selected' },
+    body: { state: 'captured', base64: Buffer.from('ok').toString('base64'), bytes: 2, media_type: 'text/plain', sha256: 'x' },
+  };
+  const req = {
+    kind: 'request',
+    transaction_id: 't1',
+    redirected_from_transaction_id: null,
+    redirected_from_transaction_state: 'root',
+    method: 'GET',
+    url: 'http://127.0.0.1/a',
+    resource_type: 'fetch',
+  };
 
   it('BS-68 content received during a later step or the drain belongs to the step that sent the request; sequence references are not compared', () => {
-    const late = networkBySendingStep(cap([
-      { sequence: 1, step_id: 's1', ...req },
-      { sequence: 2, step_id: 's1', kind: 'response', transaction_id: 't1', status: 200, status_text: 'OK' },
-      { sequence: 3, step_id: 's2', kind: 'request-finished', transaction_id: 't1' },
-      { sequence: 4, step_id: 's2', kind: 'network-content', transaction_id: 't1', source_event_sequence: 2, ...content },
-    ]), policy);
-    const early = networkBySendingStep(cap([
-      { sequence: 1, step_id: 's1', kind: 'console', text: 'unrelated' },
-      { sequence: 2, step_id: 's1', ...req },
-      { sequence: 3, step_id: 's1', kind: 'response', transaction_id: 't1', status: 200, status_text: 'OK' },
-      { sequence: 4, step_id: 's1', kind: 'request-finished', transaction_id: 't1' },
-      { sequence: 5, step_id: 's1', kind: 'network-content', transaction_id: 't1', source_event_sequence: 3, ...content },
-    ]), policy);
+    const late = networkBySendingStep(
+      cap([
+        { sequence: 1, step_id: 's1', ...req },
+        { sequence: 2, step_id: 's1', kind: 'response', transaction_id: 't1', status: 200, status_text: 'OK' },
+        { sequence: 3, step_id: 's2', kind: 'request-finished', transaction_id: 't1' },
+        { sequence: 4, step_id: 's2', kind: 'network-content', transaction_id: 't1', source_event_sequence: 2, ...content },
+      ]),
+      policy,
+    );
+    const early = networkBySendingStep(
+      cap([
+        { sequence: 1, step_id: 's1', kind: 'console', text: 'unrelated' },
+        { sequence: 2, step_id: 's1', ...req },
+        { sequence: 3, step_id: 's1', kind: 'response', transaction_id: 't1', status: 200, status_text: 'OK' },
+        { sequence: 4, step_id: 's1', kind: 'request-finished', transaction_id: 't1' },
+        { sequence: 5, step_id: 's1', kind: 'network-content', transaction_id: 't1', source_event_sequence: 3, ...content },
+      ]),
+      policy,
+    );
     expect([...late.keys()]).toEqual(['s1']);
     expect(late.get('s1')!.hops).toHaveLength(1);
     // Same transaction, different receipt steps and sequence numbers: the same fingerprint.
@@ -309,9 +419,10 @@ describe('BS-68 comparison attribution', () => {
   });
 
   it('BS-68 without an observed request, content goes to the step that received it', () => {
-    const m = networkBySendingStep(cap([
-      { sequence: 1, step_id: 's2', kind: 'response', transaction_id: 't9', status: 200, status_text: 'OK' },
-    ]), policy);
+    const m = networkBySendingStep(
+      cap([{ sequence: 1, step_id: 's2', kind: 'response', transaction_id: 't9', status: 200, status_text: 'OK' }]),
+      policy,
+    );
     expect([...m.keys()]).toEqual(['s2']);
   });
 });
@@ -339,7 +450,9 @@ describe('BS-68 content arriving in a later step', () => {
 
 const html = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 /** Registers /sw.js (which claims its clients) and reports the outcome in #sw and the title. */
-const SW_PAGE = html('sw', `<p id="sw"></p><script>
+const SW_PAGE = html(
+  'sw',
+  `<p id="sw"></p><script>
   const say = (s) => { document.getElementById('sw').dataset.state = s; document.title = s; };
   if (!navigator.serviceWorker) say('blocked');
   else if (navigator.serviceWorker.controller) say('controlled');
@@ -351,7 +464,8 @@ const SW_PAGE = html('sw', `<p id="sw"></p><script>
       else if (!navigator.serviceWorker.controller) say('registered');
     }, () => say('blocked'));
   }
-</script>`);
+</script>`,
+);
 const SW_SCRIPT = `self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
 self.addEventListener('fetch', () => {});`;
@@ -363,44 +477,90 @@ function startServer(routes: (req: http.IncomingMessage, res: http.ServerRespons
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     s.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  afterAll(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return s;
 }
 
 const site = startServer((req, res) => {
   const p = new URL(req.url!, 'http://x').pathname;
-  if (p === '/sw.js') { res.writeHead(200, { 'content-type': 'text/javascript' }); return res.end(SW_SCRIPT); }
-  if (p === '/api/ping') { res.writeHead(200, { 'content-type': 'application/json' }); return res.end('{"ok":true}'); }
-  if (p === '/api/n') { res.writeHead(200, { 'content-type': 'application/json' }); return res.end(JSON.stringify({ n: new URL(req.url!, 'http://x').searchParams.get('i') })); }
-  if (p === '/api/held') { res.writeHead(200, { 'content-type': 'application/json' }); res.write('['); return; } // held open
-  if (p === '/favicon.ico') { res.writeHead(204); return res.end(); }
+  if (p === '/sw.js') {
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    return res.end(SW_SCRIPT);
+  }
+  if (p === '/api/ping') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end('{"ok":true}');
+  }
+  if (p === '/api/n') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify({ n: new URL(req.url!, 'http://x').searchParams.get('i') }));
+  }
+  if (p === '/api/held') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('[');
+    return;
+  } // held open
+  if (p === '/favicon.ico') {
+    res.writeHead(204);
+    return res.end();
+  }
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  if (p === '/never-loads') { res.write('<!doctype html><p>loading'); return; } // load never fires
+  if (p === '/never-loads') {
+    res.write('<!doctype html><p>loading');
+    return;
+  } // load never fires
   if (p === '/many') {
-    return res.end(html('many', `<script>fetch('/api/held');
-      Promise.all(Array.from({ length: 40 }, (_, i) => fetch('/api/n?i=' + i).then((r) => r.text()))).then(() => { document.body.dataset.state = 'ready'; });</script>`));
+    return res.end(
+      html(
+        'many',
+        `<script>fetch('/api/held');
+      Promise.all(Array.from({ length: 40 }, (_, i) => fetch('/api/n?i=' + i).then((r) => r.text()))).then(() => { document.body.dataset.state = 'ready'; });</script>`,
+      ),
+    );
   }
   if (p === '/sw') return res.end(SW_PAGE);
   // #late appears after 1.5 s; #never never does.
-  if (p === '/late') return res.end(html('late', `<script>setTimeout(() => { const e = document.createElement('p'); e.id = 'late'; e.textContent = 'late'; document.body.append(e); }, 5000); console.log('a'); console.log('b');</script>`));
+  if (p === '/late')
+    return res.end(
+      html(
+        'late',
+        `<script>setTimeout(() => { const e = document.createElement('p'); e.id = 'late'; e.textContent = 'late'; document.body.append(e); }, 5000); console.log('a'); console.log('b');</script>`,
+      ),
+    );
   return res.end(html('plain', '<p id="plain">plain</p>'));
 });
 /** A second origin, so a page there is not in the service worker's scope. */
-const other = startServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(html('other', '<p>other</p>')); });
+const other = startServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/html' });
+  res.end(html('other', '<p>other</p>'));
+});
 
-const launch = (start: string, actions: unknown[], extra: Record<string, unknown> = {}) => captureBrowserScenario(
-  { browser: { mode: 'launch', executable_path: CHROMIUM }, start_url: { url: start }, actions, ...extra }, { env: {} });
+const launch = (start: string, actions: unknown[], extra: Record<string, unknown> = {}) =>
+  captureBrowserScenario(
+    { browser: { mode: 'launch', executable_path: CHROMIUM }, start_url: { url: start }, actions, ...extra },
+    { env: {} },
+  );
 
 describeBrowser('BS-10 / BS-13 deadline families', () => {
   it('BS-10 BS-13 actions keep their own timeouts: not bounded by command_timeout_ms, not changed by capture.limits; a failed wait_for cancels the rest', async () => {
-    const e = await launch(`${site.origin}/late`, [
-      // No timeout_ms: pending until #late appears at 5 s, past command_timeout_ms (4,000). The
-      // command deadline also bounds the launch, so it is kept wide enough for a loaded machine.
-      { step_id: 'late', action: 'wait_for', locator: { kind: 'css', selector: '#late' }, state: 'attached' },
-      // Never matches: fails at its own 400 ms.
-      { step_id: 'never', action: 'wait_for', locator: { kind: 'css', selector: '#never' }, state: 'attached', timeout_ms: 400 },
-      { step_id: 'after', action: 'wait_for_timeout', duration_ms: 10 },
-    ], { command_timeout_ms: 4000, capture: { events: ['console'], limits: { max_events: 1, max_retained_event_bytes: 2048 } } });
+    const e = await launch(
+      `${site.origin}/late`,
+      [
+        // No timeout_ms: pending until #late appears at 5 s, past command_timeout_ms (4,000). The
+        // command deadline also bounds the launch, so it is kept wide enough for a loaded machine.
+        { step_id: 'late', action: 'wait_for', locator: { kind: 'css', selector: '#late' }, state: 'attached' },
+        // Never matches: fails at its own 400 ms.
+        { step_id: 'never', action: 'wait_for', locator: { kind: 'css', selector: '#never' }, state: 'attached', timeout_ms: 400 },
+        { step_id: 'after', action: 'wait_for_timeout', duration_ms: 10 },
+      ],
+      { command_timeout_ms: 4000, capture: { events: ['console'], limits: { max_events: 1, max_retained_event_bytes: 2048 } } },
+    );
     expect(e.scenario.command_timeout_ms).toBe(4000);
     expect(e.initial_state.status).toBe('completed');
     const [late, never, after] = e.steps;
@@ -420,36 +580,61 @@ describeBrowser('BS-10 / BS-13 deadline families', () => {
 describeBrowser('BS-67 draining content reads against a held-open response', () => {
   it('BS-67 40 bodies behind the 16-read queue are all captured; the held-open stream is not waited for or refetched', async () => {
     const t0 = Date.now();
-    const e = await launch(`${site.origin}/many`, [
-      { step_id: 'ready', action: 'wait_for', locator: { kind: 'css', selector: "body[data-state='ready']" }, state: 'attached', timeout_ms: 10000 },
-    ], { capture: { network: { response_body: true } } });
+    const e = await launch(
+      `${site.origin}/many`,
+      [
+        {
+          step_id: 'ready',
+          action: 'wait_for',
+          locator: { kind: 'css', selector: "body[data-state='ready']" },
+          state: 'attached',
+          timeout_ms: 10000,
+        },
+      ],
+      { capture: { network: { response_body: true } } },
+    );
     expect(Date.now() - t0).toBeLessThan(PROVIDER_READ_TIMEOUT_MS + 3000);
     const reqs = e.events.filter((x) => x.kind === 'request');
     const txOf = (path: string) => reqs.filter((r) => (r.url as string).includes(path)).map((r) => r.transaction_id);
-    const bodyOf = (tx: unknown) => e.events.find((x) => x.kind === 'network-content' && x.transaction_id === tx && (x.body as { state: string }).state !== 'not_selected')?.body as { state: string } | undefined;
+    const bodyOf = (tx: unknown) =>
+      e.events.find(
+        (x) => x.kind === 'network-content' && x.transaction_id === tx && (x.body as { state: string }).state !== 'not_selected',
+      )?.body as { state: string } | undefined;
     const many = txOf('/api/n?i=');
     expect(many).toHaveLength(40);
     for (const tx of many) expect(bodyOf(tx)?.state).toBe('captured');
     const [held] = txOf('/api/held');
-    expect(e.events.filter((x) => x.transaction_id === held).map((x) => x.kind)).toEqual(['request', 'response', 'request-unfinished', 'network-content']);
+    expect(e.events.filter((x) => x.transaction_id === held).map((x) => x.kind)).toEqual([
+      'request',
+      'response',
+      'request-unfinished',
+      'network-content',
+    ]);
     expect(bodyOf(held)?.state).toBe('unavailable');
     expect(e.equality.reasons).toContain('network-content-incomplete');
   });
 });
 
 describeBrowser('BS-10 / BS-11 the initial navigation is a command deadline', () => {
-  it('BS-10 BS-11 a start_url whose load never fires fails at command_timeout_ms, not at the steps\' timeouts; every step is cancelled', async () => {
+  it("BS-10 BS-11 a start_url whose load never fires fails at command_timeout_ms, not at the steps' timeouts; every step is cancelled", async () => {
     const t0 = Date.now();
-    const e = await launch(`${site.origin}/never-loads`, [
-      { step_id: 'a', action: 'wait_for_timeout', duration_ms: 10 },
-      { step_id: 'b', action: 'wait_for', locator: { kind: 'css', selector: 'p' }, state: 'attached', timeout_ms: 30000 },
-    // command_timeout_ms bounds the launch too (BS-11): leave a loaded 2-core machine room to start.
-    ], { command_timeout_ms: 4000, capture: { after_each_step: ['url'] } });
+    const e = await launch(
+      `${site.origin}/never-loads`,
+      [
+        { step_id: 'a', action: 'wait_for_timeout', duration_ms: 10 },
+        { step_id: 'b', action: 'wait_for', locator: { kind: 'css', selector: 'p' }, state: 'attached', timeout_ms: 30000 },
+        // command_timeout_ms bounds the launch too (BS-11): leave a loaded 2-core machine room to start.
+      ],
+      { command_timeout_ms: 4000, capture: { after_each_step: ['url'] } },
+    );
     expect(Date.now() - t0).toBeLessThan(25_000);
     expect(e.initial_state).toMatchObject({ status: 'failed', error: { code: 'navigation-failed' } });
     expect(e.initial_state.error!.message).toMatch(/4000\s*ms/);
     expect(e.initial_state.elapsed_ms).toBeGreaterThanOrEqual(3990);
-    expect(e.steps.map((x) => [x.status, x.error?.code])).toEqual([['cancelled', 'not-executed'], ['cancelled', 'not-executed']]);
+    expect(e.steps.map((x) => [x.status, x.error?.code])).toEqual([
+      ['cancelled', 'not-executed'],
+      ['cancelled', 'not-executed'],
+    ]);
     expect(e.equality.reasons).toContain('steps-not-completed');
   });
 });
@@ -457,34 +642,60 @@ describeBrowser('BS-10 / BS-11 the initial navigation is a command deadline', ()
 describeBrowser('BS-12 fixed CDP discovery deadline', () => {
   // Discovery answers at once, but the WebSocket it names never completes its handshake.
   const sockets = new Set<net.Socket>();
-  const silent = net.createServer((sock) => { sockets.add(sock); /* accept and say nothing */ });
+  const silent = net.createServer((sock) => {
+    sockets.add(sock); /* accept and say nothing */
+  });
   const discovery = startServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ webSocketDebuggerUrl: `ws://127.0.0.1:${(silent.address() as AddressInfo).port}/devtools/browser/x` }));
   });
   beforeAll(() => new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r())));
-  afterAll(() => new Promise<void>((r) => { for (const sock of sockets) sock.destroy(); silent.close(() => r()); }));
+  afterAll(
+    () =>
+      new Promise<void>((r) => {
+        for (const sock of sockets) sock.destroy();
+        silent.close(() => r());
+      }),
+  );
 
   it('BS-12 the WebSocket handshake after discovery uses command_timeout_ms, not the discovery deadline', async () => {
     const t0 = Date.now();
-    const err = await captureBrowserScenario({
-      browser: { mode: 'connect', cdp_endpoint: discovery.origin }, start_url: { url: `${site.origin}/` },
-      actions: [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }], command_timeout_ms: 300,
-    }, { env: {} }).then(() => null, (e: unknown) => e);
+    const err = await captureBrowserScenario(
+      {
+        browser: { mode: 'connect', cdp_endpoint: discovery.origin },
+        start_url: { url: `${site.origin}/` },
+        actions: [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }],
+        command_timeout_ms: 300,
+      },
+      { env: {} },
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(CapstateError);
     expect((err as CapstateError).code).toBe('cdp-connect-failed');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
     expect(Date.now() - t0).toBeLessThan(3000);
   });
 
-  const hang = startServer(() => { /* never answers /json/version */ });
+  const hang = startServer(() => {
+    /* never answers /json/version */
+  });
   it('BS-12 endpoint discovery keeps its fixed 5 s deadline, whatever command_timeout_ms says', async () => {
     const attempt = async (commandTimeout: number) => {
       const t0 = Date.now();
-      const err = await captureBrowserScenario({
-        browser: { mode: 'connect', cdp_endpoint: hang.origin }, start_url: { url: `${site.origin}/` },
-        actions: [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }], command_timeout_ms: commandTimeout,
-      }, { env: {} }).then(() => null, (e: unknown) => e);
+      const err = await captureBrowserScenario(
+        {
+          browser: { mode: 'connect', cdp_endpoint: hang.origin },
+          start_url: { url: `${site.origin}/` },
+          actions: [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }],
+          command_timeout_ms: commandTimeout,
+        },
+        { env: {} },
+      ).then(
+        () => null,
+        (e: unknown) => e,
+      );
       return { err, ms: Date.now() - t0 };
     };
     const [short, long] = await Promise.all([attempt(50), attempt(600_000)]);
@@ -499,7 +710,9 @@ describeBrowser('BS-12 fixed CDP discovery deadline', () => {
 
 describeBrowser('BS-69 initiators', () => {
   it('BS-69 a capture with network events states the no-initiators limitation and carries no initiator fields', async () => {
-    const e = await launch(`${site.origin}/`, [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 20 }], { capture: { events: ['network'] } });
+    const e = await launch(`${site.origin}/`, [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 20 }], {
+      capture: { events: ['network'] },
+    });
     expect(e.limitations).toContainEqual(expect.objectContaining({ code: 'no-initiators', rule: 'BS-69' }));
     const requests = e.events.filter((x) => x.kind === 'request');
     expect(requests.length).toBeGreaterThan(0);
@@ -510,10 +723,13 @@ describeBrowser('BS-69 initiators', () => {
 });
 
 describeBrowser('BS-16 / BS-55 service workers in launch mode', () => {
-  const swState = (e: Awaited<ReturnType<typeof launch>>) => /data-state="(\w+)"/.exec((e.steps.at(-1)!.captures.dom as { value: string }).value)?.[1];
+  const swState = (e: Awaited<ReturnType<typeof launch>>) =>
+    /data-state="(\w+)"/.exec((e.steps.at(-1)!.captures.dom as { value: string }).value)?.[1];
 
   it('BS-16 by default a page on 127.0.0.1 cannot register a service worker; with "allow" it can', async () => {
-    const actions = [{ step_id: 'sw', action: 'wait_for', locator: { kind: 'css', selector: '#sw[data-state]' }, state: 'attached', timeout_ms: 10000 }];
+    const actions = [
+      { step_id: 'sw', action: 'wait_for', locator: { kind: 'css', selector: '#sw[data-state]' }, state: 'attached', timeout_ms: 10000 },
+    ];
     const [blocked, allowed] = await Promise.all([
       launch(`${site.origin}/sw`, actions, { capture: { at_end: ['dom'] } }),
       launch(`${site.origin}/sw`, actions, { capture: { at_end: ['dom'] }, environment: { service_workers: 'allow' } }),
@@ -526,11 +742,21 @@ describeBrowser('BS-16 / BS-55 service workers in launch mode', () => {
   });
 
   it('BS-55 a request step on a page controlled by a service worker is rejected; the next step is cancelled', async () => {
-    const e = await launch(`${site.origin}/sw`, [
-      { step_id: 'controlled', action: 'wait_for', locator: { kind: 'css', selector: "#sw[data-state='controlled']" }, state: 'attached', timeout_ms: 10000 },
-      { step_id: 'ping', action: 'request', method: 'GET', path: '/api/ping', timeout_ms: 10000 },
-      { step_id: 'after', action: 'wait_for_timeout', duration_ms: 10 },
-    ], { environment: { service_workers: 'allow' } });
+    const e = await launch(
+      `${site.origin}/sw`,
+      [
+        {
+          step_id: 'controlled',
+          action: 'wait_for',
+          locator: { kind: 'css', selector: "#sw[data-state='controlled']" },
+          state: 'attached',
+          timeout_ms: 10000,
+        },
+        { step_id: 'ping', action: 'request', method: 'GET', path: '/api/ping', timeout_ms: 10000 },
+        { step_id: 'after', action: 'wait_for_timeout', duration_ms: 10 },
+      ],
+      { environment: { service_workers: 'allow' } },
+    );
     expect(e.steps[0].status).toBe('completed');
     expect(e.steps[1]).toMatchObject({ status: 'failed', error: { code: 'service-worker' } });
     expect(e.steps[1].error!.message).toMatch(/blocked service-worker policy/);
@@ -549,7 +775,9 @@ describeBrowser('BS-17 service workers in connect mode', () => {
       try {
         const tabs = (await (await fetch(`${endpoint}/json/list`)).json()) as { title: string }[];
         if (tabs.some((t) => t.title === 'controlled')) break;
-      } catch { /* not up yet */ }
+      } catch {
+        /* not up yet */
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }, 20_000);
@@ -560,11 +788,17 @@ describeBrowser('BS-17 service workers in connect mode', () => {
 
   it('BS-17 "block" rejects a selected page controlled by a service worker; the caller\'s registration stays', async () => {
     expect((await tabs()).map((t) => t.title)).toContain('controlled');
-    const err = await captureBrowserScenario({
-      browser: { mode: 'connect', cdp_endpoint: endpoint, target: { url_prefix: `${site.origin}/sw` } },
-      start_url: { url: `${site.origin}/sw` },
-      actions: [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }],
-    }, { env: {} }).then(() => null, (e: unknown) => e);
+    const err = await captureBrowserScenario(
+      {
+        browser: { mode: 'connect', cdp_endpoint: endpoint, target: { url_prefix: `${site.origin}/sw` } },
+        start_url: { url: `${site.origin}/sw` },
+        actions: [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }],
+      },
+      { env: {} },
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(CapstateError);
     expect((err as CapstateError).code).toBe('service-worker-policy');
     // Never removed: the caller's page is still there and still controlled.
@@ -572,16 +806,24 @@ describeBrowser('BS-17 service workers in connect mode', () => {
   });
 
   it('BS-17 the check also follows a navigation: a step that lands on a controlled page rejects the capture before its artifacts are taken', async () => {
-    const err = await captureBrowserScenario({
-      browser: { mode: 'connect', cdp_endpoint: endpoint },
-      start_url: { url: `${other.origin}/` },
-      actions: [{ step_id: 'go', action: 'goto', destination: { url: `${site.origin}/plain` }, timeout_ms: 10000 }],
-      capture: { after_each_step: ['url'] },
-    }, { env: {} }).then(() => null, (e: unknown) => e);
+    const err = await captureBrowserScenario(
+      {
+        browser: { mode: 'connect', cdp_endpoint: endpoint },
+        start_url: { url: `${other.origin}/` },
+        actions: [{ step_id: 'go', action: 'goto', destination: { url: `${site.origin}/plain` }, timeout_ms: 10000 }],
+        capture: { after_each_step: ['url'] },
+      },
+      { env: {} },
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(CapstateError);
     expect((err as CapstateError).code).toBe('service-worker-policy');
     // The check before the step's artifact capture hit: nothing of that capture was collected.
-    expect(((err as CapstateError).context.details as { diagnostics: { collected_artifacts: unknown } }).diagnostics.collected_artifacts).toBeNull();
+    expect(
+      ((err as CapstateError).context.details as { diagnostics: { collected_artifacts: unknown } }).diagnostics.collected_artifacts,
+    ).toBeNull();
     // The page capstate opened is closed again; the caller's tab remains.
     expect((await tabs()).filter((t) => t.type === 'page').map((t) => t.url)).toEqual([`${site.origin}/sw`]);
   });

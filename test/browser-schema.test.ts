@@ -12,15 +12,20 @@ import { Redaction, resolveSecrets } from '../src/browser/redaction.js';
 import { DEFAULT_LIMITS, validateScenario } from '../src/browser/schema.js';
 import { cli } from './helpers.js';
 
-const minimal = () => ({
-  browser: { mode: 'launch', executable_path: '/nonexistent/chromium' },
-  start_url: { url: 'http://127.0.0.1:3000' },
-  actions: [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 100 }] as Record<string, unknown>[],
-}) as Record<string, any>;
+const minimal = () =>
+  ({
+    browser: { mode: 'launch', executable_path: '/nonexistent/chromium' },
+    start_url: { url: 'http://127.0.0.1:3000' },
+    actions: [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 100 }] as Record<string, unknown>[],
+  }) as Record<string, any>;
 
 function rejects(s: unknown, path: string, message: RegExp): void {
   let err: unknown;
-  try { validateScenario(s); } catch (e) { err = e; }
+  try {
+    validateScenario(s);
+  } catch (e) {
+    err = e;
+  }
   expect(err, `expected a validation error at ${path}`).toBeInstanceOf(CapstateError);
   const e = err as CapstateError;
   expect(e.code).toBe('invalid-scenario');
@@ -41,10 +46,16 @@ describe('BS-3 minimal request and defaults', () => {
     expect(s.actions).toHaveLength(1);
     expect(s.capture).toBeUndefined();
   });
-  it('BS-38 default limits are the table\'s values', () => {
+  it("BS-38 default limits are the table's values", () => {
     expect(DEFAULT_LIMITS).toEqual({
-      max_events: 10_000, max_event_bytes: 4 * 1024 * 1024, max_retained_event_bytes: 16 * 1024 * 1024, max_network_transactions: 1024,
-      max_network_body_bytes: 65_536, max_network_body_allocation_bytes: 1_048_576, max_header_value_bytes: 1_048_576, max_network_metadata_bytes: 1_048_576,
+      max_events: 10_000,
+      max_event_bytes: 4 * 1024 * 1024,
+      max_retained_event_bytes: 16 * 1024 * 1024,
+      max_network_transactions: 1024,
+      max_network_body_bytes: 65_536,
+      max_network_body_allocation_bytes: 1_048_576,
+      max_header_value_bytes: 1_048_576,
+      max_network_metadata_bytes: 1_048_576,
     });
   });
 });
@@ -80,7 +91,9 @@ describe('BS-8 validation failures name the JSON path', () => {
   });
   it('BS-8 / BS-28 undeclared secret references, wherever they are', () => {
     const s = minimal();
-    s.actions = [{ step_id: 'f', action: 'fill', locator: { kind: 'css', selector: '#p' }, value: { source: 'secret', secret_id: 'password' } }];
+    s.actions = [
+      { step_id: 'f', action: 'fill', locator: { kind: 'css', selector: '#p' }, value: { source: 'secret', secret_id: 'password' } },
+    ];
     rejects(s, 'actions[0].value.secret_id', /secret "password" is not declared/);
     const t = minimal();
     t.start_url = { url: 'http://127.0.0.1:3000/', query: [{ name: 'key', value: { source: 'secret', secret_id: 'api' } }] };
@@ -158,13 +171,26 @@ describe('BS-48 / BS-49 / BS-50 / BS-53 request-step validation', () => {
   });
   it('BS-53 duplicate (case-insensitive) and forbidden header names, control characters', () => {
     const lit = (value: string) => ({ source: 'literal', value });
-    rejects(request({ headers: [{ name: 'X-A', value: lit('1') }, { name: 'x-a', value: lit('2') }] }), 'actions[0].headers[1].name', /given twice/);
+    rejects(
+      request({
+        headers: [
+          { name: 'X-A', value: lit('1') },
+          { name: 'x-a', value: lit('2') },
+        ],
+      }),
+      'actions[0].headers[1].name',
+      /given twice/,
+    );
     for (const name of ['Cookie', 'Origin', 'Host', 'Sec-Fetch-Mode', 'User-Agent', 'Proxy-Authorization']) {
       rejects(request({ headers: [{ name, value: lit('v') }] }), 'actions[0].headers[0].name', /cannot set/);
     }
     rejects(request({ headers: [{ name: 'X-A', value: lit('a\nb') }] }), 'actions[0].headers[0].value.value', /control characters/);
     rejects(request({ headers: [{ name: 'X-A', value: lit('a'), prefix: 'B\r' }] }), 'actions[0].headers[0].prefix', /control characters/);
-    rejects(request({ headers: [{ name: 'X-A', value: { source: 'session_storage', key: 'k' } }] }), 'actions[0].headers[0].value.source', /unsupported value source/);
+    rejects(
+      request({ headers: [{ name: 'X-A', value: { source: 'session_storage', key: 'k' } }] }),
+      'actions[0].headers[0].value.source',
+      /unsupported value source/,
+    );
     // BS-51: cookie and local-storage sources exist only for request headers.
     const s = minimal();
     s.actions = [{ step_id: 'f', action: 'fill', locator: { kind: 'css', selector: '#a' }, value: { source: 'cookie', name: 'c' } }];
@@ -215,12 +241,14 @@ describe('BS-1 / BS-8 the CLI reports validation errors with exit 1 and the JSON
 });
 
 describe('BS-70 storage fingerprint version 2', () => {
-  it('BS-70 the spec\'s two examples', () => {
+  it("BS-70 the spec's two examples", () => {
     expect(fingerprintString('ab')).toBe('fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603');
     expect(fingerprintString('a\uD800')).toBe('172fcd3b5d6c36011a53b052b214564195ad29c51a9fec3b1accf10826cdace1');
   });
   it('BS-70 a lone low surrogate and a lone high surrogate differ from each other and from U+FFFD', () => {
-    const a = fingerprintString('x\uDC00'), b = fingerprintString('x\uD800'), c = fingerprintString('x\uFFFD');
+    const a = fingerprintString('x\uDC00'),
+      b = fingerprintString('x\uD800'),
+      c = fingerprintString('x\uFFFD');
     expect(new Set([a, b, c]).size).toBe(3);
     // A well-formed pair is plain UTF-8.
     expect(fingerprintString('\uD83D\uDE00')).toBe(fingerprintString('😀'));

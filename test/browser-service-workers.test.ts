@@ -40,11 +40,20 @@ const never = () => new Promise<never>(() => {});
 function fakes(probe: () => Promise<boolean> = async () => false) {
   const session = new FakeSession();
   let sessions = 0;
-  const context = { newCDPSession: async () => { sessions++; return session; } } as unknown as BrowserContext;
+  const context = {
+    newCDPSession: async () => {
+      sessions++;
+      return session;
+    },
+  } as unknown as BrowserContext;
   const page = { frames: () => [{ evaluate: probe, isDetached: () => false }], isClosed: () => false } as unknown as Page;
   return { session, context, page, sessions: () => sessions };
 }
-const rejection = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as CapstateError);
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e as CapstateError,
+  );
 
 // ---------------------------------------------------------------------------------------
 // Browser support: an app per test, and an external Chromium per describe.
@@ -52,39 +61,64 @@ const rejection = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e 
 const html = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 const TRY_REGISTER = `<script>window.tryRegister = () => navigator.serviceWorker.register('/sw.js').then(() => 'ok', (e) => 'rejected:' + e.name);</script>`;
 /** Registers /sw.js on load (it claims its clients) and reports the outcome in the title. */
-const SW_PAGE = html('sw', `<script>
+const SW_PAGE = html(
+  'sw',
+  `<script>
   const say = (s) => { document.title = s; };
   if (navigator.serviceWorker.controller) say('controlled');
   else {
     navigator.serviceWorker.addEventListener('controllerchange', () => say('controlled'));
     navigator.serviceWorker.register('/sw.js').then(() => say('registered'), (e) => say('rejected:' + e.name));
   }
-</script>`);
+</script>`,
+);
 const SW_SCRIPT = `self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
 self.addEventListener('fetch', () => {});`;
 
 function route(req: http.IncomingMessage, res: http.ServerResponse) {
   const u = new URL(req.url!, 'http://x');
-  if (u.pathname === '/sw.js') { res.writeHead(200, { 'content-type': 'text/javascript' }); return res.end(SW_SCRIPT); }
-  if (u.pathname === '/favicon.ico') { res.writeHead(204); return res.end(); }
+  if (u.pathname === '/sw.js') {
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    return res.end(SW_SCRIPT);
+  }
+  if (u.pathname === '/favicon.ico') {
+    res.writeHead(204);
+    return res.end();
+  }
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
   if (u.pathname === '/sw') return res.end(SW_PAGE);
   // #reg tries to register; the frame does too on load when ?auto=1.
   if (u.pathname === '/idle') {
-    return res.end(html('idle', `${TRY_REGISTER}<button id="reg" onclick="tryRegister().then((r) => { document.getElementById('out').dataset.state = r; })">register</button>
-      <p id="out"></p><p id="fout"></p><iframe src="/frame${u.searchParams.get('auto') ? '?auto=1' : ''}"></iframe>`));
+    return res.end(
+      html(
+        'idle',
+        `${TRY_REGISTER}<button id="reg" onclick="tryRegister().then((r) => { document.getElementById('out').dataset.state = r; })">register</button>
+      <p id="out"></p><p id="fout"></p><iframe src="/frame${u.searchParams.get('auto') ? '?auto=1' : ''}"></iframe>`,
+      ),
+    );
   }
   if (u.pathname === '/frame') {
-    return res.end(html('frame', `${TRY_REGISTER}${u.searchParams.get('auto') ? `<script>tryRegister().then((r) => { parent.document.getElementById('fout').dataset.state = r; });</script>` : ''}`));
+    return res.end(
+      html(
+        'frame',
+        `${TRY_REGISTER}${u.searchParams.get('auto') ? `<script>tryRegister().then((r) => { parent.document.getElementById('fout').dataset.state = r; });</script>` : ''}`,
+      ),
+    );
   }
   // The main thread is busy for 3.5 s from 300 ms after load: nothing can be evaluated.
-  if (u.pathname === '/busy') return res.end(html('busy', `<script>setTimeout(() => { const t = Date.now(); while (Date.now() - t < 3500); }, 300);</script>`));
+  if (u.pathname === '/busy')
+    return res.end(html('busy', `<script>setTimeout(() => { const t = Date.now(); while (Date.now() - t < 3500); }, 300);</script>`));
   return res.end(html('plain', '<p>plain</p>'));
 }
 
 const servers: http.Server[] = [];
-afterAll(async () => { for (const s of servers) { s.closeAllConnections(); await new Promise((r) => s.close(r)); } });
+afterAll(async () => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
 /** A fresh origin: service-worker registrations are per origin. */
 async function origin(): Promise<string> {
   const s = http.createServer(route);
@@ -108,15 +142,28 @@ function externalBrowser() {
 /** The caller's own client: opens tabs, evaluates in them, then only disconnects. */
 async function asCaller<T>(endpoint: string, fn: (ctx: BrowserContext) => Promise<T>): Promise<T> {
   const browser = await chromium.connectOverCDP(endpoint);
-  try { return await fn(browser.contexts()[0]); } finally { await browser.close(); }
+  try {
+    return await fn(browser.contexts()[0]);
+  } finally {
+    await browser.close();
+  }
 }
 const pageAt = (ctx: BrowserContext, url: string) => ctx.pages().find((p) => p.url().startsWith(url))!;
 const registrations = (p: Page) => p.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length);
 const nativeRegister = (p: Page) => p.evaluate(() => String(ServiceWorkerContainer.prototype.register).includes('[native code]'));
-const tryRegister = (f: Page | ReturnType<Page['frames']>[number]) => f.evaluate(() => (window as unknown as { tryRegister(): Promise<string> }).tryRegister());
+const tryRegister = (f: Page | ReturnType<Page['frames']>[number]) =>
+  f.evaluate(() => (window as unknown as { tryRegister(): Promise<string> }).tryRegister());
 
-const connect = (endpoint: string, start: string, actions: unknown[], extra: Record<string, unknown> = {}) => captureBrowserScenario(
-  { browser: { mode: 'connect', cdp_endpoint: endpoint, ...(extra.target ? { target: extra.target } : {}) }, start_url: { url: start }, actions, ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'target')) }, { env: {} });
+const connect = (endpoint: string, start: string, actions: unknown[], extra: Record<string, unknown> = {}) =>
+  captureBrowserScenario(
+    {
+      browser: { mode: 'connect', cdp_endpoint: endpoint, ...(extra.target ? { target: extra.target } : {}) },
+      start_url: { url: start },
+      actions,
+      ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'target')),
+    },
+    { env: {} },
+  );
 
 afterEach(() => {
   SERVICE_WORKER_DEADLINES.check_ms = 10_000;
@@ -150,7 +197,9 @@ describe('BS-12 fixed service-worker deadlines', () => {
     const holder = new ServiceWorkerBlock(f.context, f.page, { commandTimeoutMs: 600_000 });
     await holder.install();
     let settled: string | null | undefined;
-    void holder.release().then((u) => { settled = u; });
+    void holder.release().then((u) => {
+      settled = u;
+    });
     await vi.advanceTimersByTimeAsync(4_999);
     expect(settled).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
@@ -163,7 +212,11 @@ describe('BS-12 fixed service-worker deadlines', () => {
       SERVICE_WORKER_DEADLINES.check_ms = 300;
       const site = await origin();
       const t0 = Date.now();
-      const err = await rejection(connect(ext.endpoint, `${site}/busy`, [{ step_id: 'wait', action: 'wait_for_timeout', duration_ms: 600 }], { command_timeout_ms: 600_000 }));
+      const err = await rejection(
+        connect(ext.endpoint, `${site}/busy`, [{ step_id: 'wait', action: 'wait_for_timeout', duration_ms: 600 }], {
+          command_timeout_ms: 600_000,
+        }),
+      );
       expect(err).toBeInstanceOf(CapstateError);
       expect(err!.code).toBe('service-worker-policy-unverified');
       expect(err!.message).toMatch(/no answer within the fixed 300 ms/);
@@ -178,7 +231,10 @@ describe('BS-17 blocking in connect mode', () => {
   it('BS-17 the holder adds a future-document script and patches running frames on install, and removes and restores them at close', async () => {
     const f = fakes();
     const evaluated: string[] = [];
-    f.session.replies['Runtime.evaluate'] = (p) => { evaluated.push(String(p.expression)); return {}; };
+    f.session.replies['Runtime.evaluate'] = (p) => {
+      evaluated.push(String(p.expression));
+      return {};
+    };
     const holder = new ServiceWorkerBlock(f.context, f.page, { commandTimeoutMs: 1000 });
     await holder.install();
     expect(f.session.calls).toEqual(['Runtime.enable', 'Page.enable', 'Page.addScriptToEvaluateOnNewDocument', 'Runtime.evaluate']);
@@ -204,12 +260,29 @@ describe('BS-17 blocking in connect mode', () => {
 
     it('BS-17 during the capture register() rejects in the page and its frames, also after a navigation; the capture completes; afterwards a new tab registers', async () => {
       const site = await origin();
-      const e = await connect(ext.endpoint, `${site}/plain`, [
-        { step_id: 'go', action: 'goto', destination: { url: `${site}/idle?auto=1` }, timeout_ms: 10_000 },
-        { step_id: 'reg', action: 'click', locator: { kind: 'css', selector: '#reg' }, timeout_ms: 10_000 },
-        { step_id: 'out', action: 'wait_for', locator: { kind: 'css', selector: '#out[data-state]' }, state: 'attached', timeout_ms: 10_000 },
-        { step_id: 'fout', action: 'wait_for', locator: { kind: 'css', selector: '#fout[data-state]' }, state: 'attached', timeout_ms: 10_000 },
-      ], { capture: { at_end: ['dom'] } });
+      const e = await connect(
+        ext.endpoint,
+        `${site}/plain`,
+        [
+          { step_id: 'go', action: 'goto', destination: { url: `${site}/idle?auto=1` }, timeout_ms: 10_000 },
+          { step_id: 'reg', action: 'click', locator: { kind: 'css', selector: '#reg' }, timeout_ms: 10_000 },
+          {
+            step_id: 'out',
+            action: 'wait_for',
+            locator: { kind: 'css', selector: '#out[data-state]' },
+            state: 'attached',
+            timeout_ms: 10_000,
+          },
+          {
+            step_id: 'fout',
+            action: 'wait_for',
+            locator: { kind: 'css', selector: '#fout[data-state]' },
+            state: 'attached',
+            timeout_ms: 10_000,
+          },
+        ],
+        { capture: { at_end: ['dom'] } },
+      );
       expect(e.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
       const dom = (e.steps.at(-1)!.captures.dom as { value: string }).value;
       expect(dom).toMatch(/id="out" data-state="rejected:SecurityError"/);
@@ -221,17 +294,32 @@ describe('BS-17 blocking in connect mode', () => {
           expect(await registrations(p)).toBe(0); // nothing was registered during the capture
           expect(await nativeRegister(p)).toBe(true);
           expect(await tryRegister(p)).toBe('ok');
-        } finally { await p.close(); }
+        } finally {
+          await p.close();
+        }
       });
     });
 
-    it('BS-17 the caller\'s page gets register() back: the same document and its frame register again, and a reload has no capstate script', async () => {
+    it("BS-17 the caller's page gets register() back: the same document and its frame register again, and a reload has no capstate script", async () => {
       const site = await origin();
-      await asCaller(ext.endpoint, async (ctx) => { await (await ctx.newPage()).goto(`${site}/idle`); });
-      const e = await connect(ext.endpoint, `${site}/idle`, [
-        { step_id: 'reg', action: 'click', locator: { kind: 'css', selector: '#reg' }, timeout_ms: 10_000 },
-        { step_id: 'out', action: 'wait_for', locator: { kind: 'css', selector: '#out[data-state]' }, state: 'attached', timeout_ms: 10_000 },
-      ], { target: { url_prefix: `${site}/idle` }, capture: { at_end: ['dom'] } });
+      await asCaller(ext.endpoint, async (ctx) => {
+        await (await ctx.newPage()).goto(`${site}/idle`);
+      });
+      const e = await connect(
+        ext.endpoint,
+        `${site}/idle`,
+        [
+          { step_id: 'reg', action: 'click', locator: { kind: 'css', selector: '#reg' }, timeout_ms: 10_000 },
+          {
+            step_id: 'out',
+            action: 'wait_for',
+            locator: { kind: 'css', selector: '#out[data-state]' },
+            state: 'attached',
+            timeout_ms: 10_000,
+          },
+        ],
+        { target: { url_prefix: `${site}/idle` }, capture: { at_end: ['dom'] } },
+      );
       expect(e.steps.map((s) => s.status)).toEqual(['completed', 'completed']);
       expect((e.steps.at(-1)!.captures.dom as { value: string }).value).toMatch(/data-state="rejected:SecurityError"/);
       await asCaller(ext.endpoint, async (ctx) => {
@@ -253,7 +341,11 @@ describe('BS-17 blocking in connect mode', () => {
         await p.goto(`${site}/sw`);
         await p.waitForFunction(() => document.title === 'controlled', null, { timeout: 10_000 });
       });
-      const err = await rejection(connect(ext.endpoint, `${site}/sw`, [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }], { target: { url_prefix: `${site}/sw` } }));
+      const err = await rejection(
+        connect(ext.endpoint, `${site}/sw`, [{ step_id: 'x', action: 'wait_for_timeout', duration_ms: 1 }], {
+          target: { url_prefix: `${site}/sw` },
+        }),
+      );
       expect(err).toBeInstanceOf(CapstateError);
       expect(err!.code).toBe('service-worker-policy');
       expect((err!.context.details as { diagnostics: Record<string, unknown> }).diagnostics).toEqual({ collected_artifacts: null });
@@ -268,7 +360,7 @@ describe('BS-17 blocking in connect mode', () => {
   });
 });
 
-describe('BS-18 the policy holder\'s transport', () => {
+describe("BS-18 the policy holder's transport", () => {
   it('BS-18 one CDP session carries install, every check and the restore; it is detached at the end', async () => {
     const f = fakes();
     const holder = new ServiceWorkerBlock(f.context, f.page, { commandTimeoutMs: 1000 });
@@ -312,7 +404,9 @@ describe('BS-18 the policy holder\'s transport', () => {
     expect(uncertain).toMatch(/socket close failed/);
     keepPrimary(admission, [{ step: 'service-worker-restore', message: uncertain! }]);
     expect(admission.code).toBe('service-worker-policy');
-    expect(admission.context.details).toEqual({ diagnostics: { collected_artifacts: null, cleanup: [{ step: 'service-worker-restore', message: uncertain }] } });
+    expect(admission.context.details).toEqual({
+      diagnostics: { collected_artifacts: null, cleanup: [{ step: 'service-worker-restore', message: uncertain }] },
+    });
   });
 
   describeBrowser('BS-18 with Chromium', () => {
@@ -321,11 +415,15 @@ describe('BS-18 the policy holder\'s transport', () => {
       SERVICE_WORKER_DEADLINES.check_ms = 300;
       SERVICE_WORKER_DEADLINES.restore_grace_ms = 300;
       const site = await origin();
-      const err = await rejection(connect(ext.endpoint, `${site}/busy`, [{ step_id: 'wait', action: 'wait_for_timeout', duration_ms: 600 }]));
+      const err = await rejection(
+        connect(ext.endpoint, `${site}/busy`, [{ step_id: 'wait', action: 'wait_for_timeout', duration_ms: 600 }]),
+      );
       expect(err).toBeInstanceOf(CapstateError);
       expect(err!.code).toBe('service-worker-policy-unverified');
       const cleanup = (err!.context.details as { diagnostics: { cleanup?: { step: string; message: string }[] } }).diagnostics.cleanup;
-      expect(cleanup).toEqual([{ step: 'service-worker-restore', message: 'the service-worker block was not removed within the fixed 300 ms restore grace' }]);
+      expect(cleanup).toEqual([
+        { step: 'service-worker-restore', message: 'the service-worker block was not removed within the fixed 300 ms restore grace' },
+      ]);
       expect((await fetch(`${ext.endpoint}/json/version`)).ok).toBe(true); // BS-22: only disconnected
     });
   });

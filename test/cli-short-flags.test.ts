@@ -50,7 +50,9 @@ describe('short flags: -d, -j, -q, -o on every command that has the option', () 
   });
 
   it('a flag that takes a value inside a group is a usage error saying how to write it', () => {
-    expect(() => expandShortFlags(['-dj', 'x.sqlite'], argsOf('state'))).toThrow(/-d takes a value, so it ends a group of short flags: write -j -d DB/);
+    expect(() => expandShortFlags(['-dj', 'x.sqlite'], argsOf('state'))).toThrow(
+      /-d takes a value, so it ends a group of short flags: write -j -d DB/,
+    );
     const r = cli(['state', '-dj', 'x.sqlite']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/-d takes a value/);
@@ -106,17 +108,26 @@ describe('capstate completion bash: a script generated from the command table', 
     for (const name of Object.keys(commands)) {
       const line = text.split('\n').find((l) => l.startsWith(`    ${name}) opts=`));
       expect(line, name).toBeDefined();
-      for (const option of commandWords(argsOf(name)).options) expect(line!.split("'")[1].split(' '), `${name} ${option}`).toContain(option);
+      for (const option of commandWords(argsOf(name)).options)
+        expect(line!.split("'")[1].split(' '), `${name} ${option}`).toContain(option);
     }
     expect(bashSyntaxOk(script)).toBe(true);
   });
 
-  it('completes in bash: commands, a command\'s options, paths after --db, commands after help', () => {
+  it("completes in bash: commands, a command's options, paths after --db, commands after help", () => {
     written();
     expect(complete(script, ['capstate', 'st'])).toEqual(['state']);
-    expect(complete(script, ['capstate', 'c'])).toEqual(['card', 'check-effects', 'capture-browser-scenario', 'compare-web-captures', 'completion']);
+    expect(complete(script, ['capstate', 'c'])).toEqual([
+      'card',
+      'check-effects',
+      'capture-browser-scenario',
+      'compare-web-captures',
+      'completion',
+    ]);
     expect(complete(script, ['capstate', 'state', '--ex'])).toEqual(['--explain']);
-    expect(complete(script, ['capstate', 'state', '-'])).toEqual(expect.arrayContaining(['-j', '--json', '-d', '--db', '-o', '--out', '--no-explain']));
+    expect(complete(script, ['capstate', 'state', '-'])).toEqual(
+      expect.arrayContaining(['-j', '--json', '-d', '--db', '-o', '--out', '--no-explain']),
+    );
     expect(complete(script, ['capstate', 'load', '--db', 'fixtures/grafana-mini/cap'])).toEqual(['fixtures/grafana-mini/capture.har']);
     expect(complete(script, ['capstate', 'sql', '--max-rows', ''])).toEqual([]);
     expect(complete(script, ['capstate', 'help', 'm'])).toEqual(['manifest', 'migrate']);

@@ -13,14 +13,17 @@ import { captureOf, cliPath, root, tempDir } from './helpers.js';
 
 const dir = tempDir();
 const hooks = join(dir, 'hooks.mjs');
-writeFileSync(hooks, [
-  "import { appendFileSync } from 'node:fs';",
-  'export async function resolve(specifier, context, next) {',
-  '  const r = await next(specifier, context);',
-  "  appendFileSync(process.env.MODULE_LOG, r.url + '\\n');",
-  '  return r;',
-  '}',
-].join('\n'));
+writeFileSync(
+  hooks,
+  [
+    "import { appendFileSync } from 'node:fs';",
+    'export async function resolve(specifier, context, next) {',
+    '  const r = await next(specifier, context);',
+    "  appendFileSync(process.env.MODULE_LOG, r.url + '\\n');",
+    '  return r;',
+    '}',
+  ].join('\n'),
+);
 const register = join(dir, 'register.mjs');
 writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
 
@@ -30,7 +33,9 @@ function modulesOf(args: string[]): { status: number | null; stderr: string; url
   const log = join(dir, `modules-${++runs}.log`);
   writeFileSync(log, '');
   const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, cliPath, ...args], {
-    cwd: root, encoding: 'utf8', env: { ...process.env, MODULE_LOG: log },
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, MODULE_LOG: log },
   });
   return { status: r.status, stderr: r.stderr, urls: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
 }
@@ -38,9 +43,12 @@ function modulesOf(args: string[]): { status: number | null; stderr: string; url
 const heavy = {
   'the PostgreSQL client': /\/node_modules\/pg\//,
   'the MCP SDK': /\/node_modules\/@modelcontextprotocol\//,
-  'Playwright': /\/node_modules\/playwright-core\//,
+  Playwright: /\/node_modules\/playwright-core\//,
 };
-const loaded = (urls: string[]) => Object.entries(heavy).filter(([, re]) => urls.some((u) => re.test(u))).map(([name]) => name);
+const loaded = (urls: string[]) =>
+  Object.entries(heavy)
+    .filter(([, re]) => urls.some((u) => re.test(u)))
+    .map(([name]) => name);
 
 describe('a command imports only what it runs', () => {
   const db = join(dir, 'store.sqlite');
@@ -54,7 +62,10 @@ describe('a command imports only what it runs', () => {
     ]) {
       const r = modulesOf(args);
       expect(r.status, `${args[0]}: ${r.stderr}`).toBe(0);
-      expect(r.urls.some((u) => u.endsWith(`/dist/src/cli/${args[0]}.js`)), `${args[0]} imports its own module`).toBe(true);
+      expect(
+        r.urls.some((u) => u.endsWith(`/dist/src/cli/${args[0]}.js`)),
+        `${args[0]} imports its own module`,
+      ).toBe(true);
       expect(loaded(r.urls), args[0]).toEqual([]);
     }
   });
@@ -67,7 +78,7 @@ describe('a command imports only what it runs', () => {
     expect(r.urls.some((u) => /\/node_modules\/better-sqlite3\//.test(u))).toBe(false);
   });
 
-  it('a command does not import the other commands\' modules', () => {
+  it("a command does not import the other commands' modules", () => {
     const r = modulesOf(['info', '--db', db]);
     const commands = r.urls.filter((u) => /\/dist\/src\/cli\/[a-z-]+\.js$/.test(u)).map((u) => u.replace(/.*\/cli\//, ''));
     expect(commands).not.toContain('serve.js');
@@ -91,7 +102,11 @@ describe('a command imports only what it runs', () => {
 
 describe('help text', () => {
   it('carries no trailing blanks (citty pads each row to the widest)', () => {
-    const r = spawnSync(process.execPath, [cliPath, 'help', 'state'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const r = spawnSync(process.execPath, [cliPath, 'help', 'state'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/--explain/);
     expect(r.stdout.split('\n').filter((l) => /[ \t]$/.test(l))).toEqual([]);

@@ -57,7 +57,7 @@ describe('unknown options are usage errors with a did-you-mean', () => {
 });
 
 describe('capstate help COMMAND', () => {
-  it('prints that command\'s help on stdout and exits 0', () => {
+  it("prints that command's help on stdout and exits 0", () => {
     const r = cli(['help', 'load']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/USAGE capstate load/);

@@ -25,7 +25,12 @@ describe('capstate load', () => {
     expect(r.status, r.stderr).toBe(0);
     const doc = oneJson(r.stdout);
     expect(doc.ok).toBe(true);
-    const [c] = doc.captures as { records: number; format: string; response_bodies_by_kind: Record<string, number>; already_loaded: boolean }[];
+    const [c] = doc.captures as {
+      records: number;
+      format: string;
+      response_bodies_by_kind: Record<string, number>;
+      already_loaded: boolean;
+    }[];
     expect(c).toMatchObject({ records: 13, format: 'har', already_loaded: false });
     expect(c.response_bodies_by_kind.json).toBe(10);
   });
@@ -50,11 +55,17 @@ describe('capstate load', () => {
 
   it('reports progress on stderr only, for captures over a few MB', () => {
     const big = join(dir, 'big.har');
-    const entry = (i: number) => JSON.stringify({
-      startedDateTime: new Date(Date.UTC(2024, 0, 1, 0, 0, 0, i)).toISOString(), time: 1,
-      request: { method: 'GET', url: `http://localhost/api/items/${i}`, headers: [] },
-      response: { status: 200, headers: [], content: { mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'x'.repeat(3000) }) } },
-    });
+    const entry = (i: number) =>
+      JSON.stringify({
+        startedDateTime: new Date(Date.UTC(2024, 0, 1, 0, 0, 0, i)).toISOString(),
+        time: 1,
+        request: { method: 'GET', url: `http://localhost/api/items/${i}`, headers: [] },
+        response: {
+          status: 200,
+          headers: [],
+          content: { mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'x'.repeat(3000) }) },
+        },
+      });
     writeFileSync(big, `{"log":{"version":"1.2","entries":[${Array.from({ length: 2500 }, (_, i) => entry(i)).join(',')}]}}`);
     const r = cli(['load', big, '--db', join(dir, 'big.sqlite'), '--json']);
     expect(r.status, r.stderr).toBe(0);
@@ -102,7 +113,11 @@ describe('capstate sql', () => {
 
   it('runs on a read-only connection: writes fail with exit 1 and the store is unchanged', () => {
     const before = sha256File(db);
-    for (const q of ['delete from record returning id', 'insert into meta values (1, 2) returning key', 'update record set status = 0 returning id']) {
+    for (const q of [
+      'delete from record returning id',
+      'insert into meta values (1, 2) returning key',
+      'update record set status = 0 returning id',
+    ]) {
       const r = cli(['sql', q, '--db', db]);
       expect(r.status, q).toBe(1);
       expect(r.stderr).toMatch(/readonly|read-only/);
@@ -124,10 +139,24 @@ describe('a reader that stops early', () => {
   it('`capstate sql … --csv | head -1`: capstate stops quietly (exit 0, no stack) when the pipe closes', async () => {
     const db = join(tempDir(), 'epipe.sqlite');
     expect(cli(['load', fixture('grafana', 'capture.har'), '--db', db, '--quiet']).status).toBe(0);
-    const child = spawn(process.execPath, [cliPath, 'sql', 'with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000) select i from n', '--db', db, '--csv']);
+    const child = spawn(process.execPath, [
+      cliPath,
+      'sql',
+      'with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000) select i from n',
+      '--db',
+      db,
+      '--csv',
+    ]);
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    await new Promise<void>((resolve) => child.stdout.once('data', () => { child.stdout.destroy(); resolve(); }));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    await new Promise<void>((resolve) =>
+      child.stdout.once('data', () => {
+        child.stdout.destroy();
+        resolve();
+      }),
+    );
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   });
@@ -160,7 +189,11 @@ describe('exit codes and usage', () => {
 
   it('as a process: --version prints the package version; a failed check exits 1 with the error on stderr and one JSON document on stdout', () => {
     const v = cliProcess(['--version']);
-    expect(v).toEqual({ status: 0, stdout: `${(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version}\n`, stderr: '' });
+    expect(v).toEqual({
+      status: 0,
+      stdout: `${(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version}\n`,
+      stderr: '',
+    });
     const r = cliProcess(['sql', 'delete from record', '--db', db, '--json']);
     expect(r.status).toBe(1);
     expect(oneJson(r.stdout).ok).toBe(false);
@@ -223,12 +256,16 @@ describe('CLI fixes', () => {
     const one = join(dir, 'one.har');
     const two = join(dir, 'two.har');
     const entry = (url: string, i: number) => ({
-      startedDateTime: new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString(), time: 1,
+      startedDateTime: new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString(),
+      time: 1,
       request: { method: 'GET', url, headers: [] },
       response: { status: 200, headers: [], content: { mimeType: 'application/json', text: JSON.stringify({ id: i }) } },
     });
     writeFileSync(one, JSON.stringify({ log: { version: '1.2', entries: [entry('http://app.test/api/me', 0)] } }));
-    writeFileSync(two, JSON.stringify({ log: { version: '1.2', entries: [entry('http://app.test/api/me', 0), entry('http://app.test/api/teams', 1)] } }));
+    writeFileSync(
+      two,
+      JSON.stringify({ log: { version: '1.2', entries: [entry('http://app.test/api/me', 0), entry('http://app.test/api/teams', 1)] } }),
+    );
     const r1 = cli(['manifest', one]);
     expect(r1.status, r1.stderr).toBe(0);
     expect(r1.stdout).toMatch(/^1 tool:$/m);

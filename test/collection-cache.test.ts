@@ -14,7 +14,10 @@ import { tempDir } from './helpers.js';
 
 const counted = () => {
   const loads: string[] = [];
-  const load = (key: string, chars: number) => async () => { loads.push(key); return { value: `${key}:${loads.length}`, chars }; };
+  const load = (key: string, chars: number) => async () => {
+    loads.push(key);
+    return { value: `${key}:${loads.length}`, chars };
+  };
   return { loads, load };
 };
 
@@ -55,7 +58,11 @@ describe('collection cache: values kept within a budget of characters', () => {
 
   it('forgets a read that failed, so the next one tries again', async () => {
     const c = new BoundedCache<string>(100);
-    await expect(c.read('a', async () => { throw new Error('disk'); })).rejects.toThrow('disk');
+    await expect(
+      c.read('a', async () => {
+        throw new Error('disk');
+      }),
+    ).rejects.toThrow('disk');
     expect(await c.read('a', async () => ({ value: 'ok', chars: 1 }))).toBe('ok');
   });
 
@@ -72,7 +79,13 @@ describe('collection cache: a stored collection is decoded once and cannot be ch
   it('returns the same frozen entities on each read', async () => {
     const dir = tempDir();
     const har = writeHar(dir, 'c.har', [
-      { url: 'http://127.0.0.1:4000/api/items', body: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] },
+      {
+        url: 'http://127.0.0.1:4000/api/items',
+        body: [
+          { id: 1, name: 'a' },
+          { id: 2, name: 'b' },
+        ],
+      },
     ]);
     const db = join(dir, 'c.sqlite');
     await loadCaptures({ db, files: [har], loadedAt: '2026-01-01T00:00:00.000Z' });

@@ -16,20 +16,38 @@ import { METHOD_EXCHANGES, serveHar, text, type Served } from './serve-helpers.j
 import { CLOSED_BROWSER_POLICY } from '../src/serve/browser-policy.js';
 
 /** What the page shows and serves; each capture changes one thing. */
-interface Variant { title: string; items: string[]; pref: string; redirectTo: string; slowFirst: 'a' | 'b' }
+interface Variant {
+  title: string;
+  items: string[];
+  pref: string;
+  redirectTo: string;
+  slowFirst: 'a' | 'b';
+}
 const BASE: Variant = { title: 'Items', items: ['Lamp', 'Desk'], pref: 'dark', redirectTo: '/api/new', slowFirst: 'a' };
 let variant: Variant = BASE;
 
 const server = http.createServer((req, res) => {
   const u = new URL(req.url!, 'http://x');
-  const json = (v: unknown, delay = 0) => setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(v)); }, delay);
+  const json = (v: unknown, delay = 0) =>
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(v));
+    }, delay);
   switch (u.pathname) {
-    case '/favicon.ico': res.writeHead(204); return res.end();
-    case '/api/items': return json(variant.items);
-    case '/api/old': res.writeHead(302, { location: variant.redirectTo }); return res.end();
-    case '/api/new': case '/api/newer': return json({ at: u.pathname });
+    case '/favicon.ico':
+      res.writeHead(204);
+      return res.end();
+    case '/api/items':
+      return json(variant.items);
+    case '/api/old':
+      res.writeHead(302, { location: variant.redirectTo });
+      return res.end();
+    case '/api/new':
+    case '/api/newer':
+      return json({ at: u.pathname });
     // Concurrency: the two slow responses arrive in the order the variant says.
-    case '/api/slow': return json({ n: u.searchParams.get('n') }, u.searchParams.get('n') === variant.slowFirst ? 300 : 20);
+    case '/api/slow':
+      return json({ n: u.searchParams.get('n') }, u.searchParams.get('n') === variant.slowFirst ? 300 : 20);
     case '/':
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       return res.end(`<!doctype html><html><head><title>${variant.title}</title></head><body><h1>${variant.title}</h1><button id="go">Go</button><ul id="list"></ul>
@@ -41,7 +59,9 @@ const server = http.createServer((req, res) => {
             document.body.dataset.state = 'ready';
           };
         </script></body></html>`);
-    default: res.writeHead(404); return res.end();
+    default:
+      res.writeHead(404);
+      return res.end();
   }
 });
 let origin = '';
@@ -49,17 +69,36 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+afterAll(
+  () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+);
 
-function scenario(network: Record<string, boolean> = { request_body: false, response_body: true, header_values: false }): Record<string, unknown> {
+function scenario(
+  network: Record<string, boolean> = { request_body: false, response_body: true, header_values: false },
+): Record<string, unknown> {
   return {
     browser: { mode: 'launch', executable_path: CHROMIUM },
     start_url: { url: `${origin}/` },
     actions: [
       { step_id: 'go', action: 'click', locator: { kind: 'css', selector: '#go' }, timeout_ms: 10000 },
-      { step_id: 'ready', action: 'wait_for', locator: { kind: 'css', selector: "body[data-state='ready']" }, state: 'attached', timeout_ms: 10000 },
+      {
+        step_id: 'ready',
+        action: 'wait_for',
+        locator: { kind: 'css', selector: "body[data-state='ready']" },
+        state: 'attached',
+        timeout_ms: 10000,
+      },
     ],
-    capture: { after_each_step: ['url', 'storage'], at_end: ['dom', 'accessibility', 'screenshot'], events: ['network', 'console'], network },
+    capture: {
+      after_each_step: ['url', 'storage'],
+      at_end: ['dom', 'accessibility', 'screenshot'],
+      events: ['network', 'console'],
+      network,
+    },
   };
 }
 
@@ -71,12 +110,18 @@ async function record(v: Partial<Variant> = {}, s = scenario()): Promise<Evidenc
 }
 
 const dir = tempDir();
-const art = (r: ComparisonResult, stepId: string, kind: string) => r.steps.find((s) => s.step_id === stepId)!.artifacts.find((x) => x.kind === kind)!;
-const changedKinds = (r: ComparisonResult) => [...(r.initial_state ? [r.initial_state] : []), ...r.steps].flatMap((s) => s.artifacts.filter((x) => x.verdict === 'changed').map((x) => `${s.step_id ?? 'initial'}.${x.kind}`));
+const art = (r: ComparisonResult, stepId: string, kind: string) =>
+  r.steps.find((s) => s.step_id === stepId)!.artifacts.find((x) => x.kind === kind)!;
+const changedKinds = (r: ComparisonResult) =>
+  [...(r.initial_state ? [r.initial_state] : []), ...r.steps].flatMap((s) =>
+    s.artifacts.filter((x) => x.verdict === 'changed').map((x) => `${s.step_id ?? 'initial'}.${x.kind}`),
+  );
 
 describeBrowser('BS-72 / BS-81 comparing connected captures', () => {
   let external: ExternalBrowser | null = null;
-  afterAll(async () => { await external?.stop(); });
+  afterAll(async () => {
+    await external?.stop();
+  });
 
   it('BS-72 two connected captures compare like launched ones; a connected and a launched capture are incompatible contexts', async () => {
     external = await startExternalBrowser();
@@ -120,7 +165,9 @@ describeBrowser('BS-72 / BS-74 / BS-77 / BS-75 comparing real captures of one pa
     expect(seq(caps.base)).toBeGreaterThanOrEqual(0);
     const order = (e: Evidence) => {
       const ids = new Map(e.events.filter((x) => x.kind === 'request').map((x) => [x.transaction_id, new URL(x.url as string).search]));
-      return e.events.filter((x) => x.kind === 'response' && String(ids.get(x.transaction_id)).startsWith('?n=')).map((x) => ids.get(x.transaction_id));
+      return e.events
+        .filter((x) => x.kind === 'response' && String(ids.get(x.transaction_id)).startsWith('?n='))
+        .map((x) => ids.get(x.transaction_id));
     };
     expect(order(caps.base)).toEqual(['?n=b', '?n=a']);
     expect(order(caps.reordered)).toEqual(['?n=a', '?n=b']);
@@ -132,7 +179,11 @@ describeBrowser('BS-72 / BS-74 / BS-77 / BS-75 comparing real captures of one pa
   });
 
   it('BS-73 / BS-76 identical captures are unchanged with equal digests whatever the input order of rules', () => {
-    const rules = [{ artifact_kinds: ['dom', 'url'], find: 'Lamp', replace: 'L' }, { artifact_kinds: ['accessibility'], find: 'Desk', replace: 'D' }, { artifact_kinds: ['dom'], find: 'Desk', replace: 'D' }];
+    const rules = [
+      { artifact_kinds: ['dom', 'url'], find: 'Lamp', replace: 'L' },
+      { artifact_kinds: ['accessibility'], find: 'Desk', replace: 'D' },
+      { artifact_kinds: ['dom'], find: 'Desk', replace: 'D' },
+    ];
     const r1 = compareWebCaptures({ before: caps.base, after: caps.base, rules });
     const r2 = compareWebCaptures({ before: caps.base, after: caps.base, rules: [...rules].reverse() });
     expect(r1.verdict).toBe('unchanged');
@@ -199,7 +250,8 @@ describeBrowser('BS-72 / BS-74 / BS-77 / BS-75 comparing real captures of one pa
   }, 30_000);
 
   it('BS-72 the CLI compares two Evidence files and prints what changed and what could not be compared', () => {
-    const a = join(dir, 'base.json'), b = join(dir, 'response.json');
+    const a = join(dir, 'base.json'),
+      b = join(dir, 'response.json');
     writeFileSync(a, JSON.stringify(caps.base));
     writeFileSync(b, JSON.stringify(caps.response));
     const r = cli(['compare-web-captures', a, b]);
@@ -207,12 +259,18 @@ describeBrowser('BS-72 / BS-74 / BS-77 / BS-75 comparing real captures of one pa
     // The new item is in the response of step go and in the list the last step shows.
     expect(r.stdout).toMatch(/^CHANGED: 2 changed, 1 unchanged, 0 unknown step\(s\)/);
     expect(r.stdout).toMatch(/ready: changed — changed: screenshot, dom, accessibility\n/);
-    expect(r.stdout).toMatch(/go: changed — changed: network\n\s+~ GET http:\/\/127\.0\.0\.1:\d+\/api\/items: network-content\(response\)\.body\n/);
+    expect(r.stdout).toMatch(
+      /go: changed — changed: network\n\s+~ GET http:\/\/127\.0\.0\.1:\d+\/api\/items: network-content\(response\)\.body\n/,
+    );
   });
 
   describeBrowser('MCP capture_browser_scenario and compare_web_captures', () => {
     let s: Served;
-    beforeAll(async () => { s = await serveHar(dir, METHOD_EXCHANGES, { browser: { ...CLOSED_BROWSER_POLICY, allowBrowser: true, executablePath: CHROMIUM, evidenceDir: dir } }); });
+    beforeAll(async () => {
+      s = await serveHar(dir, METHOD_EXCHANGES, {
+        browser: { ...CLOSED_BROWSER_POLICY, allowBrowser: true, executablePath: CHROMIUM, evidenceDir: dir },
+      });
+    });
     afterAll(() => s.close());
 
     it('hints: the capture is open-world and not read-only; the comparison is read-only', () => {
@@ -230,7 +288,11 @@ describeBrowser('BS-72 / BS-74 / BS-77 / BS-75 comparing real captures of one pa
       expect(ev.steps.map((x) => x.step_id)).toEqual(['go', 'ready']);
       const file = join(dir, 'base-mcp.json');
       writeFileSync(file, JSON.stringify(caps.base));
-      const r = await s.call('compare_web_captures', { before: file, after: ev, rules: [{ artifact_kinds: ['dom'], find: 'x', replace: 'y' }] });
+      const r = await s.call('compare_web_captures', {
+        before: file,
+        after: ev,
+        rules: [{ artifact_kinds: ['dom'], find: 'x', replace: 'y' }],
+      });
       expect(r.isError, text(r)).toBeFalsy();
       expect(r.structuredContent).toMatchObject({ ok: true, verdict: 'unchanged', normalization: { rules: [{ find: 'x' }] } });
       expect(text(r)).toMatch(/^UNCHANGED/);
@@ -240,9 +302,18 @@ describeBrowser('BS-72 / BS-74 / BS-77 / BS-75 comparing real captures of one pa
       const r = await s.call('compare_web_captures', { before: join(dir, 'nope.json'), after: {} });
       expect(r.isError).toBe(true);
       expect(r.structuredContent).toMatchObject({ ok: false, code: 'no-such-file' });
-      const bad = await s.call('compare_web_captures', { before: caps.base as unknown as Record<string, unknown>, after: caps.base as unknown as Record<string, unknown>, options: { nope: true } });
+      const bad = await s.call('compare_web_captures', {
+        before: caps.base as unknown as Record<string, unknown>,
+        after: caps.base as unknown as Record<string, unknown>,
+        options: { nope: true },
+      });
       expect(bad.structuredContent).toMatchObject({ ok: false, code: 'bad-comparison-policy' });
-      const cap = await s.call('capture_browser_scenario', { browser: { mode: 'launch', executable_path: CHROMIUM }, start_url: { url: `${origin}/` }, actions: [], nope: 1 });
+      const cap = await s.call('capture_browser_scenario', {
+        browser: { mode: 'launch', executable_path: CHROMIUM },
+        start_url: { url: `${origin}/` },
+        actions: [],
+        nope: 1,
+      });
       expect(cap.isError).toBe(true);
     });
   });

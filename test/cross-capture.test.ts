@@ -11,7 +11,14 @@ import { loadCaptures } from '../src/ingest/load-captures.js';
 import { openStore } from '../src/store/open.js';
 import { postgresCopy } from '../src/store/postgres-copy.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
-import { copyStatements, createStoreDatabase, ruleViews, startPostgres, viewSnapshotStatements, type Postgres } from './postgres-helpers.js';
+import {
+  copyStatements,
+  createStoreDatabase,
+  ruleViews,
+  startPostgres,
+  viewSnapshotStatements,
+  type Postgres,
+} from './postgres-helpers.js';
 
 const dir = tempDir();
 const store = join(dir, 'two.sqlite');
@@ -38,16 +45,23 @@ function stateOf(capture: number): { entities: { collection: string; id: string 
 }
 
 beforeAll(async () => {
-  await loadCaptures({ db: store, files: [fixture('grafana', 'capture.har'), fixture('grafana-mini', 'capture.har')], loadedAt: '2026-01-01T00:00:00.000Z' });
+  await loadCaptures({
+    db: store,
+    files: [fixture('grafana', 'capture.har'), fixture('grafana-mini', 'capture.har')],
+    loadedAt: '2026-01-01T00:00:00.000Z',
+  });
   pg = startPostgres();
 }, 120_000);
 afterAll(() => pg?.stop());
 
 describe('issue 20: which entities appear in every capture (docs/cross-capture.md)', () => {
-  it('the collections and ids both captures\' states hold', () => {
+  it("the collections and ids both captures' states hold", () => {
     const [a, b] = [stateOf(1), stateOf(2)];
     const inB = new Set(b.entities.map((e) => `${e.collection}\0${e.id}`));
-    const both = a.entities.filter((e) => inB.has(`${e.collection}\0${e.id}`)).map((e) => `${e.collection}\0${e.id}`).sort();
+    const both = a.entities
+      .filter((e) => inB.has(`${e.collection}\0${e.id}`))
+      .map((e) => `${e.collection}\0${e.id}`)
+      .sort();
     expect(both.length).toBeGreaterThan(0);
     expect(both.length).toBeLessThan(a.entities.length + b.entities.length - both.length); // some are in one only
     expect(sqlRows(statement('entities-everywhere')).map((r) => `${r.collection}\0${r.entity_key}`)).toEqual(both);
@@ -56,9 +70,13 @@ describe('issue 20: which entities appear in every capture (docs/cross-capture.m
 
 describe('issue 20: which endpoints changed shape between two captures (docs/cross-capture.md)', () => {
   it('for tools read in both, the fields one capture shows and the other does not', () => {
-    const fields = (c: number) => new Map<string, Set<string>>(
-      [...sqlRows(`select tool, field from view_fields where scope = 'all' and capture_id = ${c}`)
-        .reduce((m, r) => m.set(String(r.tool), (m.get(String(r.tool)) ?? new Set()).add(String(r.field))), new Map<string, Set<string>>())]);
+    const fields = (c: number) =>
+      new Map<string, Set<string>>([
+        ...sqlRows(`select tool, field from view_fields where scope = 'all' and capture_id = ${c}`).reduce(
+          (m, r) => m.set(String(r.tool), (m.get(String(r.tool)) ?? new Set()).add(String(r.field))),
+          new Map<string, Set<string>>(),
+        ),
+      ]);
     const [a, b] = [fields(1), fields(2)];
     const expected: string[] = [];
     for (const [tool, fa] of a) {
@@ -75,15 +93,24 @@ describe('issue 20: which endpoints changed shape between two captures (docs/cro
 });
 
 describe('issue 20: the same statements give the same rows on PostgreSQL', () => {
-  it('over the two captures\' facts copied there, with the rule views evaluated as the state pass does', () => {
+  it("over the two captures' facts copied there, with the rule views evaluated as the state pass does", () => {
     createStoreDatabase(pg, 'cross_capture');
     const db = openStore(store);
-    try { pg.script('cross_capture', copyStatements(postgresCopy(db))); } finally { db.close(); }
-    const out = pg.script('cross_capture', [
-      viewSnapshotStatements(ruleViews()),
-      '\\echo ==changed-fields', statement('changed-fields') + ';',
-      '\\echo ==entities-everywhere', statement('entities-everywhere') + ';',
-    ].join('\n'));
+    try {
+      pg.script('cross_capture', copyStatements(postgresCopy(db)));
+    } finally {
+      db.close();
+    }
+    const out = pg.script(
+      'cross_capture',
+      [
+        viewSnapshotStatements(ruleViews()),
+        '\\echo ==changed-fields',
+        statement('changed-fields') + ';',
+        '\\echo ==entities-everywhere',
+        statement('entities-everywhere') + ';',
+      ].join('\n'),
+    );
     const [, changed, everywhere] = out.split(/==changed-fields\n|==entities-everywhere\n/);
     const lines = (s: string) => s.split('\n').filter(Boolean);
     expect(lines(changed)).toEqual(sqlRows(statement('changed-fields')).map((x) => `${x.tool}\t${x.field}\t${x.seen}`));

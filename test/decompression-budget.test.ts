@@ -31,15 +31,24 @@ function writeFile(name: string, bytes: Buffer | string): string {
 
 function entry(i: number, content: Json, headers: Json[] = []): Json {
   return {
-    startedDateTime: `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`, time: 1,
+    startedDateTime: `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`,
+    time: 1,
     request: { method: 'GET', url: `http://a.test/api/items/${i}`, headers: [] },
     response: { status: 200, headers, content },
   };
 }
 
-const harOf = (entries: Json[], extra: Json = {}): Json => ({ log: { version: '1.2', creator: { name: 'test', version: '1' }, entries, ...extra } });
+const harOf = (entries: Json[], extra: Json = {}): Json => ({
+  log: { version: '1.2', creator: { name: 'test', version: '1' }, entries, ...extra },
+});
 
-interface Member { name: string; data: Buffer; deflate?: boolean; declaredSize?: number; localSizes?: [number, number] }
+interface Member {
+  name: string;
+  data: Buffer;
+  deflate?: boolean;
+  declaredSize?: number;
+  localSizes?: [number, number];
+}
 
 /**
  * A zip as Playwright writes one: deflated members whose local headers defer their sizes
@@ -56,22 +65,36 @@ function zipOf(members: Member[]): Buffer {
     const method = m.deflate === false ? 0 : 8;
     const size = m.declaredSize ?? m.data.length;
     const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(m.localSizes ? 0 : 8, 6); local.writeUInt16LE(method, 8);
-    if (m.localSizes) { local.writeUInt32LE(m.localSizes[0], 18); local.writeUInt32LE(m.localSizes[1], 22); }
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(m.localSizes ? 0 : 8, 6);
+    local.writeUInt16LE(method, 8);
+    if (m.localSizes) {
+      local.writeUInt32LE(m.localSizes[0], 18);
+      local.writeUInt32LE(m.localSizes[1], 22);
+    }
     local.writeUInt16LE(nameBytes.length, 26);
     const c = Buffer.alloc(46);
-    c.writeUInt32LE(0x02014b50, 0); c.writeUInt16LE(20, 4); c.writeUInt16LE(20, 6);
-    c.writeUInt16LE(m.localSizes ? 0 : 8, 8); c.writeUInt16LE(method, 10);
-    c.writeUInt32LE(data.length, 20); c.writeUInt32LE(size, 24); c.writeUInt16LE(nameBytes.length, 28); c.writeUInt32LE(offset, 42);
+    c.writeUInt32LE(0x02014b50, 0);
+    c.writeUInt16LE(20, 4);
+    c.writeUInt16LE(20, 6);
+    c.writeUInt16LE(m.localSizes ? 0 : 8, 8);
+    c.writeUInt16LE(method, 10);
+    c.writeUInt32LE(data.length, 20);
+    c.writeUInt32LE(size, 24);
+    c.writeUInt16LE(nameBytes.length, 28);
+    c.writeUInt32LE(offset, 42);
     locals.push(local, nameBytes, data);
     central.push(c, nameBytes);
     offset += 30 + nameBytes.length + data.length;
   }
   const cd = Buffer.concat(central);
   const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(members.length, 8); end.writeUInt16LE(members.length, 10);
-  end.writeUInt32LE(cd.length, 12); end.writeUInt32LE(offset, 16);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(members.length, 8);
+  end.writeUInt16LE(members.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, cd, end]);
 }
 
@@ -102,8 +125,11 @@ const jsonBody = (bytes: number) => Buffer.from(`{"pad":"${'0'.repeat(bytes - 10
 /** A Polly 6 entry: the body's Content-Encoding bytes as base64 chunks. */
 function pollyEntry(i: number, coding: 'gzip' | 'deflate' | 'br', body: Buffer): Json {
   const wire = coding === 'gzip' ? gzipSync(body) : coding === 'deflate' ? deflateSync(body) : brotliCompressSync(body);
-  return entry(i, { size: body.length, mimeType: 'application/json', encoding: 'base64', text: JSON.stringify([wire.toString('base64')]) },
-    [{ name: 'content-encoding', value: coding }]);
+  return entry(
+    i,
+    { size: body.length, mimeType: 'application/json', encoding: 'base64', text: JSON.stringify([wire.toString('base64')]) },
+    [{ name: 'content-encoding', value: coding }],
+  );
 }
 
 describe('issue 42 one decompression budget per capture', () => {
@@ -122,13 +148,21 @@ describe('issue 42 one decompression budget per capture', () => {
     const e = await refusal(zip, 2 * MiB);
     expect(e.code).toBe('inflate-budget');
     expect(e.context.file).toBe(zip);
-    expect(e.message).toMatch(/^the zip member "abc\.dat" \(named by log\.entries\[0\]\.response\.content\._file\) decompresses past this capture's decompression budget of 2 MiB/);
+    expect(e.message).toMatch(
+      /^the zip member "abc\.dat" \(named by log\.entries\[0\]\.response\.content\._file\) decompresses past this capture's decompression budget of 2 MiB/,
+    );
     expect(ownTempDirs()).toEqual([]);
   });
 
   it('a zip whose members each fit but together pass the budget is refused naming the record they reach it at', async () => {
     const entries = Array.from({ length: 8 }, (_, i) => entry(i, { size: MiB, mimeType: 'application/octet-stream', _file: 'same.bin' }));
-    const zip = writeFile('repeated-member.zip', zipOf([{ name: 'har.har', data: Buffer.from(JSON.stringify(harOf(entries))) }, { name: 'same.bin', data: Buffer.alloc(MiB) }]));
+    const zip = writeFile(
+      'repeated-member.zip',
+      zipOf([
+        { name: 'har.har', data: Buffer.from(JSON.stringify(harOf(entries))) },
+        { name: 'same.bin', data: Buffer.alloc(MiB) },
+      ]),
+    );
     const e = await refusal(zip, 4 * MiB);
     expect(e.code).toBe('inflate-budget');
     expect(e.context).toMatchObject({ file: zip, path: expect.stringMatching(/^log\.entries\[\d\]$/) });
@@ -189,12 +223,15 @@ describe('issue 42 a zip that lies about its sizes', () => {
   });
 });
 
-describe('issue 42 a zip error names the user\'s file, never a temporary path', () => {
+describe("issue 42 a zip error names the user's file, never a temporary path", () => {
   it('a zip whose .har is not JSON is refused naming the zip, from a file and from standard input', () => {
     // Stored, so every byte is ASCII and passes through the CLI helper's UTF-8 stdin unchanged.
     const zip = zipOf([{ name: 'har.har', data: Buffer.from('{"log": {"entries": [1, }'), deflate: false }]);
     const file = writeFile('bad-json.zip', zip);
-    for (const [args, input, named] of [[[file], undefined, /bad-json\.zip/], [['-'], zip.toString('latin1'), /^capstate: error: -: /m]] as const) {
+    for (const [args, input, named] of [
+      [[file], undefined, /bad-json\.zip/],
+      [['-'], zip.toString('latin1'), /^capstate: error: -: /m],
+    ] as const) {
       const r = cli(['load', ...args, '--db', join(dir, `c${n++}.sqlite`)], { input });
       expect(r.status).toBe(1);
       expect(r.stderr).toMatch(named);
@@ -219,7 +256,9 @@ describe('issue 42 the default budget, through the CLI', () => {
     const gz = writeFile('bomb.har.gz', Buffer.concat([head, ...Array.from({ length: 300 }, () => run), gzipSync('"}}')]));
     const { r, left } = loadWithTmp(gz);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/bomb\.har\.gz: the gzip-compressed capture decompresses past this capture's decompression budget of 256 MiB \(200 × the [\d.]+ KiB given, at least 256 MiB\)/);
+    expect(r.stderr).toMatch(
+      /bomb\.har\.gz: the gzip-compressed capture decompresses past this capture's decompression budget of 256 MiB \(200 × the [\d.]+ KiB given, at least 256 MiB\)/,
+    );
     expect(r.stderr).not.toMatch(/^\s+at /m);
     expect(left).toEqual([]);
   });
@@ -228,7 +267,9 @@ describe('issue 42 the default budget, through the CLI', () => {
     const zip = writeFile('bomb.zip', zipWithBody({ name: 'abc.dat', data: Buffer.alloc(300 * MiB) }));
     const { r, left } = loadWithTmp(zip);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/bomb\.zip: the zip member "abc\.dat" \(named by log\.entries\[0\]\.response\.content\._file\) decompresses past this capture's decompression budget of [\d.]+ MiB \(200 × the [\d.]+ MiB given/);
+    expect(r.stderr).toMatch(
+      /bomb\.zip: the zip member "abc\.dat" \(named by log\.entries\[0\]\.response\.content\._file\) decompresses past this capture's decompression budget of [\d.]+ MiB \(200 × the [\d.]+ MiB given/,
+    );
     expect(r.stderr).not.toMatch(/^\s+at /m);
     expect(left).toEqual([]);
   });

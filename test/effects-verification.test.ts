@@ -14,29 +14,40 @@ import { checkEffects, verifiedWrites } from '../src/model/served/effects.js';
 import { cli, fixture, tempDir } from './helpers.js';
 
 const dir = tempDir();
-const withWrites = readdirSync(fixture()).filter((name) => existsSync(fixture(name, 'capture.har'))
-  && /"method":\s*"(POST|PUT|PATCH|DELETE)"/.test(readFileSync(fixture(name, 'capture.har'), 'utf8')));
+const withWrites = readdirSync(fixture()).filter(
+  (name) =>
+    existsSync(fixture(name, 'capture.har')) &&
+    /"method":\s*"(POST|PUT|PATCH|DELETE)"/.test(readFileSync(fixture(name, 'capture.har'), 'utf8')),
+);
 
-describe('write effects: serving\'s verification skips only replays that cannot blame', () => {
+describe("write effects: serving's verification skips only replays that cannot blame", () => {
   it('there are fixtures with writes to check', () => {
     expect(withWrites.length).toBeGreaterThanOrEqual(4);
   });
 
-  it.each(withWrites)('%s: the write tools serving verifies are those check-effects verifies, with the same effects', async (name) => {
-    const db = join(dir, `${name}.sqlite`);
-    const r = cli(['load', fixture(name, 'capture.har'), '--db', db, '--quiet']);
-    expect(r.status, r.stderr).toBe(0);
-    const full = await (async () => {
+  it.each(withWrites)(
+    '%s: the write tools serving verifies are those check-effects verifies, with the same effects',
+    async (name) => {
+      const db = join(dir, `${name}.sqlite`);
+      const r = cli(['load', fixture(name, 'capture.har'), '--db', db, '--quiet']);
+      expect(r.status, r.stderr).toBe(0);
+      const full = await (async () => {
+        const ctx = await openServeContext(db);
+        try {
+          return (await checkEffects(ctx, { everyRecord: true })).verified;
+        } finally {
+          await closeServeContext(ctx);
+        }
+      })();
       const ctx = await openServeContext(db);
-      try { return (await checkEffects(ctx, { everyRecord: true })).verified; } finally { await closeServeContext(ctx); }
-    })();
-    const ctx = await openServeContext(db);
-    try {
-      const served = [...(await verifiedWrites(ctx))].map(([tool, effect]) => ({ tool, effect }));
-      const byTool = (xs: { tool: string; effect: string }[]) => [...xs].sort((a, b) => a.tool.localeCompare(b.tool));
-      expect(byTool(served)).toEqual(byTool(full));
-    } finally {
-      await closeServeContext(ctx);
-    }
-  }, 120_000);
+      try {
+        const served = [...(await verifiedWrites(ctx))].map(([tool, effect]) => ({ tool, effect }));
+        const byTool = (xs: { tool: string; effect: string }[]) => [...xs].sort((a, b) => a.tool.localeCompare(b.tool));
+        expect(byTool(served)).toEqual(byTool(full));
+      } finally {
+        await closeServeContext(ctx);
+      }
+    },
+    120_000,
+  );
 });

@@ -19,11 +19,17 @@ import { relationCall, withRecordedMembers } from '../src/model/served/relations
 
 const dir = tempDir();
 const CAPTURE = fixture('json-server-embed', 'capture.har');
-const db = JSON.parse(readFileSync(fixture('json-server-embed', 'recording', 'db.json'), 'utf8')) as Record<'posts' | 'comments', { id: number }[]>;
+const db = JSON.parse(readFileSync(fixture('json-server-embed', 'recording', 'db.json'), 'utf8')) as Record<
+  'posts' | 'comments',
+  { id: number }[]
+>;
 type Truth = { method: string; path: string; request?: unknown; status: number; body: unknown };
 const truth = JSON.parse(readFileSync(fixture('json-server-embed', 'expected', 'truth.json'), 'utf8')) as Truth[];
 
-interface State { entities: { collection: string; id: string; value: unknown }[]; plans: Plan[] }
+interface State {
+  entities: { collection: string; id: string; value: unknown }[];
+  plans: Plan[];
+}
 function stateOf(file: string): State {
   const r = cli(['state', file, '--json']);
   expect(r.status, r.stderr).toBe(0);
@@ -37,14 +43,26 @@ describe('embedded members stay out of the entity (issue 16, beyond ES-19)', () 
     const shaping = (n: string) => n !== 'fields' && n !== '_page';
     expect(embeddedIn(post, [{ name: '_embed', value: 'comments' }], shaping)).toEqual([{ param: '_embed', member: 'comments' }]);
     expect(embeddedIn(post, [{ name: 'fields', value: 'comments' }], shaping)).toEqual([]);
-    expect(embeddedIn(post, [{ name: 'q', value: 'title' }, { name: '_embed', value: 'likes' }], shaping)).toEqual([]);
+    expect(
+      embeddedIn(
+        post,
+        [
+          { name: 'q', value: 'title' },
+          { name: '_embed', value: 'likes' },
+        ],
+        shaping,
+      ),
+    ).toEqual([]);
     expect(withoutEmbedded(post, [{ param: '_embed', member: 'comments' }])).toEqual({ id: 1, title: 'T', kind: 'comments' });
   });
 
   it('the state holds the posts and comments of db.json exactly: no post carries comments, no comment its post', () => {
     const s = stateOf(CAPTURE);
     for (const collection of ['posts', 'comments'] as const) {
-      expect(s.entities.filter((e) => e.collection === collection).map((e) => e.value), collection).toEqual(db[collection]);
+      expect(
+        s.entities.filter((e) => e.collection === collection).map((e) => e.value),
+        collection,
+      ).toEqual(db[collection]);
     }
   });
 });
@@ -55,15 +73,23 @@ describe('relations learned from the recorded reads (issue 16)', () => {
   it('_embed=comments: the comments whose postId is the post id, learned on the item and list plans', () => {
     for (const tool of ['get_posts', 'get_posts_by_id']) {
       expect(planOf(s, tool).embedded_members, tool).toEqual([
-        { param: '_embed', member: 'comments', relation: { param: '_embed', member: 'comments', kind: 'children', collection: 'comments', field: 'postId' } },
+        {
+          param: '_embed',
+          member: 'comments',
+          relation: { param: '_embed', member: 'comments', kind: 'children', collection: 'comments', field: 'postId' },
+        },
       ]);
     }
   });
 
-  it('_expand=post: the post the comment\'s postId names, learned on the item and list plans', () => {
+  it("_expand=post: the post the comment's postId names, learned on the item and list plans", () => {
     for (const tool of ['get_comments', 'get_comments_by_id']) {
       expect(planOf(s, tool).embedded_members, tool).toEqual([
-        { param: '_expand', member: 'post', relation: { param: '_expand', member: 'post', kind: 'parent', collection: 'posts', field: 'postId' } },
+        {
+          param: '_expand',
+          member: 'post',
+          relation: { param: '_expand', member: 'post', kind: 'parent', collection: 'posts', field: 'postId' },
+        },
       ]);
     }
   });
@@ -71,19 +97,34 @@ describe('relations learned from the recorded reads (issue 16)', () => {
   it('a call naming an embedded member with no learned reading names it as unlearned; one with a reading answers the call without the key', () => {
     const plan = { embedded_members: [{ param: '_embed', member: 'comments' }] } as unknown as ItemPlan;
     expect(relationCall(plan, { params: new Map(), query: [{ name: '_embed', value: 'comments' }] })).toEqual({
-      base: { params: new Map(), query: [] }, relations: [], unlearned: [{ param: '_embed', member: 'comments' }],
+      base: { params: new Map(), query: [] },
+      relations: [],
+      unlearned: [{ param: '_embed', member: 'comments' }],
     });
     const learned = planOf(s, 'get_posts_by_id');
-    const r = relationCall(learned, { params: new Map([['id', '3']]), query: [{ name: '_embed', value: 'comments' }, { name: 'x', value: '1' }] });
+    const r = relationCall(learned, {
+      params: new Map([['id', '3']]),
+      query: [
+        { name: '_embed', value: 'comments' },
+        { name: 'x', value: '1' },
+      ],
+    });
     expect(r.unlearned).toEqual([]);
     expect(r.relations.map((x) => x.member)).toEqual(['comments']);
     expect(r.base.query).toEqual([{ name: 'x', value: '1' }]);
   });
 
   it('an unlearned member keeps its recorded value, in the recorded order, beside the entity as the model holds it', () => {
-    expect(withRecordedMembers({ id: 1, name: 'B', email: 'e' }, { id: 1, roles: [{ id: 'r' }], name: 'A' }, [{ param: 'include', member: 'roles' }]))
-      .toEqual({ id: 1, roles: [{ id: 'r' }], name: 'B', email: 'e' });
-    expect(Object.keys(withRecordedMembers({ id: 1, name: 'B' }, { id: 1, roles: [], name: 'A' }, [{ param: 'include', member: 'roles' }]) as object)).toEqual(['id', 'roles', 'name']);
+    expect(
+      withRecordedMembers({ id: 1, name: 'B', email: 'e' }, { id: 1, roles: [{ id: 'r' }], name: 'A' }, [
+        { param: 'include', member: 'roles' },
+      ]),
+    ).toEqual({ id: 1, roles: [{ id: 'r' }], name: 'B', email: 'e' });
+    expect(
+      Object.keys(
+        withRecordedMembers({ id: 1, name: 'B' }, { id: 1, roles: [], name: 'A' }, [{ param: 'include', member: 'roles' }]) as object,
+      ),
+    ).toEqual(['id', 'roles', 'name']);
   });
 });
 
@@ -91,7 +132,10 @@ describe('check-effects on the embed fixture (issue 16)', () => {
   it('reproduces every recorded response, the embedded reads after the create, the patch and the delete included', () => {
     const r = cli(['check-effects', CAPTURE, '--json']);
     expect(r.status, r.stderr).toBe(0);
-    const doc = JSON.parse(r.stdout) as { checks: { ordinal: number; reproduced: boolean; source: string }[]; write_tools: { verified: { tool: string; effect: string }[] } };
+    const doc = JSON.parse(r.stdout) as {
+      checks: { ordinal: number; reproduced: boolean; source: string }[];
+      write_tools: { verified: { tool: string; effect: string }[] };
+    };
     expect(doc.checks.filter((c) => !c.reproduced)).toEqual([]);
     expect(doc.checks.length).toBe(13);
     expect(doc.write_tools.verified.map((v) => v.tool).sort()).toEqual(['delete_comments_by_id', 'patch_posts_by_id', 'post_comments']);
@@ -103,14 +147,20 @@ describe('check-effects on the embed fixture (issue 16)', () => {
 describe('serving embedded relations over HTTP: json-server truth outside the capture (issue 16)', () => {
   let base: string;
   let close: () => Promise<void>;
-  beforeAll(async () => { ({ base, close } = await serveHttp(CAPTURE, join(dir, 'embed-http.sqlite'))); });
-  afterAll(async () => { await close(); });
+  beforeAll(async () => {
+    ({ base, close } = await serveHttp(CAPTURE, join(dir, 'embed-http.sqlite')));
+  });
+  afterAll(async () => {
+    await close();
+  });
 
   it('answers each truth read the model can answer exactly as json-server did, from state; the others are not answered from state', async () => {
     const fromState: string[] = [];
     for (const t of truth) {
       const r = await fetch(`${base}${t.path}`, {
-        method: t.method, headers: { 'content-type': 'application/json' }, body: t.request === undefined ? undefined : JSON.stringify(t.request),
+        method: t.method,
+        headers: { 'content-type': 'application/json' },
+        body: t.request === undefined ? undefined : JSON.stringify(t.request),
       });
       const source = r.headers.get('x-capstate-source');
       const body = await r.text();
@@ -142,7 +192,7 @@ describe('the tool descriptions say what embedded members are answered from stat
 });
 
 describe('capstate state says what each plan embeds (issue 16)', () => {
-  it('the text output names the learned relation\'s field, or that an unlearned member is answered as recorded', () => {
+  it("the text output names the learned relation's field, or that an unlearned member is answered as recorded", () => {
     const r = cli(['state', CAPTURE]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/get_posts_by_id +item plan \(posts at the root, _embed=comments by postId\)/);

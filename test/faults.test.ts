@@ -19,12 +19,17 @@ const noStack = (stderr: string) => expect(stderr).not.toMatch(/^\s{4}at /m);
 
 const dir = tempDir();
 const db = join(dir, 'faults.sqlite');
-beforeAll(() => { const r = cli(['load', grafana, '--db', db]); expect(r.status, r.stderr).toBe(0); });
+beforeAll(() => {
+  const r = cli(['load', grafana, '--db', db]);
+  expect(r.status, r.stderr).toBe(0);
+});
 
 async function stdioClient(args: string[]): Promise<{ client: Client; stderr: () => string; transport: StdioClientTransport }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, ...args], cwd: root, stderr: 'pipe' });
   let stderr = '';
-  transport.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+  transport.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const client = new Client({ name: 'capstate-faults-test', version: '1' });
   await client.connect(transport);
   return { client, transport, stderr: () => stderr };
@@ -51,7 +56,9 @@ describe('faults: read-only SQL has a deadline', () => {
     const { client, stderr } = await stdioClient(['serve', '--db', db, '--sql-timeout', '1']);
     try {
       const t0 = Date.now();
-      const runaway = client.callTool({ name: 'query_store', arguments: { sql: RUNAWAY } }, undefined, { timeout: 30_000 }) as Promise<CallToolResult>;
+      const runaway = client.callTool({ name: 'query_store', arguments: { sql: RUNAWAY } }, undefined, {
+        timeout: 30_000,
+      }) as Promise<CallToolResult>;
       // Answered while the runaway statement runs: the server is not frozen.
       const other = (await client.callTool({ name: 'inspect_environment_manifest', arguments: {} })) as CallToolResult;
       expect(other.isError).toBeFalsy();
@@ -59,7 +66,10 @@ describe('faults: read-only SQL has a deadline', () => {
       expect(Date.now() - t0).toBeLessThan(20_000);
       expect(r.isError).toBe(true);
       expect(JSON.parse((r.content[0] as { text: string }).text)).toMatchObject({ ok: false, code: 'sql-timeout' });
-      const after = (await client.callTool({ name: 'query_store', arguments: { sql: 'select count(*) as n from record' } })) as CallToolResult;
+      const after = (await client.callTool({
+        name: 'query_store',
+        arguments: { sql: 'select count(*) as n from record' },
+      })) as CallToolResult;
       expect(after.isError).toBeFalsy();
       noStack(stderr());
     } finally {
@@ -69,31 +79,58 @@ describe('faults: read-only SQL has a deadline', () => {
 });
 
 /** A raw stdio session: initialize, then `lines` as written; the answers by id (null: no id). */
-async function rawSession(lines: (string | object)[], opts: { closeStdout?: boolean } = {}): Promise<{ answers: Record<string, unknown>[]; stderr: string; status: number | null }> {
+async function rawSession(
+  lines: (string | object)[],
+  opts: { closeStdout?: boolean } = {},
+): Promise<{ answers: Record<string, unknown>[]; stderr: string; status: number | null }> {
   const child = spawn(process.execPath, [cliPath, 'serve', '--db', db], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '', stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+  let out = '',
+    stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => {
+    out += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    stderr += d;
+  });
   child.stdin.on('error', () => {});
   const send = (l: string | object) => child.stdin.write((typeof l === 'string' ? l : JSON.stringify(l)) + '\n');
-  send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  const answered = (n: number) => new Promise<void>((resolve, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`no answer ${n}; stdout: ${out.slice(0, 500)}; stderr: ${stderr}`)), 30_000);
-    const check = () => { if (out.split('\n').filter(Boolean).length >= n || child.exitCode !== null) { clearTimeout(deadline); resolve(); } else setTimeout(check, 50); };
-    check();
+  send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
   });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const answered = (n: number) =>
+    new Promise<void>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`no answer ${n}; stdout: ${out.slice(0, 500)}; stderr: ${stderr}`)), 30_000);
+      const check = () => {
+        if (out.split('\n').filter(Boolean).length >= n || child.exitCode !== null) {
+          clearTimeout(deadline);
+          resolve();
+        } else setTimeout(check, 50);
+      };
+      check();
+    });
   await answered(1);
   if (opts.closeStdout) child.stdout.destroy();
   for (const l of lines) send(l);
   if (!opts.closeStdout) await answered(1 + lines.length);
   child.stdin.end();
-  const status = await new Promise<number | null>((resolve) => { if (child.exitCode !== null) resolve(child.exitCode); else child.on('exit', (c) => resolve(c)); });
-  const answers = out.split('\n').filter(Boolean).slice(1).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const status = await new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.on('exit', (c) => resolve(c));
+  });
+  const answers = out
+    .split('\n')
+    .filter(Boolean)
+    .slice(1)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { answers, stderr, status };
 }
 const call = (id: number, name: string, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-const byId = (answers: Record<string, unknown>[], id: number | null) => answers.find((a) => a.id === id) as { error?: { code: number; message: string }; result?: CallToolResult } | undefined;
+const byId = (answers: Record<string, unknown>[], id: number | null) =>
+  answers.find((a) => a.id === id) as { error?: { code: number; message: string }; result?: CallToolResult } | undefined;
 
 describe('faults: oversized and malformed MCP requests', () => {
   it('an error answer echoes a 9 MB argument only as a prefix and a hash, so the SDK client keeps its session', async () => {
@@ -101,17 +138,23 @@ describe('faults: oversized and malformed MCP requests', () => {
     try {
       const huge = 'x'.repeat(9_000_000);
       // An error: a query key no record shows, with the huge value.
-      const r = (await client.callTool({ name: 'get_api_annotations', arguments: { query: { from: huge } } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const r = (await client.callTool({ name: 'get_api_annotations', arguments: { query: { from: huge } } }, undefined, {
+        timeout: 60_000,
+      })) as CallToolResult;
       expect(r.isError).toBe(true);
       const text = (r.content[0] as { text: string }).text;
       expect(text.length).toBeLessThan(4096);
       expect(text).toMatch(/x{64}… \(9000000 bytes, sha256 [0-9a-f]{16}…\)/);
       expect(JSON.stringify(r.structuredContent).length).toBeLessThan(4096);
       // An answer (issue 16: an id the state lacks is the app's 404) echoes its request line in short too.
-      const notFound = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { uid: huge } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const notFound = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { uid: huge } }, undefined, {
+        timeout: 60_000,
+      })) as CallToolResult;
       expect(notFound.structuredContent).toMatchObject({ status: 404, source: 'state' });
       expect(JSON.stringify(notFound).length).toBeLessThan(8192);
-      const unknown = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { [huge]: 1 } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const unknown = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { [huge]: 1 } }, undefined, {
+        timeout: 60_000,
+      })) as CallToolResult;
       expect(JSON.stringify(unknown).length).toBeLessThan(8192);
       // The session is still there.
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
@@ -152,10 +195,18 @@ describe('faults: oversized and malformed MCP requests', () => {
       call(4, 'post_api_annotations', { body: { panelId: 'one' } }),
       call(5, 'get_api_teams_search', { query: { perpage: 10 } }),
     ]);
-    for (const [id, what] of [[2, /uid.*must be a non-empty string, not a number/], [3, /body must be an object, not a string/], [4, /body\.panelId must be of type integer/], [5, /perpage.*must be a string/]] as const) {
+    for (const [id, what] of [
+      [2, /uid.*must be a non-empty string, not a number/],
+      [3, /body must be an object, not a string/],
+      [4, /body\.panelId must be of type integer/],
+      [5, /perpage.*must be a string/],
+    ] as const) {
       const r = byId(answers, id)?.result;
       expect(r?.isError, `call ${id}`).toBe(true);
-      expect(JSON.parse((r!.content[0] as { text: string }).text)).toMatchObject({ code: 'bad-arguments', message: expect.stringMatching(what) });
+      expect(JSON.parse((r!.content[0] as { text: string }).text)).toMatchObject({
+        code: 'bad-arguments',
+        message: expect.stringMatching(what),
+      });
     }
   }, 60_000);
 
@@ -198,11 +249,17 @@ describe('faults: stores that must not be written are refused in one line', () =
   });
 
   it("load refuses another application's SQLite file instead of adding capstate's tables", () => {
-    refused(make('other.sqlite', 'create table customers (id integer primary key, name text)'), /another application's SQLite database \(tables customers\)/);
+    refused(
+      make('other.sqlite', 'create table customers (id integer primary key, name text)'),
+      /another application's SQLite database \(tables customers\)/,
+    );
   });
 
   it('load refuses a half-made store (capstate tables, no schema version) with what to do, not "table meta already exists"', () => {
-    refused(make('half.sqlite', 'create table meta (key text primary key, value text)'), /half-made capstate store.*delete it and load again/);
+    refused(
+      make('half.sqlite', 'create table meta (key text primary key, value text)'),
+      /half-made capstate store.*delete it and load again/,
+    );
   });
 
   it('a text file, a corrupt file, a directory, a missing parent directory as --db give one-line errors, no stack trace', () => {
@@ -234,22 +291,45 @@ describe('faults: stores that must not be written are refused in one line', () =
     mkdirSync(roDir);
     const lock = (p: string, on: boolean) => {
       if (process.getuid?.() === 0) execFileSync('chattr', [on ? '+i' : '-i', p], { stdio: 'ignore' });
-      else chmodSync(p, on ? (statSync(p).isDirectory() ? 0o555 : 0o444) : (statSync(p).isDirectory() ? 0o755 : 0o644));
+      else chmodSync(p, on ? (statSync(p).isDirectory() ? 0o555 : 0o444) : statSync(p).isDirectory() ? 0o755 : 0o644);
     };
     try {
-      try { lock(roDir, true); lock(store, true); } catch { ctx.skip(); }
-      try { writeFileSync(join(roDir, 'probe'), ''); ctx.skip(); } catch { /* not writable, as wanted */ }
-      refused(join(roDir, 'new.sqlite'), /cannot create .*new\.sqlite: the directory .*locked-dir is not writable; check its permissions or give another --db path/);
+      try {
+        lock(roDir, true);
+        lock(store, true);
+      } catch {
+        ctx.skip();
+      }
+      try {
+        writeFileSync(join(roDir, 'probe'), '');
+        ctx.skip();
+      } catch {
+        /* not writable, as wanted */
+      }
+      refused(
+        join(roDir, 'new.sqlite'),
+        /cannot create .*new\.sqlite: the directory .*locked-dir is not writable; check its permissions or give another --db path/,
+      );
       const before = sha256File(store);
       const r = cli(['load', fixture('polly-js', 'capture.har'), '--db', store]);
       expect(r.status).toBe(1);
-      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/kept\.sqlite cannot be written .*check the permissions of the file and its directory, or give another --db path/)]);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /kept\.sqlite cannot be written .*check the permissions of the file and its directory, or give another --db path/,
+        ),
+      ]);
       noStack(r.stderr);
       expect(sha256File(store)).toBe(before);
       // Reading a store that cannot be written still works.
       expect(cli(['info', '--db', store]).status).toBe(0);
     } finally {
-      for (const p of [roDir, store]) { try { lock(p, false); } catch { /* was not locked */ } }
+      for (const p of [roDir, store]) {
+        try {
+          lock(p, false);
+        } catch {
+          /* was not locked */
+        }
+      }
       rmSync(base, { recursive: true, force: true });
     }
   });
@@ -278,14 +358,29 @@ describe('faults: stores that must not be written are refused in one line', () =
 /** A valid HAR of `n` entries with distinct JSON bodies (big enough for a load to take a while). */
 function writeHarOf(file: string, n: number, tag: string): string {
   const entries = Array.from({ length: n }, (_, i) => ({
-    startedDateTime: new Date(Date.UTC(2024, 4, 1, 10) + i * 10).toISOString(), time: 5,
+    startedDateTime: new Date(Date.UTC(2024, 4, 1, 10) + i * 10).toISOString(),
+    time: 5,
     request: { method: 'GET', url: `http://127.0.0.1:3000/api/${tag}?page=${i}`, headers: [] },
-    response: { status: 200, content: { mimeType: 'application/json', text: JSON.stringify({ page: i, items: Array.from({ length: 30 }, (_, j) => ({ id: i * 100 + j, name: `${tag} ${j}` })) }) } },
+    response: {
+      status: 200,
+      content: {
+        mimeType: 'application/json',
+        text: JSON.stringify({ page: i, items: Array.from({ length: 30 }, (_, j) => ({ id: i * 100 + j, name: `${tag} ${j}` })) }),
+      },
+    },
   }));
   writeFileSync(file, JSON.stringify({ log: { version: '1.2', creator: { name: 'faults-test', version: '1' }, entries } }));
   return file;
 }
-const deadPid = (): number => { for (let p = 4_000_000; ; p--) { try { process.kill(p, 0); } catch (e) { if ((e as NodeJS.ErrnoException).code === 'ESRCH') return p; } } };
+const deadPid = (): number => {
+  for (let p = 4_000_000; ; p--) {
+    try {
+      process.kill(p, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return p;
+    }
+  }
+};
 const workFiles = (d: string, name: string) => readdirSync(d).filter((f) => f.startsWith(`.${name}.loading-`));
 
 describe('faults: concurrent and killed loads', () => {
@@ -314,13 +409,21 @@ describe('faults: concurrent and killed loads', () => {
     const store = join(ldir, 'interrupted.sqlite');
     const child = spawn(process.execPath, [cliPath, 'load', big, '--db', store], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+    });
     const exited = new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
     await new Promise<void>((resolve, reject) => {
       const t0 = Date.now();
       const poll = setInterval(() => {
-        if (workFiles(ldir, 'interrupted.sqlite').length > 0) { clearInterval(poll); child.kill('SIGTERM'); resolve(); }
-        else if (child.exitCode !== null || Date.now() - t0 > 60_000) { clearInterval(poll); reject(new Error(`the load ended before its work file was seen: ${stderr}`)); }
+        if (workFiles(ldir, 'interrupted.sqlite').length > 0) {
+          clearInterval(poll);
+          child.kill('SIGTERM');
+          resolve();
+        } else if (child.exitCode !== null || Date.now() - t0 > 60_000) {
+          clearInterval(poll);
+          reject(new Error(`the load ended before its work file was seen: ${stderr}`));
+        }
       }, 10);
     });
     const [code] = await exited;
@@ -339,14 +442,21 @@ describe('faults: concurrent and killed loads', () => {
     // input half read, so the kill cannot come after the load has finished.
     const child = spawn(process.execPath, [cliPath, 'load', '-', '--db', store], { env, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+    });
     const exited = new Promise<string | null>((resolve) => child.on('exit', (_c, sig) => resolve(sig)));
     child.stdin.write(readFileSync(a).subarray(0, 64 * 1024));
     await new Promise<void>((resolve, reject) => {
       const t0 = Date.now();
       const poll = setInterval(() => {
-        if (workFiles(ldir, 'killed.sqlite').length > 0 && readdirSync(tmp).length > 0) { clearInterval(poll); resolve(); }
-        else if (child.exitCode !== null || Date.now() - t0 > 60_000) { clearInterval(poll); reject(new Error(`the load ended or never made its work file: ${stderr}`)); }
+        if (workFiles(ldir, 'killed.sqlite').length > 0 && readdirSync(tmp).length > 0) {
+          clearInterval(poll);
+          resolve();
+        } else if (child.exitCode !== null || Date.now() - t0 > 60_000) {
+          clearInterval(poll);
+          reject(new Error(`the load ended or never made its work file: ${stderr}`));
+        }
       }, 10);
     });
     child.kill('SIGKILL');
@@ -386,7 +496,10 @@ describe('faults: concurrent and killed loads', () => {
       const child = spawn(process.execPath, [cliPath, 'serve', grafana], { env, stdio: ['pipe', 'ignore', 'pipe'] });
       let stderr = '';
       await new Promise<void>((resolve, reject) => {
-        child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; if (/serving capture/.test(stderr)) resolve(); });
+        child.stderr.setEncoding('utf8').on('data', (d) => {
+          stderr += d;
+          if (/serving capture/.test(stderr)) resolve();
+        });
         child.on('exit', () => reject(new Error(`serve ended: ${stderr}`)));
       });
       const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
@@ -410,7 +523,10 @@ describe('faults: smaller ones', () => {
     try {
       const r = await s.call('inspect_analysis_view', { parent: 99, view: { kind: 'environment-state' } });
       expect(r.isError).toBe(true);
-      expect(JSON.parse((r.content[0] as { text: string }).text)).toMatchObject({ code: 'no-such-capture', message: expect.stringMatching(/serves capture 1 only; capture 99 is not one it shows/) });
+      expect(JSON.parse((r.content[0] as { text: string }).text)).toMatchObject({
+        code: 'no-such-capture',
+        message: expect.stringMatching(/serves capture 1 only; capture 99 is not one it shows/),
+      });
     } finally {
       await s.close();
     }
@@ -419,12 +535,29 @@ describe('faults: smaller ones', () => {
   it('startedDateTime years 0000–0099 stay those years (not 1900–1999)', () => {
     const sdir = tempDir();
     const har = join(sdir, 'old.har');
-    const entry = (when: string, i: number) => ({ startedDateTime: when, time: 1, request: { method: 'GET', url: `http://127.0.0.1:3000/api/old/${i}`, headers: [] }, response: { status: 200, content: { mimeType: 'application/json', text: '{"a":1}' } } });
-    writeFileSync(har, JSON.stringify({ log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [entry('0050-03-01T00:00:00Z', 1), entry('0000-02-29T12:00:00Z', 2)] } }));
+    const entry = (when: string, i: number) => ({
+      startedDateTime: when,
+      time: 1,
+      request: { method: 'GET', url: `http://127.0.0.1:3000/api/old/${i}`, headers: [] },
+      response: { status: 200, content: { mimeType: 'application/json', text: '{"a":1}' } },
+    });
+    writeFileSync(
+      har,
+      JSON.stringify({
+        log: {
+          version: '1.2',
+          creator: { name: 't', version: '1' },
+          entries: [entry('0050-03-01T00:00:00Z', 1), entry('0000-02-29T12:00:00Z', 2)],
+        },
+      }),
+    );
     const store = join(sdir, 'old.sqlite');
     const r = cli(['load', har, '--db', store]);
     expect(r.status, r.stderr).toBe(0);
     const q = cli(['sql', '--db', store, '--json', 'select started_ms from record order by ordinal']);
-    expect(JSON.parse(q.stdout).rows).toEqual([{ started_ms: Date.parse('0050-03-01T00:00:00Z') }, { started_ms: Date.parse('0000-02-29T12:00:00Z') }]);
+    expect(JSON.parse(q.stdout).rows).toEqual([
+      { started_ms: Date.parse('0050-03-01T00:00:00Z') },
+      { started_ms: Date.parse('0000-02-29T12:00:00Z') },
+    ]);
   }, 30_000);
 });

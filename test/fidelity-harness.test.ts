@@ -6,12 +6,28 @@ import { describe, expect, it } from 'vitest';
 import { judge, isDeclined, type Answer } from '../bench/fidelity/compare.js';
 import { APPS, captureRequests, heldOut } from '../bench/fidelity/harness.js';
 
-const answer = (over: Partial<Answer>): Answer => ({ status: 200, content_type: 'application/json; charset=utf-8', json: [], x_total_count: null, link: null, ...over });
+const answer = (over: Partial<Answer>): Answer => ({
+  status: 200,
+  content_type: 'application/json; charset=utf-8',
+  json: [],
+  x_total_count: null,
+  link: null,
+  ...over,
+});
 
 describe('fidelity judgement', () => {
   it('matches the same status and JSON body, key order and the Link origin aside', () => {
-    const truth = answer({ json: [{ id: 1, title: 'a' }], x_total_count: '8', link: '<http://127.0.0.1:4000/posts?_page=1&_limit=1>; rel="first", <http://127.0.0.1:4000/posts?_page=2&_limit=1>; rel="next"' });
-    const model = answer({ json: [{ title: 'a', id: 1 }], x_total_count: '8', link: '<http://127.0.0.1:5999/posts?_page=2&_limit=1>; rel="next", <http://127.0.0.1:5999/posts?_page=1&_limit=1>; rel="first"', capstate: { source: 'state' } });
+    const truth = answer({
+      json: [{ id: 1, title: 'a' }],
+      x_total_count: '8',
+      link: '<http://127.0.0.1:4000/posts?_page=1&_limit=1>; rel="first", <http://127.0.0.1:4000/posts?_page=2&_limit=1>; rel="next"',
+    });
+    const model = answer({
+      json: [{ title: 'a', id: 1 }],
+      x_total_count: '8',
+      link: '<http://127.0.0.1:5999/posts?_page=2&_limit=1>; rel="next", <http://127.0.0.1:5999/posts?_page=1&_limit=1>; rel="first"',
+      capstate: { source: 'state' },
+    });
     expect(judge(truth, model)).toEqual({ verdict: 'matched', why: [] });
   });
 

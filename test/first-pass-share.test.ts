@@ -12,7 +12,13 @@ import { writeHar, type Exchange } from './har-builder.js';
 const A = 'http://app.test';
 const exchanges: Exchange[] = [
   { url: `${A}/api/a`, body: { echo: 't-Share1-5b6c7d8e', n: 1 } },
-  { method: 'POST', url: `${A}/api/login`, headers: [{ name: 'Authorization', value: 'Bearer t-Share1-5b6c7d8e' }], requestBody: { user: 'ann', password: 'hunter2' }, body: { echo: 't-Share0-1f2a3b4c' } },
+  {
+    method: 'POST',
+    url: `${A}/api/login`,
+    headers: [{ name: 'Authorization', value: 'Bearer t-Share1-5b6c7d8e' }],
+    requestBody: { user: 'ann', password: 'hunter2' },
+    body: { echo: 't-Share0-1f2a3b4c' },
+  },
   { url: `${A}/api/b`, headers: [{ name: 'Authorization', value: 'Bearer t-Share0-1f2a3b4c' }], body: { api_key: 'ak-Share0-9d8c7b6a' } },
   { url: `${A}/api/c`, body: { plain: true } },
   { url: `${A}/api/d?token=q-Share0-7e6d5c4b`, body: [1, 2, 3] },
@@ -31,7 +37,7 @@ async function entries(otherShare?: Promise<FirstPassFinds | null>): Promise<Par
 }
 
 describe('BS-65 the first pass in two shares', () => {
-  it('BS-65 share 0 and share 1 together find the whole pass\'s credential values and clean bodies', async () => {
+  it("BS-65 share 0 and share 1 together find the whole pass's credential values and clean bodies", async () => {
     const whole = await pass(1, 0);
     const [s0, s1] = [await pass(2, 0), await pass(2, 1)];
     expect(whole.values.size).toBeGreaterThanOrEqual(4);
@@ -41,7 +47,8 @@ describe('BS-65 the first pass in two shares', () => {
     expect(s1.values.size).toBeLessThan(whole.values.size);
     s0.clean.merge(s1.clean.bytes);
     for (let i = 0; i < exchanges.length; i++) {
-      for (const side of ['request', 'response'] as const) expect([i, side, s0.clean.has(i, side)]).toEqual([i, side, whole.clean.has(i, side)]);
+      for (const side of ['request', 'response'] as const)
+        expect([i, side, s0.clean.has(i, side)]).toEqual([i, side, whole.clean.has(i, side)]);
     }
     expect(whole.clean.has(1, 'request')).toBe(false); // the password: scanned again by name in the second pass
     expect(whole.clean.has(3, 'response')).toBe(true);

@@ -20,7 +20,10 @@ interface Summary {
 }
 
 const dir = tempDir();
-const cases = readdirSync(join(root, 'fixtures'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const cases = readdirSync(join(root, 'fixtures'), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 
 function captureFile(name: string): string {
   // Issue 17: a capture may also be gzip-compressed (`.har.gz`) or Playwright's zipped HAR (`.zip`).
@@ -53,13 +56,18 @@ describe.each(cases)('fixture %s', (name) => {
     const db = loadFixture(name);
     expect(db.prepare('select format from capture').pluck().get()).toBe(expected.format);
     expect(db.prepare('select count(*) from record').pluck().get()).toBe(expected.records);
-    const origins = Object.fromEntries(db.prepare('select origin, count(*) n from record group by origin').raw().all() as [string, number][]);
+    const origins = Object.fromEntries(
+      db.prepare('select origin, count(*) n from record group by origin').raw().all() as [string, number][],
+    );
     expect(origins).toEqual(expected.origins);
   });
 
-  it('classifies each record\'s response body as expected (DESC-6, OQ-33)', () => {
+  it("classifies each record's response body as expected (DESC-6, OQ-33)", () => {
     const db = loadFixture(name);
-    const rows = db.prepare('select b.kind, count(*) from record r join body b on b.id = r.response_body_id group by b.kind').raw().all() as [string, number][];
+    const rows = db
+      .prepare('select b.kind, count(*) from record r join body b on b.id = r.response_body_id group by b.kind')
+      .raw()
+      .all() as [string, number][];
     const got = { json: 0, text: 0, base64: 0, cut: 0, none: 0, ...Object.fromEntries(rows) };
     expect(got).toEqual({ json: 0, text: 0, base64: 0, cut: 0, none: 0, ...expected.bodies_by_kind });
   });
@@ -71,7 +79,9 @@ describe.each(cases)('fixture %s', (name) => {
     expect(db.prepare('select timeline_order from capture_timeline').pluck().get()).toBe(expected.timeline_order);
     // OQ-3: the timeline holds the records the manifest admitted.
     const admitted = new Set(db.prepare('select ordinal from record where tool_id is not null').pluck().all() as number[]);
-    expect(db.prepare('select ordinal from records_timeline order by timeline_position').pluck().all()).toEqual(expected.ordinals_by_start.filter((o) => admitted.has(o)));
+    expect(db.prepare('select ordinal from records_timeline order by timeline_position').pluck().all()).toEqual(
+      expected.ordinals_by_start.filter((o) => admitted.has(o)),
+    );
   });
 
   it('keeps no credential value anywhere in the store file (byte scan)', () => {
@@ -101,22 +111,33 @@ describe.each(manifestCases)('OQ-1 / ES-2 / ES-7 manifest of fixture %s', (name)
     loadFixture(name).close();
     const r = cli(['manifest', '--db', db, '--json']);
     expect(r.status, r.stderr).toBe(0);
-    const [m] = (JSON.parse(r.stdout) as { manifests: { admission: { subject_origin: string }; api_base: string; tools: ExpectedManifest['tools'] }[] }).manifests;
+    const [m] = (
+      JSON.parse(r.stdout) as { manifests: { admission: { subject_origin: string }; api_base: string; tools: ExpectedManifest['tools'] }[] }
+    ).manifests;
     const store = new Database(db, { readonly: true });
-    const notAdmitted = Object.fromEntries(store.prepare('select origin, count(*) from record where tool_id is null group by origin').raw().all() as [string, number][]);
+    const notAdmitted = Object.fromEntries(
+      store.prepare('select origin, count(*) from record where tool_id is null group by origin').raw().all() as [string, number][],
+    );
     store.close();
     expect({
       subject_origin: m.admission.subject_origin,
       not_admitted: notAdmitted,
       api_base: m.api_base,
-      tools: m.tools.map(({ method, template, root_path, is_query_post, record_ordinals, statuses }) => ({ method, template, root_path, is_query_post, record_ordinals, statuses })),
+      tools: m.tools.map(({ method, template, root_path, is_query_post, record_ordinals, statuses }) => ({
+        method,
+        template,
+        root_path,
+        is_query_post,
+        record_ordinals,
+        statuses,
+      })),
     }).toEqual(expected);
   });
 });
 
 const stateCases = cases.filter((c) => existsSync(fixture(c, 'expected', 'state.json')));
 
-describe.each(stateCases)("ACC-1 / ACC-3 / ACC-5 environment state of fixture %s", (name) => {
+describe.each(stateCases)('ACC-1 / ACC-3 / ACC-5 environment state of fixture %s', (name) => {
   it('prints the hand-reviewed expected/state.json byte for byte', () => {
     loadFixture(name).close();
     const r = cli(['state', '--db', join(dir, `${name}.sqlite`), '--json']);
@@ -127,14 +148,17 @@ describe.each(stateCases)("ACC-1 / ACC-3 / ACC-5 environment state of fixture %s
 
 const effectsCases = cases.filter((c) => existsSync(fixture(c, 'expected', 'check-effects.json')));
 
-describe.each(effectsCases)('check-effects of fixture %s (issue 16: write effects verified against the capture\'s own later reads)', (name) => {
-  it('reproduces the recorded responses listed in expected/check-effects.json, with its summary line', () => {
-    loadFixture(name).close();
-    const r = cli(['check-effects', '--db', join(dir, `${name}.sqlite`), '--json']);
-    expect(r.status, r.stderr).toBe(0);
-    const got = JSON.parse(r.stdout) as { capture: { path?: string } };
-    // The capture's path is where this checkout keeps the fixture; everything else is fixed.
-    delete got.capture.path;
-    expect(got).toEqual(JSON.parse(readFileSync(fixture(name, 'expected', 'check-effects.json'), 'utf8')));
-  });
-});
+describe.each(effectsCases)(
+  "check-effects of fixture %s (issue 16: write effects verified against the capture's own later reads)",
+  (name) => {
+    it('reproduces the recorded responses listed in expected/check-effects.json, with its summary line', () => {
+      loadFixture(name).close();
+      const r = cli(['check-effects', '--db', join(dir, `${name}.sqlite`), '--json']);
+      expect(r.status, r.stderr).toBe(0);
+      const got = JSON.parse(r.stdout) as { capture: { path?: string } };
+      // The capture's path is where this checkout keeps the fixture; everything else is fixed.
+      delete got.capture.path;
+      expect(got).toEqual(JSON.parse(readFileSync(fixture(name, 'expected', 'check-effects.json'), 'utf8')));
+    });
+  },
+);

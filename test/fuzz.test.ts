@@ -18,7 +18,12 @@ import { loadCaptures } from '../src/ingest/load-captures.js';
 import { fixture, tempDir } from './helpers.js';
 
 const dir = tempDir();
-const SOURCES = ['grafana-mini/capture.har', 'alertmanager-silences/capture.har', 'graphql-mixed/capture.har', 'scenario-mini/evidence.json'];
+const SOURCES = [
+  'grafana-mini/capture.har',
+  'alertmanager-silences/capture.har',
+  'graphql-mixed/capture.har',
+  'scenario-mini/evidence.json',
+];
 /**
  * Mutants per run: 75 in `npm test` (each is a load, ~0.4 s; 300 took 130 s on a busy machine,
  * issue 43); `CAPSTATE_FUZZ_RUNS=300 npx vitest run test/fuzz.test.ts` for a longer search.
@@ -33,8 +38,16 @@ const sha = (file: string) => createHash('sha256').update(readFileSync(file)).di
 
 /** Every path to a value in a JSON tree (the root excluded). */
 function paths(v: Json, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
-  if (Array.isArray(v)) v.forEach((x, i) => { out.push([...at, i]); paths(x, [...at, i], out); });
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) { out.push([...at, k]); paths(x, [...at, k], out); }
+  if (Array.isArray(v))
+    v.forEach((x, i) => {
+      out.push([...at, i]);
+      paths(x, [...at, i], out);
+    });
+  else if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) {
+      out.push([...at, k]);
+      paths(x, [...at, k], out);
+    }
   return out;
 }
 
@@ -109,9 +122,11 @@ function mutate(text: string, m: Mutation): Buffer {
   return Buffer.from(JSON.stringify(doc), 'utf8');
 }
 
-const within = <T>(p: Promise<T>, ms: number): Promise<T> => Promise.race([
-  p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms (a hang)`)), ms).unref()),
-]);
+const within = <T>(p: Promise<T>, ms: number): Promise<T> =>
+  Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms (a hang)`)), ms).unref()),
+  ]);
 
 describe('fuzz: damaged captures are rejected cleanly or loaded, never crash, hang or half-write', () => {
   const base = join(dir, 'base.sqlite');
@@ -123,35 +138,45 @@ describe('fuzz: damaged captures are rejected cleanly or loaded, never crash, ha
     const texts = SOURCES.map((s) => readFileSync(fixture(...s.split('/')), 'utf8'));
     let n = 0;
     const outcomes = { loaded: 0, rejected: 0 };
-    await fc.assert(fc.asyncProperty(fc.nat({ max: SOURCES.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 3 }), async (source, ms) => {
-      let bytes: Buffer = Buffer.from(texts[source], 'utf8');
-      for (const m of ms) {
-        try { bytes = mutate(bytes.toString('utf8'), m); } catch { /* a tree mutation of a file a flip already broke: keep the bytes */ }
-      }
-      const i = n++;
-      const file = join(dir, `mutant-${i}.${SOURCES[source].endsWith('.har') ? 'har' : 'json'}`);
-      writeFileSync(file, bytes);
-      const db = join(dir, `store-${i}.sqlite`);
-      copyFileSync(base, db);
-      const before = sha(db);
-      try {
-        const [loaded] = await within(loadCaptures({ db, files: [file], log: () => {} }), DEADLINE_MS);
-        outcomes.loaded++;
-        const d = new Database(db, { readonly: true });
-        try {
-          // A loaded capture has its state stored: computed, or the reason it could not be.
-          const status = d.prepare('select status from state_capture where capture_id = ?').pluck().get(loaded.capture_id);
-          expect(['computed', 'failed']).toContain(status);
-        } finally {
-          d.close();
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: SOURCES.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 3 }), async (source, ms) => {
+        let bytes: Buffer = Buffer.from(texts[source], 'utf8');
+        for (const m of ms) {
+          try {
+            bytes = mutate(bytes.toString('utf8'), m);
+          } catch {
+            /* a tree mutation of a file a flip already broke: keep the bytes */
+          }
         }
-      } catch (e) {
-        if (!(e instanceof CapstateError)) throw new Error(`mutant ${i} of ${SOURCES[source]} (${JSON.stringify(ms)}) failed with a non-CapstateError: ${e instanceof Error ? e.stack : String(e)}`);
-        outcomes.rejected++;
-        expect(e.message.length).toBeGreaterThan(0);
-        expect(sha(db), `mutant ${i}: a rejected load changed the store`).toBe(before);
-      }
-    }), { seed: 20261201, numRuns: RUNS, endOnFailure: true });
+        const i = n++;
+        const file = join(dir, `mutant-${i}.${SOURCES[source].endsWith('.har') ? 'har' : 'json'}`);
+        writeFileSync(file, bytes);
+        const db = join(dir, `store-${i}.sqlite`);
+        copyFileSync(base, db);
+        const before = sha(db);
+        try {
+          const [loaded] = await within(loadCaptures({ db, files: [file], log: () => {} }), DEADLINE_MS);
+          outcomes.loaded++;
+          const d = new Database(db, { readonly: true });
+          try {
+            // A loaded capture has its state stored: computed, or the reason it could not be.
+            const status = d.prepare('select status from state_capture where capture_id = ?').pluck().get(loaded.capture_id);
+            expect(['computed', 'failed']).toContain(status);
+          } finally {
+            d.close();
+          }
+        } catch (e) {
+          if (!(e instanceof CapstateError))
+            throw new Error(
+              `mutant ${i} of ${SOURCES[source]} (${JSON.stringify(ms)}) failed with a non-CapstateError: ${e instanceof Error ? e.stack : String(e)}`,
+            );
+          outcomes.rejected++;
+          expect(e.message.length).toBeGreaterThan(0);
+          expect(sha(db), `mutant ${i}: a rejected load changed the store`).toBe(before);
+        }
+      }),
+      { seed: 20261201, numRuns: RUNS, endOnFailure: true },
+    );
     // Both outcomes occur, or the mutations are not reaching the loader.
     expect(outcomes.loaded).toBeGreaterThan(0);
     expect(outcomes.rejected).toBeGreaterThan(0);

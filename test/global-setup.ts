@@ -10,7 +10,9 @@ import type { TestProject } from 'vitest/node';
 import { openStore } from '../src/store/open.js';
 
 declare module 'vitest' {
-  export interface ProvidedContext { migratedStore: string }
+  export interface ProvidedContext {
+    migratedStore: string;
+  }
 }
 
 export default function setup(project: TestProject): () => void {

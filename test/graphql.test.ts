@@ -7,7 +7,9 @@ describe('OQ-7 GraphQL query POSTs', () => {
   it('OQ-7 a plain query, the shorthand and a named query are read-only', () => {
     expect(isGraphqlQueryOnly([q('query { viewer { login } }')])).toBe(true);
     expect(isGraphqlQueryOnly([q('{ viewer { login } }')])).toBe(true);
-    expect(isGraphqlQueryOnly([q('query Viewer($first: Int = 10, $f: In = {a: 1}) @cached(ttl: 5) { viewer { repos(first: $first) { id } } }')])).toBe(true);
+    expect(
+      isGraphqlQueryOnly([q('query Viewer($first: Int = 10, $f: In = {a: 1}) @cached(ttl: 5) { viewer { repos(first: $first) { id } } }')]),
+    ).toBe(true);
     expect(isGraphqlQueryOnly([q('query Viewer { viewer { login } }', 'Viewer')])).toBe(true);
   });
 
@@ -52,8 +54,14 @@ describe('OQ-7 GraphQL query POSTs', () => {
   });
 
   it('OQ-7 a persisted query without query text is unknown, so a write', () => {
-    expect(isGraphqlQueryOnly([{ operationName: 'Viewer', extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } }])).toBe(false);
-    expect(isGraphqlQueryOnly([{ query: 'query Viewer { v }', operationName: 'Viewer', extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } }])).toBe(true);
+    expect(isGraphqlQueryOnly([{ operationName: 'Viewer', extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } }])).toBe(
+      false,
+    );
+    expect(
+      isGraphqlQueryOnly([
+        { query: 'query Viewer { v }', operationName: 'Viewer', extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } },
+      ]),
+    ).toBe(true);
   });
 
   it('OQ-7 a raw application/graphql string body is read', () => {
@@ -67,8 +75,21 @@ describe('OQ-7 GraphQL query POSTs', () => {
   });
 
   it('OQ-7 unreadable or unexpected bodies are writes', () => {
-    for (const b of [null, 42, true, {}, { query: 5 }, { query: '{ a }', operationName: 7 }, { query: '' }, { query: '{ a ' },
-      { query: '{ a(x: "unterminated) }' }, { query: 'query { a } }' }, { query: 'type Query { a: Int }' }, [['{ a }']], ['{ a }']]) {
+    for (const b of [
+      null,
+      42,
+      true,
+      {},
+      { query: 5 },
+      { query: '{ a }', operationName: 7 },
+      { query: '' },
+      { query: '{ a ' },
+      { query: '{ a(x: "unterminated) }' },
+      { query: 'query { a } }' },
+      { query: 'type Query { a: Int }' },
+      [['{ a }']],
+      ['{ a }'],
+    ]) {
       expect(isGraphqlQueryOnly([b]), JSON.stringify(b)).toBe(false);
     }
   });

@@ -31,22 +31,48 @@ export function writeHar(dir: string, name: string, exchanges: Exchange[], opts:
     ...(x.start === null ? {} : { startedDateTime: x.start ? `2026-01-01T${x.start}Z` : new Date(t0 + i * 1000).toISOString() }),
     time: x.time ?? 20,
     request: {
-      method: x.method ?? 'GET', url: x.url, httpVersion: 'HTTP/1.1', headers: x.headers ?? [], queryString: [], cookies: [],
-      ...(x.requestBody !== undefined ? { postData: { mimeType: 'application/json', text: typeof x.requestBody === 'string' ? x.requestBody : JSON.stringify(x.requestBody) } } : {}),
+      method: x.method ?? 'GET',
+      url: x.url,
+      httpVersion: 'HTTP/1.1',
+      headers: x.headers ?? [],
+      queryString: [],
+      cookies: [],
+      ...(x.requestBody !== undefined
+        ? {
+            postData: {
+              mimeType: 'application/json',
+              text: typeof x.requestBody === 'string' ? x.requestBody : JSON.stringify(x.requestBody),
+            },
+          }
+        : {}),
     },
     response: {
-      status: x.status ?? 200, statusText: '', httpVersion: 'HTTP/1.1', headers: x.responseHeaders ?? [], cookies: [],
-      content: x.body === undefined ? { size: 0, mimeType: x.mimeType ?? 'application/json' } : {
-        size: -1, mimeType: x.mimeType ?? 'application/json', text: typeof x.body === 'string' ? x.body : JSON.stringify(x.body),
-      },
+      status: x.status ?? 200,
+      statusText: '',
+      httpVersion: 'HTTP/1.1',
+      headers: x.responseHeaders ?? [],
+      cookies: [],
+      content:
+        x.body === undefined
+          ? { size: 0, mimeType: x.mimeType ?? 'application/json' }
+          : {
+              size: -1,
+              mimeType: x.mimeType ?? 'application/json',
+              text: typeof x.body === 'string' ? x.body : JSON.stringify(x.body),
+            },
       redirectURL: '',
     },
     cache: {},
     timings: { send: 1, wait: 18, receive: 1 },
   }));
-  const pages = opts.pageTitle ? [{ startedDateTime: new Date(t0).toISOString(), id: 'page_1', title: opts.pageTitle, pageTimings: {} }] : [];
+  const pages = opts.pageTitle
+    ? [{ startedDateTime: new Date(t0).toISOString(), id: 'page_1', title: opts.pageTitle, pageTimings: {} }]
+    : [];
   const file = join(dir, name);
-  writeFileSync(file, JSON.stringify({ log: { version: '1.2', creator: { name: 'capstate-test', version: '1' }, pages, entries } }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify({ log: { version: '1.2', creator: { name: 'capstate-test', version: '1' }, pages, entries } }, null, 2),
+  );
   return file;
 }
 

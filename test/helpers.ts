@@ -15,9 +15,14 @@ export const root = resolve(__dirname, '..');
 export const cliPath = join(root, 'dist/src/cli/main.js');
 export const fixture = (...p: string[]) => join(root, 'fixtures', ...p);
 /** Every fixture case (a directory of fixtures/), in name order. */
-export const fixtureCases = (): string[] => readdirSync(join(root, 'fixtures'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+export const fixtureCases = (): string[] =>
+  readdirSync(join(root, 'fixtures'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
 /** The capture file of fixture case `name` (a HAR, zipped or gzipped, or scenario Evidence). */
-export const captureOf = (name: string): string => fixture(name, readdirSync(fixture(name)).find((f) => /\.(har|json|har\.gz|zip)$/.test(f))!);
+export const captureOf = (name: string): string =>
+  fixture(name, readdirSync(fixture(name)).find((f) => /\.(har|json|har\.gz|zip)$/.test(f))!);
 
 /** Every TypeScript file under src/ (for tests that check a rule is stated in one module only). */
 export function sourceFiles(dir = join(root, 'src')): string[] {
@@ -47,8 +52,16 @@ export function migratedStore(file: string, opts: { scratch?: boolean } = {}): S
   return db;
 }
 
-export interface CliResult { status: number; stdout: string; stderr: string }
-export interface CliOptions { cwd?: string; input?: string; env?: NodeJS.ProcessEnv }
+export interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+export interface CliOptions {
+  cwd?: string;
+  input?: string;
+  env?: NodeJS.ProcessEnv;
+}
 
 /**
  * Runs the built CLI (`npm test` builds first via `pretest`): in process, in a worker thread
@@ -61,14 +74,24 @@ export interface CliOptions { cwd?: string; input?: string; env?: NodeJS.Process
  */
 export function cli(args: string[], opts: CliOptions = {}): CliResult {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} missing: run npm run build`);
-  const inProcess = process.env.CAPSTATE_TEST_CLI !== 'process' && (opts.cwd === undefined || resolve(opts.cwd) === process.cwd()) && process.cwd() === root && opts.env?.CAPSTATE_DB === undefined;
+  const inProcess =
+    process.env.CAPSTATE_TEST_CLI !== 'process' &&
+    (opts.cwd === undefined || resolve(opts.cwd) === process.cwd()) &&
+    process.cwd() === root &&
+    opts.env?.CAPSTATE_DB === undefined;
   return inProcess ? cliInWorker(args, opts) : cliProcess(args, opts);
 }
 
 /** Runs the built CLI as a process of its own: `node dist/src/cli/main.js ARGS`. */
 export function cliProcess(args: string[], opts: CliOptions = {}): CliResult {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} missing: run npm run build`);
-  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: opts.cwd ?? root, encoding: 'utf8', input: opts.input, env: opts.env ? { ...process.env, ...opts.env } : process.env, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [cliPath, ...args], {
+    cwd: opts.cwd ?? root,
+    encoding: 'utf8',
+    input: opts.input,
+    env: opts.env ? { ...process.env, ...opts.env } : process.env,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -83,7 +106,8 @@ function cliInWorker(args: string[], opts: CliOptions): CliResult {
     const worker = new Worker(join(root, 'test/cli-worker.mjs'), {
       workerData: { port: port2, signal, runJs: pathToFileURL(join(root, 'dist/src/cli/run.js')).href },
       transferList: [port2],
-      stdout: false, stderr: false,
+      stdout: false,
+      stderr: false,
     });
     worker.unref();
     port1.unref();
@@ -94,11 +118,13 @@ function cliInWorker(args: string[], opts: CliOptions): CliResult {
   port.postMessage({ args, input: opts.input, env: opts.env ? { ...process.env, ...opts.env } : { ...process.env } });
   // This thread waits as spawnSync did; the worker answers, then wakes it.
   const woke = Atomics.wait(signal, 0, 0, WORKER_DEADLINE_MS);
-  const answer = Atomics.load(signal, 0) === 1 ? receiveMessageOnPort(port)?.message as CliResult | undefined : undefined;
+  const answer = Atomics.load(signal, 0) === 1 ? (receiveMessageOnPort(port)?.message as CliResult | undefined) : undefined;
   if (!answer) {
     runner = null;
     void worker.terminate();
-    throw new Error(`capstate ${args.join(' ')}: no answer from the in-process CLI (${woke === 'timed-out' ? 'timed out' : 'its thread ended'})`);
+    throw new Error(
+      `capstate ${args.join(' ')}: no answer from the in-process CLI (${woke === 'timed-out' ? 'timed out' : 'its thread ended'})`,
+    );
   }
   return answer;
 }
@@ -110,10 +136,19 @@ function cliInWorker(args: string[], opts: CliOptions): CliResult {
 export function cliAsync(args: string[], opts: Omit<CliOptions, 'input'> = {}): Promise<CliResult> {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} missing: run npm run build`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: opts.cwd ?? root, env: opts.env ? { ...process.env, ...opts.env } : process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd: opts.cwd ?? root,
+      env: opts.env ? { ...process.env, ...opts.env } : process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '',
+      stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr }));
   });
@@ -158,7 +193,9 @@ export function bodiesBefore0014(file: string): void {
     // Without views: DROP COLUMN compiles every view again to check it (~80 s for the deepest), and
     // 0014 clears `queries_sha256`, so the migrate that follows builds them anew.
     for (const v of db.prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]) db.exec(`drop view "${v}"`);
-    db.exec("update body set content = cast(sqlar_uncompress(content, bytes) as text), coding = null where coding = 'deflate'; alter table body drop column coding;");
+    db.exec(
+      "update body set content = cast(sqlar_uncompress(content, bytes) as text), coding = null where coding = 'deflate'; alter table body drop column coding;",
+    );
   } finally {
     db.close();
   }

@@ -7,11 +7,13 @@ import { loadHar, type Exchange } from './har-builder.js';
 const dir = tempDir();
 const A = 'http://app.test';
 const load = (exchanges: Exchange[]) => loadHar(dir, exchanges);
-const identities = (db: Database.Database) => db.prepare('select root_path, identity_field, identity_source from type_identities order by root_path').raw().all();
-const locations = (db: Database.Database) => db.prepare('select ordinal, entity_pointer, identity_key from item_locations order by ordinal').raw().all();
+const identities = (db: Database.Database) =>
+  db.prepare('select root_path, identity_field, identity_source from type_identities order by root_path').raw().all();
+const locations = (db: Database.Database) =>
+  db.prepare('select ordinal, entity_pointer, identity_key from item_locations order by ordinal').raw().all();
 
 describe('ES-11 identity from path values, otherwise from identity names', () => {
-  it('ES-11 the spec example: the item read repeats the path value in uid, which proves uid over the list\'s id', () => {
+  it("ES-11 the spec example: the item read repeats the path value in uid, which proves uid over the list's id", () => {
     const db = load([
       { url: `${A}/api/folders`, body: [{ id: 1, uid: 'nErXDvCkzz', title: 'Dept' }] },
       { url: `${A}/api/folders/nErXDvCkzz`, body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 } },
@@ -25,7 +27,15 @@ describe('ES-11 identity from path values, otherwise from identity names', () =>
   });
 
   it('IDN-1 with no identity name, a suffix-named field distinct over 2+ entries identifies the list', () => {
-    const db = load([{ url: `${A}/api/v1/orders`, body: [{ orderId: 'o-1', customerId: 'c-9' }, { orderId: 'o-2', customerId: 'c-9' }] }]);
+    const db = load([
+      {
+        url: `${A}/api/v1/orders`,
+        body: [
+          { orderId: 'o-1', customerId: 'c-9' },
+          { orderId: 'o-2', customerId: 'c-9' },
+        ],
+      },
+    ]);
     expect(identities(db)).toEqual([['/api/v1/orders', 'orderId', 'suffix']]);
   });
 
@@ -40,7 +50,12 @@ describe('ES-11 identity from path values, otherwise from identity names', () =>
 
 describe('ES-38 an item view locates its entity at the root or inside a single member', () => {
   it('ES-38 Grafana-shaped dashboards are read from their /dashboard wrapper', () => {
-    const db = load([{ url: `${A}/api/dashboards/uid/abc123XYZ`, body: { dashboard: { id: 9, uid: 'abc123XYZ', title: 'Svc' }, meta: { slug: 'svc', folderUid: 'nErXDvCkzz' } } }]);
+    const db = load([
+      {
+        url: `${A}/api/dashboards/uid/abc123XYZ`,
+        body: { dashboard: { id: 9, uid: 'abc123XYZ', title: 'Svc' }, meta: { slug: 'svc', folderUid: 'nErXDvCkzz' } },
+      },
+    ]);
     expect(locations(db)).toEqual([[1, '/dashboard', 'uid']]);
   });
 
@@ -53,7 +68,15 @@ describe('ES-38 an item view locates its entity at the root or inside a single m
 describe('IDN-5 entities inside single-element arrays', () => {
   it('IDN-5 Ghost-like {"posts":[…]} under a trailing-slash path locates the entity at /posts/0', () => {
     const db = load([
-      { url: `${A}/ghost/api/admin/posts/`, body: { posts: [{ id: '64a1', title: 'Hi' }, { id: '64a2', title: 'Yo' }] } },
+      {
+        url: `${A}/ghost/api/admin/posts/`,
+        body: {
+          posts: [
+            { id: '64a1', title: 'Hi' },
+            { id: '64a2', title: 'Yo' },
+          ],
+        },
+      },
       { url: `${A}/ghost/api/admin/posts/64a1/`, body: { posts: [{ id: '64a1', title: 'Hi' }] } },
     ]);
     expect(locations(db)).toEqual([[2, '/posts/0', 'id']]);

@@ -37,19 +37,30 @@ function zipOf(members: [string, Buffer][]): Buffer {
   for (const [name, data] of members) {
     const nameBytes = Buffer.from(name);
     const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(data.length, 18); local.writeUInt32LE(data.length, 22); local.writeUInt16LE(nameBytes.length, 26);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
     const c = Buffer.alloc(46);
-    c.writeUInt32LE(0x02014b50, 0); c.writeUInt16LE(20, 4); c.writeUInt16LE(20, 6);
-    c.writeUInt32LE(data.length, 20); c.writeUInt32LE(data.length, 24); c.writeUInt16LE(nameBytes.length, 28); c.writeUInt32LE(offset, 42);
+    c.writeUInt32LE(0x02014b50, 0);
+    c.writeUInt16LE(20, 4);
+    c.writeUInt16LE(20, 6);
+    c.writeUInt32LE(data.length, 20);
+    c.writeUInt32LE(data.length, 24);
+    c.writeUInt16LE(nameBytes.length, 28);
+    c.writeUInt32LE(offset, 42);
     locals.push(local, nameBytes, data);
     central.push(c, nameBytes);
     offset += 30 + nameBytes.length + data.length;
   }
   const cd = Buffer.concat(central);
   const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(members.length, 8); end.writeUInt16LE(members.length, 10);
-  end.writeUInt32LE(cd.length, 12); end.writeUInt32LE(offset, 16);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(members.length, 8);
+  end.writeUInt16LE(members.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, cd, end]);
 }
 
@@ -60,7 +71,7 @@ function writeFile(name: string, bytes: Buffer | string): string {
 }
 
 describe('issue 17 input format .har.gz', () => {
-  it('a gzip-compressed HAR loads directly, identified by the compressed bytes, with the plain file\'s state', () => {
+  it("a gzip-compressed HAR loads directly, identified by the compressed bytes, with the plain file's state", () => {
     const { r, db } = load([GZ]);
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).captures[0]).toMatchObject({ format: 'har', records: 22, sha256: sha256File(GZ) });
@@ -93,21 +104,40 @@ describe('issue 17 input format .har.gz', () => {
 });
 
 describe('issue 17 input format Playwright zipped HAR', () => {
-  it('a recordHar .zip loads: bodies come from their content._file members; the state equals the embedded recording\'s', () => {
+  it("a recordHar .zip loads: bodies come from their content._file members; the state equals the embedded recording's", () => {
     const { r, db } = load([ZIP]);
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).captures[0]).toMatchObject({ format: 'har', records: 22, response_bodies_by_kind: { json: 5, base64: 10, text: 4, none: 3 } });
+    expect(JSON.parse(r.stdout).captures[0]).toMatchObject({
+      format: 'har',
+      records: 22,
+      response_bodies_by_kind: { json: 5, base64: 10, text: 4, none: 3 },
+    });
     expect(normalised(db)).toEqual(['zip']);
     expect(stateOf(db)).toBe(stateOf(load([PLAIN]).db));
     const s = new Database(db, { readonly: true });
     // The beacon's request body was a postData._file member.
-    expect(String(s.prepare('select b.content from record r join body b on b.id = r.request_body_id where r.ordinal = 22').pluck().get())).toBe('e=view');
+    expect(
+      String(s.prepare('select b.content from record r join body b on b.id = r.request_body_id where r.ordinal = 22').pluck().get()),
+    ).toBe('e=view');
   });
 
   it('a zip without a .har, or with a _file the zip does not hold, is bad-archive naming the zip', () => {
     const none = writeFile('none.zip', zipOf([['readme.txt', Buffer.from('hi')]]));
     expect(load([none]).r.stderr).toMatch(/none\.zip: the zip holds no \.har file/);
-    const har = { log: { version: '1.2', creator: { name: 'Playwright', version: '1' }, entries: [{ startedDateTime: '2026-01-01T00:00:00Z', time: 1, request: { method: 'GET', url: 'http://a.test/api/x', headers: [] }, response: { status: 200, headers: [], content: { size: 2, mimeType: 'application/json', _file: 'gone.json' } } }] } };
+    const har = {
+      log: {
+        version: '1.2',
+        creator: { name: 'Playwright', version: '1' },
+        entries: [
+          {
+            startedDateTime: '2026-01-01T00:00:00Z',
+            time: 1,
+            request: { method: 'GET', url: 'http://a.test/api/x', headers: [] },
+            response: { status: 200, headers: [], content: { size: 2, mimeType: 'application/json', _file: 'gone.json' } },
+          },
+        ],
+      },
+    };
     const missing = writeFile('missing.zip', zipOf([['har.har', Buffer.from(JSON.stringify(har))]]));
     const r = load([missing]).r;
     expect(r.status).toBe(1);

@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe('issue 44: a collection known from a list is read by the item route its siblings prove', () => {
   it('GET /posts/1 answers the listed post itself, marked convention item-route', async () => {
-    const list = await (await fetch(`${nested.base}/posts`)).json() as { id: number }[];
+    const list = (await (await fetch(`${nested.base}/posts`)).json()) as { id: number }[];
     const r = await fetch(`${nested.base}/posts/${list[0].id}`);
     expect(r.status).toBe(200);
     expect(r.headers.get('capstate-answer')).toBe('convention');

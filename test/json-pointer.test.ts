@@ -19,15 +19,18 @@ describe('JSON pointers (RFC 6901): one escaper', () => {
 
   it('every member name comes back from its pointer', () => {
     const name = fc.oneof(fc.string(), fc.constantFrom('~', '/', '~0', '~1', '~01', '/~', ''));
-    fc.assert(fc.property(fc.array(name, { maxLength: 5 }), (names) => {
-      const pointer = names.reduce((p, n) => childPointer(p, n), '');
-      expect(pointerTokens(pointer)).toEqual(names);
-    }));
+    fc.assert(
+      fc.property(fc.array(name, { maxLength: 5 }), (names) => {
+        const pointer = names.reduce((p, n) => childPointer(p, n), '');
+        expect(pointerTokens(pointer)).toEqual(names);
+      }),
+    );
   });
 
   it('no other module of src/ spells the ~0/~1 escapes', () => {
     const files = sourceFiles();
-    const offenders = files.filter((f) => !f.endsWith(join('json', 'pointer.ts')))
+    const offenders = files
+      .filter((f) => !f.endsWith(join('json', 'pointer.ts')))
       .filter((f) => /'~[01]'|\/~[01]\/g/.test(readFileSync(f, 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')));
     expect(offenders.map((f) => f.slice(root.length + 1))).toEqual([]);
   });

@@ -14,13 +14,22 @@ import { root, tempDir } from './helpers.js';
 const DEPCRUISE = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
 const CONFIG = join(root, '.dependency-cruiser.cjs');
 
-interface Violation { from: string; to: string; rule: { name: string }; cycle?: { name: string }[] }
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+  cycle?: { name: string }[];
+}
 
 /** Runs the checked rule on `cwd`/src and returns the violations (depcruise exits non-zero when there are any). */
 function cruise(cwd: string): Violation[] {
   let text: string;
   try {
-    text = execFileSync(process.execPath, [DEPCRUISE, 'src', '--config', CONFIG, '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    text = execFileSync(process.execPath, [DEPCRUISE, 'src', '--config', CONFIG, '--output-type', 'json'], {
+      cwd,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch (e) {
     text = (e as { stdout?: string }).stdout ?? '';
     if (!text) throw e;
@@ -42,9 +51,11 @@ function importLine(cwd: string, from: string, to: string): string {
 
 /** One line per violation: the rule, then the import line (or the cycle's modules). */
 function describeViolations(cwd: string, violations: Violation[]): string[] {
-  return violations.map((v) => (v.cycle
-    ? `${v.rule.name}: ${[v.from, ...v.cycle.map((c) => c.name)].join(' -> ')}`
-    : `${v.rule.name}: ${importLine(cwd, v.from, v.to)}`));
+  return violations.map((v) =>
+    v.cycle
+      ? `${v.rule.name}: ${[v.from, ...v.cycle.map((c) => c.name)].join(' -> ')}`
+      : `${v.rule.name}: ${importLine(cwd, v.from, v.to)}`,
+  );
 }
 
 describe('layering: no module imports a higher floor, and no import cycles', () => {
@@ -55,9 +66,15 @@ describe('layering: no module imports a higher floor, and no import cycles', () 
   it('the check fails on an upward import, a neighbour on its floor, a module on no floor and a run-time cycle, naming each line', () => {
     const dir = tempDir();
     copyFileSync(join(root, 'tsconfig.json'), join(dir, 'tsconfig.json'));
-    const file = (path: string, text: string) => { mkdirSync(dirname(join(dir, path)), { recursive: true }); writeFileSync(join(dir, path), text); };
+    const file = (path: string, text: string) => {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    };
     file('src/cli/common.ts', 'export const JSON_FORMAT_VERSION = 1;\n');
-    file('src/json/output.ts', "// the ground floor reaching up\nimport { JSON_FORMAT_VERSION } from '../cli/common.js';\nexport const v = JSON_FORMAT_VERSION;\n");
+    file(
+      'src/json/output.ts',
+      "// the ground floor reaching up\nimport { JSON_FORMAT_VERSION } from '../cli/common.js';\nexport const v = JSON_FORMAT_VERSION;\n",
+    );
     file('src/model/a.ts', "import { b } from '../browser/b.js';\nexport const a = b;\n");
     file('src/browser/b.ts', 'export const b = 1;\n');
     file('src/stray/x.ts', "import { v } from '../json/output.js';\nexport const x = v;\n");
@@ -77,10 +94,16 @@ describe('layering: no module imports a higher floor, and no import cycles', () 
   it('loading does not reach serving, nor the state pass serving: ingest -> serve and state -> serve fail the check', () => {
     const dir = tempDir();
     copyFileSync(join(root, 'tsconfig.json'), join(dir, 'tsconfig.json'));
-    const file = (path: string, text: string) => { mkdirSync(dirname(join(dir, path)), { recursive: true }); writeFileSync(join(dir, path), text); };
+    const file = (path: string, text: string) => {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    };
     file('src/serve/catalog.ts', 'export const catalog = 1;\n');
     file('src/model/served/effects.ts', 'export const check = 1;\n');
-    file('src/ingest/store-state.ts', "import { catalog } from '../serve/catalog.js';\nimport { check } from '../model/served/effects.js';\nexport const s = catalog + check;\n");
+    file(
+      'src/ingest/store-state.ts',
+      "import { catalog } from '../serve/catalog.js';\nimport { check } from '../model/served/effects.js';\nexport const s = catalog + check;\n",
+    );
     file('src/state/writer.ts', "import { catalog } from '../serve/catalog.js';\nexport const w = catalog;\n");
     expect(describeViolations(dir, cruise(dir)).sort()).toEqual([
       "floor-ingest: src/ingest/store-state.ts:1: import { catalog } from '../serve/catalog.js';",
@@ -90,10 +113,13 @@ describe('layering: no module imports a higher floor, and no import cycles', () 
 
   it('docs/architecture.md lists the floors the check enforces', () => {
     const config = createRequire(import.meta.url)(CONFIG) as { forbidden: { name: string; comment: string }[] };
-    const enforced = config.forbidden.filter((r) => /^floor-/.test(r.name) && r.name !== 'floor-unknown')
+    const enforced = config.forbidden
+      .filter((r) => /^floor-/.test(r.name) && r.name !== 'floor-unknown')
       .map((r) => `${/\(floor (\d+)\)/.exec(r.comment)?.[1]} ${r.name.slice('floor-'.length)}`);
-    const documented = readFileSync(join(root, 'docs', 'architecture.md'), 'utf8').split('\n')
-      .map((line) => /^\| (\d+) \| ([^|]+) \|/.exec(line)).filter((m) => m !== null)
+    const documented = readFileSync(join(root, 'docs', 'architecture.md'), 'utf8')
+      .split('\n')
+      .map((line) => /^\| (\d+) \| ([^|]+) \|/.exec(line))
+      .filter((m) => m !== null)
       .flatMap((m) => [...m![2].matchAll(/`([a-z-]+)(?:\/|\.ts)`/g)].map((f) => `${m![1]} ${f[1]}`));
     expect(documented.sort()).toEqual(enforced.sort());
   });

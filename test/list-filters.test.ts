@@ -14,7 +14,10 @@ const dir = tempDir();
 const A = 'http://localhost:3000';
 let n = 0;
 
-interface State { plans: Plan[]; types: { collection: string; initial_order: string[] }[] }
+interface State {
+  plans: Plan[];
+  types: { collection: string; initial_order: string[] }[];
+}
 function state(exchanges: Exchange[]): State {
   const file = writeHar(dir, `lists-${n++}.har`, exchanges);
   const r = cli(['state', file, '--json']);
@@ -25,8 +28,11 @@ const planOf = (s: State, tool: string) => s.plans.find((p) => p.tool === tool)!
 const lineOf = (p: Plan, query: string | null) => (p as ListPlan).lines.find((l) => l.query === query)!;
 
 const POSTS = [
-  { id: 1, userId: 1, title: 'b-second' }, { id: 2, userId: 2, title: 'a-first' }, { id: 3, userId: 1, title: 'd-fourth' },
-  { id: 4, userId: 2, title: 'c-third' }, { id: 5, userId: 1, title: 'e-fifth' },
+  { id: 1, userId: 1, title: 'b-second' },
+  { id: 2, userId: 2, title: 'a-first' },
+  { id: 3, userId: 1, title: 'd-fourth' },
+  { id: 4, userId: 2, title: 'c-third' },
+  { id: 5, userId: 1, title: 'e-fifth' },
 ];
 const posts = (ids: number[]) => ids.map((id) => POSTS.find((p) => p.id === id)!);
 
@@ -85,7 +91,9 @@ describe('equality and membership filters on entity fields', () => {
 
   it('a tool whose only line the state cannot reproduce is a record view with reason membership-differs', () => {
     const s = state([
-      { url: `${A}/posts/1`, body: POSTS[0] }, { url: `${A}/posts/2`, body: POSTS[1] }, { url: `${A}/posts/3`, body: POSTS[2] },
+      { url: `${A}/posts/1`, body: POSTS[0] },
+      { url: `${A}/posts/2`, body: POSTS[1] },
+      { url: `${A}/posts/3`, body: POSTS[2] },
       { url: `${A}/posts?userId=1`, body: posts([3]) },
     ]);
     expect(planOf(s, 'get_posts')).toMatchObject({ kind: 'record', reason: 'membership-differs' });
@@ -120,25 +128,37 @@ describe('pages are not all (ES-35 with headers and pagination keys)', () => {
     const s = state([
       { url: `${A}/posts`, body: POSTS },
       {
-        url: `${A}/posts?_page=2&_limit=2`, body: posts([3, 4]),
-        responseHeaders: [{ name: 'X-Total-Count', value: '5' }, { name: 'Link', value: `<${A}/posts?_page=1&_limit=2>; rel="first", <${A}/posts?_page=3&_limit=2>; rel="next"` }],
+        url: `${A}/posts?_page=2&_limit=2`,
+        body: posts([3, 4]),
+        responseHeaders: [
+          { name: 'X-Total-Count', value: '5' },
+          { name: 'Link', value: `<${A}/posts?_page=1&_limit=2>; rel="first", <${A}/posts?_page=3&_limit=2>; rel="next"` },
+        ],
       },
     ]);
     const plan = planOf(s, 'get_posts') as ListPlan;
     const line = lineOf(plan, '_page=2&_limit=2');
-    expect(line).toMatchObject({ membership: 'recorded', listed_ids: ['3', '4'], window: { offset: 2, size: 2 }, total_headers: ['x-total-count'] });
+    expect(line).toMatchObject({
+      membership: 'recorded',
+      listed_ids: ['3', '4'],
+      window: { offset: 2, size: 2 },
+      total_headers: ['x-total-count'],
+    });
     expect(plan.membership).toBe('recorded');
     expect(plan.list_queries?.window).toEqual(['_limit', '_page']);
   });
 
-  it('without a full list, a window of the collection is not all: its type\'s whole membership is not known', () => {
+  it("without a full list, a window of the collection is not all: its type's whole membership is not known", () => {
     const db = loadHar(dir, [
       { url: `${A}/posts?_start=0&_end=2`, body: posts([1, 2]) },
       { url: `${A}/posts?_start=2&_end=4`, body: posts([3, 4]), responseHeaders: [{ name: 'X-Total-Count', value: '5' }] },
     ]);
     expect(db.prepare('select ordinal, signal, name, is_set from list_page_signals order by ordinal, signal, name').raw().all()).toEqual([
-      [1, 'window', '_end', 1], [1, 'window', '_start', 1],
-      [2, 'total_header', 'X-Total-Count', 1], [2, 'window', '_end', 1], [2, 'window', '_start', 1],
+      [1, 'window', '_end', 1],
+      [1, 'window', '_start', 1],
+      [2, 'total_header', 'X-Total-Count', 1],
+      [2, 'window', '_end', 1],
+      [2, 'window', '_start', 1],
     ]);
     expect(db.prepare('select membership from list_membership order by ordinal').pluck().all()).toEqual(['recorded', 'recorded']);
   });
@@ -152,7 +172,11 @@ describe('pages are not all (ES-35 with headers and pagination keys)', () => {
       { url: `${A}/e?cursor=abc`, body: posts([1, 2]) },
     ]);
     expect(db.prepare('select ordinal, membership from list_membership order by ordinal').raw().all()).toEqual([
-      [1, 'all'], [2, 'all'], [3, 'all'], [4, 'recorded'], [5, 'recorded'],
+      [1, 'all'],
+      [2, 'all'],
+      [3, 'all'],
+      [4, 'recorded'],
+      [5, 'recorded'],
     ]);
   });
 
@@ -161,24 +185,43 @@ describe('pages are not all (ES-35 with headers and pagination keys)', () => {
       { url: `${A}/a`, body: posts([1, 2]), responseHeaders: [{ name: 'x-total-count', value: '5' }] },
       { url: `${A}/b`, body: posts([1, 2]), responseHeaders: [{ name: 'Content-Range', value: 'items 0-1/5' }] },
       { url: `${A}/c`, body: posts([1, 2]), responseHeaders: [{ name: 'Link', value: `<${A}/c?page=2>; rel=next` }] },
-      { url: `${A}/d`, body: posts([1, 2]), responseHeaders: [{ name: 'X-Total-Count', value: '2' }, { name: 'Link', value: `<${A}/d>; rel="first"` }] },
+      {
+        url: `${A}/d`,
+        body: posts([1, 2]),
+        responseHeaders: [
+          { name: 'X-Total-Count', value: '2' },
+          { name: 'Link', value: `<${A}/d>; rel="first"` },
+        ],
+      },
       { url: `${A}/e`, body: posts([1, 2]), responseHeaders: [{ name: 'Content-Range', value: 'bytes 0-99/500' }] },
     ]);
     expect(db.prepare('select ordinal, membership from list_membership order by ordinal').raw().all()).toEqual([
-      [1, 'recorded'], [2, 'recorded'], [3, 'recorded'], [4, 'all'], [5, 'all'],
+      [1, 'recorded'],
+      [2, 'recorded'],
+      [3, 'recorded'],
+      [4, 'all'],
+      [5, 'all'],
     ]);
-    expect(db.prepare("select ordinal, total, is_counter from list_page_signals where signal <> 'next_header' order by ordinal").raw().all()).toEqual([
-      [1, 5, 0], [2, 5, 0], [4, 2, 1],
+    expect(
+      db.prepare("select ordinal, total, is_counter from list_page_signals where signal <> 'next_header' order by ordinal").raw().all(),
+    ).toEqual([
+      [1, 5, 0],
+      [2, 5, 0],
+      [4, 2, 1],
     ]);
   });
 
-  it('a filter and a window together: the total counts what the filter matched (json-server\'s X-Total-Count)', () => {
+  it("a filter and a window together: the total counts what the filter matched (json-server's X-Total-Count)", () => {
     const s = state([
       { url: `${A}/posts`, body: POSTS },
       { url: `${A}/posts?userId=1&_page=1&_limit=2`, body: posts([1, 3]), responseHeaders: [{ name: 'X-Total-Count', value: '3' }] },
     ]);
     const line: PlanLine = lineOf(planOf(s, 'get_posts'), 'userId=1&_page=1&_limit=2');
-    expect(line).toMatchObject({ filter: [{ field: 'userId', values: ['1'] }], window: { offset: 0, size: 2 }, total_headers: ['x-total-count'] });
+    expect(line).toMatchObject({
+      filter: [{ field: 'userId', values: ['1'] }],
+      window: { offset: 0, size: 2 },
+      total_headers: ['x-total-count'],
+    });
   });
 
   it('a body total beside a window counts the matched entities and is recomputed, not compared across lines (ES-25)', () => {
@@ -195,7 +238,7 @@ describe('pages are not all (ES-35 with headers and pagination keys)', () => {
 });
 
 describe('json-server truth: the state of a real capture with filtered, sorted and paged reads', () => {
-  it('holds db.json\'s 24 posts, values and order, and keeps one list plan for every line', () => {
+  it("holds db.json's 24 posts, values and order, and keeps one list plan for every line", () => {
     const r = cli(['state', fixture('json-server-lists', 'capture.har'), '--json']);
     expect(r.status, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout) as State & { entities: { collection: string; value: unknown }[] };

@@ -44,16 +44,21 @@ describe('json-server truth: operators, _start/_end and multi-field sorts the ca
     expect(r.status, r.stderr).toBe(0);
     s = await serveStore(db);
   });
-  afterAll(async () => { await s.close(); });
-
-  it.each(TRUTH.map((t) => [t.path, t] as const))('%s: same status, body, X-Total-Count and Link, answered from state', async (_path, t) => {
-    const a = answer(await s.call('get_posts', { query: queryOf(t.path) }));
-    expect(a.source, a.why).toBe('state');
-    expect(a.status).toBe(t.status);
-    expect(a.body).toEqual(t.body);
-    expect(a.headers?.['x-total-count'] ?? null).toBe(t.x_total_count);
-    expect(a.headers?.link ?? null).toBe(t.link);
+  afterAll(async () => {
+    await s.close();
   });
+
+  it.each(TRUTH.map((t) => [t.path, t] as const))(
+    '%s: same status, body, X-Total-Count and Link, answered from state',
+    async (_path, t) => {
+      const a = answer(await s.call('get_posts', { query: queryOf(t.path) }));
+      expect(a.source, a.why).toBe('state');
+      expect(a.status).toBe(t.status);
+      expect(a.body).toEqual(t.body);
+      expect(a.headers?.['x-total-count'] ?? null).toBe(t.x_total_count);
+      expect(a.headers?.link ?? null).toBe(t.link);
+    },
+  );
 
   it('the tool description names each operator key with what it does, and the multi-field sort', () => {
     const d = line(s.tool('get_posts'));
@@ -68,13 +73,19 @@ describe('json-server truth: operators, _start/_end and multi-field sorts the ca
 
 describe('an operator is not equality: views_gte=7 lists every post with at least 7 views, not those with exactly 7', () => {
   let s: Served;
-  beforeAll(async () => { s = await serveStore(join(dir, 'json-server-operators.sqlite')); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await serveStore(join(dir, 'json-server-operators.sqlite'));
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('each operator answers what its comparison picks from db.json, and differs from the equality filter on the same value', async () => {
     const cases: [string, string, (p: Post) => boolean][] = [
-      ['views_gte', '7', (p) => p.views >= 7], ['views_lte', '1', (p) => p.views <= 1],
-      ['userId_ne', '2', (p) => p.userId !== 2], ['title_like', 'NOTES', (p) => /notes/i.test(p.title)],
+      ['views_gte', '7', (p) => p.views >= 7],
+      ['views_lte', '1', (p) => p.views <= 1],
+      ['userId_ne', '2', (p) => p.userId !== 2],
+      ['title_like', 'NOTES', (p) => /notes/i.test(p.title)],
     ];
     for (const [key, value, pick] of cases) {
       const a = answer(await s.call('get_posts', { query: { [key]: value } }));
@@ -91,22 +102,37 @@ describe('an operator is not equality: views_gte=7 lists every post with at leas
   it('the stored plan line keeps the operator: field views, op gte, not a field named views_gte', () => {
     const r = cli(['state', '--db', join(dir, 'json-server-operators.sqlite'), '--json']);
     expect(r.status, r.stderr).toBe(0);
-    const plan = (JSON.parse(r.stdout) as { plans: { tool: string; lines: { query: string | null; filter?: unknown }[]; list_queries?: Record<string, unknown> }[] }).plans.find((p) => p.tool === 'get_posts')!;
+    const plan = (
+      JSON.parse(r.stdout) as {
+        plans: { tool: string; lines: { query: string | null; filter?: unknown }[]; list_queries?: Record<string, unknown> }[];
+      }
+    ).plans.find((p) => p.tool === 'get_posts')!;
     expect(plan.lines.find((l) => l.query === 'views_gte=5')?.filter).toEqual([{ field: 'views', values: ['5'], op: 'gte' }]);
     expect(plan.list_queries).toEqual({
-      filter: ['title_like', 'userId', 'userId_ne', 'views_gte', 'views_lte'], sort: ['_order', '_sort'], window: ['_end', '_limit', '_page', '_start'], multi_sort: true,
+      filter: ['title_like', 'userId', 'userId_ne', 'views_gte', 'views_lte'],
+      sort: ['_order', '_sort'],
+      window: ['_end', '_limit', '_page', '_start'],
+      multi_sort: true,
     });
   });
 });
 
 describe('_start/_end windows: X-Total-Count counts the matched entities, no Link', () => {
   let s: Served;
-  beforeAll(async () => { s = await serveStore(join(dir, 'json-server-operators.sqlite')); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await serveStore(join(dir, 'json-server-operators.sqlite'));
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
-  it('a window of a filtered, sorted list is sliced after the filter and sort, its total the filter\'s count', async () => {
+  it("a window of a filtered, sorted list is sliced after the filter and sort, its total the filter's count", async () => {
     const a = answer(await s.call('get_posts', { query: { userId_ne: '1', _sort: 'views', _order: 'desc', _start: '2', _end: '5' } }));
-    const want = DB.posts.filter((p) => p.userId !== 1).map((p, i) => ({ p, i })).sort((x, y) => y.p.views - x.p.views || x.i - y.i).map((x) => x.p.id);
+    const want = DB.posts
+      .filter((p) => p.userId !== 1)
+      .map((p, i) => ({ p, i }))
+      .sort((x, y) => y.p.views - x.p.views || x.i - y.i)
+      .map((x) => x.p.id);
     expect(ids(a)).toEqual(want.slice(2, 5));
     expect(a.headers).toEqual({ 'x-total-count': String(want.length) });
   });
@@ -124,15 +150,22 @@ describe('check-effects on fixture json-server-operators: every recorded respons
   it('17 of 17, the POST and DELETE verified, each operator line after them answered from state', () => {
     const r = cli(['check-effects', fixture('json-server-operators', 'capture.har'), '--json']);
     expect(r.status, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { summary: string; checks: { request_line: string; source: string; reproduced: boolean }[]; write_tools: { verified: { tool: string }[] } };
+    const report = JSON.parse(r.stdout) as {
+      summary: string;
+      checks: { request_line: string; source: string; reproduced: boolean }[];
+      write_tools: { verified: { tool: string }[] };
+    };
     expect(report.summary).toBe('17 of 17 responses reproduced');
     expect(report.write_tools.verified.map((w) => w.tool).sort()).toEqual(['delete_posts_by_id', 'post_posts']);
-    for (const c of report.checks.filter((c) => /_(gte|lte|ne|like)=|_start=|_sort=userId,views/.test(c.request_line))) expect(c.source, c.request_line).toBe('state');
+    for (const c of report.checks.filter((c) => /_(gte|lte|ne|like)=|_start=|_sort=userId,views/.test(c.request_line)))
+      expect(c.source, c.request_line).toBe('state');
   });
 });
 
 const POSTS: Post[] = [
-  { id: 1, userId: 1, title: 'b', views: 3 }, { id: 2, userId: 2, title: 'a', views: 1 }, { id: 3, userId: 1, title: 'c', views: 3 },
+  { id: 1, userId: 1, title: 'b', views: 3 },
+  { id: 2, userId: 2, title: 'a', views: 1 },
+  { id: 3, userId: 1, title: 'c', views: 3 },
 ];
 const pick = (ids_: number[]) => ids_.map((id) => POSTS.find((p) => p.id === id)!);
 
@@ -148,7 +181,9 @@ describe('each operator learned on its own: a line that does not reproduce unlea
       { url: `${A}/posts?_sort=views&_order=desc`, body: pick([1, 3, 2]), responseHeaders: [J] },
     ]);
   });
-  afterAll(async () => { await s.close(); });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('views_gte answers its recorded list only and is not answered for another value; views_lte and userId still are', async () => {
     expect(ids(answer(await s.call('get_posts', { query: { views_gte: '1' } })))).toEqual([1, 3]);
@@ -173,7 +208,9 @@ describe('_like: a case-insensitive regular expression; a pattern RegExp cannot 
       { url: `${A}/posts?title_like=B`, body: pick([1]), responseHeaders: [J] },
     ]);
   });
-  afterAll(async () => { await s.close(); });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('title_like=^[AC] matches a and c (case-insensitive); title_like=( is no pattern and is not answered from state', async () => {
     expect(ids(answer(await s.call('get_posts', { query: { title_like: '^[AC]' } })))).toEqual([2, 3]);
@@ -181,12 +218,22 @@ describe('_like: a case-insensitive regular expression; a pattern RegExp cannot 
   });
 });
 
-describe('how _gte/_lte compare (decisions: Issue 16: list operators): as JavaScript\'s <= compares the query text with the value', () => {
-  const vocabulary = { isProjection: () => false, isRandom: () => false, isOrdering: (n: string) => n === '_sort' || n === '_order', isPagination: () => false, windowRole: () => null } as unknown as Vocabulary;
+describe("how _gte/_lte compare (decisions: Issue 16: list operators): as JavaScript's <= compares the query text with the value", () => {
+  const vocabulary = {
+    isProjection: () => false,
+    isRandom: () => false,
+    isOrdering: (n: string) => n === '_sort' || n === '_order',
+    isPagination: () => false,
+    windowRole: () => null,
+  } as unknown as Vocabulary;
   const entity = (id: string, value: Record<string, unknown>): StateEntity => ({ id, value, view_values: {} }) as unknown as StateEntity;
   const rows = [entity('1', { n: 9, s: 'b' }), entity('2', { n: 10, s: 'B' }), entity('3', { n: null, s: 'a' }), entity('4', { s: 'c' })];
   const run = (q: Record<string, string>) => {
-    const parsed = parseListQuery(Object.entries(q).map(([name, value]) => ({ name, value })), vocabulary, (f) => f === 'n' || f === 's');
+    const parsed = parseListQuery(
+      Object.entries(q).map(([name, value]) => ({ name, value })),
+      vocabulary,
+      (f) => f === 'n' || f === 's',
+    );
     if (!parsed.ok) throw new Error(parsed.why);
     return applyListQuery(rows, parsed.query, 'get_x').entities.map((e) => e.id);
   };
@@ -203,13 +250,16 @@ describe('how _gte/_lte compare (decisions: Issue 16: list operators): as JavaSc
   });
 
   it('a multi-field sort compares the second field where the first ties, each in its own direction', () => {
-    const sorted = applyListQuery([entity('1', { a: 1, b: 1 }), entity('2', { a: 0, b: 5 }), entity('3', { a: 1, b: 2 })],
-      { sort: { field: 'a', direction: 'asc' }, then_by: [{ field: 'b', direction: 'desc' }] }, 'get_x').entities.map((e) => e.id);
+    const sorted = applyListQuery(
+      [entity('1', { a: 1, b: 1 }), entity('2', { a: 0, b: 5 }), entity('3', { a: 1, b: 2 })],
+      { sort: { field: 'a', direction: 'asc' }, then_by: [{ field: 'b', direction: 'desc' }] },
+      'get_x',
+    ).entities.map((e) => e.id);
     expect(sorted).toEqual(['2', '3', '1']);
   });
 });
 
-describe('over serve --http: an operator read on the app\'s own path', () => {
+describe("over serve --http: an operator read on the app's own path", () => {
   it('GET /posts?views_gte=8&_start=0&_end=2 answers from state with X-Total-Count', async () => {
     const h = await serveHttp(fixture('json-server-operators', 'capture.har'), join(dir, 'http-operators.sqlite'));
     try {
@@ -217,7 +267,12 @@ describe('over serve --http: an operator read on the app\'s own path', () => {
       expect(r.headers.get('x-capstate-source')).toBe('state');
       expect(r.headers.get('x-total-count')).toBe(String(DB.posts.filter((p) => p.views >= 8).length));
       expect(r.headers.get('link')).toBeNull();
-      expect(((await r.json()) as Post[]).map((p) => p.id)).toEqual(DB.posts.filter((p) => p.views >= 8).slice(0, 2).map((p) => p.id));
+      expect(((await r.json()) as Post[]).map((p) => p.id)).toEqual(
+        DB.posts
+          .filter((p) => p.views >= 8)
+          .slice(0, 2)
+          .map((p) => p.id),
+      );
     } finally {
       await h.close();
     }

@@ -7,10 +7,29 @@ import { writeHar, type Exchange } from './har-builder.js';
 const dir = tempDir();
 let n = 0;
 
-interface Tool { name: string; method: string; template: string; root_path: string; is_query_post: boolean; template_source: string; record_ordinals: number[]; statuses: number[] }
+interface Tool {
+  name: string;
+  method: string;
+  template: string;
+  root_path: string;
+  is_query_post: boolean;
+  template_source: string;
+  record_ordinals: number[];
+  statuses: number[];
+}
 interface Manifest {
-  admission: { decision: string; subject_origin: string; subject_source: string; records: number; admitted_records: number; notes: string[] };
-  api_base: string; api_base_source: string; template_rules: { method: string; template: string; tool: string }[]; tools: Tool[];
+  admission: {
+    decision: string;
+    subject_origin: string;
+    subject_source: string;
+    records: number;
+    admitted_records: number;
+    notes: string[];
+  };
+  api_base: string;
+  api_base_source: string;
+  template_rules: { method: string; template: string; tool: string }[];
+  tools: Tool[];
 }
 
 /** Loads exchanges as a HAR and returns the manifest printed by `capstate manifest --json`. */
@@ -41,7 +60,13 @@ describe('OQ-1 templates', () => {
 
   it('OQ-1 a letter-only segment listed by the prefix path is a parameter named after the member (Grafana uid)', () => {
     const m = manifestOf([
-      { url: `${A}/api/folders`, body: [{ id: 1, uid: 'nErXDvCkzz', title: 'Dept' }, { id: 2, uid: 'kLmNoPqRsT', title: 'Ops' }] },
+      {
+        url: `${A}/api/folders`,
+        body: [
+          { id: 1, uid: 'nErXDvCkzz', title: 'Dept' },
+          { id: 2, uid: 'kLmNoPqRsT', title: 'Ops' },
+        ],
+      },
       { url: `${A}/api/folders/nErXDvCkzz`, body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 } },
       { method: 'DELETE', url: `${A}/api/folders/kLmNoPqRsT`, body: { message: 'deleted' } },
     ]);
@@ -49,7 +74,9 @@ describe('OQ-1 templates', () => {
   });
 
   it('OQ-1 a parameter is named after the member of its own response that repeats it (dashboards/uid/{uid})', () => {
-    const m = manifestOf([{ url: `${A}/api/dashboards/uid/abc123XYZ`, body: { dashboard: { id: 9, uid: 'abc123XYZ', title: 'Svc' }, meta: { slug: 'svc' } } }]);
+    const m = manifestOf([
+      { url: `${A}/api/dashboards/uid/abc123XYZ`, body: { dashboard: { id: 9, uid: 'abc123XYZ', title: 'Svc' }, meta: { slug: 'svc' } } },
+    ]);
     expect(templates(m)).toEqual(['GET /api/dashboards/uid/{uid}']);
     expect(m.tools[0].name).toBe('get_api_dashboards_uid_by_uid');
   });
@@ -65,18 +92,37 @@ describe('OQ-1 templates', () => {
 
   it('OQ-1 format suffixes stay on the template (/issues/{id}.json) and list lookups see through them', () => {
     const m = manifestOf([
-      { url: `${A}/projects.json`, body: { projects: [{ id: 3, identifier: 'website-redesign' }, { id: 4, identifier: 'intranet' }] } },
+      {
+        url: `${A}/projects.json`,
+        body: {
+          projects: [
+            { id: 3, identifier: 'website-redesign' },
+            { id: 4, identifier: 'intranet' },
+          ],
+        },
+      },
       { url: `${A}/projects/website-redesign/memberships.json`, body: { memberships: [] } },
       { url: `${A}/issues/12.json`, body: { issue: { id: 12 } } },
       { method: 'PUT', url: `${A}/issues/12.json`, requestBody: { issue: { subject: 'x' } }, status: 204 },
     ]);
-    expect(templates(m)).toEqual(['GET /issues/{id}.json', 'PUT /issues/{id}.json', 'GET /projects.json', 'GET /projects/{identifier}/memberships.json']);
+    expect(templates(m)).toEqual([
+      'GET /issues/{id}.json',
+      'PUT /issues/{id}.json',
+      'GET /projects.json',
+      'GET /projects/{identifier}/memberships.json',
+    ]);
     expect(m.tools.find((t) => t.template === '/issues/{id}.json')!.root_path).toBe('/issues');
   });
 
   it('OQ-1 percent-encoded segments are compared decoded', () => {
     const m = manifestOf([
-      { url: `${A}/api/labels`, body: [{ name: 'x', slug: 'good first issue' }, { name: 'y', slug: 'bug' }] },
+      {
+        url: `${A}/api/labels`,
+        body: [
+          { name: 'x', slug: 'good first issue' },
+          { name: 'y', slug: 'bug' },
+        ],
+      },
       { url: `${A}/api/labels/good%20first%20issue`, body: { slug: 'good first issue' } },
     ]);
     expect(templates(m)).toEqual(['GET /api/labels', 'GET /api/labels/{slug}']);
@@ -113,7 +159,13 @@ describe('OQ-1 templates', () => {
       { url: `${A}/api/search`, body: [] },
     ]);
     // The script is a static asset: a fact, not a tool (issue 17).
-    expect(templates(m)).toEqual(['GET /api/2024-01-01/reports', 'GET /api/folders', 'GET /api/search', 'GET /api/v2/silences', 'GET /api/v2/status']);
+    expect(templates(m)).toEqual([
+      'GET /api/2024-01-01/reports',
+      'GET /api/folders',
+      'GET /api/search',
+      'GET /api/v2/silences',
+      'GET /api/v2/status',
+    ]);
   });
 });
 
@@ -157,14 +209,22 @@ describe('ES-7 type root paths (OQ-5)', () => {
       { url: `${A}/api/annotations`, body: [] },
     ]);
     expect(m.tools.map((t) => [t.template, t.root_path])).toEqual([
-      ['/api/annotations', '/api/annotations'], ['/api/folders', '/api/folders'], ['/api/folders/{uid}', '/api/folders'],
+      ['/api/annotations', '/api/annotations'],
+      ['/api/folders', '/api/folders'],
+      ['/api/folders/{uid}', '/api/folders'],
     ]);
   });
 
   it('ES-7 an api_base override decides the roots', () => {
     const over = join(dir, 'base.json');
     writeFileSync(over, JSON.stringify({ api_base: '/api/admin' }));
-    const m = manifestOf([{ url: `${A}/api/admin/users/5`, body: {} }, { url: `${A}/api/admin/users`, body: [] }], { args: ['--manifest', over] });
+    const m = manifestOf(
+      [
+        { url: `${A}/api/admin/users/5`, body: {} },
+        { url: `${A}/api/admin/users`, body: [] },
+      ],
+      { args: ['--manifest', over] },
+    );
     expect(m.api_base).toBe('/api/admin');
     expect(m.api_base_source).toBe('override');
     expect(m.tools.map((t) => t.root_path)).toEqual(['/api/admin/users', '/api/admin/users']);
@@ -178,15 +238,26 @@ describe('OQ-7 query POSTs', () => {
       { method: 'POST', url: `${A}/api/ds/query`, requestBody: { queries: [] }, body: {} },
       { method: 'POST', url: `${A}/api/items`, requestBody: { name: 'x' }, body: { id: 'it-9' }, status: 201 },
     ]);
-    expect(Object.fromEntries(m.tools.map((t) => [t.template, t.is_query_post]))).toEqual({ '/api/search': true, '/api/ds/query': true, '/api/items': false });
+    expect(Object.fromEntries(m.tools.map((t) => [t.template, t.is_query_post]))).toEqual({
+      '/api/search': true,
+      '/api/ds/query': true,
+      '/api/items': false,
+    });
   });
 
   it('OQ-7 GraphQL: queries only → query POST; any mutation → write', () => {
-    const q = manifestOf([{ method: 'POST', url: `${A}/graphql`, requestBody: { query: 'query Viewer { viewer { login } }' }, body: { data: {} } }]);
+    const q = manifestOf([
+      { method: 'POST', url: `${A}/graphql`, requestBody: { query: 'query Viewer { viewer { login } }' }, body: { data: {} } },
+    ]);
     expect(q.tools[0].is_query_post).toBe(true);
     const w = manifestOf([
       { method: 'POST', url: `${A}/graphql`, requestBody: { query: '{ viewer { login } }' }, body: { data: {} } },
-      { method: 'POST', url: `${A}/graphql`, requestBody: { query: 'mutation AddStar { addStar(input: {}) { clientMutationId } }' }, body: { data: {} } },
+      {
+        method: 'POST',
+        url: `${A}/graphql`,
+        requestBody: { query: 'mutation AddStar { addStar(input: {}) { clientMutationId } }' },
+        body: { data: {} },
+      },
     ]);
     expect(w.tools[0].is_query_post).toBe(false);
   });
@@ -210,22 +281,28 @@ describe('ES-3 grouping and DESC-4 statuses', () => {
 
 describe('ES-2 admission (OQ-2)', () => {
   it('ES-2 the subject is the page origin; records of other origins are not admitted and are counted in the notes', () => {
-    const m = manifestOf([
-      { url: `${A}/api/user`, body: { id: 1 } },
-      { url: 'https://fonts.gstatic.test/s/inter.woff2', body: 'AAAA', mimeType: 'font/woff2' },
-      { url: 'https://cdn.test/app.js', body: 'x', mimeType: 'application/javascript' },
-      { url: 'https://cdn.test/app.css', body: 'x', mimeType: 'text/css' },
-    ], { pageTitle: `${A}/dashboard` });
+    const m = manifestOf(
+      [
+        { url: `${A}/api/user`, body: { id: 1 } },
+        { url: 'https://fonts.gstatic.test/s/inter.woff2', body: 'AAAA', mimeType: 'font/woff2' },
+        { url: 'https://cdn.test/app.js', body: 'x', mimeType: 'application/javascript' },
+        { url: 'https://cdn.test/app.css', body: 'x', mimeType: 'text/css' },
+      ],
+      { pageTitle: `${A}/dashboard` },
+    );
     expect(m.admission).toMatchObject({ decision: 'admitted', subject_origin: A, subject_source: 'page', records: 4, admitted_records: 1 });
     expect(m.admission.notes).toEqual(['3 records of other origins not admitted: https://cdn.test 2, https://fonts.gstatic.test 1']);
   });
 
   it('ES-2 OQ-2 (revised) a SPA calling its same-site API origin: the page is the subject, the API origin is admitted with it', () => {
-    const m = manifestOf([
-      { url: 'https://app.example.test/', body: '<html></html>', mimeType: 'text/html' },
-      { url: 'https://api.example.test/v2/teams', body: [] },
-      { url: 'https://api.example.test/v2/teams/5', body: {} },
-    ], { pageTitle: 'https://app.example.test/' });
+    const m = manifestOf(
+      [
+        { url: 'https://app.example.test/', body: '<html></html>', mimeType: 'text/html' },
+        { url: 'https://api.example.test/v2/teams', body: [] },
+        { url: 'https://api.example.test/v2/teams/5', body: {} },
+      ],
+      { pageTitle: 'https://app.example.test/' },
+    );
     expect(m.admission).toMatchObject({ subject_origin: 'https://app.example.test', subject_source: 'page', admitted_records: 3 });
     expect(m.admission.notes).toContain('admitted with the subject: https://api.example.test 2');
   });
@@ -235,10 +312,22 @@ describe('ES-2 admission (OQ-2)', () => {
     expect(cli(['load', fixture('grafana-mini', 'capture.har'), '--db', store]).status).toBe(0);
     const before = sha256File(store);
     const cases: [Exchange[], string[], RegExp][] = [
-      [[{ url: `${A}/api/a` }, { url: `${A}/api/b?access_token=abc123def` }], [], /record #2 \(log\.entries\[1\]\.request\.url\).*"access_token"/],
+      [
+        [{ url: `${A}/api/a` }, { url: `${A}/api/b?access_token=abc123def` }],
+        [],
+        /record #2 \(log\.entries\[1\]\.request\.url\).*"access_token"/,
+      ],
       [[{ url: `${A}/api/a?api_key=k-123456` }], [], /record #1 .*"api_key"/],
-      [[{ url: `${A}/api/a` }, { url: `${A}/api/b`, body: { note: 'my hunter2secret here' } }], ['--sensitive', 'hunter2secret'], /record #2 \(log\.entries\[1\]\.response\.content\.text\).*--sensitive/],
-      [[{ url: `${A}/api/a`, headers: [{ name: 'X-Trace', value: 'hunter2secret' }] }], ['--sensitive', 'hunter2secret'], /record #1 .*header "X-Trace".*--sensitive/],
+      [
+        [{ url: `${A}/api/a` }, { url: `${A}/api/b`, body: { note: 'my hunter2secret here' } }],
+        ['--sensitive', 'hunter2secret'],
+        /record #2 \(log\.entries\[1\]\.response\.content\.text\).*--sensitive/,
+      ],
+      [
+        [{ url: `${A}/api/a`, headers: [{ name: 'X-Trace', value: 'hunter2secret' }] }],
+        ['--sensitive', 'hunter2secret'],
+        /record #1 .*header "X-Trace".*--sensitive/,
+      ],
       [[{ url: `${A}/api/a?q=hunter2%20secret` }], ['--sensitive', 'hunter2 secret'], /record #1 .*URL.*--sensitive/],
     ];
     for (const [ex, args, message] of cases) {
@@ -258,30 +347,51 @@ describe('ES-2 admission (OQ-2)', () => {
 
   it('ES-2 a scenario capture that did not select response bodies is rejected', () => {
     const file = join(dir, 'no-bodies.json');
-    writeFileSync(file, JSON.stringify({
-      schema_version: 1, scenario: { start_url: `${A}/`, network_content: { request_body: false, response_body: false, header_values: false } },
-      steps: [], events: [
-        { sequence: 1, kind: 'request', transaction_id: 't1', redirected_from_transaction_id: null, method: 'GET', url: `${A}/api/items` },
-        { sequence: 2, kind: 'response', transaction_id: 't1', status: 200 },
-      ],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schema_version: 1,
+        scenario: { start_url: `${A}/`, network_content: { request_body: false, response_body: false, header_values: false } },
+        steps: [],
+        events: [
+          {
+            sequence: 1,
+            kind: 'request',
+            transaction_id: 't1',
+            redirected_from_transaction_id: null,
+            method: 'GET',
+            url: `${A}/api/items`,
+          },
+          { sequence: 2, kind: 'response', transaction_id: 't1', status: 200 },
+        ],
+      }),
+    );
     const store = join(dir, 'nb.sqlite');
     const r = cli(['load', file, '--db', store, '--json']);
     expect(r.status).toBe(1);
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, code: 'response-bodies-not-selected', context: { path: 'scenario.network_content.response_body' } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: false,
+      code: 'response-bodies-not-selected',
+      context: { path: 'scenario.network_content.response_body' },
+    });
     expect(existsSync(store)).toBe(false);
   });
 
   it('ES-2 a capture with no recorded exchange is rejected (nothing to admit)', () => {
     const file = join(dir, 'nosubject.json');
-    writeFileSync(file, JSON.stringify({
-      schema_version: 1, scenario: { start_url: `${A}/`, network_content: { request_body: true, response_body: true, header_values: true } },
-      steps: [], events: [
-        { sequence: 1, kind: 'request', transaction_id: 't1', redirected_from_transaction_id: null, method: 'GET', url: `${A}/x` },
-        { sequence: 2, kind: 'request-failed', transaction_id: 't1', error_text: 'net::ERR_CONNECTION_REFUSED' },
-        { sequence: 3, kind: 'console', text: 'hello' },
-      ],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schema_version: 1,
+        scenario: { start_url: `${A}/`, network_content: { request_body: true, response_body: true, header_values: true } },
+        steps: [],
+        events: [
+          { sequence: 1, kind: 'request', transaction_id: 't1', redirected_from_transaction_id: null, method: 'GET', url: `${A}/x` },
+          { sequence: 2, kind: 'request-failed', transaction_id: 't1', error_text: 'net::ERR_CONNECTION_REFUSED' },
+          { sequence: 3, kind: 'console', text: 'hello' },
+        ],
+      }),
+    );
     const r = cli(['load', file, '--db', join(dir, 'ns.sqlite'), '--json']);
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stdout).code).toBe('no-subject-records');
@@ -292,11 +402,17 @@ describe('OQ-1 the user override (--manifest FILE)', () => {
   it('OQ-1 override rules take precedence and are marked; the rest is inferred', () => {
     const over = join(dir, 'rules.json');
     writeFileSync(over, JSON.stringify({ template_rules: [{ method: 'GET', template: '/api/teams/{team}' }] }));
-    const m = manifestOf([
-      { url: `${A}/api/teams/platform`, body: { name: 'platform' } },
-      { url: `${A}/api/teams/12/members`, body: [] },
-    ], { args: ['--manifest', over] });
-    expect(m.tools.map((t) => [t.template, t.template_source])).toEqual([['/api/teams/{id}/members', 'inferred'], ['/api/teams/{team}', 'override']]);
+    const m = manifestOf(
+      [
+        { url: `${A}/api/teams/platform`, body: { name: 'platform' } },
+        { url: `${A}/api/teams/12/members`, body: [] },
+      ],
+      { args: ['--manifest', over] },
+    );
+    expect(m.tools.map((t) => [t.template, t.template_source])).toEqual([
+      ['/api/teams/{id}/members', 'inferred'],
+      ['/api/teams/{team}', 'override'],
+    ]);
   });
 
   it('OQ-1 the override is stored with the capture: reloading with another override is refused', () => {
@@ -317,7 +433,15 @@ describe('OQ-1 the user override (--manifest FILE)', () => {
     const har = writeHar(dir, 'chk.har', [{ url: `${A}/api/x/1/2`, body: {} }]);
     const cases: [unknown, RegExp][] = [
       [{ template_rules: [{ method: 'GET', template: '/api/x/{a}/{a}' }] }, /template_rules\[0\]\.template.*\{a\} appears twice/],
-      [{ template_rules: [{ method: 'GET', template: '/api/x/{a}/{b}' }, { method: 'get', template: '/api/x/{a}/{b}' }] }, /template_rules\[1\].*listed twice/],
+      [
+        {
+          template_rules: [
+            { method: 'GET', template: '/api/x/{a}/{b}' },
+            { method: 'get', template: '/api/x/{a}/{b}' },
+          ],
+        },
+        /template_rules\[1\].*listed twice/,
+      ],
       [{ template_rules: [], colour: 'red' }, /colour.*unknown field/],
     ];
     for (const [doc, message] of cases) {
@@ -337,7 +461,10 @@ describe('OQ-1 the user override (--manifest FILE)', () => {
       'override rule GET /nowhere/{id} matched no admitted record',
       'override api_base /nothere is a prefix of no admitted path; type roots fall back to first segments',
     ]);
-    expect((m as unknown as { override: unknown }).override).toEqual({ api_base: '/nothere', template_rules: [{ method: 'GET', template: '/nowhere/{id}' }] });
+    expect((m as unknown as { override: unknown }).override).toEqual({
+      api_base: '/nothere',
+      template_rules: [{ method: 'GET', template: '/nowhere/{id}' }],
+    });
   });
 
   it('OQ-1 the same override reformatted is the same input', () => {
@@ -378,7 +505,10 @@ describe('capstate manifest', () => {
 
 describe('OQ-1 shape details', () => {
   it('OQ-1 a trailing slash is ignored for shape: /x/1 and /x/1/ are one tool', () => {
-    const m = manifestOf([{ url: `${A}/api/runs/12/`, body: {} }, { url: `${A}/api/runs/13`, body: {} }]);
+    const m = manifestOf([
+      { url: `${A}/api/runs/12/`, body: {} },
+      { url: `${A}/api/runs/13`, body: {} },
+    ]);
     expect(templates(m)).toEqual(['GET /api/runs/{id}/']);
     expect(m.tools[0].record_ordinals).toEqual([1, 2]);
   });
@@ -407,16 +537,44 @@ describe('OQ-1 shape details', () => {
   it('ES-2 OQ-2 (revised) a scenario whose start URL serves no JSON admits its same-site API origin (127.0.0.1:3000 beside :8080)', () => {
     const file = join(dir, 'spa.json');
     const body = Buffer.from('[{"id":"it-01"}]');
-    writeFileSync(file, JSON.stringify({
-      schema_version: 1, scenario: { start_url: 'http://127.0.0.1:3000/', network_content: { request_body: true, response_body: true, header_values: true } },
-      steps: [], events: [
-        { sequence: 1, kind: 'request', transaction_id: 't1', redirected_from_transaction_id: null, method: 'GET', url: 'http://127.0.0.1:3000/' },
-        { sequence: 2, kind: 'response', transaction_id: 't1', status: 200 },
-        { sequence: 3, kind: 'request', transaction_id: 't2', redirected_from_transaction_id: null, method: 'GET', url: 'http://127.0.0.1:8080/api/items' },
-        { sequence: 4, kind: 'response', transaction_id: 't2', status: 200 },
-        { sequence: 5, kind: 'network-content', transaction_id: 't2', source_event_sequence: 4, body: { state: 'captured', base64: body.toString('base64'), bytes: body.length, media_type: 'application/json' } },
-      ],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schema_version: 1,
+        scenario: {
+          start_url: 'http://127.0.0.1:3000/',
+          network_content: { request_body: true, response_body: true, header_values: true },
+        },
+        steps: [],
+        events: [
+          {
+            sequence: 1,
+            kind: 'request',
+            transaction_id: 't1',
+            redirected_from_transaction_id: null,
+            method: 'GET',
+            url: 'http://127.0.0.1:3000/',
+          },
+          { sequence: 2, kind: 'response', transaction_id: 't1', status: 200 },
+          {
+            sequence: 3,
+            kind: 'request',
+            transaction_id: 't2',
+            redirected_from_transaction_id: null,
+            method: 'GET',
+            url: 'http://127.0.0.1:8080/api/items',
+          },
+          { sequence: 4, kind: 'response', transaction_id: 't2', status: 200 },
+          {
+            sequence: 5,
+            kind: 'network-content',
+            transaction_id: 't2',
+            source_event_sequence: 4,
+            body: { state: 'captured', base64: body.toString('base64'), bytes: body.length, media_type: 'application/json' },
+          },
+        ],
+      }),
+    );
     const r = cli(['manifest', file, '--json']);
     expect(r.status, r.stderr).toBe(0);
     const admission = JSON.parse(r.stdout).manifests[0].admission;
@@ -426,13 +584,21 @@ describe('OQ-1 shape details', () => {
 });
 
 describe('OQ-7 at scale', () => {
-  it('OQ-7 35,000 GraphQL POSTs load (bound parameter lists stay under SQLite\'s limit)', () => {
+  it("OQ-7 35,000 GraphQL POSTs load (bound parameter lists stay under SQLite's limit)", () => {
     const file = join(dir, 'many-gql.har');
-    const entries = Array.from({ length: 35_000 }, (_, i) => JSON.stringify({
-      startedDateTime: new Date(Date.UTC(2026, 0, 1) + i).toISOString(), time: 1,
-      request: { method: 'POST', url: `${A}/graphql`, headers: [], postData: { mimeType: 'application/json', text: `{"query":"query Q${i} { item(id: ${i}) { id } }"}` } },
-      response: { status: 200, headers: [], content: { mimeType: 'application/json', text: `{"data":{"item":{"id":${i}}}}` } },
-    }));
+    const entries = Array.from({ length: 35_000 }, (_, i) =>
+      JSON.stringify({
+        startedDateTime: new Date(Date.UTC(2026, 0, 1) + i).toISOString(),
+        time: 1,
+        request: {
+          method: 'POST',
+          url: `${A}/graphql`,
+          headers: [],
+          postData: { mimeType: 'application/json', text: `{"query":"query Q${i} { item(id: ${i}) { id } }"}` },
+        },
+        response: { status: 200, headers: [], content: { mimeType: 'application/json', text: `{"data":{"item":{"id":${i}}}}` } },
+      }),
+    );
     writeFileSync(file, `{"log":{"version":"1.2","entries":[${entries.join(',')}]}}`);
     const r = cli(['manifest', file, '--json']);
     expect(r.status, r.stderr).toBe(0);

@@ -19,7 +19,10 @@ import type { ListPlan, Plan } from '../src/model/plan/types.js';
 
 const dir = tempDir();
 const CAPTURE = fixture('json-server-nested', 'capture.har');
-const db = JSON.parse(readFileSync(fixture('json-server-nested', 'recording', 'db.json'), 'utf8')) as Record<'posts' | 'comments' | 'users', { id: number }[]>;
+const db = JSON.parse(readFileSync(fixture('json-server-nested', 'recording', 'db.json'), 'utf8')) as Record<
+  'posts' | 'comments' | 'users',
+  { id: number }[]
+>;
 type Truth = { method: string; path: string; request?: unknown; status: number; x_total_count: string | null; body: unknown };
 const truth = JSON.parse(readFileSync(fixture('json-server-nested', 'expected', 'truth.json'), 'utf8')) as Truth[];
 
@@ -82,7 +85,9 @@ describe('read_records.lists_collection, rows in and out: a nested tool under th
     f.record({ tool: nested, path: '/posts/1/comments', body: [{ id: 1, postId: 1 }], pathParams: ['1'] });
     f.record({ tool: members, path: '/teams/1/members', body: [{ id: 5 }], pathParams: ['1'] });
     expect(f.rows('select tool, lists_collection from read_records order by ordinal')).toEqual([
-      ['GET /comments', 1], ['GET /posts/{id}/comments', 1], ['GET /teams/{id}/members', 0],
+      ['GET /comments', 1],
+      ['GET /posts/{id}/comments', 1],
+      ['GET /teams/{id}/members', 0],
     ]);
     f.db.close();
   });
@@ -91,8 +96,10 @@ describe('read_records.lists_collection, rows in and out: a nested tool under th
 const A = 'http://localhost:3000';
 // `rank` comes before `postId` and picks the same comments; `topic` picks others.
 const COMMENTS = [
-  { id: 1, rank: 1, postId: 1, topic: 2, body: 'a' }, { id: 2, rank: 1, postId: 1, topic: 1, body: 'b' },
-  { id: 3, rank: 2, postId: 2, topic: 1, body: 'c' }, { id: 4, rank: 2, postId: 2, topic: 2, body: 'd' },
+  { id: 1, rank: 1, postId: 1, topic: 2, body: 'a' },
+  { id: 2, rank: 1, postId: 1, topic: 1, body: 'b' },
+  { id: 3, rank: 2, postId: 2, topic: 1, body: 'c' },
+  { id: 4, rank: 2, postId: 2, topic: 2, body: 'd' },
 ];
 let n = 0;
 const synthetic = (exchanges: Exchange[]) => stateOf(writeHar(dir, `nested-${n++}.har`, exchanges));
@@ -135,7 +142,10 @@ describe('the parent field is learned only when every recorded nested read agree
     ]);
     const plan = nestedPlan(s) as ListPlan;
     expect(plan.parent?.field).toBe('postId');
-    expect(plan.lines.find((l) => l.path === '/posts/3/comments')).toMatchObject({ listed_ids: [], filter: [{ field: 'postId', values: ['3'] }] });
+    expect(plan.lines.find((l) => l.path === '/posts/3/comments')).toMatchObject({
+      listed_ids: [],
+      filter: [{ field: 'postId', values: ['3'] }],
+    });
   });
 
   it('under an API base and a version segment too: /api/v1/posts/{id}/comments beside /api/v1/comments', () => {
@@ -151,7 +161,13 @@ describe('the parent field is learned only when every recorded nested read agree
 
   it('without a recorded flat list, a nested tool read for two parents lists a type of its own (/comments), its parent learned', () => {
     const s = synthetic([
-      { url: `${A}/posts`, body: [{ id: 1, title: 'p' }, { id: 2, title: 'q' }] },
+      {
+        url: `${A}/posts`,
+        body: [
+          { id: 1, title: 'p' },
+          { id: 2, title: 'q' },
+        ],
+      },
       { url: `${A}/posts/1/comments`, body: COMMENTS.filter((c) => c.postId === 1) },
       { url: `${A}/posts/2/comments`, body: COMMENTS.filter((c) => c.postId === 2) },
     ]);
@@ -160,19 +176,31 @@ describe('the parent field is learned only when every recorded nested read agree
     expect(s.entities.filter((e) => e.collection === 'comments').map((e) => e.value)).toEqual(COMMENTS);
   });
 
-  it('read for one parent only, it keeps ES-7\'s root (/posts) and its one line is a document', () => {
+  it("read for one parent only, it keeps ES-7's root (/posts) and its one line is a document", () => {
     const s = synthetic([
-      { url: `${A}/posts`, body: [{ id: 1, title: 'p' }, { id: 2, title: 'q' }] },
+      {
+        url: `${A}/posts`,
+        body: [
+          { id: 1, title: 'p' },
+          { id: 2, title: 'q' },
+        ],
+      },
       { url: `${A}/posts/1/comments`, body: COMMENTS.filter((c) => c.postId === 1) },
     ]);
     expect(nestedPlan(s)).toMatchObject({ kind: 'document' });
     expect(s.types.map((t) => t.root_path)).toEqual(['/posts']);
   });
 
-  it('a parent held in an object member (post: {id, title}) is learned as post.id, through the parent type\'s identity', () => {
+  it("a parent held in an object member (post: {id, title}) is learned as post.id, through the parent type's identity", () => {
     const withPost = COMMENTS.map(({ postId, ...c }) => ({ ...c, post: { id: postId, title: `post ${postId}` } }));
     const s = synthetic([
-      { url: `${A}/posts`, body: [{ id: 1, title: 'post 1' }, { id: 2, title: 'post 2' }] },
+      {
+        url: `${A}/posts`,
+        body: [
+          { id: 1, title: 'post 1' },
+          { id: 2, title: 'post 2' },
+        ],
+      },
       { url: `${A}/posts/1/comments`, body: withPost.filter((c) => c.post.id === 1) },
       { url: `${A}/posts/2/comments`, body: withPost.filter((c) => c.post.id === 2) },
     ]);
@@ -181,8 +209,11 @@ describe('the parent field is learned only when every recorded nested read agree
     expect(plan.lines.map((l) => l.filter)).toEqual([[{ field: 'post.id', values: ['1'] }], [{ field: 'post.id', values: ['2'] }]]);
   });
 
-  it('a path value naming the parent by another key stands for the entity the parent\'s item read by that value showed, and only then', () => {
-    const posts = [{ id: 1, slug: 'first' }, { id: 2, slug: 'second' }];
+  it("a path value naming the parent by another key stands for the entity the parent's item read by that value showed, and only then", () => {
+    const posts = [
+      { id: 1, slug: 'first' },
+      { id: 2, slug: 'second' },
+    ];
     const reads = (itemBySlug: boolean): Exchange[] => [
       { url: `${A}/posts`, body: posts },
       { url: `${A}/posts/2`, body: posts[1] },
@@ -194,7 +225,8 @@ describe('the parent field is learned only when every recorded nested read agree
     const plan = nestedPlan(s) as ListPlan;
     expect(plan.parent).toEqual({ param: 'id', field: 'postId', collection: 'posts' });
     expect(plan.lines.map((l) => [l.path, l.filter])).toEqual([
-      ['/posts/first/comments', [{ field: 'postId', values: ['1'] }]], ['/posts/2/comments', [{ field: 'postId', values: ['2'] }]],
+      ['/posts/first/comments', [{ field: 'postId', values: ['1'] }]],
+      ['/posts/2/comments', [{ field: 'postId', values: ['2'] }]],
     ]);
     // Nothing shows that `first` is post 1: no parent is learned (the line lists what no filter on `first` picks).
     const without = nestedPlan(synthetic(reads(false))) as ListPlan;
@@ -216,7 +248,9 @@ describe('serving a nested collection from state: json-server truth outside the 
     expect(r.status, r.stderr).toBe(0);
     s = await serveStore(store);
   });
-  afterAll(async () => { await s.close(); });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('answers every truth read in order, over MCP, as json-server did: status, body, X-Total-Count (none), from state', async () => {
     for (const t of truth) {
@@ -227,9 +261,13 @@ describe('serving a nested collection from state: json-server truth outside the 
       if (query) args.query = Object.fromEntries(new URLSearchParams(query));
       if (t.request !== undefined) args.body = t.request;
       let tool: string;
-      if (nested) { tool = `${t.method.toLowerCase()}_posts_by_id_comments`; args.id = nested[1]; }
-      else if (item) { tool = 'get_comments_by_id'; args.id = item[1]; }
-      else tool = 'get_comments';
+      if (nested) {
+        tool = `${t.method.toLowerCase()}_posts_by_id_comments`;
+        args.id = nested[1];
+      } else if (item) {
+        tool = 'get_comments_by_id';
+        args.id = item[1];
+      } else tool = 'get_comments';
       const a = answer(await s.call(tool, args));
       expect(a.source, `${t.method} ${t.path}: ${a.why}`).toBe('state');
       expect(a.status, `${t.method} ${t.path}`).toBe(t.status);
@@ -246,8 +284,12 @@ describe('serving a nested collection from state: json-server truth outside the 
 describe('serving a nested collection over HTTP: the parent filter, creates under a parent, later reads', () => {
   let base: string;
   let close: () => Promise<void>;
-  beforeAll(async () => { ({ base, close } = await serveHttp(CAPTURE, join(dir, 'nested-http.sqlite'))); });
-  afterAll(async () => { await close(); });
+  beforeAll(async () => {
+    ({ base, close } = await serveHttp(CAPTURE, join(dir, 'nested-http.sqlite')));
+  });
+  afterAll(async () => {
+    await close();
+  });
   const get = async (path: string) => (await (await fetch(`${base}${path}`)).json()) as { id: number; postId: number | string }[];
 
   it('a parent no record shows lists only the comments whose postId is that parent (the parent filter, not the whole type)', async () => {
@@ -257,7 +299,11 @@ describe('serving a nested collection over HTTP: the parent filter, creates unde
   });
 
   it('POST /posts/4/comments creates a comment with postId from the path (spelled as json-server answers it) that nested and flat reads show; DELETE removes it', async () => {
-    const r = await fetch(`${base}/posts/4/comments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userId: 2, body: 'late reply' }) });
+    const r = await fetch(`${base}/posts/4/comments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ userId: 2, body: 'late reply' }),
+    });
     expect(r.status).toBe(201);
     const created = (await r.json()) as { id: number; postId: unknown };
     expect(created).toEqual({ userId: 2, body: 'late reply', postId: '4', id: 8 });
@@ -269,7 +315,11 @@ describe('serving a nested collection over HTTP: the parent filter, creates unde
   });
 
   it('a PATCH moving a comment to another post moves it between the nested lists', async () => {
-    const r = await fetch(`${base}/comments/3`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ postId: 3 }) });
+    const r = await fetch(`${base}/comments/3`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ postId: 3 }),
+    });
     expect(r.status).toBe(200);
     expect((await get('/posts/2/comments')).map((c) => c.id)).toEqual([7]);
     expect((await get('/posts/3/comments')).map((c) => c.id)).toEqual([3, 5, 6]);
@@ -280,7 +330,10 @@ describe('check-effects on the nested fixture (issue 16)', () => {
   it('reproduces every recorded response: the nested create, the patch and the delete verified', () => {
     const r = cli(['check-effects', CAPTURE, '--json']);
     expect(r.status, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { summary: string; write_tools: { verified: { tool: string; effect: string }[]; replayed: unknown[] } };
+    const report = JSON.parse(r.stdout) as {
+      summary: string;
+      write_tools: { verified: { tool: string; effect: string }[]; replayed: unknown[] };
+    };
     expect(report.summary).toBe('13 of 13 responses reproduced');
     expect(report.write_tools.verified).toContainEqual({ tool: 'post_posts_by_id_comments', effect: 'create' });
     expect(report.write_tools.replayed).toEqual([]);

@@ -14,12 +14,15 @@ import { line, serveHar, text, type Served } from './serve-helpers.js';
 const dir = tempDir();
 const A = 'http://app.test';
 const served: Served[] = [];
-afterAll(async () => { for (const s of served) await s.close(); });
+afterAll(async () => {
+  for (const s of served) await s.close();
+});
 
 describe('requests without a response (status 0 or -1)', () => {
   it('the Playwright export in fixtures/ carries one: status -1 with a failure text', () => {
-    const har = JSON.parse(readFileSync(join(root, 'fixtures', 'news-site-playwright', 'capture.har'), 'utf8')) as
-      { log: { entries: { response: { status: number; _failureText?: string } }[] } };
+    const har = JSON.parse(readFileSync(join(root, 'fixtures', 'news-site-playwright', 'capture.har'), 'utf8')) as {
+      log: { entries: { response: { status: number; _failureText?: string } }[] };
+    };
     expect(har.log.entries.filter((e) => e.response.status <= 0).map((e) => e.response._failureText)).toEqual(['net::ERR_EMPTY_RESPONSE']);
   });
 
@@ -30,7 +33,11 @@ describe('requests without a response (status 0 or -1)', () => {
       { url: `${A}/api/v1/health`, status: 0 },
     ]);
     expect(db.prepare('select tool, status from tool_statuses order by tool, status').raw().all()).toEqual([['get_api_v1_report', 200]]);
-    expect(db.prepare('select ordinal, status from record order by ordinal').raw().all()).toEqual([[1, 200], [2, -1], [3, 0]]);
+    expect(db.prepare('select ordinal, status from record order by ordinal').raw().all()).toEqual([
+      [1, 200],
+      [2, -1],
+      [3, 0],
+    ]);
     db.close();
   });
 

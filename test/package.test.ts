@@ -16,7 +16,11 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathS
 import { dirname, join } from 'node:path';
 import { fixture, root, tempDir } from './helpers.js';
 
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string>; dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+  dependencies: Record<string, string>;
+};
 const work = tempDir();
 const run = (cmd: string, args: string[], cwd = work) => spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 
@@ -76,7 +80,12 @@ describe('npm pack ships only what runs', () => {
     expect(files).toContain('LICENSE');
     expect(files.filter((f) => f.startsWith('migrations/')).length).toBeGreaterThan(0);
     expect(files.filter((f) => f.startsWith('queries/')).length).toBeGreaterThan(0);
-    const stray = files.filter((f) => !/^(dist\/src\/.+\.(js|d\.ts)|migrations\/.+\.sql|queries\/.+\.sql|schema\/.+\.sql|docs\/.+\.md|README\.md|package\.json|LICENSE)$/.test(f));
+    const stray = files.filter(
+      (f) =>
+        !/^(dist\/src\/.+\.(js|d\.ts)|migrations\/.+\.sql|queries\/.+\.sql|schema\/.+\.sql|docs\/.+\.md|README\.md|package\.json|LICENSE)$/.test(
+          f,
+        ),
+    );
     expect(stray).toEqual([]);
     expect(files.some((f) => /^(test|fixtures|bench|scripts|examples|src)\//.test(f) || f.startsWith('dist/bench/'))).toBe(false);
   });
@@ -102,7 +111,7 @@ describe('the packed package installed into an empty folder', () => {
     expect(JSON.parse(state.stdout).sha256).toBe(JSON.parse(expected).sha256);
   });
 
-  it('runs the README\'s library example through the package\'s exports', () => {
+  it("runs the README's library example through the package's exports", () => {
     const app = install();
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const code = /<!-- library-example[^>]*-->\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
@@ -111,7 +120,10 @@ describe('the packed package installed into an empty folder', () => {
     copyFileSync(fixture('grafana', 'capture.har'), join(app, 'capture.har'));
     const r = run(process.execPath, ['example.mjs'], app);
     expect(r.status, r.stderr).toBe(0);
-    const state = JSON.parse(readFileSync(fixture('grafana', 'expected', 'state.json'), 'utf8')) as { types: { collection: string }[]; entities: unknown[] };
+    const state = JSON.parse(readFileSync(fixture('grafana', 'expected', 'state.json'), 'utf8')) as {
+      types: { collection: string }[];
+      entities: unknown[];
+    };
     expect(r.stdout).toMatch(/^capture 1: \d+ records$/m);
     for (const t of state.types) expect(r.stdout).toContain(`type ${t.collection}:`);
     expect(r.stdout).toMatch(new RegExp(`served at http://127\\.0\\.0\\.1:\\d+: ${state.entities.length} entities`));
@@ -119,16 +131,33 @@ describe('the packed package installed into an empty folder', () => {
 
   it('type-checks a TypeScript caller against the shipped declarations', () => {
     const app = install();
-    writeFileSync(join(app, 'use.ts'), [
-      "import { loadCaptures, readStoredState, kyselyFor, openStore, CapstateError, type EnvironmentState, type LoadedCapture } from 'capstate';",
-      'const loaded: LoadedCapture[] = await loadCaptures({ db: "x.sqlite", files: ["capture.har"] });',
-      'const s: EnvironmentState = await readStoredState(kyselyFor(openStore("x.sqlite")), loaded[0].capture_id, "x.sqlite");',
-      'const n: number = s.types.length;',
-      'export const e = new CapstateError("c", "m"), count = n;',
-      '// @ts-expect-error: the library API is typed, so a wrong option is caught',
-      'await loadCaptures({ db: 1, files: [] });',
-    ].join('\n'));
-    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['use.ts'] }));
+    writeFileSync(
+      join(app, 'use.ts'),
+      [
+        "import { loadCaptures, readStoredState, kyselyFor, openStore, CapstateError, type EnvironmentState, type LoadedCapture } from 'capstate';",
+        'const loaded: LoadedCapture[] = await loadCaptures({ db: "x.sqlite", files: ["capture.har"] });',
+        'const s: EnvironmentState = await readStoredState(kyselyFor(openStore("x.sqlite")), loaded[0].capture_id, "x.sqlite");',
+        'const n: number = s.types.length;',
+        'export const e = new CapstateError("c", "m"), count = n;',
+        '// @ts-expect-error: the library API is typed, so a wrong option is caught',
+        'await loadCaptures({ db: 1, files: [] });',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ['use.ts'],
+      }),
+    );
     const r = run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], app);
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);

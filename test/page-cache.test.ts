@@ -15,7 +15,7 @@ const caches = (k: ReturnType<typeof kyselyFor>) => {
   return [db.pragma('main.cache_size', { simple: true }), db.pragma('temp.cache_size', { simple: true })];
 };
 
-describe('the state pass\'s page caches (issue 14: flat memory)', () => {
+describe("the state pass's page caches (issue 14: flat memory)", () => {
   it('withPageCache sets both caches for its work and restores them, also when the work throws', async () => {
     const db = openStore(join(dir, 'c.sqlite'), { write: true });
     db.pragma('cache_size = -16384');
@@ -24,12 +24,16 @@ describe('the state pass\'s page caches (issue 14: flat memory)', () => {
     expect(before[0]).toBe(-16384);
     expect(await withPageCache(k, 1024, async () => caches(k))).toEqual([-1024, -1024]);
     expect(caches(k)).toEqual(before);
-    await expect(withPageCache(k, 512, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      withPageCache(k, 512, async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(caches(k)).toEqual(before);
     db.close();
   });
 
-  it('storeState computes and checks the state with the small caches, and the load\'s cache is back after', async () => {
+  it("storeState computes and checks the state with the small caches, and the load's cache is back after", async () => {
     const file = join(dir, 's.sqlite');
     expect(cli(['load', fixture('grafana-mini', 'capture.har'), '--db', file]).status).toBe(0);
     const db = openStore(file, { write: true });
@@ -38,7 +42,10 @@ describe('the state pass\'s page caches (issue 14: flat memory)', () => {
     const before = caches(k);
     let during: unknown[] = [];
     db.exec('BEGIN');
-    const r = await storeState(k, 1, async () => { during = caches(k); return { verified: [], replayed: [] }; });
+    const r = await storeState(k, 1, async () => {
+      during = caches(k);
+      return { verified: [], replayed: [] };
+    });
     db.exec('ROLLBACK');
     expect(r.status).toBe('computed');
     expect(during).toEqual([-STATE_PASS_CACHE_KIB, -STATE_PASS_CACHE_KIB]);

@@ -16,9 +16,21 @@ const dir = tempDir();
 let n = 0;
 const A = 'http://app.test';
 
-interface Tool { name: string; method: string; template: string; root_path: string; is_query_post: boolean }
+interface Tool {
+  name: string;
+  method: string;
+  template: string;
+  root_path: string;
+  is_query_post: boolean;
+}
 interface State {
-  types: { collection: string; root_path: string; identity: string; bound: { rule: string; write_ordinal: number } | null; initial_order: string[] }[];
+  types: {
+    collection: string;
+    root_path: string;
+    identity: string;
+    bound: { rule: string; write_ordinal: number } | null;
+    initial_order: string[];
+  }[];
   entities: { collection: string; id: string }[];
   documents: { tool: string; path: string }[];
   plans: { tool: string; kind: string; reason?: string }[];
@@ -59,8 +71,15 @@ describe('issue 18 static segments are not ids', () => {
       { url: `${A}/apis/batch/v2alpha1/jobs`, body: { kind: 'JobList' } },
     ]);
     expect(templates(tools)).toEqual([
-      'GET /api/commits/{id}', 'GET /api/docs/viewer-2.0', 'GET /api/examples/example3', 'GET /api/issues/issue-62', 'GET /api/items/{id}',
-      'POST /api/nav/GetNavigationMenu2', 'GET /api/plugins/wp-lightbox2', 'GET /api/runs/{id}', 'GET /api/videos/{id}',
+      'GET /api/commits/{id}',
+      'GET /api/docs/viewer-2.0',
+      'GET /api/examples/example3',
+      'GET /api/issues/issue-62',
+      'GET /api/items/{id}',
+      'POST /api/nav/GetNavigationMenu2',
+      'GET /api/plugins/wp-lightbox2',
+      'GET /api/runs/{id}',
+      'GET /api/videos/{id}',
       'GET /apis/batch/v2alpha1/jobs',
     ]);
   });
@@ -83,7 +102,11 @@ describe('issue 18 static segments are not ids', () => {
       // A format suffix (`.json`) is not a file extension: the strong id before it stays a parameter.
       { url: `${A}/api/issues/12.json`, body: { issue: { id: 12 } } },
     ]);
-    expect(templates(tools)).toEqual(['GET /api/exports/report-2024a.har', 'GET /api/issues/{id}.json', 'GET /api/sites/site2b.webmanifest']);
+    expect(templates(tools)).toEqual([
+      'GET /api/exports/report-2024a.har',
+      'GET /api/issues/{id}.json',
+      'GET /api/sites/site2b.webmanifest',
+    ]);
   });
 
   it('sibling templates under one root use one parameter name for one position', () => {
@@ -100,23 +123,43 @@ describe('issue 18 static segments are not ids', () => {
 
 describe('issue 18 files are documents', () => {
   it('a GET of a .json file, a .webmanifest or a .har read on one line is a document, not a type with one entity', () => {
-    const manifest = { name: 'App', icons: [{ src: '/i.png', sizes: '192x192' }], related_applications: [{ platform: 'play', id: 'com.example.app' }] };
+    const manifest = {
+      name: 'App',
+      icons: [{ src: '/i.png', sizes: '192x192' }],
+      related_applications: [{ platform: 'play', id: 'com.example.app' }],
+    };
     const s = stateOf([
       { url: `${A}/`, body: '<html></html>', mimeType: 'text/html' },
       { url: `${A}/manifest.json`, body: manifest },
       { url: `${A}/static/site.webmanifest`, body: manifest },
       { url: `${A}/exports/session.har`, body: { log: { entries: [{ id: 1 }, { id: 2 }] } } },
-      { url: `${A}/api/items`, body: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] },
+      {
+        url: `${A}/api/items`,
+        body: [
+          { id: 1, name: 'a' },
+          { id: 2, name: 'b' },
+        ],
+      },
     ]);
     expect(s.types.map((t) => t.root_path)).toEqual(['/api']);
     expect(s.documents.map((d) => d.path).sort()).toEqual(['/exports/session.har', '/manifest.json', '/static/site.webmanifest']);
-    for (const t of ['get_manifest_json', 'get_static_site_webmanifest', 'get_exports_session_har']) expect(planOf(s, t)?.kind).toBe('document');
+    for (const t of ['get_manifest_json', 'get_static_site_webmanifest', 'get_exports_session_har'])
+      expect(planOf(s, t)?.kind).toBe('document');
     expect(planOf(s, 'get_api_items')?.kind).toBe('list');
   });
 
-  it('a .json list beside its item template is the API\'s format suffix and stays a list (Redmine /issues.json)', () => {
+  it("a .json list beside its item template is the API's format suffix and stays a list (Redmine /issues.json)", () => {
     const s = stateOf([
-      { url: `${A}/issues.json`, body: { issues: [{ id: 1, subject: 'a' }, { id: 2, subject: 'b' }], total_count: 2 } },
+      {
+        url: `${A}/issues.json`,
+        body: {
+          issues: [
+            { id: 1, subject: 'a' },
+            { id: 2, subject: 'b' },
+          ],
+          total_count: 2,
+        },
+      },
       { url: `${A}/issues/1.json`, body: { issue: { id: 1, subject: 'a' } } },
     ]);
     expect(s.types.map((t) => [t.root_path, t.initial_order])).toEqual([['/issues', ['1', '2']]]);
@@ -145,10 +188,18 @@ describe('issue 18 files are documents', () => {
     f.record({ tool: issue, path: '/issues/1.json', body: { issue: { id: 1 } }, pathParams: ['1'] });
     f.record({ tool: data, path: '/data.json', query: 'page=1', body: [] });
     f.record({ tool: data, path: '/data.json', query: 'page=2', body: [] });
-    expect(f.rows('select tool_id, root_path from file_documents order by tool_id')).toEqual([[manifest, '/manifest'], [har, '/exports']]);
+    expect(f.rows('select tool_id, root_path from file_documents order by tool_id')).toEqual([
+      [manifest, '/manifest'],
+      [har, '/exports'],
+    ]);
     expect(f.rows('select tool, lists_collection from read_records order by ordinal')).toEqual([
-      ['GET /manifest.json', 0], ['GET /manifest.json', 0], ['GET /exports/session.har', 0], ['GET /issues.json', 1],
-      ['GET /issues/{id}.json', 0], ['GET /data.json', 1], ['GET /data.json', 1],
+      ['GET /manifest.json', 0],
+      ['GET /manifest.json', 0],
+      ['GET /exports/session.har', 0],
+      ['GET /issues.json', 1],
+      ['GET /issues/{id}.json', 0],
+      ['GET /data.json', 1],
+      ['GET /data.json', 1],
     ]);
     f.db.close();
   });
@@ -173,14 +224,29 @@ describe('issue 18 RPC-style reads sent as POST are query POSTs', () => {
     { method: 'POST', url: `${A}/shop/listings`, requestBody: {}, body: { id: 9 } },
     { method: 'POST', url: `${A}/docs/readme`, requestBody: {}, body: { id: 9 } },
     { method: 'POST', url: `${A}/api/users`, requestBody: { name: 'b' }, body: { id: 2, name: 'b' } },
-    { url: `${A}/api/users`, body: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] },
+    {
+      url: `${A}/api/users`,
+      body: [
+        { id: 1, name: 'a' },
+        { id: 2, name: 'b' },
+      ],
+    },
   ];
 
-  it('method names starting with get|list|fetch|read|describe, a /queries/ or /$rpc/ segment, beside OQ-7\'s names', () => {
-    const query = Object.fromEntries(manifestOf(rpc).filter((t) => t.method === 'POST').map((t) => [t.template, t.is_query_post]));
+  it("method names starting with get|list|fetch|read|describe, a /queries/ or /$rpc/ segment, beside OQ-7's names", () => {
+    const query = Object.fromEntries(
+      manifestOf(rpc)
+        .filter((t) => t.method === 'POST')
+        .map((t) => [t.template, t.is_query_post]),
+    );
     expect(query).toEqual({
-      '/api/users/queries/getCurrentUser': true, '/_api/GetNavigationMenu2': true, '/$rpc/google.example.v1.Service/FetchThings': true,
-      '/api/list_users': true, '/shop/listings': false, '/docs/readme': false, '/api/users': false,
+      '/api/users/queries/getCurrentUser': true,
+      '/_api/GetNavigationMenu2': true,
+      '/$rpc/google.example.v1.Service/FetchThings': true,
+      '/api/list_users': true,
+      '/shop/listings': false,
+      '/docs/readme': false,
+      '/api/users': false,
     });
   });
 
@@ -193,13 +259,17 @@ describe('issue 18 RPC-style reads sent as POST are query POSTs', () => {
     expect(users.initial_order).toEqual(['1']);
   });
 
-  it('the words are the vocabulary table\'s: a store without the `get` prefix row makes getCurrentUser a write', () => {
+  it("the words are the vocabulary table's: a store without the `get` prefix row makes getCurrentUser a write", () => {
     const db = join(dir, 'no-get.sqlite');
     openStore(db, { write: true }).close();
     const raw = new Database(db);
     raw.prepare("delete from vocabulary where vocabulary = 'query_method_prefix' and name = 'get'").run();
     raw.close();
-    const query = Object.fromEntries(manifestOf(rpc, db).filter((t) => t.method === 'POST').map((t) => [t.template, t.is_query_post]));
+    const query = Object.fromEntries(
+      manifestOf(rpc, db)
+        .filter((t) => t.method === 'POST')
+        .map((t) => [t.template, t.is_query_post]),
+    );
     expect(query['/api/users/queries/getCurrentUser']).toBe(true); // still by its /queries/ segment
     expect(query['/_api/GetNavigationMenu2']).toBe(false);
     expect(query['/$rpc/google.example.v1.Service/FetchThings']).toBe(true);
@@ -212,14 +282,23 @@ describe('issue 18 no empty echo types', () => {
     const status = f.tool({ template: '/api/status/{code}', root: '/api/status' });
     const dash = f.tool({ template: '/api/dashboards/{uid}', root: '/api/dashboards' });
     f.record({ tool: status, path: '/api/status/200', body: { statusExpected: 200 }, pathParams: ['200'] });
-    f.record({ tool: dash, path: '/api/dashboards/abc', body: { dashboard: { ref: 'abc' }, meta: { ref: 'abc', slug: 's' } }, pathParams: ['abc'] });
+    f.record({
+      tool: dash,
+      path: '/api/dashboards/abc',
+      body: { dashboard: { ref: 'abc' }, meta: { ref: 'abc', slug: 's' } },
+      pathParams: ['abc'],
+    });
     f.record({ tool: dash, path: '/api/dashboards/def', body: { uid: 'def', title: 'Def' }, pathParams: ['def'] });
     f.record({ tool: status, path: '/api/status/201', body: { statusExpected: 201, text: 'Created' }, pathParams: ['201'] });
     f.record({ tool: dash, path: '/api/dashboards/ghi', body: { uid: 'ghi' }, pathParams: ['ghi'] });
     // #1: only the echo; #2: `/dashboard` holds only the echo, `/meta` more; #3, #4: more than
     // the echo; #5: an identity name alone is an entity (IDN-5's `{"id": "w-001"}`).
-    expect(f.rows('select ordinal, entity_pointer, identity_key from item_locations order by ordinal'))
-      .toEqual([[2, '/meta', 'ref'], [3, '', 'uid'], [4, '', 'statusExpected'], [5, '', 'uid']]);
+    expect(f.rows('select ordinal, entity_pointer, identity_key from item_locations order by ordinal')).toEqual([
+      [2, '/meta', 'ref'],
+      [3, '', 'uid'],
+      [4, '', 'statusExpected'],
+      [5, '', 'uid'],
+    ]);
     f.db.close();
   });
 
@@ -231,7 +310,10 @@ describe('issue 18 no empty echo types', () => {
     ]);
     expect(s.types.map((t) => t.root_path)).toEqual(['/api/items']);
     expect(s.entities.map((e) => `${e.collection}/${e.id}`)).toEqual(['items/7']);
-    expect(planOf(s, 'get_api_status_by_statusexpected') ?? planOf(s, 'get_api_status_by_id')).toMatchObject({ kind: 'record', reason: 'no-identity' });
+    expect(planOf(s, 'get_api_status_by_statusexpected') ?? planOf(s, 'get_api_status_by_id')).toMatchObject({
+      kind: 'record',
+      reason: 'no-identity',
+    });
     expect(planOf(s, 'get_api_items_by_id')?.kind).toBe('item');
   });
 });
@@ -249,7 +331,14 @@ describe('issue 18 tool names cut at a token boundary', () => {
     ]);
     const names = tools.map((t) => t.name);
     expect(new Set(names).size).toBe(names.length);
-    const tokensOf = (t: Tool) => `${t.method}_${t.template}`.toLowerCase().replace(/\{([^}]+)\}/g, 'by_$1').replace(/[^a-z0-9_]+/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '').split('_');
+    const tokensOf = (t: Tool) =>
+      `${t.method}_${t.template}`
+        .toLowerCase()
+        .replace(/\{([^}]+)\}/g, 'by_$1')
+        .replace(/[^a-z0-9_]+/g, '_')
+        .replace(/_+/g, '_')
+        .replace(/^_|_$/g, '')
+        .split('_');
     for (const t of tools) {
       expect(t.name.length).toBeLessThanOrEqual(64);
       // Every token of the name is a whole token of the template (no token cut in two), bar a `_2`.

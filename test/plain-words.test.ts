@@ -18,7 +18,10 @@ import { CLOSED_BROWSER_POLICY } from '../src/serve/browser-policy.js';
 const dir = tempDir();
 /** What a reader must not meet in default text output. */
 const JARGON = /\b(ES|BS|OQ|IDN|DOC|DESC|ACC|MCP)-\d+|§\s?\d|\[#\d+|evidence ev_/;
-const cases = readdirSync(join(root, 'fixtures'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const cases = readdirSync(join(root, 'fixtures'), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 /** The rule IDs docs/rules.md explains (its `<a id>` anchors, lower-cased). */
 const RULE_ANCHORS = [...readFileSync(join(root, 'docs', 'rules.md'), 'utf8').matchAll(/<a id="([a-z]+-\d+)"><\/a>/g)].map((m) => m[1]);
 const captureOf = (name: string) => fixture(name, readdirSync(fixture(name)).find((f) => /\.(har|json|har\.gz|zip)$/.test(f))!);
@@ -50,14 +53,19 @@ describe('plainText: rule citations out, the sentence kept', () => {
   it('every reason of the closed vocabulary has words, and a record plan reads them', () => {
     for (const r of REASON_PRECEDENCE) expect(REASON_WORDS[r], r).toMatch(/^[a-z]/);
     const s = planSentence({ tool: 't', kind: 'record', reason: 'body-unusable', detail: 'record #1 (/x) has no usable JSON body (ES-4)' });
-    expect(s).toBe('Replays its recorded responses: its recorded responses have no usable JSON body (record #1 (/x) has no usable JSON body).');
+    expect(s).toBe(
+      'Replays its recorded responses: its recorded responses have no usable JSON body (record #1 (/x) has no usable JSON body).',
+    );
   });
 });
 
 describe('citedRules and plainError: the rules a text cites, for a structured field', () => {
   it.each([
     ["its one record comes after the type's bound (ES-8/ES-9)", ['ES-8', 'ES-9']],
-    ['its 2 initial reads are projections or variants (ES-12..ES-19)', ['ES-12', 'ES-13', 'ES-14', 'ES-15', 'ES-16', 'ES-17', 'ES-18', 'ES-19']],
+    [
+      'its 2 initial reads are projections or variants (ES-12..ES-19)',
+      ['ES-12', 'ES-13', 'ES-14', 'ES-15', 'ES-16', 'ES-17', 'ES-18', 'ES-19'],
+    ],
     ['the budget (ES-39, OQ-32 as revised) was passed', ['ES-39', 'OQ-32']],
     ['writes are not modelled (§13); ES-8 bounds it, ES-8 again', ['§13', 'ES-8']],
     ['fixtures/ES-8.har: PROJ-12 in UTF-8; evidence ev_0123456789ab', []],
@@ -65,8 +73,19 @@ describe('citedRules and plainError: the rules a text cites, for a structured fi
     expect(citedRules(text)).toEqual(rules);
   });
   it('an error document keeps its keys, its message in plain words and the cited rules in `rules` (none: no key)', () => {
-    const doc = { ok: false as const, code: 'budget-exceeded', message: 'needs more than its 100 transient bytes (ES-39) in the values phase', context: { phase: 'values' } };
-    expect(plainError(doc)).toEqual({ ok: false, code: 'budget-exceeded', message: 'needs more than its 100 transient bytes in the values phase', rules: ['ES-39'], context: { phase: 'values' } });
+    const doc = {
+      ok: false as const,
+      code: 'budget-exceeded',
+      message: 'needs more than its 100 transient bytes (ES-39) in the values phase',
+      context: { phase: 'values' },
+    };
+    expect(plainError(doc)).toEqual({
+      ok: false,
+      code: 'budget-exceeded',
+      message: 'needs more than its 100 transient bytes in the values phase',
+      rules: ['ES-39'],
+      context: { phase: 'values' },
+    });
     expect(Object.keys(plainError(doc))).toEqual(['ok', 'code', 'message', 'rules', 'context']);
     expect(plainError({ ...doc, message: 'no such file' })).toEqual({ ...doc, message: 'no such file' });
   });
@@ -83,7 +102,12 @@ describe('default text output carries no rule IDs; --explain and --json keep the
     expect(text).not.toMatch(JARGON);
     expect(cli(['state', '--db', db, '--explain']).stdout).toContain('has no usable JSON body (ES-4)');
     const doc = JSON.parse(cli(['state', '--db', db, '--json']).stdout) as { plans: { kind: string; detail?: string }[] };
-    expect(doc.plans.filter((p) => p.kind === 'record').map((p) => p.detail).join('\n')).toMatch(/\(ES-4\)/);
+    expect(
+      doc.plans
+        .filter((p) => p.kind === 'record')
+        .map((p) => p.detail)
+        .join('\n'),
+    ).toMatch(/\(ES-4\)/);
   });
 
   it('info: no rule IDs unless --explain', () => {
@@ -93,7 +117,7 @@ describe('default text output carries no rule IDs; --explain and --json keep the
     expect(cli(['info', '--db', db, '--explain']).stdout).toMatch(/\d+ admitted \(OQ-2\), timeline by start-time \(ES-6\)/);
   });
 
-  it('manifest, check-effects, card and every command\'s help: no rule IDs', () => {
+  it("manifest, check-effects, card and every command's help: no rule IDs", () => {
     for (const args of [['manifest'], ['check-effects'], ['card']]) {
       const r = cli([...args, '--db', db]);
       expect(r.stdout, args.join(' ')).not.toMatch(JARGON);
@@ -112,8 +136,11 @@ describe('MCP tool descriptions carry no rule IDs', () => {
   it('every tool a client lists (environment, analysis, data plane, browser): descriptions and input schemas in plain words', async () => {
     const s = await serveHar(dir, METHOD_EXCHANGES, { browser: { ...CLOSED_BROWSER_POLICY, allowBrowser: true, evidenceDir: dir } });
     try {
-      expect(s.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['inspect_analysis_view', 'compare_web_captures', 'capture_browser_scenario', 'reset_state']));
-      for (const t of s.tools) expect(JSON.stringify({ description: t.description, inputSchema: t.inputSchema }), t.name).not.toMatch(JARGON);
+      expect(s.tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['inspect_analysis_view', 'compare_web_captures', 'capture_browser_scenario', 'reset_state']),
+      );
+      for (const t of s.tools)
+        expect(JSON.stringify({ description: t.description, inputSchema: t.inputSchema }), t.name).not.toMatch(JARGON);
     } finally {
       await s.close();
     }
@@ -169,7 +196,11 @@ describe('MCP answers carry no rule IDs: every recorded call of every fixture; `
       { url: 'http://localhost:3000/api/v1/items/it-01', body: { id: 'it-01', name: 'B' } },
     ]);
     try {
-      const sc = (await s.call('get_api_v1_items_by_id', { id: 'it-01' })).structuredContent as { why: string; rules: string[]; source: string };
+      const sc = (await s.call('get_api_v1_items_by_id', { id: 'it-01' })).structuredContent as {
+        why: string;
+        rules: string[];
+        source: string;
+      };
       expect(sc.source).toBe('replay');
       expect(sc.why).toMatch(/none of its records is an initial read .*the bound of \/api\/v1\/items, whose first write is #2\)$/);
       expect(sc.rules).toEqual(['ES-8', 'ES-9']);
@@ -185,7 +216,10 @@ describe('MCP answers carry no rule IDs: every recorded call of every fixture; `
 describe('CLI error messages carry no rule IDs; `--json` names them in `rules`', () => {
   it('ES-39 a budget failure: stderr in plain words, the --json error document with rules', () => {
     const file = writeHar(dir, 'budget.har', [
-      { url: 'http://localhost:3000/api/v1/items', body: Array.from({ length: 200 }, (_, i) => ({ id: `it-${i}`, text: 'x'.repeat(200) })) },
+      {
+        url: 'http://localhost:3000/api/v1/items',
+        body: Array.from({ length: 200 }, (_, i) => ({ id: `it-${i}`, text: 'x'.repeat(200) })),
+      },
     ]);
     const env = { CAPSTATE_STATE_BUDGET_BYTES: '100000' };
     const text = cli(['state', file], { env });

@@ -31,5 +31,5 @@ export const ruleViews = () => orderViews(listViews()).filter((v) => !exploratio
  * for ~25 s each.
  */
 export const viewSnapshotStatements = (views: ViewFile[]): string =>
-  views.map((v) => postgresView(v.sql).replace(/create\s+view\s+([a-z_][a-z0-9_]*)\s+as/i, 'create temp table $1 as') + ';').join('\n') + '\n';
-
+  views.map((v) => postgresView(v.sql).replace(/create\s+view\s+([a-z_][a-z0-9_]*)\s+as/i, 'create temp table $1 as') + ';').join('\n') +
+  '\n';

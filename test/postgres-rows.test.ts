@@ -17,21 +17,37 @@ import { kyselyFor, openStore, rawConnection } from '../src/store/open.js';
 import { postgresCopy } from '../src/store/postgres-copy.js';
 import { withSnapshot } from '../src/store/snapshot.js';
 import { captureOf, fixtureCases, tempDir } from './helpers.js';
-import { copyStatements, createStoreDatabase, ruleViews, startPostgres, viewSnapshotStatements, type Postgres } from './postgres-helpers.js';
+import {
+  copyStatements,
+  createStoreDatabase,
+  ruleViews,
+  startPostgres,
+  viewSnapshotStatements,
+  type Postgres,
+} from './postgres-helpers.js';
 
 const dir = tempDir();
 let pg: Postgres;
-beforeAll(() => { pg = startPostgres(); }, 60_000);
+beforeAll(() => {
+  pg = startPostgres();
+}, 60_000);
 afterAll(() => pg?.stop());
 
 const VIEWS = ruleViews();
 
 /** COPY text's escapes undone; null for \N. */
-const uncopy = (s: string): string | null => (s === '\\N' ? null : s.replace(/\\(.)/g, (_, c: string) => (c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : c)));
+const uncopy = (s: string): string | null =>
+  s === '\\N' ? null : s.replace(/\\(.)/g, (_, c: string) => (c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : c));
 
 type Kind = 'float' | 'text' | 'decimal' | 'other';
-const kindOf = (pgType: string): Kind => (pgType === 'double precision' ? 'float' : pgType === 'text' ? 'text'
-  : ['bigint', 'integer', 'numeric', 'smallint'].includes(pgType) ? 'decimal' : 'other');
+const kindOf = (pgType: string): Kind =>
+  pgType === 'double precision'
+    ? 'float'
+    : pgType === 'text'
+      ? 'text'
+      : ['bigint', 'integer', 'numeric', 'smallint'].includes(pgType)
+        ? 'decimal'
+        : 'other';
 
 /** One cell as both sides are compared: by PostgreSQL's column kind. */
 function pgCell(v: string | null, kind: Kind): unknown {
@@ -55,7 +71,11 @@ async function compare(name: string, capture: string): Promise<string[]> {
   createStoreDatabase(pg, database);
   const db = openStore(file);
   let copy;
-  try { copy = postgresCopy(db); } finally { db.close(); }
+  try {
+    copy = postgresCopy(db);
+  } finally {
+    db.close();
+  }
   pg.script(database, copyStatements(copy));
 
   // PostgreSQL: every view into a temporary table, then each one's column types and rows.
@@ -76,7 +96,10 @@ async function compare(name: string, capture: string): Promise<string[]> {
     const m = /^==(columns|rows) ([a-z_]+)$/.exec(line);
     if (m) {
       part = m[1] as 'columns' | 'rows';
-      if (part === 'columns') { current = { kinds: [], rows: [] }; onPg.set(m[2], current); }
+      if (part === 'columns') {
+        current = { kinds: [], rows: [] };
+        onPg.set(m[2], current);
+      }
       continue;
     }
     if (!current || line === '') continue;
@@ -89,49 +112,83 @@ async function compare(name: string, capture: string): Promise<string[]> {
   const k = kyselyFor(openStore(file));
   try {
     const raw = rawConnection(k)!;
-    await withSnapshot(k, VIEWS.map((v) => v.name), async () => {
-      for (const v of VIEWS) {
-        const p = onPg.get(v.name);
-        if (!p) { differing.push(`${v.name}: not evaluated on PostgreSQL`); continue; }
-        const columns = raw.prepare(`select * from temp."${v.name}"`).columns().map((c) => c.name);
-        const rows = raw.prepare(`select ${columns.map((c) => `"${c}"`).join(', ')}, ${columns.map((c) => `cast("${c}" as text)`).join(', ')} from temp."${v.name}"`)
-          .safeIntegers(true).raw(true).all() as unknown[][];
-        const mine = rows.map((r) => columns.map((_, i) => sqliteCell(r[i], r[columns.length + i] as string | null, p.kinds[i])));
-        const a = bag(mine), b = bag(p.rows);
-        if (JSON.stringify(a) !== JSON.stringify(b)) {
-          const onlySqlite = a.filter((x) => !b.includes(x)).slice(0, 2);
-          const onlyPg = b.filter((x) => !a.includes(x)).slice(0, 2);
-          differing.push(`${v.name}: ${a.length} rows on SQLite, ${b.length} on PostgreSQL; only SQLite ${onlySqlite.join(' ')}; only PostgreSQL ${onlyPg.join(' ')}`);
+    await withSnapshot(
+      k,
+      VIEWS.map((v) => v.name),
+      async () => {
+        for (const v of VIEWS) {
+          const p = onPg.get(v.name);
+          if (!p) {
+            differing.push(`${v.name}: not evaluated on PostgreSQL`);
+            continue;
+          }
+          const columns = raw
+            .prepare(`select * from temp."${v.name}"`)
+            .columns()
+            .map((c) => c.name);
+          const rows = raw
+            .prepare(
+              `select ${columns.map((c) => `"${c}"`).join(', ')}, ${columns.map((c) => `cast("${c}" as text)`).join(', ')} from temp."${v.name}"`,
+            )
+            .safeIntegers(true)
+            .raw(true)
+            .all() as unknown[][];
+          const mine = rows.map((r) => columns.map((_, i) => sqliteCell(r[i], r[columns.length + i] as string | null, p.kinds[i])));
+          const a = bag(mine),
+            b = bag(p.rows);
+          if (JSON.stringify(a) !== JSON.stringify(b)) {
+            const onlySqlite = a.filter((x) => !b.includes(x)).slice(0, 2);
+            const onlyPg = b.filter((x) => !a.includes(x)).slice(0, 2);
+            differing.push(
+              `${v.name}: ${a.length} rows on SQLite, ${b.length} on PostgreSQL; only SQLite ${onlySqlite.join(' ')}; only PostgreSQL ${onlyPg.join(' ')}`,
+            );
+          }
         }
-      }
-    });
+      },
+    );
   } finally {
     await k.destroy();
   }
   return differing;
 }
 
-describe('issue 20: a store\'s rows copied to PostgreSQL keep their bytes (postgres-copy.ts)', () => {
+describe("issue 20: a store's rows copied to PostgreSQL keep their bytes (postgres-copy.ts)", () => {
   it('text with tabs, line breaks and backslashes, 64-bit integers, reals and bytes arrive as they were', () => {
     const file = join(dir, 'copy.sqlite');
     const db = openStore(file, { write: true });
     const text = 'a\tb\nc\\d\re \\N';
     try {
-      db.prepare("insert into capture (id, path, sha256, bytes, format, loaded_at) values (?, ?, 's', ?, 'har', 't')").run(1, text, 9007199254740993n);
-      db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (1, 'b', 3, 'base64', 1, ?)").run(Buffer.from([0, 9, 255]));
+      db.prepare("insert into capture (id, path, sha256, bytes, format, loaded_at) values (?, ?, 's', ?, 'har', 't')").run(
+        1,
+        text,
+        9007199254740993n,
+      );
+      db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (1, 'b', 3, 'base64', 1, ?)").run(
+        Buffer.from([0, 9, 255]),
+      );
       db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (2, 'j', 2, 'json', 1, '[1.5]')").run();
       // A body SQLite keeps deflated (issue 14) arrives as its text: PostgreSQL keeps no coding.
       const long = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: i, note: 'tab\there' })));
-      db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content, coding) values (3, 'd', ?, 'json', 1, ?, 'deflate')").run(Buffer.byteLength(long), deflateSync(long));
-      db.prepare("insert into member_node (body_id, parent, key, node, depth, shape, value, pointer) values (2, -1, 0, 0, 0, 1, null, ''), (2, 0, 0, 1, null, null, 1.5, null)").run();
+      db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content, coding) values (3, 'd', ?, 'json', 1, ?, 'deflate')").run(
+        Buffer.byteLength(long),
+        deflateSync(long),
+      );
+      db.prepare(
+        "insert into member_node (body_id, parent, key, node, depth, shape, value, pointer) values (2, -1, 0, 0, 0, 1, null, ''), (2, 0, 0, 1, null, null, 1.5, null)",
+      ).run();
       createStoreDatabase(pg, 'copy_check');
       pg.script('copy_check', copyStatements(postgresCopy(db)));
-      expect(pg.psql('copy_check', "select encode(convert_to(path, 'UTF8'), 'hex'), bytes from capture").trim()).toBe(`${Buffer.from(text).toString('hex')}\t9007199254740993`);
+      expect(pg.psql('copy_check', "select encode(convert_to(path, 'UTF8'), 'hex'), bytes from capture").trim()).toBe(
+        `${Buffer.from(text).toString('hex')}\t9007199254740993`,
+      );
       expect(pg.psql('copy_check', "select encode(content_bytes, 'hex'), content is null from body where id = 1").trim()).toBe('0009ff\tt');
       expect(pg.psql('copy_check', 'select content, content_bytes is null from body where id = 2').trim()).toBe('[1.5]\tt');
-      expect(pg.psql('copy_check', "select md5(content), content_bytes is null from body where id = 3").trim()).toBe(`${createHash('md5').update(long).digest('hex')}\tt`);
-      expect(pg.psql('copy_check', 'select key, key_is_index, value, type, position from member_node where body_id = 2 order by node').trim())
-        .toBe('0\t1\t\tarray\t0\n0\t1\t1.5\treal\t0');
+      expect(pg.psql('copy_check', 'select md5(content), content_bytes is null from body where id = 3').trim()).toBe(
+        `${createHash('md5').update(long).digest('hex')}\tt`,
+      );
+      expect(
+        pg.psql('copy_check', 'select key, key_is_index, value, type, position from member_node where body_id = 2 order by node').trim(),
+      ).toBe('0\t1\t\tarray\t0\n0\t1\t1.5\treal\t0');
     } finally {
       db.close();
     }
@@ -149,8 +206,12 @@ describe('issue 20: a store\'s rows copied to PostgreSQL keep their bytes (postg
   });
 });
 
-describe('issue 20: every rule view gives SQLite\'s rows on PostgreSQL, for every fixture', () => {
-  it.each(fixtureCases().map((name) => [name, captureOf(name)]))('%s', async (name, capture) => {
-    expect(await compare(name, capture)).toEqual([]);
-  }, 120_000);
+describe("issue 20: every rule view gives SQLite's rows on PostgreSQL, for every fixture", () => {
+  it.each(fixtureCases().map((name) => [name, captureOf(name)]))(
+    '%s',
+    async (name, capture) => {
+      expect(await compare(name, capture)).toEqual([]);
+    },
+    120_000,
+  );
 });

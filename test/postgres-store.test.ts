@@ -23,7 +23,9 @@ import { startPostgres, type Postgres } from './postgres-helpers.js';
 
 const dir = tempDir();
 let pg: Postgres;
-beforeAll(() => { pg = startPostgres(); }, 60_000);
+beforeAll(() => {
+  pg = startPostgres();
+}, 60_000);
 afterAll(() => pg?.stop());
 
 const LOADED_AT = '2026-01-01T00:00:00.000Z';
@@ -37,7 +39,9 @@ async function stateBytes(file: string, id: number): Promise<string> {
   const k = kyselyFor(db);
   try {
     let text = '';
-    await writeStoredStateDocument(k, id, file, (chunk) => { text += chunk; });
+    await writeStoredStateDocument(k, id, file, (chunk) => {
+      text += chunk;
+    });
     return text;
   } finally {
     await k.destroy();
@@ -48,7 +52,9 @@ async function stateBytes(file: string, id: number): Promise<string> {
 function allRows(file: string): string {
   const db = openStore(file);
   try {
-    return postgresCopy(db).map((t) => `${t.table}\n${t.text.split('\n').sort().join('\n')}`).join('\n');
+    return postgresCopy(db)
+      .map((t) => `${t.table}\n${t.text.split('\n').sort().join('\n')}`)
+      .join('\n');
   } finally {
     db.close();
   }
@@ -58,9 +64,14 @@ function allRows(file: string): string {
  * The json-server capture with its first JSON response body replaced by `text` (its size set to
  * match, else the body reads as cut and is not flattened), and that record's index.
  */
-function jsonServerWithBody(text: string): { har: { log: { entries: { response: { headers: { name: string; value: string }[] } }[] } }; at: number } {
+function jsonServerWithBody(text: string): {
+  har: { log: { entries: { response: { headers: { name: string; value: string }[] } }[] } };
+  at: number;
+} {
   const har = JSON.parse(readFileSync(captureOf('json-server'), 'utf8'));
-  const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) => /json/.test(e.response.content.mimeType ?? ''));
+  const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) =>
+    /json/.test(e.response.content.mimeType ?? ''),
+  );
   const content = har.log.entries[at].response.content;
   content.text = text;
   content.size = Buffer.byteLength(text);
@@ -68,37 +79,51 @@ function jsonServerWithBody(text: string): { har: { log: { entries: { response: 
 }
 
 describe('issue 20: every fixture is the same on SQLite and PostgreSQL', () => {
-  it.each(fixtureCases())('%s: state --json, the manifest and every fact and state row', async (name) => {
-    const file = captureOf(name);
-    const sqlite = join(dir, `${name}.sqlite`);
-    await loadCaptures({ db: sqlite, files: [file], loadedAt: LOADED_AT });
-    const [loaded] = await loadCaptures({ db: url(schemaOf(name)), files: [file], loadedAt: LOADED_AT });
-    expect(loaded.capture_id).toBe(1);
-    const store = await openPostgresStore(url(schemaOf(name)));
-    const replica = await temporaryReplica(store, [1]).finally(() => store.close());
-    try {
-      expect(await stateBytes(replica.file, 1)).toBe(await stateBytes(sqlite, 1));
-      const manifests = await Promise.all([sqlite, replica.file].map(async (f) => {
-        const k = kyselyFor(openStore(f));
-        try { return await readManifest(k, 1); } finally { await k.destroy(); }
-      }));
-      expect(manifests[1]).toEqual(manifests[0]);
-      expect(allRows(replica.file)).toBe(allRows(sqlite));
-    } finally {
-      replica.cleanup();
-    }
-  }, 120_000);
+  it.each(fixtureCases())(
+    '%s: state --json, the manifest and every fact and state row',
+    async (name) => {
+      const file = captureOf(name);
+      const sqlite = join(dir, `${name}.sqlite`);
+      await loadCaptures({ db: sqlite, files: [file], loadedAt: LOADED_AT });
+      const [loaded] = await loadCaptures({ db: url(schemaOf(name)), files: [file], loadedAt: LOADED_AT });
+      expect(loaded.capture_id).toBe(1);
+      const store = await openPostgresStore(url(schemaOf(name)));
+      const replica = await temporaryReplica(store, [1]).finally(() => store.close());
+      try {
+        expect(await stateBytes(replica.file, 1)).toBe(await stateBytes(sqlite, 1));
+        const manifests = await Promise.all(
+          [sqlite, replica.file].map(async (f) => {
+            const k = kyselyFor(openStore(f));
+            try {
+              return await readManifest(k, 1);
+            } finally {
+              await k.destroy();
+            }
+          }),
+        );
+        expect(manifests[1]).toEqual(manifests[0]);
+        expect(allRows(replica.file)).toBe(allRows(sqlite));
+      } finally {
+        replica.cleanup();
+      }
+    },
+    120_000,
+  );
 });
 
 describe('issue 20: member text COPY must escape goes in and comes back unchanged', () => {
   it('backslashes, tabs, newlines and carriage returns in names and strings; 64-bit integers; reals', async () => {
-    const { har } = jsonServerWithBody('{"id": 1, "a\\tb": "c:\\\\dir\\n\\r\\tx", "n\\\\": 9223372036854775807, "r": 1.25, "list": ["\\\\N", "", "\\t"]}');
+    const { har } = jsonServerWithBody(
+      '{"id": 1, "a\\tb": "c:\\\\dir\\n\\r\\tx", "n\\\\": 9223372036854775807, "r": 1.25, "list": ["\\\\N", "", "\\t"]}',
+    );
     const file = join(dir, 'awkward.har');
     writeFileSync(file, JSON.stringify(har));
     const sqlite = join(dir, 'awkward.sqlite');
     await loadCaptures({ db: sqlite, files: [file], loadedAt: LOADED_AT });
     await loadCaptures({ db: url('awkward'), files: [file], loadedAt: LOADED_AT });
-    expect(pg.psql('postgres', "select count(*) from awkward.member_node where key = E'a\\tb' and value = E'c:\\\\dir\\n\\r\\tx'").trim()).toBe('1');
+    expect(
+      pg.psql('postgres', "select count(*) from awkward.member_node where key = E'a\\tb' and value = E'c:\\\\dir\\n\\r\\tx'").trim(),
+    ).toBe('1');
     const store = await openPostgresStore(url('awkward'));
     const replica = await temporaryReplica(store, [1]).finally(() => store.close());
     try {
@@ -124,11 +149,16 @@ describe('issue 20: the CLI on a PostgreSQL store', () => {
     const r = cli(['load', har, '--db', db, '--json']);
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).captures[0]).toMatchObject({ capture_id: 1, already_loaded: false, records: 16 });
-    for (const command of [['state', '--json'], ['manifest', '--json']]) {
+    for (const command of [
+      ['state', '--json'],
+      ['manifest', '--json'],
+    ]) {
       const onPg = cli([...command, '--db', db, '--capture', '1']);
       expect(onPg.status, onPg.stderr).toBe(0);
       const onSqlite = cli([...command, '--db', sqlite, '--capture', '1']);
-      expect(onPg.stdout.replace(/"path": "[^"]*capstate\.sqlite"/g, '')).toBe(onSqlite.stdout.replace(/"path": "[^"]*capstate\.sqlite"/g, ''));
+      expect(onPg.stdout.replace(/"path": "[^"]*capstate\.sqlite"/g, '')).toBe(
+        onSqlite.stdout.replace(/"path": "[^"]*capstate\.sqlite"/g, ''),
+      );
     }
   });
 
@@ -136,7 +166,10 @@ describe('issue 20: the CLI on a PostgreSQL store', () => {
     const r = cli(['load', har, '--db', db, '--json']);
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).captures[0]).toMatchObject({ capture_id: 1, already_loaded: true, records: 0 });
-    expect(pg.psql('postgres', 'select count(*) from cli.capture; select count(*) from cli.record').trim().split('\n')).toEqual(['1', '16']);
+    expect(pg.psql('postgres', 'select count(*) from cli.capture; select count(*) from cli.record').trim().split('\n')).toEqual([
+      '1',
+      '16',
+    ]);
   });
 
   it('CAPSTATE_DB names the store when --db is not given', () => {
@@ -155,10 +188,18 @@ describe('issue 20: the CLI on a PostgreSQL store', () => {
     expect({ ...onPg, db: null, schema_version: null }).toEqual({ ...onSqlite, db: null, schema_version: null });
   });
 
-  it('sql runs on the server, read-only, in PostgreSQL\'s dialect', () => {
-    const r = cli(['sql', '--db', db, '--json', "select method, count(*) as n from record group by method order by method collate \"C\""]);
+  it("sql runs on the server, read-only, in PostgreSQL's dialect", () => {
+    const r = cli(['sql', '--db', db, '--json', 'select method, count(*) as n from record group by method order by method collate "C"']);
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).rows).toEqual([['DELETE', 1], ['GET', 11], ['PATCH', 2], ['POST', 1], ['PUT', 1]].map(([method, n]) => ({ method, n })));
+    expect(JSON.parse(r.stdout).rows).toEqual(
+      [
+        ['DELETE', 1],
+        ['GET', 11],
+        ['PATCH', 2],
+        ['POST', 1],
+        ['PUT', 1],
+      ].map(([method, n]) => ({ method, n })),
+    );
     const write = cli(['sql', '--db', db, 'delete from record']);
     expect(write.status).toBe(1);
     expect(write.stderr).toMatch(/^capstate: error: /);
@@ -174,8 +215,11 @@ describe('issue 20: the CLI on a PostgreSQL store', () => {
   it('sql over the deepest rule views answers what SQLite answers, within the default deadline', () => {
     // Each view the statement names is evaluated once first: expanded in the statement,
     // collection_order took PostgreSQL 20 s to plan and over a minute to run.
-    for (const query of ['select count(*) as n, count(distinct capture_id) as c from collection_order', 'select count(*) as n from view_fields',
-      'select root_path, count(*) as n from kept_observations group by root_path order by 1']) {
+    for (const query of [
+      'select count(*) as n, count(distinct capture_id) as c from collection_order',
+      'select count(*) as n from view_fields',
+      'select root_path, count(*) as n from kept_observations group by root_path order by 1',
+    ]) {
       const onPg = cli(['sql', '--db', db, '--json', query]);
       expect(onPg.status, onPg.stderr).toBe(0);
       expect(JSON.parse(onPg.stdout).rows, query).toEqual(JSON.parse(cli(['sql', '--db', sqlite, '--json', query]).stdout).rows);
@@ -188,7 +232,9 @@ describe('issue 20: the CLI on a PostgreSQL store', () => {
   it('search finds records in the PostgreSQL store', () => {
     const r = cli(['search', '--db', db, '--json', 'typicode']);
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).hits.map((h: { ordinal: number }) => h.ordinal)).toEqual(JSON.parse(cli(['search', '--db', sqlite, '--json', 'typicode']).stdout).hits.map((h: { ordinal: number }) => h.ordinal));
+    expect(JSON.parse(r.stdout).hits.map((h: { ordinal: number }) => h.ordinal)).toEqual(
+      JSON.parse(cli(['search', '--db', sqlite, '--json', 'typicode']).stdout).hits.map((h: { ordinal: number }) => h.ordinal),
+    );
   });
 
   it('a capture the store does not hold is named on the store, with the ones it holds', () => {
@@ -214,7 +260,13 @@ describe('issue 20: the CLI on a PostgreSQL store', () => {
     const answers: unknown[] = [];
     for (const store of [db, sqlite]) {
       const client = new Client({ name: 'capstate-test', version: '1' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--db', store, '--capture', '1'], stderr: 'ignore' }));
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [cliPath, 'serve', '--db', store, '--capture', '1'],
+          stderr: 'ignore',
+        }),
+      );
       try {
         const tools = (await client.listTools()).tools.map((t) => t.name).sort();
         const call = await client.callTool({ name: 'get_posts_by_id', arguments: { id: '1' } });
@@ -274,7 +326,9 @@ describe('issue 20: search on PostgreSQL copies only the captures that may hold 
       expect(onPg.status, onPg.stderr).toBe(0);
       expect(JSON.parse(onPg.stdout), words).toEqual(JSON.parse(cli(['search', '--db', sqlite, '--json', '--quiet', words]).stdout));
     }
-    expect(JSON.parse(cli(['search', '--db', db, '--json', 'cafe']).stdout).hits.map((h: { capture_id: number }) => h.capture_id)).toEqual([4]);
+    expect(JSON.parse(cli(['search', '--db', db, '--json', 'cafe']).stdout).hits.map((h: { capture_id: number }) => h.capture_id)).toEqual([
+      4,
+    ]);
   });
 });
 
@@ -284,9 +338,14 @@ describe('issue 20: an MCP caller of one capture queries that capture only', () 
     for (const n of ['json-server', 'redmine-rest']) expect(cli(['load', captureOf(n), '--db', db]).status).toBe(0);
     expect(pg.psql('postgres', 'select count(*) from served_one.capture').trim()).toBe('2');
     const client = new Client({ name: 'capstate-test', version: '1' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--db', db, '--capture', '2'], stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--db', db, '--capture', '2'], stderr: 'ignore' }),
+    );
     try {
-      const r = await client.callTool({ name: 'query_store', arguments: { sql: 'select id, (select count(*) from record) as records from capture' } });
+      const r = await client.callTool({
+        name: 'query_store',
+        arguments: { sql: 'select id, (select count(*) from record) as records from capture' },
+      });
       expect(r.isError).toBeFalsy();
       const doc = JSON.parse((r.content as { text: string }[])[0].text);
       expect(doc.rows).toEqual([[2, Number(pg.psql('postgres', 'select count(*) from served_one.record where capture_id = 2').trim())]]);
@@ -303,14 +362,31 @@ describe('issue 20: concurrent loaders', () => {
     const runs = await Promise.all([...names, names[0]].map((n) => cliAsync(['load', captureOf(n), '--db', db, '--json'])));
     for (const r of runs) expect(r.status, r.stderr).toBe(0);
     const loaded = runs.map((r) => JSON.parse(r.stdout).captures[0] as { sha256: string; capture_id: number; already_loaded: boolean });
-    expect(loaded.filter((c) => c.sha256 === loaded[0].sha256).map((c) => c.already_loaded).sort()).toEqual([false, true]);
-    const rows = pg.psql('postgres', 'select c.sha256, count(r.id) from parallel.capture c left join parallel.record r on r.capture_id = c.id group by c.sha256 order by 1').trim().split('\n');
-    const expected = await Promise.all(names.map(async (n) => {
-      const f = join(dir, `parallel-${n}.sqlite`);
-      await loadCaptures({ db: f, files: [captureOf(n)] });
-      const d = openStore(f);
-      try { return `${(d.prepare('select sha256 from capture').pluck().get() as string)}\t${d.prepare('select count(*) from record').pluck().get()}`; } finally { d.close(); }
-    }));
+    expect(
+      loaded
+        .filter((c) => c.sha256 === loaded[0].sha256)
+        .map((c) => c.already_loaded)
+        .sort(),
+    ).toEqual([false, true]);
+    const rows = pg
+      .psql(
+        'postgres',
+        'select c.sha256, count(r.id) from parallel.capture c left join parallel.record r on r.capture_id = c.id group by c.sha256 order by 1',
+      )
+      .trim()
+      .split('\n');
+    const expected = await Promise.all(
+      names.map(async (n) => {
+        const f = join(dir, `parallel-${n}.sqlite`);
+        await loadCaptures({ db: f, files: [captureOf(n)] });
+        const d = openStore(f);
+        try {
+          return `${d.prepare('select sha256 from capture').pluck().get() as string}\t${d.prepare('select count(*) from record').pluck().get()}`;
+        } finally {
+          d.close();
+        }
+      }),
+    );
     expect(rows).toEqual(expected.sort());
     // Every published capture has its state, and the states are the ones a single load stores.
     for (const c of loaded.filter((x) => !x.already_loaded)) {
@@ -333,15 +409,24 @@ describe('issue 20: concurrent loaders', () => {
   it('a load refused while its rows go in (text PostgreSQL cannot hold) leaves nothing behind', () => {
     const db = url('refused');
     const har = JSON.parse(readFileSync(captureOf('json-server'), 'utf8'));
-    const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) => /json/.test(e.response.content.mimeType ?? ''));
+    const at = har.log.entries.findIndex((e: { response: { content: { mimeType?: string } } }) =>
+      /json/.test(e.response.content.mimeType ?? ''),
+    );
     har.log.entries[at].response.content.text = JSON.stringify({ id: 1, title: 'a\u0000b' });
     const nul = join(dir, 'nul.har');
     writeFileSync(nul, JSON.stringify(har));
     const r = cli(['load', captureOf('json-server'), nul, '--db', db]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`capstate: error: ${nul}: record #${at + 1}: its response body (a JSON string or member name) holds the character U+0000;`);
+    expect(r.stderr).toContain(
+      `capstate: error: ${nul}: record #${at + 1}: its response body (a JSON string or member name) holds the character U+0000;`,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    expect(pg.psql('postgres', 'select count(*) from refused.capture; select count(*) from refused.record; select count(*) from refused.body').trim().split('\n')).toEqual(['0', '0', '0']);
+    expect(
+      pg
+        .psql('postgres', 'select count(*) from refused.capture; select count(*) from refused.record; select count(*) from refused.body')
+        .trim()
+        .split('\n'),
+    ).toEqual(['0', '0', '0']);
   });
 });
 

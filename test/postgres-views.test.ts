@@ -29,7 +29,9 @@ const rule = (name: string) => {
 
 describe('issue 20: the view rewrite rules, each on its examples', () => {
   it('no-index-hints drops `indexed by NAME` and nothing else', () => {
-    expect(rule('no-index-hints')('join member_node e indexed by member_node_pointer on e.body_id = 1')).toBe('join member_node e on e.body_id = 1');
+    expect(rule('no-index-hints')('join member_node e indexed by member_node_pointer on e.body_id = 1')).toBe(
+      'join member_node e on e.body_id = 1',
+    );
   });
 
   it('join-order turns `cross join T a on` into `join T a on`, and leaves a cross join without ON', () => {
@@ -61,32 +63,87 @@ describe('issue 20: the view rewrite rules, each on its examples', () => {
   });
 
   it('body-coding reads content as it is, PostgreSQL keeping no deflated bodies', () => {
-    expect(rule('body-coding')("select id, case when coding = 'deflate' then cast(sqlar_uncompress(content, bytes) as text) else content end as content\nfrom body"))
-      .toBe('select id, content as content\nfrom body');
+    expect(
+      rule('body-coding')(
+        "select id, case when coding = 'deflate' then cast(sqlar_uncompress(content, bytes) as text) else content end as content\nfrom body",
+      ),
+    ).toBe('select id, content as content\nfrom body');
   });
 
-  it('group_concat is string_agg; over an ordered subquery it orders by the subquery\'s sort_key', () => {
+  it("group_concat is string_agg; over an ordered subquery it orders by the subquery's sort_key", () => {
     expect(rule('group-concat')("group_concat(x, ',') over w")).toBe("string_agg(x, ',') over w");
-    expect(postgresView("(select group_concat(k.name, ',') from (select n as name, n as sort_key from t order by sort_key) k)"))
-      .toBe("(select string_agg(k.name, ',' order by k.sort_key) from (select n as name, n as sort_key from t order by sort_key) k)");
+    expect(postgresView("(select group_concat(k.name, ',') from (select n as name, n as sort_key from t order by sort_key) k)")).toBe(
+      "(select string_agg(k.name, ',' order by k.sort_key) from (select n as name, n as sort_key from t order by sort_key) k)",
+    );
   });
 });
 
 describe('issue 20: each GLOB the views use matches on PostgreSQL what it matches on SQLite', () => {
   it('every pattern in queries/*.sql, on names, numbers, dates and file names', () => {
-    const patterns = [...new Set(listViews().flatMap((v) => [...v.sql.matchAll(/\bglob\s+'((?:[^']|'')*)'/gi)].map((m) => m[1].replace(/''/g, "'"))))];
+    const patterns = [
+      ...new Set(listViews().flatMap((v) => [...v.sql.matchAll(/\bglob\s+'((?:[^']|'')*)'/gi)].map((m) => m[1].replace(/''/g, "'")))),
+    ];
     expect(patterns.length).toBeGreaterThan(10);
-    const samples = ['', 'id', 'user_id', 'userId', 'userid', 'user-id', 'createdAt', 'created_at', 'updateTime', 'user_idx', 'x2024-01-02', 'runtime', 'update', 'ts', 'hits', 'status', 'lastAt', 'timestamp', 'birthDate',
-      '123', '12a3', '0', '2024-01-02', '2024-01-02T03:04:05Z', '2024-01-02T03:04:05+01:00', '2024-01-02 03:04', 'x.json', 'x.har',
-      'a.webmanifest', 'json', 'a\nb_id', 'αβ_id', '[x]', 'a.b*c', '123e4567-e89b-12d3-a456-426614174000', 'ABCDEF01-e89b-12d3-a456-426614174000'];
+    const samples = [
+      '',
+      'id',
+      'user_id',
+      'userId',
+      'userid',
+      'user-id',
+      'createdAt',
+      'created_at',
+      'updateTime',
+      'user_idx',
+      'x2024-01-02',
+      'runtime',
+      'update',
+      'ts',
+      'hits',
+      'status',
+      'lastAt',
+      'timestamp',
+      'birthDate',
+      '123',
+      '12a3',
+      '0',
+      '2024-01-02',
+      '2024-01-02T03:04:05Z',
+      '2024-01-02T03:04:05+01:00',
+      '2024-01-02 03:04',
+      'x.json',
+      'x.har',
+      'a.webmanifest',
+      'json',
+      'a\nb_id',
+      'αβ_id',
+      '[x]',
+      'a.b*c',
+      '123e4567-e89b-12d3-a456-426614174000',
+      'ABCDEF01-e89b-12d3-a456-426614174000',
+    ];
     const db = new Database(':memory:');
     try {
       const quote = (x: string) => `'${x.replace(/'/g, "''")}'`;
       const values = samples.map((x, i) => `(${quote(x)}, ${i})`).join(', ');
       for (const p of patterns) {
         // One character per sample, in sample order: 1 where it matches.
-        const onSqlite = samples.map((x) => String(db.prepare(`select ? glob ${quote(p)}`).pluck().get(x))).join('');
-        const onPg = pg.psql(DB, `select string_agg(case when ${postgresView(`v glob ${quote(p)}`)} then '1' else '0' end, '' order by n) from (values ${values}) as t(v, n)`).trim();
+        const onSqlite = samples
+          .map((x) =>
+            String(
+              db
+                .prepare(`select ? glob ${quote(p)}`)
+                .pluck()
+                .get(x),
+            ),
+          )
+          .join('');
+        const onPg = pg
+          .psql(
+            DB,
+            `select string_agg(case when ${postgresView(`v glob ${quote(p)}`)} then '1' else '0' end, '' order by n) from (values ${values}) as t(v, n)`,
+          )
+          .trim();
         expect(onPg, p).toBe(onSqlite);
         expect(onSqlite, p).toMatch(/1/); // each pattern matches some sample, so the comparison says something
       }
@@ -108,8 +165,15 @@ describe('issue 20: every rule view is created on PostgreSQL', () => {
     expect(pg.psql(DB, "select count(*) from information_schema.views where table_schema = 'public'").trim()).toBe(String(views.length));
   });
 
-  it('each view answers, evaluated once in dependency order into a temporary table as the state pass\'s snapshot does', () => {
-    const counts = pg.psql(DB, viewSnapshotStatements(orderViews(listViews())) + orderViews(listViews()).map((v) => `select '${v.name}', count(*) from pg_temp.${v.name}`).join(' union all ') + ';');
+  it("each view answers, evaluated once in dependency order into a temporary table as the state pass's snapshot does", () => {
+    const counts = pg.psql(
+      DB,
+      viewSnapshotStatements(orderViews(listViews())) +
+        orderViews(listViews())
+          .map((v) => `select '${v.name}', count(*) from pg_temp.${v.name}`)
+          .join(' union all ') +
+        ';',
+    );
     expect(counts.trim().split('\n')).toEqual(orderViews(listViews()).map((v) => `${v.name}\t0`));
   });
 });

@@ -18,7 +18,14 @@ const MB = 1e6;
 function fake(isTTY: boolean) {
   const chunks: string[] = [];
   let t = 0;
-  return { stream: { isTTY, columns: 200, write: (c: string) => chunks.push(c) }, chunks, now: () => t, tick: (ms: number) => { t += ms; } };
+  return {
+    stream: { isTTY, columns: 200, write: (c: string) => chunks.push(c) },
+    chunks,
+    now: () => t,
+    tick: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 /** Reads a 300 MB file in 1 MB steps, 10 ms apart (100 MB/s). */
@@ -31,12 +38,17 @@ function read300(r: ReturnType<typeof progressReporter>, tick: (ms: number) => v
 
 describe('progress: the line', () => {
   it('says how far, how fast and how long is left', () => {
-    expect(formatProgress({ file: 'a.har', bytesRead: 30 * MB, bytesTotal: 300 * MB, records: 1234 }, 2000))
-      .toBe('a.har: 30.0/300.0 MB, 10%, 15.0 MB/s, 0:18 left, 1,234 records');
+    expect(formatProgress({ file: 'a.har', bytesRead: 30 * MB, bytesTotal: 300 * MB, records: 1234 }, 2000)).toBe(
+      'a.har: 30.0/300.0 MB, 10%, 15.0 MB/s, 0:18 left, 1,234 records',
+    );
   });
   it('leaves out rate and time left before there is time to measure them, and says what follows the reading', () => {
-    expect(formatProgress({ file: 'a.har', bytesRead: 5 * MB, bytesTotal: 300 * MB, records: 1 }, 50)).toBe('a.har: 5.0/300.0 MB, 1%, 1 records');
-    expect(formatProgress({ file: 'a.har', bytesRead: 300 * MB, bytesTotal: 300 * MB, records: 9 }, 3000)).toBe('a.har: 300.0/300.0 MB, 100%, 100.0 MB/s, storing the manifest and state, 9 records');
+    expect(formatProgress({ file: 'a.har', bytesRead: 5 * MB, bytesTotal: 300 * MB, records: 1 }, 50)).toBe(
+      'a.har: 5.0/300.0 MB, 1%, 1 records',
+    );
+    expect(formatProgress({ file: 'a.har', bytesRead: 300 * MB, bytesTotal: 300 * MB, records: 9 }, 3000)).toBe(
+      'a.har: 300.0/300.0 MB, 100%, 100.0 MB/s, storing the manifest and state, 9 records',
+    );
   });
   it('time left reads as m:ss or h:mm:ss', () => {
     expect([clock(0), clock(59.6), clock(61), clock(3725)]).toEqual(['0:00', '1:00', '1:01', '1:02:05']);
@@ -103,11 +115,17 @@ describe('progress: on a terminal', () => {
 const hasScript = existsSync('/usr/bin/script');
 describe.skipIf(!hasScript)('progress: capstate load through a pseudo-terminal and through a pipe', () => {
   const big = join(dir, 'big.har');
-  const entry = (i: number) => JSON.stringify({
-    startedDateTime: new Date(Date.UTC(2024, 0, 1, 0, 0, 0, i)).toISOString(), time: 1,
-    request: { method: 'GET', url: `http://localhost/api/items/${i}`, headers: [] },
-    response: { status: 200, headers: [], content: { mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'x'.repeat(3000) }) } },
-  });
+  const entry = (i: number) =>
+    JSON.stringify({
+      startedDateTime: new Date(Date.UTC(2024, 0, 1, 0, 0, 0, i)).toISOString(),
+      time: 1,
+      request: { method: 'GET', url: `http://localhost/api/items/${i}`, headers: [] },
+      response: {
+        status: 200,
+        headers: [],
+        content: { mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'x'.repeat(3000) }) },
+      },
+    });
   writeFileSync(big, `{"log":{"version":"1.2","entries":[${Array.from({ length: 3000 }, (_, i) => entry(i)).join(',')}]}}`);
   const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

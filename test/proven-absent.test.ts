@@ -17,7 +17,10 @@ const dir = tempDir();
 const CAPTURE = fixture('json-server-absent', 'capture.har');
 const db = JSON.parse(readFileSync(fixture('json-server-absent', 'recording', 'db.json'), 'utf8')) as { posts: { id: number }[] };
 type Read = { path: string; status: number; body: unknown };
-const truth = JSON.parse(readFileSync(fixture('json-server-absent', 'expected', 'truth.json'), 'utf8')) as { before: Read[]; after: Read[] };
+const truth = JSON.parse(readFileSync(fixture('json-server-absent', 'expected', 'truth.json'), 'utf8')) as {
+  before: Read[];
+  after: Read[];
+};
 
 interface State {
   types: { collection: string; bound: { rule: string; write_ordinal: number } | null; initial_order: string[] }[];
@@ -30,8 +33,13 @@ function stateOf(file: string): State {
   return JSON.parse(r.stdout) as State;
 }
 
-interface HarEntry { request: { method: string; url: string }; response: { status: number } }
-interface Har { log: { entries: HarEntry[] } }
+interface HarEntry {
+  request: { method: string; url: string };
+  response: { status: number };
+}
+interface Har {
+  log: { entries: HarEntry[] };
+}
 const har = (): Har => JSON.parse(readFileSync(CAPTURE, 'utf8')) as Har;
 let variants = 0;
 function variant(edit: (entries: HarEntry[]) => HarEntry[]): string {
@@ -59,7 +67,7 @@ function sql(query: string): unknown[] {
 describe('proven absent (issue 18): the json-server fixture', () => {
   const s = stateOf(CAPTURE);
 
-  it('the state\'s posts are db.json\'s initial posts, each equal to its row: no post 9', () => {
+  it("the state's posts are db.json's initial posts, each equal to its row: no post 9", () => {
     expect(s.entities.map((e) => e.value)).toEqual(db.posts);
     expect(s.entities.map((e) => e.id)).not.toContain('9');
     // The truth's plain read of the fresh db.json lists the same posts, and answers 404 for post 9.
@@ -69,8 +77,18 @@ describe('proven absent (issue 18): the json-server fixture', () => {
   });
 
   it('the initial read of posts ends at #4, the first read showing post 9 (stored as an ES-27 bound at that read)', () => {
-    expect(s.types).toEqual([expect.objectContaining({ collection: 'posts', bound: { rule: 'ES-27', write_ordinal: 4 }, initial_order: ['1', '2', '3', '4', '5'] })]);
-    const rows = sql('select root_path, write_ordinal, detail from state_change_bounds') as { root_path: string; write_ordinal: number; detail: string }[];
+    expect(s.types).toEqual([
+      expect.objectContaining({
+        collection: 'posts',
+        bound: { rule: 'ES-27', write_ordinal: 4 },
+        initial_order: ['1', '2', '3', '4', '5'],
+      }),
+    ]);
+    const rows = sql('select root_path, write_ordinal, detail from state_change_bounds') as {
+      root_path: string;
+      write_ordinal: number;
+      detail: string;
+    }[];
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ root_path: '/posts', write_ordinal: 4 });
     expect(rows[0].detail).toContain('9 answered 404 at #3 and is shown at #4 with no recorded write between');
@@ -113,7 +131,11 @@ describe('proven absent (issue 18): what the 404 decides, on variants of the cap
 
   it('a post shown before its 404 was there at the start: the 404 proves no absence of it (no bound)', () => {
     // The 404 renamed to /posts/3, which #2 shows first: nothing is proven absent, and post 9 is volatile (ES-26).
-    const s = stateOf(variant((es) => es.map((e) => (is404(e) ? { ...e, request: { ...e.request, url: e.request.url.replace('/posts/9', '/posts/3') } } : e))));
+    const s = stateOf(
+      variant((es) =>
+        es.map((e) => (is404(e) ? { ...e, request: { ...e.request, url: e.request.url.replace('/posts/9', '/posts/3') } } : e)),
+      ),
+    );
     expect(s.entities.map((e) => e.id)).toContain('9');
     expect(s.types[0].bound).toBeNull();
   });
@@ -133,10 +155,14 @@ describe('initial_reads with a bound at a read (issue 18), rows in and out', () 
     const item = f.tool({ template: '/posts/{id}' });
     const other = f.tool({ method: 'POST', template: '/imports' });
     const capture = f.rows('select id from capture')[0][0] as number;
-    const bound = (ordinal: number) => f.db.prepare("insert into state_change_bounds (capture_id, root_path, write_ordinal, detail) values (?, '/posts', ?, 'test')").run(capture, ordinal);
+    const bound = (ordinal: number) =>
+      f.db
+        .prepare("insert into state_change_bounds (capture_id, root_path, write_ordinal, detail) values (?, '/posts', ?, 'test')")
+        .run(capture, ordinal);
     return { f, list, item, other, bound };
   }
-  const initial = (f: ReturnType<typeof factStore>) => f.rows('select ordinal, root_path, bound_rule, bound_ordinal from initial_reads order by ordinal');
+  const initial = (f: ReturnType<typeof factStore>) =>
+    f.rows('select ordinal, root_path, bound_rule, bound_ordinal from initial_reads order by ordinal');
 
   it('a bound at a read: the reads that ended before it started are initial, it and the later ones are not', () => {
     const { f, list, item, bound } = posts();
@@ -145,7 +171,10 @@ describe('initial_reads with a bound at a read (issue 18), rows in and out', () 
     f.record({ tool: item, path: '/posts/9', start: 2000, body: { id: 9 }, pathParams: ['9'] });
     f.record({ tool: list, path: '/posts', start: 3000, body: [{ id: 1 }, { id: 9 }] });
     bound(3);
-    expect(initial(f)).toEqual([[1, '/posts', 'ES-27', 3], [2, '/posts', 'ES-27', 3]]);
+    expect(initial(f)).toEqual([
+      [1, '/posts', 'ES-27', 3],
+      [2, '/posts', 'ES-27', 3],
+    ]);
   });
 
   it('a bound at a write still ends the initial read there, as before', () => {

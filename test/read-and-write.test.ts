@@ -5,8 +5,11 @@ import { readVersusWrite, type TimedRecord } from '../src/state/read-and-write.j
 import { root, sourceFiles } from './helpers.js';
 
 /** A record at `position` that started at `start` (ms) and took `duration` ms. */
-const rec = (position: number, start: number | null, duration: number): TimedRecord =>
-  ({ timeline_position: position, started_ms: start, ended_ms: start === null ? null : start + duration });
+const rec = (position: number, start: number | null, duration: number): TimedRecord => ({
+  timeline_position: position,
+  started_ms: start,
+  ended_ms: start === null ? null : start + duration,
+});
 
 describe('ES-8 a read is before, overlapping or after its bounding write', () => {
   // The spec's example: #2 PATCH at 10:00:01.000 +80ms bounds the type.
@@ -31,9 +34,10 @@ describe('ES-8 a read is before, overlapping or after its bounding write', () =>
     expect(readVersusWrite('start-time', rec(1, null, 50), write)).toBe('before');
     expect(readVersusWrite('start-time', rec(3, 1050, 40), rec(2, null, 80))).toBe('after');
   });
-  it('ES-8 no other TypeScript module compares a read\'s end with a write\'s times', () => {
+  it("ES-8 no other TypeScript module compares a read's end with a write's times", () => {
     const files = sourceFiles();
-    const offenders = files.filter((f) => !f.endsWith(join('state', 'read-and-write.ts')))
+    const offenders = files
+      .filter((f) => !f.endsWith(join('state', 'read-and-write.ts')))
       .filter((f) => /\.ended_ms\s*<|<=?\s*\w+\.ended_ms/.test(readFileSync(f, 'utf8')));
     expect(offenders.map((f) => f.slice(root.length + 1))).toEqual([]);
   });

@@ -15,7 +15,13 @@ function prose(text: string): string {
 }
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to dashes. */
-const slug = (heading: string) => heading.trim().toLowerCase().replace(/<[^>]+>/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/<[^>]+>/g, '')
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 
 function anchorsOf(file: string): Set<string> {
   const text = readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```/gm, '');
@@ -41,7 +47,10 @@ describe('README links resolve inside the repository', () => {
       for (const link of links) {
         const [path, anchor] = link.split('#') as [string, string | undefined];
         const target = path ? resolve(dirname(file), decodeURIComponent(path)) : file;
-        if (relative(root, target).startsWith('..') || !existsSync(target)) { broken.push(`${link}: no such file in the repository`); continue; }
+        if (relative(root, target).startsWith('..') || !existsSync(target)) {
+          broken.push(`${link}: no such file in the repository`);
+          continue;
+        }
         if (anchor !== undefined && statSync(target).isFile() && !anchorsOf(target).has(anchor)) broken.push(`${link}: no such anchor`);
       }
       expect(broken).toEqual([]);
@@ -60,7 +69,11 @@ describe('README links resolve inside the repository', () => {
     expect(ids.length).toBeGreaterThan(10);
     expect(ids.filter((id) => !anchors.has(id.toLowerCase()))).toEqual([]);
     // In prose an ID is a link's text: `[ES-8](docs/rules.md#es-8)`.
-    const bare = [...prose(text).replace(/\[[^\]]*\]\(docs\/rules\.md#[^)]+\)/g, '').matchAll(RULE_ID)].map((m) => m[0]);
+    const bare = [
+      ...prose(text)
+        .replace(/\[[^\]]*\]\(docs\/rules\.md#[^)]+\)/g, '')
+        .matchAll(RULE_ID),
+    ].map((m) => m[0]);
     expect(bare.filter((id) => !/^#/.test(id))).toEqual([]);
   });
 });

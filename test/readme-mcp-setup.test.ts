@@ -17,7 +17,9 @@ const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const start = readme.indexOf('## Serve over MCP');
 const section = readme.slice(start, readme.indexOf('**Environment tools**', start));
 const bin = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: { capstate: string } }).bin.capstate;
-const jsonBlocks = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]) as Record<string, Record<string, { command: string; args: string[]; type?: string }>>);
+const jsonBlocks = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map(
+  (m) => JSON.parse(m[1]) as Record<string, Record<string, { command: string; args: string[]; type?: string }>>,
+);
 
 /** The command line a snippet starts: it runs the package's bin and `serve` with options serve has. */
 function expectServes(command: string, args: string[]): void {
@@ -30,7 +32,16 @@ function expectServes(command: string, args: string[]): void {
 
 describe('README MCP set-up', () => {
   it('names each client and where its configuration goes', () => {
-    for (const s of ['Claude Desktop', 'claude_desktop_config.json', 'Claude Code', 'claude mcp add', 'Cursor', '.cursor/mcp.json', 'VS Code', '.vscode/mcp.json']) {
+    for (const s of [
+      'Claude Desktop',
+      'claude_desktop_config.json',
+      'Claude Code',
+      'claude mcp add',
+      'Cursor',
+      '.cursor/mcp.json',
+      'VS Code',
+      '.vscode/mcp.json',
+    ]) {
       expect(section, s).toContain(s);
     }
   });

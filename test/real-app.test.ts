@@ -18,7 +18,14 @@ const skipBrowser = process.env.CAPSTATE_SKIP_BROWSER === '1';
 interface State {
   entities: { collection: string; id: string; value: Record<string, unknown> }[];
   documents: { path: string; value: unknown }[];
-  plans: { tool: string; kind: string; reason?: string; per_response_members?: string[]; projected_query_keys?: unknown[]; projected_record_ordinals?: number[] }[];
+  plans: {
+    tool: string;
+    kind: string;
+    reason?: string;
+    per_response_members?: string[];
+    projected_query_keys?: unknown[];
+    projected_record_ordinals?: number[];
+  }[];
 }
 
 function stateOf(har: string): State {
@@ -36,10 +43,17 @@ function expectSeed(s: State): void {
   // Read before the writes: the inbox and work notebooks' notes; note-1005 was never read.
   expect(notes.map((e) => e.id).sort()).toEqual(['note-1001', 'note-1002', 'note-1003', 'note-1004']);
   for (const e of notes) expect(e.value).toEqual(seed.notes.find((n: { id: string }) => n.id === e.id));
-  expect(Object.fromEntries(s.documents.map((d) => [d.path, d.value]))).toEqual({ '/api/v1/me': seed.me, '/api/v1/settings': seed.settings });
+  expect(Object.fromEntries(s.documents.map((d) => [d.path, d.value]))).toEqual({
+    '/api/v1/me': seed.me,
+    '/api/v1/settings': seed.settings,
+  });
   expect(Object.fromEntries(s.plans.map((p) => [p.tool, p.kind === 'record' ? `record:${p.reason}` : p.kind]))).toMatchObject({
-    get_api_v1_notebooks: 'list', get_api_v1_notebooks_by_id: 'item', get_api_v1_notes_by_id: 'item',
-    get_api_v1_notes: 'record:membership-differs', get_api_v1_me: 'document', get_api_v1_settings: 'document',
+    get_api_v1_notebooks: 'list',
+    get_api_v1_notebooks_by_id: 'item',
+    get_api_v1_notes_by_id: 'item',
+    get_api_v1_notes: 'record:membership-differs',
+    get_api_v1_me: 'document',
+    get_api_v1_settings: 'document',
   });
   // ES-23: the notebooks list's requestId is generated per response; ES-19: ?include=stats is a variant; ES-12: ?fields=title a projection.
   const notebooksList = s.plans.find((p) => p.tool === 'get_api_v1_notebooks')!;
@@ -54,11 +68,16 @@ describe('ACC-1 a real app recorded with Playwright recordHar yields its true in
     expectSeed(stateOf(fixture('notes-app-playwright', 'capture.har')));
   });
 
-  it.skipIf(skipBrowser)('ACC-1 a fresh recording in Chromium gives the same state (needs Debian chromium)', async () => {
-    if (!existsSync(chromium)) throw new Error(`${chromium} is missing: apt-get install -y chromium (or CAPSTATE_SKIP_BROWSER=1 to skip)`);
-    const { recordNotesApp } = await import(join(root, 'examples/notes-app/record.mjs'));
-    const har = join(dir, 'fresh.har');
-    await recordNotesApp(har, chromium);
-    expectSeed(stateOf(har));
-  }, 60_000);
+  it.skipIf(skipBrowser)(
+    'ACC-1 a fresh recording in Chromium gives the same state (needs Debian chromium)',
+    async () => {
+      if (!existsSync(chromium))
+        throw new Error(`${chromium} is missing: apt-get install -y chromium (or CAPSTATE_SKIP_BROWSER=1 to skip)`);
+      const { recordNotesApp } = await import(join(root, 'examples/notes-app/record.mjs'));
+      const har = join(dir, 'fresh.har');
+      await recordNotesApp(har, chromium);
+      expectSeed(stateOf(har));
+    },
+    60_000,
+  );
 });

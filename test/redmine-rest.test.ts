@@ -20,7 +20,8 @@ const truthOf = (method: string, path: string) => truth.find((t) => t.method ===
 
 /** Clocks the server stamps (`2026-12-01T21:20:13Z`) compared by shape: as the spelling, not the instant. */
 const CLOCK = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
-const clocksByShape = (v: unknown): unknown => JSON.parse(JSON.stringify(v), (_k, x) => (typeof x === 'string' && CLOCK.test(x) ? 'YYYY-MM-DDTHH:MM:SSZ' : x));
+const clocksByShape = (v: unknown): unknown =>
+  JSON.parse(JSON.stringify(v), (_k, x) => (typeof x === 'string' && CLOCK.test(x) ? 'YYYY-MM-DDTHH:MM:SSZ' : x));
 /** Byte for byte (member order too), clocks by shape. */
 const sameText = (a: unknown, b: unknown) => expect(JSON.stringify(clocksByShape(a))).toBe(JSON.stringify(clocksByShape(b)));
 
@@ -37,18 +38,24 @@ describe('Redmine 5.0.4 (fixtures/redmine-rest): the initial state', () => {
 });
 
 describe('Redmine 5.0.4: write effects verified (check-effects), each difference blamed on the latest write before it, first differences first', () => {
-  it('reproduces all 12 admitted responses: the create with its type\'s defaults, the PUT as a merge, the DELETE (the create\'s first failure no longer takes the PUT and the DELETE with it)', () => {
+  it("reproduces all 12 admitted responses: the create with its type's defaults, the PUT as a merge, the DELETE (the create's first failure no longer takes the PUT and the DELETE with it)", () => {
     const r = cli(['check-effects', CAPTURE, '--json']);
     expect(r.status, r.stderr).toBe(0);
-    const doc = JSON.parse(r.stdout) as { summary: string; checks: { reproduced: boolean }[]; write_tools: { verified: { tool: string; effect: string }[]; replayed: unknown[] } };
+    const doc = JSON.parse(r.stdout) as {
+      summary: string;
+      checks: { reproduced: boolean }[];
+      write_tools: { verified: { tool: string; effect: string }[]; replayed: unknown[] };
+    };
     expect(doc.summary).toBe('12 of 12 responses reproduced');
     expect(doc.checks.filter((c) => c.reproduced)).toHaveLength(12);
     expect(doc.checks).toHaveLength(12);
-    expect(doc.write_tools.verified).toEqual(expect.arrayContaining([
-      { tool: 'post_issues_json', effect: 'create-with-defaults' },
-      { tool: 'put_issues_by_id_json', effect: 'merge' },
-      { tool: 'delete_issues_by_id_json', effect: 'remove' },
-    ]));
+    expect(doc.write_tools.verified).toEqual(
+      expect.arrayContaining([
+        { tool: 'post_issues_json', effect: 'create-with-defaults' },
+        { tool: 'put_issues_by_id_json', effect: 'merge' },
+        { tool: 'delete_issues_by_id_json', effect: 'remove' },
+      ]),
+    );
     expect(doc.write_tools.replayed).toEqual([]);
   });
 });
@@ -62,7 +69,9 @@ describe('Redmine 5.0.4: serving what the capture never asked, as Redmine answer
     expect(r.status, r.stderr).toBe(0);
     s = await serveStore(db);
   });
-  afterAll(async () => { await s.close(); });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('an issue only the list showed (#3) is answered from state in the item envelope, byte for byte', async () => {
     const a = answer(await s.call('get_issues_by_id_json', { id: '3' }));
@@ -77,7 +86,7 @@ describe('Redmine 5.0.4: serving what the capture never asked, as Redmine answer
     expect(a.status).toBe(truthOf('GET', '/issues/99.json').status);
   });
 
-  it('a create the capture never made: the answer and the list after it are Redmine\'s, clocks aside (tracker_id 2 answered as the Feature tracker)', async () => {
+  it("a create the capture never made: the answer and the list after it are Redmine's, clocks aside (tracker_id 2 answered as the Feature tracker)", async () => {
     await s.call('reset_state', {});
     const t = truthOf('POST', '/issues.json');
     const created = answer(await s.call('post_issues_json', { body: t.request as Record<string, unknown> }));
@@ -89,7 +98,7 @@ describe('Redmine 5.0.4: serving what the capture never asked, as Redmine answer
     sameText(list.body, truthOf('GET', '/issues.json?project_id=garden').body);
   });
 
-  it('a page size the capture never used is refused, naming the query keys it did use (no guess at Redmine\'s paging)', async () => {
+  it("a page size the capture never used is refused, naming the query keys it did use (no guess at Redmine's paging)", async () => {
     const r = await s.call('get_issues_json', { query: { project_id: 'garden', limit: '2' } });
     expect(r.isError).toBe(true);
     const error = JSON.parse((r.content as { text: string }[])[0].text) as { code: string; message: string };

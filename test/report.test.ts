@@ -28,7 +28,8 @@ function ok(args: string[]) {
   expect(r.status, r.stderr).toBe(0);
   return r;
 }
-const column = (db: string, query: string) => (JSON.parse(ok(['sql', query, '--db', db, '--json']).stdout).rows as Record<string, unknown>[]).map((r) => Object.values(r)[0]);
+const column = (db: string, query: string) =>
+  (JSON.parse(ok(['sql', query, '--db', db, '--json']).stdout).rows as Record<string, unknown>[]).map((r) => Object.values(r)[0]);
 
 let browser: Browser;
 /** Opens `file` in Chromium; `requests` lists every URL the page asked for. */
@@ -55,7 +56,9 @@ describeBrowser('report: the page against the stored state (grafana fixture)', (
     browser = await withSandboxFallback((args) => chromium.launch({ executablePath: CHROMIUM, args }));
     ({ page, requests } = await open(html));
   });
-  afterAll(async () => { await browser?.close(); });
+  afterAll(async () => {
+    await browser?.close();
+  });
 
   it('is one self-contained file: opening it requests nothing but itself', async () => {
     expect(requests).toEqual([pathToFileURL(html).href]);
@@ -67,38 +70,72 @@ describeBrowser('report: the page against the stored state (grafana fixture)', (
   });
 
   it('has a mark per admitted request, in timeline order, in its tool lane; writes and initial reads as the store says', async () => {
-    const marks = await page.$$eval('rect.mark', (els) => els.map((e) => ({
-      ordinal: Number(e.getAttribute('data-ordinal')), tool: e.getAttribute('data-tool'), cls: e.getAttribute('class') })));
+    const marks = await page.$$eval('rect.mark', (els) =>
+      els.map((e) => ({
+        ordinal: Number(e.getAttribute('data-ordinal')),
+        tool: e.getAttribute('data-tool'),
+        cls: e.getAttribute('class'),
+      })),
+    );
     expect(marks.map((m) => m.ordinal)).toEqual(column(db, 'select ordinal from records_timeline order by timeline_position'));
-    const tools = column(db, 'select o.name from records_timeline t join record r on r.id = t.record_id join tool o on o.id = r.tool_id order by t.timeline_position');
+    const tools = column(
+      db,
+      'select o.name from records_timeline t join record r on r.id = t.record_id join tool o on o.id = r.tool_id order by t.timeline_position',
+    );
     expect(marks.map((m) => m.tool)).toEqual(tools);
     const writes = column(db, 'select ordinal from writes order by ordinal');
     expect(writes.length).toBeGreaterThan(0);
-    expect(marks.filter((m) => m.cls!.split(' ').includes('write')).map((m) => m.ordinal).sort((a, b) => a - b)).toEqual(writes);
-    const initial = column(db, 'select r.ordinal from state_records s join record r on r.id = s.record_id where s.is_initial = 1 order by r.ordinal');
+    expect(
+      marks
+        .filter((m) => m.cls!.split(' ').includes('write'))
+        .map((m) => m.ordinal)
+        .sort((a, b) => a - b),
+    ).toEqual(writes);
+    const initial = column(
+      db,
+      'select r.ordinal from state_records s join record r on r.id = s.record_id where s.is_initial = 1 order by r.ordinal',
+    );
     expect(initial.length).toBeGreaterThan(0);
-    expect(marks.filter((m) => m.cls!.split(' ').includes('initial')).map((m) => m.ordinal).sort((a, b) => a - b)).toEqual(initial);
+    expect(
+      marks
+        .filter((m) => m.cls!.split(' ').includes('initial'))
+        .map((m) => m.ordinal)
+        .sort((a, b) => a - b),
+    ).toEqual(initial);
     // Each mark sits in the lane of its tool.
-    const inLane = await page.$$eval('rect.mark', (els) => els.every((e) => {
-      const lane = [...document.querySelectorAll('g.lane')].find((g) => g.getAttribute('data-tool') === e.getAttribute('data-tool'));
-      const bg = lane?.querySelector('rect.lane-bg');
-      if (!bg) return false;
-      const a = e.getBoundingClientRect(), b = bg.getBoundingClientRect();
-      return a.top >= b.top && a.bottom <= b.bottom;
-    }));
+    const inLane = await page.$$eval('rect.mark', (els) =>
+      els.every((e) => {
+        const lane = [...document.querySelectorAll('g.lane')].find((g) => g.getAttribute('data-tool') === e.getAttribute('data-tool'));
+        const bg = lane?.querySelector('rect.lane-bg');
+        if (!bg) return false;
+        const a = e.getBoundingClientRect(),
+          b = bg.getBoundingClientRect();
+        return a.top >= b.top && a.bottom <= b.bottom;
+      }),
+    );
     expect(inLane).toBe(true);
   });
 
   it("draws each bounded type's bound at its write's mark, and shades its initial window up to it", async () => {
     const bounded = state.types.filter((t) => t.bound);
     expect(bounded.length).toBeGreaterThan(0);
-    const lines = await page.$$eval('line.bound', (els) => els.map((e) => ({
-      collection: e.getAttribute('data-collection'), ordinal: Number(e.getAttribute('data-write-ordinal')), x: Number(e.getAttribute('x1')) })));
+    const lines = await page.$$eval('line.bound', (els) =>
+      els.map((e) => ({
+        collection: e.getAttribute('data-collection'),
+        ordinal: Number(e.getAttribute('data-write-ordinal')),
+        x: Number(e.getAttribute('x1')),
+      })),
+    );
     expect(lines.map((l) => [l.collection, l.ordinal])).toEqual(bounded.map((t) => [t.collection, t.bound!.write_ordinal]));
     for (const l of lines) {
-      const mark = await page.$eval(`rect.mark[data-ordinal="${l.ordinal}"]`, (e) => Number(e.getAttribute('x')) + Number(e.getAttribute('width')) / 2);
+      const mark = await page.$eval(
+        `rect.mark[data-ordinal="${l.ordinal}"]`,
+        (e) => Number(e.getAttribute('x')) + Number(e.getAttribute('width')) / 2,
+      );
       expect(Math.abs(mark - l.x), l.collection!).toBeLessThan(0.2);
-      const windows = await page.$$eval(`g.lane[data-collection="${l.collection}"] rect.window`, (els) => els.map((e) => Number(e.getAttribute('x')) + Number(e.getAttribute('width'))));
+      const windows = await page.$$eval(`g.lane[data-collection="${l.collection}"] rect.window`, (els) =>
+        els.map((e) => Number(e.getAttribute('x')) + Number(e.getAttribute('width'))),
+      );
       expect(windows.length).toBeGreaterThan(0);
       for (const end of windows) expect(Math.abs(end - l.x)).toBeLessThan(0.2);
     }
@@ -106,21 +143,29 @@ describeBrowser('report: the page against the stored state (grafana fixture)', (
 
   it('shows each type with its entities as a table, rows in state order', async () => {
     for (const t of state.types) {
-      const ids = await page.$$eval(`table.entities[data-collection="${t.collection}"] tbody tr`, (els) => els.map((e) => e.getAttribute('data-id')));
+      const ids = await page.$$eval(`table.entities[data-collection="${t.collection}"] tbody tr`, (els) =>
+        els.map((e) => e.getAttribute('data-id')),
+      );
       expect(ids, t.collection).toEqual(state.entities.filter((e) => e.collection === t.collection).map((e) => e.id));
     }
     // A field's value is in its column.
     const folder = state.entities.find((e) => e.collection === 'folders')!.value as Record<string, unknown>;
     const headers = await page.$$eval('table.entities[data-collection="folders"] thead th', (els) => els.map((e) => e.textContent));
-    const cells = await page.$$eval('table.entities[data-collection="folders"] tbody tr:first-child td', (els) => els.map((e) => e.textContent));
+    const cells = await page.$$eval('table.entities[data-collection="folders"] tbody tr:first-child td', (els) =>
+      els.map((e) => e.textContent),
+    );
     expect(cells[headers.indexOf('title')]).toBe(folder.title);
   });
 
   it('lists every read tool with its plan in plain words (no rule IDs), and every document', async () => {
-    const rows = await page.$$eval('table.plans tbody tr', (els) => els.map((e) => ({ tool: e.getAttribute('data-tool'), kind: e.getAttribute('data-kind'), text: e.textContent })));
+    const rows = await page.$$eval('table.plans tbody tr', (els) =>
+      els.map((e) => ({ tool: e.getAttribute('data-tool'), kind: e.getAttribute('data-kind'), text: e.textContent })),
+    );
     expect(rows.map((r) => [r.tool, r.kind])).toEqual(state.plans.map((p) => [p.tool, p.kind]));
     for (const r of rows) expect(r.text, r.tool!).not.toMatch(/\b(ES|OQ|DOC|BS)-\d+|§\d/);
-    expect(await page.$$eval('section.document', (els) => els.length)).toBe((JSON.parse(ok(['state', '--db', db, '--json']).stdout) as { documents: unknown[] }).documents.length);
+    expect(await page.$$eval('section.document', (els) => els.length)).toBe(
+      (JSON.parse(ok(['state', '--db', db, '--json']).stdout) as { documents: unknown[] }).documents.length,
+    );
   });
 
   it('renders: a screenshot of the page is taken', async () => {
@@ -150,7 +195,9 @@ describeBrowser('report: captured text is shown, never run', () => {
     browser ??= await withSandboxFallback((args) => chromium.launch({ executablePath: CHROMIUM, args }));
     if (!browser.isConnected()) browser = await withSandboxFallback((args) => chromium.launch({ executablePath: CHROMIUM, args }));
   });
-  afterAll(async () => { await browser?.close(); });
+  afterAll(async () => {
+    await browser?.close();
+  });
 
   it('an entity value and a document holding HTML show it as text: no script runs, no element is made, nothing is fetched', async () => {
     const { page, requests } = await open(html);

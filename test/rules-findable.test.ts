@@ -18,7 +18,11 @@ import { describe, expect, it } from 'vitest';
 import { root, tempDir } from './helpers.js';
 
 /** One rule ID → the file rules.md names for it, with the entry's first line for messages. */
-interface Named { id: string; file: string; entry: string }
+interface Named {
+  id: string;
+  file: string;
+  entry: string;
+}
 
 /** The rule entries of a rules.md text: each entry's IDs (its anchors) and its *Where:* links. */
 function parseRules(text: string): { named: Named[]; problems: string[] } {
@@ -27,18 +31,34 @@ function parseRules(text: string): { named: Named[]; problems: string[] } {
   for (const block of text.split(/\n\s*\n/)) {
     const ids = [...block.matchAll(/<a id="([a-z]+-\d+)"><\/a>/g)].map((m) => m[1].toUpperCase());
     if (ids.length === 0) continue;
-    const entry = block.split('\n')[0].replace(/<a id="[^"]*"><\/a>/g, '').slice(0, 60);
+    const entry = block
+      .split('\n')[0]
+      .replace(/<a id="[^"]*"><\/a>/g, '')
+      .slice(0, 60);
     const where = block.split('\n').find((l) => l.startsWith('*Where:*'));
-    if (!where) { problems.push(`${ids.join(', ')}: no *Where:* line (${entry})`); continue; }
-    const links = [...where.matchAll(/(?:([A-Z]+-\d+)\s+)?\[([^\]]+)\]\(\.\.\/([^)]+)\)/g)].map((m) => ({ id: m[1], text: m[2], file: m[3] }));
-    if (links.length === 0) { problems.push(`${ids.join(', ')}: *Where:* names no file (${entry})`); continue; }
+    if (!where) {
+      problems.push(`${ids.join(', ')}: no *Where:* line (${entry})`);
+      continue;
+    }
+    const links = [...where.matchAll(/(?:([A-Z]+-\d+)\s+)?\[([^\]]+)\]\(\.\.\/([^)]+)\)/g)].map((m) => ({
+      id: m[1],
+      text: m[2],
+      file: m[3],
+    }));
+    if (links.length === 0) {
+      problems.push(`${ids.join(', ')}: *Where:* names no file (${entry})`);
+      continue;
+    }
     for (const l of links) if (l.text !== l.file) problems.push(`${ids.join(', ')}: link text ${l.text} is not its target ${l.file}`);
     for (const id of ids) {
       const files = links.length === 1 && links[0].id === undefined ? [links[0].file] : links.filter((l) => l.id === id).map((l) => l.file);
-      if (files.length !== 1) problems.push(`${id}: *Where:* names ${files.length} files for it (${entry}); one rule, one implementing file`);
+      if (files.length !== 1)
+        problems.push(`${id}: *Where:* names ${files.length} files for it (${entry}); one rule, one implementing file`);
       else named.push({ id, file: files[0], entry });
     }
-    for (const l of links) if (l.id !== undefined && !ids.includes(l.id)) problems.push(`${l.id}: named in the *Where:* of an entry that is not its own (${entry})`);
+    for (const l of links)
+      if (l.id !== undefined && !ids.includes(l.id))
+        problems.push(`${l.id}: named in the *Where:* of an entry that is not its own (${entry})`);
   }
   const seen = new Map<string, string>();
   for (const n of named) {
@@ -58,25 +78,40 @@ function headerOf(text: string): string {
 function cites(header: string, id: string): boolean {
   if (new RegExp(`\\b${id}\\b`).test(header)) return true;
   const [prefix, n] = [id.replace(/-\d+$/, ''), Number(id.replace(/^.*-/, ''))];
-  return [...header.matchAll(new RegExp(`\\b${prefix}-(\\d+)\\s*(?:\\.\\.|to|–)\\s*${prefix}-(\\d+)\\b`, 'g'))]
-    .some((m) => Number(m[1]) <= n && n <= Number(m[2]));
+  return [...header.matchAll(new RegExp(`\\b${prefix}-(\\d+)\\s*(?:\\.\\.|to|–)\\s*${prefix}-(\\d+)\\b`, 'g'))].some(
+    (m) => Number(m[1]) <= n && n <= Number(m[2]),
+  );
 }
 
 /** What a header claims (`@rule`) and reads (`@reads`); `none` claims nothing. */
 function tags(header: string): { rules: string[]; reads: string[] } {
-  const tag = (name: string) => (new RegExp(`^\\s*(?:--|\\*|//)\\s*@${name}\\s+(.+)$`, 'm').exec(header)?.[1] ?? '')
-    .split(',').map((s) => s.trim()).filter((s) => s !== '' && s !== 'none');
+  const tag = (name: string) =>
+    (new RegExp(`^\\s*(?:--|\\*|//)\\s*@${name}\\s+(.+)$`, 'm').exec(header)?.[1] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '' && s !== 'none');
   return { rules: tag('rule'), reads: tag('reads') };
 }
 
-interface Source { file: string; header: string; rules: string[]; reads: string[]; view?: string }
+interface Source {
+  file: string;
+  header: string;
+  rules: string[];
+  reads: string[];
+  view?: string;
+}
 
 /** Every queries/*.sql view and src/ TypeScript file under `dir`, with its header's tags. */
 function sources(dir: string): Source[] {
   const out: Source[] = [];
-  for (const [folder, ext] of [['queries', '.sql'], ['src', '.ts']] as const) {
+  for (const [folder, ext] of [
+    ['queries', '.sql'],
+    ['src', '.ts'],
+  ] as const) {
     if (!existsSync(join(dir, folder))) continue;
-    for (const f of (readdirSync(join(dir, folder), { recursive: true, encoding: 'utf8' }) as string[]).filter((x) => x.endsWith(ext)).sort()) {
+    for (const f of (readdirSync(join(dir, folder), { recursive: true, encoding: 'utf8' }) as string[])
+      .filter((x) => x.endsWith(ext))
+      .sort()) {
       const text = readFileSync(join(dir, folder, f), 'utf8');
       const header = headerOf(text);
       const view = ext === '.sql' ? /create\s+view\s+([a-z_][a-z0-9_]*)/i.exec(text)?.[1] : undefined;
@@ -95,14 +130,21 @@ function rulesProblems(dir: string): string[] {
   /** The views `s` reads, directly or through other views. */
   const upstream = (s: Source): Set<string> => {
     const seen = new Set<string>();
-    const visit = (name: string) => { if (seen.has(name)) return; seen.add(name); byView.get(name)?.reads.forEach(visit); };
+    const visit = (name: string) => {
+      if (seen.has(name)) return;
+      seen.add(name);
+      byView.get(name)?.reads.forEach(visit);
+    };
     s.reads.forEach(visit);
     return seen;
   };
   const namedFor = new Map(named.map((n) => [n.id, n.file]));
   for (const n of named) {
     const s = byFile.get(n.file);
-    if (!s) { problems.push(`${n.id}: rules.md names ${n.file}, which does not exist`); continue; }
+    if (!s) {
+      problems.push(`${n.id}: rules.md names ${n.file}, which does not exist`);
+      continue;
+    }
     if (!cites(s.header, n.id)) problems.push(`${n.id}: ${n.file} is named for it, but its header does not cite ${n.id}`);
   }
   const claims = new Map<string, Source[]>();
@@ -117,7 +159,10 @@ function rulesProblems(dir: string): string[] {
     if (!owner) continue;
     const steps = upstream(owner);
     const twice = by.filter((s) => s !== owner && !(s.view && steps.has(s.view)));
-    if (twice.length) problems.push(`${id}: implemented in two places: ${[owner, ...twice].map((s) => s.file).join(' and ')} both claim it (@rule), and neither reads the other`);
+    if (twice.length)
+      problems.push(
+        `${id}: implemented in two places: ${[owner, ...twice].map((s) => s.file).join(' and ')} both claim it (@rule), and neither reads the other`,
+      );
   }
   return problems;
 }
@@ -129,31 +174,46 @@ describe('rules findable: docs/rules.md names the one file that decides each rul
 
   it('every rule of rules.md is named, and the state pass keeps its TypeScript rule steps in src/state/steps/, each claiming a rule', () => {
     const { named } = parseRules(readFileSync(join(root, 'docs', 'rules.md'), 'utf8'));
-    const anchors = [...readFileSync(join(root, 'docs', 'rules.md'), 'utf8').matchAll(/<a id="([a-z]+-\d+)">/g)].map((m) => m[1].toUpperCase());
+    const anchors = [...readFileSync(join(root, 'docs', 'rules.md'), 'utf8').matchAll(/<a id="([a-z]+-\d+)">/g)].map((m) =>
+      m[1].toUpperCase(),
+    );
     expect(named.map((n) => n.id).sort()).toEqual([...anchors].sort());
     const steps = readdirSync(join(root, 'src', 'state', 'steps')).filter((f) => f.endsWith('.ts'));
     expect(steps.length).toBeGreaterThan(0);
-    for (const f of steps) expect(tags(headerOf(readFileSync(join(root, 'src', 'state', 'steps', f), 'utf8'))).rules.length, `src/state/steps/${f} @rule`).toBeGreaterThan(0);
+    for (const f of steps)
+      expect(
+        tags(headerOf(readFileSync(join(root, 'src', 'state', 'steps', f), 'utf8'))).rules.length,
+        `src/state/steps/${f} @rule`,
+      ).toBeGreaterThan(0);
   });
 
   it('the check fails on a missing file, a file not citing its rule, a rule claimed twice and an entry without *Where:*', () => {
     const dir = tempDir();
-    const file = (path: string, text: string) => { mkdirSync(dirname(join(dir, path)), { recursive: true }); writeFileSync(join(dir, path), text); };
-    file('docs/rules.md', [
-      '# Rules',
-      '<a id="es-8"></a>**ES-8 — first write.** Text.\n*Where:* [queries/first.sql](../queries/first.sql)',
-      '<a id="es-9"></a>**ES-9 — elsewhere.** Text.\n*Where:* [queries/gone.sql](../queries/gone.sql)',
-      '<a id="es-26"></a>**ES-26 — merge.** Text.\n*Where:* [src/state/steps/merge.ts](../src/state/steps/merge.ts)',
-      '<a id="es-12"></a><a id="es-13"></a>**ES-12, ES-13 — projections.** Text.\n*Where:* ES-12 [queries/proj.sql](../queries/proj.sql)',
-      '<a id="doc-3"></a>**DOC-3 — a document that changed.** Text.',
-      '<a id="es-27"></a>**ES-27 — chains.** Text.\n*Where:* [queries/last.sql](../queries/last.sql)',
-    ].join('\n\n') + '\n');
+    const file = (path: string, text: string) => {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    };
+    file(
+      'docs/rules.md',
+      [
+        '# Rules',
+        '<a id="es-8"></a>**ES-8 — first write.** Text.\n*Where:* [queries/first.sql](../queries/first.sql)',
+        '<a id="es-9"></a>**ES-9 — elsewhere.** Text.\n*Where:* [queries/gone.sql](../queries/gone.sql)',
+        '<a id="es-26"></a>**ES-26 — merge.** Text.\n*Where:* [src/state/steps/merge.ts](../src/state/steps/merge.ts)',
+        '<a id="es-12"></a><a id="es-13"></a>**ES-12, ES-13 — projections.** Text.\n*Where:* ES-12 [queries/proj.sql](../queries/proj.sql)',
+        '<a id="doc-3"></a>**DOC-3 — a document that changed.** Text.',
+        '<a id="es-27"></a>**ES-27 — chains.** Text.\n*Where:* [queries/last.sql](../queries/last.sql)',
+      ].join('\n\n') + '\n',
+    );
     file('queries/first.sql', '-- @rule   ES-8\n-- @says   x\n-- @reads  record\ncreate view first as select 1;\n');
     file('queries/proj.sql', '-- @rule   ES-12\n-- @reads  record\ncreate view proj as select 1;\n');
     file('queries/step.sql', '-- @rule   ES-27\n-- @reads  record\ncreate view step as select 1;\n');
     file('queries/last.sql', '-- @rule   ES-27\n-- @reads  step\ncreate view last as select 1;\n');
     file('src/state/read-and-write.ts', '/**\n * @rule ES-8\n * The overlap test.\n */\nexport const x = 1;\n');
-    file('src/state/steps/merge.ts', '/**\n * @rule OQ-19\n * Merging (no citation of the rule it is named for).\n */\nexport const y = 1;\n');
+    file(
+      'src/state/steps/merge.ts',
+      '/**\n * @rule OQ-19\n * Merging (no citation of the rule it is named for).\n */\nexport const y = 1;\n',
+    );
     expect(rulesProblems(dir).sort()).toEqual([
       'DOC-3: no *Where:* line (**DOC-3 — a document that changed.** Text.)',
       'ES-13: *Where:* names 0 files for it (**ES-12, ES-13 — projections.** Text.); one rule, one implementing file',

@@ -10,7 +10,10 @@ const dir = tempDir();
 describe('docs/schema.md (the store reference)', () => {
   const db = openStore(join(dir, 'schema.sqlite'), { write: true });
   const text = schemaReference(db);
-  const objects = db.prepare("select type, name from sqlite_master where type in ('table', 'view') and name not like 'sqlite_%'").all() as { type: string; name: string }[];
+  const objects = db.prepare("select type, name from sqlite_master where type in ('table', 'view') and name not like 'sqlite_%'").all() as {
+    type: string;
+    name: string;
+  }[];
   const columns = (name: string) => db.prepare('select name from pragma_table_info(?)').pluck().all(name) as string[];
 
   it('is what `npm run docs:schema` writes from a freshly migrated store (regenerate it when this fails)', () => {
@@ -29,8 +32,16 @@ describe('docs/schema.md (the store reference)', () => {
 
   it("takes each table's sentence from its schema/ header and each view's from its queries/ @says", () => {
     const record = text.split('\n### record\n')[1];
-    expect(record).toContain(readFileSync(join(root, 'schema/record.sql'), 'utf8').split('\n')[0].replace(/^--\s*/, ''));
+    expect(record).toContain(
+      readFileSync(join(root, 'schema/record.sql'), 'utf8')
+        .split('\n')[0]
+        .replace(/^--\s*/, ''),
+    );
     const writes = text.split('\n### writes\n')[1];
-    expect(writes).toContain(readFileSync(join(root, 'queries/writes.sql'), 'utf8').match(/^-- @says\s+(.+)$/m)![1].trim());
+    expect(writes).toContain(
+      readFileSync(join(root, 'queries/writes.sql'), 'utf8')
+        .match(/^-- @says\s+(.+)$/m)![1]
+        .trim(),
+    );
   });
 });

@@ -25,16 +25,33 @@ function loadInto(db: string, exchanges: Exchange[], extra: string[] = []) {
 function search(db: string, text: string, extra: string[] = []) {
   const r = cli(['search', text, '--db', db, '--json', ...extra]);
   expect(r.status, r.stderr).toBe(0);
-  return { doc: JSON.parse(r.stdout) as { total: number; truncated: boolean; hits: { ordinal: number; method: string; url: string; matched_in: string[]; snippet: string }[] }, stderr: r.stderr };
+  return {
+    doc: JSON.parse(r.stdout) as {
+      total: number;
+      truncated: boolean;
+      hits: { ordinal: number; method: string; url: string; matched_in: string[]; snippet: string }[];
+    },
+    stderr: r.stderr,
+  };
 }
 
 const tables = (db: string) => {
   const d = new Database(db, { readonly: true });
-  try { return d.prepare("select name from sqlite_master where name like 'search%'").pluck().all() as string[]; } finally { d.close(); }
+  try {
+    return d.prepare("select name from sqlite_master where name like 'search%'").pluck().all() as string[];
+  } finally {
+    d.close();
+  }
 };
 
 const shop: Exchange[] = [
-  { url: `${A}/api/products`, body: [{ id: 1, name: 'Walnut bookshelf' }, { id: 2, name: 'Oak table' }] },
+  {
+    url: `${A}/api/products`,
+    body: [
+      { id: 1, name: 'Walnut bookshelf' },
+      { id: 2, name: 'Oak table' },
+    ],
+  },
   { method: 'POST', url: `${A}/api/orders`, requestBody: { product: 2, note: 'gift wrapping please' }, body: { id: 77, status: 'placed' } },
   { url: `${A}/api/warehouses/north`, body: { id: 'north', city: 'Leeds' } },
 ];
@@ -126,10 +143,14 @@ describe('search: secrets stay out (BS-65)', () => {
     const db = join(dir, 'secret.sqlite');
     const password = 'Hunter2secretPw9';
     const token = 'tok9Zq7Secret55Xy';
-    loadInto(db, [
-      { method: 'POST', url: `${A}/api/login`, requestBody: { username: 'ann', password }, body: { ok: true } },
-      { url: `${A}/api/feed?access_token=${token}`, body: [{ id: 1, title: 'hello' }] },
-    ], ['--redact']);
+    loadInto(
+      db,
+      [
+        { method: 'POST', url: `${A}/api/login`, requestBody: { username: 'ann', password }, body: { ok: true } },
+        { url: `${A}/api/feed?access_token=${token}`, body: [{ id: 1, title: 'hello' }] },
+      ],
+      ['--redact'],
+    );
     expect(search(db, password).doc.total).toBe(0);
     expect(search(db, token).doc.total).toBe(0);
     expect(search(db, 'ann').doc.hits.map((h) => h.ordinal)).toEqual([1]);

@@ -32,7 +32,14 @@ describe('BS-65 credential values never reach the store', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(bytesOf(db).includes(Buffer.from(token))).toBe(false);
     const s = new Database(db, { readonly: true });
-    expect(s.prepare("select b.kind, m.value from record r join body b on b.id = r.response_body_id join member m on m.body_id = b.id and m.pointer = '/token' where r.ordinal = 1").raw().get()).toEqual(['json', '[REDACTED]']);
+    expect(
+      s
+        .prepare(
+          "select b.kind, m.value from record r join body b on b.id = r.response_body_id join member m on m.body_id = b.id and m.pointer = '/token' where r.ordinal = 1",
+        )
+        .raw()
+        .get(),
+    ).toEqual(['json', '[REDACTED]']);
     expect(s.prepare("select value, is_redacted from header where name = 'Authorization'").raw().get()).toEqual([null, 1]);
   });
 
@@ -45,15 +52,30 @@ describe('BS-65 credential values never reach the store', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(bytesOf(db).includes(Buffer.from(sid))).toBe(false);
     const s = new Database(db, { readonly: true });
-    expect(s.prepare('select url, is_url_redacted from record where ordinal = 2').raw().get()).toEqual([`${A}/api/debug?echo=[REDACTED]`, 1]);
+    expect(s.prepare('select url, is_url_redacted from record where ordinal = 2').raw().get()).toEqual([
+      `${A}/api/debug?echo=[REDACTED]`,
+      1,
+    ]);
     expect(s.prepare("select value from header where name = 'X-Echo'").pluck().get()).toBe('seen [REDACTED]');
   });
 
   it('BS-65 access keys are credentials; HTTP/2 pseudo-headers are not', () => {
-    const { r, db } = loadHar([{ url: `${A}/api/a`, headers: [{ name: 'X-Access-Key', value: 'AKIAKEY12345' }, { name: ':authority', value: 'app.test' }], body: {} }]);
+    const { r, db } = loadHar([
+      {
+        url: `${A}/api/a`,
+        headers: [
+          { name: 'X-Access-Key', value: 'AKIAKEY12345' },
+          { name: ':authority', value: 'app.test' },
+        ],
+        body: {},
+      },
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const s = new Database(db, { readonly: true });
-    expect(s.prepare('select name, value, is_redacted from header order by position').raw().all()).toEqual([['X-Access-Key', null, 1], [':authority', 'app.test', 0]]);
+    expect(s.prepare('select name, value, is_redacted from header order by position').raw().all()).toEqual([
+      ['X-Access-Key', null, 1],
+      [':authority', 'app.test', 0],
+    ]);
   });
 
   it('OQ-2 a Referer whose query carries a token is dropped like a credential header', () => {
@@ -63,11 +85,21 @@ describe('BS-65 credential values never reach the store', () => {
   });
 
   it('OQ-2 --sensitive literals are refused in page titles and scenario start URLs too', () => {
-    const { r } = loadHar([{ url: `${A}/api/a`, body: {} }], ['--sensitive', 'PAGESECRET'], { pageTitle: `${A}/login?password=PAGESECRET` });
+    const { r } = loadHar([{ url: `${A}/api/a`, body: {} }], ['--sensitive', 'PAGESECRET'], {
+      pageTitle: `${A}/login?password=PAGESECRET`,
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/log\.pages\[0\]\.title.*--sensitive/);
     const ev = join(dir, 'start.json');
-    writeFileSync(ev, JSON.stringify({ schema_version: 1, scenario: { start_url: `${A}/?k=STARTSECRET`, network_content: { request_body: true, response_body: true, header_values: true } }, steps: [], events: [] }));
+    writeFileSync(
+      ev,
+      JSON.stringify({
+        schema_version: 1,
+        scenario: { start_url: `${A}/?k=STARTSECRET`, network_content: { request_body: true, response_body: true, header_values: true } },
+        steps: [],
+        events: [],
+      }),
+    );
     const r2 = cli(['load', ev, '--db', join(dir, 'ev.sqlite'), '--sensitive', 'STARTSECRET']);
     expect(r2.status).toBe(1);
     expect(r2.stderr).toMatch(/scenario\.start_url/);
@@ -102,10 +134,18 @@ describe('BS-65 echoed credentials in every spelling, and nothing else', () => {
     const basicPassword = 'hunter2-passw0rd';
     const { r, db } = loadHar([
       { url: `${A}/api/a`, headers: [{ name: 'Authorization', value: `Bearer ${bearer}` }], body: '{"a":"eyJhbGciOi\\/JIUzI1+NiJ9abc"}' },
-      { url: 'http://APP.test/api/sessions/sess-0123456789abcdef', headers: [{ name: 'Cookie', value: 'sid=sess-0123456789abcdef' }], body: {} },
+      {
+        url: 'http://APP.test/api/sessions/sess-0123456789abcdef',
+        headers: [{ name: 'Cookie', value: 'sid=sess-0123456789abcdef' }],
+        body: {},
+      },
       { url: `${A}/api/p/tok%20en%2fzz%2b9xy`.replace('%2fzz', '%2fZZ'), headers: [{ name: 'X-Api-Key', value: apiKey }], body: {} },
       { url: `${A}/api/q`, headers: [{ name: 'Set-Cookie', value: `qt="${quoted}"; Path=/` }], body: { b: quoted } },
-      { url: `${A}/api/r`, headers: [{ name: 'Authorization', value: `Basic ${Buffer.from(`ann:${basicPassword}`).toString('base64')}` }], body: { echo: basicPassword } },
+      {
+        url: `${A}/api/r`,
+        headers: [{ name: 'Authorization', value: `Basic ${Buffer.from(`ann:${basicPassword}`).toString('base64')}` }],
+        body: { echo: basicPassword },
+      },
     ]);
     expect(r.status, r.stderr).toBe(0);
     const bytes = bytesOf(db);
@@ -113,17 +153,28 @@ describe('BS-65 echoed credentials in every spelling, and nothing else', () => {
       expect(bytes.includes(Buffer.from(secret)), secret).toBe(false);
     }
     const s = new Database(db, { readonly: true });
-    expect(s.prepare("select b.kind from record r join body b on b.id = r.response_body_id where r.ordinal in (1, 4, 5) order by r.ordinal").pluck().all()).toEqual(['json', 'json', 'json']);
+    expect(
+      s
+        .prepare('select b.kind from record r join body b on b.id = r.response_body_id where r.ordinal in (1, 4, 5) order by r.ordinal')
+        .pluck()
+        .all(),
+    ).toEqual(['json', 'json', 'json']);
   });
 
   it('BS-65 values of non-credential cookies, and parts of longer words or numbers, are left alone', () => {
     const { r, db } = loadHar([
-      { url: `${A}/api/a`, headers: [{ name: 'Cookie', value: 'consent=accepted; ts=1700000000; sid=12345678' }], body: { n: 123456789, ts: 17000000001234, state: 'accepted' } },
+      {
+        url: `${A}/api/a`,
+        headers: [{ name: 'Cookie', value: 'consent=accepted; ts=1700000000; sid=12345678' }],
+        body: { n: 123456789, ts: 17000000001234, state: 'accepted' },
+      },
       { url: `${A}/api/invites/accepted`, body: {} },
     ]);
     expect(r.status, r.stderr).toBe(0);
     const s = new Database(db, { readonly: true });
-    expect(s.prepare("select content from record r join body b on b.id = r.response_body_id where r.ordinal = 1").pluck().get()).toBe('{"n":123456789,"ts":17000000001234,"state":"accepted"}');
+    expect(s.prepare('select content from record r join body b on b.id = r.response_body_id where r.ordinal = 1').pluck().get()).toBe(
+      '{"n":123456789,"ts":17000000001234,"state":"accepted"}',
+    );
     expect(s.prepare('select url, is_url_redacted from record where ordinal = 2').raw().get()).toEqual([`${A}/api/invites/accepted`, 0]);
   });
 });
@@ -131,9 +182,17 @@ describe('BS-65 echoed credentials in every spelling, and nothing else', () => {
 describe('issue 15 credential values under credential names (secret-text)', () => {
   it('BS-65 JSON: only string values of credential members change; escapes, cursors, numbers and other bytes stay', async () => {
     const { redactJsonText, redactBodyText } = await import('../src/load/secret-text.js');
-    const text = '{ "pass\\u0077ord" : "a\\"b", "note": "\\"password\\": \\"x\\"", "pin": {"password": 1234}, "nextPageToken": "cur-123456", "token_type": "bearer", "list": [{"api-key": "k1"}, "password"] }';
+    const text =
+      '{ "pass\\u0077ord" : "a\\"b", "note": "\\"password\\": \\"x\\"", "pin": {"password": 1234}, "nextPageToken": "cur-123456", "token_type": "bearer", "list": [{"api-key": "k1"}, "password"] }';
     const out = redactJsonText(text);
-    expect(JSON.parse(out)).toEqual({ password: '[REDACTED]', note: '"password": "x"', pin: { password: 1234 }, nextPageToken: 'cur-123456', token_type: 'bearer', list: [{ 'api-key': '[REDACTED]' }, 'password'] });
+    expect(JSON.parse(out)).toEqual({
+      password: '[REDACTED]',
+      note: '"password": "x"',
+      pin: { password: 1234 },
+      nextPageToken: 'cur-123456',
+      token_type: 'bearer',
+      list: [{ 'api-key': '[REDACTED]' }, 'password'],
+    });
     expect(out.replace('"[REDACTED]"', '"a\\"b"').replace('"[REDACTED]"', '"k1"')).toBe(text);
     const plain = '{"id":1,"name":"x"}';
     expect(redactBodyText(plain, 'application/json')).toBe(plain);
@@ -142,18 +201,38 @@ describe('issue 15 credential values under credential names (secret-text)', () =
   it('BS-65 form, GraphQL and URL parameters: names compare across camel, snake and kebab; the value goes, the name stays', async () => {
     const { redactFormText, redactGraphqlArgs, redactFreeText, isCredentialParamName } = await import('../src/load/secret-text.js');
     expect(redactFormText('user=a+b&Pass-Word=x%26y&x=1')).toBe('user=a+b&Pass-Word=[REDACTED]&x=1');
-    expect(redactGraphqlArgs('mutation { a(password: "p\\"q", name: "n") { b(apiKey:"k") } }')).toBe('mutation { a(password: "[REDACTED]", name: "n") { b(apiKey:"[REDACTED]") } }');
-    expect(redactFreeText('see https://u:p4ss@h.test/x;jsessionid=ABC?code=1&q=2#id_token=t')).toBe('see https://u:[REDACTED]@h.test/x;jsessionid=[REDACTED]?code=[REDACTED]&q=2#id_token=[REDACTED]');
-    for (const name of ['accessToken', 'ACCESS-TOKEN', 'refresh_token', 'X-Amz-Credential', 'key', 'jwt', 'sessionid', 'JSESSIONID']) expect(isCredentialParamName(name), name).toBe(true);
+    expect(redactGraphqlArgs('mutation { a(password: "p\\"q", name: "n") { b(apiKey:"k") } }')).toBe(
+      'mutation { a(password: "[REDACTED]", name: "n") { b(apiKey:"[REDACTED]") } }',
+    );
+    expect(redactFreeText('see https://u:p4ss@h.test/x;jsessionid=ABC?code=1&q=2#id_token=t')).toBe(
+      'see https://u:[REDACTED]@h.test/x;jsessionid=[REDACTED]?code=[REDACTED]&q=2#id_token=[REDACTED]',
+    );
+    for (const name of ['accessToken', 'ACCESS-TOKEN', 'refresh_token', 'X-Amz-Credential', 'key', 'jwt', 'sessionid', 'JSESSIONID'])
+      expect(isCredentialParamName(name), name).toBe(true);
     for (const name of ['page', 'q', 'token_type', 'keyword', 'author']) expect(isCredentialParamName(name), name).toBe(false);
   });
 
-  it('BS-65 authorization values by form: Bearer/Basic/Digest in any case, a JWT; a Digest header\'s parts are its secrets', async () => {
+  it("BS-65 authorization values by form: Bearer/Basic/Digest in any case, a JWT; a Digest header's parts are its secrets", async () => {
     const { isCredentialValue, schemeSecrets, redactSchemes } = await import('../src/load/secret-text.js');
-    for (const v of ['Bearer x', 'bearer x', `BASIC ${Buffer.from('u:p').toString('base64')}`, 'Digest nonce="n"', 'eyJhbGciOiJub25lIn0.eyJ4IjoxfQ.']) expect(isCredentialValue(v), v).toBe(true);
-    for (const v of ['application/json', 'max-age=0', 'Basically fine', 'Basic tier', 'bearer of bad news']) expect(isCredentialValue(v), v).toBe(false);
-    expect(schemeSecrets('Digest username="ann", realm="r", nonce="n-1", uri="/a", response="r-2", cnonce=c-3, opaque="o-4"')).toEqual(['n-1', 'r-2', 'c-3', 'o-4']);
-    expect(redactSchemes('Unauthorized (Bearer abc.def-12) and Digest nonce="n-1"')).toBe('Unauthorized (Bearer [REDACTED]) and Digest nonce="[REDACTED]"');
+    for (const v of [
+      'Bearer x',
+      'bearer x',
+      `BASIC ${Buffer.from('u:p').toString('base64')}`,
+      'Digest nonce="n"',
+      'eyJhbGciOiJub25lIn0.eyJ4IjoxfQ.',
+    ])
+      expect(isCredentialValue(v), v).toBe(true);
+    for (const v of ['application/json', 'max-age=0', 'Basically fine', 'Basic tier', 'bearer of bad news'])
+      expect(isCredentialValue(v), v).toBe(false);
+    expect(schemeSecrets('Digest username="ann", realm="r", nonce="n-1", uri="/a", response="r-2", cnonce=c-3, opaque="o-4"')).toEqual([
+      'n-1',
+      'r-2',
+      'c-3',
+      'o-4',
+    ]);
+    expect(redactSchemes('Unauthorized (Bearer abc.def-12) and Digest nonce="n-1"')).toBe(
+      'Unauthorized (Bearer [REDACTED]) and Digest nonce="[REDACTED]"',
+    );
     expect(redactSchemes('the Bearer of bad news, on the basic plan')).toBe('the Bearer of bad news, on the basic plan');
   });
 });

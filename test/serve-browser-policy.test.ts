@@ -15,13 +15,18 @@ import { METHOD_EXCHANGES, serveHar, text, type Served } from './serve-helpers.j
 
 const dir = tempDir();
 const scenario = (extra: Record<string, unknown> = {}) => ({
-  browser: { mode: 'launch' }, start_url: { url: 'http://127.0.0.1:9/' }, actions: [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 1 }], ...extra,
+  browser: { mode: 'launch' },
+  start_url: { url: 'http://127.0.0.1:9/' },
+  actions: [{ step_id: 'settle', action: 'wait_for_timeout', duration_ms: 1 }],
+  ...extra,
 });
 const code = (r: { structuredContent?: unknown }) => (r.structuredContent as { code?: string } | undefined)?.code;
 
 describe('serve without --allow-browser: no browser tool', () => {
   let s: Served;
-  beforeAll(async () => { s = await serveHar(dir, METHOD_EXCHANGES); });
+  beforeAll(async () => {
+    s = await serveHar(dir, METHOD_EXCHANGES);
+  });
   afterAll(() => s.close());
 
   it('capture_browser_scenario is not listed, and a call is refused with the flag that allows it', async () => {
@@ -40,11 +45,16 @@ describe('serve without --allow-browser: no browser tool', () => {
   });
 });
 
-describe('serve --allow-browser: the operator\'s browser and secrets only', () => {
+describe("serve --allow-browser: the operator's browser and secrets only", () => {
   let s: Served;
   let marker: string;
   let fake: string;
-  const policy = (): BrowserPolicy => ({ ...CLOSED_BROWSER_POLICY, allowBrowser: true, executablePath: '/nonexistent/chromium', secretEnv: ['CAPSTATE_ALLOWED_SECRET'] });
+  const policy = (): BrowserPolicy => ({
+    ...CLOSED_BROWSER_POLICY,
+    allowBrowser: true,
+    executablePath: '/nonexistent/chromium',
+    secretEnv: ['CAPSTATE_ALLOWED_SECRET'],
+  });
   beforeAll(async () => {
     // A program that leaves a mark if anything runs it.
     marker = join(dir, 'ran');
@@ -55,7 +65,7 @@ describe('serve --allow-browser: the operator\'s browser and secrets only', () =
   });
   afterAll(() => s.close());
 
-  it('a caller\'s executable_path is refused before anything runs', async () => {
+  it("a caller's executable_path is refused before anything runs", async () => {
     const r = await s.call('capture_browser_scenario', scenario({ browser: { mode: 'launch', executable_path: fake } }));
     expect(r.isError).toBe(true);
     expect(code(r)).toBe('browser-not-allowed');
@@ -79,8 +89,14 @@ describe('serve --allow-browser: the operator\'s browser and secrets only', () =
   it('a secret may name only an allowed variable, and the answer does not tell whether another is set', async () => {
     process.env.CAPSTATE_PROBE_SET = 'hunter2-secret-value';
     try {
-      const set = await s.call('capture_browser_scenario', scenario({ secrets: [{ secret_id: 's', environment_variable: 'CAPSTATE_PROBE_SET' }] }));
-      const unset = await s.call('capture_browser_scenario', scenario({ secrets: [{ secret_id: 's', environment_variable: 'CAPSTATE_PROBE_UNSET' }] }));
+      const set = await s.call(
+        'capture_browser_scenario',
+        scenario({ secrets: [{ secret_id: 's', environment_variable: 'CAPSTATE_PROBE_SET' }] }),
+      );
+      const unset = await s.call(
+        'capture_browser_scenario',
+        scenario({ secrets: [{ secret_id: 's', environment_variable: 'CAPSTATE_PROBE_UNSET' }] }),
+      );
       expect(code(set)).toBe('secret-not-allowed');
       expect(text(set).replace('CAPSTATE_PROBE_SET', 'X')).toBe(text(unset).replace('CAPSTATE_PROBE_UNSET', 'X'));
       expect(text(set)).not.toMatch(/not set|hunter2/);
@@ -116,7 +132,9 @@ describe('compare_web_captures reads Evidence files only under --evidence-dir, w
   });
 
   it('paths outside it, ../ and symbolic links that lead out are refused alike', async () => {
-    const answers = await Promise.all(['/etc/passwd', '../../etc/passwd', 'escape.json', '/etc/nope'].map((p) => s.call('compare_web_captures', { before: p, after: {} })));
+    const answers = await Promise.all(
+      ['/etc/passwd', '../../etc/passwd', 'escape.json', '/etc/nope'].map((p) => s.call('compare_web_captures', { before: p, after: {} })),
+    );
     for (const r of answers) expect(code(r), text(r)).toBe('evidence-path-refused');
     expect(new Set(answers.map(text)).size).toBe(1);
   });
@@ -127,7 +145,7 @@ describe('compare_web_captures reads Evidence files only under --evidence-dir, w
   });
 });
 
-describe('Chromium\'s sandbox is on wherever it can run', () => {
+describe("Chromium's sandbox is on wherever it can run", () => {
   it('only root (where Chromium cannot sandbox) gets --no-sandbox', () => {
     expect(launchFlags(0)).toContain('--no-sandbox');
     expect(launchFlags(1000)).not.toContain('--no-sandbox');
@@ -143,17 +161,31 @@ describe('Chromium\'s sandbox is on wherever it can run', () => {
     expect(started).toBe('up');
     expect(tried.map((f) => f.includes('--no-sandbox'))).toEqual([false, true]);
     let calls = 0;
-    await expect(withSandboxFallback(async () => { calls++; throw new Error('executable crashed'); }, 1000)).rejects.toThrow('executable crashed');
+    await expect(
+      withSandboxFallback(async () => {
+        calls++;
+        throw new Error('executable crashed');
+      }, 1000),
+    ).rejects.toThrow('executable crashed');
     expect(calls).toBe(1);
   });
 });
 
-describe('serve\'s browser flags are checked at start-up', () => {
+describe("serve's browser flags are checked at start-up", () => {
   const listed = async (extra: string[]) => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', fixture('grafana-mini', 'capture.har'), ...extra], cwd: root, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, 'serve', fixture('grafana-mini', 'capture.har'), ...extra],
+      cwd: root,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'capstate-policy-test', version: '1' });
     await client.connect(transport);
-    try { return (await client.listTools()).tools.map((t) => t.name); } finally { await client.close(); }
+    try {
+      return (await client.listTools()).tools.map((t) => t.name);
+    } finally {
+      await client.close();
+    }
   };
 
   it('the compiled server lists capture_browser_scenario only with --allow-browser', async () => {

@@ -1,5 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeRecords, describeReturns, describeStatuses, sampleName, DESCRIPTION_BUDGET, UNTRUSTED_CATALOG_WARNING } from '../src/serve/descriptions.js';
+import {
+  describeRecords,
+  describeReturns,
+  describeStatuses,
+  sampleName,
+  DESCRIPTION_BUDGET,
+  UNTRUSTED_CATALOG_WARNING,
+} from '../src/serve/descriptions.js';
 import { CATALOG_RESERVE_BYTES } from '../src/serve/catalog.js';
 import type { Exchange } from './har-builder.js';
 import { tempDir } from './helpers.js';
@@ -7,7 +14,9 @@ import { line, serveHar, text, type Served } from './serve-helpers.js';
 
 const dir = tempDir();
 const open: Served[] = [];
-afterAll(async () => { for (const s of open) await s.close(); });
+afterAll(async () => {
+  for (const s of open) await s.close();
+});
 
 /** Serves the exchanges and returns the description line of the one tool named `name`. */
 async function describe1(exchanges: Exchange[], name: string): Promise<string> {
@@ -27,12 +36,14 @@ describe('DESC-1 description format', () => {
     open.push(s);
     const t = s.tool('get_api_folders_by_uid');
     expect(t.description!.split('\n')[0]).toBe(UNTRUSTED_CATALOG_WARNING);
-    expect(line(t)).toBe('GET /api/folders/{uid}; returns object with fields "id", "uid", "title"; recorded statuses 200; ' +
-      "answers any id the state holds from state (an id it lacks: the app's 404); seen in record 2");
+    expect(line(t)).toBe(
+      'GET /api/folders/{uid}; returns object with fields "id", "uid", "title"; recorded statuses 200; ' +
+        "answers any id the state holds from state (an id it lacks: the app's 404); seen in record 2",
+    );
     expect(line(t)).not.toMatch(/\[#|evidence ev_|\b(ES|OQ|DESC|DOC)-\d/);
   });
 
-  it('issue 16: says what is answered from state — a list\'s recorded lines, a document, a write the capture can verify — and nothing for a tool that only replays', async () => {
+  it("issue 16: says what is answered from state — a list's recorded lines, a document, a write the capture can verify — and nothing for a tool that only replays", async () => {
     const s = await serveHar(dir, [
       { url: `${API}/folders`, body: [{ id: 1, uid: 'ab12cd34', title: 'x' }] },
       { url: `${API}/profile`, body: { name: 'n' } },
@@ -43,42 +54,74 @@ describe('DESC-1 description format', () => {
     open.push(s);
     expect(line(s.tool('get_api_folders'))).toMatch(/; answers its recorded request lines from state; seen in record 1$/);
     expect(line(s.tool('get_api_profile'))).toMatch(/; answers from state; seen in record 2$/);
-    expect(line(s.tool('patch_api_profile'))).toMatch(/; takes effect on this session's state when the capture's later reads verify it \(capstate check-effects\), else replays; seen in record 5$/);
+    expect(line(s.tool('patch_api_profile'))).toMatch(
+      /; takes effect on this session's state when the capture's later reads verify it \(capstate check-effects\), else replays; seen in record 5$/,
+    );
     expect(line(s.tool('get_api_tags'))).toMatch(/; replays its recorded answers; seen in records 3 and 4$/);
   });
 
   it('lists record ordinals in timeline order, at most 8 then …', async () => {
-    const ex: Exchange[] = Array.from({ length: 10 }, (_, i) => ({ url: `${API}/items?page=${i}`, body: [{ id: `it-${i}` }], start: `10:00:${String(59 - i).padStart(2, '0')}.000` }));
+    const ex: Exchange[] = Array.from({ length: 10 }, (_, i) => ({
+      url: `${API}/items?page=${i}`,
+      body: [{ id: `it-${i}` }],
+      start: `10:00:${String(59 - i).padStart(2, '0')}.000`,
+    }));
     expect(await describe1(ex, 'get_api_items')).toMatch(/seen in records 10, 9, 8, 7, 6, 5, 4, 3, …$/);
   });
 
   it('names one record, two records, or none in words', () => {
-    expect([describeRecords([]), describeRecords([4]), describeRecords([4, 2]), describeRecords([1, 2, 3])])
-      .toEqual(['no retained record', 'seen in record 4', 'seen in records 4 and 2', 'seen in records 1, 2 and 3']);
+    expect([describeRecords([]), describeRecords([4]), describeRecords([4, 2]), describeRecords([1, 2, 3])]).toEqual([
+      'no retained record',
+      'seen in record 4',
+      'seen in records 4 and 2',
+      'seen in records 1, 2 and 3',
+    ]);
   });
 });
 
 describe('DESC-2 <returns>', () => {
-  it('an object\'s fields, an array of objects\' fields (in order of first appearance), an envelope\'s list', async () => {
+  it("an object's fields, an array of objects' fields (in order of first appearance), an envelope's list", async () => {
     const s = await serveHar(dir, [
       { url: `${API}/user`, body: { id: 1, login: 'admin' } },
-      { url: `${API}/folders`, body: [{ id: 1, uid: 'a' }, { id: 2, uid: 'b', title: 'x' }] },
-      { url: `${API}/posts`, body: { meta: { total: 2 }, posts: [{ id: 'p1', title: 'Hi' }, { id: 'p2', title: 'Yo' }] } },
+      {
+        url: `${API}/folders`,
+        body: [
+          { id: 1, uid: 'a' },
+          { id: 2, uid: 'b', title: 'x' },
+        ],
+      },
+      {
+        url: `${API}/posts`,
+        body: {
+          meta: { total: 2 },
+          posts: [
+            { id: 'p1', title: 'Hi' },
+            { id: 'p2', title: 'Yo' },
+          ],
+        },
+      },
       { url: `${API}/wrapped`, body: { data: { items: [{ id: 'w1' }, { id: 'w2' }] }, ok: true } },
     ]);
     open.push(s);
     expect(line(s.tool('get_api_user'))).toMatch(/; returns object with fields "id", "login";/);
     expect(line(s.tool('get_api_folders'))).toMatch(/; returns array of objects with fields "id", "uid", "title";/);
-    expect(line(s.tool('get_api_posts'))).toMatch(/; returns object with fields "meta", "posts" \(list of objects with fields "id", "title"\);/);
-    expect(line(s.tool('get_api_wrapped'))).toMatch(/; returns object with fields "data" \(object whose "items" lists objects with fields "id"\), "ok";/);
+    expect(line(s.tool('get_api_posts'))).toMatch(
+      /; returns object with fields "meta", "posts" \(list of objects with fields "id", "title"\);/,
+    );
+    expect(line(s.tool('get_api_wrapped'))).toMatch(
+      /; returns object with fields "data" \(object whose "items" lists objects with fields "id"\), "ok";/,
+    );
   });
 
   it('ACC-6 the first of several JSON records (timeline order) supplies the description', async () => {
     // #1 starts after #2: the timeline (ES-6) puts #2 first.
-    const l = await describe1([
-      { url: `${API}/items`, body: [{ id: 'a', late: 1 }], start: '10:00:05.000' },
-      { url: `${API}/items?x=1`, body: [{ id: 'a', early: 1 }], start: '10:00:01.000' },
-    ], 'get_api_items');
+    const l = await describe1(
+      [
+        { url: `${API}/items`, body: [{ id: 'a', late: 1 }], start: '10:00:05.000' },
+        { url: `${API}/items?x=1`, body: [{ id: 'a', early: 1 }], start: '10:00:01.000' },
+      ],
+      'get_api_items',
+    );
     expect(l).toMatch(/returns array of objects with fields "id", "early";/);
   });
 
@@ -109,10 +152,15 @@ describe('DESC-2 <returns>', () => {
 
 describe('DESC-3 fallback to another status', () => {
   it('ACC-6 the 2xx record is preferred over an earlier error body', async () => {
-    expect(await describe1([
-      { url: `${API}/folders/ab12cd34`, status: 404, body: { message: 'not found' } },
-      { url: `${API}/folders/ab12cd34`, body: { id: 1, uid: 'a', title: 'x' } },
-    ], 'get_api_folders_by_id')).toMatch(/; returns object with fields "id", "uid", "title"; recorded statuses 200, 404;/);
+    expect(
+      await describe1(
+        [
+          { url: `${API}/folders/ab12cd34`, status: 404, body: { message: 'not found' } },
+          { url: `${API}/folders/ab12cd34`, body: { id: 1, uid: 'a', title: 'x' } },
+        ],
+        'get_api_folders_by_id',
+      ),
+    ).toMatch(/; returns object with fields "id", "uid", "title"; recorded statuses 200, 404;/);
   });
 
   it('ACC-6 labelled fallback when no 2xx record is JSON; omitted with no JSON record', async () => {
@@ -123,16 +171,21 @@ describe('DESC-3 fallback to another status', () => {
       { url: `${API}/plain`, body: 'just text', mimeType: 'text/plain' },
     ]);
     open.push(s);
-    expect(line(s.tool('get_api_folders_by_id'))).toMatch(/^GET \/api\/folders\/\{id\}; status 404 returns object with fields "message"; recorded statuses 404;/);
+    expect(line(s.tool('get_api_folders_by_id'))).toMatch(
+      /^GET \/api\/folders\/\{id\}; status 404 returns object with fields "message"; recorded statuses 404;/,
+    );
     expect(line(s.tool('get_api_page'))).toMatch(/; status 400 returns object with fields "error"; recorded statuses 200, 400;/);
     expect(line(s.tool('get_api_plain'))).toMatch(/^GET \/api\/plain; recorded statuses 200;/);
   });
 });
 
 describe('DESC-4 recorded statuses', () => {
-  it('ACC-6 the manifest tool\'s statuses, ascending, at most 8 then …', async () => {
+  it("ACC-6 the manifest tool's statuses, ascending, at most 8 then …", async () => {
     const statuses = [503, 200, 404, 201, 400, 409, 410, 422, 500];
-    const s = await serveHar(dir, statuses.map((status, i) => ({ url: `${API}/things?i=${i}`, status, body: { ok: status < 300 } })));
+    const s = await serveHar(
+      dir,
+      statuses.map((status, i) => ({ url: `${API}/things?i=${i}`, status, body: { ok: status < 300 } })),
+    );
     open.push(s);
     const manifestTool = s.ctx.manifest.tools.find((t) => t.name === 'get_api_things')!;
     expect(manifestTool.statuses).toEqual([...statuses].sort((a, b) => a - b));
@@ -164,7 +217,9 @@ describe('DESC-5 sampling budget and catalog reserve', () => {
   });
 
   it('a description stays within its budget of characters', async () => {
-    const body = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`${'n'.repeat(36)}${String(i).padStart(3, '0')}`, [{ ['k'.repeat(38) + i]: 1 }]]));
+    const body = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [`${'n'.repeat(36)}${String(i).padStart(3, '0')}`, [{ ['k'.repeat(38) + i]: 1 }]]),
+    );
     const value = { list: Array.from({ length: 3 }, (_, i) => ({ id: `x${i}`, ...body })) };
     const l = await describe1([{ url: `${API}/huge`, body: value }], 'get_api_huge');
     expect(l.length).toBeLessThanOrEqual(DESCRIPTION_BUDGET.descriptionMax);

@@ -23,7 +23,10 @@ export interface Served {
 }
 
 /** Serves a store in process and connects a real MCP client to it. */
-export async function serveStore(db: string, opts: { reserveBytes?: number; browser?: BrowserPolicy; maxAnswerBytes?: number } = {}): Promise<Served> {
+export async function serveStore(
+  db: string,
+  opts: { reserveBytes?: number; browser?: BrowserPolicy; maxAnswerBytes?: number } = {},
+): Promise<Served> {
   const ctx = await openServeContext(db);
   const { server, catalog } = await createServer(ctx, opts);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -32,21 +35,32 @@ export async function serveStore(db: string, opts: { reserveBytes?: number; brow
   await client.connect(clientSide);
   const { tools } = await client.listTools();
   return {
-    ctx, client, catalog, tools,
+    ctx,
+    client,
+    catalog,
+    tools,
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
     tool: (name) => {
       const t = tools.find((x) => x.name === name);
       if (!t) throw new Error(`no tool ${name}; tools: ${tools.map((x) => x.name).join(', ')}`);
       return t;
     },
-    close: async () => { await client.close(); await server.close(); await closeServeContext(ctx); },
+    close: async () => {
+      await client.close();
+      await server.close();
+      await closeServeContext(ctx);
+    },
   };
 }
 
 let n = 0;
 
 /** Writes exchanges as a HAR, loads it into a new store with the CLI, and serves it. */
-export async function serveHar(dir: string, exchanges: Exchange[], opts: { reserveBytes?: number; browser?: BrowserPolicy } = {}): Promise<Served> {
+export async function serveHar(
+  dir: string,
+  exchanges: Exchange[],
+  opts: { reserveBytes?: number; browser?: BrowserPolicy } = {},
+): Promise<Served> {
   const name = `serve-${process.pid}-${n++}`;
   const har = writeHar(dir, `${name}.har`, exchanges);
   const db = join(dir, `${name}.sqlite`);
@@ -68,14 +82,25 @@ export function text(r: CallToolResult): string {
 
 /** One tool per method of MCP-1's table (GET, HEAD, OPTIONS, query POST, POST, PATCH, PUT, DELETE). */
 export const METHOD_EXCHANGES: Exchange[] = [
-  { url: 'http://localhost:3000/api/v1/items', body: [{ id: 'it-01', name: 'A' }, { id: 'it-02', name: 'B' }] },
+  {
+    url: 'http://localhost:3000/api/v1/items',
+    body: [
+      { id: 'it-01', name: 'A' },
+      { id: 'it-02', name: 'B' },
+    ],
+  },
   { method: 'HEAD', url: 'http://localhost:3000/api/v1/items/it-01' },
   { method: 'OPTIONS', url: 'http://localhost:3000/api/v1/items', status: 204 },
   { method: 'POST', url: 'http://localhost:3000/api/v1/search', requestBody: { q: 'a' }, body: { hits: [{ id: 'it-01' }] } },
   { method: 'POST', url: 'http://localhost:3000/api/v1/search', requestBody: { q: 'b' }, body: { hits: [] } },
   { method: 'POST', url: 'http://localhost:3000/api/v1/items', requestBody: { name: 'C' }, status: 201, body: { id: 'it-03', name: 'C' } },
   { method: 'PATCH', url: 'http://localhost:3000/api/v1/items/it-01', requestBody: { name: 'Z' }, body: { id: 'it-01', name: 'Z' } },
-  { method: 'PUT', url: 'http://localhost:3000/api/v1/items/it-02', requestBody: { id: 'it-02', name: 'Y' }, body: { id: 'it-02', name: 'Y' } },
+  {
+    method: 'PUT',
+    url: 'http://localhost:3000/api/v1/items/it-02',
+    requestBody: { id: 'it-02', name: 'Y' },
+    body: { id: 'it-02', name: 'Y' },
+  },
   { method: 'DELETE', url: 'http://localhost:3000/api/v1/items/it-03', status: 204 },
 ];
 

@@ -12,7 +12,9 @@ let s: Served;
 beforeAll(async () => {
   s = await serveHar(dir, METHOD_EXCHANGES);
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 const byMethod = (method: string, template?: string) =>
   s.tools.find((t) => (t.description ?? '').split('\n')[1]?.startsWith(`${method} ${template ?? ''}`))!;
@@ -50,7 +52,9 @@ describe('MCP-2 ownership of hints', () => {
 describe('OQ-7 request bodies: schema, query-POST replay, writes', () => {
   it('a query POST replays the record with the same request body, and refuses another body', async () => {
     const search = byMethod('POST', '/api/v1/search');
-    const schema = search.inputSchema as unknown as { properties: { body: { type: string; properties: Record<string, { type: string }> } } };
+    const schema = search.inputSchema as unknown as {
+      properties: { body: { type: string; properties: Record<string, { type: string }> } };
+    };
     expect(schema.properties.body).toMatchObject({ type: 'object', properties: { q: { type: 'string' } } });
     const b = await s.call(search.name, { body: { q: 'b' } });
     expect((b.structuredContent as { record_ordinal: number; why: string }).record_ordinal).toBe(5);
@@ -64,8 +68,20 @@ describe('OQ-7 request bodies: schema, query-POST replay, writes', () => {
     // A later read shows what the POST's model would not give (the server moderated the name), so the POST replays.
     const v = await serveHar(dir, [
       { url: 'http://localhost:3000/api/v1/tags', body: [{ id: 'tg-1', name: 'A' }] },
-      { method: 'POST', url: 'http://localhost:3000/api/v1/tags', requestBody: { name: 'C' }, status: 201, body: { id: 'tg-2', name: 'C' } },
-      { url: 'http://localhost:3000/api/v1/tags', body: [{ id: 'tg-1', name: 'A' }, { id: 'tg-2', name: 'C (moderated)' }] },
+      {
+        method: 'POST',
+        url: 'http://localhost:3000/api/v1/tags',
+        requestBody: { name: 'C' },
+        status: 201,
+        body: { id: 'tg-2', name: 'C' },
+      },
+      {
+        url: 'http://localhost:3000/api/v1/tags',
+        body: [
+          { id: 'tg-1', name: 'A' },
+          { id: 'tg-2', name: 'C (moderated)' },
+        ],
+      },
     ]);
     try {
       const r = await v.call('post_api_v1_tags', { body: { name: 'other' } });
@@ -99,12 +115,22 @@ describe('ES-8 which record replays (latest initial record of the request line, 
     ]);
     try {
       // The list plan answers from state: the entity as the latest initial record (#2) showed it.
-      const before = (await t.call('get_api_v1_items', {})).structuredContent as { record_ordinal: number; why: string; source: string; body: unknown };
+      const before = (await t.call('get_api_v1_items', {})).structuredContent as {
+        record_ordinal: number;
+        why: string;
+        source: string;
+        body: unknown;
+      };
       expect(before).toMatchObject({ record_ordinal: 2, source: 'state', body: [{ id: 'it-01', name: 'A2' }] });
       expect(before.why).toMatch(/^rendered from state: items list/);
-      const after = (await t.call('get_api_v1_items', { query: { page: '2' } })).structuredContent as { record_ordinal: number; why: string };
+      const after = (await t.call('get_api_v1_items', { query: { page: '2' } })).structuredContent as {
+        record_ordinal: number;
+        why: string;
+      };
       expect(after.record_ordinal).toBe(5);
-      expect(after.why).toMatch(/^latest record of GET \/api\/v1\/items\?page=2: none of its records is an initial read .*first write is #3/);
+      expect(after.why).toMatch(
+        /^latest record of GET \/api\/v1\/items\?page=2: none of its records is an initial read .*first write is #3/,
+      );
       const free = (await t.call('get_api_v1_tags', {})).structuredContent as { source: string; body: unknown };
       expect(free).toMatchObject({ source: 'state', body: [{ id: 'tg-1' }] });
     } finally {

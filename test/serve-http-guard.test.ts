@@ -41,12 +41,23 @@ async function serve(cors: string[] = []): Promise<string> {
 const postCount = async (base: string) => ((await (await fetch(`${base}/posts`)).json()) as unknown[]).length;
 
 /** A raw request with the headers given as they are (fetch will not send its own Host). */
-function raw(base: string, path: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function raw(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, path, method, headers }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (c) => { text += c; }).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      res
+        .setEncoding('utf8')
+        .on('data', (c) => {
+          text += c;
+        })
+        .on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
     });
     req.on('error', reject);
     req.end(body);
@@ -65,7 +76,11 @@ describe('issue 42: which origins may use a model served over HTTP', () => {
     const exposed = (local.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/,\s*/);
     expect(exposed).toEqual(expect.arrayContaining(['x-capstate-source', 'x-capstate-tool']));
     for (const name of local.headers.keys()) {
-      if (!['content-type', 'content-length', 'connection', 'date', 'keep-alive', 'vary'].includes(name) && !name.startsWith('access-control-')) expect(exposed, name).toContain(name);
+      if (
+        !['content-type', 'content-length', 'connection', 'date', 'keep-alive', 'vary'].includes(name) &&
+        !name.startsWith('access-control-')
+      )
+        expect(exposed, name).toContain(name);
     }
   });
 
@@ -73,8 +88,14 @@ describe('issue 42: which origins may use a model served over HTTP', () => {
     const base = await serve();
     const evil = { origin: 'https://evil.example' };
     const before = await postCount(base);
-    for (const [method, path, body] of [['GET', '/posts', undefined], ['POST', '/posts', '{"title":"x"}'], ['PATCH', '/posts/1', '{"title":"x"}'],
-      ['GET', '/__capstate/state', undefined], ['PUT', '/__capstate/state', '{}'], ['POST', '/__capstate/reset', undefined]] as const) {
+    for (const [method, path, body] of [
+      ['GET', '/posts', undefined],
+      ['POST', '/posts', '{"title":"x"}'],
+      ['PATCH', '/posts/1', '{"title":"x"}'],
+      ['GET', '/__capstate/state', undefined],
+      ['PUT', '/__capstate/state', '{}'],
+      ['POST', '/__capstate/reset', undefined],
+    ] as const) {
       const r = await fetch(base + path, { method, headers: { ...evil, 'content-type': 'application/json' }, body });
       expect(r.status, `${method} ${path}`).toBe(403);
       expect(r.headers.get('access-control-allow-origin'), `${method} ${path}`).toBeNull();
@@ -100,7 +121,9 @@ describe('issue 42: which origins may use a model served over HTTP', () => {
 
   it('--cors names the origins allowed instead of the loopback ones; * is refused', async () => {
     const base = await serve(['http://app.test:8080']);
-    expect((await fetch(`${base}/posts`, { headers: { origin: 'http://app.test:8080' } })).headers.get('access-control-allow-origin')).toBe('http://app.test:8080');
+    expect((await fetch(`${base}/posts`, { headers: { origin: 'http://app.test:8080' } })).headers.get('access-control-allow-origin')).toBe(
+      'http://app.test:8080',
+    );
     expect((await fetch(`${base}/posts`, { headers: { origin: 'http://localhost:5173' } })).status).toBe(403);
     // The server's own origin (a page it serves) is always allowed.
     expect((await fetch(`${base}/posts`, { headers: { origin: base } })).status).toBe(200);
@@ -118,22 +141,37 @@ describe('issue 42: which origins may use a model served over HTTP', () => {
     expect(rebound.status).toBe(403);
     expect(JSON.parse(rebound.body).code).toBe('bad-host');
     expect((await raw(base, '/posts', { host: `127.0.0.1:${Number(port) + 1}` })).status).toBe(403);
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) expect((await raw(base, '/posts', { host })).status, host).toBe(200);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
+      expect((await raw(base, '/posts', { host })).status, host).toBe(200);
   });
 
   it('a JSON body is read only under a JSON content type: text/plain writes nothing (415)', async () => {
     const base = await serve();
     const before = await postCount(base);
-    const plain = await fetch(`${base}/posts`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"title":"simple request"}' });
+    const plain = await fetch(`${base}/posts`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{"title":"simple request"}',
+    });
     expect(plain.status).toBe(415);
     expect((await plain.json()).code).toBe('unsupported-media-type');
-    expect((await fetch(`${base}/__capstate/state`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
+    expect((await fetch(`${base}/__capstate/state`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(
+      415,
+    );
     expect(await postCount(base)).toBe(before);
-    expect((await fetch(`${base}/posts`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"title":"json"}' })).status).toBe(201);
+    expect(
+      (
+        await fetch(`${base}/posts`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body: '{"title":"json"}',
+        })
+      ).status,
+    ).toBe(201);
   });
 });
 
-describe('issue 42: a caller\'s mistake over HTTP is a 4xx, never a 500', () => {
+describe("issue 42: a caller's mistake over HTTP is a 4xx, never a 500", () => {
   it('bad percent-encoding in a path is 400 bad-path', async () => {
     const base = await serve();
     const r = await fetch(`${base}/posts/%E0%A4%A`);
@@ -145,7 +183,11 @@ describe('issue 42: a caller\'s mistake over HTTP is a 4xx, never a 500', () => 
     const base = await serve();
     const before = await postCount(base);
     for (const c of ['\u0000', '\u0001', '\n']) {
-      const r = await fetch(`${base}/posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"title":"a${c}b"}` });
+      const r = await fetch(`${base}/posts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"title":"a${c}b"}`,
+      });
       expect(r.status, JSON.stringify(c)).toBe(400);
       expect((await r.json()).code).toBe('bad-json');
     }
@@ -159,8 +201,13 @@ describeBrowser('issue 42: web pages in Chromium against a served model', () => 
   let pagePort: number;
   beforeAll(async () => {
     // *.test names resolve to this machine, so a page can have an origin that is not loopback.
-    browser = await withSandboxFallback((args) => chromium.launch({ executablePath: CHROMIUM, args: [...args, '--host-resolver-rules=MAP *.test 127.0.0.1'] }));
-    pages = createServer((_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<!doctype html><title>page</title>'); });
+    browser = await withSandboxFallback((args) =>
+      chromium.launch({ executablePath: CHROMIUM, args: [...args, '--host-resolver-rules=MAP *.test 127.0.0.1'] }),
+    );
+    pages = createServer((_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>page</title>');
+    });
     await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
     pagePort = (pages.address() as { port: number }).port;
   });
@@ -177,13 +224,27 @@ describeBrowser('issue 42: web pages in Chromium against a served model', () => 
       return await page.evaluate(async (b) => {
         const out: string[] = [];
         const tryIt = async (name: string, f: () => Promise<Response>) => {
-          try { const r = await f(); out.push(`${name}:${r.status}`); } catch { out.push(`${name}:blocked`); }
+          try {
+            const r = await f();
+            out.push(`${name}:${r.status}`);
+          } catch {
+            out.push(`${name}:blocked`);
+          }
         };
         const json = { 'content-type': 'application/json' };
         await tryIt('read-state', () => fetch(`${b}/__capstate/state`));
         await tryIt('create', () => fetch(`${b}/posts`, { method: 'POST', headers: json, body: JSON.stringify({ title: 'from a page' }) }));
-        await tryIt('create-simple', () => fetch(`${b}/posts`, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ title: 'from a page' }) }));
-        await tryIt('patch', () => fetch(`${b}/posts/1`, { method: 'PATCH', headers: json, body: JSON.stringify({ title: 'from a page' }) }));
+        await tryIt('create-simple', () =>
+          fetch(`${b}/posts`, {
+            method: 'POST',
+            mode: 'no-cors',
+            headers: { 'content-type': 'text/plain' },
+            body: JSON.stringify({ title: 'from a page' }),
+          }),
+        );
+        await tryIt('patch', () =>
+          fetch(`${b}/posts/1`, { method: 'PATCH', headers: json, body: JSON.stringify({ title: 'from a page' }) }),
+        );
         await tryIt('replace-state', () => fetch(`${b}/__capstate/state`, { method: 'PUT', headers: json, body: '{}' }));
         return out;
       }, base);

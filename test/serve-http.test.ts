@@ -21,9 +21,13 @@ beforeAll(async () => {
 afterAll(() => close());
 
 const json = (method: string, path: string, body?: unknown) =>
-  fetch(base + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  fetch(base + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
-describe('HTTP serving answers on the app\'s own paths, as the MCP tools do', () => {
+describe("HTTP serving answers on the app's own paths, as the MCP tools do", () => {
   it('a read answers with the recorded content-type and the same body as the MCP tool', async () => {
     const r = await json('GET', '/posts/1');
     expect(r.status).toBe(200);
@@ -52,10 +56,10 @@ describe('HTTP serving answers on the app\'s own paths, as the MCP tools do', ()
     const changed = await json('GET', '/__capstate/state');
     const sha = changed.headers.get('x-capstate-sha256');
     expect(sha).toMatch(/^[0-9a-f]{64}$/);
-    const reset = await (await json('POST', '/__capstate/reset')).json() as { sha256: string };
+    const reset = (await (await json('POST', '/__capstate/reset')).json()) as { sha256: string };
     expect(reset.sha256).not.toBe(sha);
-    expect(((await (await json('GET', '/posts')).json()) as unknown[])).toHaveLength(3);
-    const doc = await (await json('GET', '/__capstate/state')).json() as { entities: { value: Record<string, unknown> }[] };
+    expect((await (await json('GET', '/posts')).json()) as unknown[]).toHaveLength(3);
+    const doc = (await (await json('GET', '/__capstate/state')).json()) as { entities: { value: Record<string, unknown> }[] };
     doc.entities[0].value.title = 'loaded over http';
     expect((await json('PUT', '/__capstate/state', doc)).status).toBe(200);
     expect(await (await json('GET', '/posts/1')).json()).toMatchObject({ title: 'loaded over http' });
@@ -65,12 +69,17 @@ describe('HTTP serving answers on the app\'s own paths, as the MCP tools do', ()
     await json('POST', '/__capstate/reset');
   });
 
-  it('a path no tool answers is declined (501, a problem document in capstate\'s error shape); a body that is not JSON a 400', async () => {
+  it("a path no tool answers is declined (501, a problem document in capstate's error shape); a body that is not JSON a 400", async () => {
     const r = await json('GET', '/nothing/here');
     expect(r.status).toBe(501);
     expect(r.headers.get('content-type')).toBe('application/problem+json');
     expect(r.headers.get('capstate-answer')).toBe('declined');
-    expect(await r.json()).toMatchObject({ status: 501, ok: false, code: 'no-route', message: expect.stringMatching(/GET \/nothing\/here/) });
+    expect(await r.json()).toMatchObject({
+      status: 501,
+      ok: false,
+      code: 'no-route',
+      message: expect.stringMatching(/GET \/nothing\/here/),
+    });
     // capstate's own data plane is not the app: an unknown path of it is a plain 404.
     expect((await json('GET', '/__capstate/nothing')).status).toBe(404);
     const bad = await fetch(base + '/posts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });

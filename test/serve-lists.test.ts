@@ -16,8 +16,11 @@ const A = 'http://localhost:3000';
 const J = { name: 'Content-Type', value: 'application/json; charset=utf-8' };
 
 const POSTS = [
-  { id: 1, userId: 1, title: 'b-second' }, { id: 2, userId: 2, title: 'a-first' }, { id: 3, userId: 1, title: 'd-fourth' },
-  { id: 4, userId: 2, title: 'c-third' }, { id: 5, userId: 1, title: 'e-fifth' },
+  { id: 1, userId: 1, title: 'b-second' },
+  { id: 2, userId: 2, title: 'a-first' },
+  { id: 3, userId: 1, title: 'd-fourth' },
+  { id: 4, userId: 2, title: 'c-third' },
+  { id: 5, userId: 1, title: 'e-fifth' },
 ];
 const posts = (ids: number[]) => ids.map((id) => POSTS.find((p) => p.id === id)!);
 const total = (n: number) => [J, { name: 'X-Total-Count', value: String(n) }];
@@ -29,7 +32,14 @@ const CAPTURE: Exchange[] = [
   { url: `${A}/posts?id=4&id=2`, body: posts([2, 4]), responseHeaders: [J] },
   { url: `${A}/posts?_sort=title&_order=desc`, body: posts([5, 3, 4, 1, 2]), responseHeaders: [J] },
   { url: `${A}/posts?_page=2&_limit=2`, body: posts([3, 4]), responseHeaders: total(5) },
-  { method: 'POST', url: `${A}/posts`, status: 201, requestBody: { userId: 1, title: 'f-sixth' }, body: { userId: 1, title: 'f-sixth', id: 6 }, responseHeaders: [J] },
+  {
+    method: 'POST',
+    url: `${A}/posts`,
+    status: 201,
+    requestBody: { userId: 1, title: 'f-sixth' },
+    body: { userId: 1, title: 'f-sixth', id: 6 },
+    responseHeaders: [J],
+  },
   { url: `${A}/posts?userId=1`, body: [...posts([1, 3, 5]), { id: 6, userId: 1, title: 'f-sixth' }], responseHeaders: [J] },
 ];
 
@@ -42,8 +52,12 @@ const ids = (a: Answer) => a.body.map((p) => p.id);
 
 describe('filters on entity fields answered from the model', () => {
   let s: Served;
-  beforeAll(async () => { s = await serveHar(dir, CAPTURE); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await serveHar(dir, CAPTURE);
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('a recorded filter line renders from state and says which filter it applied', async () => {
     const a = answer(await s.call('get_posts', { query: { userId: '1' } }));
@@ -75,8 +89,12 @@ describe('filters on entity fields answered from the model', () => {
 
 describe('pages answered from the model, their totals recounted', () => {
   let s: Served;
-  beforeAll(async () => { s = await serveHar(dir, CAPTURE); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await serveHar(dir, CAPTURE);
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('another page (?_page=3&_limit=2) is the window of the collection, with X-Total-Count counting the matched entities', async () => {
     const a = answer(await s.call('get_posts', { query: { _page: '3', _limit: '2' } }));
@@ -93,8 +111,12 @@ describe('pages answered from the model, their totals recounted', () => {
 
 describe('sorting by the parameters the capture used', () => {
   let s: Served;
-  beforeAll(async () => { s = await serveHar(dir, CAPTURE); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await serveHar(dir, CAPTURE);
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('the recorded sort renders from state; the other direction and another field are answered too', async () => {
     expect(ids(answer(await s.call('get_posts', { query: { _sort: 'title', _order: 'desc' } })))).toEqual([5, 3, 4, 1, 2]);
@@ -105,8 +127,12 @@ describe('sorting by the parameters the capture used', () => {
 
 describe('after a write in a session, a filtered list reflects it', () => {
   let s: Served;
-  beforeAll(async () => { s = await serveHar(dir, CAPTURE); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await serveHar(dir, CAPTURE);
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('a created post with userId 1 is in ?userId=1 and in the pages; one with userId 2 is not in ?userId=1', async () => {
     const created = answer(await s.call('post_posts', { body: { userId: 1, title: 'g-seventh' } }));
@@ -119,7 +145,7 @@ describe('after a write in a session, a filtered list reflects it', () => {
     expect(page.headers).toEqual({ 'x-total-count': '7' });
   });
 
-  it('check-effects reproduces the capture\'s later filtered read after its POST', () => {
+  it("check-effects reproduces the capture's later filtered read after its POST", () => {
     const har = writeHar(dir, 'effects.har', CAPTURE);
     const r = cli(['check-effects', har, '--json']);
     expect(r.status, r.stderr).toBe(0);
@@ -137,7 +163,9 @@ describe('a line the state cannot reproduce replays; the tool description says w
       { url: `${A}/issues?view=default`, body: posts([1, 2, 3, 4]) },
     ]);
   });
-  afterAll(async () => { await s.close(); });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('the membership-differs line replays its record; the filter line answers from state', async () => {
     expect(answer(await s.call('get_issues', { query: { view: 'default' } }))).toMatchObject({ source: 'replay' });
@@ -151,7 +179,7 @@ describe('a line the state cannot reproduce replays; the tool description says w
   });
 });
 
-describe('over serve --http: the same list answers on the app\'s paths, X-Total-Count recounted', () => {
+describe("over serve --http: the same list answers on the app's paths, X-Total-Count recounted", () => {
   let base: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
@@ -178,8 +206,10 @@ describe('over serve --http: the same list answers on the app\'s paths, X-Total-
       const res = await fetch(`${h.base}/posts?userId=3&_page=2&_limit=3`);
       const host = new URL(h.base).host;
       expect(res.headers.get('x-total-count')).toBe('8');
-      expect(res.headers.get('link')).toBe(`<http://${host}/posts?userId=3&_page=1&_limit=3>; rel="first", <http://${host}/posts?userId=3&_page=1&_limit=3>; rel="prev", ` +
-        `<http://${host}/posts?userId=3&_page=3&_limit=3>; rel="next", <http://${host}/posts?userId=3&_page=3&_limit=3>; rel="last"`);
+      expect(res.headers.get('link')).toBe(
+        `<http://${host}/posts?userId=3&_page=1&_limit=3>; rel="first", <http://${host}/posts?userId=3&_page=1&_limit=3>; rel="prev", ` +
+          `<http://${host}/posts?userId=3&_page=3&_limit=3>; rel="next", <http://${host}/posts?userId=3&_page=3&_limit=3>; rel="last"`,
+      );
     } finally {
       await h.close();
     }
@@ -207,24 +237,31 @@ describe('json-server truth: the served fixture answers list reads the capture n
     expect(r.status, r.stderr).toBe(0);
     s = await serveStore(db);
   });
-  afterAll(async () => { await s.close(); });
-
-  it.each(truth.map((t) => [t.path, t] as const))('%s: same status, body, X-Total-Count and Link, answered from state', async (_path, t) => {
-    const url = new URL(t.path, 'http://truth.test');
-    const query: Record<string, string | string[]> = {};
-    for (const [k, v] of url.searchParams) query[k] = k in query ? [...[query[k]].flat(), v] : v;
-    const a = answer(await s.call('get_posts', { query }));
-    expect(a.source, a.why).toBe('state');
-    expect(a.status).toBe(t.status);
-    expect(a.body).toEqual(t.body);
-    expect(a.headers?.['x-total-count'] ?? null).toBe(t.x_total_count);
-    expect(a.headers?.link ?? null).toBe(t.link);
+  afterAll(async () => {
+    await s.close();
   });
+
+  it.each(truth.map((t) => [t.path, t] as const))(
+    '%s: same status, body, X-Total-Count and Link, answered from state',
+    async (_path, t) => {
+      const url = new URL(t.path, 'http://truth.test');
+      const query: Record<string, string | string[]> = {};
+      for (const [k, v] of url.searchParams) query[k] = k in query ? [...[query[k]].flat(), v] : v;
+      const a = answer(await s.call('get_posts', { query }));
+      expect(a.source, a.why).toBe('state');
+      expect(a.status).toBe(t.status);
+      expect(a.body).toEqual(t.body);
+      expect(a.headers?.['x-total-count'] ?? null).toBe(t.x_total_count);
+      expect(a.headers?.link ?? null).toBe(t.link);
+    },
+  );
 
   it('a recorded page renders its Link as recorded, and after a create the last page moves', async () => {
     const a = answer(await s.call('get_posts', { query: { _page: '2', _limit: '10' } }));
-    expect(a.headers?.link).toBe('<http://localhost:3917/posts?_page=1&_limit=10>; rel="first", <http://localhost:3917/posts?_page=1&_limit=10>; rel="prev", ' +
-      '<http://localhost:3917/posts?_page=3&_limit=10>; rel="next", <http://localhost:3917/posts?_page=3&_limit=10>; rel="last"');
+    expect(a.headers?.link).toBe(
+      '<http://localhost:3917/posts?_page=1&_limit=10>; rel="first", <http://localhost:3917/posts?_page=1&_limit=10>; rel="prev", ' +
+        '<http://localhost:3917/posts?_page=3&_limit=10>; rel="next", <http://localhost:3917/posts?_page=3&_limit=10>; rel="last"',
+    );
     for (let i = 0; i < 7; i++) await s.call('post_posts', { body: { userId: 3, title: `more ${i}`, views: 1 } });
     const after = answer(await s.call('get_posts', { query: { _page: '3', _limit: '10' } }));
     expect(after.headers).toMatchObject({ 'x-total-count': '31' });

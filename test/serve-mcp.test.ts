@@ -16,13 +16,17 @@ beforeAll(async () => {
   expect(r.status, r.stderr).toBe(0);
   s = await serveStore(db);
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('ACC-7 in-process MCP server (grafana-mini)', () => {
   it('lists one tool per manifest tool plus the analysis tools and the data plane (issue 16)', () => {
     const names = s.tools.map((t) => t.name);
     for (const t of s.ctx.manifest.tools) expect(names).toContain(t.name);
-    expect(names).toEqual(expect.arrayContaining(['inspect_analysis_view', 'inspect_environment_manifest', 'query_store', 'compare_web_captures']));
+    expect(names).toEqual(
+      expect.arrayContaining(['inspect_analysis_view', 'inspect_environment_manifest', 'query_store', 'compare_web_captures']),
+    );
     // capture_browser_scenario runs a browser on this machine: listed only with serve --allow-browser.
     expect(names).not.toContain('capture_browser_scenario');
     expect(names).toEqual(expect.arrayContaining(['reset_state', 'get_state', 'load_state']));
@@ -37,14 +41,22 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
   });
 
   it('inputSchema: template parameters required, recorded query keys optional and described', () => {
-    const item = s.tool('get_api_folders_by_uid').inputSchema as { required?: string[]; properties: Record<string, { type: string; description: string }> };
+    const item = s.tool('get_api_folders_by_uid').inputSchema as {
+      required?: string[];
+      properties: Record<string, { type: string; description: string }>;
+    };
     expect(item.required).toEqual(['uid']);
     expect(item.properties.uid.type).toBe('string');
     expect(item.properties.uid.description).toContain('"nErXDvCkzz"');
-    const list = s.tool('get_api_annotations').inputSchema as unknown as { required?: string[]; properties: { query: { properties: Record<string, unknown> } } };
+    const list = s.tool('get_api_annotations').inputSchema as unknown as {
+      required?: string[];
+      properties: { query: { properties: Record<string, unknown> } };
+    };
     expect(list.required).toBeUndefined();
     expect(Object.keys(list.properties.query.properties)).toEqual(['from', 'to', 'limit', 'matchAny', 'dashboardUID']);
-    const post = s.tool('post_api_annotations').inputSchema as unknown as { properties: { body: { type: string; properties: Record<string, unknown> } } };
+    const post = s.tool('post_api_annotations').inputSchema as unknown as {
+      properties: { body: { type: string; properties: Record<string, unknown> } };
+    };
     expect(post.properties.body.type).toBe('object');
     expect(Object.keys(post.properties.body.properties).length).toBeGreaterThan(0);
   });
@@ -79,7 +91,9 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
   });
 
   it('answers with the latest initial record, not a record after the write that bounds the type', async () => {
-    const r = await s.call('get_api_annotations', { query: { from: '1772421302000', to: '1772442902000', limit: '100', matchAny: 'false', dashboardUID: 'abc123XYZ' } });
+    const r = await s.call('get_api_annotations', {
+      query: { from: '1772421302000', to: '1772442902000', limit: '100', matchAny: 'false', dashboardUID: 'abc123XYZ' },
+    });
     const sc = r.structuredContent as { record_ordinal: number; why: string; body: { id: number }[] };
     expect(sc.record_ordinal).toBe(9);
     expect(sc.why).toMatch(/^rendered from state: annotations list/);
@@ -87,13 +101,17 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
   });
 
   it('query keys compare as a set of pairs, whatever their order (values are strings, as the inputSchema says)', async () => {
-    const r = await s.call('get_api_annotations', { query: { dashboardUID: 'abc123XYZ', matchAny: 'false', limit: '100', to: '1772442902000', from: '1772421302000' } });
+    const r = await s.call('get_api_annotations', {
+      query: { dashboardUID: 'abc123XYZ', matchAny: 'false', limit: '100', to: '1772442902000', from: '1772421302000' },
+    });
     expect(r.isError, text(r)).toBeFalsy();
     expect((r.structuredContent as { record_ordinal: number }).record_ordinal).toBe(9);
   });
 
   it('keeps a 64-bit integer exact: digits in the text, a labelled string in structuredContent', async () => {
-    const hit = await s.call('query_store', { sql: "select r.ordinal from record r join body b on b.id = r.response_body_id where b.content like '%9007199254740993%'" });
+    const hit = await s.call('query_store', {
+      sql: "select r.ordinal from record r join body b on b.id = r.response_body_id where b.content like '%9007199254740993%'",
+    });
     const ordinal = (hit.structuredContent as { rows: number[][] }).rows[0][0];
     const tool = s.ctx.manifest.tools.find((t) => t.record_ordinals.includes(ordinal))!;
     const r = await s.call(tool.name, tool.template.includes('{uid}') ? { uid: 'abc123XYZ' } : {});
@@ -130,7 +148,11 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
     try {
       const png = await a.call('get_api_avatar_by_id', { id: '3f2a9c1e' });
       expect((png.structuredContent as { body_kind: string; body_base64: string }).body_kind).toBe('base64');
-      expect(Buffer.from((png.structuredContent as { body_base64: string }).body_base64, 'base64').subarray(1, 4).toString()).toBe('PNG');
+      expect(
+        Buffer.from((png.structuredContent as { body_base64: string }).body_base64, 'base64')
+          .subarray(1, 4)
+          .toString(),
+      ).toBe('PNG');
     } finally {
       await a.close();
     }
@@ -140,9 +162,13 @@ describe('ACC-7 in-process MCP server (grafana-mini)', () => {
 describe('ACC-5 grafana-mini descriptions: object, array and envelope lists', () => {
   const descLine = (name: string) => (s.tool(name).description ?? '').split('\n')[1];
   it('describes each shape from the first 2xx JSON record', () => {
-    expect(descLine('get_api_folders')).toMatch(/^GET \/api\/folders; returns array of objects with fields "id", "uid", "title"; recorded statuses 200; answers its recorded request lines from state; seen in record 5$/);
+    expect(descLine('get_api_folders')).toMatch(
+      /^GET \/api\/folders; returns array of objects with fields "id", "uid", "title"; recorded statuses 200; answers its recorded request lines from state; seen in record 5$/,
+    );
     expect(descLine('get_api_dashboards_uid_by_uid')).toMatch(/; returns object with fields "meta", "dashboard";/);
-    expect(descLine('get_api_teams_search')).toMatch(/; returns object with fields "totalCount", "teams" \(list of objects with fields "id", "uid", .*\), "page", "perPage";/);
+    expect(descLine('get_api_teams_search')).toMatch(
+      /; returns object with fields "totalCount", "teams" \(list of objects with fields "id", "uid", .*\), "page", "perPage";/,
+    );
     expect(descLine('get_api_annotations')).toMatch(/; seen in records 9 and 11$/);
     // DESC-6: non-JSON bodies (an HTML page) give no <returns>.
     expect(descLine('get_d_by_id_service_overview')).toMatch(/^GET \/d\/\{id\}\/service-overview; recorded statuses 200;/);
@@ -185,12 +211,22 @@ describe('OQ-4 analysis tools: inspect_analysis_view, inspect_environment_manife
   it('query_store runs read-only SQL, caps rows and refuses writes', async () => {
     const r = await s.call('query_store', { sql: 'select ordinal, status from record order by ordinal', max_rows: 2 });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ columns: ['ordinal', 'status'], rows: [[1, 200], [2, 200]], truncated: true });
+    expect(r.structuredContent).toMatchObject({
+      columns: ['ordinal', 'status'],
+      rows: [
+        [1, 200],
+        [2, 200],
+      ],
+      truncated: true,
+    });
     const w = await s.call('query_store', { sql: 'delete from record' });
     expect(w.isError).toBe(true);
     const bad = await s.call('query_store', { sql: 'select * from nowhere' });
     expect((bad.structuredContent as { code: string }).code).toBe('bad-sql');
-    const wide = await s.call('query_store', { sql: "with recursive n(i) as (select 1 union all select i + 1 from n where i < 50) select i, printf('%.100000c', 'x') from n", max_rows: 50 });
+    const wide = await s.call('query_store', {
+      sql: "with recursive n(i) as (select 1 union all select i + 1 from n where i < 50) select i, printf('%.100000c', 'x') from n",
+      max_rows: 50,
+    });
     const doc = wide.structuredContent as { rows: unknown[]; truncated: boolean; truncated_at_bytes: number };
     expect(doc.truncated).toBe(true);
     expect(doc.truncated_at_bytes).toBe(1024 * 1024);
@@ -232,17 +268,21 @@ describe('ES-5 exact numbers through replay (STYLE §5 property)', () => {
     const { default: fc } = await import('fast-check');
     const { serveHar } = await import('./serve-helpers.js');
     const work = tempDir();
-    await fc.assert(fc.asyncProperty(
-      fc.array(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { minLength: 1, maxLength: 40 }),
-      async (ns) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { minLength: 1, maxLength: 40 }), async (ns) => {
         const raw = `{"values":[${ns.join(',')}],"first":${ns[0]}}`;
         const served = await serveHar(work, [{ url: 'http://localhost:3000/api/numbers', body: raw }]);
         try {
           const r = await served.call('get_api_numbers', {});
           expect((r.content[1] as { text: string }).text).toBe(raw);
-          const sc = r.structuredContent as { body: { values: (number | string)[]; first: number | string }; integers_as_strings?: string[] };
+          const sc = r.structuredContent as {
+            body: { values: (number | string)[]; first: number | string };
+            integers_as_strings?: string[];
+          };
           ns.forEach((n, i) => expect(String(sc.body.values[i])).toBe(n.toString()));
-          const unsafe = ns.map((n, i) => [n, i] as const).filter(([n]) => n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER));
+          const unsafe = ns
+            .map((n, i) => [n, i] as const)
+            .filter(([n]) => n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER));
           for (const [, i] of unsafe) {
             expect(typeof sc.body.values[i]).toBe('string');
             expect(sc.integers_as_strings).toContain(`/values/${i}`);
@@ -250,7 +290,8 @@ describe('ES-5 exact numbers through replay (STYLE §5 property)', () => {
         } finally {
           await served.close();
         }
-      },
-    ), { numRuns: 8 });
+      }),
+      { numRuns: 8 },
+    );
   });
 });

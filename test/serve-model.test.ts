@@ -28,8 +28,12 @@ beforeAll(() => {
 
 describe('reads beyond the record: an item read renders any id the model holds', () => {
   let s: Served;
-  beforeAll(async () => { s = await serveStore(db); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await serveStore(db);
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it('an id only ever listed (GET /posts/2 is recorded only after the PUT) renders from state in the shared envelope', async () => {
     const a = answer(await s.call('get_posts_by_id', { id: '2' }));
@@ -37,19 +41,23 @@ describe('reads beyond the record: an item read renders any id the model holds',
     expect(a.why).toMatch(/shares/);
   });
 
-  it('an id the model does not hold, on a type whose whole list is known, is the app\'s own 404 (the recorded 404\'s body)', async () => {
+  it("an id the model does not hold, on a type whose whole list is known, is the app's own 404 (the recorded 404's body)", async () => {
     const a = answer(await s.call('get_posts_by_id', { id: '77' }));
     expect(a).toMatchObject({ status: 404, source: 'state', body: {} });
     expect(a.why).toMatch(/app's own 404, shaped like record #(5|13)/);
   });
 });
 
-describe('writes that take effect on the session\'s model', () => {
+describe("writes that take effect on the session's model", () => {
   let s: Served;
-  beforeAll(async () => { s = await serveStore(db); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await serveStore(db);
+  });
+  afterAll(async () => {
+    await s.close();
+  });
 
-  it('POST creates with the next integer id, answers in the recorded POST\'s shape, and later item and list reads show it', async () => {
+  it("POST creates with the next integer id, answers in the recorded POST's shape, and later item and list reads show it", async () => {
     const created = answer(await s.call('post_posts', { body: { title: 'new', author: 'lin' } }));
     expect(created).toMatchObject({ status: 201, source: 'state', body: { title: 'new', author: 'lin', id: 4 } });
     // No server default is invented: the recorded POST's `views` came from its request.
@@ -61,12 +69,26 @@ describe('writes that take effect on the session\'s model', () => {
   });
 
   it('PATCH merges the body into the entity', async () => {
-    expect(answer(await s.call('patch_posts_by_id', { id: '1', body: { views: 99 } })).body).toEqual({ id: 1, title: 'json-server', author: 'typicode', views: 99 });
-    expect(answer(await s.call('get_posts_by_id', { id: '1' })).body).toEqual({ id: 1, title: 'json-server', author: 'typicode', views: 99 });
+    expect(answer(await s.call('patch_posts_by_id', { id: '1', body: { views: 99 } })).body).toEqual({
+      id: 1,
+      title: 'json-server',
+      author: 'typicode',
+      views: 99,
+    });
+    expect(answer(await s.call('get_posts_by_id', { id: '1' })).body).toEqual({
+      id: 1,
+      title: 'json-server',
+      author: 'typicode',
+      views: 99,
+    });
   });
 
   it('PUT replaces the entity: members the body leaves out are gone, the id stays', async () => {
-    expect(answer(await s.call('put_posts_by_id', { id: '3', body: { title: 'final', author: 'ada' } })).body).toEqual({ title: 'final', author: 'ada', id: 3 });
+    expect(answer(await s.call('put_posts_by_id', { id: '3', body: { title: 'final', author: 'ada' } })).body).toEqual({
+      title: 'final',
+      author: 'ada',
+      id: 3,
+    });
     expect(answer(await s.call('get_posts_by_id', { id: '3' })).body).toEqual({ id: 3, title: 'final', author: 'ada' });
   });
 
@@ -100,10 +122,16 @@ describe('each session works on its own copy; the store never changes', () => {
   });
 });
 
-describe('verified, not assumed: a write model is used only when the capture\'s later reads reproduce', () => {
+describe("verified, not assumed: a write model is used only when the capture's later reads reproduce", () => {
   it('a PATCH whose later read shows what the model would not give replays its record, and check-effects says which read', async () => {
     const s = await serveHar(dir, [
-      { url: `${A}/items`, body: [{ id: 1, name: 'A' }, { id: 2, name: 'B' }] },
+      {
+        url: `${A}/items`,
+        body: [
+          { id: 1, name: 'A' },
+          { id: 2, name: 'B' },
+        ],
+      },
       { url: `${A}/items/1`, body: { id: 1, name: 'A' } },
       { method: 'PATCH', url: `${A}/items/1`, requestBody: { name: 'Z' }, body: { id: 1, name: 'Z' } },
       // The server did something else than merging: the read disagrees with the PATCH's effect.
@@ -115,9 +143,15 @@ describe('verified, not assumed: a write model is used only when the capture\'s 
       expect(answer(await s.call('get_api_items_by_id', { id: '1' })).body).toEqual({ id: 1, name: 'A' });
       const r = cli(['check-effects', '--db', s.ctx.file, '--json']);
       expect(r.status, r.stderr).toBe(0);
-      const doc = JSON.parse(r.stdout) as { summary: string; write_tools: { verified: string[]; replayed: { tool: string; reason: string }[] }; checks: { ordinal: number; reproduced: boolean; detail?: string }[] };
+      const doc = JSON.parse(r.stdout) as {
+        summary: string;
+        write_tools: { verified: string[]; replayed: { tool: string; reason: string }[] };
+        checks: { ordinal: number; reproduced: boolean; detail?: string }[];
+      };
       expect(doc.write_tools.verified).toEqual([]);
-      expect(doc.write_tools.replayed).toEqual([{ tool: 'patch_api_items_by_id', reason: expect.stringMatching(/later read #4 .*\/name/) }]);
+      expect(doc.write_tools.replayed).toEqual([
+        { tool: 'patch_api_items_by_id', reason: expect.stringMatching(/later read #4 .*\/name/) },
+      ]);
       expect(doc.checks.find((c) => c.ordinal === 4)).toMatchObject({ reproduced: false });
       expect(doc.summary).toBe('3 of 4 responses reproduced');
     } finally {
@@ -129,7 +163,12 @@ describe('verified, not assumed: a write model is used only when the capture\'s 
     const s = await serveHar(dir, [
       { url: `${A}/issues.json`, body: { issues: [{ id: 12, subject: 'Old', updated_on: '2026-01-01T09:00:00Z' }], total_count: 1 } },
       { url: `${A}/issues/12.json`, body: { issue: { id: 12, subject: 'Old', updated_on: '2026-01-01T09:00:00Z' } } },
-      { method: 'PUT', url: `${A}/issues/12.json`, requestBody: { issue: { subject: 'New' } }, body: { issue: { id: 12, subject: 'New', updated_on: '2026-01-01T10:00:04Z' } } },
+      {
+        method: 'PUT',
+        url: `${A}/issues/12.json`,
+        requestBody: { issue: { subject: 'New' } },
+        body: { issue: { id: 12, subject: 'New', updated_on: '2026-01-01T10:00:04Z' } },
+      },
       { url: `${A}/issues/12.json`, body: { issue: { id: 12, subject: 'New', updated_on: '2026-01-01T10:00:04Z' } } },
     ]);
     try {
@@ -141,7 +180,9 @@ describe('verified, not assumed: a write model is used only when the capture\'s 
       expect(put.body).toMatchObject({ issue: { id: 12, subject: 'Newer' } });
       expect(stamped).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       expect(Date.parse(stamped)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
-      expect(answer(await s.call('get_api_issues_by_id_json', { id: '12' })).body).toEqual({ issue: { id: 12, subject: 'Newer', updated_on: stamped } });
+      expect(answer(await s.call('get_api_issues_by_id_json', { id: '12' })).body).toEqual({
+        issue: { id: 12, subject: 'Newer', updated_on: stamped },
+      });
     } finally {
       await s.close();
     }
@@ -180,7 +221,11 @@ describe('effects and ids the capture shows, compared by shape', () => {
       const doc = JSON.parse(r.stdout) as { summary: string; write_tools: { verified: { tool: string; effect: string }[] } };
       expect(doc.write_tools.verified).toEqual([{ tool: 'put_api_items_by_id', effect: 'merge' }]);
       expect(doc.summary).toBe('4 of 4 responses reproduced');
-      expect(answer(await s.call('put_api_items_by_id', { id: '1', body: { name: 'Q' } })).body).toEqual({ id: 1, name: 'Q', color: 'red' });
+      expect(answer(await s.call('put_api_items_by_id', { id: '1', body: { name: 'Q' } })).body).toEqual({
+        id: 1,
+        name: 'Q',
+        color: 'red',
+      });
     } finally {
       await s.close();
     }
@@ -190,7 +235,13 @@ describe('effects and ids the capture shows, compared by shape', () => {
     const s = await serveHar(dir, [
       { url: `${A}/boards`, body: [{ id: 1, title: 'a' }] },
       { method: 'POST', url: `${A}/boards`, requestBody: { title: 'b' }, status: 201, body: { title: 'b', grid: { w: 2, h: 3 } } },
-      { url: `${A}/boards`, body: [{ id: 1, title: 'a' }, { id: 2, title: 'b' }] },
+      {
+        url: `${A}/boards`,
+        body: [
+          { id: 1, title: 'a' },
+          { id: 2, title: 'b' },
+        ],
+      },
     ]);
     try {
       const r = await s.call('post_api_boards', { body: { title: 'c' } });
@@ -204,10 +255,23 @@ describe('effects and ids the capture shows, compared by shape', () => {
 
   it('a server counter that jumped (note-2 then note-9) is the same shape: check-effects goes on with it; serving allocates the next (note-3)', async () => {
     const s = await serveHar(dir, [
-      { url: `${A}/notes`, body: [{ id: 'note-1', text: 'a' }, { id: 'note-2', text: 'b' }] },
+      {
+        url: `${A}/notes`,
+        body: [
+          { id: 'note-1', text: 'a' },
+          { id: 'note-2', text: 'b' },
+        ],
+      },
       { method: 'POST', url: `${A}/notes`, requestBody: { text: 'c' }, status: 201, body: { id: 'note-9', text: 'c' } },
       { url: `${A}/notes/note-9`, body: { id: 'note-9', text: 'c' } },
-      { url: `${A}/notes`, body: [{ id: 'note-1', text: 'a' }, { id: 'note-2', text: 'b' }, { id: 'note-9', text: 'c' }] },
+      {
+        url: `${A}/notes`,
+        body: [
+          { id: 'note-1', text: 'a' },
+          { id: 'note-2', text: 'b' },
+          { id: 'note-9', text: 'c' },
+        ],
+      },
     ]);
     try {
       const r = cli(['check-effects', '--db', s.ctx.file]);
@@ -222,7 +286,9 @@ describe('effects and ids the capture shows, compared by shape', () => {
 
 describe('a capture whose stored state failed (ES-39 budget-exceeded) replays instead of answering the error', () => {
   it('every GET replays its record', async () => {
-    const har = writeHar(dir, 'budget.har', [{ url: `${A}/items`, body: Array.from({ length: 200 }, (_, i) => ({ id: `it-${i}`, text: 'x'.repeat(200) })) }]);
+    const har = writeHar(dir, 'budget.har', [
+      { url: `${A}/items`, body: Array.from({ length: 200 }, (_, i) => ({ id: `it-${i}`, text: 'x'.repeat(200) })) },
+    ]);
     const file = join(dir, 'budget.sqlite');
     const r = cli(['load', har, '--db', file], { env: { ...process.env, CAPSTATE_STATE_BUDGET_BYTES: '100000' } });
     expect(r.stderr).toMatch(/budget-exceeded/);
@@ -241,8 +307,12 @@ describe('a capture whose stored state failed (ES-39 budget-exceeded) replays in
 
 describe('the data plane: reset_state, get_state, load_state', () => {
   let s: Served;
-  beforeAll(async () => { s = await serveStore(db); });
-  afterAll(async () => { await s.close(); });
+  beforeAll(async () => {
+    s = await serveStore(db);
+  });
+  afterAll(async () => {
+    await s.close();
+  });
   const state = async () => {
     const r = await s.call('get_state');
     expect(r.isError, text(r)).toBeFalsy();
@@ -252,7 +322,8 @@ describe('the data plane: reset_state, get_state, load_state', () => {
   };
 
   it('get_state is byte-stable, with the SHA-256 of its text, in the shape of state --json entities and documents', async () => {
-    const a = await state(), b = await state();
+    const a = await state(),
+      b = await state();
     expect(a.text).toBe(b.text);
     expect(a.sha256).toBe(b.sha256);
     const { createHash } = await import('node:crypto');
@@ -261,7 +332,7 @@ describe('the data plane: reset_state, get_state, load_state', () => {
     expect(JSON.parse(a.text)).toMatchObject({ kind: 'served-state', entities: stored.entities, documents: stored.documents });
   });
 
-  it('reset_state undoes the session\'s writes: the initial SHA-256 again', async () => {
+  it("reset_state undoes the session's writes: the initial SHA-256 again", async () => {
     const initial = (await state()).sha256;
     answer(await s.call('delete_posts_by_id', { id: '1' }));
     expect((await state()).sha256).not.toBe(initial);
@@ -271,7 +342,10 @@ describe('the data plane: reset_state, get_state, load_state', () => {
   });
 
   it('load_state serves an edited state; reads show the edit', async () => {
-    const doc = JSON.parse((await state()).text) as { entities: { id: string; value: Record<string, unknown> }[]; documents: { value: Record<string, unknown> }[] };
+    const doc = JSON.parse((await state()).text) as {
+      entities: { id: string; value: Record<string, unknown> }[];
+      documents: { value: Record<string, unknown> }[];
+    };
     doc.entities[0].value.title = 'edited by hand';
     doc.entities.splice(2, 1);
     doc.documents[0].value = { name: 'x', theme: 'y' };
@@ -284,11 +358,41 @@ describe('the data plane: reset_state, get_state, load_state', () => {
   });
 
   it.each([
-    ['an unknown type', (d: Doc) => { d.entities[0].collection = 'nope'; }, /state\.entities\[0\]\.collection "nope" is not a served type/],
-    ['an id its value contradicts', (d: Doc) => { d.entities[1].id = '7'; }, /state\.entities\[1\]\.value\.id is 2, but state\.entities\[1\]\.id is "7"/],
-    ['a repeated entity', (d: Doc) => { d.entities.push({ ...d.entities[0] }); }, /repeats posts entity 1/],
-    ['a document tool that is not one', (d: Doc) => { d.documents[0].tool = 'get_posts'; }, /state\.documents\[0\]\.tool "get_posts" is not a document tool/],
-    ['entities that are not a list', (d: Doc) => { (d as unknown as Record<string, unknown>).entities = {}; }, /state\.entities must be an array/],
+    [
+      'an unknown type',
+      (d: Doc) => {
+        d.entities[0].collection = 'nope';
+      },
+      /state\.entities\[0\]\.collection "nope" is not a served type/,
+    ],
+    [
+      'an id its value contradicts',
+      (d: Doc) => {
+        d.entities[1].id = '7';
+      },
+      /state\.entities\[1\]\.value\.id is 2, but state\.entities\[1\]\.id is "7"/,
+    ],
+    [
+      'a repeated entity',
+      (d: Doc) => {
+        d.entities.push({ ...d.entities[0] });
+      },
+      /repeats posts entity 1/,
+    ],
+    [
+      'a document tool that is not one',
+      (d: Doc) => {
+        d.documents[0].tool = 'get_posts';
+      },
+      /state\.documents\[0\]\.tool "get_posts" is not a document tool/,
+    ],
+    [
+      'entities that are not a list',
+      (d: Doc) => {
+        (d as unknown as Record<string, unknown>).entities = {};
+      },
+      /state\.entities must be an array/,
+    ],
   ])('load_state refuses %s, naming the field, and keeps serving the state it had', async (_what, edit, message) => {
     const before = (await state()).sha256;
     const doc = JSON.parse((await state()).text) as Doc;
@@ -300,10 +404,13 @@ describe('the data plane: reset_state, get_state, load_state', () => {
   });
 });
 
-type Doc = { entities: { collection: string; id: string; value: Record<string, unknown> }[]; documents: { tool: string; value: unknown }[] };
+type Doc = {
+  entities: { collection: string; id: string; value: Record<string, unknown> }[];
+  documents: { tool: string; value: unknown }[];
+};
 
-describe('a created id of the server\'s shape, whatever the draw', () => {
-  it('a random id keeps the recorded id\'s prefix, length, character classes and so its shape (never a counter by chance)', async () => {
+describe("a created id of the server's shape, whatever the draw", () => {
+  it("a random id keeps the recorded id's prefix, length, character classes and so its shape (never a counter by chance)", async () => {
     const { idShape, randomLike } = await import('../src/model/served/ids.js');
     for (const recorded of ['itm_5Wn4Ps8d', '5f3a9c0e', 'zz', 'ABCdefGHx', 'usr-Q9zk-aB', 'xxxxxxxxxxxxxxxxxxxxxxxx']) {
       for (let i = 0; i < 300; i++) {

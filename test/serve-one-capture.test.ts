@@ -20,7 +20,11 @@ const alone = join(dir, 'alone.sqlite');
 /** A word only capture 2 (Grafana) holds: its dashboard's uid, in URLs and bodies. */
 const OTHERS = 'abc123XYZ';
 
-interface Session { ctx: ServeContext; call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>; close: () => Promise<void> }
+interface Session {
+  ctx: ServeContext;
+  call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
+  close: () => Promise<void>;
+}
 
 async function session(db: string, capture?: number): Promise<Session> {
   const ctx = await openServeContext(db, capture);
@@ -32,7 +36,11 @@ async function session(db: string, capture?: number): Promise<Session> {
   return {
     ctx,
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
-    close: async () => { await client.close(); await server.close(); await closeServeContext(ctx); },
+    close: async () => {
+      await client.close();
+      await server.close();
+      await closeServeContext(ctx);
+    },
   };
 }
 
@@ -45,7 +53,10 @@ const rows = async (s: Session, sql: string) => {
 
 let one: Session;
 beforeAll(async () => {
-  for (const [db, captures] of [[shared, ['json-server', 'grafana']], [alone, ['json-server']]] as const) {
+  for (const [db, captures] of [
+    [shared, ['json-server', 'grafana']],
+    [alone, ['json-server']],
+  ] as const) {
     for (const c of captures) {
       const r = cli(['load', fixture(c, 'capture.har'), '--db', db]);
       expect(r.status, r.stderr).toBe(0);
@@ -56,7 +67,7 @@ beforeAll(async () => {
 afterAll(() => one?.close());
 
 describe('issue 42: a server for one capture of a SQLite store shows that capture only', () => {
-  it('query_store reads capture 1\'s rows and no other capture\'s, whatever the statement names', async () => {
+  it("query_store reads capture 1's rows and no other capture's, whatever the statement names", async () => {
     expect(await rows(one, 'select id from capture')).toEqual([[1]]);
     expect(await rows(one, 'select distinct capture_id from record')).toEqual([[1]]);
     expect(await rows(one, 'select distinct capture_id from main.tool')).toEqual([[1]]);
@@ -64,11 +75,19 @@ describe('issue 42: a server for one capture of a SQLite store shows that captur
     expect(await rows(one, 'select distinct capture_id from state_entities')).toEqual([[1]]);
     expect(await rows(one, `select count(*) from record where url like '%${OTHERS}%'`)).toEqual([[0]]);
     expect(await rows(one, `select count(*) from body_content where content like '%${OTHERS}%'`)).toEqual([[0]]);
-    expect(await rows(one, "select count(*) from header h join record r on r.id = h.record_id where r.url like '%/api/dashboards%'")).toEqual([[0]]);
+    expect(
+      await rows(one, "select count(*) from header h join record r on r.id = h.record_id where r.url like '%/api/dashboards%'"),
+    ).toEqual([[0]]);
     // The same rows as the store that holds capture 1 alone.
     const single = await session(alone);
     try {
-      for (const sql of ['select count(*) from record', 'select count(*) from body', 'select count(*) from member_node', 'select count(*) from header', 'select count(*) from state_entities']) {
+      for (const sql of [
+        'select count(*) from record',
+        'select count(*) from body',
+        'select count(*) from member_node',
+        'select count(*) from header',
+        'select count(*) from state_entities',
+      ]) {
         expect(await rows(one, sql), sql).toEqual(await rows(single, sql));
       }
       expect(textOf(await one.call('get_state'))).toBe(textOf(await single.call('get_state')));
@@ -77,7 +96,7 @@ describe('issue 42: a server for one capture of a SQLite store shows that captur
     }
   });
 
-  it('inspect_analysis_view refuses another capture\'s id, for the manifest and the state', async () => {
+  it("inspect_analysis_view refuses another capture's id, for the manifest and the state", async () => {
     for (const kind of ['environment-manifest', 'environment-state']) {
       const r = await one.call('inspect_analysis_view', { parent: 2, view: { kind } });
       expect(r.isError, kind).toBe(true);
@@ -95,7 +114,7 @@ describe('issue 42: a server for one capture of a SQLite store shows that captur
     expect(textOf(await one.call('get_posts'))).not.toContain(OTHERS);
   });
 
-  it('messages name the user\'s store, and the private copy is gone when the server closes', async () => {
+  it("messages name the user's store, and the private copy is gone when the server closes", async () => {
     const s = await session(shared, 2);
     const copy = s.ctx.file;
     expect(copy).not.toBe(shared);

@@ -8,7 +8,13 @@ const A = 'http://localhost:3000/api';
 describe('ES-37 an item plan answers for every entity the state holds', () => {
   it('ES-37 a folder only ever listed is answered by the item tool, in the envelope the item view shares (OQ-19)', async () => {
     const s = await serveHar(tempDir(), [
-      { url: `${A}/folders`, body: [{ id: 1, uid: 'nErXDvCkzz', title: 'Dept' }, { id: 2, uid: 'k3R9pLmQaa', title: 'Ops' }] },
+      {
+        url: `${A}/folders`,
+        body: [
+          { id: 1, uid: 'nErXDvCkzz', title: 'Dept' },
+          { id: 2, uid: 'k3R9pLmQaa', title: 'Ops' },
+        ],
+      },
       { url: `${A}/folders/nErXDvCkzz`, body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 } },
     ]);
     try {
@@ -18,7 +24,11 @@ describe('ES-37 an item plan answers for every entity the state holds', () => {
       expect((r.structuredContent as { why: string }).why).toMatch(/shares/);
       // The recorded one keeps its own line and values.
       const d = await s.call('get_api_folders_by_uid', { uid: 'nErXDvCkzz' });
-      expect(d.structuredContent).toMatchObject({ source: 'state', record_ordinal: 2, body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 } });
+      expect(d.structuredContent).toMatchObject({
+        source: 'state',
+        record_ordinal: 2,
+        body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 },
+      });
       // An id the state does not hold, where the whole list is known, is a 404 (plain JSON: none is recorded).
       const none = await s.call('get_api_folders_by_uid', { uid: 'zzzz9999' });
       expect(none.isError, text(none)).toBeFalsy();
@@ -30,12 +40,31 @@ describe('ES-37 an item plan answers for every entity the state holds', () => {
 
   it('ES-37 a record view replays: the tool whose plan failed answers its recorded record', async () => {
     const s = await serveHar(tempDir(), [
-      { url: `${A}/tags?view=a`, body: [{ id: 'tg-1', name: 'A' }, { id: 'tg-2', name: 'B' }] },
-      { url: `${A}/tags?view=b`, body: [{ id: 'tg-1', name: 'A*' }, { id: 'tg-2', name: 'B' }] },
+      {
+        url: `${A}/tags?view=a`,
+        body: [
+          { id: 'tg-1', name: 'A' },
+          { id: 'tg-2', name: 'B' },
+        ],
+      },
+      {
+        url: `${A}/tags?view=b`,
+        body: [
+          { id: 'tg-1', name: 'A*' },
+          { id: 'tg-2', name: 'B' },
+        ],
+      },
     ]);
     try {
       const r = await s.call('get_api_tags', { query: { view: 'a' } });
-      expect(r.structuredContent).toMatchObject({ source: 'replay', record_ordinal: 1, body: [{ id: 'tg-1', name: 'A' }, { id: 'tg-2', name: 'B' }] });
+      expect(r.structuredContent).toMatchObject({
+        source: 'replay',
+        record_ordinal: 1,
+        body: [
+          { id: 'tg-1', name: 'A' },
+          { id: 'tg-2', name: 'B' },
+        ],
+      });
     } finally {
       await s.close();
     }
@@ -62,13 +91,27 @@ describe('DOC-2 a document answers its path', () => {
 describe('ES-20 replaying variants and ES-15 projections', () => {
   it('ES-20 a call naming the variant key replays its record with reason variant; the base line renders from state', async () => {
     const s = await serveHar(tempDir(), [
-      { url: `${A}/v1/users?page=1`, body: [{ id: 'u-01', name: 'Ann' }, { id: 'u-02', name: 'Bo' }] },
-      { url: `${A}/v1/users?page=1&include=roles`, body: [{ id: 'u-01', name: 'Ann', roles: ['admin'] }, { id: 'u-02', name: 'Bo', roles: [] }] },
+      {
+        url: `${A}/v1/users?page=1`,
+        body: [
+          { id: 'u-01', name: 'Ann' },
+          { id: 'u-02', name: 'Bo' },
+        ],
+      },
+      {
+        url: `${A}/v1/users?page=1&include=roles`,
+        body: [
+          { id: 'u-01', name: 'Ann', roles: ['admin'] },
+          { id: 'u-02', name: 'Bo', roles: [] },
+        ],
+      },
     ]);
     try {
       const v = await s.call('get_api_v1_users', { query: { page: '1', include: 'roles' } });
       expect(v.structuredContent).toMatchObject({ source: 'replay', record_ordinal: 2 });
-      expect((v.structuredContent as { why: string }).why).toMatch(/^replay reason variant \(the call names a query key that picks another representation/);
+      expect((v.structuredContent as { why: string }).why).toMatch(
+        /^replay reason variant \(the call names a query key that picks another representation/,
+      );
       expect((v.structuredContent as { rules: string[] }).rules[0]).toBe('ES-20');
       const b = await s.call('get_api_v1_users', { query: { page: '1' } });
       expect(b.structuredContent).toMatchObject({ source: 'state', record_ordinal: 1 });

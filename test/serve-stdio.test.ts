@@ -17,11 +17,15 @@ describe('ACC-7 the compiled server over stdio (node dist/src/cli/main.js serve 
 
   beforeAll(async () => {
     transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', grafana], cwd: root, stderr: 'pipe' });
-    transport.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+    transport.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     client = new Client({ name: 'capstate-stdio-test', version: '1' });
     await client.connect(transport);
   });
-  afterAll(async () => { await client?.close(); });
+  afterAll(async () => {
+    await client?.close();
+  });
 
   it('advertises the MCP-1 hints, schemas and descriptions', async () => {
     const { tools } = await client.listTools();
@@ -29,7 +33,11 @@ describe('ACC-7 the compiled server over stdio (node dist/src/cli/main.js serve 
     expect(folder.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     expect(folder.inputSchema).toMatchObject({ type: 'object', required: ['uid'] });
     expect(folder.description).toMatch(/^Untrusted catalog: .*\nGET \/api\/folders\/\{uid\}; returns object with fields "id", "uid"/);
-    expect(tools.find((t) => t.name === 'post_api_annotations')!.annotations).toEqual({ readOnlyHint: false, idempotentHint: false, openWorldHint: false });
+    expect(tools.find((t) => t.name === 'post_api_annotations')!.annotations).toEqual({
+      readOnlyHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    });
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['inspect_analysis_view', 'query_store']));
     expect(stderr).toMatch(/serving capture 1 .* over MCP stdio: 10 environment tools/);
   });
@@ -37,7 +45,12 @@ describe('ACC-7 the compiled server over stdio (node dist/src/cli/main.js serve 
   it('answers a read tool with what the capture recorded', async () => {
     const r = (await client.callTool({ name: 'get_api_folders_by_uid', arguments: { uid: 'nErXDvCkzz' } })) as CallToolResult;
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ status: 200, record_ordinal: 6, source: 'state', body: { uid: 'nErXDvCkzz', title: 'Dept' } });
+    expect(r.structuredContent).toMatchObject({
+      status: 200,
+      record_ordinal: 6,
+      source: 'state',
+      body: { uid: 'nErXDvCkzz', title: 'Dept' },
+    });
   });
 
   it('returns bad arguments as isError and keeps serving; 64-bit integers stay exact over the wire', async () => {
@@ -71,7 +84,9 @@ describe('ACC-7 MCP-1 the compiled server advertises every row of the hint table
 describe('MCP-2 capstate card (the environment card)', () => {
   const dir = tempDir();
   const db = join(dir, 'card.sqlite');
-  beforeAll(() => { expect(cli(['load', grafana, '--db', db]).status).toBe(0); });
+  beforeAll(() => {
+    expect(cli(['load', grafana, '--db', db]).status).toBe(0);
+  });
 
   it('MCP-2 --json: one document, tools as {name, description, inputSchema} without hints', () => {
     const r = cli(['card', '--db', db, '--json']);
@@ -92,9 +107,12 @@ describe('MCP-2 capstate card (the environment card)', () => {
     expect(text.stdout).toMatch(/get_api_folders_by_uid\n {4}GET \/api\/folders\/\{uid\}; returns object/);
   });
 
-  it('ACC-5 golden: grafana-mini\'s card tools match fixtures/grafana-mini/expected/card.json', () => {
+  it("ACC-5 golden: grafana-mini's card tools match fixtures/grafana-mini/expected/card.json", () => {
     const doc = JSON.parse(cli(['card', '--db', db, '--json']).stdout) as { tools: unknown[]; limitations: string[] };
-    const expected = JSON.parse(readFileSync(fixture('grafana-mini', 'expected', 'card.json'), 'utf8')) as { tools: unknown[]; limitations: string[] };
+    const expected = JSON.parse(readFileSync(fixture('grafana-mini', 'expected', 'card.json'), 'utf8')) as {
+      tools: unknown[];
+      limitations: string[];
+    };
     expect({ tools: doc.tools, limitations: doc.limitations }).toEqual(expected);
   });
 

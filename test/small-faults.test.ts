@@ -14,7 +14,8 @@ type Json = Record<string, any>;
 describe('issue 15: a bad-json position counts from the file, not the entry', () => {
   it('a broken entry deep in the file: offset, line and column point at the offending byte of the file', () => {
     const entry = (i: number): Json => ({
-      startedDateTime: '2024-05-01T10:00:00.000Z', time: 1,
+      startedDateTime: '2024-05-01T10:00:00.000Z',
+      time: 1,
       request: { method: 'GET', url: `http://127.0.0.1:3000/api/items/${i}`, headers: [] },
       // Non-ASCII text before the fault: bytes, UTF-16 units and characters differ.
       response: { status: 200, content: { mimeType: 'application/json', text: JSON.stringify({ name: `é€😀 ${i}` }) } },
@@ -50,13 +51,40 @@ describe('BS-61/BS-81: load and compare-web-captures refuse the same Evidence wi
   const ORIGIN = 'http://127.0.0.1:3000';
   const evidence = (events: Json[]): Json => ({
     schema_version: 1,
-    scenario: { start_url: `${ORIGIN}/`, browser: { mode: 'launch', headless: true }, network_content: { request_body: false, response_body: true, header_values: false }, event_families: ['network'] },
+    scenario: {
+      start_url: `${ORIGIN}/`,
+      browser: { mode: 'launch', headless: true },
+      network_content: { request_body: false, response_body: true, header_values: false },
+      event_families: ['network'],
+    },
     initial_state: { status: 'completed', elapsed_ms: 5, url: `${ORIGIN}/`, captures: {} },
     steps: [{ step_id: 'a', action: 'click', status: 'completed', captures: {} }],
-    events, limitations: [], omissions: { by_kind: {}, network_transactions: [], network_transaction_range: null },
+    events,
+    limitations: [],
+    omissions: { by_kind: {}, network_transactions: [], network_transaction_range: null },
   });
-  const request = (extra: Json = {}): Json => ({ sequence: 1, kind: 'request', step_id: 'a', transaction_id: 't1', redirected_from_transaction_id: null, redirected_from_transaction_state: 'root', method: 'GET', url: `${ORIGIN}/api`, resource_type: 'fetch', observed_at: '2026-11-29T10:00:00.000Z', ...extra });
-  const response: Json = { sequence: 2, kind: 'response', step_id: 'a', transaction_id: 't1', status: 200, status_text: 'OK', observed_at: '2026-11-29T10:00:01.000Z' };
+  const request = (extra: Json = {}): Json => ({
+    sequence: 1,
+    kind: 'request',
+    step_id: 'a',
+    transaction_id: 't1',
+    redirected_from_transaction_id: null,
+    redirected_from_transaction_state: 'root',
+    method: 'GET',
+    url: `${ORIGIN}/api`,
+    resource_type: 'fetch',
+    observed_at: '2026-11-29T10:00:00.000Z',
+    ...extra,
+  });
+  const response: Json = {
+    sequence: 2,
+    kind: 'response',
+    step_id: 'a',
+    transaction_id: 't1',
+    status: 200,
+    status_text: 'OK',
+    observed_at: '2026-11-29T10:00:01.000Z',
+  };
   const good = join(dir, 'good.json');
   writeFileSync(good, JSON.stringify(evidence([request(), response])));
 
@@ -67,7 +95,10 @@ describe('BS-61/BS-81: load and compare-web-captures refuse the same Evidence wi
     expect(load.status, load.stderr).toBe(1);
     const l = JSON.parse(load.stdout);
     expect(l.code).toBe(code);
-    for (const args of [[good, file], [file, good]]) {
+    for (const args of [
+      [good, file],
+      [file, good],
+    ]) {
       const cmp = cli(['compare-web-captures', ...args, '--json']);
       expect(cmp.status, cmp.stdout + cmp.stderr).toBe(1);
       const c = JSON.parse(cmp.stdout);

@@ -33,12 +33,15 @@ async function onStore(fn: (db: ReturnType<typeof openStore>, k: ReturnType<type
   }
 }
 
-describe('store snapshot of the state pass\'s views', () => {
-  it('holds, for every view the pass reads and every view under them, the stored view\'s rows and value types', async () => {
+describe("store snapshot of the state pass's views", () => {
+  it("holds, for every view the pass reads and every view under them, the stored view's rows and value types", async () => {
     await onStore(async (db, k) => {
       const sorted = (rows: unknown[]) => rows.map((r) => JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))).sort();
       const names = await withSnapshot(k, STATE_VIEWS, async () => {
-        const temp = db.prepare("select name from sqlite_temp_master where type = 'table' and name not like 'sqlite_%' order by name").pluck().all() as string[];
+        const temp = db
+          .prepare("select name from sqlite_temp_master where type = 'table' and name not like 'sqlite_%' order by name")
+          .pluck()
+          .all() as string[];
         for (const name of temp) {
           // Each row with its columns' storage classes. The stored view's own statement (from the
           // file's schema) is read over its inputs as the snapshot holds them: a name resolves
@@ -46,12 +49,21 @@ describe('store snapshot of the state pass\'s views', () => {
           // or views checked in turn, so each holds the stored view's rows (by induction over
           // the views' order). Reading main."VIEW" itself compiled the whole expanded chain
           // instead: ~30 s for each of the deepest views, 389 s for this test on a busy machine.
-          const view = db.prepare("select sql from main.sqlite_master where type = 'view' and name = ?").pluck().get(name) as string | undefined;
+          const view = db.prepare("select sql from main.sqlite_master where type = 'view' and name = ?").pluck().get(name) as
+            | string
+            | undefined;
           expect(view, `${name} is a stored view`).toBeDefined();
           const select = view!.replace(new RegExp(`^\\s*create\\s+view\\s+"?${name}"?\\s+as\\s`, 'i'), '');
           expect(select, name).not.toBe(view);
-          const columns = db.prepare(`select * from temp."${name}"`).columns().map((c) => `"${c.name}"`);
-          const withTypes = (from: string) => db.prepare(`select *, ${columns.map((c) => `typeof(${c})`).join(', ')} from ${from}`).raw(true).all();
+          const columns = db
+            .prepare(`select * from temp."${name}"`)
+            .columns()
+            .map((c) => `"${c.name}"`);
+          const withTypes = (from: string) =>
+            db
+              .prepare(`select *, ${columns.map((c) => `typeof(${c})`).join(', ')} from ${from}`)
+              .raw(true)
+              .all();
           expect(sorted(withTypes(`temp."${name}"`)), name).toEqual(sorted(withTypes(`(${select})`)));
         }
         return temp;
@@ -74,12 +86,16 @@ describe('store snapshot of the state pass\'s views', () => {
 
   it('a failing pass drops the snapshot too', async () => {
     await onStore(async (_db, k) => {
-      await expect(withSnapshot(k, STATE_VIEWS, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+      await expect(
+        withSnapshot(k, STATE_VIEWS, async () => {
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
     });
   });
 });
 
-describe('a capture\'s snapshot sees that capture\'s facts only', () => {
+describe("a capture's snapshot sees that capture's facts only", () => {
   const names = ['json-server', 'redmine-rest', 'grafana-mini'];
   const shared = join(dir, 'three.sqlite');
   const alone = (name: string) => join(dir, `${name}.sqlite`);
@@ -103,23 +119,36 @@ describe('a capture\'s snapshot sees that capture\'s facts only', () => {
     });
   }, 120_000);
 
-  it('inside the pass, the fact tables and every rule view hold the capture\'s rows only; after it, the file\'s again', async () => {
+  it("inside the pass, the fact tables and every rule view hold the capture's rows only; after it, the file's again", async () => {
     const db = openStore(shared);
     try {
       const k = kyselyFor(db);
       const count = (sql: string) => db.prepare(sql).pluck().get() as number;
       const all = { records: count('select count(*) from record'), reads: count('select count(*) from main.read_records') };
-      const mine = { records: count('select count(*) from record where capture_id = 2'), reads: count('select count(*) from main.read_records where capture_id = 2') };
+      const mine = {
+        records: count('select count(*) from record where capture_id = 2'),
+        reads: count('select count(*) from main.read_records where capture_id = 2'),
+      };
       expect(mine.records).toBeGreaterThan(0);
       expect(mine.records).toBeLessThan(all.records);
-      await withSnapshot(k, STATE_VIEWS, async () => {
-        expect(count('select count(*) from record')).toBe(mine.records);
-        expect(count('select count(*) from read_records')).toBe(mine.reads);
-        expect(count('select count(distinct capture_id) from read_records')).toBe(1);
-        expect(count('select count(*) from tool where capture_id <> 2')).toBe(0);
-        // A request body is in scope as much as a response body.
-        expect(count('select count(*) from body')).toBe(count('select count(*) from main.body where id in (select request_body_id from main.record where capture_id = 2 union select response_body_id from main.record where capture_id = 2)'));
-      }, {}, { capture: 2 });
+      await withSnapshot(
+        k,
+        STATE_VIEWS,
+        async () => {
+          expect(count('select count(*) from record')).toBe(mine.records);
+          expect(count('select count(*) from read_records')).toBe(mine.reads);
+          expect(count('select count(distinct capture_id) from read_records')).toBe(1);
+          expect(count('select count(*) from tool where capture_id <> 2')).toBe(0);
+          // A request body is in scope as much as a response body.
+          expect(count('select count(*) from body')).toBe(
+            count(
+              'select count(*) from main.body where id in (select request_body_id from main.record where capture_id = 2 union select response_body_id from main.record where capture_id = 2)',
+            ),
+          );
+        },
+        {},
+        { capture: 2 },
+      );
       expect(count('select count(*) from record')).toBe(all.records);
       expect(db.prepare("select count(*) from sqlite_temp_master where name not like 'sqlite_%'").pluck().get()).toBe(0);
     } finally {

@@ -23,20 +23,29 @@ const CHUNK_SIZES = [1, 2, 3, 7, 64, 4096];
 /** A structural object (members are raw JSON key text + node), a structural array, or a captured raw value. */
 type Node = { obj: [string, Node][] } | { arr: Node[] } | { raw: string };
 
-interface Expected { path: JsonPath; raw: string; offset: number }
+interface Expected {
+  path: JsonPath;
+  raw: string;
+  offset: number;
+}
 
 /** Serializes `node`, recording every raw (captured) value's path and byte offset. `ws` goes between tokens. */
 function build(node: Node, ws: string): { text: string; expected: Expected[] } {
   let text = '';
   const expected: Expected[] = [];
-  const put = (s: string) => { text += s; };
+  const put = (s: string) => {
+    text += s;
+  };
   const walk = (n: Node, path: JsonPath) => {
     if ('raw' in n) {
       expected.push({ path, raw: n.raw, offset: Buffer.byteLength(text, 'utf8') });
       put(n.raw);
     } else if ('arr' in n) {
       put('[' + ws);
-      n.arr.forEach((c, i) => { if (i) put(ws + ',' + ws); walk(c, [...path, i]); });
+      n.arr.forEach((c, i) => {
+        if (i) put(ws + ',' + ws);
+        walk(c, [...path, i]);
+      });
       put(ws + ']');
     } else {
       put('{' + ws);
@@ -97,15 +106,23 @@ const HAR_ENTRIES = [
 /** HAR-like: escaped structural keys (\u006cog = log, entr\u0069es = entries) and members after the entries. */
 const harDoc: Node = {
   obj: [
-    [String.raw`"\u006cog"`, {
-      obj: [
-        ['"version"', raw('"1.2"')],
-        ['"creator"', raw(String.raw`{"name":"cap\"state\\","version":"0.1 \u2013 é"}`)],
-        ['"pages"', raw(String.raw`[{"id":"page_1","title":"Caf\u00e9 😀 \"home\"","startedDateTime":"2024-05-01T10:00:00.000+02:00","pageTimings":{}}]`)],
-        [String.raw`"entr\u0069es"`, { arr: HAR_ENTRIES.map(raw) }],
-        ['"comment"', raw(String.raw`"ends in backslashes \\\\"`)],
-      ],
-    }],
+    [
+      String.raw`"\u006cog"`,
+      {
+        obj: [
+          ['"version"', raw('"1.2"')],
+          ['"creator"', raw(String.raw`{"name":"cap\"state\\","version":"0.1 \u2013 é"}`)],
+          [
+            '"pages"',
+            raw(
+              String.raw`[{"id":"page_1","title":"Caf\u00e9 😀 \"home\"","startedDateTime":"2024-05-01T10:00:00.000+02:00","pageTimings":{}}]`,
+            ),
+          ],
+          [String.raw`"entr\u0069es"`, { arr: HAR_ENTRIES.map(raw) }],
+          ['"comment"', raw(String.raw`"ends in backslashes \\\\"`)],
+        ],
+      },
+    ],
     [String.raw`"x\"y\\"`, raw('{"after":[1,2,{"z":3}]}')],
   ],
 };
@@ -122,7 +139,12 @@ const EVENTS = [
 const evidenceDoc: Node = {
   obj: [
     [String.raw`"sch\u0065ma_version"`, raw('1')],
-    ['"scenario"', raw(String.raw`{"start_url":"http://127.0.0.1:3000/","network_content":{"request_body":true,"response_body":true,"header_values":true},"note":"\"quoted\" \\"}`)],
+    [
+      '"scenario"',
+      raw(
+        String.raw`{"start_url":"http://127.0.0.1:3000/","network_content":{"request_body":true,"response_body":true,"header_values":true},"note":"\"quoted\" \\"}`,
+      ),
+    ],
     ['"steps"', raw('[{"step_id":"run","action":"click","status":"completed"}]')],
     ['"events"', { arr: EVENTS.map(raw) }],
     ['"trailer"', raw('-0.25e-2')],
@@ -132,14 +154,30 @@ const evidenceDoc: Node = {
 /** Edge: empty streamed arrays, scalar root members, a number right before `}`. */
 const edgeDoc: Node = {
   obj: [
-    ['"log"', { obj: [['"version"', raw('"1.2"')], ['"entries"', { arr: [] }], ['"n"', raw('12345')]] }],
+    [
+      '"log"',
+      {
+        obj: [
+          ['"version"', raw('"1.2"')],
+          ['"entries"', { arr: [] }],
+          ['"n"', raw('12345')],
+        ],
+      },
+    ],
     ['"events"', { arr: [raw('true'), raw('null'), raw('"\\\\"'), raw('[]'), raw('{}'), raw('0')] }],
     ['"last"', raw('-7')],
   ],
 };
 
-const DOCS: [string, Node][] = [['har', harDoc], ['evidence', evidenceDoc], ['edge', edgeDoc]];
-const LAYOUTS: [string, string][] = [['compact', ''], ['spaced', ' \r\n\t ']];
+const DOCS: [string, Node][] = [
+  ['har', harDoc],
+  ['evidence', evidenceDoc],
+  ['edge', edgeDoc],
+];
+const LAYOUTS: [string, string][] = [
+  ['compact', ''],
+  ['spaced', ' \r\n\t '],
+];
 
 describe('splitJson: pieces equal a whole-document JSON.parse at every chunk size', () => {
   for (const [docName, node] of DOCS) {
@@ -153,17 +191,20 @@ describe('splitJson: pieces equal a whole-document JSON.parse at every chunk siz
         for (const e of expected) expect(JSON.parse(e.raw)).toEqual(at(whole, e.path));
       });
 
-      it.each(CHUNK_SIZES)(`${docName} (${layout}): chunkBytes %i yields the same paths, values, offsets and key counts`, async (chunkBytes) => {
-        const pieces = await collect(file, chunkBytes);
-        expect(pieces.map((p) => p.path)).toEqual(expected.map((e) => e.path));
-        for (const [i, p] of pieces.entries()) {
-          const e = expected[i];
-          expect(p.bytes.toString('utf8'), formatPath(p.path)).toBe(e.raw);
-          expect(JSON.parse(p.bytes.toString('utf8')), formatPath(p.path)).toEqual(at(whole, e.path));
-          expect(p.offset, formatPath(p.path)).toBe(e.offset);
-          expect(p.keyCount, formatPath(p.path)).toBe(countKeys(JSON.parse(e.raw)));
-        }
-      });
+      it.each(CHUNK_SIZES)(
+        `${docName} (${layout}): chunkBytes %i yields the same paths, values, offsets and key counts`,
+        async (chunkBytes) => {
+          const pieces = await collect(file, chunkBytes);
+          expect(pieces.map((p) => p.path)).toEqual(expected.map((e) => e.path));
+          for (const [i, p] of pieces.entries()) {
+            const e = expected[i];
+            expect(p.bytes.toString('utf8'), formatPath(p.path)).toBe(e.raw);
+            expect(JSON.parse(p.bytes.toString('utf8')), formatPath(p.path)).toEqual(at(whole, e.path));
+            expect(p.offset, formatPath(p.path)).toBe(e.offset);
+            expect(p.keyCount, formatPath(p.path)).toBe(countKeys(JSON.parse(e.raw)));
+          }
+        },
+      );
     }
   }
 
@@ -183,33 +224,39 @@ describe('splitJson: keyCount counts every member name, so duplicates show', () 
   it('a duplicated key counts twice in keyCount although JSON.parse keeps one (what the loader compares)', async () => {
     const text = '{"log":{"entries":[{"a":1,"a":{"b":"x:y","c":[{"d":null}]}},{"e":"\\\\:"}]}}';
     const pieces = await collect(writeDoc('dup-keys.har', text), 3);
-    expect(pieces.map((p) => [p.path, p.keyCount])).toEqual([[['log', 'entries', 0], 5], [['log', 'entries', 1], 1]]);
+    expect(pieces.map((p) => [p.path, p.keyCount])).toEqual([
+      [['log', 'entries', 0], 5],
+      [['log', 'entries', 1], 1],
+    ]);
     expect(countKeys(JSON.parse(pieces[0].bytes.toString()))).toBe(4);
   });
 });
 
 describe('splitJson: random JSON values as entries (property)', () => {
   it('any fc.jsonValue() entries, any chunk size 1..50, any indentation: the same values come back in order', async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.array(fc.jsonValue({ maxDepth: 4, stringUnit: 'binary' }), { maxLength: 6 }),
-      fc.integer({ min: 1, max: 50 }),
-      fc.constantFrom<string | number | undefined>(undefined, 1, '\t', ' \r\n'),
-      async (entries, chunkBytes, indent) => {
-        const doc = { log: { version: '1.2', creator: { name: 'fc', version: '1' }, entries } };
-        const text = JSON.stringify(doc, null, indent as string | number | undefined);
-        const bytes = Buffer.from(text, 'utf8');
-        const file = writeDoc('prop.har', text);
-        const want = (JSON.parse(text) as typeof doc).log.entries;
-        const pieces = (await collect(file, chunkBytes)).filter((p) => p.path[0] === 'log' && p.path[1] === 'entries');
-        expect(pieces.map((p) => p.path)).toEqual(want.map((_, i) => ['log', 'entries', i]));
-        for (const [i, p] of pieces.entries()) {
-          const value = JSON.parse(p.bytes.toString('utf8'));
-          expect(value).toEqual(want[i]);
-          expect(p.keyCount).toBe(countKeys(value));
-          expect(bytes.subarray(p.offset, p.offset + p.bytes.length).equals(p.bytes)).toBe(true);
-        }
-      },
-    ), { numRuns: 250 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.jsonValue({ maxDepth: 4, stringUnit: 'binary' }), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.constantFrom<string | number | undefined>(undefined, 1, '\t', ' \r\n'),
+        async (entries, chunkBytes, indent) => {
+          const doc = { log: { version: '1.2', creator: { name: 'fc', version: '1' }, entries } };
+          const text = JSON.stringify(doc, null, indent as string | number | undefined);
+          const bytes = Buffer.from(text, 'utf8');
+          const file = writeDoc('prop.har', text);
+          const want = (JSON.parse(text) as typeof doc).log.entries;
+          const pieces = (await collect(file, chunkBytes)).filter((p) => p.path[0] === 'log' && p.path[1] === 'entries');
+          expect(pieces.map((p) => p.path)).toEqual(want.map((_, i) => ['log', 'entries', i]));
+          for (const [i, p] of pieces.entries()) {
+            const value = JSON.parse(p.bytes.toString('utf8'));
+            expect(value).toEqual(want[i]);
+            expect(p.keyCount).toBe(countKeys(value));
+            expect(bytes.subarray(p.offset, p.offset + p.bytes.length).equals(p.bytes)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 250 },
+    );
   });
 });
 
@@ -235,7 +282,8 @@ describe('formatPath: JSON paths as capstate prints them in errors', () => {
 describe('capture-level structure (issue 2 bad input)', () => {
   const dir2 = tempDir();
   const har = (entries: string) => `{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[${entries}]}}`;
-  const entry = '{"startedDateTime":"2026-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"http://a.test/api/x","headers":[]},"response":{"status":200,"headers":[],"content":{"mimeType":"application/json","text":"{}"}}}';
+  const entry =
+    '{"startedDateTime":"2026-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"http://a.test/api/x","headers":[]},"response":{"status":200,"headers":[],"content":{"mimeType":"application/json","text":"{}"}}}';
 
   it('a UTF-8 byte order mark before the document is accepted', () => {
     const file = join(dir2, 'bom.har');

@@ -18,7 +18,10 @@ describe('sql --json: rows as objects keyed by column', () => {
     expect(SQL_JSON_FORMAT_VERSION).toBeGreaterThan(JSON_FORMAT_VERSION);
     expect(Object.keys(doc)).toEqual(['format_version', 'ok', 'columns', 'rows', 'truncated']);
     expect(doc.columns).toEqual(['b', 'a', 'c']);
-    expect(doc.rows).toEqual([{ b: 2, a: 'x', c: null }, { b: 3, a: 'y', c: { base64: 'AA==' } }]);
+    expect(doc.rows).toEqual([
+      { b: 2, a: 'x', c: null },
+      { b: 3, a: 'y', c: { base64: 'AA==' } },
+    ]);
     expect(Object.keys(doc.rows[0])).toEqual(['b', 'a', 'c']);
   });
 

@@ -32,20 +32,32 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('sql over rule views: each view a statement names is evaluated once, and reads as the view itself', () => {
-  it('every rule view: its rows and each column\'s storage class are what the state pass evaluates for it', async () => {
+  it("every rule view: its rows and each column's storage class are what the state pass evaluates for it", async () => {
     // The state pass's snapshot (src/store/snapshot.ts withSnapshot) holds each stored view's
     // rows and storage classes (test/snapshot.test.ts, against the stored views themselves,
     // whose compiling costs minutes); `capstate sql` reads the same, one query per view.
-    const views = listViews().map((v) => v.name).filter((n) => n !== 'member' && n !== 'response_members');
+    const views = listViews()
+      .map((v) => v.name)
+      .filter((n) => n !== 'member' && n !== 'response_members');
     const k = kyselyFor(openStore(small));
     try {
       const raw = rawConnection(k)!;
       const queries = new Map<string, string>();
-      const pass = await withSnapshot(k, views, async () => new Map(views.map((v) => {
-        const columns = raw.prepare(`select * from temp."${v}"`).columns().map((c) => `typeof("${c.name}")`);
-        queries.set(v, `select *, ${columns.join(', ')} from "${v}"`);
-        return [v, bag(raw.prepare(queries.get(v)!).raw(true).all() as unknown[][])];
-      })));
+      const pass = await withSnapshot(
+        k,
+        views,
+        async () =>
+          new Map(
+            views.map((v) => {
+              const columns = raw
+                .prepare(`select * from temp."${v}"`)
+                .columns()
+                .map((c) => `typeof("${c.name}")`);
+              queries.set(v, `select *, ${columns.join(', ')} from "${v}"`);
+              return [v, bag(raw.prepare(queries.get(v)!).raw(true).all() as unknown[][])];
+            }),
+          ),
+      );
       for (const v of views) expect(bag((await read(queries.get(v)!)).rows), v).toEqual(pass.get(v));
       expect(views.length).toBeGreaterThan(30);
     } finally {
@@ -57,7 +69,7 @@ describe('sql over rule views: each view a statement names is evaluated once, an
     const raw = new Database(small, { readonly: true });
     try {
       const sql = "select count(*) from initial_reads where capture_id = '1'";
-      expect((raw.prepare(sql).pluck().get() as number)).toBeGreaterThan(0);
+      expect(raw.prepare(sql).pluck().get() as number).toBeGreaterThan(0);
       expect((await read(sql)).rows).toEqual([[raw.prepare(sql).pluck().get()]]);
     } finally {
       raw.close();
@@ -65,7 +77,9 @@ describe('sql over rule views: each view a statement names is evaluated once, an
   });
 
   it('the views named and every view under them are evaluated, in dependency order; member and response_members stay views', () => {
-    const names = statementSnapshot("select * from collection_order join response_members using (capture_id) where 'member' <> ''").map((v) => v.name);
+    const names = statementSnapshot("select * from collection_order join response_members using (capture_id) where 'member' <> ''").map(
+      (v) => v.name,
+    );
     expect(names).toContain('collection_order');
     expect(names).toContain('kept_observations');
     expect(names.indexOf('kept_observations')).toBeLessThan(names.indexOf('collection_order'));
@@ -80,8 +94,18 @@ describe('sql over rule views: each view a statement names is evaluated once, an
     expect(r.status, r.stderr).toBe(0);
     const k = kyselyFor(openStore(generated));
     try {
-      const counted = await withSnapshot(k, ['collection_order'], async () =>
-        (await k.selectFrom('collection_order').select((e) => e.fn.countAll<number>().as('n')).where('capture_id', '=', 1).executeTakeFirstOrThrow()).n);
+      const counted = await withSnapshot(
+        k,
+        ['collection_order'],
+        async () =>
+          (
+            await k
+              .selectFrom('collection_order')
+              .select((e) => e.fn.countAll<number>().as('n'))
+              .where('capture_id', '=', 1)
+              .executeTakeFirstOrThrow()
+          ).n,
+      );
       expect(counted).toBeGreaterThan(100);
       expect(JSON.parse(r.stdout).rows).toEqual([{ n: counted }]);
     } finally {
@@ -96,7 +120,10 @@ describe('sql over rule views: a statement slow to compile is stopped at the dea
     try {
       const t0 = Date.now();
       let slowAt = 0;
-      const slow = served.call('query_store', { sql: 'select count(*) from main.collection_order' }).then((r) => { slowAt = Date.now() - t0; return r; });
+      const slow = served.call('query_store', { sql: 'select count(*) from main.collection_order' }).then((r) => {
+        slowAt = Date.now() - t0;
+        return r;
+      });
       const other = await served.call('inspect_environment_manifest');
       const otherAt = Date.now() - t0;
       expect(other.isError).toBeFalsy();

@@ -10,12 +10,33 @@ const dir = tempDir();
 const A = 'http://app.test';
 let n = 0;
 
-interface Plan { tool: string; kind: string; reason?: string; detail?: string; [k: string]: unknown }
+interface Plan {
+  tool: string;
+  kind: string;
+  reason?: string;
+  detail?: string;
+  [k: string]: unknown;
+}
 interface State {
-  format_version: number; kind: string; sha256: string; timeline_order: string; limitations: string[];
-  evidence: { status: string; unknown: string[]; write_effects: { verified: { tool: string; effect: string }[]; replayed: { tool: string; reason: string }[] } };
+  format_version: number;
+  kind: string;
+  sha256: string;
+  timeline_order: string;
+  limitations: string[];
+  evidence: {
+    status: string;
+    unknown: string[];
+    write_effects: { verified: { tool: string; effect: string }[]; replayed: { tool: string; reason: string }[] };
+  };
   types: { collection: string; root_path: string; identity: string; identity_source: string; initial_order: string[] }[];
-  entities: { collection: string; id: string; value: Record<string, unknown>; view_values: Record<string, Record<string, unknown>>; state_order: number; record_ordinals: number[] }[];
+  entities: {
+    collection: string;
+    id: string;
+    value: Record<string, unknown>;
+    view_values: Record<string, Record<string, unknown>>;
+    state_order: number;
+    record_ordinals: number[];
+  }[];
   documents: { tool: string; path: string; value: unknown; record_ordinal: number }[];
   plans: Plan[];
 }
@@ -79,7 +100,10 @@ describe('ES-3 grouping records into tools', () => {
     ]);
     const m = JSON.parse(cli(['manifest', file, '--json']).stdout).manifests[0];
     const s = JSON.parse(cli(['state', file, '--json']).stdout) as State;
-    const reads = m.tools.filter((t: { method: string }) => t.method === 'GET').map((t: { name: string }) => t.name).sort();
+    const reads = m.tools
+      .filter((t: { method: string }) => t.method === 'GET')
+      .map((t: { name: string }) => t.name)
+      .sort();
     expect(s.plans.map((p) => p.tool).sort()).toEqual(reads);
   });
 });
@@ -97,7 +121,9 @@ describe('ES-4 usable response bodies', () => {
   });
 
   it('ES-4 64-bit integers keep every digit in entity values', () => {
-    const file = writeHar(dir, 'es4big.har', [{ url: `${A}/api/items`, body: '[{"id":"it-01","big":9007199254740993},{"id":"it-02","big":1}]' }]);
+    const file = writeHar(dir, 'es4big.har', [
+      { url: `${A}/api/items`, body: '[{"id":"it-01","big":9007199254740993},{"id":"it-02","big":1}]' },
+    ]);
     const r = cli(['state', file, '--json']);
     expect(r.stdout).toContain('"big": 9007199254740993');
   });
@@ -124,7 +150,10 @@ describe('ES-7 type root path', () => {
       { url: `${A}/api/v1/items`, body: [{ id: 'it-01' }, { id: 'it-02' }] },
       { url: `${A}/api/folders`, body: [{ uid: 'f-1' }, { uid: 'f-2' }] },
     ]);
-    expect(s.types.map((t) => [t.collection, t.root_path, t.identity])).toEqual([['folders', '/api/folders', 'uid'], ['items', '/api/v1/items', 'id']]);
+    expect(s.types.map((t) => [t.collection, t.root_path, t.identity])).toEqual([
+      ['folders', '/api/folders', 'uid'],
+      ['items', '/api/v1/items', 'id'],
+    ]);
   });
 });
 
@@ -170,7 +199,15 @@ describe('ES-9 a POST elsewhere that created an entity', () => {
     const s = stateOf([
       { url: `${A}/api/projects`, start: '10:00:00.000', time: 40, body: [{ id: 'prj-1001', name: 'Alpha' }] },
       { method: 'POST', url: `${A}/api/imports`, start: '10:00:01.000', time: 90, status: 201, body: { id: 'prj-2002', status: 'done' } },
-      { url: `${A}/api/projects`, start: '10:00:02.000', time: 40, body: [{ id: 'prj-1001', name: 'Alpha' }, { id: 'prj-2002', name: 'Beta' }] },
+      {
+        url: `${A}/api/projects`,
+        start: '10:00:02.000',
+        time: 40,
+        body: [
+          { id: 'prj-1001', name: 'Alpha' },
+          { id: 'prj-2002', name: 'Beta' },
+        ],
+      },
     ]);
     expect(ids(s, 'projects')).toEqual(['prj-1001']);
     expect(plan(s, 'get_api_projects')).toMatchObject({ kind: 'list', lines: [{ record_ordinal: 1 }] });
@@ -187,10 +224,16 @@ describe('ES-9 a POST elsewhere that created an entity', () => {
 });
 
 describe('ES-10 which ids a read shows', () => {
-  it('ES-10 a foreign key beside the id and a nested entity\'s id are not the list\'s ids', () => {
+  it("ES-10 a foreign key beside the id and a nested entity's id are not the list's ids", () => {
     const s = stateOf([
       { url: `${A}/api/tasks`, body: [{ id: 'task-1', projectId: 'prj-2002', owner: { id: 'usr-0009' } }] },
-      { url: `${A}/api/memberships`, body: [{ projectId: 'prj-1001', role: 'admin' }, { projectId: 'prj-2002', role: 'viewer' }] },
+      {
+        url: `${A}/api/memberships`,
+        body: [
+          { projectId: 'prj-1001', role: 'admin' },
+          { projectId: 'prj-2002', role: 'viewer' },
+        ],
+      },
     ]);
     expect(ids(s, 'tasks')).toEqual(['task-1']);
     expect(ids(s, 'memberships')).toEqual(['prj-1001', 'prj-2002']);
@@ -204,7 +247,9 @@ describe('ES-11 identity from path values, otherwise from identity names', () =>
       { url: `${A}/api/folders/nErXDvCkzz`, body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 } },
     ]);
     expect(s.types).toMatchObject([{ collection: 'folders', identity: 'uid', identity_source: 'path' }]);
-    expect(s.entities).toMatchObject([{ id: 'nErXDvCkzz', value: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 }, record_ordinals: [1, 2] }]);
+    expect(s.entities).toMatchObject([
+      { id: 'nErXDvCkzz', value: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 }, record_ordinals: [1, 2] },
+    ]);
     expect(kinds(s)).toEqual({ get_api_folders: 'list', get_api_folders_by_uid: 'item' });
   });
 
@@ -233,10 +278,14 @@ describe('ES-26 one entity per collection and identity', () => {
 
   it('ES-26 the spec example: views is volatile, the entity keeps 12 and the list view its own 10', () => {
     const s = stateOf(example);
-    expect(s.entities).toEqual([expect.objectContaining({
-      id: 'it-01', value: { id: 'it-01', name: 'A', views: 12, notes: 'x' },
-      view_values: { get_api_v1_items: { views: 10 } }, record_ordinals: [1, 2, 3],
-    })]);
+    expect(s.entities).toEqual([
+      expect.objectContaining({
+        id: 'it-01',
+        value: { id: 'it-01', name: 'A', views: 12, notes: 'x' },
+        view_values: { get_api_v1_items: { views: 10 } },
+        record_ordinals: [1, 2, 3],
+      }),
+    ]);
     // Each view renders its own value, so both plans reproduce their records.
     expect(kinds(s)).toEqual({ get_api_v1_items: 'list', get_api_v1_items_by_id: 'item' });
   });
@@ -250,7 +299,7 @@ describe('ES-26 one entity per collection and identity', () => {
   });
 });
 
-describe('ES-33 a collection\'s initial order', () => {
+describe("ES-33 a collection's initial order", () => {
   it('ES-33 the spec example: the unsorted complete row decides tg-c, tg-a, tg-b', () => {
     const s = stateOf([
       { url: `${A}/api/v1/tags?_sort=name`, body: [{ id: 'tg-a' }, { id: 'tg-b' }, { id: 'tg-c' }] },
@@ -267,14 +316,17 @@ describe('ES-33 a collection\'s initial order', () => {
   });
 });
 
-describe('ES-34 an entity\'s state order and record references', () => {
+describe("ES-34 an entity's state order and record references", () => {
   it('ES-34 state order follows the collection order; record ordinals are in timeline order, whichever view saw the entity first', () => {
     const s = stateOf([
       { url: `${A}/api/v1/items/it-02`, start: '10:00:00.000', body: { id: 'it-02' } },
       { url: `${A}/api/v1/items`, start: '10:00:02.000', body: [{ id: 'it-01' }, { id: 'it-02' }] },
       { url: `${A}/api/v1/items/it-01`, start: '10:00:01.000', body: { id: 'it-01' } },
     ]);
-    expect(s.entities.map((e) => [e.id, e.state_order, e.record_ordinals])).toEqual([['it-01', 0, [3, 2]], ['it-02', 1, [1, 2]]]);
+    expect(s.entities.map((e) => [e.id, e.state_order, e.record_ordinals])).toEqual([
+      ['it-01', 0, [3, 2]],
+      ['it-02', 1, [1, 2]],
+    ]);
   });
 });
 
@@ -282,15 +334,35 @@ describe('ES-35 all membership and ES-36 counters', () => {
   it('ES-35 ES-36 the spec example: #1 is all with the counter /pageInfo/totalRows; #2 is recorded (total 5, next set)', () => {
     const s = stateOf([
       { url: `${A}/api/v1/items`, body: { items: [{ id: 'it-01' }, { id: 'it-02' }], pageInfo: { totalRows: 2, isLastPage: true } } },
-      { url: `${A}/api/v1/items?limit=2`, body: { items: [{ id: 'it-01' }, { id: 'it-02' }], total: 5, next: '/api/v1/items?limit=2&offset=2' } },
+      {
+        url: `${A}/api/v1/items?limit=2`,
+        body: { items: [{ id: 'it-01' }, { id: 'it-02' }], total: 5, next: '/api/v1/items?limit=2&offset=2' },
+      },
     ]);
     const p = plan(s, 'get_api_v1_items');
     // The two lines' envelopes differ beyond the list (ES-25): the tool stays recorded.
     expect(p).toMatchObject({ kind: 'record', reason: 'fields-differ' });
-    const one = stateOf([{ url: `${A}/api/v1/items`, body: { items: [{ id: 'it-01' }, { id: 'it-02' }], pageInfo: { totalRows: 2, isLastPage: true } } }]);
-    expect(plan(one, 'get_api_v1_items')).toMatchObject({ kind: 'list', list_pointer: '/items', membership: 'all', counters: ['/pageInfo/totalRows'] });
-    const two = stateOf([{ url: `${A}/api/v1/items?limit=2`, body: { items: [{ id: 'it-01' }, { id: 'it-02' }], total: 5, next: '/api/v1/items?limit=2&offset=2' } }]);
-    expect(plan(two, 'get_api_v1_items')).toMatchObject({ kind: 'list', membership: 'recorded', counters: [], lines: [{ listed_ids: ['it-01', 'it-02'] }] });
+    const one = stateOf([
+      { url: `${A}/api/v1/items`, body: { items: [{ id: 'it-01' }, { id: 'it-02' }], pageInfo: { totalRows: 2, isLastPage: true } } },
+    ]);
+    expect(plan(one, 'get_api_v1_items')).toMatchObject({
+      kind: 'list',
+      list_pointer: '/items',
+      membership: 'all',
+      counters: ['/pageInfo/totalRows'],
+    });
+    const two = stateOf([
+      {
+        url: `${A}/api/v1/items?limit=2`,
+        body: { items: [{ id: 'it-01' }, { id: 'it-02' }], total: 5, next: '/api/v1/items?limit=2&offset=2' },
+      },
+    ]);
+    expect(plan(two, 'get_api_v1_items')).toMatchObject({
+      kind: 'list',
+      membership: 'recorded',
+      counters: [],
+      lines: [{ listed_ids: ['it-01', 'it-02'] }],
+    });
   });
 });
 
@@ -301,7 +373,11 @@ describe('ES-35 OQ-25 a recorded list renders what it listed', () => {
       { url: `${A}/api/v1/items?limit=2`, body: { items: [{ id: 'it-01' }, { id: 'it-02' }], total: 5 } },
     ]);
     expect(ids(s, 'items').sort()).toEqual(['it-01', 'it-02', 'it-03']);
-    expect(plan(s, 'get_api_v1_items')).toMatchObject({ kind: 'list', membership: 'recorded', lines: [{ listed_ids: ['it-01', 'it-02'] }] });
+    expect(plan(s, 'get_api_v1_items')).toMatchObject({
+      kind: 'list',
+      membership: 'recorded',
+      lines: [{ listed_ids: ['it-01', 'it-02'] }],
+    });
   });
 
   it('ES-35 an all list renders the whole collection, so it cannot be reproduced when the state knows more than it listed (membership-differs, issue 18)', () => {
@@ -317,8 +393,20 @@ describe('ES-35 OQ-25 a recorded list renders what it listed', () => {
 describe('ES-37 keeping a plan', () => {
   it('ES-37 a list view that shows two values for one entity on two request lines cannot reproduce both: fields-differ', () => {
     const s = stateOf([
-      { url: `${A}/api/v1/items?view=a`, body: [{ id: 'it-01', name: 'A' }, { id: 'it-02', name: 'B' }] },
-      { url: `${A}/api/v1/items?view=b`, body: [{ id: 'it-01', name: 'A*' }, { id: 'it-02', name: 'B' }] },
+      {
+        url: `${A}/api/v1/items?view=a`,
+        body: [
+          { id: 'it-01', name: 'A' },
+          { id: 'it-02', name: 'B' },
+        ],
+      },
+      {
+        url: `${A}/api/v1/items?view=b`,
+        body: [
+          { id: 'it-01', name: 'A*' },
+          { id: 'it-02', name: 'B' },
+        ],
+      },
     ]);
     expect(plan(s, 'get_api_v1_items')).toMatchObject({ kind: 'record', reason: 'fields-differ' });
     expect(plan(s, 'get_api_v1_items').detail).toMatch(/\/0\/name/);
@@ -340,7 +428,13 @@ describe('ES-37 keeping a plan', () => {
   it('ES-37 member order does not matter; each checked line is its latest initial record', () => {
     const s = stateOf([
       { url: `${A}/api/v1/items/it-01`, body: { id: 'it-01', name: 'A', size: 1 } },
-      { url: `${A}/api/v1/items`, body: [{ size: 1, name: 'A', id: 'it-01' }, { id: 'it-02', name: 'B', size: 2 }] },
+      {
+        url: `${A}/api/v1/items`,
+        body: [
+          { size: 1, name: 'A', id: 'it-01' },
+          { id: 'it-02', name: 'B', size: 2 },
+        ],
+      },
     ]);
     expect(kinds(s)).toEqual({ get_api_v1_items: 'list', get_api_v1_items_by_id: 'item' });
   });
@@ -367,9 +461,14 @@ describe('ES-38 entity location inside a body', () => {
   it('ES-38 a Grafana-shaped dashboard is read from its /dashboard wrapper', () => {
     const s = stateOf([
       { url: `${A}/api/folders`, body: [] },
-      { url: `${A}/api/dashboards/uid/abc123XYZ`, body: { dashboard: { id: 7, uid: 'abc123XYZ', title: 'Service' }, meta: { slug: 'service' } } },
+      {
+        url: `${A}/api/dashboards/uid/abc123XYZ`,
+        body: { dashboard: { id: 7, uid: 'abc123XYZ', title: 'Service' }, meta: { slug: 'service' } },
+      },
     ]);
-    expect(s.entities).toEqual([expect.objectContaining({ collection: 'dashboards', id: 'abc123XYZ', value: { id: 7, uid: 'abc123XYZ', title: 'Service' } })]);
+    expect(s.entities).toEqual([
+      expect.objectContaining({ collection: 'dashboards', id: 'abc123XYZ', value: { id: 7, uid: 'abc123XYZ', title: 'Service' } }),
+    ]);
     expect(plan(s, 'get_api_dashboards_uid_by_uid')).toMatchObject({ kind: 'item', entity_pointer: '/dashboard' });
   });
 });
@@ -377,7 +476,9 @@ describe('ES-38 entity location inside a body', () => {
 describe('ES-41 evidence marking', () => {
   it('ES-41 the evidence is inferred; authorization and response semantics are unknown; a capture with no write tool has no write effect to know (issue 16)', () => {
     expect(stateOf([{ url: `${A}/api/items`, body: [] }]).evidence).toEqual({
-      status: 'inferred', unknown: ['authorization', 'response-semantics'], write_effects: { verified: [], replayed: [] },
+      status: 'inferred',
+      unknown: ['authorization', 'response-semantics'],
+      write_effects: { verified: [], replayed: [] },
     });
   });
 
@@ -388,20 +489,40 @@ describe('ES-41 evidence marking', () => {
       { method: 'POST', url: `${A}/api/items`, status: 201, requestBody: { name: 'b' }, body: { id: 2, name: 'b' } },
       { url: `${A}/api/items`, body: [{ id: 1, name: 'a' }] },
     ]);
-    expect(s.evidence).toMatchObject({ status: 'inferred', unknown: ['authorization', 'response-semantics', 'write-effects'], write_effects: { verified: [] } });
+    expect(s.evidence).toMatchObject({
+      status: 'inferred',
+      unknown: ['authorization', 'response-semantics', 'write-effects'],
+      write_effects: { verified: [] },
+    });
     expect(s.evidence.write_effects.replayed).toEqual([{ tool: 'post_api_items', reason: expect.stringMatching(/not reproduced/) }]);
   });
 });
 
 describe('IDN-1 field-name identity (ACC-4)', () => {
   it('IDN-1 the spec example: orderId, not customerId', () => {
-    const s = stateOf([{ url: `${A}/api/v1/orders`, body: [{ orderId: 'o-1', customerId: 'c-9', total: 5 }, { orderId: 'o-2', customerId: 'c-9', total: 7 }] }]);
+    const s = stateOf([
+      {
+        url: `${A}/api/v1/orders`,
+        body: [
+          { orderId: 'o-1', customerId: 'c-9', total: 5 },
+          { orderId: 'o-2', customerId: 'c-9', total: 7 },
+        ],
+      },
+    ]);
     expect(s.types).toMatchObject([{ identity: 'orderId', identity_source: 'suffix' }]);
     expect(ids(s, 'orders')).toEqual(['o-1', 'o-2']);
   });
 
   it('IDN-1 both keys qualify: key order picks ownerId, and the entities keep their key order', () => {
-    const s = stateOf([{ url: `${A}/api/v1/things`, body: [{ ownerId: 'u-1', itemId: 'i-1' }, { ownerId: 'u-2', itemId: 'i-2' }] }]);
+    const s = stateOf([
+      {
+        url: `${A}/api/v1/things`,
+        body: [
+          { ownerId: 'u-1', itemId: 'i-1' },
+          { ownerId: 'u-2', itemId: 'i-2' },
+        ],
+      },
+    ]);
     expect(s.types).toMatchObject([{ identity: 'ownerId' }]);
     expect(Object.keys(entity(s, 'things', 'u-1')!.value)).toEqual(['ownerId', 'itemId']);
   });
@@ -442,7 +563,15 @@ describe('IDN-4 identity names keep priority (ACC-4)', () => {
 describe('IDN-5 entities inside single-element arrays (ACC-4)', () => {
   it('IDN-5 Ghost-like posts under trailing-slash paths: the item at /posts/0 merges with the list view', () => {
     const s = stateOf([
-      { url: `${A}/ghost/api/admin/posts/`, body: { posts: [{ id: '64a1', title: 'Hi' }, { id: '64a2', title: 'Yo' }] } },
+      {
+        url: `${A}/ghost/api/admin/posts/`,
+        body: {
+          posts: [
+            { id: '64a1', title: 'Hi' },
+            { id: '64a2', title: 'Yo' },
+          ],
+        },
+      },
       { url: `${A}/ghost/api/admin/posts/64a1/`, body: { posts: [{ id: '64a1', title: 'Hi' }] } },
     ]);
     expect(s.types).toMatchObject([{ collection: 'posts', identity: 'id', identity_source: 'path' }]);
@@ -482,7 +611,16 @@ describe('DOC-1 documents', () => {
       { method: 'PUT', url: `${A}/api/org/preferences`, body: { theme: 'light' } },
       { url: `${A}/api/org/preferences`, body: { theme: 'light' } },
     ]);
-    expect(s.documents).toEqual([{ tool: 'get_api_org_preferences', path: '/api/org/preferences', query: null, status: 200, value: { theme: 'dark' }, record_ordinal: 1 }]);
+    expect(s.documents).toEqual([
+      {
+        tool: 'get_api_org_preferences',
+        path: '/api/org/preferences',
+        query: null,
+        status: 200,
+        value: { theme: 'dark' },
+        record_ordinal: 1,
+      },
+    ]);
   });
 
   it('DOC-1 item-shaped paths get no document: their reads stay recorded (no-identity)', () => {
@@ -499,7 +637,12 @@ describe('DOC-2 when a GET list tool becomes a document', () => {
       { url: `${A}/api/org/preferences`, body: { theme: 'dark', weekStart: 'monday' } },
     ]);
     expect(s.documents).toMatchObject([{ path: '/api/org/preferences', value: { theme: 'dark', weekStart: 'monday' }, record_ordinal: 2 }]);
-    expect(plan(s, 'get_api_org_preferences')).toEqual({ tool: 'get_api_org_preferences', kind: 'document', path: '/api/org/preferences', record_ordinal: 2 });
+    expect(plan(s, 'get_api_org_preferences')).toEqual({
+      tool: 'get_api_org_preferences',
+      kind: 'document',
+      path: '/api/org/preferences',
+      record_ordinal: 2,
+    });
   });
 
   it('DOC-2 a repeat that changed with no write between keeps the latest value (volatile)', () => {
@@ -548,7 +691,9 @@ describe('DOC-5 path-varies and query-varies (ACC-4)', () => {
       { url: `${A}/api/teams/1/members`, body: [{ teamId: 1, userId: 7 }] },
       { url: `${A}/api/teams/2/members`, body: [{ teamId: 2, userId: 9 }] },
     ]);
-    expect(s.plans).toEqual([expect.objectContaining({ tool: expect.stringMatching(/^get_api_teams_by_\w+_members$/), kind: 'record', reason: 'path-varies' })]);
+    expect(s.plans).toEqual([
+      expect.objectContaining({ tool: expect.stringMatching(/^get_api_teams_by_\w+_members$/), kind: 'record', reason: 'path-varies' }),
+    ]);
   });
 
   it('DOC-5 the spec example: one path, two query strings: query-varies', () => {
@@ -570,9 +715,25 @@ describe('DOC-6 reason vocabulary', () => {
       { url: `${A}/api/page`, body: 'hi', mimeType: 'text/plain' },
     ]);
     const reasons = s.plans.filter((p) => p.kind === 'record').map((p) => p.reason);
-    expect(reasons.every((r) => ['fields-differ', 'no-identity', 'path-varies', 'query-varies', 'body-unusable', 'rendered-oversize', 'no-initial-record', 'not-planned'].includes(r!))).toBe(true);
+    expect(
+      reasons.every((r) =>
+        [
+          'fields-differ',
+          'no-identity',
+          'path-varies',
+          'query-varies',
+          'body-unusable',
+          'rendered-oversize',
+          'no-initial-record',
+          'not-planned',
+        ].includes(r!),
+      ),
+    ).toBe(true);
     expect(kinds(s)).toMatchObject({
-      get_api_v1_reports_by_id: 'record:no-identity', get_api_search: 'record:query-varies', head_api_ping: 'record:not-planned', get_api_page: 'record:body-unusable',
+      get_api_v1_reports_by_id: 'record:no-identity',
+      get_api_search: 'record:query-varies',
+      head_api_ping: 'record:not-planned',
+      get_api_page: 'record:body-unusable',
     });
   });
 
@@ -596,28 +757,55 @@ describe('DOC-6 reason vocabulary', () => {
 describe('ACC-2 synthetic captures cover every recorded reason', () => {
   it('ACC-2 one capture yields each reason of the closed vocabulary (OQ-31)', () => {
     const s = stateOf([
-      { url: `${A}/api/page`, body: '<html></html>', mimeType: 'text/html' },                                   // body-unusable
-      { url: `${A}/api/big`, body: `{"v":[${Array.from({ length: 60_000 }, () => '1e5').join(',')}]}` },         // rendered-oversize
-      { url: `${A}/api/v1/reports/1042`, body: { rows: 3 } },                                                   // no-identity
-      { url: `${A}/api/teams/1/members`, body: [{ teamId: 1, userId: 7 }] },                                     // path-varies
+      { url: `${A}/api/page`, body: '<html></html>', mimeType: 'text/html' }, // body-unusable
+      { url: `${A}/api/big`, body: `{"v":[${Array.from({ length: 60_000 }, () => '1e5').join(',')}]}` }, // rendered-oversize
+      { url: `${A}/api/v1/reports/1042`, body: { rows: 3 } }, // no-identity
+      { url: `${A}/api/teams/1/members`, body: [{ teamId: 1, userId: 7 }] }, // path-varies
       { url: `${A}/api/teams/2/members`, body: [{ teamId: 2, userId: 9 }] },
-      { url: `${A}/api/find?q=a`, body: { hits: [] } },                                                          // query-varies
+      { url: `${A}/api/find?q=a`, body: { hits: [] } }, // query-varies
       { url: `${A}/api/find?q=b`, body: { hits: [1] } },
-      { method: 'POST', url: `${A}/api/notes`, status: 201, body: { id: 'note-9' } },                           // no-initial-record
+      { method: 'POST', url: `${A}/api/notes`, status: 201, body: { id: 'note-9' } }, // no-initial-record
       { url: `${A}/api/notes`, body: [{ id: 'note-9' }] },
-      { url: `${A}/api/v1/tags?view=a`, body: [{ id: 'tg-1', name: 'A' }, { id: 'tg-2', name: 'B' }] },          // fields-differ
-      { url: `${A}/api/v1/tags?view=b`, body: [{ id: 'tg-1', name: 'A*' }, { id: 'tg-2', name: 'B' }] },
-      { method: 'HEAD', url: `${A}/api/ping` },                                                                  // not-planned
+      {
+        url: `${A}/api/v1/tags?view=a`,
+        body: [
+          { id: 'tg-1', name: 'A' },
+          { id: 'tg-2', name: 'B' },
+        ],
+      }, // fields-differ
+      {
+        url: `${A}/api/v1/tags?view=b`,
+        body: [
+          { id: 'tg-1', name: 'A*' },
+          { id: 'tg-2', name: 'B' },
+        ],
+      },
+      { method: 'HEAD', url: `${A}/api/ping` }, // not-planned
     ]);
     const reasons = new Set(s.plans.filter((p) => p.kind === 'record').map((p) => p.reason));
-    expect([...reasons].sort()).toEqual(['body-unusable', 'fields-differ', 'no-identity', 'no-initial-record', 'not-planned', 'path-varies', 'query-varies', 'rendered-oversize']);
+    expect([...reasons].sort()).toEqual([
+      'body-unusable',
+      'fields-differ',
+      'no-identity',
+      'no-initial-record',
+      'not-planned',
+      'path-varies',
+      'query-varies',
+      'rendered-oversize',
+    ]);
   });
 });
 
 describe('byte-stable result (OQ-36)', () => {
   it('OQ-36 the same store prints the same bytes, and sha256 is the digest of the compact view', async () => {
     const file = writeHar(dir, 'stable.har', [
-      { url: `${A}/api/v1/items`, body: [{ id: 'it-01', n: 1 }, { id: 'it-02', n: 2 }] },
+      {
+        url: `${A}/api/v1/items`,
+        body: [
+          { id: 'it-01', n: 1 },
+          { id: 'it-02', n: 2 },
+        ],
+      },
       { url: `${A}/api/org/preferences`, body: { theme: 'dark' } },
     ]);
     const db = `${dir}/stable.sqlite`;

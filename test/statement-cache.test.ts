@@ -43,7 +43,15 @@ describe('prepared statements kept per connection', () => {
     const db = openStore(loaded());
     const k = kyselyFor(db);
     try {
-      const count = async () => Number((await k.selectFrom('records_timeline').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const count = async () =>
+        Number(
+          (
+            await k
+              .selectFrom('records_timeline')
+              .select((e) => e.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const stored = await count();
       expect(stored).toBeGreaterThan(0);
       db.exec('create temp table records_timeline as select * from main.records_timeline where 0');

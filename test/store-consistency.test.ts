@@ -56,7 +56,9 @@ function refusedByEveryCommand(file: string, message: RegExp): void {
 }
 
 const inconsistent = (file: string, version: number, what: string) =>
-  new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} says schema version ${version}, but its tables are not those of version ${version} \\(.*${what}.*\\).*Load its captures into a new store: capstate load CAPTURE --db .*\\.new\\.sqlite`);
+  new RegExp(
+    `${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} says schema version ${version}, but its tables are not those of version ${version} \\(.*${what}.*\\).*Load its captures into a new store: capstate load CAPTURE --db .*\\.new\\.sqlite`,
+  );
 
 describe('issue 42 a store whose schema version and tables disagree', () => {
   it('issue 42 a schema version edited down (tables of a later version): readers name migrate, and migrate and load say that no migration applies to it', () => {
@@ -64,10 +66,15 @@ describe('issue 42 a store whose schema version and tables disagree', () => {
     const r = cli(['info', '--db', file]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/is at schema version 5, this capstate needs 14; run: capstate migrate --db /);
-    for (const args of [['migrate', '--db', file], ['load', other, '--db', file]]) {
+    for (const args of [
+      ['migrate', '--db', file],
+      ['load', other, '--db', file],
+    ]) {
       const m = cli(args);
       expect(m.status, m.stderr).toBe(1);
-      expect(m.stderr).toMatch(/says schema version 5, but migration 0006-[a-z-]+\.sql cannot be applied to it \(table capture_normalisation already exists\).*Load its captures into a new store: capstate load CAPTURE --db .*\.new\.sqlite/);
+      expect(m.stderr).toMatch(
+        /says schema version 5, but migration 0006-[a-z-]+\.sql cannot be applied to it \(table capture_normalisation already exists\).*Load its captures into a new store: capstate load CAPTURE --db .*\.new\.sqlite/,
+      );
       expect(m.stderr).not.toMatch(/internal error|^\s{4}at /m);
     }
   });
@@ -83,7 +90,12 @@ describe('issue 42 a store whose schema version and tables disagree', () => {
     const state = damaged('drop table state_entities');
     refusedByEveryCommand(state, inconsistent(state, 14, 'no table state_entities'));
     // Views first: SQLite re-checks every view on ALTER TABLE, which takes a minute here.
-    const column = damaged(`${new Database(base, { readonly: true }).prepare("select name from sqlite_master where type = 'view'").pluck().all().map((v) => `drop view "${v}";`).join('\n')}
+    const column = damaged(`${new Database(base, { readonly: true })
+      .prepare("select name from sqlite_master where type = 'view'")
+      .pluck()
+      .all()
+      .map((v) => `drop view "${v}";`)
+      .join('\n')}
       alter table record drop column status_text`);
     refusedByEveryCommand(column, inconsistent(column, 14, 'table record has no column status_text'));
     const meta = damaged('drop table meta');
@@ -92,7 +104,11 @@ describe('issue 42 a store whose schema version and tables disagree', () => {
 
   it('issue 42 a dropped view is stale: readers name migrate, and migrate rebuilds it', () => {
     const file = damaged('drop view capture_timeline');
-    for (const args of [['info', '--db', file], ['state', '--db', file], ['sql', 'select 1', '--db', file]]) {
+    for (const args of [
+      ['info', '--db', file],
+      ['state', '--db', file],
+      ['sql', 'select 1', '--db', file],
+    ]) {
       const r = cli(args);
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/the views in .* are incomplete \(no view capture_timeline\); run: capstate migrate --db /);
@@ -114,7 +130,11 @@ describe('issue 42 a store whose schema version and tables disagree', () => {
     closeSync(fd);
     const r = cli(['state', '--db', file, '--json']);
     expect(r.status, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.\\/]/g, '\\$&')} is damaged \\(database disk image is malformed\\).*load its captures into a new store`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `${file.replace(/[.\\/]/g, '\\$&')} is damaged \\(database disk image is malformed\\).*load its captures into a new store`,
+      ),
+    );
     expect(r.stderr).not.toMatch(/internal error|^\s{4}at /m);
     expect(JSON.parse(r.stdout).code).toBe('damaged-store');
   });
@@ -122,6 +142,9 @@ describe('issue 42 a store whose schema version and tables disagree', () => {
   it('issue 42 a truncated store is not a usable SQLite file, for readers and writers alike', () => {
     const file = join(dir, 'truncated.sqlite');
     writeFileSync(file, readFileSync(base).subarray(0, 20_000));
-    refusedByEveryCommand(file, /truncated\.sqlite is not a usable SQLite file \(database disk image is malformed\); give another --db path/);
+    refusedByEveryCommand(
+      file,
+      /truncated\.sqlite is not a usable SQLite file \(database disk image is malformed\); give another --db path/,
+    );
   });
 });

@@ -10,7 +10,8 @@ import { registerBodyFunctions } from '../src/store/body-content.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
 
 const dir = tempDir();
-const normalise = (sql: string) => sql.replace(/--.*$/gm, '').replace(/\s+/g, ' ').replace(/ ,/g, ',').replace(/\( /g, '(').replace(/ \)/g, ')').trim().toLowerCase();
+const normalise = (sql: string) =>
+  sql.replace(/--.*$/gm, '').replace(/\s+/g, ' ').replace(/ ,/g, ',').replace(/\( /g, '(').replace(/ \)/g, ')').trim().toLowerCase();
 
 describe('migrations', () => {
   it('are numbered, append-only files applied in order and tracked by PRAGMA user_version', () => {
@@ -30,7 +31,13 @@ describe('migrations', () => {
     expect(() => openStore(file)).toThrow(/schema version 1.*capstate migrate/);
     const db = openStore(file, { write: true });
     expect(db.pragma('user_version', { simple: true })).toBe(listMigrations().length);
-    expect(db.prepare("select name from vocabulary where vocabulary = 'identity' order by rank").pluck().all()).toEqual(['id', 'uuid', 'uid', 'guid', '_id']);
+    expect(db.prepare("select name from vocabulary where vocabulary = 'identity' order by rank").pluck().all()).toEqual([
+      'id',
+      'uuid',
+      'uid',
+      'guid',
+      '_id',
+    ]);
     db.close();
   });
 
@@ -51,7 +58,9 @@ describe('migrations', () => {
     registerBodyFunctions(w);
     w.prepare('attach database ? as src').run(fresh);
     // Version 1 kept every body as it is: the bodies as recorded, without 0014's coding.
-    w.exec('insert into main.body select b.id, b.sha256, b.bytes, b.kind, b.is_usable, b.unusable_reason, c.content from src.body b join src.body_content c on c.id = b.id');
+    w.exec(
+      'insert into main.body select b.id, b.sha256, b.bytes, b.kind, b.is_usable, b.unusable_reason, c.content from src.body b join src.body_content c on c.id = b.id',
+    );
     for (const t of ['capture', 'page', 'tool', 'record', 'query_param', 'header', 'member', 'manifest', 'admission_note', 'path_param']) {
       w.exec(`insert into main."${t}" select * from src."${t}"`);
     }
@@ -62,14 +71,18 @@ describe('migrations', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(listMigrations().length);
     expect(rows(db)).toEqual(want);
     // 0009 numbers the migrated nodes in document order, as a load does (json_tree's ids).
-    const nodes = (d: Database.Database) => d.prepare(`with ranked as (
+    const nodes = (d: Database.Database) =>
+      d
+        .prepare(`with ranked as (
         select n.*, row_number() over (partition by body_id order by node) as r,
                -- an object member's position is an order key (its node since a load of 0010's time, its rank when migrated): compared by rank
                iif(typeof(key) = 'text', row_number() over (partition by body_id, parent order by position) - 1, position) as position_rank
         from member_node n
       )
       select c.body_id, c.r, p.r as parent_r, c.key, typeof(c.key), c.position_rank, c.depth, c.type, c.value, c.pointer
-      from ranked c left join ranked p on p.body_id = c.body_id and p.node = c.parent order by c.body_id, c.r`).raw().all();
+      from ranked c left join ranked p on p.body_id = c.body_id and p.node = c.parent order by c.body_id, c.r`)
+        .raw()
+        .all();
     const fromLoad = new Database(fresh, { readonly: true });
     expect(nodes(db)).toEqual(nodes(fromLoad));
     fromLoad.close();
@@ -89,16 +102,29 @@ describe('migrations', () => {
     for (const m of listMigrations().filter((x) => x.version <= 12)) v12.exec(m.sql);
     v12.pragma('user_version = 12');
     v12.prepare('attach database ? as src').run(fresh);
-    const tables = v12.prepare("select name from main.sqlite_master where type = 'table' and name not like 'sqlite_%' and name <> 'member_node' and name in (select name from src.sqlite_master)").pluck().all() as string[];
+    const tables = v12
+      .prepare(
+        "select name from main.sqlite_master where type = 'table' and name not like 'sqlite_%' and name <> 'member_node' and name in (select name from src.sqlite_master)",
+      )
+      .pluck()
+      .all() as string[];
     for (const t of tables) {
-      const cols = (v12.prepare(`select name from pragma_table_info('${t}', 'main')`).pluck().all() as string[]).map((c) => `"${c}"`).join(', ');
+      const cols = (v12.prepare(`select name from pragma_table_info('${t}', 'main')`).pluck().all() as string[])
+        .map((c) => `"${c}"`)
+        .join(', ');
       v12.exec(`delete from main."${t}"; insert into main."${t}" (${cols}) select ${cols} from src."${t}"`);
     }
     // Version 12 stored type and position; the generated columns of today are read by name.
-    v12.exec('insert into main.member_node (body_id, parent, key, node, position, depth, type, value, pointer) select body_id, parent, key, node, position, depth, type, value, pointer from src.member_node');
+    v12.exec(
+      'insert into main.member_node (body_id, parent, key, node, position, depth, type, value, pointer) select body_id, parent, key, node, position, depth, type, value, pointer from src.member_node',
+    );
     v12.exec('detach database src');
     v12.close();
-    const rows = (d: Database.Database) => d.prepare('select body_id, parent, key, node, position, depth, type, value, pointer from member_node order by body_id, parent, key').raw().all() as unknown[][];
+    const rows = (d: Database.Database) =>
+      d
+        .prepare('select body_id, parent, key, node, position, depth, type, value, pointer from member_node order by body_id, parent, key')
+        .raw()
+        .all() as unknown[][];
     const db = openStore(file, { write: true });
     expect(db.pragma('user_version', { simple: true })).toBe(listMigrations().length);
     const src = new Database(fresh, { readonly: true });
@@ -113,12 +139,17 @@ describe('migrations', () => {
 
   it('schema/ holds the reference DDL of every table, one file each, matching the migrated store', () => {
     const db = openStore(join(dir, 'schema.sqlite'), { write: true });
-    const objects = db.prepare("select type, name, sql from sqlite_master where sql is not null and type in ('table', 'index') order by name").all() as { type: string; name: string; sql: string }[];
+    const objects = db
+      .prepare("select type, name, sql from sqlite_master where sql is not null and type in ('table', 'index') order by name")
+      .all() as { type: string; name: string; sql: string }[];
     const tables = objects.filter((o) => o.type === 'table').map((o) => o.name);
-    const files = readdirSync(join(root, 'schema')).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, ''));
+    const files = readdirSync(join(root, 'schema'))
+      .filter((f) => f.endsWith('.sql'))
+      .map((f) => f.replace(/\.sql$/, ''));
     expect(files.sort()).toEqual([...tables].sort());
     for (const o of objects) {
-      const owner = o.type === 'table' ? o.name : (db.prepare('select tbl_name from sqlite_master where name = ?').pluck().get(o.name) as string);
+      const owner =
+        o.type === 'table' ? o.name : (db.prepare('select tbl_name from sqlite_master where name = ?').pluck().get(o.name) as string);
       const ddl = readFileSync(join(root, 'schema', `${owner}.sql`), 'utf8');
       const statements = ddl.replace(/--.*$/gm, '').split(';').map(normalise).filter(Boolean);
       expect(statements, `${o.name} in schema/${owner}.sql`).toContain(normalise(o.sql));
@@ -130,7 +161,10 @@ describe('migrations', () => {
     const db = openStore(join(dir, 'strict.sqlite'), { write: true });
     // From each table's DDL, its options after the column list: pragma table_list works out every
     // view's columns too, which compiles the deepest views over their whole expanded chain (minutes).
-    const tables = db.prepare("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%'").all() as { name: string; sql: string }[];
+    const tables = db.prepare("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%'").all() as {
+      name: string;
+      sql: string;
+    }[];
     const rows = tables.map((t) => ({ name: t.name, strict: /\)[^)]*\bSTRICT\b[^)]*$/i.test(t.sql) ? 1 : 0 }));
     expect(rows.find((r) => r.name === 'member_node')).toEqual({ name: 'member_node', strict: 1 });
     expect(rows.length).toBeGreaterThan(5);
@@ -146,11 +180,14 @@ describe('migrations', () => {
     evaluateViews(db, views);
     for (const [name, cols] of Object.entries(COLUMNS)) {
       const schema = views.some((v) => v.name === name) ? 'temp' : 'main';
-      const actual = (db.prepare(`select name from pragma_table_xinfo(?, '${schema}')`).pluck().all(name) as string[]);
+      const actual = db.prepare(`select name from pragma_table_xinfo(?, '${schema}')`).pluck().all(name) as string[];
       expect(actual, name).toEqual([...cols]);
     }
     for (const v of views) db.exec(`drop table temp."${v.name}"`);
-    const all = db.prepare("select name from sqlite_master where type in ('table', 'view') and name not like 'sqlite_%'").pluck().all() as string[];
+    const all = db
+      .prepare("select name from sqlite_master where type in ('table', 'view') and name not like 'sqlite_%'")
+      .pluck()
+      .all() as string[];
     expect(all.sort()).toEqual(Object.keys(COLUMNS).sort());
     db.close();
   });
@@ -171,9 +208,15 @@ describe('views from queries/', () => {
   });
 
   it('every rule a view names has a test whose name carries the rule ID', () => {
-    const tests = readdirSync(join(root, 'test')).filter((f) => f.endsWith('.test.ts')).map((f) => readFileSync(join(root, 'test', f), 'utf8')).join('\n');
+    const tests = readdirSync(join(root, 'test'))
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => readFileSync(join(root, 'test', f), 'utf8'))
+      .join('\n');
     for (const v of listViews().filter((x) => x.rule !== 'none')) {
-      expect(new RegExp(`(it|describe|test)(\\.each\\([^)]*\\))?\\(\\s*['"\`][^'"\`]*${v.rule}\\b`).test(tests), `${v.file} names ${v.rule}`).toBe(true);
+      expect(
+        new RegExp(`(it|describe|test)(\\.each\\([^)]*\\))?\\(\\s*['"\`][^'"\`]*${v.rule}\\b`).test(tests),
+        `${v.file} names ${v.rule}`,
+      ).toBe(true);
     }
   });
 
@@ -187,7 +230,11 @@ describe('views from queries/', () => {
     expect(cli(['load', fixture('grafana-mini', 'capture.har'), '--db', db]).status).toBe(0);
     const which = spawnSync('sqlite3', ['-version'], { encoding: 'utf8' });
     expect(which.status, 'the sqlite3 command is installed (.ci/run installs it)').toBe(0);
-    const out = execFileSync('sqlite3', [db, 'select count(*), min(timeline_order) from records_timeline; select count(*) from response_members where pointer = \'\';'], { encoding: 'utf8' });
+    const out = execFileSync(
+      'sqlite3',
+      [db, "select count(*), min(timeline_order) from records_timeline; select count(*) from response_members where pointer = '';"],
+      { encoding: 'utf8' },
+    );
     // 11 of the 13 records are admitted (OQ-3; the favicon is a static asset, issue 17); 10 responses are JSON.
     expect(out.trim().split('\n')).toEqual(['11|start-time', '10']);
   });

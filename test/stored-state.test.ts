@@ -50,11 +50,16 @@ async function load(name: string, file: string): Promise<string> {
 function stateRows(db: string) {
   const d = new Database(db, { readonly: true });
   try {
-    const all = (table: string) => d.prepare(`select * from ${table} where capture_id = 1 order by position`).all() as Record<string, unknown>[];
+    const all = (table: string) =>
+      d.prepare(`select * from ${table} where capture_id = 1 order by position`).all() as Record<string, unknown>[];
     return {
       head: d.prepare('select * from state_capture where capture_id = 1').get() as Record<string, unknown>,
-      types: all('state_types'), entities: all('state_entities'), documents: all('state_documents'), plans: all('state_plans'),
-      limitations: all('state_limitations'), gate: all('state_gate_findings'),
+      types: all('state_types'),
+      entities: all('state_entities'),
+      documents: all('state_documents'),
+      plans: all('state_plans'),
+      limitations: all('state_limitations'),
+      gate: all('state_gate_findings'),
     };
   } finally {
     d.close();
@@ -67,33 +72,62 @@ async function expectConsistent(db: string): Promise<void> {
   expect(r.status, r.stderr).toBe(0);
   const doc = exact(r.stdout) as Record<string, any>;
   const rows = stateRows(db);
-  expect(rows.head).toMatchObject({ status: 'computed', sha256: doc.sha256, timeline_order: doc.timeline_order, evidence: compact(doc.evidence), error_code: null });
+  expect(rows.head).toMatchObject({
+    status: 'computed',
+    sha256: doc.sha256,
+    timeline_order: doc.timeline_order,
+    evidence: compact(doc.evidence),
+    error_code: null,
+  });
   expect(rows.limitations.map((l) => l.limitation)).toEqual(doc.limitations);
   expect(rows.gate.map((g) => g.finding)).toEqual(doc.gate_findings);
-  expect(rows.types.map((t) => ({
-    collection: t.collection, root_path: t.root_path, identity: t.identity, identity_source: t.identity_source, order_source: t.order_source,
-    bound: t.bound_rule === null ? null : { rule: t.bound_rule, write_ordinal: t.bound_write_ordinal }, initial_order: JSON.parse(t.initial_order as string),
-  }))).toEqual(doc.types);
+  expect(
+    rows.types.map((t) => ({
+      collection: t.collection,
+      root_path: t.root_path,
+      identity: t.identity,
+      identity_source: t.identity_source,
+      order_source: t.order_source,
+      bound: t.bound_rule === null ? null : { rule: t.bound_rule, write_ordinal: t.bound_write_ordinal },
+      initial_order: JSON.parse(t.initial_order as string),
+    })),
+  ).toEqual(doc.types);
   expect(rows.entities).toHaveLength(doc.entities.length);
   rows.entities.forEach((e, i) => {
     const d = doc.entities[i];
-    expect({ collection: e.collection, id: e.entity_key, state_order: e.state_order }).toEqual({ collection: d.collection, id: d.id, state_order: d.state_order });
+    expect({ collection: e.collection, id: e.entity_key, state_order: e.state_order }).toEqual({
+      collection: d.collection,
+      id: d.id,
+      state_order: d.state_order,
+    });
     // Entity values are exact JSON text: the bytes of the printed value, digit for digit.
     expect(e.value).toBe(compact(d.value));
     expect(e.view_values).toBe(compact(d.view_values));
     expect(JSON.parse(e.record_ordinals as string)).toEqual(d.record_ordinals);
   });
-  expect(rows.documents.map((x) => ({ tool: x.tool, path: x.path, query: x.query, status: x.status, value: x.value, record_ordinal: x.record_ordinal })))
-    .toEqual(doc.documents.map((x: any) => ({ ...x, value: compact(x.value) })));
+  expect(
+    rows.documents.map((x) => ({
+      tool: x.tool,
+      path: x.path,
+      query: x.query,
+      status: x.status,
+      value: x.value,
+      record_ordinal: x.record_ordinal,
+    })),
+  ).toEqual(doc.documents.map((x: any) => ({ ...x, value: compact(x.value) })));
   expect(rows.plans.map((p) => [p.tool, p.kind])).toEqual(doc.plans.map((p: any) => [p.tool, p.kind]));
   rows.plans.forEach((p, i) => {
     const d = doc.plans[i];
     if (d.kind === 'record') expect({ reason: p.reason, detail: p.detail }).toEqual({ reason: d.reason, detail: d.detail });
-    else if (d.kind === 'document') expect({ path: p.path, record_ordinal: p.record_ordinal }).toEqual({ path: d.path, record_ordinal: d.record_ordinal });
+    else if (d.kind === 'document')
+      expect({ path: p.path, record_ordinal: p.record_ordinal }).toEqual({ path: d.path, record_ordinal: d.record_ordinal });
     else {
       expect({ collection: p.collection, pointer: p.pointer, membership: p.membership, counters: p.counters, lines: p.lines }).toEqual({
-        collection: d.collection, pointer: d.kind === 'item' ? d.entity_pointer : d.list_pointer, membership: d.kind === 'list' ? d.membership : null,
-        counters: compact(d.counters), lines: compact(d.lines),
+        collection: d.collection,
+        pointer: d.kind === 'item' ? d.entity_pointer : d.list_pointer,
+        membership: d.kind === 'list' ? d.membership : null,
+        counters: compact(d.counters),
+        lines: compact(d.lines),
       });
       const facts = exact(p.view_facts as string) as Record<string, unknown>;
       for (const [key, value] of Object.entries(facts)) expect(compact(value), `${d.tool} ${key}`).toBe(compact(d[key]));
@@ -121,7 +155,10 @@ function withStoredRelations(computed: EnvironmentState, stored: EnvironmentStat
   const plans = computed.plans.map((p) => {
     if ((p.kind !== 'item' && p.kind !== 'list') || !p.embedded_members) return p;
     const s = stored.plans.find((x) => x.tool === p.tool) as ItemPlan | ListPlan;
-    expect(s.embedded_members!.map(({ relation: _, ...m }) => m), p.tool).toEqual(p.embedded_members);
+    expect(
+      s.embedded_members!.map(({ relation: _, ...m }) => m),
+      p.tool,
+    ).toEqual(p.embedded_members);
     return { ...p, embedded_members: s.embedded_members };
   });
   return { ...computed, plans };
@@ -140,25 +177,45 @@ async function expectViewsAgree(db: string): Promise<void> {
   const d = rawConnection(k)!;
   try {
     await withSnapshot(k, ['initial_reads', 'collection_order', 'list_locations'], async () => {
-      const initial = d.prepare('select root_path, ordinal, bound_rule, bound_ordinal from initial_reads where capture_id = 1').all() as { root_path: string; ordinal: number; bound_rule: string | null; bound_ordinal: number | null }[];
+      const initial = d.prepare('select root_path, ordinal, bound_rule, bound_ordinal from initial_reads where capture_id = 1').all() as {
+        root_path: string;
+        ordinal: number;
+        bound_rule: string | null;
+        bound_ordinal: number | null;
+      }[];
       for (const t of doc.types) {
         const rows = initial.filter((r) => r.root_path === t.root_path);
         // A type with initial reads has its bound from them; the state says the same bound.
-        if (rows.length > 0) for (const r of rows) expect(r.bound_rule === null ? null : { rule: r.bound_rule, write_ordinal: r.bound_ordinal }, t.root_path).toEqual(t.bound);
+        if (rows.length > 0)
+          for (const r of rows)
+            expect(r.bound_rule === null ? null : { rule: r.bound_rule, write_ordinal: r.bound_ordinal }, t.root_path).toEqual(t.bound);
         const ordinals = new Set(rows.map((r) => r.ordinal));
         for (const e of doc.entities.filter((x: any) => x.collection === t.collection)) {
           for (const o of e.record_ordinals) expect(ordinals.has(o), `${t.collection} ${e.id} from #${o}`).toBe(true);
         }
-        const order = d.prepare('select entity_id, state_order from collection_order where capture_id = 1 and root_path = ? order by state_order').all(t.root_path) as { entity_id: string; state_order: number }[];
+        const order = d
+          .prepare('select entity_id, state_order from collection_order where capture_id = 1 and root_path = ? order by state_order')
+          .all(t.root_path) as { entity_id: string; state_order: number }[];
         const held = new Map(doc.entities.filter((x: any) => x.collection === t.collection).map((x: any) => [x.id, x.state_order]));
-        expect(order.filter((o) => held.has(o.entity_id)).map((o) => o.entity_id), t.root_path).toEqual(t.initial_order);
+        expect(
+          order.filter((o) => held.has(o.entity_id)).map((o) => o.entity_id),
+          t.root_path,
+        ).toEqual(t.initial_order);
         for (const o of order) if (held.has(o.entity_id)) expect(held.get(o.entity_id)).toBe(o.state_order);
       }
       // state_records holds what the views say per record (serving reads it instead of them).
-      const views = d.prepare(`select r.id as record_id, i.record_id is not null as is_initial, i.bound_rule, i.bound_ordinal, l.list_pointer
+      const views = d
+        .prepare(`select r.id as record_id, i.record_id is not null as is_initial, i.bound_rule, i.bound_ordinal, l.list_pointer
         from record r left join initial_reads i on i.record_id = r.id left join list_locations l on l.body_id = r.response_body_id
-        where r.capture_id = 1 order by r.id`).all();
-      expect(d.prepare('select record_id, is_initial, bound_rule, bound_ordinal, list_pointer from state_records where capture_id = 1 order by record_id').all()).toEqual(views);
+        where r.capture_id = 1 order by r.id`)
+        .all();
+      expect(
+        d
+          .prepare(
+            'select record_id, is_initial, bound_rule, bound_ordinal, list_pointer from state_records where capture_id = 1 order by record_id',
+          )
+          .all(),
+      ).toEqual(views);
     });
   } finally {
     await k.destroy();
@@ -172,7 +229,9 @@ async function expectServingRendersPlans(db: string): Promise<number> {
   let checked = 0;
   try {
     const d = openStore(db);
-    const bodyOf = d.prepare('select b.content from record r join body_content b on b.id = r.response_body_id where r.capture_id = 1 and r.ordinal = ?').pluck();
+    const bodyOf = d
+      .prepare('select b.content from record r join body_content b on b.id = r.response_body_id where r.capture_id = 1 and r.ordinal = ?')
+      .pluck();
     for (const plan of doc.plans.filter((p: any) => p.kind === 'item' || p.kind === 'list')) {
       const records = await toolRecords(ctx, plan.tool);
       for (const line of plan.lines.filter((l: any) => l.status >= 200 && l.status <= 299)) {
@@ -181,7 +240,12 @@ async function expectServingRendersPlans(db: string): Promise<number> {
         const a = await answerCall(ctx, plan.tool, args);
         // A line the state cannot reproduce (issue 18: `membership-differs`) replays its record; the plan's other lines stay.
         const source = line.reason === undefined ? 'state' : 'replay';
-        expect({ tool: plan.tool, line: line.path, source: a.source, status: a.status }).toEqual({ tool: plan.tool, line: line.path, source, status: line.status });
+        expect({ tool: plan.tool, line: line.path, source: a.source, status: a.status }).toEqual({
+          tool: plan.tool,
+          line: line.path,
+          source,
+          status: line.status,
+        });
         expect(compact(a.body.value), `${plan.tool} ${line.path}`).toBe(compact(exact(bodyOf.get(line.record_ordinal) as string)));
         checked++;
       }
@@ -200,7 +264,8 @@ describe('stored state: the state_* rows equal what `capstate state --json` repo
     await expectServingRendersPlans(join(dir, `consistent-${name}.sqlite`));
     // Where the fixture has a hand-reviewed document, the stored state prints it byte for byte.
     const reviewed = fixture(name, 'expected', 'state.json');
-    if (existsSync(reviewed)) expect(cli(['state', '--db', join(dir, `consistent-${name}.sqlite`), '--json']).stdout).toBe(readFileSync(reviewed, 'utf8'));
+    if (existsSync(reviewed))
+      expect(cli(['state', '--db', join(dir, `consistent-${name}.sqlite`), '--json']).stdout).toBe(readFileSync(reviewed, 'utf8'));
   });
 
   it('a generated capture (bench generator, about 2 MB)', async () => {
@@ -219,8 +284,18 @@ describe('stored state: stock sqlite3 reads the state tables without capstate', 
     const db = await load('sqlite3-cli', captureOf('grafana'));
     const all = execFileSync('/usr/bin/sqlite3', ['-readonly', db, 'select * from state_entities'], { encoding: 'utf8' });
     expect(all.trim().split('\n').length).toBe(stateRows(db).entities.length);
-    const rows = JSON.parse(execFileSync('/usr/bin/sqlite3', ['-readonly', '-json', db,
-      "select collection, entity_key, json_extract(value, '$.title') as title from state_entities where collection = 'dashboards'"], { encoding: 'utf8' }));
+    const rows = JSON.parse(
+      execFileSync(
+        '/usr/bin/sqlite3',
+        [
+          '-readonly',
+          '-json',
+          db,
+          "select collection, entity_key, json_extract(value, '$.title') as title from state_entities where collection = 'dashboards'",
+        ],
+        { encoding: 'utf8' },
+      ),
+    );
     expect(rows).toEqual([{ collection: 'dashboards', entity_key: 'abc123XYZ', title: expect.any(String) }]);
     for (const table of ['state_capture', 'state_types', 'state_documents', 'state_plans', 'state_limitations', 'state_gate_findings']) {
       execFileSync('/usr/bin/sqlite3', ['-readonly', db, `select * from ${table}`], { encoding: 'utf8' });
@@ -232,7 +307,9 @@ describe('stored state: a state that cannot be computed (ES-39 budget-exceeded) 
   const budget = { CAPSTATE_STATE_BUDGET_BYTES: '100000' };
   let file: string;
   beforeAll(() => {
-    file = writeHar(dir, 'budget.har', [{ url: `${A}/api/v1/items`, body: Array.from({ length: 200 }, (_, i) => ({ id: `it-${i}`, text: 'x'.repeat(200) })) }]);
+    file = writeHar(dir, 'budget.har', [
+      { url: `${A}/api/v1/items`, body: Array.from({ length: 200 }, (_, i) => ({ id: `it-${i}`, text: 'x'.repeat(200) })) },
+    ]);
   });
 
   it('ES-39 the capture still loads, state_capture says failed with the code and message, and `state` reports the error as the state pass raises it', async () => {
@@ -269,12 +346,14 @@ describe('stored state: a state that cannot be computed (ES-39 budget-exceeded) 
     expect(text.stderr).toBe(`capstate: error: ${plainText(raised!.describe())}\n`);
     expect(text.stdout).toBe('');
     // `info` says which captures have no state, and why to ask `state`.
-    expect(cli(['info', '--db', db]).stdout).toContain('environment state: could not be computed (budget-exceeded; capstate state says why)');
+    expect(cli(['info', '--db', db]).stdout).toContain(
+      'environment state: could not be computed (budget-exceeded; capstate state says why)',
+    );
   });
 });
 
 describe('stored state: a failed load stores no state (one transaction)', () => {
-  it('a load that fails on its second capture, after the first capture\'s state was written, leaves no state rows and the store as it was', async () => {
+  it("a load that fails on its second capture, after the first capture's state was written, leaves no state rows and the store as it was", async () => {
     const db = await load('atomic', captureOf('grafana-mini'));
     const bad = join(dir, 'bad.har');
     writeFileSync(bad, '{"log": {"entries": [ {"request": ');
@@ -301,7 +380,11 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
   const expected = readFileSync(fixture('grafana', 'expected', 'state.json'), 'utf8');
   const sql = (db: string, statement: string) => {
     const d = new Database(db);
-    try { d.exec(statement); } finally { d.close(); }
+    try {
+      d.exec(statement);
+    } finally {
+      d.close();
+    }
   };
 
   it('a state computed from another queries/ hash: read-only `state` says to run migrate; migrate recomputes it (one transaction per capture)', async () => {
@@ -327,7 +410,10 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
 
   it('views built from other queries (meta queries_sha256 changed with the rules): `state` says to run migrate, which rebuilds the views and recomputes', async () => {
     const db = await load('stale-views', captureOf('grafana'));
-    sql(db, "update meta set value = 'older' where key = 'queries_sha256'; update state_capture set queries_sha256 = 'older'; delete from state_plans");
+    sql(
+      db,
+      "update meta set value = 'older' where key = 'queries_sha256'; update state_capture set queries_sha256 = 'older'; delete from state_plans",
+    );
     const r = cli(['state', '--db', db]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/stale|other queries/);
@@ -336,15 +422,40 @@ describe('stored state: `capstate migrate` recomputes a state the rule views no 
     expect(cli(['state', '--db', db, '--json']).stdout).toBe(expected);
   });
 
-  it('a store from before migration 0003 (schema version 1) gets the state tables and every capture\'s state from migrate', async () => {
+  it("a store from before migration 0003 (schema version 1) gets the state tables and every capture's state from migrate", async () => {
     const db = await load('v1', captureOf('grafana'));
     // Back to version 1: the tables and indexes later migrations add are dropped (the views that read vocabulary first).
-    const views = (new Database(db, { readonly: true }).prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]);
+    const views = new Database(db, { readonly: true })
+      .prepare("select name from sqlite_master where type = 'view'")
+      .pluck()
+      .all() as string[];
     // Members as version 1 stored them: the `member` table of 0001 (member_node is 0009's).
     const memberTable = /CREATE TABLE member \([\s\S]*?\) STRICT, WITHOUT ROWID;/.exec(listMigrations()[0].sql)![0];
     sql(db, 'create table member_v1 as select * from member;');
-    sql(db, [...views.map((v) => `drop view "${v}";`), 'drop table member_node;', memberTable, 'insert into member select * from member_v1; drop table member_v1;', 'drop index record_tool;', ...['state_write_effects', 'capture_normalisation', 'state_records', 'state_change_bounds', 'state_gate_findings', 'state_limitations', 'state_plans', 'state_documents', 'state_entities', 'state_types', 'state_capture', 'vocabulary']
-      .map((t) => `drop table ${t};`)].join(' ') + " pragma user_version = 1; delete from meta where key = 'queries_sha256';");
+    sql(
+      db,
+      [
+        ...views.map((v) => `drop view "${v}";`),
+        'drop table member_node;',
+        memberTable,
+        'insert into member select * from member_v1; drop table member_v1;',
+        'drop index record_tool;',
+        ...[
+          'state_write_effects',
+          'capture_normalisation',
+          'state_records',
+          'state_change_bounds',
+          'state_gate_findings',
+          'state_limitations',
+          'state_plans',
+          'state_documents',
+          'state_entities',
+          'state_types',
+          'state_capture',
+          'vocabulary',
+        ].map((t) => `drop table ${t};`),
+      ].join(' ') + " pragma user_version = 1; delete from meta where key = 'queries_sha256';",
+    );
     bodiesBefore0014(db);
     const r = cli(['state', '--db', db]);
     expect(r.status).toBe(1);
@@ -397,7 +508,7 @@ describe('stored state: readers render the stored rows and compute no rule', () 
     d.close();
     const ctx = await openServeContext(db);
     try {
-      const doc = await environmentStateView(ctx, ctx.captureId) as { entities: { collection: string; value: { title?: string } }[] };
+      const doc = (await environmentStateView(ctx, ctx.captureId)) as { entities: { collection: string; value: { title?: string } }[] };
       expect(doc.entities.find((e) => e.collection === 'dashboards')!.value.title).toBe('from the stored row');
     } finally {
       await closeServeContext(ctx);

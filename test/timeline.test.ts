@@ -13,9 +13,14 @@ const load = (exchanges: Exchange[]) => loadHar(dir, exchanges);
  * overlaps or follows the bound (ES-8).
  */
 const positions = (db: Database.Database) =>
-  Object.fromEntries(db.prepare(`select r.ordinal,
+  Object.fromEntries(
+    db
+      .prepare(`select r.ordinal,
         case when i.record_id is null then 'excluded' when i.bound_ordinal is null then 'unbounded' else 'initial' end
-      from read_records r left join initial_reads i on i.record_id = r.record_id order by r.ordinal`).raw().all() as [number, string][]);
+      from read_records r left join initial_reads i on i.record_id = r.record_id order by r.ordinal`)
+      .raw()
+      .all() as [number, string][],
+  );
 
 describe('ES-8 the first write bounds a type', () => {
   it('ES-8 the spec example: #1 is before the PATCH, #3 overlaps it, #4 comes after', () => {
@@ -82,8 +87,12 @@ describe('ES-8 the first write bounds a type', () => {
       { url: `${A}/api/v1/items`, body: [] },
     ]);
     expect(positions(db)).toEqual({ 1: 'initial', 2: 'initial', 4: 'excluded' });
-    expect(db.prepare('select root_path, write_ordinal, is_redacted_bound from first_write_per_root order by root_path').raw().all()).toEqual([
-      ['/api/v1/items', 3, 1], ['/api/v1/sessions', 3, 1], ['/api/v1/users', 3, 1],
+    expect(
+      db.prepare('select root_path, write_ordinal, is_redacted_bound from first_write_per_root order by root_path').raw().all(),
+    ).toEqual([
+      ['/api/v1/items', 3, 1],
+      ['/api/v1/sessions', 3, 1],
+      ['/api/v1/users', 3, 1],
     ]);
   });
 

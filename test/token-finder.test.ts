@@ -19,20 +19,27 @@ const longestFirst = (xs: string[]) => [...new Set(xs)].sort((a, b) => b.length 
 const char = fc.constantFrom(...'aAbB09zZ.-_%/=\\~+"'.split(''));
 const spelling = fc.array(char, { minLength: 3, maxLength: 12 }).map((cs) => cs.join(''));
 
-describe('whole-token search for many spellings (the Redactor\'s echoes of credentials)', () => {
+describe("whole-token search for many spellings (the Redactor's echoes of credentials)", () => {
   it('replaces exactly what the alternation replaces, for generated spellings and texts made of them', () => {
-    fc.assert(fc.property(fc.uniqueArray(spelling, { minLength: 1, maxLength: 8 }), fc.array(fc.nat(), { maxLength: 30 }), fc.array(char, { maxLength: 30 }),
-      (raw, picks, noise) => {
-        const spellings = longestFirst(raw);
-        // A text of whole spellings, their halves, glued to letters or separators, and noise.
-        const pieces = picks.map((p, i) => {
-          const s = spellings[p % spellings.length];
-          return [s, s.slice(0, Math.ceil(s.length / 2)), `x${s}`, `${s}9`, ` ${s} `, noise[i % Math.max(1, noise.length)] ?? ''][p % 6];
-        });
-        const text = pieces.join(noise.join('').slice(0, 3));
-        const finder = new TokenFinder(spellings);
-        expect(finder.replaceAll(text, '[R]')).toBe(byAlternation(spellings, text, '[R]'));
-      }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(spelling, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        fc.array(char, { maxLength: 30 }),
+        (raw, picks, noise) => {
+          const spellings = longestFirst(raw);
+          // A text of whole spellings, their halves, glued to letters or separators, and noise.
+          const pieces = picks.map((p, i) => {
+            const s = spellings[p % spellings.length];
+            return [s, s.slice(0, Math.ceil(s.length / 2)), `x${s}`, `${s}9`, ` ${s} `, noise[i % Math.max(1, noise.length)] ?? ''][p % 6];
+          });
+          const text = pieces.join(noise.join('').slice(0, 3));
+          const finder = new TokenFinder(spellings);
+          expect(finder.replaceAll(text, '[R]')).toBe(byAlternation(spellings, text, '[R]'));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 
   it('the Redactor keeps its behaviour: an echoed token replaced as a whole token, not inside a longer one', () => {

@@ -17,7 +17,9 @@ beforeAll(async () => {
   expect(cli(['load', fixture('grafana-mini', 'capture.har'), '--db', db]).status).toBe(0);
   s = await serveStore(db);
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 /** Calls `tool` over MCP and returns its error document (or null when the call succeeded). */
 async function errorOf(tool: string, args: unknown): Promise<{ code: string; message: string; context: Record<string, unknown> } | null> {
@@ -26,13 +28,36 @@ async function errorOf(tool: string, args: unknown): Promise<{ code: string; mes
 }
 
 const SAMPLES: Record<ToolName, unknown[]> = {
-  inspect_analysis_view: [{ view: { kind: 'environment-state' } }, { parent: 1, view: { kind: 'environment-manifest' } }, {}, { view: { kind: 'x' } },
-    { parent: 0, view: { kind: 'environment-state' } }, { parent: 1.5, view: { kind: 'environment-state' } }, { view: { kind: 'environment-state', y: 1 } }, { view: 'environment-state' }, { x: 1, view: { kind: 'environment-state' } }],
+  inspect_analysis_view: [
+    { view: { kind: 'environment-state' } },
+    { parent: 1, view: { kind: 'environment-manifest' } },
+    {},
+    { view: { kind: 'x' } },
+    { parent: 0, view: { kind: 'environment-state' } },
+    { parent: 1.5, view: { kind: 'environment-state' } },
+    { view: { kind: 'environment-state', y: 1 } },
+    { view: 'environment-state' },
+    { x: 1, view: { kind: 'environment-state' } },
+  ],
   inspect_environment_manifest: [{}, { x: 1 }],
-  query_store: [{ sql: 'select 1' }, { sql: 'select 1', max_rows: 10 }, { sql: 3 }, {}, { sql: 'select 1', max_rows: 0 }, { sql: 'select 1', max_rows: 10_001 }, { sql: 'select 1', max_rows: 2.5 }, { sql: 'select 1', limit: 3 }],
+  query_store: [
+    { sql: 'select 1' },
+    { sql: 'select 1', max_rows: 10 },
+    { sql: 3 },
+    {},
+    { sql: 'select 1', max_rows: 0 },
+    { sql: 'select 1', max_rows: 10_001 },
+    { sql: 'select 1', max_rows: 2.5 },
+    { sql: 'select 1', limit: 3 },
+  ],
   reset_state: [{}, { hard: true }],
   get_state: [{}, { format: 'json' }],
-  load_state: [{ state: { entities: [] } }, { state: { kind: 'served-state', capture_id: 1, entities: [], documents: [] } }, {}, { state: {}, extra: 1 }],
+  load_state: [
+    { state: { entities: [] } },
+    { state: { kind: 'served-state', capture_id: 1, entities: [], documents: [] } },
+    {},
+    { state: {}, extra: 1 },
+  ],
 };
 
 describe('one declaration per tool: the served inputSchema is its JSON Schema and accepts what the check accepts', () => {
@@ -47,7 +72,12 @@ describe('one declaration per tool: the served inputSchema is its JSON Schema an
     const validate = new Ajv({ strict: false }).compile(inputSchemaOf(name));
     for (const args of SAMPLES[name]) {
       let accepted: boolean;
-      try { parseToolArguments(name, args); accepted = true; } catch { accepted = false; }
+      try {
+        parseToolArguments(name, args);
+        accepted = true;
+      } catch {
+        accepted = false;
+      }
       expect(accepted, `${name} ${JSON.stringify(args)}`).toBe(validate(args));
     }
   });
@@ -61,10 +91,30 @@ describe('bad arguments: errors name the tool, the argument and what to give (is
     ['query_store', { sql: 'select 1', limit: 3 }, 'query_store: unknown argument "limit"; arguments: sql, max_rows', 'limit'],
     ['query_store', { sql: 'select 1', max_rows: 0 }, 'query_store: max_rows must be an integer from 1 to 10000', 'max_rows'],
     ['query_store', { sql: 'select 1', max_rows: 2.5 }, 'query_store: max_rows must be an integer from 1 to 10000', 'max_rows'],
-    ['inspect_analysis_view', { view: { kind: 'x' } }, 'inspect_analysis_view: unknown view kind "x"; kinds: environment-manifest, environment-state', 'view.kind'],
-    ['inspect_analysis_view', { view: { kind: 'environment-state', y: 1 } }, 'inspect_analysis_view: unknown member "y" of view; see the inputSchema', 'view.y'],
-    ['inspect_analysis_view', { view: 'environment-state' }, 'inspect_analysis_view: view must be an object such as {"kind": "environment-manifest"}', 'view'],
-    ['inspect_analysis_view', { parent: 0, view: { kind: 'environment-state' } }, 'inspect_analysis_view: parent must be a capture id (a positive integer)', 'parent'],
+    [
+      'inspect_analysis_view',
+      { view: { kind: 'x' } },
+      'inspect_analysis_view: unknown view kind "x"; kinds: environment-manifest, environment-state',
+      'view.kind',
+    ],
+    [
+      'inspect_analysis_view',
+      { view: { kind: 'environment-state', y: 1 } },
+      'inspect_analysis_view: unknown member "y" of view; see the inputSchema',
+      'view.y',
+    ],
+    [
+      'inspect_analysis_view',
+      { view: 'environment-state' },
+      'inspect_analysis_view: view must be an object such as {"kind": "environment-manifest"}',
+      'view',
+    ],
+    [
+      'inspect_analysis_view',
+      { parent: 0, view: { kind: 'environment-state' } },
+      'inspect_analysis_view: parent must be a capture id (a positive integer)',
+      'parent',
+    ],
     ['inspect_analysis_view', {}, 'inspect_analysis_view: missing required argument "view"', 'view'],
     ['inspect_environment_manifest', { x: 1 }, 'inspect_environment_manifest: unknown argument "x"; arguments: none', 'x'],
     ['reset_state', { hard: true }, 'reset_state: unknown argument "hard"; arguments: none', 'hard'],
@@ -81,7 +131,11 @@ describe('bad arguments: errors name the tool, the argument and what to give (is
 
   it("load_state's document itself is checked against the served capture by validateState (code bad-state, the field named)", async () => {
     expect(await errorOf('load_state', { state: 'x' })).toMatchObject({ code: 'bad-state', context: { field: 'state' } });
-    expect(await errorOf('load_state', { state: {} })).toMatchObject({ code: 'bad-state', message: expect.stringMatching(/state\.entities must be an array/), context: { field: 'state.entities' } });
+    expect(await errorOf('load_state', { state: {} })).toMatchObject({
+      code: 'bad-state',
+      message: expect.stringMatching(/state\.entities must be an array/),
+      context: { field: 'state.entities' },
+    });
   });
 
   it('good arguments pass, with their defaults: a query_store call returns its rows, inspect_analysis_view the served capture', async () => {

@@ -22,14 +22,22 @@ const FIXTURES = ['json-server', 'json-server-operators', 'json-server-nested', 
 function sample(s: Schema): unknown {
   const type = s.type ?? s.anyOf?.[0]?.type;
   switch (type) {
-    case 'string': return 'v1';
-    case 'integer': return 7;
-    case 'number': return 1.5;
-    case 'boolean': return true;
-    case 'null': return null;
-    case 'array': return [];
-    case 'object': return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, p]) => [k, sample(p)]));
-    default: return 'v1';
+    case 'string':
+      return 'v1';
+    case 'integer':
+      return 7;
+    case 'number':
+      return 1.5;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'array':
+      return [];
+    case 'object':
+      return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, p]) => [k, sample(p)]));
+    default:
+      return 'v1';
   }
 }
 
@@ -58,7 +66,8 @@ function casesOf(schema: Schema): { name: string; args: unknown }[] {
       for (const [m, q] of Object.entries(p.properties ?? {})) {
         cases.push({ name: `${k}.${m} of the wrong type`, args: { ...full, [k]: { ...(full[k] as object), [m]: wrongFor(q) } } });
       }
-      if (p.additionalProperties === false) cases.push({ name: `${k} with an unknown member`, args: { ...full, [k]: { ...(full[k] as object), zz_unknown: 'x' } } });
+      if (p.additionalProperties === false)
+        cases.push({ name: `${k} with an unknown member`, args: { ...full, [k]: { ...(full[k] as object), zz_unknown: 'x' } } });
       if (Object.values(p.properties ?? {}).some((q) => q.anyOf)) {
         const arrays = Object.fromEntries(Object.entries(p.properties ?? {}).map(([m, q]) => [m, q.anyOf ? ['a', 'b'] : sample(q)]));
         cases.push({ name: `${k} with repeated values`, args: { ...full, [k]: arrays } });
@@ -68,7 +77,7 @@ function casesOf(schema: Schema): { name: string; args: unknown }[] {
   return cases;
 }
 
-describe('issue 19: an environment tool\'s check accepts exactly what its published inputSchema accepts', () => {
+describe("issue 19: an environment tool's check accepts exactly what its published inputSchema accepts", () => {
   const dir = tempDir();
   const served: { fixture: string; s: Served }[] = [];
   const ajv = new Ajv({ strict: true, allErrors: false });
@@ -81,7 +90,9 @@ describe('issue 19: an environment tool\'s check accepts exactly what its publis
       served.push({ fixture: f, s: await serveStore(db) });
     }
   });
-  afterAll(async () => { for (const { s } of served) await s.close(); });
+  afterAll(async () => {
+    for (const { s } of served) await s.close();
+  });
 
   it('every case of every tool gets the same verdict from Ajv and from the check', async () => {
     let compared = 0;
@@ -93,13 +104,18 @@ describe('issue 19: an environment tool\'s check accepts exactly what its publis
         const input = await toolInputCached(s.ctx, tool);
         for (const c of casesOf(published)) {
           let checked: true | string = true;
-          try { checkArguments(name, input, c.args); } catch (e) {
+          try {
+            checkArguments(name, input, c.args);
+          } catch (e) {
             expect(e, `${f} ${name} ${c.name}`).toBeInstanceOf(CapstateError);
             expect((e as CapstateError).code).toBe('bad-arguments');
             checked = (e as CapstateError).message;
           }
           const valid = validate(c.args);
-          expect(checked === true, `${f} ${name}, ${c.name}: Ajv says ${valid ? 'valid' : ajv.errorsText(validate.errors)}, the check says ${checked === true ? 'valid' : checked}`).toBe(valid);
+          expect(
+            checked === true,
+            `${f} ${name}, ${c.name}: Ajv says ${valid ? 'valid' : ajv.errorsText(validate.errors)}, the check says ${checked === true ? 'valid' : checked}`,
+          ).toBe(valid);
           compared++;
           if (!valid) refused++;
         }

@@ -11,7 +11,12 @@ import { type Sqlite } from '../src/store/open.js';
 import { withStatementSnapshot } from '../src/store/snapshot.js';
 import { migratedStore } from './helpers.js';
 
-export interface ToolFacts { method?: string; template: string; root?: string; isQueryPost?: boolean }
+export interface ToolFacts {
+  method?: string;
+  template: string;
+  root?: string;
+  isQueryPost?: boolean;
+}
 
 export interface RecordFacts {
   tool: number;
@@ -41,8 +46,11 @@ let stores = 0;
 /** A new store under `dir` with one capture, ready for fact rows. */
 export function factStore(dir: string): FactStore {
   const db = migratedStore(join(dir, `facts-${process.pid}-${stores++}.sqlite`), { scratch: true });
-  const capture = Number(db.prepare("insert into capture (path, sha256, bytes, format, loaded_at) values ('facts.har', ?, 0, 'har', '2026-01-01T00:00:00Z')")
-    .run(`facts-${stores}`).lastInsertRowid);
+  const capture = Number(
+    db
+      .prepare("insert into capture (path, sha256, bytes, format, loaded_at) values ('facts.har', ?, 0, 'har', '2026-01-01T00:00:00Z')")
+      .run(`facts-${stores}`).lastInsertRowid,
+  );
   const insertBody = db.prepare('insert into body (sha256, bytes, kind, is_usable, unusable_reason, content) values (?, ?, ?, ?, ?, ?)');
   const insertMember = db.prepare(MEMBER_NODE_INSERT);
   const none = Number(insertBody.run('none', 0, 'none', 0, 'no-body', null).lastInsertRowid);
@@ -54,7 +62,8 @@ export function factStore(dir: string): FactStore {
     flattenMembers(value, (m) => insertMember.run(memberNodeParams(id, m)));
     return id;
   };
-  const insertTool = db.prepare(`insert into tool (capture_id, name, method, template, root_path, is_query_post, ends_in_param, template_source)
+  const insertTool =
+    db.prepare(`insert into tool (capture_id, name, method, template, root_path, is_query_post, ends_in_param, template_source)
     values (?, ?, ?, ?, ?, ?, ?, 'inferred')`);
   const insertRecord = db.prepare(`insert into record (capture_id, ordinal, method, url, origin, path, query, is_url_redacted, status,
     started_ms, duration_ms, request_body_id, response_body_id, tool_id) values (?, ?, ?, ?, 'http://app.test', ?, ?, 0, ?, ?, ?, ?, ?, ?)`);
@@ -67,8 +76,10 @@ export function factStore(dir: string): FactStore {
     tool(t) {
       const method = t.method ?? 'GET';
       const root = t.root ?? t.template.split('/{')[0];
-      const id = Number(insertTool.run(capture, `${method} ${t.template}`, method, t.template, root, t.isQueryPost ? 1 : 0,
-        /\}$/.test(t.template) ? 1 : 0).lastInsertRowid);
+      const id = Number(
+        insertTool.run(capture, `${method} ${t.template}`, method, t.template, root, t.isQueryPost ? 1 : 0, /\}$/.test(t.template) ? 1 : 0)
+          .lastInsertRowid,
+      );
       toolMethods.set(id, method);
       return id;
     },
@@ -77,14 +88,37 @@ export function factStore(dir: string): FactStore {
       ordinal++;
       const start = r.start === undefined ? ordinal * 1000 : r.start;
       const url = `http://app.test${r.path}${r.query ? `?${r.query}` : ''}`;
-      const id = Number(insertRecord.run(capture, ordinal, method, url, r.path, r.query ?? null, r.status ?? 200,
-        start === null ? null : Date.UTC(2026, 0, 1) + start, r.duration ?? 20, none, body(r.body), r.tool).lastInsertRowid);
+      const id = Number(
+        insertRecord.run(
+          capture,
+          ordinal,
+          method,
+          url,
+          r.path,
+          r.query ?? null,
+          r.status ?? 200,
+          start === null ? null : Date.UTC(2026, 0, 1) + start,
+          r.duration ?? 20,
+          none,
+          body(r.body),
+          r.tool,
+        ).lastInsertRowid,
+      );
       (r.pathParams ?? []).forEach((v, i) => insertPathParam.run(id, i, `p${i}`, v));
       // The query's name/value pairs in request order, as the loader stores them.
       [...new URLSearchParams(r.query ?? '')].forEach(([n, v], i) => insertQueryParam.run(id, i, n, v));
       return id;
     },
     // Views read as `capstate sql` reads them, evaluated once over the facts as they are now.
-    rows: (sql, ...params) => withStatementSnapshot(db, sql, () => db.prepare(sql).raw().all(...params) as unknown[][]),
+    rows: (sql, ...params) =>
+      withStatementSnapshot(
+        db,
+        sql,
+        () =>
+          db
+            .prepare(sql)
+            .raw()
+            .all(...params) as unknown[][],
+      ),
   };
 }

@@ -15,7 +15,8 @@ function projects(): FactStore & { list: number; item: number; imports: number }
   });
 }
 
-const created = (f: FactStore) => f.rows('select root_path, post_ordinal, created_id from post_created_ids order by post_ordinal, created_id, root_path');
+const created = (f: FactStore) =>
+  f.rows('select root_path, post_ordinal, created_id from post_created_ids order by post_ordinal, created_id, root_path');
 
 describe('ES-9 post_created_ids, rows in and out', () => {
   it('ES-9 a top-level identity member of 4+ characters that the type shows only after the POST', () => {
@@ -24,8 +25,9 @@ describe('ES-9 post_created_ids, rows in and out', () => {
     f.record({ tool: f.imports, path: '/api/imports', start: 1000, duration: 90, status: 201, body: { id: 'prj-2002', status: 'done' } });
     f.record({ tool: f.list, path: '/api/projects', start: 2000, duration: 40, body: [{ id: 'prj-1001' }, { id: 'prj-2002' }] });
     expect(created(f)).toEqual([['/api/projects', 2, 'prj-2002']]);
-    expect(f.rows('select post_record_id, post_timeline_position, post_started_ms, post_ended_ms from post_created_ids'))
-      .toEqual([[2, 2, Date.UTC(2026, 0, 1) + 1000, Date.UTC(2026, 0, 1) + 1090]]);
+    expect(f.rows('select post_record_id, post_timeline_position, post_started_ms, post_ended_ms from post_created_ids')).toEqual([
+      [2, 2, Date.UTC(2026, 0, 1) + 1000, Date.UTC(2026, 0, 1) + 1090],
+    ]);
   });
 
   it('ES-9 an id a read completed before the POST showed was not created by it', () => {
@@ -44,7 +46,7 @@ describe('ES-9 post_created_ids, rows in and out', () => {
     expect(created(f)).toEqual([['/api/projects', 3, 'prj-2002']]);
   });
 
-  it('ES-9 (OQ-10) an identity member inside the object held by the body\'s single wrapper member', () => {
+  it("ES-9 (OQ-10) an identity member inside the object held by the body's single wrapper member", () => {
     const f = projects();
     f.record({ tool: f.imports, path: '/api/imports', status: 201, body: { data: { id: 'prj-3003', name: 'Gamma' } } });
     f.record({ tool: f.imports, path: '/api/imports', status: 201, body: { data: { uuid: 'prj-3004' }, meta: {} } });
@@ -60,7 +62,10 @@ describe('ES-9 post_created_ids, rows in and out', () => {
     f.record({ tool: f.imports, path: '/api/imports', status: 201, body: 40050 });
     f.record({ tool: f.imports, path: '/api/imports', status: 201, body: true });
     f.record({ tool: f.list, path: '/api/projects', body: [{ id: 'prj-4004' }, { id: 40050 }, { id: 'true' }] });
-    expect(created(f)).toEqual([['/api/projects', 1, 'prj-4004'], ['/api/projects', 2, '40050']]);
+    expect(created(f)).toEqual([
+      ['/api/projects', 1, 'prj-4004'],
+      ['/api/projects', 2, '40050'],
+    ]);
   });
 
   it('ES-9 the sole scalar member of the body object names the id; two scalars name none unless one is an identity member', () => {
@@ -69,9 +74,16 @@ describe('ES-9 post_created_ids, rows in and out', () => {
     f.record({ tool: f.imports, path: '/api/imports', status: 201, body: { ref: 'prj-5006', state: 'ok' } });
     f.record({ tool: f.imports, path: '/api/imports', status: 201, body: { key: 'prj-5007', uid: 'prj-5008' } });
     f.record({ tool: f.imports, path: '/api/imports', status: 201, body: [{ id: 'prj-5009' }] });
-    f.record({ tool: f.list, path: '/api/projects', body: ['prj-5005', 'prj-5006', 'prj-5007', 'prj-5008', 'prj-5009'].map((id) => ({ id })) });
+    f.record({
+      tool: f.list,
+      path: '/api/projects',
+      body: ['prj-5005', 'prj-5006', 'prj-5007', 'prj-5008', 'prj-5009'].map((id) => ({ id })),
+    });
     // `key` is never an identity name; a root array is not an object body.
-    expect(created(f)).toEqual([['/api/projects', 1, 'prj-5005'], ['/api/projects', 3, 'prj-5008']]);
+    expect(created(f)).toEqual([
+      ['/api/projects', 1, 'prj-5005'],
+      ['/api/projects', 3, 'prj-5008'],
+    ]);
   });
 
   it('ES-9 an id under four characters needs a read of the type before the POST and an item read naming it after', () => {
@@ -89,7 +101,7 @@ describe('ES-9 post_created_ids, rows in and out', () => {
     expect(created(unread)).toEqual([]);
   });
 
-  it('ES-9 a failed POST, a POST under the type\'s own root and a query POST are no ES-9 bound', () => {
+  it("ES-9 a failed POST, a POST under the type's own root and a query POST are no ES-9 bound", () => {
     const f = projects();
     const own = f.tool({ method: 'POST', template: '/api/projects' });
     const search = f.tool({ method: 'POST', template: '/api/imports/search', root: '/api/imports', isQueryPost: true });
@@ -115,6 +127,9 @@ describe('ES-9 post_created_ids, rows in and out', () => {
     f.record({ tool: f.imports, path: '/api/imports', status: 201, body: { id: 'obj-7007' } });
     f.record({ tool: f.list, path: '/api/projects', body: [{ id: 'obj-7007' }] });
     f.record({ tool: tasks, path: '/api/tasks', body: [{ id: 'obj-7007' }] });
-    expect(created(f)).toEqual([['/api/projects', 1, 'obj-7007'], ['/api/tasks', 1, 'obj-7007']]);
+    expect(created(f)).toEqual([
+      ['/api/projects', 1, 'obj-7007'],
+      ['/api/tasks', 1, 'obj-7007'],
+    ]);
   });
 });

@@ -15,15 +15,22 @@ const dir = tempDir();
 
 function vocabularyRows(): { vocabulary: string; name: string }[] {
   const db = openStore(join(dir, 'rows.sqlite'), { write: true });
-  const rows = db.prepare('select vocabulary, name from vocabulary order by vocabulary, rank').all() as { vocabulary: string; name: string }[];
+  const rows = db.prepare('select vocabulary, name from vocabulary order by vocabulary, rank').all() as {
+    vocabulary: string;
+    name: string;
+  }[];
   db.close();
   return rows;
 }
 
 /** Every rule view and every TypeScript source file, with its lines. */
 function sources(): { file: string; lines: string[] }[] {
-  const sql = readdirSync(join(root, 'queries')).filter((f) => f.endsWith('.sql')).map((f) => `queries/${f}`);
-  const ts = (readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => `src/${f}`);
+  const sql = readdirSync(join(root, 'queries'))
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => `queries/${f}`);
+  const ts = (readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `src/${f}`);
   return [...sql, ...ts].map((file) => ({ file, lines: readFileSync(join(root, file), 'utf8').split('\n') }));
 }
 
@@ -31,7 +38,9 @@ const quotedIn = (line: string) => new Set([...line.matchAll(/['"`]([^'"`\s]+)['
 
 describe('one list per vocabulary', () => {
   it('ES-11 no identity name is written as a literal in queries/*.sql or src/ (the migration holds them)', () => {
-    const names = vocabularyRows().filter((r) => r.vocabulary === 'identity').map((r) => r.name);
+    const names = vocabularyRows()
+      .filter((r) => r.vocabulary === 'identity')
+      .map((r) => r.name);
     expect(names).toEqual(['id', 'uuid', 'uid', 'guid', '_id']);
     const found: string[] = [];
     for (const { file, lines } of sources()) {
@@ -64,8 +73,17 @@ describe('one list per vocabulary', () => {
   it('a view that joins the vocabulary says so in its @reads header', () => {
     const readers = listViews().filter((v) => /\bfrom\s+vocabulary\b|\bjoin\s+vocabulary\b/i.test(v.sql));
     // collection_order and the variant views read the parameter roles through query_param_roles.
-    expect(readers.map((v) => v.name).sort()).toEqual(['item_locations', 'list_counters', 'list_locations', 'list_membership', 'list_page_signals',
-      'post_created_ids', 'query_param_roles', 'read_records', 'type_identities']);
+    expect(readers.map((v) => v.name).sort()).toEqual([
+      'item_locations',
+      'list_counters',
+      'list_locations',
+      'list_membership',
+      'list_page_signals',
+      'post_created_ids',
+      'query_param_roles',
+      'read_records',
+      'type_identities',
+    ]);
     for (const v of readers) expect(v.reads, v.file).toContain('vocabulary');
   });
 });
@@ -74,7 +92,14 @@ describe('views and code read the vocabulary table', () => {
   it('ES-11 a new identity name identifies a list (list_locations) and a type (type_identities)', () => {
     const f = factStore(dir);
     const tags = f.tool({ template: '/api/tags' });
-    f.record({ tool: tags, path: '/api/tags', body: [{ key: 'tg-a', label: 'A' }, { key: 'tg-b', label: 'B' }] });
+    f.record({
+      tool: tags,
+      path: '/api/tags',
+      body: [
+        { key: 'tg-a', label: 'A' },
+        { key: 'tg-b', label: 'B' },
+      ],
+    });
     const identity = () => f.rows('select identity_field, identity_source from type_identities');
     // Issue 18: before, `key` identifies the tags only as a member unique across them.
     expect(f.rows('select identity_key, identity_source from list_locations')).toEqual([['key', 'member']]);
@@ -90,9 +115,15 @@ describe('views and code read the vocabulary table', () => {
     f.record({ tool: tags, path: '/api/tags', query: 'sort=name', body: [{ id: 'tg-a' }, { id: 'tg-b' }] });
     f.record({ tool: tags, path: '/api/tags', body: [{ id: 'tg-b' }, { id: 'tg-a' }] });
     const order = () => f.rows('select entity_id, state_order, order_source, order_record_id from collection_order order by state_order');
-    expect(order()).toEqual([['tg-b', 0, 'row', 2], ['tg-a', 1, 'row', 2]]);
+    expect(order()).toEqual([
+      ['tg-b', 0, 'row', 2],
+      ['tg-a', 1, 'row', 2],
+    ]);
     f.db.prepare("delete from vocabulary where vocabulary = 'ordering' and name = 'sort'").run();
-    expect(order()).toEqual([['tg-a', 0, 'row', 1], ['tg-b', 1, 'row', 1]]);
+    expect(order()).toEqual([
+      ['tg-a', 0, 'row', 1],
+      ['tg-b', 1, 'row', 1],
+    ]);
   });
 
   it('ES-33 (decisions) `sort[0][field]` is an ordering parameter by its base, in the views and in TypeScript alike', async () => {
@@ -100,7 +131,10 @@ describe('views and code read the vocabulary table', () => {
     const tags = f.tool({ template: '/api/tags' });
     f.record({ tool: tags, path: '/api/tags', query: 'sort[0][field]=name', body: [{ id: 'tg-a' }, { id: 'tg-b' }] });
     f.record({ tool: tags, path: '/api/tags', body: [{ id: 'tg-b' }, { id: 'tg-a' }] });
-    expect(f.rows('select entity_id, order_record_id from collection_order order by state_order')).toEqual([['tg-b', 2], ['tg-a', 2]]);
+    expect(f.rows('select entity_id, order_record_id from collection_order order by state_order')).toEqual([
+      ['tg-b', 2],
+      ['tg-a', 2],
+    ]);
     const k = kyselyFor(f.db);
     const v = await readVocabulary(k);
     expect(paramBase('Sort[0][field]')).toBe('sort');

@@ -17,10 +17,20 @@ import { serveStore, text } from './serve-helpers.js';
 
 const dir = tempDir();
 const WRITE = /"method":\s*"(POST|PUT|PATCH|DELETE)"/;
-const withWrites = readdirSync(fixture()).filter((name) => existsSync(fixture(name, 'capture.har')) && WRITE.test(readFileSync(fixture(name, 'capture.har'), 'utf8')));
+const withWrites = readdirSync(fixture()).filter(
+  (name) => existsSync(fixture(name, 'capture.har')) && WRITE.test(readFileSync(fixture(name, 'capture.har'), 'utf8')),
+);
 
-interface Marked { tool: string; effect?: string; reason?: string }
-interface Evidence { status: string; unknown: string[]; write_effects?: { verified: Marked[]; replayed: Marked[] } }
+interface Marked {
+  tool: string;
+  effect?: string;
+  reason?: string;
+}
+interface Evidence {
+  status: string;
+  unknown: string[];
+  write_effects?: { verified: Marked[]; replayed: Marked[] };
+}
 
 function load(name: string, file = join(dir, `${name}.sqlite`)): string {
   const r = cli(['load', fixture(name, 'capture.har'), '--db', file, '--quiet']);
@@ -39,7 +49,10 @@ function writeTools(db: string): string[] {
   const r = cli(['manifest', '--db', db, '--json']);
   expect(r.status, r.stderr).toBe(0);
   const [m] = (JSON.parse(r.stdout) as { manifests: { tools: { name: string; method: string; is_query_post: boolean }[] }[] }).manifests;
-  return m.tools.filter((t) => !['GET', 'HEAD', 'OPTIONS', 'TRACE'].includes(t.method.toUpperCase()) && !t.is_query_post).map((t) => t.name).sort();
+  return m.tools
+    .filter((t) => !['GET', 'HEAD', 'OPTIONS', 'TRACE'].includes(t.method.toUpperCase()) && !t.is_query_post)
+    .map((t) => t.name)
+    .sort();
 }
 
 /** How serving answers one write call: from state (it takes effect) or by replay. */
@@ -60,22 +73,31 @@ describe('ES-41 extended: write effects verified per tool', () => {
     expect(withWrites).toEqual(expect.arrayContaining(['json-server', 'json-server-nested', 'json-server-operators', 'redmine-rest']));
   });
 
-  it.each(withWrites)('%s: the stored marking is check-effects\' verified set, and every write tool is marked once', (name) => {
-    const db = load(name);
-    const ce = cli(['check-effects', '--db', db, '--json']);
-    expect(ce.status, ce.stderr).toBe(0);
-    const report = JSON.parse(ce.stdout) as { write_tools: { verified: Marked[]; replayed: Marked[] } };
-    const marked = evidenceOf(db).write_effects!;
-    expect(marked.verified).toEqual(report.write_tools.verified);
-    expect(marked.replayed.map((r) => r.tool)).toEqual(report.write_tools.replayed.map((r) => r.tool));
-    expect([...marked.verified, ...marked.replayed].map((m) => m.tool).sort()).toEqual(writeTools(db));
-    // The rows serving reads say the same.
-    const store = new Database(db, { readonly: true });
-    const rows = store.prepare('select tool, verified, effect, reason from state_write_effects order by position').all() as { tool: string; verified: number; effect: string | null; reason: string | null }[];
-    store.close();
-    expect(rows.filter((r) => r.verified === 1).map((r) => ({ tool: r.tool, effect: r.effect }))).toEqual(marked.verified);
-    expect(rows.filter((r) => r.verified === 0).map((r) => ({ tool: r.tool, reason: r.reason }))).toEqual(marked.replayed);
-  }, 120_000);
+  it.each(withWrites)(
+    "%s: the stored marking is check-effects' verified set, and every write tool is marked once",
+    (name) => {
+      const db = load(name);
+      const ce = cli(['check-effects', '--db', db, '--json']);
+      expect(ce.status, ce.stderr).toBe(0);
+      const report = JSON.parse(ce.stdout) as { write_tools: { verified: Marked[]; replayed: Marked[] } };
+      const marked = evidenceOf(db).write_effects!;
+      expect(marked.verified).toEqual(report.write_tools.verified);
+      expect(marked.replayed.map((r) => r.tool)).toEqual(report.write_tools.replayed.map((r) => r.tool));
+      expect([...marked.verified, ...marked.replayed].map((m) => m.tool).sort()).toEqual(writeTools(db));
+      // The rows serving reads say the same.
+      const store = new Database(db, { readonly: true });
+      const rows = store.prepare('select tool, verified, effect, reason from state_write_effects order by position').all() as {
+        tool: string;
+        verified: number;
+        effect: string | null;
+        reason: string | null;
+      }[];
+      store.close();
+      expect(rows.filter((r) => r.verified === 1).map((r) => ({ tool: r.tool, effect: r.effect }))).toEqual(marked.verified);
+      expect(rows.filter((r) => r.verified === 0).map((r) => ({ tool: r.tool, reason: r.reason }))).toEqual(marked.replayed);
+    },
+    120_000,
+  );
 
   it('`write-effects` stays unknown only while some write tool replays; `state` says so in one plain line', () => {
     for (const name of ['json-server', 'grafana']) {
@@ -123,7 +145,9 @@ describe('ES-41 extended: write effects verified per tool', () => {
     // The store as capstate wrote it before 0011: no table, the pass's evidence, schema version 10.
     const w = new Database(db);
     w.exec('drop table state_write_effects');
-    w.prepare('update state_capture set evidence = ?').run(JSON.stringify({ status: 'inferred', unknown: ['authorization', 'response-semantics', 'write-effects'] }));
+    w.prepare('update state_capture set evidence = ?').run(
+      JSON.stringify({ status: 'inferred', unknown: ['authorization', 'response-semantics', 'write-effects'] }),
+    );
     w.pragma('user_version = 10');
     w.close();
     bodiesBefore0014(db);

@@ -21,7 +21,9 @@ export interface Answer {
 export type Verdict = 'matched' | 'wrong' | 'declined';
 
 /** Per app: names of members whose values the app sets itself and that differ between runs. */
-export interface MaskRules { fields: string[] }
+export interface MaskRules {
+  fields: string[];
+}
 
 export const NO_MASK: MaskRules = { fields: [] };
 

@@ -37,15 +37,22 @@ export const APPS: FidelityApp[] = [
   {
     name: 'json-server-0.17',
     about: 'json-server 0.17.4 (npm, pinned devDependency), seed db.json, page served from its --static dir',
-    command: (db, pub, port) => ({ file: process.execPath, args: [pkgBin('json-server', 'lib/cli/bin.js'), '--host', '127.0.0.1', '--port', String(port), '--static', pub, '--quiet', db] }),
+    command: (db, pub, port) => ({
+      file: process.execPath,
+      args: [pkgBin('json-server', 'lib/cli/bin.js'), '--host', '127.0.0.1', '--port', String(port), '--static', pub, '--quiet', db],
+    }),
     readyPath: '/db',
     // json-server 0.17 sets no value of its own but ids, which are the same from the same seed.
     mask: { fields: [] },
   },
   {
     name: 'json-server-1.0',
-    about: 'json-server 1.0.0-beta.3 (npm alias json-server-1, pinned devDependency; the last 1.x that runs on Node 20), string ids, seed db.json, page served from its --static dir',
-    command: (db, pub, port) => ({ file: process.execPath, args: [pkgBin('json-server-1', 'lib/bin.js'), '--host', '127.0.0.1', '--port', String(port), '--static', pub, db] }),
+    about:
+      'json-server 1.0.0-beta.3 (npm alias json-server-1, pinned devDependency; the last 1.x that runs on Node 20), string ids, seed db.json, page served from its --static dir',
+    command: (db, pub, port) => ({
+      file: process.execPath,
+      args: [pkgBin('json-server-1', 'lib/bin.js'), '--host', '127.0.0.1', '--port', String(port), '--static', pub, db],
+    }),
     // 1.x has no /db route.
     readyPath: '/posts',
     // Ids are the seed's or the session's own (session.html sends them), so nothing varies.
@@ -68,7 +75,11 @@ export function freePort(): Promise<number> {
 }
 
 /** A running real app: its base URL and how to stop it. */
-export interface RunningApp { base: string; stop(): Promise<void>; child: ChildProcess }
+export interface RunningApp {
+  base: string;
+  stop(): Promise<void>;
+  child: ChildProcess;
+}
 
 /**
  * Starts `app` from its seed: db.json copied to `work` (the app writes it), session.html as
@@ -83,15 +94,22 @@ export async function startApp(app: FidelityApp, work: string): Promise<RunningA
   const { file, args } = app.command('db.json', 'public', port);
   const child = spawn(file, args, { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d) => { err += d; });
+  child.stderr!.setEncoding('utf8').on('data', (d) => {
+    err += d;
+  });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const base = `http://127.0.0.1:${port}`;
-  const stop = async () => { if (child.exitCode === null) child.kill('SIGTERM'); await exited; };
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  };
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) break;
     try {
       if ((await fetch(base + app.readyPath)).status === 200) return { base, stop, child };
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   await stop();
@@ -99,10 +117,22 @@ export async function startApp(app: FidelityApp, work: string): Promise<RunningA
 }
 
 /** One request to send: a held-out one (with id and kind) or one of the capture's own. */
-export interface Req { method: string; path: string; body?: string; content_type?: string; recorded_status?: number }
-export interface HeldOut extends Req { id: string; kind: string }
+export interface Req {
+  method: string;
+  path: string;
+  body?: string;
+  content_type?: string;
+  recorded_status?: number;
+}
+export interface HeldOut extends Req {
+  id: string;
+  kind: string;
+}
 
-interface HarEntry { request: { method: string; url: string; postData?: { mimeType?: string; text?: string } }; response: { status: number } }
+interface HarEntry {
+  request: { method: string; url: string; postData?: { mimeType?: string; text?: string } };
+  response: { status: number };
+}
 
 /**
  * The capture's own API requests, in order: every entry whose first path segment names a
@@ -117,7 +147,10 @@ export function captureRequests(app: FidelityApp): Req[] {
     const u = new URL(e.request.url);
     if (!roots.has(u.pathname.split('/')[1] ?? '')) continue;
     const r: Req = { method: e.request.method, path: u.pathname + u.search, recorded_status: e.response.status };
-    if (e.request.postData?.text !== undefined) { r.body = e.request.postData.text; r.content_type = e.request.postData.mimeType ?? 'application/json'; }
+    if (e.request.postData?.text !== undefined) {
+      r.body = e.request.postData.text;
+      r.content_type = e.request.postData.mimeType ?? 'application/json';
+    }
     out.push(r);
   }
   return out;
@@ -134,10 +167,15 @@ export async function send(base: string, r: Req): Promise<Answer> {
   const res = await fetch(base + r.path, { method: r.method, headers, body: r.body, signal: AbortSignal.timeout(30_000) });
   const text = await res.text();
   const h = (n: string) => res.headers.get(n);
-  const a: Answer = { status: res.status, content_type: h('content-type'), ...bodyOf(text), x_total_count: h('x-total-count'), link: h('link') };
+  const a: Answer = {
+    status: res.status,
+    content_type: h('content-type'),
+    ...bodyOf(text),
+    x_total_count: h('x-total-count'),
+    link: h('link'),
+  };
   if (h('x-capstate-source') !== null || h('x-capstate-error') !== null || h('capstate-answer') !== null) {
     a.capstate = { source: h('x-capstate-source'), answer: h('capstate-answer'), error: h('x-capstate-error') };
   }
   return a;
 }
-

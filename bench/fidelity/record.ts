@@ -49,8 +49,12 @@ async function recordTruth(app: FidelityApp): Promise<number> {
   try {
     for (const r of captureRequests(app)) await send(running.base, r);
     const answers = [];
-    for (const r of heldOut(app)) answers.push({ id: r.id, kind: r.kind, method: r.method, path: r.path, ...(await send(running.base, r)) });
-    const truth = { about: `The answers of ${app.about}, after the capture's own requests, to heldout.json in order. Written by npm run fidelity:record; never by capstate.`, answers };
+    for (const r of heldOut(app))
+      answers.push({ id: r.id, kind: r.kind, method: r.method, path: r.path, ...(await send(running.base, r)) });
+    const truth = {
+      about: `The answers of ${app.about}, after the capture's own requests, to heldout.json in order. Written by npm run fidelity:record; never by capstate.`,
+      answers,
+    };
     writeFileSync(join(appDir(app), 'truth.json'), JSON.stringify(truth, null, 1) + '\n');
     return answers.length;
   } finally {

@@ -14,7 +14,16 @@ import { APPS, appDir, captureRequests, heldOut, root, send, type FidelityApp } 
 
 const cli = process.env.FIDELITY_CLI ?? join(root, 'dist/src/cli/main.js');
 
-interface Result { id: string; kind: string; method: string; path: string; verdict: Verdict; why: string[]; truth: Answer; model: Answer }
+interface Result {
+  id: string;
+  kind: string;
+  method: string;
+  path: string;
+  verdict: Verdict;
+  why: string[];
+  truth: Answer;
+  model: Answer;
+}
 
 /** `capstate serve CAPTURE --http 127.0.0.1:0` while `use` runs (test/helpers.ts whileServedOverHttp). */
 async function whileServed<T>(capture: string, use: (base: string) => Promise<T>): Promise<T> {
@@ -27,9 +36,15 @@ async function whileServed<T>(capture: string, use: (base: string) => Promise<T>
       child.stderr!.on('data', (c: Buffer) => {
         err += c.toString();
         const m = /over HTTP at (http:\/\/[^:]+:\d+)/.exec(err);
-        if (m) { clearTimeout(timer); resolve(m[1]); }
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
       });
-      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`serve exited ${code}: ${err}`)); });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`serve exited ${code}: ${err}`));
+      });
     });
     return await use(base);
   } finally {
@@ -54,7 +69,14 @@ async function runApp(app: FidelityApp): Promise<{ results: Result[]; replay: { 
       const t = byId.get(r.id);
       if (!t) throw new Error(`${app.name}: truth.json has no answer for ${r.id}: run npm run fidelity:record ${app.name}`);
       const model = await send(base, r);
-      const truthAnswer: Answer = { status: t.status, content_type: t.content_type, json: t.json, text: t.text, x_total_count: t.x_total_count, link: t.link };
+      const truthAnswer: Answer = {
+        status: t.status,
+        content_type: t.content_type,
+        json: t.json,
+        text: t.text,
+        x_total_count: t.x_total_count,
+        link: t.link,
+      };
       const { verdict, why } = judge(truthAnswer, model, app.mask);
       results.push({ id: r.id, kind: r.kind, method: r.method, path: r.path, verdict, why, truth: truthAnswer, model });
     }
@@ -64,7 +86,14 @@ async function runApp(app: FidelityApp): Promise<{ results: Result[]; replay: { 
 
 function table(rows: [string, string, Record<Verdict, number>][]): string {
   const head = ['app', 'kind', 'matched', 'wrong', 'declined', 'total'];
-  const body = rows.map(([a, k, c]) => [a, k, String(c.matched), String(c.wrong), String(c.declined), String(c.matched + c.wrong + c.declined)]);
+  const body = rows.map(([a, k, c]) => [
+    a,
+    k,
+    String(c.matched),
+    String(c.wrong),
+    String(c.declined),
+    String(c.matched + c.wrong + c.declined),
+  ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => (i < 2 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
   return [line(head), ...body.map(line)].join('\n') + '\n';
@@ -83,7 +112,11 @@ async function main(): Promise<void> {
     const sum: Record<Verdict, number> = { matched: 0, wrong: 0, declined: 0 };
     for (const k of kinds) {
       const c: Record<Verdict, number> = { matched: 0, wrong: 0, declined: 0 };
-      for (const r of results.filter((x) => x.kind === k)) { c[r.verdict]++; sum[r.verdict]++; all[r.verdict]++; }
+      for (const r of results.filter((x) => x.kind === k)) {
+        c[r.verdict]++;
+        sum[r.verdict]++;
+        all[r.verdict]++;
+      }
       rows.push([app.name, k, c]);
     }
     rows.push([app.name, 'all', sum]);

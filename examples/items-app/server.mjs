@@ -3,7 +3,10 @@
 import http from 'node:http';
 
 const SEARCH_MS = 300;
-const items = [{ id: 'it-01', name: 'Lamp', stock: 4 }, { id: 'it-02', name: 'Desk', stock: 1 }];
+const items = [
+  { id: 'it-01', name: 'Lamp', stock: 4 },
+  { id: 'it-02', name: 'Desk', stock: 1 },
+];
 
 const page = `<!doctype html><html><head><title>Items</title></head><body>
 <input id="q" value="lamp"><button id="search">Search</button>
@@ -22,15 +25,27 @@ const page = `<!doctype html><html><head><title>Items</title></head><body>
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  const json = (status, v) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(v)); };
+  const json = (status, v) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(v));
+  };
   let body = '';
-  req.on('data', (c) => { body += c; });
+  req.on('data', (c) => {
+    body += c;
+  });
   req.on('end', () => {
     if (url.pathname === '/api/items' && req.method === 'GET') {
       const q = (url.searchParams.get('q') ?? '').toLowerCase();
       // A search takes a moment, as a real one does: the page's follow-up requests are then
       // always sent after the Search click returns (the README's comparison relies on it).
-      return setTimeout(() => json(200, items.filter((i) => i.name.toLowerCase().includes(q))), SEARCH_MS);
+      return setTimeout(
+        () =>
+          json(
+            200,
+            items.filter((i) => i.name.toLowerCase().includes(q)),
+          ),
+        SEARCH_MS,
+      );
     }
     if (url.pathname === '/api/items' && req.method === 'POST') {
       const item = { id: `it-${String(items.length + 1).padStart(2, '0')}`, stock: 0, ...JSON.parse(body || '{}') };
@@ -42,9 +57,17 @@ const server = http.createServer((req, res) => {
       const item = items.find((i) => i.id === m[1]);
       return item ? json(200, item) : json(404, { error: 'not found' });
     }
-    if (url.pathname === '/') { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); return res.end(page); }
-    if (url.pathname === '/favicon.ico') { res.writeHead(204); return res.end(); }
+    if (url.pathname === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end(page);
+    }
+    if (url.pathname === '/favicon.ico') {
+      res.writeHead(204);
+      return res.end();
+    }
     json(404, { error: 'not found' });
   });
 });
-server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => console.error(`items app on http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`));
+server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () =>
+  console.error(`items app on http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`),
+);

@@ -15,11 +15,22 @@ export async function recordNewsSite(out, executablePath = process.env.CHROMIUM 
   const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
   const browser = await chromium.launch({
     executablePath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--host-resolver-rules=MAP * 127.0.0.1', '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--host-resolver-rules=MAP * 127.0.0.1',
+      '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
+    ],
   });
   try {
-    const context = await browser.newContext({ recordHar: { path: out, mode: 'full', ...(out.endsWith('.zip') ? {} : { content: 'embed' }) } });
+    const context = await browser.newContext({
+      recordHar: { path: out, mode: 'full', ...(out.endsWith('.zip') ? {} : { content: 'embed' }) },
+    });
     const page = await context.newPage();
     await page.goto(`http://news.test:${port}/`);
     await page.waitForSelector('body[data-ready="yes"]');
@@ -33,7 +44,10 @@ export async function recordNewsSite(out, executablePath = process.env.CHROMIUM 
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) {
   const out = process.argv[2];
-  if (!out) { process.stderr.write('usage: node examples/news-site/record.mjs OUT.har|OUT.zip\n'); process.exit(2); }
+  if (!out) {
+    process.stderr.write('usage: node examples/news-site/record.mjs OUT.har|OUT.zip\n');
+    process.exit(2);
+  }
   const port = await recordNewsSite(out);
   process.stderr.write(`recorded the news site (port ${port}) into ${out}\n`);
 }

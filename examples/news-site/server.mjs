@@ -48,10 +48,19 @@ export function createNewsServer() {
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' });
       res.end(JSON.stringify(body));
     };
-    const send = (type, body) => { res.writeHead(200, { 'content-type': type, 'access-control-allow-origin': '*', 'cache-control': 'no-store' }); res.end(body); };
-    if (host === 'news.test') { res.writeHead(301, { location: `http://www.news.test:${port}/` }); return res.end(); }
+    const send = (type, body) => {
+      res.writeHead(200, { 'content-type': type, 'access-control-allow-origin': '*', 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    if (host === 'news.test') {
+      res.writeHead(301, { location: `http://www.news.test:${port}/` });
+      return res.end();
+    }
     if (host === 'www.news.test') {
-      if (url.pathname === '/') { res.writeHead(302, { location: '/home' }); return res.end(); }
+      if (url.pathname === '/') {
+        res.writeHead(302, { location: '/home' });
+        return res.end();
+      }
       if (url.pathname === '/home') return send('text/html; charset=utf-8', page(port));
       if (url.pathname === '/static/site.css') return send('text/css', 'body{font-family:serif}');
       if (url.pathname === '/static/app.js') return send('application/javascript', 'console.log("app");');
@@ -65,8 +74,10 @@ export function createNewsServer() {
     }
     if (host === 'img-cdn.test') return send('image/gif', GIF);
     if (host === 'cdn-libs.test') {
-      if (url.pathname === '/jquery.min.js') return send('application/javascript', 'window.jQuery=function(){};\n//# sourceMappingURL=jquery.min.map');
-      if (url.pathname === '/jquery.min.map') return json(200, { version: 3, file: 'jquery.min.js', sources: ['jquery.js'], names: [], mappings: 'AAAA' });
+      if (url.pathname === '/jquery.min.js')
+        return send('application/javascript', 'window.jQuery=function(){};\n//# sourceMappingURL=jquery.min.map');
+      if (url.pathname === '/jquery.min.map')
+        return json(200, { version: 3, file: 'jquery.min.js', sources: ['jquery.js'], names: [], mappings: 'AAAA' });
     }
     if (host === 'ads.adnet.test') return json(200, { slots: [{ id: 'div-gpt-ad-1', size: [300, 250], empty: true }] });
     if (host === 'metrics.down.test') return req.socket.destroy(); // no response at all

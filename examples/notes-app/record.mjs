@@ -14,7 +14,15 @@ export async function recordNotesApp(out, executablePath = process.env.CHROMIUM 
   const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   const browser = await chromium.launch({
     executablePath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const context = await browser.newContext({ recordHar: { path: out, content: 'embed', mode: 'full' } });
@@ -35,7 +43,10 @@ export async function recordNotesApp(out, executablePath = process.env.CHROMIUM 
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) {
   const out = process.argv[2];
-  if (!out) { process.stderr.write('usage: node examples/notes-app/record.mjs OUT.har\n'); process.exit(2); }
+  if (!out) {
+    process.stderr.write('usage: node examples/notes-app/record.mjs OUT.har\n');
+    process.exit(2);
+  }
   const base = await recordNotesApp(out);
   process.stderr.write(`recorded ${base} into ${out}\n`);
 }

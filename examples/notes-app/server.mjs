@@ -79,7 +79,11 @@ export function createNotesServer() {
   let nextId = 2001;
   const send = (res, status, value) => {
     const body = JSON.stringify(value);
-    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Request-Id': 'req-' + Math.random().toString(16).slice(2, 10) });
+    res.writeHead(status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Request-Id': 'req-' + Math.random().toString(16).slice(2, 10),
+    });
     res.end(body);
   };
   const count = (nb) => data.notes.filter((n) => n.notebookId === nb.id).length;
@@ -87,7 +91,9 @@ export function createNotesServer() {
     const url = new URL(req.url ?? '/', 'http://local');
     const parts = url.pathname.split('/').filter(Boolean);
     let raw = '';
-    req.on('data', (c) => { raw += c; });
+    req.on('data', (c) => {
+      raw += c;
+    });
     req.on('end', () => {
       if (url.pathname === '/' || url.pathname === '/index.html') {
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
@@ -99,7 +105,11 @@ export function createNotesServer() {
       if (req.method === 'GET' && kind === 'settings') return send(res, 200, data.settings);
       if (req.method === 'GET' && kind === 'notebooks' && !id) {
         const include = url.searchParams.get('include');
-        const notebooks = data.notebooks.map((b) => ({ ...b, noteCount: count(b), ...(include === 'stats' ? { stats: { pinned: data.notes.filter((n) => n.notebookId === b.id && n.pinned).length } } : {}) }));
+        const notebooks = data.notebooks.map((b) => ({
+          ...b,
+          noteCount: count(b),
+          ...(include === 'stats' ? { stats: { pinned: data.notes.filter((n) => n.notebookId === b.id && n.pinned).length } } : {}),
+        }));
         return send(res, 200, { requestId: randomUUID(), notebooks, total: notebooks.length });
       }
       if (req.method === 'GET' && kind === 'notebooks') {
@@ -108,17 +118,40 @@ export function createNotesServer() {
       }
       if (req.method === 'GET' && kind === 'notes' && !id) {
         const nb = url.searchParams.get('notebook');
-        return send(res, 200, data.notes.filter((n) => !nb || n.notebookId === nb));
+        return send(
+          res,
+          200,
+          data.notes.filter((n) => !nb || n.notebookId === nb),
+        );
       }
       if (req.method === 'GET' && kind === 'notes') {
         const n = data.notes.find((x) => x.id === id);
         if (!n) return send(res, 404, { error: 'no such note' });
         const fields = url.searchParams.get('fields');
-        return send(res, 200, fields ? Object.fromEntries(fields.split(',').filter((f) => f in n).map((f) => [f, n[f]])) : n);
+        return send(
+          res,
+          200,
+          fields
+            ? Object.fromEntries(
+                fields
+                  .split(',')
+                  .filter((f) => f in n)
+                  .map((f) => [f, n[f]]),
+              )
+            : n,
+        );
       }
       if (req.method === 'POST' && kind === 'notes' && !id) {
         const body = JSON.parse(raw || '{}');
-        const n = { id: `note-${nextId++}`, notebookId: body.notebookId, title: body.title, body: body.body ?? '', pinned: false, tags: body.tags ?? [], updatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+        const n = {
+          id: `note-${nextId++}`,
+          notebookId: body.notebookId,
+          title: body.title,
+          body: body.body ?? '',
+          pinned: false,
+          tags: body.tags ?? [],
+          updatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        };
         data.notes.push(n);
         return send(res, 201, n);
       }

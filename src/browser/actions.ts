@@ -18,7 +18,12 @@ export interface PageGlobals {
 
 /** A failed action: `code` is stable, `message` says what happened (redacted by the caller). */
 export class StepFailure extends Error {
-  constructor(readonly code: string, message: string) { super(message); }
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface ActionContext {
@@ -43,7 +48,10 @@ function locate(page: Page, l: Locator): PwLocator {
   if (l.kind === 'css') return page.locator(l.selector);
   if (l.kind === 'test_id') return page.getByTestId(l.test_id);
   // The role is validated as a string; Playwright checks it.
-  return page.getByRole(l.role as any, { ...(l.name !== undefined ? { name: l.name } : {}), ...(l.exact !== undefined ? { exact: l.exact } : {}) });
+  return page.getByRole(l.role as any, {
+    ...(l.name !== undefined ? { name: l.name } : {}),
+    ...(l.exact !== undefined ? { exact: l.exact } : {}),
+  });
 }
 
 /** Races `p` against the step's cancellation. */
@@ -64,25 +72,43 @@ export async function runAction(a: Action, x: ActionContext): Promise<void> {
       await cancellable(page.goto(resolveUrl(a.destination, x.secrets), { timeout, waitUntil: a.wait_until ?? 'load' }), x.signal);
       return;
     }
-    case 'click': return cancellable(locate(page, a.locator).click({ timeout }), x.signal);
-    case 'fill': return cancellable(locate(page, a.locator).fill(resolveValue(a.value, x.secrets), { timeout }), x.signal);
-    case 'press': return cancellable(locate(page, a.locator).press(a.key, { timeout }), x.signal);
+    case 'click':
+      return cancellable(locate(page, a.locator).click({ timeout }), x.signal);
+    case 'fill':
+      return cancellable(locate(page, a.locator).fill(resolveValue(a.value, x.secrets), { timeout }), x.signal);
+    case 'press':
+      return cancellable(locate(page, a.locator).press(a.key, { timeout }), x.signal);
     case 'select_option':
-      await cancellable(locate(page, a.locator).selectOption(a.values.map((v) => resolveValue(v, x.secrets)), { timeout }), x.signal);
+      await cancellable(
+        locate(page, a.locator).selectOption(
+          a.values.map((v) => resolveValue(v, x.secrets)),
+          { timeout },
+        ),
+        x.signal,
+      );
       return;
-    case 'check': return cancellable(locate(page, a.locator).check({ timeout }), x.signal);
-    case 'uncheck': return cancellable(locate(page, a.locator).uncheck({ timeout }), x.signal);
-    case 'wait_for': return cancellable(locate(page, a.locator).waitFor({ state: a.state ?? 'visible', timeout }), x.signal);
+    case 'check':
+      return cancellable(locate(page, a.locator).check({ timeout }), x.signal);
+    case 'uncheck':
+      return cancellable(locate(page, a.locator).uncheck({ timeout }), x.signal);
+    case 'wait_for':
+      return cancellable(locate(page, a.locator).waitFor({ state: a.state ?? 'visible', timeout }), x.signal);
     case 'wait_for_timeout': {
       let timer: NodeJS.Timeout | undefined;
       try {
-        await cancellable(new Promise<void>((r) => { timer = setTimeout(r, a.duration_ms); }), x.signal);
+        await cancellable(
+          new Promise<void>((r) => {
+            timer = setTimeout(r, a.duration_ms);
+          }),
+          x.signal,
+        );
       } finally {
         clearTimeout(timer);
       }
       return;
     }
-    case 'request': return requestStep(a, x);
+    case 'request':
+      return requestStep(a, x);
   }
 }
 
@@ -100,28 +126,54 @@ function pointerGet(v: JsonValue, pointer: string): JsonValue | undefined {
 }
 
 /** BS-51: a header value and, for page sources, its stored form (to redact, BS-52). */
-async function headerValue(h: { name: string; value: HeaderSource }, url: string, x: ActionContext): Promise<{ value: string; stored: string | null }> {
+async function headerValue(
+  h: { name: string; value: HeaderSource },
+  url: string,
+  x: ActionContext,
+): Promise<{ value: string; stored: string | null }> {
   const v = h.value;
   switch (v.source) {
-    case 'literal': case 'secret': return { value: resolveValue(v, x.secrets), stored: null };
+    case 'literal':
+    case 'secret':
+      return { value: resolveValue(v, x.secrets), stored: null };
     case 'cookie': {
       // The browser's cookie jar for the request URL, HttpOnly cookies included.
       const c = (await x.context.cookies(url)).find((k) => k.name === v.name);
-      if (!c) throw new StepFailure('missing-page-value', `header ${h.name}: the browser holds no cookie ${JSON.stringify(v.name)} for ${new URL(url).origin}`);
+      if (!c)
+        throw new StepFailure(
+          'missing-page-value',
+          `header ${h.name}: the browser holds no cookie ${JSON.stringify(v.name)} for ${new URL(url).origin}`,
+        );
       return { value: c.value, stored: c.value };
     }
     case 'local_storage': {
       const stored = await x.page.evaluate((key) => (globalThis as unknown as PageGlobals).localStorage.getItem(key), v.key);
-      if (stored === null) throw new StepFailure('missing-page-value', `header ${h.name}: local storage on ${x.startOrigin} has no key ${JSON.stringify(v.key)}`);
+      if (stored === null)
+        throw new StepFailure(
+          'missing-page-value',
+          `header ${h.name}: local storage on ${x.startOrigin} has no key ${JSON.stringify(v.key)}`,
+        );
       if (v.json_pointer === undefined) return { value: stored, stored };
       // The stored value is JSON: parsed by the one exact parser (src/load/bodies.ts).
       const parsed = parseExactJson(stored);
-      if (!parsed.ok) throw new StepFailure('missing-page-value', `header ${h.name}: local storage ${JSON.stringify(v.key)} is not JSON (${parsed.reason}), so ${v.json_pointer} cannot be read`);
+      if (!parsed.ok)
+        throw new StepFailure(
+          'missing-page-value',
+          `header ${h.name}: local storage ${JSON.stringify(v.key)} is not JSON (${parsed.reason}), so ${v.json_pointer} cannot be read`,
+        );
       const target = pointerGet(parsed.value, v.json_pointer);
-      if (target === undefined) throw new StepFailure('missing-page-value', `header ${h.name}: local storage ${JSON.stringify(v.key)} has nothing at ${v.json_pointer}`);
+      if (target === undefined)
+        throw new StepFailure(
+          'missing-page-value',
+          `header ${h.name}: local storage ${JSON.stringify(v.key)} has nothing at ${v.json_pointer}`,
+        );
       if (typeof target === 'string') return { value: target, stored: target };
-      if (typeof target === 'number' || typeof target === 'bigint') return { value: stringifyExact(target), stored: stringifyExact(target) };
-      throw new StepFailure('missing-page-value', `header ${h.name}: ${v.json_pointer} in local storage ${JSON.stringify(v.key)} is not a string or number`);
+      if (typeof target === 'number' || typeof target === 'bigint')
+        return { value: stringifyExact(target), stored: stringifyExact(target) };
+      throw new StepFailure(
+        'missing-page-value',
+        `header ${h.name}: ${v.json_pointer} in local storage ${JSON.stringify(v.key)} is not a string or number`,
+      );
     }
   }
 }
@@ -147,13 +199,24 @@ async function requestStep(a: RequestAction, x: ActionContext): Promise<void> {
   const matches = (u: URL) => u.href === url;
   const work = (async () => {
     // BS-49: the page must be on the start origin when the step runs.
-    const here = (() => { try { return new URL(x.page.url()).origin; } catch { return x.page.url(); } })();
-    if (here !== x.startOrigin) throw new StepFailure('off-origin', `the page is on ${here}, not the start origin ${x.startOrigin}; add a goto step first`);
+    const here = (() => {
+      try {
+        return new URL(x.page.url()).origin;
+      } catch {
+        return x.page.url();
+      }
+    })();
+    if (here !== x.startOrigin)
+      throw new StepFailure('off-origin', `the page is on ${here}, not the start origin ${x.startOrigin}; add a goto step first`);
     const headers: [string, string][] = [];
     for (const h of a.headers ?? []) {
       const { value, stored } = await headerValue(h, url, x);
       if (stored !== null) x.redaction.addPageValue(a.step_id, h.name, stored, value);
-      if (CONTROL.test(value)) throw new StepFailure('invalid-header-value', `header ${h.name}: the value contains a newline or another control character; nothing was sent`);
+      if (CONTROL.test(value))
+        throw new StepFailure(
+          'invalid-header-value',
+          `header ${h.name}: the value contains a newline or another control character; nothing was sent`,
+        );
       headers.push([h.name, (h.prefix ?? '') + value]);
     }
     let body: string | undefined;
@@ -166,27 +229,47 @@ async function requestStep(a: RequestAction, x: ActionContext): Promise<void> {
     await x.page.route(matches, gate);
     const hop = x.redirectHop ? await watchRedirectHop(x, url, a.method, () => sent, x.redirectHop) : null;
     try {
-      const r = await x.page.evaluate(async ({ url, method, headers, body, origin }) => {
-        const g = globalThis as unknown as PageGlobals;
-        if (g.location.origin !== origin) return { error: 'off-origin', detail: g.location.origin };
-        // BS-55: a service worker's fetch could bypass the dispatch gate.
-        if (g.navigator.serviceWorker && g.navigator.serviceWorker.controller) return { error: 'service-worker', detail: '' };
-        try {
-          const res = await fetch(url, { method, headers, body, redirect: 'manual', credentials: 'include' });
-          await res.arrayBuffer();
-          return { status: res.status, type: res.type };
-        } catch (e) {
-          return { error: 'network', detail: String(e) };
-        }
-      }, { url, method: a.method, headers, body, origin: x.startOrigin });
+      const r = await x.page.evaluate(
+        async ({ url, method, headers, body, origin }) => {
+          const g = globalThis as unknown as PageGlobals;
+          if (g.location.origin !== origin) return { error: 'off-origin', detail: g.location.origin };
+          // BS-55: a service worker's fetch could bypass the dispatch gate.
+          if (g.navigator.serviceWorker && g.navigator.serviceWorker.controller) return { error: 'service-worker', detail: '' };
+          try {
+            const res = await fetch(url, { method, headers, body, redirect: 'manual', credentials: 'include' });
+            await res.arrayBuffer();
+            return { status: res.status, type: res.type };
+          } catch (e) {
+            return { error: 'network', detail: String(e) };
+          }
+        },
+        { url, method: a.method, headers, body, origin: x.startOrigin },
+      );
       if ('error' in r) {
-        if (r.error === 'off-origin') throw new StepFailure('off-origin', `the page is on ${r.detail}, not the start origin ${x.startOrigin}; add a goto step first`);
-        if (r.error === 'service-worker') throw new StepFailure('service-worker', 'the page is controlled by a service worker, whose fetch could bypass the dispatch gate; use the default blocked service-worker policy');
-        throw new StepFailure(stop.aborted && !dispatched ? 'timeout' : 'network-error', stop.aborted && !dispatched ? 'the step timed out before its request was sent; nothing was sent' : `the request failed: ${r.detail}`);
+        if (r.error === 'off-origin')
+          throw new StepFailure('off-origin', `the page is on ${r.detail}, not the start origin ${x.startOrigin}; add a goto step first`);
+        if (r.error === 'service-worker')
+          throw new StepFailure(
+            'service-worker',
+            'the page is controlled by a service worker, whose fetch could bypass the dispatch gate; use the default blocked service-worker policy',
+          );
+        throw new StepFailure(
+          stop.aborted && !dispatched ? 'timeout' : 'network-error',
+          stop.aborted && !dispatched
+            ? 'the step timed out before its request was sent; nothing was sent'
+            : `the request failed: ${r.detail}`,
+        );
       }
-      if (r.type === 'opaqueredirect') throw new StepFailure('redirect', `${a.method} ${a.path} answered with a redirect; request steps do not follow redirects (set "path" to the redirect's target)`);
+      if (r.type === 'opaqueredirect')
+        throw new StepFailure(
+          'redirect',
+          `${a.method} ${a.path} answered with a redirect; request steps do not follow redirects (set "path" to the redirect's target)`,
+        );
       if (a.expected_status && !a.expected_status.includes(r.status)) {
-        throw new StepFailure('unexpected-status', `${a.method} ${a.path} answered ${r.status}; expected ${a.expected_status.join(' or ')}`);
+        throw new StepFailure(
+          'unexpected-status',
+          `${a.method} ${a.path} answered ${r.status}; expected ${a.expected_status.join(' or ')}`,
+        );
       }
     } finally {
       await hop?.detach();
@@ -194,11 +277,22 @@ async function requestStep(a: RequestAction, x: ActionContext): Promise<void> {
     }
   })();
   try {
-    await Promise.race([work, new Promise<never>((_, reject) => {
-      const fail = () => reject(x.signal.aborted ? new StepFailure('cancelled', 'the capture was cancelled')
-        : new StepFailure('timeout', `the request step exceeded timeout_ms ${a.timeout_ms}${dispatched ? '; the request had been sent and may still reach the application' : '; nothing was sent'}`));
-      if (stop.aborted) fail(); else stop.addEventListener('abort', fail, { once: true });
-    })]);
+    await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        const fail = () =>
+          reject(
+            x.signal.aborted
+              ? new StepFailure('cancelled', 'the capture was cancelled')
+              : new StepFailure(
+                  'timeout',
+                  `the request step exceeded timeout_ms ${a.timeout_ms}${dispatched ? '; the request had been sent and may still reach the application' : '; nothing was sent'}`,
+                ),
+          );
+        if (stop.aborted) fail();
+        else stop.addEventListener('abort', fail, { once: true });
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
     work.catch(() => {});
@@ -211,8 +305,13 @@ async function requestStep(a: RequestAction, x: ActionContext): Promise<void> {
  * step's own reads the hop's status line and headers (`Network.responseReceivedExtraInfo`)
  * for the step's request and reports a 3xx to the network evidence.
  */
-async function watchRedirectHop(x: ActionContext, url: string, method: string, request: () => Request | null,
-  report: NonNullable<ActionContext['redirectHop']>): Promise<{ detach(): Promise<void> }> {
+async function watchRedirectHop(
+  x: ActionContext,
+  url: string,
+  method: string,
+  request: () => Request | null,
+  report: NonNullable<ActionContext['redirectHop']>,
+): Promise<{ detach(): Promise<void> }> {
   let cdp: Awaited<ReturnType<BrowserContext['newCDPSession']>>;
   try {
     cdp = await x.context.newCDPSession(x.page);
@@ -236,7 +335,10 @@ async function watchRedirectHop(x: ActionContext, url: string, method: string, r
     if (e) hop(e);
   });
   // ExtraInfo events may come before or after the request's own event.
-  cdp.on('Network.responseReceivedExtraInfo', (p) => { if (p.requestId === id) hop(p); else early.set(p.requestId, p); });
+  cdp.on('Network.responseReceivedExtraInfo', (p) => {
+    if (p.requestId === id) hop(p);
+    else early.set(p.requestId, p);
+  });
   await cdp.send('Network.enable').catch(() => {});
   return { detach: () => cdp.detach().catch(() => {}) };
 }
@@ -250,8 +352,14 @@ function statusLine(headersText: string | undefined): string {
 /** The hop's headers in producer order with duplicates (from the raw text when there is one). */
 function headerList(p: { headers: Record<string, string>; headersText?: string }): { name: string; value: string }[] {
   if (p.headersText) {
-    return p.headersText.split('\r\n').slice(1).filter((l) => l.includes(':'))
-      .map((l) => { const i = l.indexOf(':'); return { name: l.slice(0, i), value: l.slice(i + 1).trim() }; });
+    return p.headersText
+      .split('\r\n')
+      .slice(1)
+      .filter((l) => l.includes(':'))
+      .map((l) => {
+        const i = l.indexOf(':');
+        return { name: l.slice(0, i), value: l.slice(i + 1).trim() };
+      });
   }
   return Object.entries(p.headers).flatMap(([name, v]) => v.split('\n').map((value) => ({ name, value })));
 }

@@ -35,14 +35,24 @@ export function sanitizedUrl(page: Page, view: RedactionView): string {
   return view.text(page.url());
 }
 
-export async function captureArtifacts(page: Page, context: BrowserContext, requested: Artifact[], view: RedactionView, timeout: number): Promise<Captures> {
+export async function captureArtifacts(
+  page: Page,
+  context: BrowserContext,
+  requested: Artifact[],
+  view: RedactionView,
+  timeout: number,
+): Promise<Captures> {
   const out = notRequested();
   for (const a of ARTIFACTS) {
     if (!requested.includes(a)) continue;
     try {
       // BS-11: a page that never answers (paused by a debugger client, hung) cannot hold the
       // capture: every artifact is bounded by command_timeout_ms, not only those Playwright bounds.
-      const value = await withDeadline(capture(a, page, context, view, timeout), timeout, () => new Error(`the ${a} capture did not finish within command_timeout_ms (${timeout} ms)`));
+      const value = await withDeadline(
+        capture(a, page, context, view, timeout),
+        timeout,
+        () => new Error(`the ${a} capture did not finish within command_timeout_ms (${timeout} ms)`),
+      );
       out[a] = { state: 'captured', value };
     } catch (e) {
       out[a] = { state: 'unavailable', error: view.text(firstLine(e)) };
@@ -53,9 +63,12 @@ export async function captureArtifacts(page: Page, context: BrowserContext, requ
 
 async function capture(a: Artifact, page: Page, context: BrowserContext, view: RedactionView, timeout: number): Promise<unknown> {
   switch (a) {
-    case 'url': return sanitizedUrl(page, view);
-    case 'dom': return view.text(await page.content());
-    case 'accessibility': return view.text(await page.locator('body').ariaSnapshot({ timeout }));
+    case 'url':
+      return sanitizedUrl(page, view);
+    case 'dom':
+      return view.text(await page.content());
+    case 'accessibility':
+      return view.text(await page.locator('body').ariaSnapshot({ timeout }));
     case 'screenshot': {
       const png = await page.screenshot({ timeout });
       return { media_type: 'image/png', base64: png.toString('base64'), bytes: png.length, sha256: sha256Hex(png) };
@@ -69,7 +82,8 @@ async function capture(a: Artifact, page: Page, context: BrowserContext, view: R
         await cdp.detach().catch(() => {});
       }
     }
-    case 'storage': return storage(page, context, view);
+    case 'storage':
+      return storage(page, context, view);
   }
 }
 
@@ -81,21 +95,38 @@ async function storage(page: Page, context: BrowserContext, view: RedactionView)
   const url = page.url();
   const cookies = /^https?:/.test(url) ? await context.cookies(url) : [];
   // Strings travel as UTF-16 code units so unpaired surrogates survive the protocol.
-  const areas = await page.evaluate(`(() => { const enc = ${PAGE_ENCODE};
+  const areas = (await page.evaluate(`(() => { const enc = ${PAGE_ENCODE};
     const dump = (area) => { try { const s = area(); const out = []; for (let i = 0; i < s.length; i++) { const k = s.key(i); out.push([enc(k), enc(s.getItem(k))]); } return out; } catch { return null; } };
-    return { local: dump(() => localStorage), session: dump(() => sessionStorage) }; })()`) as { local: [string, string][] | null; session: [string, string][] | null };
-  const entries = (list: [string, string][] | null) => list === null ? null : list.map(([k, v]) => {
-    const key = decodeUtf16Base64(k), value = decodeUtf16Base64(v);
-    return { key: view.text(key), value: fingerprint(value, view.holdsValue(value)) };
-  });
+    return { local: dump(() => localStorage), session: dump(() => sessionStorage) }; })()`)) as {
+    local: [string, string][] | null;
+    session: [string, string][] | null;
+  };
+  const entries = (list: [string, string][] | null) =>
+    list === null
+      ? null
+      : list.map(([k, v]) => {
+          const key = decodeUtf16Base64(k),
+            value = decodeUtf16Base64(v);
+          return { key: view.text(key), value: fingerprint(value, view.holdsValue(value)) };
+        });
   let origin: string | null = null;
-  try { origin = new URL(url).origin; } catch { /* about:blank */ }
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    /* about:blank */
+  }
   return {
     fingerprint_version: FINGERPRINT_VERSION,
     url: view.text(url),
     origin,
     cookies: cookies.map((c) => ({
-      name: view.text(c.name), domain: c.domain, path: c.path, secure: c.secure, http_only: c.httpOnly, same_site: c.sameSite, expires: c.expires,
+      name: view.text(c.name),
+      domain: c.domain,
+      path: c.path,
+      secure: c.secure,
+      http_only: c.httpOnly,
+      same_site: c.sameSite,
+      expires: c.expires,
       value: fingerprint(c.value, view.holdsValue(c.value)),
     })),
     local_storage: entries(areas.local),

@@ -18,8 +18,14 @@ import { EventLog, ListenerOwners } from './limits.js';
 import { NetworkObserver } from './network.js';
 import { Redaction, resolveSecrets } from './redaction.js';
 import {
-  DEFAULT_COMMAND_TIMEOUT_MS, effectiveLimits, eventFamilies, networkContent, validateScenario,
-  type Artifact, type EventFamily, type Scenario,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  effectiveLimits,
+  eventFamilies,
+  networkContent,
+  validateScenario,
+  type Artifact,
+  type EventFamily,
+  type Scenario,
 } from './schema.js';
 import { StorageSeeder } from './seed.js';
 import { ServiceWorkerBlock } from './service-workers.js';
@@ -58,7 +64,12 @@ export async function captureBrowserScenario(input: unknown, opts: CaptureOption
   return run(scenario, secrets, opts.signal, opts.onStep);
 }
 
-const WORLD_FAMILIES: Partial<Record<EventFamily, string>> = { frames: 'frame', workers: 'worker', websockets: 'WebSocket', downloads: 'download' };
+const WORLD_FAMILIES: Partial<Record<EventFamily, string>> = {
+  frames: 'frame',
+  workers: 'worker',
+  websockets: 'WebSocket',
+  downloads: 'download',
+};
 
 async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSignal, onStep?: (stepId: string) => void): Promise<Evidence> {
   const commandTimeout = s.command_timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS;
@@ -95,7 +106,8 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
   try {
     const pages = new Set<Page>([page]);
     const owners = new ListenerOwners(log);
-    const push = (kind: string, fields: Record<string, unknown>) => log.push({ kind, step_id: stepId, ...redaction.view().json(fields), observed_at: new Date().toISOString() });
+    const push = (kind: string, fields: Record<string, unknown>) =>
+      log.push({ kind, step_id: stepId, ...redaction.view().json(fields), observed_at: new Date().toISOString() });
     const observe = (p: Page) => {
       if (families.includes('console')) p.on('console', (m) => push('console', { type: m.type(), text: m.text(), location: m.location() }));
       if (families.includes('page-errors')) p.on('pageerror', (e) => push('page-error', { name: e.name, message: e.message }));
@@ -110,7 +122,10 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
           const release = owners.admit('worker-created');
           if (!release) return;
           push('worker-created', { url: w.url() });
-          w.on('close', () => { push('worker-closed', { url: w.url() }); release(); });
+          w.on('close', () => {
+            push('worker-closed', { url: w.url() });
+            release();
+          });
         });
       }
       if (families.includes('websockets')) {
@@ -119,7 +134,11 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
           if (!release) return;
           ws.on('close', release);
           push('websocket-open', { url: ws.url() });
-          const frame = (dir: string) => (f: { payload: string | Buffer }) => push(`websocket-frame-${dir}`, typeof f.payload === 'string' ? { url: ws.url(), text: f.payload } : { url: ws.url(), base64: f.payload.toString('base64') });
+          const frame = (dir: string) => (f: { payload: string | Buffer }) =>
+            push(
+              `websocket-frame-${dir}`,
+              typeof f.payload === 'string' ? { url: ws.url(), text: f.payload } : { url: ws.url(), base64: f.payload.toString('base64') },
+            );
           ws.on('framesent', frame('sent'));
           ws.on('framereceived', frame('received'));
           ws.on('close', () => push('websocket-close', { url: ws.url() }));
@@ -144,22 +163,43 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
         }
         // BS-33: a popup's first script is not guaranteed to see the storage seeds.
         if (seeder.hasNonCookieSeeds) {
-          limit('popup-storage-seeds', 'BS-33', 'a popup was discovered; storage initialization for its first script is not guaranteed, so storage coverage is missing');
+          limit(
+            'popup-storage-seeds',
+            'BS-33',
+            'a popup was discovered; storage initialization for its first script is not guaranteed, so storage coverage is missing',
+          );
           ineligible.push('popup-storage-seeds');
         }
         // BS-46: early frame, worker, WebSocket and download events of a popup are lost.
         for (const [fam, what] of Object.entries(WORLD_FAMILIES)) {
           if (!families.includes(fam as EventFamily)) continue;
-          limit(`popup-early-${fam}`, 'BS-46', `a popup was discovered; its ${what} events before its first navigation committed cannot be recovered, so events are missing`);
+          limit(
+            `popup-early-${fam}`,
+            'BS-46',
+            `a popup was discovered; its ${what} events before its first navigation committed cannot be recovered, so events are missing`,
+          );
           ineligible.push(`popup-early-${fam}`);
         }
       });
     };
     if (families.includes('network')) {
       network = new NetworkObserver({
-        log, redaction, content, limits, stepId: () => stepId,
+        log,
+        redaction,
+        content,
+        limits,
+        stepId: () => stepId,
         // BS-45: a connected context may hold unrelated tabs; keep the root page and its popups.
-        accept: session.mode === 'launch' ? () => true : (req) => { try { return pages.has(req.frame().page()); } catch { return false; } },
+        accept:
+          session.mode === 'launch'
+            ? () => true
+            : (req) => {
+                try {
+                  return pages.has(req.frame().page());
+                } catch {
+                  return false;
+                }
+              },
       });
       network.attach(context);
       // BS-67: cancellation interrupts content reads in progress as soon as it happens.
@@ -170,24 +210,36 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
     owners.admit('page');
     observe(page);
     if (session.mode === 'connect') {
-      limit('connect-locale', 'BS-25', 'connected capture: the page keeps the caller\'s navigator language and Accept-Language; environment.locale sets Intl formatting only');
-      limit('connect-emulation', 'BS-24', 'connected capture: detaching a CDP session may clear caller-owned emulation (e.g. navigator.platform); capstate does not restore it');
+      limit(
+        'connect-locale',
+        'BS-25',
+        "connected capture: the page keeps the caller's navigator language and Accept-Language; environment.locale sets Intl formatting only",
+      );
+      limit(
+        'connect-emulation',
+        'BS-24',
+        'connected capture: detaching a CDP session may clear caller-owned emulation (e.g. navigator.platform); capstate does not restore it',
+      );
       limit('attach-gap', 'BS-43', 'connected capture: events before capstate attached are not observed');
       ineligible.push('attach-gap');
       await applyConnectEnvironment(s, page, commandTimeout);
     }
     if (s.actions.some((a) => a.action === 'request')) {
-      limit('request-steps', 'BS-56', 'request steps sent their declared requests through the page\'s fetch in the main world');
+      limit('request-steps', 'BS-56', "request steps sent their declared requests through the page's fetch in the main world");
     }
     if (families.includes('network')) limit('no-initiators', 'BS-69', 'Playwright scenario captures provide no initiator stacks');
     try {
       await seeder.install(context, page);
     } catch (e) {
-      throw new CapstateError('storage-seed-failed', `the storage seeds could not be written: ${redaction.view().text(firstLine(e))}`, { path: 'storage' });
+      throw new CapstateError('storage-seed-failed', `the storage seeds could not be written: ${redaction.view().text(firstLine(e))}`, {
+        path: 'storage',
+      });
     }
     // BS-32: a seeding failure fails the navigation or action that reached the document.
     // One promise for the whole capture; marked handled, since it may fail between races.
-    const seedFailure = seeder.failure().catch((e: Error) => { throw new StepFailure('storage-seed-failed', e.message); });
+    const seedFailure = seeder.failure().catch((e: Error) => {
+      throw new StepFailure('storage-seed-failed', e.message);
+    });
     seedFailure.catch(() => {});
     const seeded = <T>(p: Promise<T>) => Promise.race([p, seedFailure]);
 
@@ -196,7 +248,9 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       await swBlock.install();
     }
     const block = swBlock;
-    const swCheck = async (collected: Captures | null) => { if (seeder.failed === null) await block?.check(collected); };
+    const swCheck = async (collected: Captures | null) => {
+      if (seeder.failed === null) await block?.check(collected);
+    };
     // BS-17 checks around the artifact capture. BS-32: seeding that fails meanwhile (a
     // navigation the action started) leaves the page paused; the step fails instead of
     // waiting on a page that cannot answer.
@@ -214,7 +268,10 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       await cancellable(seeded(page.goto(startUrl, { timeout: commandTimeout, waitUntil: 'load' })), abort.signal);
     } catch (e) {
       if (e instanceof CapstateError) throw e;
-      initialError = { code: abort.signal.aborted ? 'cancelled' : e instanceof StepFailure ? e.code : 'navigation-failed', message: redaction.view().text(firstLine(e)) };
+      initialError = {
+        code: abort.signal.aborted ? 'cancelled' : e instanceof StepFailure ? e.code : 'navigation-failed',
+        message: redaction.view().text(firstLine(e)),
+      };
     }
     // BS-17: after the navigation, and around the initial artifact capture. A page left
     // paused by failed seeding (BS-32) has nothing to capture or check.
@@ -228,13 +285,23 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       }
     }
     initial = {
-      status: initialError ? (abort.signal.aborted ? 'cancelled' : 'failed') : 'completed', ...(initialError ? { error: initialError } : {}),
-      elapsed_ms: ms(t0), url: sanitizedUrl(page, redaction.view()), event_bounds: bounds(log, 1), completeness: completeness(captures), captures,
+      status: initialError ? (abort.signal.aborted ? 'cancelled' : 'failed') : 'completed',
+      ...(initialError ? { error: initialError } : {}),
+      elapsed_ms: ms(t0),
+      url: sanitizedUrl(page, redaction.view()),
+      event_bounds: bounds(log, 1),
+      completeness: completeness(captures),
+      captures,
     };
 
     const observer = network;
     const x: ActionContext = {
-      page, context, secrets, redaction, startOrigin, signal: abort.signal,
+      page,
+      context,
+      secrets,
+      redaction,
+      startOrigin,
+      signal: abort.signal,
       ...(observer ? { redirectHop: (req, status, text, headers) => observer.redirectHop(req, status, text, headers) } : {}),
     };
     let stopped: string | null = initialError ? 'the initial navigation' : null;
@@ -243,8 +310,17 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
       if (stopped !== null) {
         // BS-35: actions after a failed or cancelled one do not run.
         const requested = [...new Set([...afterEach, ...(i === s.actions.length - 1 ? atEnd : [])])];
-        steps.push({ step_id: a.step_id, action: a.action, status: 'cancelled', error: { code: 'not-executed', message: `not executed: ${stopped} did not complete` },
-          elapsed_ms: 0, url: null, event_bounds: { first: null, last: null }, completeness: 'missing', captures: notRequested(requested, 'missing') });
+        steps.push({
+          step_id: a.step_id,
+          action: a.action,
+          status: 'cancelled',
+          error: { code: 'not-executed', message: `not executed: ${stopped} did not complete` },
+          elapsed_ms: 0,
+          url: null,
+          event_bounds: { first: null, last: null },
+          completeness: 'missing',
+          captures: notRequested(requested, 'missing'),
+        });
         continue;
       }
       stepId = a.step_id;
@@ -274,15 +350,28 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
           stopped = `step ${JSON.stringify(a.step_id)}`;
         }
       }
-      steps.push({ step_id: a.step_id, action: a.action, status, ...(error ? { error } : {}), elapsed_ms: ms(t), url: sanitizedUrl(page, redaction.view()),
-        event_bounds: bounds(log, first), completeness: completeness(captures), captures });
+      steps.push({
+        step_id: a.step_id,
+        action: a.action,
+        status,
+        ...(error ? { error } : {}),
+        elapsed_ms: ms(t),
+        url: sanitizedUrl(page, redaction.view()),
+        event_bounds: bounds(log, first),
+        completeness: completeness(captures),
+        captures,
+      });
     }
     if (network) {
       // BS-66, BS-67: in-flight requests end as unfinished; admitted reads drain before cleanup.
       await network.finish();
       if (network.incomplete) ineligible.push('network-content-incomplete');
       if (network.responseBodiesCaptured > 0) {
-        limit('response-body-provenance', 'BS-64', 'response bodies come from Playwright\'s Response.body(); when CDP held no body, Playwright may have re-fetched the URL with credentials, so the bytes are not verified to be the original transaction\'s (nor its compressed wire form)');
+        limit(
+          'response-body-provenance',
+          'BS-64',
+          "response bodies come from Playwright's Response.body(); when CDP held no body, Playwright may have re-fetched the URL with credentials, so the bytes are not verified to be the original transaction's (nor its compressed wire form)",
+        );
       }
     }
   } catch (e) {
@@ -306,7 +395,10 @@ async function run(s: Scenario, secrets: Map<string, string>, outer?: AbortSigna
     provider: { name: 'playwright-core', version: playwrightVersion, browser_version: session.browserVersion || null },
     scenario: {
       start_url: redaction.view().text(startUrl),
-      browser: b.mode === 'launch' ? { mode: 'launch', executable_path: b.executable_path, headless: b.headless ?? true } : { mode: 'connect', cdp_endpoint: b.cdp_endpoint },
+      browser:
+        b.mode === 'launch'
+          ? { mode: 'launch', executable_path: b.executable_path, headless: b.headless ?? true }
+          : { mode: 'connect', cdp_endpoint: b.cdp_endpoint },
       network_content: content,
       event_families: families,
       artifacts: { after_each_step: afterEach, at_end: atEnd },

@@ -7,7 +7,9 @@ export type Deadline<T> = { ok: true; value: T } | { ok: false };
 /** `p`'s outcome, or `{ok: false}` when `ms` pass first (a rejection of `p` is thrown). */
 export async function within<T>(ms: number, p: Promise<T>): Promise<Deadline<T>> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<Deadline<T>>((r) => { timer = setTimeout(() => r({ ok: false }), ms); });
+  const late = new Promise<Deadline<T>>((r) => {
+    timer = setTimeout(() => r({ ok: false }), ms);
+  });
   try {
     return await Promise.race([p.then((value) => ({ ok: true as const, value })), late]);
   } finally {

@@ -7,7 +7,11 @@ import type { Captures } from './artifacts.js';
 import type { EvidenceEvent, Omissions } from './limits.js';
 import type { Action, Artifact, EventFamily, Limits } from './schema.js';
 
-export interface Limitation { code: string; rule: string; message: string }
+export interface Limitation {
+  code: string;
+  rule: string;
+  message: string;
+}
 
 export interface StepRecord {
   step_id: string;

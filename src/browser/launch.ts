@@ -13,8 +13,12 @@ import type { Scenario } from './schema.js';
 
 /** Flags that keep a headless Chromium quiet and self-contained on a build machine. */
 export const LAUNCH_FLAGS = [
-  '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 /**
@@ -32,7 +36,10 @@ const NO_SANDBOX = /No usable sandbox|--no-sandbox|sandbox is not|setuid sandbox
  * Launches with the sandbox where the host allows it; a host that has none (a container
  * without user namespaces) gets one more try without it rather than no browser.
  */
-export async function withSandboxFallback<T>(start: (flags: string[]) => Promise<T>, uid: number | undefined = process.getuid?.()): Promise<T> {
+export async function withSandboxFallback<T>(
+  start: (flags: string[]) => Promise<T>,
+  uid: number | undefined = process.getuid?.(),
+): Promise<T> {
   const flags = launchFlags(uid);
   try {
     return await start(flags);
@@ -66,7 +73,11 @@ export async function acquireBrowser(s: Scenario, commandTimeoutMs: number): Pro
 async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
   const b = s.browser as Extract<Scenario['browser'], { mode: 'launch' }>;
   if (!existsSync(b.executable_path)) {
-    throw new CapstateError('browser-not-found', `no browser executable at ${b.executable_path}; install a Chromium-family browser (e.g. apt-get install chromium) and give its path in browser.executable_path`, { path: 'browser.executable_path' });
+    throw new CapstateError(
+      'browser-not-found',
+      `no browser executable at ${b.executable_path}; install a Chromium-family browser (e.g. apt-get install chromium) and give its path in browser.executable_path`,
+      { path: 'browser.executable_path' },
+    );
   }
   // BS-22: the profile is ours alone; it is deleted at cleanup, whatever happened. It holds
   // the user data directory and Playwright's artifacts directory, which Playwright would
@@ -85,26 +96,28 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
   let context: BrowserContext;
   try {
     const chromium = await playwright();
-    context = await withSandboxFallback((args) => chromium.launchPersistentContext(userData, {
-      // Not in Playwright's public types, but a launch parameter of its protocol.
-      ...({ artifactsDir: artifacts } as object),
-      ...(ownTmp ? { env: { ...process.env, TMPDIR: browserTmp } } : {}),
-      executablePath: b.executable_path,
-      headless: b.headless ?? true,
-      args,
-      // Playwright turns the sandbox off unless asked (chromiumSandbox defaults to false).
-      chromiumSandbox: !args.includes('--no-sandbox'),
-      timeout,
-      serviceWorkers: env.service_workers === 'allow' ? 'allow' : 'block',
-      acceptDownloads: false,
-      // capstate handles SIGINT/SIGTERM itself (cancel, then clean up); Playwright's own
-      // handlers would kill the browser under the cleanup and exit the process.
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      ...(env.locale ? { locale: env.locale } : {}),
-      ...(env.timezone ? { timezoneId: env.timezone } : {}),
-      ...(env.viewport ? { viewport: env.viewport } : {}),
-    }));
+    context = await withSandboxFallback((args) =>
+      chromium.launchPersistentContext(userData, {
+        // Not in Playwright's public types, but a launch parameter of its protocol.
+        ...({ artifactsDir: artifacts } as object),
+        ...(ownTmp ? { env: { ...process.env, TMPDIR: browserTmp } } : {}),
+        executablePath: b.executable_path,
+        headless: b.headless ?? true,
+        args,
+        // Playwright turns the sandbox off unless asked (chromiumSandbox defaults to false).
+        chromiumSandbox: !args.includes('--no-sandbox'),
+        timeout,
+        serviceWorkers: env.service_workers === 'allow' ? 'allow' : 'block',
+        acceptDownloads: false,
+        // capstate handles SIGINT/SIGTERM itself (cancel, then clean up); Playwright's own
+        // handlers would kill the browser under the cleanup and exit the process.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        ...(env.locale ? { locale: env.locale } : {}),
+        ...(env.timezone ? { timezoneId: env.timezone } : {}),
+        ...(env.viewport ? { viewport: env.viewport } : {}),
+      }),
+    );
   } catch (e) {
     // An aborted launch (timeout) leaves Playwright's browser process running and
     // writing into the profile: end it before deleting, or the profile comes back.
@@ -112,17 +125,27 @@ async function launch(s: Scenario, timeout: number): Promise<BrowserSession> {
     // BS-4: a visible browser needs a display; Playwright's first line ("Target page,
     // context or browser has been closed") would blame the executable instead.
     if (b.headless === false && /XServer|X server|\$DISPLAY/.test(e instanceof Error ? e.message : String(e))) {
-      throw new CapstateError('browser-launch-failed', `could not launch ${b.executable_path} with browser.headless false: this host has no display (X server) for a visible browser; set browser.headless to true, or run under a display (e.g. Xvfb with DISPLAY set)`, { path: 'browser.headless' });
+      throw new CapstateError(
+        'browser-launch-failed',
+        `could not launch ${b.executable_path} with browser.headless false: this host has no display (X server) for a visible browser; set browser.headless to true, or run under a display (e.g. Xvfb with DISPLAY set)`,
+        { path: 'browser.headless' },
+      );
     }
-    throw new CapstateError('browser-launch-failed', `could not launch ${b.executable_path}: ${firstLine(e)}`, { path: 'browser.executable_path' });
+    throw new CapstateError('browser-launch-failed', `could not launch ${b.executable_path}: ${firstLine(e)}`, {
+      path: 'browser.executable_path',
+    });
   }
   const cleanup = async () => {
-    try { await context.close(); } finally { await removeProfile(profile); }
+    try {
+      await context.close();
+    } finally {
+      await removeProfile(profile);
+    }
   };
   try {
     context.setDefaultTimeout(timeout);
-    const page = context.pages()[0] ?? await context.newPage();
-    return { mode: 'launch', context, page, browserVersion: context.browser()?.version() ?? await versionOf(page), cleanup };
+    const page = context.pages()[0] ?? (await context.newPage());
+    return { mode: 'launch', context, page, browserVersion: context.browser()?.version() ?? (await versionOf(page)), cleanup };
   } catch (e) {
     await cleanup();
     throw e;
@@ -148,7 +171,11 @@ async function removeProfile(profile: string, aborted = false): Promise<void> {
       if (Date.now() >= deadline) throw new Error('a browser process kept recreating it');
     } catch (e) {
       if (Date.now() >= deadline) {
-        throw new CapstateError('cleanup-failed', `could not delete the temporary browser profile ${profile}: ${firstLine(e)}; delete it by hand (it may hold cookies and storage)`, { profile });
+        throw new CapstateError(
+          'cleanup-failed',
+          `could not delete the temporary browser profile ${profile}: ${firstLine(e)}; delete it by hand (it may hold cookies and storage)`,
+          { profile },
+        );
       }
       await sleep(250);
     }
@@ -162,10 +189,16 @@ async function removeProfile(profile: string, aborted = false): Promise<void> {
  */
 function removeSingletonDir(profile: string): void {
   let dir: string;
-  try { dir = dirname(readlinkSync(join(profile, 'user-data', 'SingletonSocket'))); } catch { return; }
+  try {
+    dir = dirname(readlinkSync(join(profile, 'user-data', 'SingletonSocket')));
+  } catch {
+    return;
+  }
   try {
     if (readdirSync(dir).every((f) => /^Singleton(Socket|Cookie|Lock)$/.test(f))) rmSync(dir, { recursive: true, force: true });
-  } catch { /* already gone */ }
+  } catch {
+    /* already gone */
+  }
 }
 
 /** How long an aborted launch's cleanup watches for a late browser process. */
@@ -178,12 +211,18 @@ const PROFILE_SETTLE_MS = 500;
  */
 function processesUsing(profile: string): number[] {
   let pids: string[];
-  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return []; }
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return [];
+  }
   const found: number[] = [];
   for (const pid of pids) {
     try {
       if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(profile + '/')) found.push(Number(pid));
-    } catch { /* gone, or not readable */ }
+    } catch {
+      /* gone, or not readable */
+    }
   }
   return found;
 }
@@ -193,7 +232,13 @@ async function endProcessesUsing(profile: string, deadline: number): Promise<voi
   for (;;) {
     const pids = processesUsing(profile).filter((p) => p !== process.pid);
     if (pids.length === 0) return;
-    for (const pid of pids) { try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ } }
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
     if (Date.now() >= deadline) return;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -216,7 +261,11 @@ async function connect(s: Scenario, timeout: number): Promise<BrowserSession> {
     ws = ((await res.json()) as { webSocketDebuggerUrl?: string }).webSocketDebuggerUrl ?? '';
     if (!ws) throw new Error('no webSocketDebuggerUrl in /json/version');
   } catch (e) {
-    throw new CapstateError('cdp-unreachable', `no CDP endpoint answered at ${endpoint}/json/version within ${CDP_DISCOVERY_TIMEOUT_MS} ms: ${firstLine(e)}; start the browser with --remote-debugging-port`, { path: 'browser.cdp_endpoint' });
+    throw new CapstateError(
+      'cdp-unreachable',
+      `no CDP endpoint answered at ${endpoint}/json/version within ${CDP_DISCOVERY_TIMEOUT_MS} ms: ${firstLine(e)}; start the browser with --remote-debugging-port`,
+      { path: 'browser.cdp_endpoint' },
+    );
   }
   let browser: Browser;
   try {
@@ -229,11 +278,20 @@ async function connect(s: Scenario, timeout: number): Promise<BrowserSession> {
   try {
     const prefix = b.target?.url_prefix;
     if (prefix !== undefined) {
-      page = browser.contexts().flatMap((c) => c.pages()).find((p) => p.url().startsWith(prefix));
-      if (!page) throw new CapstateError('target-not-found', `no open page's URL starts with ${JSON.stringify(prefix)}`, { path: 'browser.target.url_prefix' });
+      page = browser
+        .contexts()
+        .flatMap((c) => c.pages())
+        .find((p) => p.url().startsWith(prefix));
+      if (!page)
+        throw new CapstateError('target-not-found', `no open page's URL starts with ${JSON.stringify(prefix)}`, {
+          path: 'browser.target.url_prefix',
+        });
     } else {
       const context = browser.contexts()[0];
-      if (!context) throw new CapstateError('target-not-found', 'the connected browser has no default context to open a page in', { path: 'browser.cdp_endpoint' });
+      if (!context)
+        throw new CapstateError('target-not-found', 'the connected browser has no default context to open a page in', {
+          path: 'browser.cdp_endpoint',
+        });
       page = await context.newPage();
       ownsPage = true;
     }
@@ -243,10 +301,17 @@ async function connect(s: Scenario, timeout: number): Promise<BrowserSession> {
   }
   const owned = page;
   return {
-    mode: 'connect', context: owned.context(), page: owned, browserVersion: browser.version(),
+    mode: 'connect',
+    context: owned.context(),
+    page: owned,
+    browserVersion: browser.version(),
     cleanup: async () => {
       // BS-22: close only the tab capstate opened, then disconnect; the browser stays up.
-      try { if (ownsPage) await owned.close(); } finally { await browser.close(); }
+      try {
+        if (ownsPage) await owned.close();
+      } finally {
+        await browser.close();
+      }
     },
   };
 }

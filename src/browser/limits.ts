@@ -10,7 +10,12 @@ export const MAX_CONCURRENT_CONTENT_READS = 16;
 export const PROVIDER_READ_TIMEOUT_MS = 5000;
 export const MAX_LISTENER_OWNERS = 2048;
 
-export interface EvidenceEvent { sequence: number; kind: string; step_id: string | null; [field: string]: unknown }
+export interface EvidenceEvent {
+  sequence: number;
+  kind: string;
+  step_id: string | null;
+  [field: string]: unknown;
+}
 export type NewEvent = Omit<EvidenceEvent, 'sequence'> & { kind: string; step_id: string | null };
 
 const NETWORK_METADATA = new Set(['request', 'response', 'request-finished', 'request-failed', 'request-unfinished']);
@@ -55,18 +60,27 @@ export class EventLog {
 
   /** Whether an event of about `bytes` would still fit the retained-bytes budget (BS-42 precheck). */
   fits(bytes: number): boolean {
-    return this.events.length < this.limits.max_events && bytes <= this.limits.max_event_bytes && this.retainedBytes + bytes <= this.limits.max_retained_event_bytes;
+    return (
+      this.events.length < this.limits.max_events &&
+      bytes <= this.limits.max_event_bytes &&
+      this.retainedBytes + bytes <= this.limits.max_retained_event_bytes
+    );
   }
 
   /** Retains `ev` (giving it the next sequence) or counts it as omitted; returns the sequence or null. */
   push(ev: NewEvent, transactionId: string | null = null): number | null {
     const candidate = { sequence: this.events.length + 1, ...ev } as EvidenceEvent;
     const bytes = estimateEventBytes(candidate);
-    const reason = this.events.length >= this.limits.max_events ? 'max_events'
-      : bytes > this.limits.max_event_bytes ? 'max_event_bytes'
-        : this.retainedBytes + bytes > this.limits.max_retained_event_bytes ? 'max_retained_event_bytes'
-          : NETWORK_METADATA.has(ev.kind) && this.metadataBytes + bytes > this.limits.max_network_metadata_bytes ? 'max_network_metadata_bytes'
-            : null;
+    const reason =
+      this.events.length >= this.limits.max_events
+        ? 'max_events'
+        : bytes > this.limits.max_event_bytes
+          ? 'max_event_bytes'
+          : this.retainedBytes + bytes > this.limits.max_retained_event_bytes
+            ? 'max_retained_event_bytes'
+            : NETWORK_METADATA.has(ev.kind) && this.metadataBytes + bytes > this.limits.max_network_metadata_bytes
+              ? 'max_network_metadata_bytes'
+              : null;
     if (reason) {
       this.omit(ev.kind, reason, transactionId);
       return null;
@@ -114,8 +128,14 @@ export class EventLog {
     }
     return {
       by_kind,
-      network_transactions: [...this.txRows].map(([id, r]) => ({ transaction_id: id, omitted_kinds: [...r.omitted].sort(), ...(r.terminal ? { terminal_state: r.terminal } : {}) })),
-      network_transaction_range: this.beyond ? { first: `t${this.beyond.first}`, last: `t${this.beyond.last}`, count: this.beyond.last - this.beyond.first + 1 } : null,
+      network_transactions: [...this.txRows].map(([id, r]) => ({
+        transaction_id: id,
+        omitted_kinds: [...r.omitted].sort(),
+        ...(r.terminal ? { terminal_state: r.terminal } : {}),
+      })),
+      network_transaction_range: this.beyond
+        ? { first: `t${this.beyond.first}`, last: `t${this.beyond.last}`, count: this.beyond.last - this.beyond.first + 1 }
+        : null,
     };
   }
 }
@@ -129,7 +149,10 @@ export class EventLog {
 export class ListenerOwners {
   private active = 0;
 
-  constructor(private readonly log: EventLog, readonly capacity = MAX_LISTENER_OWNERS) {}
+  constructor(
+    private readonly log: EventLog,
+    readonly capacity = MAX_LISTENER_OWNERS,
+  ) {}
 
   /** Takes a slot for a new owner whose creation event is `kind`; returns its release, or null when full. */
   admit(kind: string): (() => void) | null {

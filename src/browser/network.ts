@@ -12,7 +12,11 @@ import type { Redaction, RedactionView } from './redaction.js';
 import type { Limits } from './schema.js';
 import { withDeadline } from './deadline.js';
 
-export interface ContentSelection { request_body: boolean; response_body: boolean; header_values: boolean }
+export interface ContentSelection {
+  request_body: boolean;
+  response_body: boolean;
+  header_values: boolean;
+}
 
 type BodyState =
   | { state: 'captured'; base64: string; bytes: number; media_type: string | null; sha256: string }
@@ -45,7 +49,10 @@ async function read<T>(f: () => Promise<T>, signal: AbortSignal): Promise<T> {
   let onAbort: (() => void) | undefined;
   try {
     if (signal.aborted) throw new Cancelled();
-    const cancelled = new Promise<never>((_, reject) => { onAbort = () => reject(new Cancelled()); signal.addEventListener('abort', onAbort, { once: true }); });
+    const cancelled = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new Cancelled());
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
     return await withDeadline(Promise.race([f(), cancelled]), PROVIDER_READ_TIMEOUT_MS, () => new Timeout());
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
@@ -84,7 +91,8 @@ class ContentQueue {
       if (this.active >= MAX_CONCURRENT_CONTENT_READS) await new Promise<void>((r) => this.waiting.push(r));
       this.active++;
       try {
-        if (this.cancelled) onCancel(); else await job();
+        if (this.cancelled) onCancel();
+        else await job();
       } finally {
         this.active--;
         this.waiting.shift()?.();
@@ -147,33 +155,61 @@ export class NetworkObserver {
     if (this.stopped || !this.o.accept(req)) return;
     const n = ++this.count;
     let end!: Tx['end'];
-    const ended = new Promise<'finished' | 'failed' | 'unfinished'>((r) => { end = r; });
-    const tx: Tx = { id: `t${n}`, n, beyond: n > this.o.limits.max_network_transactions, stepId: this.o.stepId(), ended, end, terminal: null, response: null };
+    const ended = new Promise<'finished' | 'failed' | 'unfinished'>((r) => {
+      end = r;
+    });
+    const tx: Tx = {
+      id: `t${n}`,
+      n,
+      beyond: n > this.o.limits.max_network_transactions,
+      stepId: this.o.stepId(),
+      ended,
+      end,
+      terminal: null,
+      response: null,
+    };
     this.txs.set(req, tx);
-    if (tx.beyond) { this.o.log.beyondLimit(n, 'request'); return; }
+    if (tx.beyond) {
+      this.o.log.beyondLimit(n, 'request');
+      return;
+    }
     const from = req.redirectedFrom();
     const prev = from ? this.txs.get(from) : undefined;
     const view = this.o.redaction.view();
     // BS-61: linked only to an observed predecessor; otherwise say whether there was one.
-    const link = prev && !prev.beyond ? { redirected_from_transaction_id: prev.id }
-      : { redirected_from_transaction_id: null, redirected_from_transaction_state: from ? 'unknown' : 'root' };
-    const seq = this.o.log.push({
-      kind: 'request', step_id: tx.stepId, transaction_id: tx.id, ...link,
-      method: req.method(), url: view.text(req.url()), resource_type: req.resourceType(), observed_at: this.now(),
-    }, tx.id);
+    const link =
+      prev && !prev.beyond
+        ? { redirected_from_transaction_id: prev.id }
+        : { redirected_from_transaction_id: null, redirected_from_transaction_state: from ? 'unknown' : 'root' };
+    const seq = this.o.log.push(
+      {
+        kind: 'request',
+        step_id: tx.stepId,
+        transaction_id: tx.id,
+        ...link,
+        method: req.method(),
+        url: view.text(req.url()),
+        resource_type: req.resourceType(),
+        observed_at: this.now(),
+      },
+      tx.id,
+    );
     const c = this.o.content;
     if (seq !== null && (c.request_body || c.header_values)) {
-      this.queue.run(async () => {
-        const headers = c.header_values ? await this.headers(() => req.headersArray(), view) : { state: 'not_selected' as const };
-        const mediaType = req.headers()['content-type'] ?? null;
-        let body: BodyState = { state: 'not_selected' };
-        if (c.request_body) {
-          // BS-64: the bytes Playwright exposes; none exposed proves nothing about the request.
-          const raw = req.postDataBuffer();
-          body = raw === null ? { state: 'not_exposed', media_type: mediaType } : this.body(raw, mediaType, view);
-        }
-        this.emitContent(tx, seq, headers, body);
-      }, () => this.emitContent(tx, seq, { state: 'cancelled' }, { state: 'cancelled' }));
+      this.queue.run(
+        async () => {
+          const headers = c.header_values ? await this.headers(() => req.headersArray(), view) : { state: 'not_selected' as const };
+          const mediaType = req.headers()['content-type'] ?? null;
+          let body: BodyState = { state: 'not_selected' };
+          if (c.request_body) {
+            // BS-64: the bytes Playwright exposes; none exposed proves nothing about the request.
+            const raw = req.postDataBuffer();
+            body = raw === null ? { state: 'not_exposed', media_type: mediaType } : this.body(raw, mediaType, view);
+          }
+          this.emitContent(tx, seq, headers, body);
+        },
+        () => this.emitContent(tx, seq, { state: 'cancelled' }, { state: 'cancelled' }),
+      );
     }
   }
 
@@ -181,34 +217,52 @@ export class NetworkObserver {
     const tx = this.txs.get(res.request());
     if (!tx || this.stopped) return;
     tx.response = res;
-    if (tx.beyond) { this.o.log.beyondLimit(tx.n, 'response'); return; }
+    if (tx.beyond) {
+      this.o.log.beyondLimit(tx.n, 'response');
+      return;
+    }
     const view = this.o.redaction.view();
-    const seq = this.o.log.push({
-      kind: 'response', step_id: this.o.stepId(), transaction_id: tx.id, status: res.status(), status_text: res.statusText(), observed_at: this.now(),
-    }, tx.id);
+    const seq = this.o.log.push(
+      {
+        kind: 'response',
+        step_id: this.o.stepId(),
+        transaction_id: tx.id,
+        status: res.status(),
+        status_text: res.statusText(),
+        observed_at: this.now(),
+      },
+      tx.id,
+    );
     const c = this.o.content;
     if (seq === null || !(c.response_body || c.header_values)) return;
     // BS-66: only completed responses are read; waiting does not take a read slot.
     let how: 'finished' | 'failed' | 'unfinished' = 'unfinished';
-    this.queue.after(tx.ended.then((h) => { how = h; }), async () => {
-      const headers = c.header_values ? await this.headers(() => res.headersArray(), view) : { state: 'not_selected' as const };
-      const mediaType = res.headers()['content-type'] ?? null;
-      let body: BodyState = { state: 'not_selected' };
-      if (c.response_body) {
-        if (how !== 'finished') body = { state: 'unavailable', media_type: mediaType };
-        else {
-          try {
-            body = this.body(await read(() => res.body(), this.queue.signal), mediaType, view);
-            if (body.state === 'captured') this.responseBodiesCaptured++;
-          } catch (e) {
-            // A redirect or a body CDP no longer holds: a typed unavailable state (BS-41).
-            body = { state: failedRead(e), media_type: mediaType };
+    this.queue.after(
+      tx.ended.then((h) => {
+        how = h;
+      }),
+      async () => {
+        const headers = c.header_values ? await this.headers(() => res.headersArray(), view) : { state: 'not_selected' as const };
+        const mediaType = res.headers()['content-type'] ?? null;
+        let body: BodyState = { state: 'not_selected' };
+        if (c.response_body) {
+          if (how !== 'finished') body = { state: 'unavailable', media_type: mediaType };
+          else {
+            try {
+              body = this.body(await read(() => res.body(), this.queue.signal), mediaType, view);
+              if (body.state === 'captured') this.responseBodiesCaptured++;
+            } catch (e) {
+              // A redirect or a body CDP no longer holds: a typed unavailable state (BS-41).
+              body = { state: failedRead(e), media_type: mediaType };
+            }
           }
+          if (body.state !== 'captured' && body.state !== 'not_selected' && !(res.status() >= 300 && res.status() < 400))
+            this.incomplete = true;
         }
-        if (body.state !== 'captured' && body.state !== 'not_selected' && !(res.status() >= 300 && res.status() < 400)) this.incomplete = true;
-      }
-      this.emitContent(tx, seq, headers, body);
-    }, () => this.emitContent(tx, seq, { state: 'cancelled' }, { state: 'cancelled' }));
+        this.emitContent(tx, seq, headers, body);
+      },
+      () => this.emitContent(tx, seq, { state: 'cancelled' }, { state: 'cancelled' }),
+    );
   }
 
   /**
@@ -221,19 +275,33 @@ export class NetworkObserver {
   redirectHop(req: Request, status: number, statusText: string, headers: { name: string; value: string }[]): void {
     const tx = this.txs.get(req);
     if (!tx || this.stopped || tx.response || tx.terminal || this.hops.has(tx)) return;
-    if (tx.beyond) { this.o.log.beyondLimit(tx.n, 'response'); return; }
+    if (tx.beyond) {
+      this.o.log.beyondLimit(tx.n, 'response');
+      return;
+    }
     const view = this.o.redaction.view();
-    const seq = this.o.log.push({
-      kind: 'response', step_id: this.o.stepId(), transaction_id: tx.id, status, status_text: view.text(statusText), observed_at: this.now(),
-    }, tx.id);
+    const seq = this.o.log.push(
+      {
+        kind: 'response',
+        step_id: this.o.stepId(),
+        transaction_id: tx.id,
+        status,
+        status_text: view.text(statusText),
+        observed_at: this.now(),
+      },
+      tx.id,
+    );
     this.hops.add(tx);
     const c = this.o.content;
     if (seq === null || !(c.response_body || c.header_values)) return;
-    this.queue.run(async () => {
-      const hs = c.header_values ? await this.headers(async () => headers, view) : { state: 'not_selected' as const };
-      const mediaType = headers.find((h) => h.name.toLowerCase() === 'content-type')?.value ?? null;
-      this.emitContent(tx, seq, hs, c.response_body ? { state: 'unavailable', media_type: mediaType } : { state: 'not_selected' });
-    }, () => this.emitContent(tx, seq, { state: 'cancelled' }, { state: 'cancelled' }));
+    this.queue.run(
+      async () => {
+        const hs = c.header_values ? await this.headers(async () => headers, view) : { state: 'not_selected' as const };
+        const mediaType = headers.find((h) => h.name.toLowerCase() === 'content-type')?.value ?? null;
+        this.emitContent(tx, seq, hs, c.response_body ? { state: 'unavailable', media_type: mediaType } : { state: 'not_selected' });
+      },
+      () => this.emitContent(tx, seq, { state: 'cancelled' }, { state: 'cancelled' }),
+    );
   }
 
   /** Transactions whose redirect hop a request step reported. */
@@ -245,7 +313,10 @@ export class NetworkObserver {
     tx.terminal = how;
     tx.end(how);
     if (this.stopped) return;
-    if (tx.beyond) { this.o.log.beyondLimit(tx.n, how === 'finished' ? 'request-finished' : 'request-failed'); return; }
+    if (tx.beyond) {
+      this.o.log.beyondLimit(tx.n, how === 'finished' ? 'request-finished' : 'request-failed');
+      return;
+    }
     // BS-58: the browser's own start and duration, reported when the request ends.
     const t = req.timing();
     const timing: Record<string, unknown> = {};
@@ -253,9 +324,16 @@ export class NetworkObserver {
       timing.started_at = new Date(t.startTime).toISOString();
       if (t.responseEnd >= 0) timing.elapsed_ms = Math.round(t.responseEnd * 1000) / 1000;
     }
-    const ev = how === 'finished'
-      ? { kind: 'request-finished', step_id: this.o.stepId(), transaction_id: tx.id, ...timing }
-      : { kind: 'request-failed', step_id: this.o.stepId(), transaction_id: tx.id, error_text: this.o.redaction.view().text(req.failure()?.errorText ?? 'unknown'), ...timing };
+    const ev =
+      how === 'finished'
+        ? { kind: 'request-finished', step_id: this.o.stepId(), transaction_id: tx.id, ...timing }
+        : {
+            kind: 'request-failed',
+            step_id: this.o.stepId(),
+            transaction_id: tx.id,
+            error_text: this.o.redaction.view().text(req.failure()?.errorText ?? 'unknown'),
+            ...timing,
+          };
     this.o.log.push(ev, tx.id);
     this.o.log.terminal(tx.id, how);
   }
@@ -269,7 +347,9 @@ export class NetworkObserver {
       return { state: failedRead(e) };
     }
     // BS-65: producer order and duplicates kept; credential values dropped before accounting.
-    const values = raw.map((h) => (isAlwaysRedactedHeader(h.name) ? { name: h.name, value: null, redacted: true as const } : { name: h.name, value: view.text(h.value) }));
+    const values = raw.map((h) =>
+      isAlwaysRedactedHeader(h.name) ? { name: h.name, value: null, redacted: true as const } : { name: h.name, value: view.text(h.value) },
+    );
     const cost = values.reduce((n, h) => n + (h.name.length + (h.value?.length ?? 4)) * 2, 0);
     if (this.headerBytes + cost > this.o.limits.max_header_value_bytes) {
       this.incomplete = true;
@@ -282,18 +362,29 @@ export class NetworkObserver {
   /** BS-40, BS-42, BS-52, BS-65: size, allocation estimate, redaction, then the retained copy. */
   private body(raw: Buffer, mediaType: string | null, view: RedactionView): BodyState {
     const l = this.o.limits;
-    if (raw.length > l.max_network_body_bytes) return { state: 'body-size-limit', observed_bytes: raw.length, allowed_bytes: l.max_network_body_bytes, media_type: mediaType };
+    if (raw.length > l.max_network_body_bytes)
+      return { state: 'body-size-limit', observed_bytes: raw.length, allowed_bytes: l.max_network_body_bytes, media_type: mediaType };
     const cost = bodyAllocationCost(raw.length, view.pageValuesRead);
-    if (cost > l.max_network_body_allocation_bytes) return { state: 'body-allocation-limit', observed_bytes: cost, allowed_bytes: l.max_network_body_allocation_bytes, media_type: mediaType };
+    if (cost > l.max_network_body_allocation_bytes)
+      return {
+        state: 'body-allocation-limit',
+        observed_bytes: cost,
+        allowed_bytes: l.max_network_body_allocation_bytes,
+        media_type: mediaType,
+      };
     // BS-42 precheck: when the event budget already rejects this body, skip the copies.
-    if (!this.o.log.fits(Math.ceil(raw.length * 8 / 3))) return { state: 'unavailable', media_type: mediaType };
+    if (!this.o.log.fits(Math.ceil((raw.length * 8) / 3))) return { state: 'unavailable', media_type: mediaType };
     const kept = view.bytes(raw);
-    if (kept.length > l.max_network_body_bytes) return { state: 'body-size-limit', observed_bytes: kept.length, allowed_bytes: l.max_network_body_bytes, media_type: mediaType };
+    if (kept.length > l.max_network_body_bytes)
+      return { state: 'body-size-limit', observed_bytes: kept.length, allowed_bytes: l.max_network_body_bytes, media_type: mediaType };
     return { state: 'captured', base64: kept.toString('base64'), bytes: kept.length, media_type: mediaType, sha256: sha256Hex(kept) };
   }
 
   private emitContent(tx: Tx, source: number, headers: HeaderState, body: BodyState): void {
-    const seq = this.o.log.push({ kind: 'network-content', step_id: this.o.stepId(), transaction_id: tx.id, source_event_sequence: source, headers, body }, tx.id);
+    const seq = this.o.log.push(
+      { kind: 'network-content', step_id: this.o.stepId(), transaction_id: tx.id, source_event_sequence: source, headers, body },
+      tx.id,
+    );
     if (seq === null) this.incomplete = true;
   }
 

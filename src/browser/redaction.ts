@@ -31,19 +31,30 @@ export function resolveSecrets(s: Scenario, env: NodeJS.ProcessEnv, file?: strin
   (s.secrets ?? []).forEach((d, i) => {
     const v = env[d.environment_variable];
     if (v === undefined) {
-      throw new CapstateError('missing-secret', `secrets[${i}]: secret ${JSON.stringify(d.secret_id)} needs the environment variable ${d.environment_variable}, which is not set; export it before capturing`,
-        { ...(file ? { file } : {}), path: `secrets[${i}].environment_variable`, environment_variable: d.environment_variable });
+      throw new CapstateError(
+        'missing-secret',
+        `secrets[${i}]: secret ${JSON.stringify(d.secret_id)} needs the environment variable ${d.environment_variable}, which is not set; export it before capturing`,
+        { ...(file ? { file } : {}), path: `secrets[${i}].environment_variable`, environment_variable: d.environment_variable },
+      );
     }
     out.set(d.secret_id, v);
   });
   return out;
 }
 
-interface Needle { text: string; bytes: Buffer; marker: string; markerBytes: Buffer }
+interface Needle {
+  text: string;
+  bytes: Buffer;
+  marker: string;
+  markerBytes: Buffer;
+}
 
 /** A fixed set of replacements: one state of the redaction, used for everything recorded while it held. */
 export class RedactionView {
-  constructor(private readonly needles: Needle[], readonly pageValuesRead: number) {}
+  constructor(
+    private readonly needles: Needle[],
+    readonly pageValuesRead: number,
+  ) {}
 
   text(s: string): string;
   text(s: string | null): string | null;

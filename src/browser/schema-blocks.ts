@@ -21,10 +21,15 @@ export function str(opts: { nonEmpty?: boolean } = { nonEmpty: true }) {
 export const bool = () => z.boolean({ error: (iss) => `must be true or false, got ${describe(iss.input)}` });
 
 export function int(min: number, max: number) {
-  return z.int({
-    error: (iss) => (typeof iss.input === 'number' && Number.isInteger(iss.input)
-      ? `must be between ${min} and ${max}, got ${iss.input}` : `must be an integer, got ${describe(iss.input)}`),
-  }).min(min).max(max);
+  return z
+    .int({
+      error: (iss) =>
+        typeof iss.input === 'number' && Number.isInteger(iss.input)
+          ? `must be between ${min} and ${max}, got ${iss.input}`
+          : `must be an integer, got ${describe(iss.input)}`,
+    })
+    .min(min)
+    .max(max);
 }
 
 export const timeout = () => int(1, MAX_TIMEOUT_MS);
@@ -44,14 +49,19 @@ export function obj<S extends z.ZodRawShape>(shape: S) {
   const optional = (k: string) => (shape[k] as z.ZodType)._zod.optin === 'optional';
   const allowed = [...keys.filter((k) => !optional(k)), ...keys.filter(optional)].join(', ');
   return z.strictObject(shape, {
-    error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field ${JSON.stringify(iss.keys[0])}; allowed here: ${allowed}` : `must be an object, got ${describe(iss.input)}`),
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `unknown field ${JSON.stringify(iss.keys[0])}; allowed here: ${allowed}`
+        : `must be an object, got ${describe(iss.input)}`,
   });
 }
 
 /** The error of a union told apart by `tag`; a missing tag is reported as a missing field. */
 export function unionError(tag: string, tags: readonly string[], what: string) {
-  return (iss: z.core.$ZodRawIssue) => (iss.code === 'invalid_type' ? `must be an object, got ${describe(iss.input)}`
-    : `unsupported ${what} ${JSON.stringify((iss.input as Record<string, unknown>)[tag])}; use one of ${tags.join(', ')}`);
+  return (iss: z.core.$ZodRawIssue) =>
+    iss.code === 'invalid_type'
+      ? `must be an object, got ${describe(iss.input)}`
+      : `unsupported ${what} ${JSON.stringify((iss.input as Record<string, unknown>)[tag])}; use one of ${tags.join(', ')}`;
 }
 
 /** A check on a value that passed its type: the message, or nothing when fine. */
@@ -66,7 +76,8 @@ export function rule<T>(problem: (v: T) => string | undefined) {
 export function set<const T extends readonly [string, ...string[]]>(values: T, what: string) {
   return arr(oneOf(values, what)).superRefine((list, ctx) => {
     list.forEach((t, i) => {
-      if (list.indexOf(t) !== i) ctx.addIssue({ code: 'custom', message: `${what} ${JSON.stringify(t)} is listed twice`, path: [i], input: t });
+      if (list.indexOf(t) !== i)
+        ctx.addIssue({ code: 'custom', message: `${what} ${JSON.stringify(t)} is listed twice`, path: [i], input: t });
     });
   });
 }
@@ -75,7 +86,11 @@ export function set<const T extends readonly [string, ...string[]]>(values: T, w
 
 function httpUrlProblem(raw: string): string | undefined {
   let u: URL;
-  try { u = new URL(raw); } catch { return `not an absolute URL: ${JSON.stringify(raw)}`; }
+  try {
+    u = new URL(raw);
+  } catch {
+    return `not an absolute URL: ${JSON.stringify(raw)}`;
+  }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return `only http and https URLs are supported, got ${u.protocol}`;
   return undefined;
 }

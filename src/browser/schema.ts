@@ -17,14 +17,25 @@ import { ACTIONS, actionSchema, urlSpecSchema, valueSourceSchema } from './actio
 
 export { MAX_TIMEOUT_MS } from './schema-blocks.js';
 export {
-  ACTIONS, METHODS, CONTROL, valueSourceSchema, urlSpecSchema, locatorSchema, actionSchema,
-  type Action, type RequestAction, type Locator, type ValueSource, type HeaderSource, type UrlSpec,
+  ACTIONS,
+  METHODS,
+  CONTROL,
+  valueSourceSchema,
+  urlSpecSchema,
+  locatorSchema,
+  actionSchema,
+  type Action,
+  type RequestAction,
+  type Locator,
+  type ValueSource,
+  type HeaderSource,
+  type UrlSpec,
 } from './action-schema.js';
 
 export const ARTIFACTS = ['screenshot', 'dom', 'accessibility', 'url', 'history', 'storage'] as const;
-export type Artifact = typeof ARTIFACTS[number];
+export type Artifact = (typeof ARTIFACTS)[number];
 export const EVENT_FAMILIES = ['console', 'page-errors', 'network', 'websockets', 'frames', 'workers', 'popups', 'downloads'] as const;
-export type EventFamily = typeof EVENT_FAMILIES[number];
+export type EventFamily = (typeof EVENT_FAMILIES)[number];
 
 /** BS-11: the default command deadline. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 20_000;
@@ -33,8 +44,10 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 20_000;
 
 /** BS-22: loopback host and an explicit port only. */
 function endpointProblem(u: URL, ep: string): string | undefined {
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) return `connect mode accepts only a loopback CDP endpoint (127.0.0.1, localhost or [::1]), got host ${u.hostname}`;
-  if (!/^https?:\/\/[^/]+:\d+(\/|$)/.test(ep) || u.port === '') return 'the CDP endpoint needs an explicit port, e.g. http://127.0.0.1:9222';
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname))
+    return `connect mode accepts only a loopback CDP endpoint (127.0.0.1, localhost or [::1]), got host ${u.hostname}`;
+  if (!/^https?:\/\/[^/]+:\d+(\/|$)/.test(ep) || u.port === '')
+    return 'the CDP endpoint needs an explicit port, e.g. http://127.0.0.1:9222';
   if (u.pathname !== '/' || u.search || u.hash || u.username) return 'give the endpoint as http://127.0.0.1:<port> without a path';
   return undefined;
 }
@@ -49,54 +62,99 @@ const browserModeError = unionError('mode', ['launch', 'connect'], 'browser mode
 
 // ---- Seeds and capture settings (BS-27, BS-37, BS-57). ----
 
-const secretDeclarations = arr(obj({
-  secret_id: str().superRefine(rule((id: string) => (/^[A-Za-z0-9_.-]+$/.test(id) ? undefined : 'a secret id uses letters, digits, "_", "-" and "." only (it appears in redaction markers)'))),
-  environment_variable: str(),
-})).superRefine((list, ctx) => {
+const secretDeclarations = arr(
+  obj({
+    secret_id: str().superRefine(
+      rule((id: string) =>
+        /^[A-Za-z0-9_.-]+$/.test(id)
+          ? undefined
+          : 'a secret id uses letters, digits, "_", "-" and "." only (it appears in redaction markers)',
+      ),
+    ),
+    environment_variable: str(),
+  }),
+).superRefine((list, ctx) => {
   list.forEach((s, i) => {
     const first = list.findIndex((t) => t.secret_id === s.secret_id);
-    if (first !== i) ctx.addIssue({ code: 'custom', path: [i, 'secret_id'], input: s.secret_id, message: `secret ${JSON.stringify(s.secret_id)} is declared twice (first at secrets[${first}])` });
+    if (first !== i)
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'secret_id'],
+        input: s.secret_id,
+        message: `secret ${JSON.stringify(s.secret_id)} is declared twice (first at secrets[${first}])`,
+      });
   });
 });
 
 /** A storage-seed origin: scheme, host and port only (a trailing "/" is dropped). */
 const originOf = (raw: string) => new URL(raw).origin;
-const storageArea = (area: 'local_storage' | 'session_storage') => arr(obj({
-  origin: httpUrl((u, raw) => (u.origin !== raw.replace(/\/$/, '') ? `must be an origin (scheme, host and port only), e.g. ${JSON.stringify(u.origin)}` : undefined)),
-  entries: arr(obj({ key: str({}), value: valueSourceSchema })),
-}).superRefine((o, ctx) => {
-  if (ctx.issues.length > 0) return;
-  o.entries.forEach((e, j) => {
-    if (o.entries.findIndex((f) => f.key === e.key) !== j) ctx.addIssue({ code: 'custom', path: ['entries', j, 'key'], input: e.key, message: `key ${JSON.stringify(e.key)} is seeded twice for ${originOf(o.origin)}` });
+const storageArea = (area: 'local_storage' | 'session_storage') =>
+  arr(
+    obj({
+      origin: httpUrl((u, raw) =>
+        u.origin !== raw.replace(/\/$/, '')
+          ? `must be an origin (scheme, host and port only), e.g. ${JSON.stringify(u.origin)}`
+          : undefined,
+      ),
+      entries: arr(obj({ key: str({}), value: valueSourceSchema })),
+    }).superRefine((o, ctx) => {
+      if (ctx.issues.length > 0) return;
+      o.entries.forEach((e, j) => {
+        if (o.entries.findIndex((f) => f.key === e.key) !== j)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['entries', j, 'key'],
+            input: e.key,
+            message: `key ${JSON.stringify(e.key)} is seeded twice for ${originOf(o.origin)}`,
+          });
+      });
+    }),
+  ).superRefine((list, ctx) => {
+    if (ctx.issues.length > 0) return;
+    list.forEach((o, i) => {
+      const origin = originOf(o.origin);
+      if (list.findIndex((p) => originOf(p.origin) === origin) !== i)
+        ctx.addIssue({ code: 'custom', path: [i, 'origin'], input: o.origin, message: `origin ${origin} is listed twice in ${area}` });
+    });
   });
-})).superRefine((list, ctx) => {
-  if (ctx.issues.length > 0) return;
-  list.forEach((o, i) => {
-    const origin = originOf(o.origin);
-    if (list.findIndex((p) => originOf(p.origin) === origin) !== i) ctx.addIssue({ code: 'custom', path: [i, 'origin'], input: o.origin, message: `origin ${origin} is listed twice in ${area}` });
-  });
-});
 
 const limit = () => int(1, Number.MAX_SAFE_INTEGER).optional();
 /** BS-37: every supplied value is a positive safe integer. */
 const limitsSchema = obj({
-  max_events: limit(), max_event_bytes: limit(), max_retained_event_bytes: limit(), max_network_transactions: limit(),
-  max_network_body_bytes: limit(), max_network_body_allocation_bytes: limit(), max_header_value_bytes: limit(), max_network_metadata_bytes: limit(),
+  max_events: limit(),
+  max_event_bytes: limit(),
+  max_retained_event_bytes: limit(),
+  max_network_transactions: limit(),
+  max_network_body_bytes: limit(),
+  max_network_body_allocation_bytes: limit(),
+  max_header_value_bytes: limit(),
+  max_network_metadata_bytes: limit(),
 });
 
 // ---- The scenario. ----
 
 const scenarioShape = {
-  browser: z.discriminatedUnion('mode', [launchBrowser, connectBrowser], { error: browserModeError })
-    .describe('{"mode": "launch", "executable_path": "…", "headless"?: false} or {"mode": "connect", "cdp_endpoint": "http://127.0.0.1:9222"}'),
+  browser: z
+    .discriminatedUnion('mode', [launchBrowser, connectBrowser], { error: browserModeError })
+    .describe(
+      '{"mode": "launch", "executable_path": "…", "headless"?: false} or {"mode": "connect", "cdp_endpoint": "http://127.0.0.1:9222"}',
+    ),
   start_url: urlSpecSchema.describe('Where the browser starts: {"url": "http://127.0.0.1:3000/", "query"?: [{"name", "value"}]}'),
-  actions: arr(actionSchema, { nonEmpty: true }).superRefine((list, ctx) => {
-    const ids = new Map<string, number>();
-    list.forEach((a, i) => {
-      if (ids.has(a.step_id)) ctx.addIssue({ code: 'custom', path: [i, 'step_id'], input: a.step_id, message: `duplicate step_id ${JSON.stringify(a.step_id)} (also actions[${ids.get(a.step_id)}]); step ids must be unique` });
-      else ids.set(a.step_id, i);
-    });
-  }).describe(`Steps, each with a unique step_id and an action (${ACTIONS.join(', ')})`),
+  actions: arr(actionSchema, { nonEmpty: true })
+    .superRefine((list, ctx) => {
+      const ids = new Map<string, number>();
+      list.forEach((a, i) => {
+        if (ids.has(a.step_id))
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'step_id'],
+            input: a.step_id,
+            message: `duplicate step_id ${JSON.stringify(a.step_id)} (also actions[${ids.get(a.step_id)}]); step ids must be unique`,
+          });
+        else ids.set(a.step_id, i);
+      });
+    })
+    .describe(`Steps, each with a unique step_id and an action (${ACTIONS.join(', ')})`),
   environment: obj({
     locale: str().optional(),
     timezone: str().optional(),
@@ -108,14 +166,18 @@ const scenarioShape = {
     cookies: arr(obj({ name: str(), value: valueSourceSchema, url: httpUrl() })).optional(),
     local_storage: storageArea('local_storage').optional(),
     session_storage: storageArea('session_storage').optional(),
-  }).optional().describe('Cookies and web storage seeded before the first step'),
+  })
+    .optional()
+    .describe('Cookies and web storage seeded before the first step'),
   capture: obj({
     after_each_step: set(ARTIFACTS, 'artifact').optional(),
     at_end: set(ARTIFACTS, 'artifact').optional(),
     events: set(EVENT_FAMILIES, 'event family').optional(),
     network: obj({ request_body: bool().optional(), response_body: bool().optional(), header_values: bool().optional() }).optional(),
     limits: limitsSchema.optional(),
-  }).optional().describe('What to record: artifacts after each step and at the end, event families, network content, limits'),
+  })
+    .optional()
+    .describe('What to record: artifacts after each step and at the end, event families, network content, limits'),
   command_timeout_ms: timeout().optional().describe('The deadline of each browser command, in milliseconds (default 20000)'),
 };
 
@@ -146,16 +208,29 @@ export const browserScenarioSchema = scenarioObject.superRefine((s, ctx) => {
   s.actions.forEach((a, i) => {
     if (a.action !== 'request') return;
     let resolved: URL | undefined;
-    try { resolved = new URL(a.path, startOrigin); } catch { /* reported below */ }
-    const message = resolved === undefined ? 'is not a valid path'
-      : resolved.origin !== startOrigin ? `resolves to ${resolved.origin}, not the start URL's origin ${startOrigin}` : undefined;
+    try {
+      resolved = new URL(a.path, startOrigin);
+    } catch {
+      /* reported below */
+    }
+    const message =
+      resolved === undefined
+        ? 'is not a valid path'
+        : resolved.origin !== startOrigin
+          ? `resolves to ${resolved.origin}, not the start URL's origin ${startOrigin}`
+          : undefined;
     if (message) ctx.addIssue({ code: 'custom', path: ['actions', i, 'path'], input: a.path, message });
   });
   // BS-28: every secret reference names a declared secret.
   const declared = new Set((s.secrets ?? []).map((d) => d.secret_id));
   for (const ref of secretRefs(s)) {
     if (!declared.has(ref.id)) {
-      ctx.addIssue({ code: 'custom', path: ref.path, input: ref.id, message: `secret ${JSON.stringify(ref.id)} is not declared; add {"secret_id": ${JSON.stringify(ref.id)}, "environment_variable": "…"} to "secrets"` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ref.path,
+        input: ref.id,
+        message: `secret ${JSON.stringify(ref.id)} is not declared; add {"secret_id": ${JSON.stringify(ref.id)}, "environment_variable": "…"} to "secrets"`,
+      });
     }
   }
 });
@@ -166,8 +241,13 @@ export const browserScenarioSchema = scenarioObject.superRefine((s, ctx) => {
  * src/serve/browser-policy.ts, before the scenario is validated).
  */
 export const mcpScenarioSchema = scenarioObject.extend({
-  browser: z.discriminatedUnion('mode', [launchBrowser.partial({ executable_path: true }), connectBrowser.partial({ cdp_endpoint: true })], { error: browserModeError })
-    .describe('{"mode": "launch"} starts the browser this server was configured with (executable_path may be left out); {"mode": "connect"} attaches only to the endpoint the server was started with'),
+  browser: z
+    .discriminatedUnion('mode', [launchBrowser.partial({ executable_path: true }), connectBrowser.partial({ cdp_endpoint: true })], {
+      error: browserModeError,
+    })
+    .describe(
+      '{"mode": "launch"} starts the browser this server was configured with (executable_path may be left out); {"mode": "connect"} attaches only to the endpoint the server was started with',
+    ),
 });
 
 export type Scenario = z.infer<typeof browserScenarioSchema>;

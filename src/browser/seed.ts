@@ -39,7 +39,10 @@ export class ChildChannel implements CdpChannel {
   /** The frame's target went away (its document ran nothing more). */
   detached = false;
 
-  constructor(private readonly parent: CdpChannel, readonly sessionId: string) {
+  constructor(
+    private readonly parent: CdpChannel,
+    readonly sessionId: string,
+  ) {
     routesOf(parent).set(sessionId, this);
   }
 
@@ -58,7 +61,7 @@ export class ChildChannel implements CdpChannel {
 
   detach(): void {
     this.detached = true;
-    for (const q of this.pending.values()) q.reject(new Error('the frame\'s target detached'));
+    for (const q of this.pending.values()) q.reject(new Error("the frame's target detached"));
     this.pending.clear();
   }
 
@@ -66,8 +69,12 @@ export class ChildChannel implements CdpChannel {
     const id = ++this.next;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.parent.send('Target.sendMessageToTarget', { sessionId: this.sessionId, message: JSON.stringify({ id, method, params }) })
-        .catch((e: Error) => { this.pending.delete(id); reject(e); });
+      this.parent
+        .send('Target.sendMessageToTarget', { sessionId: this.sessionId, message: JSON.stringify({ id, method, params }) })
+        .catch((e: Error) => {
+          this.pending.delete(id);
+          reject(e);
+        });
     });
   }
 
@@ -85,7 +92,9 @@ function routesOf(parent: CdpChannel): Map<string, ChildChannel> {
   let m = routes.get(parent);
   if (m) return m;
   const children = new Map<string, ChildChannel>();
-  parent.on('Target.receivedMessageFromTarget', (p: { sessionId: string; message: string }) => children.get(p.sessionId)?.receive(p.message));
+  parent.on('Target.receivedMessageFromTarget', (p: { sessionId: string; message: string }) =>
+    children.get(p.sessionId)?.receive(p.message),
+  );
   parent.on('Target.detachedFromTarget', (p: { sessionId: string }) => {
     children.get(p.sessionId)?.detach();
     children.delete(p.sessionId);
@@ -95,7 +104,10 @@ function routesOf(parent: CdpChannel): Map<string, ChildChannel> {
   return m;
 }
 
-interface SeedScript { contextId: number; frameId: string }
+interface SeedScript {
+  contextId: number;
+  frameId: string;
+}
 
 /** Runs in the paused seed world: writes the owed entries; storage the document may not use is skipped. */
 const SEED_WRITER = `function (d) {
@@ -117,11 +129,19 @@ export class SeedInstrumentation {
   private onFailure: ((message: string) => void)[] = [];
   readonly world = `capstate-seed-${randomBytes(8).toString('hex')}`;
 
-  constructor(private readonly local: Entries, private readonly session: Entries, private readonly commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS) {}
+  constructor(
+    private readonly local: Entries,
+    private readonly session: Entries,
+    private readonly commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
+  ) {}
 
   /** BS-11: storage CDP commands, replies from child targets included, are bounded by command_timeout_ms. */
   private send(channel: CdpChannel, method: string, params?: Record<string, unknown>): Promise<any> {
-    return withDeadline(channel.send(method, params), this.commandTimeoutMs, () => new Error(`no answer to ${method} within command_timeout_ms ${this.commandTimeoutMs}`));
+    return withDeadline(
+      channel.send(method, params),
+      this.commandTimeoutMs,
+      () => new Error(`no answer to ${method} within command_timeout_ms ${this.commandTimeoutMs}`),
+    );
   }
 
   /** Why initialization failed (BS-32), or null. */
@@ -143,9 +163,12 @@ export class SeedInstrumentation {
       contexts.set(p.context.id, { origin: p.context.origin, frameId: p.context.auxData?.frameId });
     });
     channel.on('Runtime.executionContextDestroyed', (p: { executionContextId: number }) => contexts.delete(p.executionContextId));
-    channel.on('Debugger.scriptParsed', (p: { scriptId: string; url: string; executionContextId: number; executionContextAuxData?: { frameId?: string } }) => {
-      if (p.url === url) scripts.set(p.scriptId, { contextId: p.executionContextId, frameId: p.executionContextAuxData?.frameId ?? '' });
-    });
+    channel.on(
+      'Debugger.scriptParsed',
+      (p: { scriptId: string; url: string; executionContextId: number; executionContextAuxData?: { frameId?: string } }) => {
+        if (p.url === url) scripts.set(p.scriptId, { contextId: p.executionContextId, frameId: p.executionContextAuxData?.frameId ?? '' });
+      },
+    );
     channel.on('Debugger.paused', (p: { callFrames: { callFrameId: string; location: { scriptId: string } }[] }) => {
       const top = p.callFrames[0];
       const own = top && scripts.get(top.location.scriptId);
@@ -164,15 +187,19 @@ export class SeedInstrumentation {
     // not blackbox it, asks for it — and that client resumes it (BS-31). Without one, the
     // page runs as if no debugger were attached.
     await this.send(channel, 'Debugger.setBlackboxPatterns', { patterns: [`^(?!${this.world}\\.js$)`], skipAnonymous: true });
-    const added = await this.send(channel, 'Page.addScriptToEvaluateOnNewDocument', {
-      source: `(function () { debugger; })();\n//# sourceURL=${url}`, worldName: this.world,
-    }) as { identifier: string };
+    const added = (await this.send(channel, 'Page.addScriptToEvaluateOnNewDocument', {
+      source: `(function () { debugger; })();\n//# sourceURL=${url}`,
+      worldName: this.world,
+    })) as { identifier: string };
     entry.scriptId = added.identifier;
     // Out-of-process frames wait for us before their first script (BS-30 "instrumented frames").
     await this.send(channel, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
   }
 
-  private async child(parent: CdpChannel, p: { sessionId: string; targetInfo: { type: string }; waitingForDebugger: boolean }): Promise<void> {
+  private async child(
+    parent: CdpChannel,
+    p: { sessionId: string; targetInfo: { type: string }; waitingForDebugger: boolean },
+  ): Promise<void> {
     const channel = new ChildChannel(parent, p.sessionId);
     try {
       if (p.targetInfo.type === 'iframe') await this.attach(channel);
@@ -200,9 +227,13 @@ export class SeedInstrumentation {
       // BS-30: partitioned frames of one origin get their own seeds. A partitioned frame's
       // session storage is an area of its own too (Chromium keys it by the same storage
       // key), so it is owed the origin's session seeds as well.
-      const key = local || session
-        ? await this.send(channel, 'Storage.getStorageKeyForFrame', { frameId: own.frameId }).then((r: { storageKey: string }) => r.storageKey, () => origin)
-        : origin;
+      const key =
+        local || session
+          ? await this.send(channel, 'Storage.getStorageKeyForFrame', { frameId: own.frameId }).then(
+              (r: { storageKey: string }) => r.storageKey,
+              () => origin,
+            )
+          : origin;
       if (local && !this.seededPartitions.has(key)) partition = key;
       sessionArea = key;
       writeSession = session !== undefined && !this.seededSessionAreas.has(sessionArea);
@@ -211,11 +242,13 @@ export class SeedInstrumentation {
         if (writeSession) this.seededSessionAreas.add(sessionArea);
         // The entries travel as a call argument, not as source: another debugger client on
         // the page (connect mode) sees the function's parsed source, never the values.
-        const r = await this.send(channel, 'Runtime.callFunctionOn', {
-          executionContextId: own.contextId, silent: true, returnByValue: true,
+        const r = (await this.send(channel, 'Runtime.callFunctionOn', {
+          executionContextId: own.contextId,
+          silent: true,
+          returnByValue: true,
           arguments: [{ value: { local: partition !== null ? local : [], session: writeSession ? session : [] } }],
           functionDeclaration: SEED_WRITER,
-        }) as { result?: { value?: unknown }; exceptionDetails?: { exception?: { description?: string }; text: string } };
+        })) as { result?: { value?: unknown }; exceptionDetails?: { exception?: { description?: string }; text: string } };
         // Storage the document itself may not use (third-party blocking) needs no seeds;
         // a write that throws otherwise leaves an unknown initial state.
         if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text);
@@ -237,9 +270,10 @@ export class SeedInstrumentation {
   /** BS-32: the isolated world's origin, else the security origin of that exact frame. */
   private async originOf(channel: CdpChannel, own: SeedScript, context: { origin: string; frameId?: string } | undefined): Promise<string> {
     if (context?.origin) return context.origin;
-    if (!own.frameId) throw new Error('the seed script\'s frame could not be identified');
-    const { frameTree } = await this.send(channel, 'Page.getFrameTree') as { frameTree: FrameTree };
-    const find = (t: FrameTree): FrameTree['frame'] | undefined => t.frame.id === own.frameId ? t.frame : (t.childFrames ?? []).map(find).find(Boolean);
+    if (!own.frameId) throw new Error("the seed script's frame could not be identified");
+    const { frameTree } = (await this.send(channel, 'Page.getFrameTree')) as { frameTree: FrameTree };
+    const find = (t: FrameTree): FrameTree['frame'] | undefined =>
+      t.frame.id === own.frameId ? t.frame : (t.childFrames ?? []).map(find).find(Boolean);
     const origin = find(frameTree)?.securityOrigin;
     if (!origin) throw new Error(`the security origin of frame ${own.frameId} could not be resolved`);
     return origin;
@@ -254,24 +288,33 @@ export class SeedInstrumentation {
 
   /** Removes the scripts capstate added and stops instrumenting (connect mode leaves no trace). */
   async dispose(): Promise<void> {
-    await Promise.all(this.channels.map(async ({ channel, scriptId }) => {
-      if (scriptId) await channel.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: scriptId }).catch(() => {});
-      await channel.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: false }).catch(() => {});
-      await channel.send('Debugger.disable').catch(() => {});
-    }));
+    await Promise.all(
+      this.channels.map(async ({ channel, scriptId }) => {
+        if (scriptId) await channel.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: scriptId }).catch(() => {});
+        await channel.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: false }).catch(() => {});
+        await channel.send('Debugger.disable').catch(() => {});
+      }),
+    );
   }
 }
 
-interface FrameTree { frame: { id: string; securityOrigin?: string }; childFrames?: FrameTree[] }
+interface FrameTree {
+  frame: { id: string; securityOrigin?: string };
+  childFrames?: FrameTree[];
+}
 
 export class StorageSeeder {
   private readonly local: Entries = {};
   private readonly session: Entries = {};
   private instrumentation: SeedInstrumentation | null = null;
 
-  constructor(private readonly s: Scenario, private readonly secrets: Map<string, string>) {
+  constructor(
+    private readonly s: Scenario,
+    private readonly secrets: Map<string, string>,
+  ) {
     for (const o of s.storage?.local_storage ?? []) this.local[o.origin] = o.entries.map((e) => [e.key, resolveValue(e.value, secrets)]);
-    for (const o of s.storage?.session_storage ?? []) this.session[o.origin] = o.entries.map((e) => [e.key, resolveValue(e.value, secrets)]);
+    for (const o of s.storage?.session_storage ?? [])
+      this.session[o.origin] = o.entries.map((e) => [e.key, resolveValue(e.value, secrets)]);
   }
 
   get hasNonCookieSeeds(): boolean {

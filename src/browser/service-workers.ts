@@ -55,7 +55,9 @@ function restoreSource(key: string): string {
 
 /** Runs in every frame: controlled, registered, or neither. */
 async function probe(): Promise<boolean> {
-  const sw = (globalThis as unknown as { navigator: { serviceWorker?: { controller: object | null; getRegistrations(): Promise<unknown[]> } } }).navigator.serviceWorker;
+  const sw = (
+    globalThis as unknown as { navigator: { serviceWorker?: { controller: object | null; getRegistrations(): Promise<unknown[]> } } }
+  ).navigator.serviceWorker;
   if (!sw) return false; // not a secure context: no service worker can exist here
   if (sw.controller) return true;
   try {
@@ -87,7 +89,11 @@ export class ServiceWorkerBlock {
   /** BS-18: why the last restore did not finish; cleared only by a close that succeeds. */
   uncertainty: string | null = null;
 
-  constructor(private readonly context: BrowserContext, private readonly page: Page, private readonly opts: HolderOptions) {
+  constructor(
+    private readonly context: BrowserContext,
+    private readonly page: Page,
+    private readonly opts: HolderOptions,
+  ) {
     this.checkMs = opts.checkMs ?? SERVICE_WORKER_DEADLINES.check_ms;
     this.graceMs = SERVICE_WORKER_DEADLINES.restore_grace_ms;
   }
@@ -95,22 +101,38 @@ export class ServiceWorkerBlock {
   /** Opens the session, adds the future-document script and patches the running frames. */
   async install(): Promise<void> {
     this.installing = this.installSteps();
-    const done = await within(this.opts.commandTimeoutMs, this.installing.then(() => null, (e: unknown) => e));
+    const done = await within(
+      this.opts.commandTimeoutMs,
+      this.installing.then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
     if (!done.ok || done.value !== null) {
       const why = done.ok ? firstLine(done.value) : `no answer within command_timeout_ms ${this.opts.commandTimeoutMs}`;
-      throw new CapstateError('service-worker-policy-unverified', `the service-worker block could not be installed on the page (${why}); the capture is rejected because environment.service_workers "block" could not be enforced`, { path: 'environment.service_workers' });
+      throw new CapstateError(
+        'service-worker-policy-unverified',
+        `the service-worker block could not be installed on the page (${why}); the capture is rejected because environment.service_workers "block" could not be enforced`,
+        { path: 'environment.service_workers' },
+      );
     }
   }
 
   private async installSteps(): Promise<void> {
     const s = await this.context.newCDPSession(this.page);
     this.session = s;
-    s.on('close', () => { this.transportLost = true; });
+    s.on('close', () => {
+      this.transportLost = true;
+    });
     s.on('Runtime.executionContextCreated', ({ context: c }) => {
       if ((c.auxData as { isDefault?: boolean } | undefined)?.isDefault) this.contexts.add(c.id);
     });
-    s.on('Runtime.executionContextDestroyed', ({ executionContextId }) => { this.contexts.delete(executionContextId); });
-    s.on('Runtime.executionContextsCleared', () => { this.contexts.clear(); });
+    s.on('Runtime.executionContextDestroyed', ({ executionContextId }) => {
+      this.contexts.delete(executionContextId);
+    });
+    s.on('Runtime.executionContextsCleared', () => {
+      this.contexts.clear();
+    });
     // Runtime.enable reports the contexts that already exist before it answers.
     await s.send('Runtime.enable');
     // Without Page.enable on this session Chromium keeps the script but never runs it.
@@ -140,17 +162,29 @@ export class ServiceWorkerBlock {
    */
   async check(collected: Captures | null): Promise<void> {
     let expired = false;
-    const result = await within(this.checkMs, this.inspect(() => expired).then((found) => ({ found }), (e: unknown) => ({ error: e })));
+    const result = await within(
+      this.checkMs,
+      this.inspect(() => expired).then(
+        (found) => ({ found }),
+        (e: unknown) => ({ error: e }),
+      ),
+    );
     expired = true;
     const details = { diagnostics: { collected_artifacts: collected } };
     if (!result.ok || 'error' in result.value) {
       const why = result.ok && 'error' in result.value ? firstLine(result.value.error) : `no answer within the fixed ${this.checkMs} ms`;
-      throw new CapstateError('service-worker-policy-unverified', `the service-worker check could not be completed (${why}), so environment.service_workers "block" is not verified; the capture is rejected`,
-        { path: 'environment.service_workers', details });
+      throw new CapstateError(
+        'service-worker-policy-unverified',
+        `the service-worker check could not be completed (${why}), so environment.service_workers "block" is not verified; the capture is rejected`,
+        { path: 'environment.service_workers', details },
+      );
     }
     if (result.value.found) {
-      throw new CapstateError('service-worker-policy', 'the page or one of its frames is controlled by a service worker or has a registration, and environment.service_workers is "block"; the capture is rejected (existing registrations are left alone)',
-        { path: 'environment.service_workers', details });
+      throw new CapstateError(
+        'service-worker-policy',
+        'the page or one of its frames is controlled by a service worker or has a registration, and environment.service_workers is "block"; the capture is rejected (existing registrations are left alone)',
+        { path: 'environment.service_workers', details },
+      );
     }
   }
 
@@ -181,7 +215,13 @@ export class ServiceWorkerBlock {
    */
   async close(graceMs = this.graceMs): Promise<void> {
     if (this.closed) return;
-    const done = await within(graceMs, this.closeSteps().then(() => null, (e: unknown) => e));
+    const done = await within(
+      graceMs,
+      this.closeSteps().then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
     if (done.ok && done.value === null) {
       this.closed = true;
       this.uncertainty = null;
@@ -189,8 +229,8 @@ export class ServiceWorkerBlock {
     }
     this.uncertainty = done.ok
       ? `the service-worker block was not fully removed: ${firstLine(done.value)}`
-      // The fixed grace, not what was left of it for this attempt: a retry inside one grace (release) may get 1 ms.
-      : `the service-worker block was not removed within the fixed ${this.graceMs} ms restore grace`;
+      : // The fixed grace, not what was left of it for this attempt: a retry inside one grace (release) may get 1 ms.
+        `the service-worker block was not removed within the fixed ${this.graceMs} ms restore grace`;
     throw new Error(this.uncertainty);
   }
 
@@ -222,7 +262,11 @@ export class ServiceWorkerBlock {
     for (let attempt = 0; attempt < 2 && !this.closed; attempt++) {
       const left = end - Date.now();
       if (attempt > 0 && left <= 0) break;
-      try { await this.close(Math.max(left, 0)); } catch { /* recorded in uncertainty */ }
+      try {
+        await this.close(Math.max(left, 0));
+      } catch {
+        /* recorded in uncertainty */
+      }
     }
     return this.closed ? null : this.uncertainty;
   }

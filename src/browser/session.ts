@@ -16,7 +16,15 @@ export async function applyConnectEnvironment(s: Scenario, page: Page, timeout: 
   const env = s.environment ?? {};
   if (!env.locale && !env.timezone && !env.viewport) return;
   const cdp = await page.context().newCDPSession(page);
-  const bounded = <T>(p: Promise<T>) => withDeadline(p, timeout, () => new CapstateError('command-timeout', `an environment command exceeded command_timeout_ms ${timeout}`, { path: 'command_timeout_ms' }));
+  const bounded = <T>(p: Promise<T>) =>
+    withDeadline(
+      p,
+      timeout,
+      () =>
+        new CapstateError('command-timeout', `an environment command exceeded command_timeout_ms ${timeout}`, {
+          path: 'command_timeout_ms',
+        }),
+    );
   if (env.locale) await bounded(cdp.send('Emulation.setLocaleOverride', { locale: env.locale }));
   if (env.timezone) await bounded(cdp.send('Emulation.setTimezoneOverride', { timezoneId: env.timezone }));
   if (env.viewport) await bounded(page.setViewportSize(env.viewport));
@@ -27,8 +35,12 @@ export async function applyConnectEnvironment(s: Scenario, page: Page, timeout: 
  * owns). After a failure the primary error stays the error; cleanup failures become its
  * `details.diagnostics.cleanup`. After a success, an unfinished restore is a limitation.
  */
-export async function release(session: BrowserSession, swBlock: ServiceWorkerBlock | null, primary: { error: unknown } | null,
-  limit: (code: string, rule: string, message: string) => void): Promise<void> {
+export async function release(
+  session: BrowserSession,
+  swBlock: ServiceWorkerBlock | null,
+  primary: { error: unknown } | null,
+  limit: (code: string, rule: string, message: string) => void,
+): Promise<void> {
   const failures: { step: string; message: string }[] = [];
   const uncertain = swBlock ? await swBlock.release() : null;
   if (uncertain) failures.push({ step: 'service-worker-restore', message: uncertain });
@@ -39,5 +51,10 @@ export async function release(session: BrowserSession, swBlock: ServiceWorkerBlo
     failures.push({ step: 'browser-cleanup', message: firstLine(e) });
   }
   if (primary) return keepPrimary(primary.error, failures);
-  if (uncertain) limit('service-worker-restore', 'BS-18', `${uncertain}; register() may still reject in frames of the connected page until they navigate`);
+  if (uncertain)
+    limit(
+      'service-worker-restore',
+      'BS-18',
+      `${uncertain}; register() may still reject in frames of the connected page until they navigate`,
+    );
 }

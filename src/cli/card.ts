@@ -10,7 +10,8 @@ export const args = { ...sourceArgs, ...jsonArg } as const;
 export default defineCommand({
   meta: {
     name: 'card',
-    description: 'The environment card: per served tool its name, description and inputSchema, as `capstate serve` advertises them (without the MCP hints)',
+    description:
+      'The environment card: per served tool its name, description and inputSchema, as `capstate serve` advertises them (without the MCP hints)',
   },
   args,
   async run({ args: a, rawArgs }) {

@@ -12,7 +12,13 @@ import { plainError, plainText } from '../model/plan/words.js';
 export const storeFromEnvironment = (): string | undefined => process.env.CAPSTATE_DB || undefined;
 
 export const dbArg = {
-  db: { type: 'string', alias: 'd', description: 'Store: a SQLite file, or a PostgreSQL URL (postgres://…); default $CAPSTATE_DB, else capstate.sqlite', default: storeFromEnvironment() ?? 'capstate.sqlite', valueHint: 'FILE|URL' },
+  db: {
+    type: 'string',
+    alias: 'd',
+    description: 'Store: a SQLite file, or a PostgreSQL URL (postgres://…); default $CAPSTATE_DB, else capstate.sqlite',
+    default: storeFromEnvironment() ?? 'capstate.sqlite',
+    valueHint: 'FILE|URL',
+  },
 } as const satisfies ArgsDef;
 
 export const jsonArg = {
@@ -21,7 +27,11 @@ export const jsonArg = {
 
 /** Text output names the spec rules behind what it says only when asked (issue 19: plain words by default). */
 export const explainArg = {
-  explain: { type: 'boolean', description: 'Also name the rule behind each statement, by its ID (docs/rules.md says what each rule decides)', default: false },
+  explain: {
+    type: 'boolean',
+    description: 'Also name the rule behind each statement, by its ID (docs/rules.md says what each rule decides)',
+    default: false,
+  },
 } as const satisfies ArgsDef;
 
 /** Writes data to stdout. Progress and logs go through `log` to stderr. */
@@ -41,7 +51,8 @@ export function printJson(doc: Record<string, unknown>): void {
 export function parseTimeout(value: string | undefined, flag: string): number {
   if (value === undefined) return DEFAULT_SQL_TIMEOUT_MS;
   const s = Number(value);
-  if (value.trim() === '' || !Number.isFinite(s) || s < 0) throw new CapstateError('usage', `${flag} takes a number of seconds (0: no limit)`, {}, 2);
+  if (value.trim() === '' || !Number.isFinite(s) || s < 0)
+    throw new CapstateError('usage', `${flag} takes a number of seconds (0: no limit)`, {}, 2);
   return Math.round(s * 1000);
 }
 
@@ -54,8 +65,13 @@ export function damagedStore(e: unknown, args: string[]): unknown {
   const code = String((e as { code?: unknown })?.code ?? '');
   if (!code.startsWith('SQLITE_CORRUPT') && code !== 'SQLITE_NOTADB') return e;
   const at = args.findIndex((a) => a === '--db' || a.startsWith('--db='));
-  const file = at < 0 ? storeFromEnvironment() ?? 'capstate.sqlite' : args[at].startsWith('--db=') ? args[at].slice('--db='.length) : args[at + 1];
-  return new CapstateError('damaged-store', `${file} is damaged (${(e as Error).message}): part of the file was lost or overwritten. Restore it from a copy, or load its captures into a new store (capstate load CAPTURE --db NEW.sqlite)`, { file });
+  const file =
+    at < 0 ? (storeFromEnvironment() ?? 'capstate.sqlite') : args[at].startsWith('--db=') ? args[at].slice('--db='.length) : args[at + 1];
+  return new CapstateError(
+    'damaged-store',
+    `${file} is damaged (${(e as Error).message}): part of the file was lost or overwritten. Restore it from a copy, or load its captures into a new store (capstate load CAPTURE --db NEW.sqlite)`,
+    { file },
+  );
 }
 
 /** Reports an error the way the user asked (`--json` or text) and returns the exit code. */
@@ -71,7 +87,8 @@ export function reportError(e: unknown, asJson: boolean): number {
     return 2;
   }
   const err = e as Error;
-  if (asJson) out(toJson({ format_version: JSON_FORMAT_VERSION, ok: false, code: 'internal', message: String(err?.message ?? err), context: {} }));
+  if (asJson)
+    out(toJson({ format_version: JSON_FORMAT_VERSION, ok: false, code: 'internal', message: String(err?.message ?? err), context: {} }));
   process.stderr.write(`capstate: internal error (please report it): ${err?.stack ?? err}\n`);
   return 1;
 }

@@ -28,7 +28,10 @@ export function commandWords(args: ArgsDef): CommandWords {
   for (const [name, def] of Object.entries(args)) {
     if (def.type === 'positional') continue;
     const kebab = name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
-    const spellings = [`--${kebab}`, ...([] as string[]).concat((def as { alias?: string | string[] }).alias ?? []).map((a) => (a.length === 1 ? `-${a}` : `--${a}`))];
+    const spellings = [
+      `--${kebab}`,
+      ...([] as string[]).concat((def as { alias?: string | string[] }).alias ?? []).map((a) => (a.length === 1 ? `-${a}` : `--${a}`)),
+    ];
     w.options.push(...spellings);
     if (def.type === 'boolean') w.options.push(`--no-${kebab}`);
     if (def.type === 'string' || def.type === 'enum') {
@@ -91,7 +94,12 @@ export function completionCommand(commands: () => Promise<Commands>): CommandDef
     args: { shell: { type: 'positional', description: `The shell (${SHELLS.join(', ')})`, required: true, valueHint: 'SHELL' } },
     async run({ args: a }) {
       if (!SHELLS.includes(a.shell as never)) {
-        throw new CapstateError('usage', `no completion for ${JSON.stringify(a.shell)}: capstate writes completion for ${SHELLS.join(', ')}`, {}, 2);
+        throw new CapstateError(
+          'usage',
+          `no completion for ${JSON.stringify(a.shell)}: capstate writes completion for ${SHELLS.join(', ')}`,
+          {},
+          2,
+        );
       }
       out(bashCompletion(await commands()));
     },

@@ -6,7 +6,10 @@ import { printStoredState, stateArgs } from './state.js';
 const KINDS = ['environment-state'] as const;
 
 export default defineCommand({
-  meta: { name: 'inspect-analysis-view', description: 'Print an analysis view by its spec name: --view \'{"kind":"environment-state"}\' (JSON, as `state --json`)' },
+  meta: {
+    name: 'inspect-analysis-view',
+    description: 'Print an analysis view by its spec name: --view \'{"kind":"environment-state"}\' (JSON, as `state --json`)',
+  },
   args: {
     ...stateArgs,
     view: { type: 'string', description: 'The view, as JSON: {"kind":"environment-state"}', required: true, valueHint: 'JSON' },
@@ -23,7 +26,8 @@ export default defineCommand({
       throw new CapstateError('usage', `--view must be {"kind": ${KINDS.map((k) => JSON.stringify(k)).join(' | ')}}`, {}, 2);
     }
     const extra = Object.keys(view).filter((key) => key !== 'kind');
-    if (extra.length) throw new CapstateError('usage', `--view has unknown member${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`, {}, 2);
+    if (extra.length)
+      throw new CapstateError('usage', `--view has unknown member${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`, {}, 2);
     await printStoredState(a, rawArgs, { json: true, out: a.out });
   },
 });

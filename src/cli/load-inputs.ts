@@ -7,9 +7,20 @@ import { canonicalOverride, parseOverride } from '../manifest/infer.js';
 import type { LoadOptions } from '../ingest/load-captures.js';
 
 export const loadInputArgs = {
-  manifest: { type: 'string', description: 'Manifest override JSON: {"template_rules": [{"method", "template"}], "api_base", "subject_origin", "admit_origins"}', valueHint: 'FILE' },
-  sensitive: { type: 'string', description: 'A literal that must not reach the store; a capture carrying it is rejected (repeatable)', valueHint: 'VALUE' },
-  redact: { type: 'boolean', description: 'Store credentials in admitted URLs (user:password@, ?access_token=…) as [REDACTED] instead of refusing the capture' },
+  manifest: {
+    type: 'string',
+    description: 'Manifest override JSON: {"template_rules": [{"method", "template"}], "api_base", "subject_origin", "admit_origins"}',
+    valueHint: 'FILE',
+  },
+  sensitive: {
+    type: 'string',
+    description: 'A literal that must not reach the store; a capture carrying it is rejected (repeatable)',
+    valueHint: 'VALUE',
+  },
+  redact: {
+    type: 'boolean',
+    description: 'Store credentials in admitted URLs (user:password@, ?access_token=…) as [REDACTED] instead of refusing the capture',
+  },
 } as const satisfies ArgsDef;
 
 /** citty keeps only the last of repeated options; collect every `--sensitive`. */
@@ -25,9 +36,13 @@ function allValues(rawArgs: string[], name: string): string[] {
   return out;
 }
 
-export function loadInputs(args: { manifest?: string; redact?: boolean }, rawArgs: string[]): Pick<LoadOptions, 'manifest' | 'sensitive' | 'redact'> {
+export function loadInputs(
+  args: { manifest?: string; redact?: boolean },
+  rawArgs: string[],
+): Pick<LoadOptions, 'manifest' | 'sensitive' | 'redact'> {
   const sensitive = allValues(rawArgs, 'sensitive');
-  if (sensitive.some((s) => s.length < 4)) throw new CapstateError('usage', '--sensitive values must be at least 4 characters (shorter ones match too much)', {}, 2);
+  if (sensitive.some((s) => s.length < 4))
+    throw new CapstateError('usage', '--sensitive values must be at least 4 characters (shorter ones match too much)', {}, 2);
   const redact = args.redact === true;
   if (!args.manifest) return { sensitive, redact };
   let text: string;

@@ -9,12 +9,25 @@ export const args = {
   ...dbArg,
   ...jsonArg,
   ...loadInputArgs,
-  quiet: { type: 'boolean', alias: 'q', description: 'No progress on stderr (on a terminal: one updating line; otherwise a line per tenth of each file over 4 MB)', default: false },
+  quiet: {
+    type: 'boolean',
+    alias: 'q',
+    description: 'No progress on stderr (on a terminal: one updating line; otherwise a line per tenth of each file over 4 MB)',
+    default: false,
+  },
 } as const;
 
 export default defineCommand({
   meta: { name: 'load', description: 'Load HAR 1.2 or scenario Evidence captures into the store (one transaction; all or nothing)' },
-  args: { ...args, captures: { type: 'positional', description: 'Capture files: HAR (also .har.gz or a Playwright .zip) or scenario Evidence JSON; - reads standard input', required: true, valueHint: 'CAPTURE' } },
+  args: {
+    ...args,
+    captures: {
+      type: 'positional',
+      description: 'Capture files: HAR (also .har.gz or a Playwright .zip) or scenario Evidence JSON; - reads standard input',
+      required: true,
+      valueHint: 'CAPTURE',
+    },
+  },
   async run({ args: a, rawArgs }) {
     const files = (a._ as string[]).length ? (a._ as string[]) : [a.captures as string];
     const progress = progressReporter(process.stderr, { quiet: a.quiet });
@@ -35,8 +48,13 @@ export default defineCommand({
 
 function describe(r: LoadedCapture): string {
   if (r.already_loaded) return `${r.file}: already loaded as capture ${r.capture_id}; nothing added`;
-  const kinds = Object.entries(r.response_bodies_by_kind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+  const kinds = Object.entries(r.response_bodies_by_kind)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
   const mbps = r.bytes / 1e6 / (r.duration_ms / 1000);
-  return `${r.file}: capture ${r.capture_id} (${r.format}), ${r.records} records, response bodies ${kinds || 'none'}, ` +
-    `${r.members.toLocaleString('en-US')} JSON members; ${(r.duration_ms / 1000).toFixed(2)} s (${mbps.toFixed(1)} MB/s)`;
+  return (
+    `${r.file}: capture ${r.capture_id} (${r.format}), ${r.records} records, response bodies ${kinds || 'none'}, ` +
+    `${r.members.toLocaleString('en-US')} JSON members; ${(r.duration_ms / 1000).toFixed(2)} s (${mbps.toFixed(1)} MB/s)`
+  );
 }

@@ -4,7 +4,11 @@ import { jsonArg, out, printJson } from './common.js';
 import { sourceArgs, withCaptures } from './source.js';
 
 export default defineCommand({
-  meta: { name: 'manifest', description: 'Print the environment manifest: admission, template rules, and per tool its template, type root, query-POST flag, records and statuses' },
+  meta: {
+    name: 'manifest',
+    description:
+      'Print the environment manifest: admission, template rules, and per tool its template, type root, query-POST flag, records and statuses',
+  },
   args: { ...sourceArgs, ...jsonArg },
   async run({ args: a, rawArgs }) {
     const manifests = await withCaptures(a, rawArgs, async (k, ids) => {
@@ -28,12 +32,18 @@ function describe(m: Manifest): string {
     `${m.tools.length} tool${m.tools.length === 1 ? '' : 's'}:`,
   ];
   const w = (f: (t: Manifest['tools'][number]) => string) => Math.max(...m.tools.map((t) => f(t).length));
-  const wn = w((t) => t.name), wm = w((t) => t.method), wt = w((t) => t.template), wr = w((t) => t.root_path);
+  const wn = w((t) => t.name),
+    wm = w((t) => t.method),
+    wt = w((t) => t.template),
+    wr = w((t) => t.root_path);
   for (const t of m.tools) {
-    const ords = t.record_ordinals.length > 8 ? [...t.record_ordinals.slice(0, 8).map((o) => `#${o}`), '…'] : t.record_ordinals.map((o) => `#${o}`);
-    lines.push(`  ${t.name.padEnd(wn)}  ${t.method.padEnd(wm)}  ${t.template.padEnd(wt)}  root ${t.root_path.padEnd(wr)}  ` +
-      `${t.is_query_post ? 'query POST  ' : ''}records ${ords.join(', ')}  statuses ${t.statuses.join(', ') || 'none'}` +
-      `${t.template_source === 'override' ? '  (override)' : ''}`);
+    const ords =
+      t.record_ordinals.length > 8 ? [...t.record_ordinals.slice(0, 8).map((o) => `#${o}`), '…'] : t.record_ordinals.map((o) => `#${o}`);
+    lines.push(
+      `  ${t.name.padEnd(wn)}  ${t.method.padEnd(wm)}  ${t.template.padEnd(wt)}  root ${t.root_path.padEnd(wr)}  ` +
+        `${t.is_query_post ? 'query POST  ' : ''}records ${ords.join(', ')}  statuses ${t.statuses.join(', ') || 'none'}` +
+        `${t.template_source === 'override' ? '  (override)' : ''}`,
+    );
   }
   return lines.join('\n');
 }

@@ -9,13 +9,18 @@ import { dbArg, log, out } from './common.js';
 
 export const args = {
   ...dbArg,
-  recompute: { type: 'boolean', description: 'Compute every capture\'s stored environment state again, even where it is up to date', default: false },
+  recompute: {
+    type: 'boolean',
+    description: "Compute every capture's stored environment state again, even where it is up to date",
+    default: false,
+  },
 } as const;
 
 export default defineCommand({
   meta: {
     name: 'migrate',
-    description: 'Bring a store up to date: apply new migrations, rebuild the views from queries/, and recompute each stored environment state the views changed',
+    description:
+      'Bring a store up to date: apply new migrations, rebuild the views from queries/, and recompute each stored environment state the views changed',
   },
   args,
   async run({ args: a }) {
@@ -35,8 +40,12 @@ export default defineCommand({
 
 const summary = (db: string, version: number, computed: number[], failed: number[]): string => {
   const n = computed.length + failed.length;
-  return `${displayUrl(db)}: schema version ${version}, views up to date, ` +
-    (n === 0 ? 'stored states up to date' : `${n} stored state${n === 1 ? '' : 's'} recomputed${failed.length ? ` (${failed.length} could not be computed; see capstate state)` : ''}`);
+  return (
+    `${displayUrl(db)}: schema version ${version}, views up to date, ` +
+    (n === 0
+      ? 'stored states up to date'
+      : `${n} stored state${n === 1 ? '' : 's'} recomputed${failed.length ? ` (${failed.length} could not be computed; see capstate state)` : ''}`)
+  );
 };
 
 /**
@@ -46,7 +55,11 @@ const summary = (db: string, version: number, computed: number[], failed: number
 async function migratePostgres(url: string, all: boolean): Promise<void> {
   const store = await openPostgresStore(url, { write: true });
   try {
-    const rows = (await store.client.query<{ id: number; q: string | null }>('select c.id, s.queries_sha256 as q from capture c left join state_capture s on s.capture_id = c.id order by c.id')).rows;
+    const rows = (
+      await store.client.query<{ id: number; q: string | null }>(
+        'select c.id, s.queries_sha256 as q from capture c left join state_capture s on s.capture_id = c.id order by c.id',
+      )
+    ).rows;
     const stale = rows.filter((r) => all || r.q !== viewsHash()).map((r) => r.id);
     const done = { computed: [] as number[], failed: [] as number[] };
     for (const id of stale) {

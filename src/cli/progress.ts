@@ -12,12 +12,18 @@ export const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
 const TTY_INTERVAL_MS = 100;
 
 /** What a reporter writes to: stderr, or a test's stand-in. */
-export interface ProgressStream { isTTY?: boolean; columns?: number; write(chunk: string): unknown }
+export interface ProgressStream {
+  isTTY?: boolean;
+  columns?: number;
+  write(chunk: string): unknown;
+}
 
 /** `m:ss` (or `h:mm:ss`) for a number of seconds. */
 export function clock(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  const h = Math.floor(s / 3600),
+    m = Math.floor((s % 3600) / 60),
+    r = s % 60;
   const two = (n: number) => String(n).padStart(2, '0');
   return h > 0 ? `${h}:${two(m)}:${two(r)}` : `${m}:${two(r)}`;
 }
@@ -55,7 +61,9 @@ export interface ProgressReporter {
  */
 export function progressReporter(stream: ProgressStream, opts: { quiet?: boolean; now?: () => number } = {}): ProgressReporter {
   const now = opts.now ?? Date.now;
-  const say = (message: string) => { stream.write(`capstate: ${message}\n`); };
+  const say = (message: string) => {
+    stream.write(`capstate: ${message}\n`);
+  };
   if (opts.quiet) return { update: () => {}, log: say, end: () => {} };
   const started = new Map<string, number>();
   const tenths = new Map<string, number>();
@@ -63,7 +71,12 @@ export function progressReporter(stream: ProgressStream, opts: { quiet?: boolean
   let lastDraw = 0;
   // A file's reading starts when the reporter is made (the first file) or when the file before it last reported.
   let lastEvent = now();
-  const clear = () => { if (shown) { stream.write('\r\x1b[K'); shown = false; } };
+  const clear = () => {
+    if (shown) {
+      stream.write('\r\x1b[K');
+      shown = false;
+    }
+  };
   const elapsed = (p: LoadProgress) => {
     if (!started.has(p.file)) started.set(p.file, lastEvent);
     lastEvent = now();
@@ -82,7 +95,10 @@ export function progressReporter(stream: ProgressStream, opts: { quiet?: boolean
         stream.write(`\r${line.length > width ? line.slice(0, width - 1) + '…' : line}\x1b[K`);
         shown = true;
       },
-      log(message) { clear(); say(message); },
+      log(message) {
+        clear();
+        say(message);
+      },
       end: clear,
     };
   }

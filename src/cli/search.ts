@@ -24,10 +24,19 @@ function hitLines(h: SearchHit, showCapture: boolean): string[] {
 export default defineCommand({
   meta: {
     name: 'search',
-    description: 'Find the records whose URL, request body or response body contains all the words of TEXT, a word matching the words it begins (SQLite full-text search). ' +
+    description:
+      'Find the records whose URL, request body or response body contains all the words of TEXT, a word matching the words it begins (SQLite full-text search). ' +
       'The first search builds the search index inside the store (once; later searches add what later loads brought)',
   },
-  args: { ...args, text: { type: 'positional', description: 'Words to find (all of them; a word with punctuation, like api.example.com, as a phrase)', required: true, valueHint: 'TEXT' } },
+  args: {
+    ...args,
+    text: {
+      type: 'positional',
+      description: 'Words to find (all of them; a word with punctuation, like api.example.com, as a phrase)',
+      required: true,
+      valueHint: 'TEXT',
+    },
+  },
   async run({ args: a }) {
     const limit = a.limit === undefined ? DEFAULT_LIMIT : Number(a.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new CapstateError('usage', '--limit must be a positive integer', {}, 2);
@@ -37,9 +46,13 @@ export default defineCommand({
       onIndex: (gap, ms) => {
         if (a.quiet) return;
         if (ms === undefined) {
-          log(isPostgresUrl(a.db) ? `indexing the captures copied from ${displayUrl(a.db)} for this search (${gap.bodies} text bodies, ${gap.records} URLs)` : gap.created
-            ? `building the search index in ${a.db} (first search on this store: ${gap.bodies} text bodies, ${gap.records} URLs; once, in its own transaction)`
-            : `adding ${gap.bodies} text bodies and ${gap.records} URLs loaded since the last search to the search index`);
+          log(
+            isPostgresUrl(a.db)
+              ? `indexing the captures copied from ${displayUrl(a.db)} for this search (${gap.bodies} text bodies, ${gap.records} URLs)`
+              : gap.created
+                ? `building the search index in ${a.db} (first search on this store: ${gap.bodies} text bodies, ${gap.records} URLs; once, in its own transaction)`
+                : `adding ${gap.bodies} text bodies and ${gap.records} URLs loaded since the last search to the search index`,
+          );
         } else log(`search index ready (${(ms / 1000).toFixed(1)} s)`);
       },
     });
@@ -47,7 +60,9 @@ export default defineCommand({
     if (r.total === 0) return out(`no records contain ${JSON.stringify(a.text)}`);
     const showCapture = new Set(r.hits.map((h) => h.capture_id)).size > 1;
     const lines = r.hits.flatMap((h) => hitLines(h, showCapture));
-    lines.push(r.truncated ? `(${r.hits.length} of ${r.total} records; --limit N shows more)` : `(${r.total} record${r.total === 1 ? '' : 's'})`);
+    lines.push(
+      r.truncated ? `(${r.hits.length} of ${r.total} records; --limit N shows more)` : `(${r.total} record${r.total === 1 ? '' : 's'})`,
+    );
     out(lines.join('\n'));
   },
 });

@@ -14,16 +14,59 @@ import { openSource, sourceArgs } from './source.js';
 
 export const args = {
   ...sourceArgs,
-  'allow-browser': { type: 'boolean', description: 'List and answer capture_browser_scenario (off by default: it runs a browser on this machine for the caller)', default: false },
-  browser: { type: 'string', description: `The browser executable capture_browser_scenario launches (callers cannot choose another; default ${DEFAULT_BROWSER_EXECUTABLE})`, valueHint: 'PATH' },
-  'browser-cdp': { type: 'string', description: 'A loopback CDP endpoint capture_browser_scenario may attach to in connect mode (default: none, connect mode refused)', valueHint: 'URL' },
-  'secret-env': { type: 'string', description: 'An environment variable a scenario may declare as a secret; repeat for more (default: none)', valueHint: 'NAME' },
-  'sql-timeout': { type: 'string', description: 'Stop a query_store statement after this many seconds (default 5; 0: no limit)', valueHint: 'SECONDS' },
-  'max-answer-bytes': { type: 'string', description: 'Send no answer (MCP tool result, HTTP body) larger than this; a larger one is an answer-too-large error for that call (default 8MiB, under the MCP SDK client\'s 10 MiB line; also 512KiB, 16MiB)', valueHint: 'BYTES' },
-  http: { type: 'string', description: 'Serve over plain HTTP on the app\'s own paths at [HOST:]PORT (default host 127.0.0.1) instead of MCP stdio; data plane under /__capstate/', valueHint: '[HOST:]PORT' },
-  cors: { type: 'string', description: 'With --http: a web origin (http://HOST:PORT) whose pages may use the served model; repeat for more (default: the loopback origins only)', valueHint: 'ORIGIN' },
-  'allowed-host': { type: 'string', description: 'With --http: a host name requests may address the server by, besides its address and the loopback names; repeat for more', valueHint: 'NAME' },
-  'evidence-dir': { type: 'string', description: 'compare_web_captures may open Evidence files under DIR (default: inline Evidence only)', valueHint: 'DIR' },
+  'allow-browser': {
+    type: 'boolean',
+    description: 'List and answer capture_browser_scenario (off by default: it runs a browser on this machine for the caller)',
+    default: false,
+  },
+  browser: {
+    type: 'string',
+    description: `The browser executable capture_browser_scenario launches (callers cannot choose another; default ${DEFAULT_BROWSER_EXECUTABLE})`,
+    valueHint: 'PATH',
+  },
+  'browser-cdp': {
+    type: 'string',
+    description: 'A loopback CDP endpoint capture_browser_scenario may attach to in connect mode (default: none, connect mode refused)',
+    valueHint: 'URL',
+  },
+  'secret-env': {
+    type: 'string',
+    description: 'An environment variable a scenario may declare as a secret; repeat for more (default: none)',
+    valueHint: 'NAME',
+  },
+  'sql-timeout': {
+    type: 'string',
+    description: 'Stop a query_store statement after this many seconds (default 5; 0: no limit)',
+    valueHint: 'SECONDS',
+  },
+  'max-answer-bytes': {
+    type: 'string',
+    description:
+      "Send no answer (MCP tool result, HTTP body) larger than this; a larger one is an answer-too-large error for that call (default 8MiB, under the MCP SDK client's 10 MiB line; also 512KiB, 16MiB)",
+    valueHint: 'BYTES',
+  },
+  http: {
+    type: 'string',
+    description:
+      "Serve over plain HTTP on the app's own paths at [HOST:]PORT (default host 127.0.0.1) instead of MCP stdio; data plane under /__capstate/",
+    valueHint: '[HOST:]PORT',
+  },
+  cors: {
+    type: 'string',
+    description:
+      'With --http: a web origin (http://HOST:PORT) whose pages may use the served model; repeat for more (default: the loopback origins only)',
+    valueHint: 'ORIGIN',
+  },
+  'allowed-host': {
+    type: 'string',
+    description: 'With --http: a host name requests may address the server by, besides its address and the loopback names; repeat for more',
+    valueHint: 'NAME',
+  },
+  'evidence-dir': {
+    type: 'string',
+    description: 'compare_web_captures may open Evidence files under DIR (default: inline Evidence only)',
+    valueHint: 'DIR',
+  },
 } as const;
 
 /** Every value of a repeatable flag (`--secret-env A --secret-env=B`), in order. */
@@ -38,10 +81,17 @@ function repeated(rawArgs: string[], flag: string): string[] {
 }
 
 /** The operator's browser policy from the flags; checked before anything is served. */
-function browserPolicy(a: { browser?: string; 'browser-cdp'?: string; 'evidence-dir'?: string; 'allow-browser'?: boolean }, rawArgs: string[]): BrowserPolicy {
-  const secretEnv = repeated(rawArgs, '--secret-env').flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+function browserPolicy(
+  a: { browser?: string; 'browser-cdp'?: string; 'evidence-dir'?: string; 'allow-browser'?: boolean },
+  rawArgs: string[],
+): BrowserPolicy {
+  const secretEnv = repeated(rawArgs, '--secret-env')
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   for (const name of secretEnv) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new CapstateError('usage', `--secret-env takes an environment variable name; ${JSON.stringify(name)} is not one`, {}, 2);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new CapstateError('usage', `--secret-env takes an environment variable name; ${JSON.stringify(name)} is not one`, {}, 2);
   }
   const evidenceDir = a['evidence-dir'] ?? null;
   if (evidenceDir !== null && !(existsSync(evidenceDir) && statSync(evidenceDir).isDirectory())) {
@@ -49,7 +99,12 @@ function browserPolicy(a: { browser?: string; 'browser-cdp'?: string; 'evidence-
   }
   const executablePath = a.browser ?? DEFAULT_BROWSER_EXECUTABLE;
   if (a['allow-browser'] && a['browser-cdp'] === undefined && !existsSync(executablePath)) {
-    throw new CapstateError('usage', `--allow-browser: no browser executable at ${executablePath}; install Chromium (apt-get install chromium) or give its path with --browser PATH`, {}, 2);
+    throw new CapstateError(
+      'usage',
+      `--allow-browser: no browser executable at ${executablePath}; install Chromium (apt-get install chromium) or give its path with --browser PATH`,
+      {},
+      2,
+    );
   }
   return {
     ...CLOSED_BROWSER_POLICY,
@@ -64,9 +119,10 @@ function browserPolicy(a: { browser?: string; 'browser-cdp'?: string; 'evidence-
 export default defineCommand({
   meta: {
     name: 'serve',
-    description: 'Serve a capture over MCP (stdio): one tool per manifest tool, answering reads from the environment state, verified writes on the session\'s own copy ' +
+    description:
+      "Serve a capture over MCP (stdio): one tool per manifest tool, answering reads from the environment state, verified writes on the session's own copy " +
       'and the rest by replaying retained records, plus reset_state, get_state, load_state, inspect_analysis_view, inspect_environment_manifest and query_store. ' +
-      'Only protocol touches stdout. With --http [HOST:]PORT: the same answers over plain HTTP on the app\'s own paths.',
+      "Only protocol touches stdout. With --http [HOST:]PORT: the same answers over plain HTTP on the app's own paths.",
   },
   args,
   async run({ args: a, rawArgs }) {
@@ -79,10 +135,15 @@ export default defineCommand({
     try {
       if (listen) {
         const { server, url } = await listenHttp(ctx, listen.host, listen.port, { guard, maxAnswerBytes });
-        log(`serving capture ${ctx.captureId} (${ctx.manifest.capture_path}) over HTTP at ${url}: ${ctx.manifest.tools.length} tools on the app's paths; ` +
-          `data plane: GET/PUT ${url}${DATA_PLANE_PREFIX}state, POST ${url}${DATA_PLANE_PREFIX}reset; ` +
-          `web pages allowed: ${guard.origins ? [...guard.origins].join(', ') : 'the loopback origins (--cors ORIGIN for others)'}`);
-        await new Promise<void>((resolve) => { process.once('SIGINT', () => resolve()); process.once('SIGTERM', () => resolve()); });
+        log(
+          `serving capture ${ctx.captureId} (${ctx.manifest.capture_path}) over HTTP at ${url}: ${ctx.manifest.tools.length} tools on the app's paths; ` +
+            `data plane: GET/PUT ${url}${DATA_PLANE_PREFIX}state, POST ${url}${DATA_PLANE_PREFIX}reset; ` +
+            `web pages allowed: ${guard.origins ? [...guard.origins].join(', ') : 'the loopback origins (--cors ORIGIN for others)'}`,
+        );
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', () => resolve());
+          process.once('SIGTERM', () => resolve());
+        });
         await new Promise<void>((resolve) => server.close(() => resolve()));
         return;
       }
@@ -100,13 +161,19 @@ export default defineCommand({
         server.onclose = done;
       });
       await server.connect(transport);
-      log(`serving capture ${ctx.captureId} (${ctx.manifest.capture_path}) over MCP stdio: ` +
-        `${catalog.environmentTools.length} environment tools + ${catalog.tools.length - catalog.environmentTools.length} analysis tools, ` +
-        `${catalog.bytes} of ${catalog.reserveBytes} catalog bytes${catalog.limitations.length ? '; ' + catalog.limitations.join('; ') : ''}`);
+      log(
+        `serving capture ${ctx.captureId} (${ctx.manifest.capture_path}) over MCP stdio: ` +
+          `${catalog.environmentTools.length} environment tools + ${catalog.tools.length - catalog.environmentTools.length} analysis tools, ` +
+          `${catalog.bytes} of ${catalog.reserveBytes} catalog bytes${catalog.limitations.length ? '; ' + catalog.limitations.join('; ') : ''}`,
+      );
       await closed;
       await server.close();
       if (transport.failure) {
-        throw new CapstateError('transport-failed', `the MCP session ended because ${transport.failure.message}; restart the server (the client may have gone away)`, {});
+        throw new CapstateError(
+          'transport-failed',
+          `the MCP session ended because ${transport.failure.message}; restart the server (the client may have gone away)`,
+          {},
+        );
       }
     } finally {
       await closeServeContext(ctx);

@@ -29,7 +29,12 @@ export const sourceArgs = {
   ...dbArg,
   ...loadInputArgs,
   ...captureArg,
-  source: { type: 'positional', description: 'A capture file to load first (into a temporary store unless --db is given)', required: false, valueHint: 'CAPTURE' },
+  source: {
+    type: 'positional',
+    description: 'A capture file to load first (into a temporary store unless --db is given)',
+    required: false,
+    valueHint: 'CAPTURE',
+  },
   quiet: { type: 'boolean', alias: 'q', description: 'No progress on stderr while a capture file given here is loaded', default: false },
 } as const;
 
@@ -38,8 +43,11 @@ type SourceArgValues = { db: string; capture?: string; source?: string; quiet?: 
 /** Temporary stores are `capstate-PID-XXXXXX` in $TMPDIR, so a later run can tell whose they are. */
 const TEMP_PREFIX = 'capstate-';
 
-
-interface Source { db: string; only: number | null; cleanup: () => void }
+interface Source {
+  db: string;
+  only: number | null;
+  cleanup: () => void;
+}
 
 interface ReadOptions {
   /** A single capture is read (serve, card, check-effects). */
@@ -58,8 +66,14 @@ async function resolveSource(a: SourceArgValues, rawArgs: string[], opts: ReadOp
   if (only !== null && !Number.isInteger(only)) throw new CapstateError('usage', '--capture takes a capture id (see capstate info)', {}, 2);
   let temp: string | null = null;
   // The temporary store goes on any exit, process.exit() from a signal handler included.
-  const onExit = () => { if (temp) rmSync(temp, { recursive: true, force: true }); };
-  const cleanup = () => { onExit(); temp = null; process.off('exit', onExit); };
+  const onExit = () => {
+    if (temp) rmSync(temp, { recursive: true, force: true });
+  };
+  const cleanup = () => {
+    onExit();
+    temp = null;
+    process.off('exit', onExit);
+  };
   let db = a.db;
   try {
     if (a.source) {
@@ -98,7 +112,14 @@ async function resolveSource(a: SourceArgValues, rawArgs: string[], opts: ReadOp
         }
         const replica = await temporaryReplica(store, only === null ? null : [only]);
         const done = cleanup;
-        return { db: replica.file, only, cleanup: () => { replica.cleanup(); done(); } };
+        return {
+          db: replica.file,
+          only,
+          cleanup: () => {
+            replica.cleanup();
+            done();
+          },
+        };
       } finally {
         await store.close();
       }
@@ -114,7 +135,12 @@ async function resolveSource(a: SourceArgValues, rawArgs: string[], opts: ReadOp
  * Runs `fn` with a store connection and the capture ids to read: the loaded capture, the
  * `--capture` one, or every capture in the store.
  */
-export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn: (k: Kysely<DB>, ids: number[]) => Promise<T>, opts: ReadOptions = {}): Promise<T> {
+export async function withCaptures<T>(
+  a: SourceArgValues,
+  rawArgs: string[],
+  fn: (k: Kysely<DB>, ids: number[]) => Promise<T>,
+  opts: ReadOptions = {},
+): Promise<T> {
   const { db, only, cleanup } = await resolveSource(a, rawArgs, opts);
   try {
     const k = kyselyFor(openStore(db));
@@ -128,8 +154,10 @@ export async function withCaptures<T>(a: SourceArgValues, rawArgs: string[], fn:
   }
 }
 
-
-export interface ServedSource { ctx: ServeContext; cleanup: () => void }
+export interface ServedSource {
+  ctx: ServeContext;
+  cleanup: () => void;
+}
 
 /** Opens the capture to serve (serve, card): loads CAPTURE first when given, then the store read-only. */
 export async function openSource(a: SourceArgValues, rawArgs: string[]): Promise<ServedSource> {

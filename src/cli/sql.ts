@@ -16,10 +16,26 @@ const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export const args = {
   ...dbArg,
   ...jsonArg,
-  csv: { type: 'boolean', description: 'Print CSV (RFC 4180: CRLF after every line; NULL is an empty field, BLOBs are base64)', default: false },
-  'max-rows': { type: 'string', description: `Stop after this many rows (default ${DEFAULT_MAX_ROWS}; with --csv, no limit)`, valueHint: 'N' },
-  'max-bytes': { type: 'string', description: `Stop before the rows pass this many bytes as JSON (default ${DEFAULT_MAX_BYTES / 1024 / 1024} MiB)`, valueHint: 'N' },
-  timeout: { type: 'string', description: `Stop the query after this many seconds (default ${DEFAULT_SQL_TIMEOUT_MS / 1000}; 0: no limit)`, valueHint: 'SECONDS' },
+  csv: {
+    type: 'boolean',
+    description: 'Print CSV (RFC 4180: CRLF after every line; NULL is an empty field, BLOBs are base64)',
+    default: false,
+  },
+  'max-rows': {
+    type: 'string',
+    description: `Stop after this many rows (default ${DEFAULT_MAX_ROWS}; with --csv, no limit)`,
+    valueHint: 'N',
+  },
+  'max-bytes': {
+    type: 'string',
+    description: `Stop before the rows pass this many bytes as JSON (default ${DEFAULT_MAX_BYTES / 1024 / 1024} MiB)`,
+    valueHint: 'N',
+  },
+  timeout: {
+    type: 'string',
+    description: `Stop the query after this many seconds (default ${DEFAULT_SQL_TIMEOUT_MS / 1000}; 0: no limit)`,
+    valueHint: 'SECONDS',
+  },
 } as const;
 
 function cell(v: unknown): string {
@@ -41,8 +57,13 @@ function csvCell(v: unknown): string {
 export function rowObjects(columns: string[], rows: unknown[][]): Record<string, unknown>[] {
   const twice = columns.filter((c, i) => columns.indexOf(c) !== i);
   if (twice.length) {
-    throw new CapstateError('duplicate-column', `the query returns more than one column named ${[...new Set(twice)].map((c) => JSON.stringify(c)).join(', ')}; ` +
-      'sql --json keys rows by column name: give each column its own name (select a.id as a_id, b.id as b_id …)', { columns }, 1);
+    throw new CapstateError(
+      'duplicate-column',
+      `the query returns more than one column named ${[...new Set(twice)].map((c) => JSON.stringify(c)).join(', ')}; ` +
+        'sql --json keys rows by column name: give each column its own name (select a.id as a_id, b.id as b_id …)',
+      { columns },
+      1,
+    );
   }
   return rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])));
 }
@@ -50,7 +71,8 @@ export function rowObjects(columns: string[], rows: unknown[][]): Record<string,
 export default defineCommand({
   meta: {
     name: 'sql',
-    description: 'Run a read-only SQL query against the store (tables and rule views). ' +
+    description:
+      'Run a read-only SQL query against the store (tables and rule views). ' +
       'Output: a table, --json (rows as objects keyed by column; BLOBs as {"base64": …}) or --csv (RFC 4180, CRLF line ends; NULL prints as an empty field)',
   },
   args: { ...args, query: { type: 'positional', description: 'One SQL statement that returns rows', required: true, valueHint: 'QUERY' } },
@@ -62,9 +84,19 @@ export default defineCommand({
     const timeoutMs = parseTimeout(a.timeout, '--timeout');
     if (a.json && a.csv) throw new CapstateError('usage', '--json and --csv cannot be used together', {}, 2);
     const r = await runReadOnlySql(a.db, a.query, { maxRows: max, maxBytes, timeoutMs, timeoutHint: '--timeout SECONDS' });
-    if (r.unfit) process.stderr.write(`capstate: stopped after ${r.rows.length} row${r.rows.length === 1 ? '' : 's'}: the next row would pass ${maxBytes} bytes (--max-bytes); select fewer or smaller columns (length(x), substr(x, 1, 100))\n`);
+    if (r.unfit)
+      process.stderr.write(
+        `capstate: stopped after ${r.rows.length} row${r.rows.length === 1 ? '' : 's'}: the next row would pass ${maxBytes} bytes (--max-bytes); select fewer or smaller columns (length(x), substr(x, 1, 100))\n`,
+      );
     else if (r.truncated) process.stderr.write(`capstate: stopped after ${max} rows (--max-rows)\n`);
-    if (a.json) return printJson({ format_version: SQL_JSON_FORMAT_VERSION, ok: true, columns: r.columns, rows: rowObjects(r.columns, r.rows), truncated: r.truncated });
+    if (a.json)
+      return printJson({
+        format_version: SQL_JSON_FORMAT_VERSION,
+        ok: true,
+        columns: r.columns,
+        rows: rowObjects(r.columns, r.rows),
+        truncated: r.truncated,
+      });
     if (a.csv) {
       // RFC 4180: every record, the last one too, ends with CRLF.
       process.stdout.write([r.columns, ...r.rows].map((row) => row.map(csvCell).join(',') + '\r\n').join(''));
@@ -72,7 +104,18 @@ export default defineCommand({
     }
     const text = r.rows.map((row) => row.map(cell).map((s) => s.replace(/\s+/g, ' ')));
     const width = r.columns.map((c, i) => Math.min(60, Math.max(c.length, ...text.map((row) => row[i].length))));
-    const fmt = (row: string[]) => row.map((s, i) => (s.length > width[i] ? s.slice(0, width[i] - 1) + '…' : s.padEnd(width[i]))).join('  ').trimEnd();
-    out([fmt(r.columns), width.map((w) => '-'.repeat(w)).join('  '), ...text.map(fmt), `(${r.rows.length} row${r.rows.length === 1 ? '' : 's'})`].join('\n'));
+    const fmt = (row: string[]) =>
+      row
+        .map((s, i) => (s.length > width[i] ? s.slice(0, width[i] - 1) + '…' : s.padEnd(width[i])))
+        .join('  ')
+        .trimEnd();
+    out(
+      [
+        fmt(r.columns),
+        width.map((w) => '-'.repeat(w)).join('  '),
+        ...text.map(fmt),
+        `(${r.rows.length} row${r.rows.length === 1 ? '' : 's'})`,
+      ].join('\n'),
+    );
   },
 });

@@ -20,30 +20,42 @@ export const stateArgs = {
  * computed here: the document is a rendering of the state_* tables, written a row at a
  * time (issue 14), and a state that could not be computed is reported as that error.
  */
-export async function printStoredState(a: Parameters<typeof withCaptures>[0], rawArgs: string[], opts: { json: boolean; out?: string; explain?: boolean }): Promise<void> {
-  await withCaptures(a, rawArgs, async (k, ids) => {
-    const captureId = pickCapture(ids, a.db);
-    // A stale or failed state is reported before anything is written (storedStateOf throws).
-    const { sha256 } = await storedStateOf(k, captureId, a.db);
-    if (opts.json || opts.out) {
-      const fd = opts.out ? openSync(opts.out, 'w') : null;
-      try {
-        const written = await writeStoredStateDocument(k, captureId, a.db, (chunk) => {
-          if (fd !== null) writeSync(fd, chunk);
-          if (opts.json) process.stdout.write(chunk);
-        });
-        if (opts.out) log(`wrote ${opts.out} (sha256 ${written})`);
-      } finally {
-        if (fd !== null) closeSync(fd);
+export async function printStoredState(
+  a: Parameters<typeof withCaptures>[0],
+  rawArgs: string[],
+  opts: { json: boolean; out?: string; explain?: boolean },
+): Promise<void> {
+  await withCaptures(
+    a,
+    rawArgs,
+    async (k, ids) => {
+      const captureId = pickCapture(ids, a.db);
+      // A stale or failed state is reported before anything is written (storedStateOf throws).
+      const { sha256 } = await storedStateOf(k, captureId, a.db);
+      if (opts.json || opts.out) {
+        const fd = opts.out ? openSync(opts.out, 'w') : null;
+        try {
+          const written = await writeStoredStateDocument(k, captureId, a.db, (chunk) => {
+            if (fd !== null) writeSync(fd, chunk);
+            if (opts.json) process.stdout.write(chunk);
+          });
+          if (opts.out) log(`wrote ${opts.out} (sha256 ${written})`);
+        } finally {
+          if (fd !== null) closeSync(fd);
+        }
       }
-    }
-    // The human view shows the SHA-256 the load computed from the view's bytes.
-    if (!opts.json) out(describeState(await readStoredState(k, captureId, a.db), sha256, { explain: opts.explain }));
-  }, { one: true, state: true });
+      // The human view shows the SHA-256 the load computed from the view's bytes.
+      if (!opts.json) out(describeState(await readStoredState(k, captureId, a.db), sha256, { explain: opts.explain }));
+    },
+    { one: true, state: true },
+  );
 }
 
 export default defineCommand({
-  meta: { name: 'state', description: 'Print the environment-state view stored at load: types, entities, documents and each read tool\'s plan or reason' },
+  meta: {
+    name: 'state',
+    description: "Print the environment-state view stored at load: types, entities, documents and each read tool's plan or reason",
+  },
   args: { ...stateArgs, ...jsonArg, ...explainArg },
   async run({ args: a, rawArgs }) {
     await printStoredState(a, rawArgs, { json: a.json, out: a.out, explain: a.explain });
@@ -57,9 +69,14 @@ function writesLine(evidence: EnvironmentState['evidence']): string {
   const n = marked.verified.length + marked.replayed.length;
   if (n === 0) return 'writes: the capture has no write tool';
   const listed = (xs: string[]) => (xs.length > 6 ? [...xs.slice(0, 6), '…'] : xs).join(', ');
-  const parts = [`${marked.verified.length} of ${n} write tool${n === 1 ? '' : 's'} ${marked.verified.length === 1 ? 'takes' : 'take'} effect, checked against the capture's later reads` +
-    (marked.verified.length ? ` (${listed(marked.verified.map((v) => `${v.tool}: ${v.effect}`))})` : '')];
-  if (marked.replayed.length) parts.push(`${marked.replayed.length === 1 ? 'one replays its' : `${marked.replayed.length} replay their`} recorded answers (${listed(marked.replayed.map((r) => r.tool))})`);
+  const parts = [
+    `${marked.verified.length} of ${n} write tool${n === 1 ? '' : 's'} ${marked.verified.length === 1 ? 'takes' : 'take'} effect, checked against the capture's later reads` +
+      (marked.verified.length ? ` (${listed(marked.verified.map((v) => `${v.tool}: ${v.effect}`))})` : ''),
+  ];
+  if (marked.replayed.length)
+    parts.push(
+      `${marked.replayed.length === 1 ? 'one replays its' : `${marked.replayed.length} replay their`} recorded answers (${listed(marked.replayed.map((r) => r.tool))})`,
+    );
   return `writes: ${parts.join('; ')}`;
 }
 
@@ -69,16 +86,20 @@ function writesLine(evidence: EnvironmentState['evidence']): string {
  */
 export function describeState(s: EnvironmentState, sha256: string, opts: { explain?: boolean } = {}): string {
   const words = (text: string) => (opts.explain ? text : plainText(text));
-  const lines = [`environment state of capture ${s.capture_id} (timeline: ${s.timeline_order}; evidence: ${s.evidence.status}, ` +
-    `${s.evidence.unknown.join(', ')} unknown)`];
+  const lines = [
+    `environment state of capture ${s.capture_id} (timeline: ${s.timeline_order}; evidence: ${s.evidence.status}, ` +
+      `${s.evidence.unknown.join(', ')} unknown)`,
+  ];
   lines.push(writesLine(s.evidence));
   for (const l of s.limitations) lines.push(`limitation: ${words(l)}`);
   lines.push('', `${s.types.length} type${s.types.length === 1 ? '' : 's'}:`);
   for (const t of s.types) {
     const n = s.entities.filter((e) => e.collection === t.collection).length;
     const ids = t.initial_order.length > 6 ? [...t.initial_order.slice(0, 6), '…'] : t.initial_order;
-    lines.push(`  ${t.collection}  ${t.root_path}  identity ${t.identity} (${t.identity_source})  ${n} entit${n === 1 ? 'y' : 'ies'}` +
-      (ids.length ? `: ${ids.join(', ')}` : ''));
+    lines.push(
+      `  ${t.collection}  ${t.root_path}  identity ${t.identity} (${t.identity_source})  ${n} entit${n === 1 ? 'y' : 'ies'}` +
+        (ids.length ? `: ${ids.join(', ')}` : ''),
+    );
   }
   lines.push('', `${s.documents.length} document${s.documents.length === 1 ? '' : 's'}:`);
   for (const d of s.documents) {
@@ -88,11 +109,15 @@ export function describeState(s: EnvironmentState, sha256: string, opts: { expla
   lines.push('', `${s.plans.length} read tool${s.plans.length === 1 ? '' : 's'}:`);
   const w = Math.max(0, ...s.plans.map((p) => p.tool.length));
   for (const p of s.plans) {
-    const what = p.kind === 'record' ? `record view: ${p.reason} — ${words(p.detail)}`
-      : p.kind === 'document' ? `document ${p.path}`
-      : p.kind === 'item' ? `item plan (${p.collection} at ${p.entity_pointer || 'the root'}${embeddedWords(p)})`
-      : `list plan (${p.collection} at ${p.list_pointer || 'the root'}, membership ${p.membership}` +
-        `${p.counters.length ? `, counters ${p.counters.join(', ')}` : ''}${p.parent ? `, each {${p.parent.param}}'s by ${p.parent.field}` : ''}${embeddedWords(p)})`;
+    const what =
+      p.kind === 'record'
+        ? `record view: ${p.reason} — ${words(p.detail)}`
+        : p.kind === 'document'
+          ? `document ${p.path}`
+          : p.kind === 'item'
+            ? `item plan (${p.collection} at ${p.entity_pointer || 'the root'}${embeddedWords(p)})`
+            : `list plan (${p.collection} at ${p.list_pointer || 'the root'}, membership ${p.membership}` +
+              `${p.counters.length ? `, counters ${p.counters.join(', ')}` : ''}${p.parent ? `, each {${p.parent.param}}'s by ${p.parent.field}` : ''}${embeddedWords(p)})`;
     lines.push(`  ${p.tool.padEnd(w)}  ${what}`);
   }
   lines.push('', `sha256 ${sha256}`);
@@ -101,5 +126,7 @@ export function describeState(s: EnvironmentState, sha256: string, opts: { expla
 
 /** Issue 16: what a plan's reads embed, and how the model fills it (`_embed=comments by postId`), or that it replays. */
 function embeddedWords(p: ItemPlan | ListPlan): string {
-  return (p.embedded_members ?? []).map((m) => `, ${m.param}=${m.member} ${m.relation ? `by ${m.relation.field}` : 'as recorded'}`).join('');
+  return (p.embedded_members ?? [])
+    .map((m) => `, ${m.param}=${m.member} ${m.relation ? `by ${m.relation.field}` : 'as recorded'}`)
+    .join('');
 }

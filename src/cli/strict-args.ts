@@ -51,7 +51,10 @@ export function closestOption(name: string, options: string[]): string | undefin
   let bestDistance = Infinity;
   for (const o of options) {
     const d = o.startsWith(name) || name.startsWith(o) ? Math.min(1, editDistance(name, o)) : editDistance(name, o);
-    if (d < bestDistance) { best = o; bestDistance = d; }
+    if (d < bestDistance) {
+      best = o;
+      bestDistance = d;
+    }
   }
   return best !== undefined && bestDistance <= Math.max(1, Math.floor(name.length / 3)) ? best : undefined;
 }
@@ -75,9 +78,12 @@ export function checkOptions(command: string, rawArgs: string[], args: ArgsDef):
       if (known.has(n)) continue;
       const flag = long ? `--${n}` : `-${n}`;
       const near = closestOption(n.replace(/^no-/, ''), suggest);
-      throw new CapstateError('unknown-option',
+      throw new CapstateError(
+        'unknown-option',
         `unknown option ${flag} for ${command}${near ? `; did you mean --${near}?` : ''} (see capstate help ${command})`,
-        { option: flag, ...(near ? { suggestion: `--${near}` } : {}) }, 2);
+        { option: flag, ...(near ? { suggestion: `--${near}` } : {}) },
+        2,
+      );
     }
     if (!raw.includes('=') && takesValue.has(names[names.length - 1])) i++;
   }
@@ -100,13 +106,19 @@ export function expandShortFlags(rawArgs: string[], args: ArgsDef): string[] {
     const value = def.type === 'string' || def.type === 'enum';
     if (value) takesValue.add(name).add(kebab);
     for (const a of ([] as string[]).concat((def as { alias?: string | string[] }).alias ?? [])) {
-      if (a.length === 1) { long.set(a, { name: kebab, takesValue: value }); if (value) takesValue.add(a); }
+      if (a.length === 1) {
+        long.set(a, { name: kebab, takesValue: value });
+        if (value) takesValue.add(a);
+      }
     }
   }
   const out: string[] = [];
   for (let i = 0; i < rawArgs.length; i++) {
     const raw = rawArgs[i];
-    if (raw === '--') { out.push(...rawArgs.slice(i)); break; }
+    if (raw === '--') {
+      out.push(...rawArgs.slice(i));
+      break;
+    }
     if (raw.startsWith('--')) {
       out.push(raw);
       if (!raw.includes('=') && takesValue.has(raw.slice(2)) && i + 1 < rawArgs.length) out.push(rawArgs[++i]);
@@ -121,7 +133,12 @@ export function expandShortFlags(rawArgs: string[], args: ArgsDef): string[] {
     // A flag that takes a value ends its cluster (`-jd FILE`); `-dj FILE` would be read two ways.
     const early = letters.slice(0, -1).find((l) => long.get(l)!.takesValue);
     if (early) {
-      throw new CapstateError('usage', `-${early} takes a value, so it ends a group of short flags: write ${raw.replace(early, '')} -${early} ${long.get(early)!.name.toUpperCase()}, or -${early} on its own`, { option: `-${early}` }, 2);
+      throw new CapstateError(
+        'usage',
+        `-${early} takes a value, so it ends a group of short flags: write ${raw.replace(early, '')} -${early} ${long.get(early)!.name.toUpperCase()}, or -${early} on its own`,
+        { option: `-${early}` },
+        2,
+      );
     }
     for (const l of letters) out.push(`--${long.get(l)!.name}`);
     if (m[2] !== undefined) out[out.length - 1] += m[2];

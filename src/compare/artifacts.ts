@@ -23,7 +23,10 @@ export function normalizeText(rules: Policy['rules'], kind: ArtifactKind, s: str
 
 /** BS-77: sort whole entries by their canonical JSON, keeping duplicates. */
 function unordered(list: unknown[]): unknown[] {
-  return list.map((x) => [canonicalJson(x), x] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, x]) => x);
+  return list
+    .map((x) => [canonicalJson(x), x] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, x]) => x);
 }
 
 function hasHash(v: unknown): boolean {
@@ -47,20 +50,32 @@ function storage(value: unknown, p: Policy): { normalized: unknown; unknown?: Si
   let unknown: Side['unknown'];
   if (version === undefined || version === null) {
     // BS-71 Reading: storage without any hash (empty, or only redacted secrets) has no legacy hash.
-    if (hasHash(v)) unknown = { reason: 'legacy storage fingerprints (no fingerprint_version) cannot establish value identity (BS-71)', recovery: 'recapture both sides with this capstate (fingerprint version 2)' };
+    if (hasHash(v))
+      unknown = {
+        reason: 'legacy storage fingerprints (no fingerprint_version) cannot establish value identity (BS-71)',
+        recovery: 'recapture both sides with this capstate (fingerprint version 2)',
+      };
   } else if (version !== 2) {
-    unknown = { reason: `unsupported storage fingerprint_version ${JSON.stringify(version)}`, recovery: 'recapture both sides with this capstate (fingerprint version 2)' };
+    unknown = {
+      reason: `unsupported storage fingerprint_version ${JSON.stringify(version)}`,
+      recovery: 'recapture both sides with this capstate (fingerprint version 2)',
+    };
   }
   const sort = p.options.compare_storage_entries_as_unordered_collection ? unordered : (l: unknown[]) => l;
-  const cookies = Array.isArray(v.cookies) ? v.cookies.map((c) => {
-    const o = { ...(c as Obj) };
-    if ('expires' in o) { o.session = o.expires === -1 || o.expires === null; delete o.expires; }
-    return applyRulesDeep(p.rules, 'storage', o);
-  }) : v.cookies ?? null;
-  const area = (a: unknown) => (Array.isArray(a) ? sort(a.map((e) => applyRulesDeep(p.rules, 'storage', e))) : a ?? null);
+  const cookies = Array.isArray(v.cookies)
+    ? v.cookies.map((c) => {
+        const o = { ...(c as Obj) };
+        if ('expires' in o) {
+          o.session = o.expires === -1 || o.expires === null;
+          delete o.expires;
+        }
+        return applyRulesDeep(p.rules, 'storage', o);
+      })
+    : (v.cookies ?? null);
+  const area = (a: unknown) => (Array.isArray(a) ? sort(a.map((e) => applyRulesDeep(p.rules, 'storage', e))) : (a ?? null));
   const normalized: Obj = {
-    url: typeof v.url === 'string' ? applyRules(p.rules, 'storage', v.url) : v.url ?? null,
-    origin: typeof v.origin === 'string' ? applyRules(p.rules, 'storage', v.origin) : v.origin ?? null,
+    url: typeof v.url === 'string' ? applyRules(p.rules, 'storage', v.url) : (v.url ?? null),
+    origin: typeof v.origin === 'string' ? applyRules(p.rules, 'storage', v.origin) : (v.origin ?? null),
     cookies: Array.isArray(cookies) ? sort(cookies) : cookies,
     local_storage: area(v.local_storage),
     session_storage: area(v.session_storage),
@@ -76,13 +91,17 @@ export function normalizeCaptured(kind: ArtifactKind, value: unknown, p: Policy)
       const o = (value ?? {}) as Obj;
       if (typeof o.sha256 === 'string') return { normalized: { sha256: o.sha256.toLowerCase() } };
       const bytes = typeof o.base64 === 'string' ? decodeBase64Strict(o.base64) : null;
-      return bytes ? { normalized: { sha256: sha256Hex(bytes) } } : { normalized: null, unknown: { reason: 'the screenshot has neither a digest nor bytes', recovery: 'recapture the screenshot' } };
+      return bytes
+        ? { normalized: { sha256: sha256Hex(bytes) } }
+        : { normalized: null, unknown: { reason: 'the screenshot has neither a digest nor bytes', recovery: 'recapture the screenshot' } };
     }
     case 'dom':
     case 'accessibility':
-      return typeof value === 'string' ? { normalized: normalizeText(p.rules, kind, value) } : { normalized: applyRulesDeep(p.rules, kind, value) };
+      return typeof value === 'string'
+        ? { normalized: normalizeText(p.rules, kind, value) }
+        : { normalized: applyRulesDeep(p.rules, kind, value) };
     case 'url':
-      return { normalized: typeof value === 'string' ? applyRules(p.rules, 'url', value) : value ?? null };
+      return { normalized: typeof value === 'string' ? applyRules(p.rules, 'url', value) : (value ?? null) };
     case 'history':
       return { normalized: applyRulesDeep(p.rules, 'history', value) };
     case 'storage':

@@ -32,12 +32,25 @@ export interface ArtifactResult {
   moved_between_steps?: HopSummary[];
 }
 
-export interface HopSummary { method: string | null; url: string | null; status: number | null; fingerprint: string }
+export interface HopSummary {
+  method: string | null;
+  url: string | null;
+  status: number | null;
+  fingerprint: string;
+}
 
 /** A request line found on both sides with different hops, and what differs. */
-export interface HopChange { method: string | null; url: string | null; differences: string[] }
+export interface HopChange {
+  method: string | null;
+  url: string | null;
+  differences: string[];
+}
 
-export interface StepResult { step_id: string | null; verdict: Verdict; artifacts: ArtifactResult[] }
+export interface StepResult {
+  step_id: string | null;
+  verdict: Verdict;
+  artifacts: ArtifactResult[];
+}
 
 export interface ComparisonResult {
   verdict: Verdict;
@@ -71,19 +84,41 @@ const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y)
 
 /** BS-62, BS-80, BS-81, BS-39: whether event and network evidence can be compared at all. */
 function selection(a: CaptureIn, b: CaptureIn): Selection {
-  const fa = a.admitted.eventFamilies, fb = b.admitted.eventFamilies;
+  const fa = a.admitted.eventFamilies,
+    fb = b.admitted.eventFamilies;
   let familyUnknown: Selection['events']['unknown'] = null;
-  if (fa === null || fb === null) familyUnknown = { reason: `the ${fa === null ? 'before' : 'after'} capture does not record its event-family selection (scenario.event_families, BS-80)`, recovery: 'recapture both sides with this capstate, with the same capture.events' };
-  else if (!same(fa, fb)) familyUnknown = { reason: `the captures selected different event families (${fa.join(', ') || 'none'} and ${fb.join(', ') || 'none'}); more data does not prove a change (BS-80)`, recovery: 'recapture both sides with the same capture.events' };
+  if (fa === null || fb === null)
+    familyUnknown = {
+      reason: `the ${fa === null ? 'before' : 'after'} capture does not record its event-family selection (scenario.event_families, BS-80)`,
+      recovery: 'recapture both sides with this capstate, with the same capture.events',
+    };
+  else if (!same(fa, fb))
+    familyUnknown = {
+      reason: `the captures selected different event families (${fa.join(', ') || 'none'} and ${fb.join(', ') || 'none'}); more data does not prove a change (BS-80)`,
+      recovery: 'recapture both sides with the same capture.events',
+    };
   const nonNetwork = (f: string[] | null) => (f ?? []).some((x) => x !== 'network');
   const omitted = (c: CaptureIn, network: boolean) => c.omittedKinds.some((k) => NETWORK_KINDS.has(k) === network);
   let eventsUnknown = familyUnknown;
-  if (!eventsUnknown && (omitted(a, false) || omitted(b, false))) eventsUnknown = { reason: 'events were omitted under capture.limits (omissions.by_kind), so event coverage is truncated', recovery: 'recapture both sides with larger capture.limits' };
+  if (!eventsUnknown && (omitted(a, false) || omitted(b, false)))
+    eventsUnknown = {
+      reason: 'events were omitted under capture.limits (omissions.by_kind), so event coverage is truncated',
+      recovery: 'recapture both sides with larger capture.limits',
+    };
   const content = (c: CaptureIn) => [c.admitted.requestBodies, c.admitted.responseBodies, c.admitted.headerValues];
-  const ca = content(a), cb = content(b);
+  const ca = content(a),
+    cb = content(b);
   let networkUnknown = familyUnknown;
-  if (!networkUnknown && (ca.includes(null) || cb.includes(null))) networkUnknown = { reason: 'a capture does not record its network content selection (scenario.network_content, BS-62)', recovery: 'recapture both sides with this capstate, with the same capture.network' };
-  else if (!networkUnknown && !same(ca, cb)) networkUnknown = { reason: `the captures selected different network content (request_body, response_body, header_values: ${ca.join(', ')} and ${cb.join(', ')}); capturing more does not prove a change (BS-62)`, recovery: 'recapture both sides with the same capture.network selection' };
+  if (!networkUnknown && (ca.includes(null) || cb.includes(null)))
+    networkUnknown = {
+      reason: 'a capture does not record its network content selection (scenario.network_content, BS-62)',
+      recovery: 'recapture both sides with this capstate, with the same capture.network',
+    };
+  else if (!networkUnknown && !same(ca, cb))
+    networkUnknown = {
+      reason: `the captures selected different network content (request_body, response_body, header_values: ${ca.join(', ')} and ${cb.join(', ')}); capturing more does not prove a change (BS-62)`,
+      recovery: 'recapture both sides with the same capture.network selection',
+    };
   const netSelected = (c: CaptureIn) => (c.admitted.eventFamilies ?? []).includes('network') || content(c).includes(true);
   return {
     families: { before: fa, after: fb },
@@ -131,13 +166,21 @@ function verdictOf(a: Side, b: Side): Pick<ArtifactResult, 'verdict' | 'reason' 
   }
   if (a.state === 'not_requested' && b.state === 'not_requested') return { verdict: 'unchanged' };
   if (a.state === 'not_requested' || b.state === 'not_requested') {
-    return { verdict: 'unknown', reason: `captured on one side only (${a.state} / ${b.state})`, recovery: 'request the artifact for this step in both scenarios (capture.after_each_step or capture.at_end)' };
+    return {
+      verdict: 'unknown',
+      reason: `captured on one side only (${a.state} / ${b.state})`,
+      recovery: 'request the artifact for this step in both scenarios (capture.after_each_step or capture.at_end)',
+    };
   }
   // BS-79: missing, truncated or mismatched coverage stays unknown, never equal.
-  return { verdict: 'unknown', reason: `coverage is incomplete (${a.state} / ${b.state})`, recovery: 'recapture; the artifact was not captured on both sides' };
+  return {
+    verdict: 'unknown',
+    reason: `coverage is incomplete (${a.state} / ${b.state})`,
+    recovery: 'recapture; the artifact was not captured on both sides',
+  };
 }
 
-function artifactSide(kind: typeof STEP_ARTIFACTS[number], step: StepIn, p: Policy): Side {
+function artifactSide(kind: (typeof STEP_ARTIFACTS)[number], step: StepIn, p: Policy): Side {
   const cap = step.captures?.[kind] as Obj | undefined;
   const state = cap && typeof cap.state === 'string' ? cap.state : 'missing';
   if (state !== 'captured') return { state, digest: null };
@@ -155,25 +198,56 @@ function networkArtifact(sel: Selection, a: StepNetwork | undefined, b: StepNetw
     const hops = n?.hops ?? [];
     const unknown = hops.find((h) => h.ancestry_unknown);
     return {
-      state: 'captured', digest: canonicalSha256(hops.map((h) => h.fingerprint)),
-      ...(unknown ? { unknown: { reason: `redirect ancestry unknown for ${unknown.method ?? '?'} ${unknown.url ?? '?'}: ${unknown.ancestry_unknown} (BS-75)`, recovery: 'recapture with capture.events including network from the first navigation, so every redirect hop is observed' } } : {}),
+      state: 'captured',
+      digest: canonicalSha256(hops.map((h) => h.fingerprint)),
+      ...(unknown
+        ? {
+            unknown: {
+              reason: `redirect ancestry unknown for ${unknown.method ?? '?'} ${unknown.url ?? '?'}: ${unknown.ancestry_unknown} (BS-75)`,
+              recovery: 'recapture with capture.events including network from the first navigation, so every redirect hop is observed',
+            },
+          }
+        : {}),
     };
   };
-  const sa = side(a, sel.network.selected[0]), sb = side(b, sel.network.selected[1]);
-  const unknown = sel.network.unknown ?? (truncated ? { reason: 'network events of this step\'s transactions were omitted under capture.limits (omissions.network_transactions), so its network coverage is truncated', recovery: 'recapture both sides with larger capture.limits' } : null);
+  const sa = side(a, sel.network.selected[0]),
+    sb = side(b, sel.network.selected[1]);
+  const unknown =
+    sel.network.unknown ??
+    (truncated
+      ? {
+          reason:
+            "network events of this step's transactions were omitted under capture.limits (omissions.network_transactions), so its network coverage is truncated",
+          recovery: 'recapture both sides with larger capture.limits',
+        }
+      : null);
   if (unknown) {
-    return { kind: 'network', verdict: 'unknown', before: { digest: sa.digest, state: sa.state }, after: { digest: sb.digest, state: sb.state }, ...unknown };
+    return {
+      kind: 'network',
+      verdict: 'unknown',
+      before: { digest: sa.digest, state: sa.state },
+      after: { digest: sb.digest, state: sb.state },
+      ...unknown,
+    };
   }
   const r = result('network', sa, sb);
   if (r.verdict !== 'unchanged' && sa.state === 'captured' && sb.state === 'captured') {
-    const count = (hops: Hop[]) => { const m = new Map<string, number>(); for (const h of hops) m.set(h.fingerprint, (m.get(h.fingerprint) ?? 0) + 1); return m; };
-    const ca = count(a?.hops ?? []), cb = count(b?.hops ?? []);
-    const only = (hops: Hop[], mine: Map<string, number>, other: Map<string, number>) => hops.filter((h) => {
-      const extra = (mine.get(h.fingerprint) ?? 0) - (other.get(h.fingerprint) ?? 0);
-      if (extra <= 0) return false;
-      mine.set(h.fingerprint, (mine.get(h.fingerprint) ?? 0) - 1);
-      return true;
-    }).map((h) => ({ method: h.method, url: h.url, status: h.status, fingerprint: h.fingerprint }));
+    const count = (hops: Hop[]) => {
+      const m = new Map<string, number>();
+      for (const h of hops) m.set(h.fingerprint, (m.get(h.fingerprint) ?? 0) + 1);
+      return m;
+    };
+    const ca = count(a?.hops ?? []),
+      cb = count(b?.hops ?? []);
+    const only = (hops: Hop[], mine: Map<string, number>, other: Map<string, number>) =>
+      hops
+        .filter((h) => {
+          const extra = (mine.get(h.fingerprint) ?? 0) - (other.get(h.fingerprint) ?? 0);
+          if (extra <= 0) return false;
+          mine.set(h.fingerprint, (mine.get(h.fingerprint) ?? 0) - 1);
+          return true;
+        })
+        .map((h) => ({ method: h.method, url: h.url, status: h.status, fingerprint: h.fingerprint }));
     r.only_before = only(a?.hops ?? [], new Map(ca), cb);
     r.only_after = only(b?.hops ?? [], new Map(cb), ca);
     // Pair the hops of one request line, so the result can say what differs.
@@ -190,9 +264,18 @@ function networkArtifact(sel: Selection, a: StepNetwork | undefined, b: StepNetw
 }
 
 function eventsArtifact(sel: Selection, a: unknown[] | undefined, b: unknown[] | undefined): ArtifactResult {
-  const side = (list: unknown[] | undefined, selected: boolean): Side => (selected ? { state: 'captured', digest: canonicalSha256(list ?? []) } : { state: 'not_requested', digest: null });
-  const sa = side(a, sel.events.selected[0]), sb = side(b, sel.events.selected[1]);
-  if (sel.events.unknown) return { kind: 'events', verdict: 'unknown', before: { digest: sa.digest, state: sa.state }, after: { digest: sb.digest, state: sb.state }, ...sel.events.unknown };
+  const side = (list: unknown[] | undefined, selected: boolean): Side =>
+    selected ? { state: 'captured', digest: canonicalSha256(list ?? []) } : { state: 'not_requested', digest: null };
+  const sa = side(a, sel.events.selected[0]),
+    sb = side(b, sel.events.selected[1]);
+  if (sel.events.unknown)
+    return {
+      kind: 'events',
+      verdict: 'unknown',
+      before: { digest: sa.digest, state: sa.state },
+      after: { digest: sb.digest, state: sb.state },
+      ...sel.events.unknown,
+    };
   return result('events', sa, sb);
 }
 
@@ -200,11 +283,22 @@ function actionArtifact(a: StepIn, b: StepIn, p: Policy): ArtifactResult {
   const side = (s: StepIn): Side => {
     if (s.status === null) return { state: 'missing', digest: null };
     const err = s.error ? { code: s.error.code ?? null, message: s.error.message ?? null } : null;
-    return { state: 'captured', digest: canonicalSha256(applyRulesDeep(p.rules, 'action', { action: s.action, status: s.status, error: err })) };
+    return {
+      state: 'captured',
+      digest: canonicalSha256(applyRulesDeep(p.rules, 'action', { action: s.action, status: s.status, error: err })),
+    };
   };
-  const sa = side(a), sb = side(b);
+  const sa = side(a),
+    sb = side(b);
   if (a.action !== b.action) {
-    return { kind: 'action', verdict: 'unknown', before: { digest: sa.digest, state: sa.state }, after: { digest: sb.digest, state: sb.state }, reason: `the action kind changed (${a.action} / ${b.action}): the scenarios differ, which is an alignment failure, not a site change`, recovery: 'compare captures of the same scenario' };
+    return {
+      kind: 'action',
+      verdict: 'unknown',
+      before: { digest: sa.digest, state: sa.state },
+      after: { digest: sb.digest, state: sb.state },
+      reason: `the action kind changed (${a.action} / ${b.action}): the scenarios differ, which is an alignment failure, not a site change`,
+      recovery: 'compare captures of the same scenario',
+    };
   }
   return result('action', sa, sb);
 }
@@ -225,10 +319,13 @@ function settleMovedHops(all: { artifacts: ArtifactResult[] }[]): void {
   const nets = all.map((s) => s.artifacts.find((x) => x.kind === 'network')!);
   const where = (side: 'only_before' | 'only_after') => {
     const m = new Map<string, Set<number>>();
-    nets.forEach((n, i) => { for (const h of n[side] ?? []) m.set(h.fingerprint, new Set([...(m.get(h.fingerprint) ?? []), i])); });
+    nets.forEach((n, i) => {
+      for (const h of n[side] ?? []) m.set(h.fingerprint, new Set([...(m.get(h.fingerprint) ?? []), i]));
+    });
     return m;
   };
-  const ob = where('only_before'), oa = where('only_after');
+  const ob = where('only_before'),
+    oa = where('only_after');
   nets.forEach((n, i) => {
     if (n.verdict !== 'changed') return;
     const movedOut = (n.only_before ?? []).filter((h) => [...(oa.get(h.fingerprint) ?? [])].some((j) => j !== i));
@@ -254,16 +351,23 @@ function settleMovedHops(all: { artifacts: ArtifactResult[] }[]): void {
  * r.steps.filter((s) => s.verdict === 'changed');
  */
 export function compareWebCaptures(input: CompareInput): ComparisonResult {
-  if (!input || typeof input !== 'object') throw new CapstateError('bad-arguments', 'compare_web_captures takes {before, after, options?, rules?}');
-  if (input.before === undefined || input.after === undefined) throw new CapstateError('bad-arguments', 'both before and after are required: an Evidence file path or an Evidence object each', { argument: input.before === undefined ? 'before' : 'after' });
+  if (!input || typeof input !== 'object')
+    throw new CapstateError('bad-arguments', 'compare_web_captures takes {before, after, options?, rules?}');
+  if (input.before === undefined || input.after === undefined)
+    throw new CapstateError('bad-arguments', 'both before and after are required: an Evidence file path or an Evidence object each', {
+      argument: input.before === undefined ? 'before' : 'after',
+    });
   const policy = readPolicy(input.options, input.rules);
   const a = readCapture('before', input.before);
   const b = readCapture('after', input.after);
   const { aligned, failures } = alignSteps(a, b);
   const sel = selection(a, b);
-  const na = networkBySendingStep(a, policy), nb = networkBySendingStep(b, policy);
-  const ea = otherEventsByStep(a, policy), eb = otherEventsByStep(b, policy);
-  const ta = truncatedNetworkSteps(a, na), tb = truncatedNetworkSteps(b, nb);
+  const na = networkBySendingStep(a, policy),
+    nb = networkBySendingStep(b, policy);
+  const ea = otherEventsByStep(a, policy),
+    eb = otherEventsByStep(b, policy);
+  const ta = truncatedNetworkSteps(a, na),
+    tb = truncatedNetworkSteps(b, nb);
   const truncated = (key: string) => [ta, tb].some((t) => t === 'all' || t.has(key));
   const contextBlocked = failures.some((f) => f.code === 'incompatible-context');
   const compareArtifacts = (id: string | null, x: StepIn, y: StepIn) => {
@@ -283,14 +387,21 @@ export function compareWebCaptures(input: CompareInput): ComparisonResult {
   settleMovedHops([...(comparedInitial ? [comparedInitial] : []), ...compared]);
   // Each step's verdict once its artifacts are settled.
   const judged = ({ step_id, artifacts }: { step_id: string | null; artifacts: ArtifactResult[] }): StepResult => ({
-    step_id, verdict: stepVerdict(artifacts, contextBlocked || (step_id !== null && failures.some((f) => f.step_id === step_id))), artifacts,
+    step_id,
+    verdict: stepVerdict(artifacts, contextBlocked || (step_id !== null && failures.some((f) => f.step_id === step_id))),
+    artifacts,
   });
   const steps = compared.map(judged);
   const initial = comparedInitial && judged(comparedInitial);
   const all = [...(initial ? [initial] : []), ...steps];
   const counts = { changed: 0, unchanged: 0, unknown: 0 };
   for (const s of all) counts[s.verdict]++;
-  const verdict: Verdict = counts.changed > 0 ? 'changed' : counts.unknown > 0 || failures.length > 0 || (!initial && (a.initial || b.initial)) ? 'unknown' : 'unchanged';
+  const verdict: Verdict =
+    counts.changed > 0
+      ? 'changed'
+      : counts.unknown > 0 || failures.length > 0 || (!initial && (a.initial || b.initial))
+        ? 'unknown'
+        : 'unchanged';
   return {
     verdict,
     before: { source: a.source, sha256: a.sha256 },
@@ -302,4 +413,3 @@ export function compareWebCaptures(input: CompareInput): ComparisonResult {
     counts,
   };
 }
-

@@ -46,7 +46,8 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
   let sha256: string | null = null;
   if (typeof input === 'string') {
     source = input;
-    if (!existsSync(input) || !statSync(input).isFile()) throw new CapstateError('no-such-file', `${input}: no such Evidence file (${side})`, { file: input, side });
+    if (!existsSync(input) || !statSync(input).isFile())
+      throw new CapstateError('no-such-file', `${input}: no such Evidence file (${side})`, { file: input, side });
     const bytes = readFileSync(input);
     sha256 = sha256Hex(bytes);
     const parsed = parseExactJson(bytes.toString('utf8'));
@@ -60,16 +61,30 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
       }
     }
     // The loader's code for a duplicate member name (src/load/entries.ts checkDuplicates); the message keeps the exact parser's detail.
-    if (!parsed.ok) throw new CapstateError(parsed.reason === 'duplicate-key' ? 'duplicate-key' : 'bad-json', `${input}: not valid JSON (${parsed.reason}): ${parsed.detail}`, { file: input, side });
+    if (!parsed.ok)
+      throw new CapstateError(
+        parsed.reason === 'duplicate-key' ? 'duplicate-key' : 'bad-json',
+        `${input}: not valid JSON (${parsed.reason}): ${parsed.detail}`,
+        { file: input, side },
+      );
     root = plainJson(parsed.value);
   }
   const file = source;
   const f = new FieldReader(file, undefined, []);
-  if (root === null || typeof root !== 'object' || Array.isArray(root)) throw new CapstateError('bad-evidence', `${side}: Evidence must be a JSON object (a file path or the Evidence itself)`, { file, side });
+  if (root === null || typeof root !== 'object' || Array.isArray(root))
+    throw new CapstateError('bad-evidence', `${side}: Evidence must be a JSON object (a file path or the Evidence itself)`, { file, side });
   const r = root as Obj;
   // The loader's format rule: a file with both cannot be told apart (ingest/load-captures.ts).
-  if (r.log !== undefined && r.events !== undefined) throw new CapstateError('unknown-format', 'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is', { file });
-  if (r.log !== undefined && r.events === undefined) throw new CapstateError('not-scenario-evidence', `${side}: this is a HAR file; compare-web-captures compares browser scenario Evidence (capture-browser-scenario)`, { file, side });
+  if (r.log !== undefined && r.events !== undefined)
+    throw new CapstateError('unknown-format', 'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is', {
+      file,
+    });
+  if (r.log !== undefined && r.events === undefined)
+    throw new CapstateError(
+      'not-scenario-evidence',
+      `${side}: this is a HAR file; compare-web-captures compares browser scenario Evidence (capture-browser-scenario)`,
+      { file, side },
+    );
   // BS-81: the loader's admission rule, not a second one.
   const admitted = admitRetainedScenario(file, (k) => r[k]);
   const scenario = (r.scenario ?? {}) as Obj;
@@ -82,7 +97,8 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
       step_id: initial ? null : f.string(o, path, 'step_id', { required: true, nonEmpty: true }),
       action: initial ? 'initial-navigation' : f.string(o, path, 'action'),
       status: f.string(o, path, 'status'),
-      error: err, captures,
+      error: err,
+      captures,
     };
   };
   const steps = f.array(r, [], 'steps', { required: true }).map((s, i) => step(s, ['steps', i], false));
@@ -102,10 +118,17 @@ export function readCapture(side: 'before' | 'after', input: unknown): CaptureIn
   const byKind = om.by_kind && typeof om.by_kind === 'object' ? Object.keys(om.by_kind as Obj) : [];
   const beyond = om.network_transaction_range ? ['request'] : [];
   return {
-    side, source, sha256, admitted, browserMode: browser && typeof browser.mode === 'string' ? browser.mode : null,
-    initial, steps, events, omittedKinds: [...new Set([...byKind, ...beyond])],
+    side,
+    source,
+    sha256,
+    admitted,
+    browserMode: browser && typeof browser.mode === 'string' ? browser.mode : null,
+    initial,
+    steps,
+    events,
+    omittedKinds: [...new Set([...byKind, ...beyond])],
     networkOmissions: {
-      transactions: (Array.isArray(om.network_transactions) ? om.network_transactions as Obj[] : [])
+      transactions: (Array.isArray(om.network_transactions) ? (om.network_transactions as Obj[]) : [])
         .filter((r) => r && typeof r.transaction_id === 'string' && Array.isArray(r.omitted_kinds) && r.omitted_kinds.length > 0)
         .map((r) => ({ id: r.transaction_id as string, kinds: (r.omitted_kinds as unknown[]).map(String) })),
       beyondLimit: Boolean(om.network_transaction_range),

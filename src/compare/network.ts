@@ -11,14 +11,29 @@ import { canonicalSha256 } from './canonical.js';
 import type { CaptureIn } from './input.js';
 import { applyRules, applyRulesDeep, type Policy } from './policy.js';
 
-export const NETWORK_KINDS = new Set(['request', 'response', 'request-finished', 'request-failed', 'request-unfinished', 'network-content']);
+export const NETWORK_KINDS = new Set([
+  'request',
+  'response',
+  'request-finished',
+  'request-failed',
+  'request-unfinished',
+  'network-content',
+]);
 
 /** The step key of `initial_state` (its events have `step_id: null`). */
 export const INITIAL = '\u0000initial';
 export const stepKey = (id: unknown): string => (typeof id === 'string' ? id : INITIAL);
 
 /** BS-74: fields removed from every network event (capture-local ids, sequence/index, anchors). */
-const LOCAL_FIELDS = ['sequence', 'index', 'step_id', 'transaction_id', 'redirected_from_transaction_id', 'redirected_from_transaction_state', 'source_event_sequence'];
+const LOCAL_FIELDS = [
+  'sequence',
+  'index',
+  'step_id',
+  'transaction_id',
+  'redirected_from_transaction_id',
+  'redirected_from_transaction_state',
+  'source_event_sequence',
+];
 /** BS-58, BS-60: request timing, removed under `ignore_network_request_timing`. */
 const TIMING_FIELDS = ['observed_at', 'started_at', 'elapsed_ms'];
 
@@ -36,7 +51,10 @@ export interface Hop {
 }
 
 /** A step's hops, and the ids of the transactions they come from (for omission reports, BS-36). */
-export interface StepNetwork { hops: Hop[]; transactions: string[] }
+export interface StepNetwork {
+  hops: Hop[];
+  transactions: string[];
+}
 
 /** A body's normalized form: caller rules applied to text bodies, then its SHA-256. */
 function normalizeBody(body: Obj, p: Policy): Obj {
@@ -76,7 +94,12 @@ export function networkBySendingStep(c: CaptureIn, p: Policy): Map<string, StepN
     if (!NETWORK_KINDS.has(ev.kind as string)) return;
     const id = ev.transaction_id;
     // BS-61: a network event without its transaction id is malformed capture data.
-    if (typeof id !== 'string' || id === '') throw new CapstateError('missing-field', `${c.side}: a ${String(ev.kind)} event has no transaction_id; the capture is malformed`, { file: c.source, path: `events[${i}].transaction_id`, side: c.side });
+    if (typeof id !== 'string' || id === '')
+      throw new CapstateError('missing-field', `${c.side}: a ${String(ev.kind)} event has no transaction_id; the capture is malformed`, {
+        file: c.source,
+        path: `events[${i}].transaction_id`,
+        side: c.side,
+      });
     bySeq.set(ev.sequence, ev);
     const t = txs.get(id) ?? { events: [], request: null, first: ev };
     t.events.push(ev);
@@ -88,7 +111,12 @@ export function networkBySendingStep(c: CaptureIn, p: Policy): Map<string, StepN
   for (const [id, t] of txs) {
     const list = t.events.map((ev) => {
       const src = ev.kind === 'network-content' ? bySeq.get(ev.source_event_sequence) : undefined;
-      const phase = ev.kind !== 'network-content' ? null : src && src.transaction_id === id && (src.kind === 'request' || src.kind === 'response') ? (src.kind as string) : 'unknown';
+      const phase =
+        ev.kind !== 'network-content'
+          ? null
+          : src && src.transaction_id === id && (src.kind === 'request' || src.kind === 'response')
+            ? (src.kind as string)
+            : 'unknown';
       return normalizeEvent(ev, phase, p);
     });
     normalized.set(id, list);
@@ -122,7 +150,10 @@ export function networkBySendingStep(c: CaptureIn, p: Policy): Map<string, StepN
         }
       } else if (req.redirected_from_transaction_state !== 'root') {
         // BS-61: `unknown`, or an older capture without the state field: a null predecessor proves nothing.
-        unknown = req.redirected_from_transaction_state === 'unknown' ? 'the redirect predecessor lies outside the capture' : 'the capture does not say whether the request was redirected (no redirected_from_transaction_state)';
+        unknown =
+          req.redirected_from_transaction_state === 'unknown'
+            ? 'the redirect predecessor lies outside the capture'
+            : 'the capture does not say whether the request was redirected (no redirected_from_transaction_state)';
       }
       result = { fp: canonicalSha256({ events, redirected_from: unknown ? 'unknown' : from }), unknown };
     }
@@ -135,7 +166,12 @@ export function networkBySendingStep(c: CaptureIn, p: Policy): Map<string, StepN
   const sender = (id: string): unknown => {
     const seen = new Set<string>();
     let t = txs.get(id)!;
-    while (t.request && typeof t.request.redirected_from_transaction_id === 'string' && txs.has(t.request.redirected_from_transaction_id) && !seen.has(t.request.redirected_from_transaction_id)) {
+    while (
+      t.request &&
+      typeof t.request.redirected_from_transaction_id === 'string' &&
+      txs.has(t.request.redirected_from_transaction_id) &&
+      !seen.has(t.request.redirected_from_transaction_id)
+    ) {
       seen.add(t.request.redirected_from_transaction_id);
       t = txs.get(t.request.redirected_from_transaction_id)!;
     }
@@ -149,7 +185,8 @@ export function networkBySendingStep(c: CaptureIn, p: Policy): Map<string, StepN
     const s = out.get(key) ?? { hops: [], transactions: [] };
     s.transactions.push(id);
     s.hops.push({
-      fingerprint: f.fp, ancestry_unknown: f.unknown,
+      fingerprint: f.fp,
+      ancestry_unknown: f.unknown,
       method: typeof t.request?.method === 'string' ? t.request.method : null,
       url: typeof t.request?.url === 'string' ? t.request.url : null,
       status: typeof response?.status === 'number' ? response.status : null,
@@ -169,18 +206,27 @@ export function networkBySendingStep(c: CaptureIn, p: Policy): Map<string, StepN
 export function hopDifferences(a: Hop, b: Hop): string[] {
   const label = (ev: Obj) => (ev.kind === 'network-content' ? `network-content(${String(ev.phase)})` : String(ev.kind));
   const index = (h: Hop) => new Map(h.normalized.map((ev) => [label(ev), ev]));
-  const ia = index(a), ib = index(b);
+  const ia = index(a),
+    ib = index(b);
   const out: string[] = [];
   for (const k of [...new Set([...ia.keys(), ...ib.keys()])].sort()) {
-    const x = ia.get(k), y = ib.get(k);
-    if (!x || !y) { out.push(`${k} ${x ? 'only before' : 'only after'}`); continue; }
+    const x = ia.get(k),
+      y = ib.get(k);
+    if (!x || !y) {
+      out.push(`${k} ${x ? 'only before' : 'only after'}`);
+      continue;
+    }
     for (const f of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
       if (canonicalSha256(x[f] ?? null) === canonicalSha256(y[f] ?? null)) continue;
-      const hx = (x[f] as Obj | undefined)?.values, hy = (y[f] as Obj | undefined)?.values;
+      const hx = (x[f] as Obj | undefined)?.values,
+        hy = (y[f] as Obj | undefined)?.values;
       if (f === 'headers' && Array.isArray(hx) && Array.isArray(hy)) {
         const names = (l: unknown[]) => l.map((h) => canonicalSha256(h));
-        const nx = names(hx), ny = names(hy);
-        const changed = [...hx.filter((_, i) => !ny.includes(nx[i])), ...hy.filter((_, i) => !nx.includes(ny[i]))].map((h) => String((h as Obj).name).toLowerCase());
+        const nx = names(hx),
+          ny = names(hy);
+        const changed = [...hx.filter((_, i) => !ny.includes(nx[i])), ...hy.filter((_, i) => !nx.includes(ny[i]))].map((h) =>
+          String((h as Obj).name).toLowerCase(),
+        );
         out.push(...[...new Set(changed)].sort().map((n) => `${k}.headers[${n}]`));
       } else out.push(`${k}.${f}`);
     }

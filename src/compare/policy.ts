@@ -10,7 +10,7 @@ import { canonicalSha256 } from './canonical.js';
 
 /** Artifact kinds a comparison reports per step (BS-79); `network` and `events` are the event artifacts. */
 export const ARTIFACT_KINDS = ['action', 'screenshot', 'dom', 'accessibility', 'url', 'history', 'storage', 'network', 'events'] as const;
-export type ArtifactKind = typeof ARTIFACT_KINDS[number];
+export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
 /** Kinds caller rules may name: those holding retained strings (a screenshot is compared by digest only). */
 export const RULE_ARTIFACT_KINDS = ARTIFACT_KINDS.filter((k) => k !== 'screenshot');
 
@@ -18,7 +18,11 @@ export const RULE_ARTIFACT_KINDS = ARTIFACT_KINDS.filter((k) => k !== 'screensho
 export const MAX_RULES = 64;
 export const MAX_LITERAL_CHARS = 1024;
 
-export interface CallerRule { artifact_kinds: ArtifactKind[]; find: string; replace: string }
+export interface CallerRule {
+  artifact_kinds: ArtifactKind[];
+  find: string;
+  replace: string;
+}
 
 export interface CompareOptions {
   /** BS-60, BS-78: leave `observed_at`, `started_at` and `elapsed_ms` out of network events. */
@@ -47,7 +51,10 @@ export const BUILT_IN_RULES = [
   'exclude_network_content_source_sequence',
 ] as const;
 
-export interface Policy { options: CompareOptions; rules: CallerRule[] }
+export interface Policy {
+  options: CompareOptions;
+  rules: CallerRule[];
+}
 
 /** The normalization commitment (BS-73) and its canonical SHA-256 (OQ-43). */
 export interface Commitment {
@@ -60,29 +67,49 @@ export interface Commitment {
 const option = (name: keyof CompareOptions) => z.boolean({ error: `option ${name} must be true or false` }).default(DEFAULT_OPTIONS[name]);
 
 /** The built-in rules' options (BS-75, BS-77, BS-78); each defaults to true. */
-export const comparisonOptionsSchema = z.strictObject({
-  ignore_network_request_timing: option('ignore_network_request_timing'),
-  preserve_redirect_transaction_ancestry: option('preserve_redirect_transaction_ancestry'),
-  compare_storage_entries_as_unordered_collection: option('compare_storage_entries_as_unordered_collection'),
-}, {
-  error: (iss) => (iss.code === 'unrecognized_keys'
-    ? `unknown option ${JSON.stringify(iss.keys[0])}; options: ${Object.keys(DEFAULT_OPTIONS).join(', ')}` : 'options must be an object of booleans'),
-});
+export const comparisonOptionsSchema = z.strictObject(
+  {
+    ignore_network_request_timing: option('ignore_network_request_timing'),
+    preserve_redirect_transaction_ancestry: option('preserve_redirect_transaction_ancestry'),
+    compare_storage_entries_as_unordered_collection: option('compare_storage_entries_as_unordered_collection'),
+  },
+  {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `unknown option ${JSON.stringify(iss.keys[0])}; options: ${Object.keys(DEFAULT_OPTIONS).join(', ')}`
+        : 'options must be an object of booleans',
+  },
+);
 
 const kindsMessage = `artifact_kinds must be a non-empty array of ${RULE_ARTIFACT_KINDS.join(', ')}`;
 const findMessage = `find must be a string of 1 to ${MAX_LITERAL_CHARS} characters`;
 const replaceMessage = `replace must be a string of at most ${MAX_LITERAL_CHARS} characters`;
 
 /** The caller's exact-literal replacement rules (BS-76), bounded by OQ-44. */
-export const comparisonRulesSchema = z.array(z.strictObject({
-  artifact_kinds: z.array(z.enum(RULE_ARTIFACT_KINDS as [ArtifactKind, ...ArtifactKind[]], {
-    error: (iss) => `unknown artifact kind ${JSON.stringify(iss.input)}; kinds: ${RULE_ARTIFACT_KINDS.join(', ')}`,
-  }), { error: kindsMessage }).min(1, { error: kindsMessage }),
-  find: z.string({ error: findMessage }).min(1, { error: findMessage }).max(MAX_LITERAL_CHARS, { error: findMessage }),
-  replace: z.string({ error: replaceMessage }).max(MAX_LITERAL_CHARS, { error: replaceMessage }),
-}, {
-  error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown rule field ${JSON.stringify(iss.keys[0])}` : 'a rule must be an object {artifact_kinds, find, replace}'),
-}), { error: 'rules must be an array of {artifact_kinds, find, replace}' })
+export const comparisonRulesSchema = z
+  .array(
+    z.strictObject(
+      {
+        artifact_kinds: z
+          .array(
+            z.enum(RULE_ARTIFACT_KINDS as [ArtifactKind, ...ArtifactKind[]], {
+              error: (iss) => `unknown artifact kind ${JSON.stringify(iss.input)}; kinds: ${RULE_ARTIFACT_KINDS.join(', ')}`,
+            }),
+            { error: kindsMessage },
+          )
+          .min(1, { error: kindsMessage }),
+        find: z.string({ error: findMessage }).min(1, { error: findMessage }).max(MAX_LITERAL_CHARS, { error: findMessage }),
+        replace: z.string({ error: replaceMessage }).max(MAX_LITERAL_CHARS, { error: replaceMessage }),
+      },
+      {
+        error: (iss) =>
+          iss.code === 'unrecognized_keys'
+            ? `unknown rule field ${JSON.stringify(iss.keys[0])}`
+            : 'a rule must be an object {artifact_kinds, find, replace}',
+      },
+    ),
+    { error: 'rules must be an array of {artifact_kinds, find, replace}' },
+  )
   .max(MAX_RULES, { error: (iss) => `at most ${MAX_RULES} rules (OQ-44), got ${(iss.input as unknown[]).length}` })
   .describe('Exact-literal replacements, applied in canonical order to retained strings of the named artifact kinds');
 
@@ -92,7 +119,8 @@ export const comparisonPolicySchema = z.strictObject({
   rules: comparisonRulesSchema.optional(),
 });
 
-const pathOf = (path: readonly PropertyKey[]) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('');
+const pathOf = (path: readonly PropertyKey[]) =>
+  path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('');
 
 /**
  * Validates `options` and `rules` as given by the CLI (`--policy`) or the MCP tool (null is
@@ -106,7 +134,11 @@ export function readPolicy(options: unknown, rules: unknown): Policy {
     const { issue, path } = firstIssue(r.error.issues, input);
     throw new CapstateError('bad-comparison-policy', issue.message, { path: pathOf(path) });
   }
-  const list = (r.data.rules ?? []).map((x) => ({ artifact_kinds: [...new Set(x.artifact_kinds)].sort(), find: x.find, replace: x.replace }));
+  const list = (r.data.rules ?? []).map((x) => ({
+    artifact_kinds: [...new Set(x.artifact_kinds)].sort(),
+    find: x.find,
+    replace: x.replace,
+  }));
   return { options: r.data.options ?? { ...DEFAULT_OPTIONS }, rules: sortRules(list) };
 }
 
@@ -114,12 +146,23 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** OQ-44: rules sorted by (artifact kinds joined, find, replace); kinds already sorted within each rule. */
 export function sortRules(rules: CallerRule[]): CallerRule[] {
-  return [...rules].sort((x, y) => cmp(x.artifact_kinds.join(','), y.artifact_kinds.join(',')) || cmp(x.find, y.find) || cmp(x.replace, y.replace));
+  return [...rules].sort(
+    (x, y) => cmp(x.artifact_kinds.join(','), y.artifact_kinds.join(',')) || cmp(x.find, y.find) || cmp(x.replace, y.replace),
+  );
 }
 
 /** The full commitment (BS-73): built-in rules, options, caller rules, and its SHA-256. */
 export function commitment(p: Policy): Commitment {
-  const body = { built_in: [...BUILT_IN_RULES, ...Object.entries(p.options).filter(([, on]) => on).map(([k]) => k)].sort(), options: p.options, rules: p.rules };
+  const body = {
+    built_in: [
+      ...BUILT_IN_RULES,
+      ...Object.entries(p.options)
+        .filter(([, on]) => on)
+        .map(([k]) => k),
+    ].sort(),
+    options: p.options,
+    rules: p.rules,
+  };
   return { ...body, sha256: canonicalSha256(body) };
 }
 

@@ -33,7 +33,8 @@ export interface HttpGuard {
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-const isLoopbackHost = (host: string): boolean => LOOPBACK_NAMES.has(host) || /^127(\.\d{1,3}){3}$/.test(host) || host.endsWith('.localhost');
+const isLoopbackHost = (host: string): boolean =>
+  LOOPBACK_NAMES.has(host) || /^127(\.\d{1,3}){3}$/.test(host) || host.endsWith('.localhost');
 const isWildcard = (host: string): boolean => host === '0.0.0.0' || host === '::' || host === '[::]';
 
 /** `http://HOST[:PORT]` with its host case-folded; null for anything that is not an http(s) origin. */
@@ -53,17 +54,31 @@ export function normalOrigin(origin: string): string | null {
  */
 export function httpGuard(cors: readonly string[] = [], allowedHosts: readonly string[] = []): HttpGuard {
   const origins = new Set<string>();
-  for (const value of cors.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)) {
+  for (const value of cors
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean)) {
     const origin = value === '*' ? null : normalOrigin(value);
     if (!origin) {
-      throw new CapstateError('usage', `--cors takes an origin such as http://localhost:5173, not ${JSON.stringify(value)}` +
-        (value === '*' ? ' (any origin would let every web page read and rewrite the served model)' : ''), {}, 2);
+      throw new CapstateError(
+        'usage',
+        `--cors takes an origin such as http://localhost:5173, not ${JSON.stringify(value)}` +
+          (value === '*' ? ' (any origin would let every web page read and rewrite the served model)' : ''),
+        {},
+        2,
+      );
     }
     origins.add(origin);
   }
-  const hosts = new Set(allowedHosts.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter(Boolean));
+  const hosts = new Set(
+    allowedHosts
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim().toLowerCase())
+      .filter(Boolean),
+  );
   for (const h of hosts) {
-    if (!/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/.test(h)) throw new CapstateError('usage', `--allowed-host takes a host name such as app.internal, not ${JSON.stringify(h)}`, {}, 2);
+    if (!/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/.test(h))
+      throw new CapstateError('usage', `--allowed-host takes a host name such as app.internal, not ${JSON.stringify(h)}`, {}, 2);
   }
   return { origins: origins.size ? origins : null, hosts };
 }
@@ -102,19 +117,28 @@ export function originAllowed(guard: HttpGuard, origin: string, hostHeader: stri
 export function admit(guard: HttpGuard, req: IncomingMessage): { origin: string | null } {
   const host = req.headers.host;
   if (!hostAllowed(guard, host)) {
-    throw new CapstateError('bad-host', `the Host header ${JSON.stringify(host)} does not name this server (${guard.bound?.host}:${guard.bound?.port}); ` +
-      'a page that renamed itself to reach it is refused. Serving under a name of your own? Start the server with --allowed-host NAME', { host });
+    throw new CapstateError(
+      'bad-host',
+      `the Host header ${JSON.stringify(host)} does not name this server (${guard.bound?.host}:${guard.bound?.port}); ` +
+        'a page that renamed itself to reach it is refused. Serving under a name of your own? Start the server with --allowed-host NAME',
+      { host },
+    );
   }
   const origin = req.headers.origin;
   if (origin === undefined) {
     // A browser sends no Origin on a cross-site GET it makes without CORS (an image, a link):
     // it says where the request comes from in Sec-Fetch-Site instead.
-    if (req.headers['sec-fetch-site'] === 'cross-site') throw new CapstateError('cross-origin', 'requests from other sites are refused', {});
+    if (req.headers['sec-fetch-site'] === 'cross-site')
+      throw new CapstateError('cross-origin', 'requests from other sites are refused', {});
     return { origin: null };
   }
   if (!originAllowed(guard, origin, host)) {
-    throw new CapstateError('cross-origin', `requests from ${origin} are refused: this server answers the loopback origins` +
-      `${guard.origins ? ` and ${[...guard.origins].join(', ')}` : ''}; start it with --cors ${origin} to let that page use the model`, { origin });
+    throw new CapstateError(
+      'cross-origin',
+      `requests from ${origin} are refused: this server answers the loopback origins` +
+        `${guard.origins ? ` and ${[...guard.origins].join(', ')}` : ''}; start it with --cors ${origin} to let that page use the model`,
+      { origin },
+    );
   }
   return { origin };
 }

@@ -33,22 +33,32 @@ const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 export function parseListen(value: string): { host: string; port: number } {
   const m = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(value.trim());
   const port = m ? Number(m[2]) : NaN;
-  if (!m || port > 65535) throw new CapstateError('usage', `--http takes [HOST:]PORT (for example 8080 or 127.0.0.1:8080), not ${JSON.stringify(value)}`, {}, 2);
+  if (!m || port > 65535)
+    throw new CapstateError('usage', `--http takes [HOST:]PORT (for example 8080 or 127.0.0.1:8080), not ${JSON.stringify(value)}`, {}, 2);
   return { host: m[1] ? m[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };
 }
 
-interface Route { tool: ManifestTool; pattern: RegExp; params: string[]; literal: number }
+interface Route {
+  tool: ManifestTool;
+  pattern: RegExp;
+  params: string[];
+  literal: number;
+}
 
 /** Templates as patterns, most literal first: `/posts/new` wins over `/posts/{id}`. */
 function routesOf(ctx: ServeContext): Route[] {
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return ctx.manifest.tools.map((tool) => {
-    const parts = tool.template.split(/\{[^}]+\}/);
-    return {
-      tool, params: templateParams(tool.template), literal: parts.join('').length,
-      pattern: new RegExp('^' + parts.map(escape).join('([^/]+)') + '$'),
-    };
-  }).sort((a, b) => a.params.length - b.params.length || b.literal - a.literal);
+  return ctx.manifest.tools
+    .map((tool) => {
+      const parts = tool.template.split(/\{[^}]+\}/);
+      return {
+        tool,
+        params: templateParams(tool.template),
+        literal: parts.join('').length,
+        pattern: new RegExp('^' + parts.map(escape).join('([^/]+)') + '$'),
+      };
+    })
+    .sort((a, b) => a.params.length - b.params.length || b.literal - a.literal);
 }
 
 /**
@@ -62,8 +72,11 @@ function asDecline(e: unknown, tool: ManifestTool, input: { queryArg?: string | 
   const argument = String((e.context as { argument?: unknown }).argument ?? '');
   const from = (name: string | null | undefined) => argument === (name ?? 'query') || argument.startsWith(`${name ?? 'query'}.`);
   if (!from(input.queryArg) && !(input.bodyArg && from(input.bodyArg))) return e;
-  return new CapstateError('no-convention', `${e.message}: the model holds no convention for it (${tool.method} ${tool.template} answers what the capture showed)`,
-    { ...e.context, nearest_tool: tool.name });
+  return new CapstateError(
+    'no-convention',
+    `${e.message}: the model holds no convention for it (${tool.method} ${tool.template} answers what the capture showed)`,
+    { ...e.context, nearest_tool: tool.name },
+  );
 }
 
 /** Sends an answer; an allowed origin gets CORS headers exposing every header sent (guard.ts). */
@@ -85,28 +98,57 @@ function nearestRoute(routes: Route[], method: string, path: string): Route | un
   return best?.r;
 }
 
-function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string>, origin: string | null = null): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  headers: Record<string, string>,
+  origin: string | null = null,
+): void {
   ({ status, body, headers } = boundHttpAnswer(res, status, body, headers));
   res.writeHead(status, { ...headers, ...corsHeaders(origin, headers), 'content-length': String(Buffer.byteLength(body)) });
   res.end(body);
 }
 
 const STATUS_OF: Record<string, number> = {
-  'bad-arguments': 400, 'bad-state': 400, 'bad-json': 400, 'bad-path': 400,
-  'bad-host': 403, 'cross-origin': 403,
-  'no-data-plane-route': 404, 'no-state': 409, 'too-large': 413, 'unsupported-media-type': 415, 'no-response': 502,
+  'bad-arguments': 400,
+  'bad-state': 400,
+  'bad-json': 400,
+  'bad-path': 400,
+  'bad-host': 403,
+  'cross-origin': 403,
+  'no-data-plane-route': 404,
+  'no-state': 409,
+  'too-large': 413,
+  'unsupported-media-type': 415,
+  'no-response': 502,
 };
 
 function sendError(res: ServerResponse, e: unknown, origin: string | null): void {
-  const doc = e instanceof CapstateError ? plainError(e.toJSON()) : { ok: false, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
+  const doc =
+    e instanceof CapstateError
+      ? plainError(e.toJSON())
+      : { ok: false, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
   if (DECLINED_CODES.has(doc.code)) {
     // The model cannot answer: a problem document (RFC 9457) with 501, which no client takes
     // for the app's own answer, in capstate's error shape as well (provenance.ts).
     const problem = { type: 'about:blank', title: 'Not answered by the model', status: DECLINED_STATUS, detail: doc.message, ...doc };
-    send(res, DECLINED_STATUS, JSON.stringify(problem) + '\n', { 'content-type': 'application/problem+json', 'x-capstate-error': doc.code, 'capstate-answer': 'declined' }, origin);
+    send(
+      res,
+      DECLINED_STATUS,
+      JSON.stringify(problem) + '\n',
+      { 'content-type': 'application/problem+json', 'x-capstate-error': doc.code, 'capstate-answer': 'declined' },
+      origin,
+    );
     return;
   }
-  send(res, STATUS_OF[doc.code] ?? 500, JSON.stringify(doc) + '\n', { 'content-type': 'application/json', 'x-capstate-error': doc.code }, origin);
+  send(
+    res,
+    STATUS_OF[doc.code] ?? 500,
+    JSON.stringify(doc) + '\n',
+    { 'content-type': 'application/json', 'x-capstate-error': doc.code },
+    origin,
+  );
 }
 
 async function readRequestBody(req: IncomingMessage): Promise<Buffer> {
@@ -123,7 +165,11 @@ async function readRequestBody(req: IncomingMessage): Promise<Buffer> {
 /** The JSON request body, read only under a JSON content type (guard.ts: no cross-origin `text/plain` write). */
 function jsonBody(req: IncomingMessage, bytes: Buffer, where: string): unknown {
   if (!isJsonContentType(req.headers['content-type'])) {
-    throw new CapstateError('unsupported-media-type', `${where}: a JSON body needs Content-Type: application/json (got ${JSON.stringify(req.headers['content-type'] ?? 'none')})`, {});
+    throw new CapstateError(
+      'unsupported-media-type',
+      `${where}: a JSON body needs Content-Type: application/json (got ${JSON.stringify(req.headers['content-type'] ?? 'none')})`,
+      {},
+    );
   }
   const parsed = parseExactJson(bytes.toString('utf8'));
   if (!parsed.ok) throw new CapstateError('bad-json', `${where}: the request body is not JSON (${parsed.detail})`, {});
@@ -133,7 +179,11 @@ function jsonBody(req: IncomingMessage, bytes: Buffer, where: string): unknown {
   try {
     return JSON.parse(bytes.toString('utf8'));
   } catch (e) {
-    throw new CapstateError('bad-json', `${where}: the request body is not JSON (${(e as Error).message}); escape control characters in strings, e.g. \\u0000`, {});
+    throw new CapstateError(
+      'bad-json',
+      `${where}: the request body is not JSON (${(e as Error).message}); escape control characters in strings, e.g. \\u0000`,
+      {},
+    );
   }
 }
 
@@ -142,7 +192,11 @@ function decodeParam(value: string, path: string): string {
   try {
     return decodeURIComponent(value);
   } catch {
-    throw new CapstateError('bad-path', `${path}: ${JSON.stringify(value)} is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)`, { path });
+    throw new CapstateError(
+      'bad-path',
+      `${path}: ${JSON.stringify(value)} is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)`,
+      { path },
+    );
   }
 }
 
@@ -151,13 +205,20 @@ function decodeParam(value: string, path: string): string {
  * the model (guard.ts; default: the loopback origins), and `maxAnswerBytes`, the bound of every
  * answer (src/serve/answer-bounds.ts).
  */
-export interface HttpOptions { guard?: HttpGuard; maxAnswerBytes?: number }
+export interface HttpOptions {
+  guard?: HttpGuard;
+  maxAnswerBytes?: number;
+}
 
 /**
  * The HTTP handler over one served capture and one model (exported for tests). The guard's
  * Host check applies once its `bound` is set, as listenHttp does.
  */
-export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedModel(ctx), opts: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function httpHandler(
+  ctx: ServeContext,
+  model: ServedModel = new ServedModel(ctx),
+  opts: HttpOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
   const guard = opts.guard ?? httpGuard();
   const routes = routesOf(ctx);
   const handle = async (req: IncomingMessage, res: ServerResponse, origin: string | null) => {
@@ -187,10 +248,17 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
         const s = await getState(model);
         return sendOk(200, JSON.stringify({ ok: true, loaded: true, sha256: s.sha256 }) + '\n', { 'content-type': 'application/json' });
       }
-      throw new CapstateError('no-data-plane-route', `${method} ${url.pathname}: the data plane has GET and PUT ${DATA_PLANE_PREFIX}state and POST ${DATA_PLANE_PREFIX}reset`, {});
+      throw new CapstateError(
+        'no-data-plane-route',
+        `${method} ${url.pathname}: the data plane has GET and PUT ${DATA_PLANE_PREFIX}state and POST ${DATA_PLANE_PREFIX}reset`,
+        {},
+      );
     }
 
-    const match = routes.filter((r) => r.tool.method.toUpperCase() === method).map((r) => ({ r, m: r.pattern.exec(url.pathname) })).find((x) => x.m);
+    const match = routes
+      .filter((r) => r.tool.method.toUpperCase() === method)
+      .map((r) => ({ r, m: r.pattern.exec(url.pathname) }))
+      .find((x) => x.m);
     if (!match) {
       if (method === 'OPTIONS') {
         return sendOk(204, '', { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
@@ -199,14 +267,23 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
       const conventional = url.search === '' ? await answerByItemRoute(ctx, model, method, url.pathname) : null;
       if (conventional) return sendAnswer(conventional);
       const near = nearestRoute(routes, method, url.pathname);
-      throw new CapstateError('no-route', `${method} ${url.pathname}: no tool of this capture answers this method and path` +
-        (near ? `; the nearest is ${near.tool.name} (${near.tool.method} ${near.tool.template})` : ''),
-        { method, path: url.pathname, ...(near ? { nearest_tool: near.tool.name, nearest_template: `${near.tool.method} ${near.tool.template}` } : {}) });
+      throw new CapstateError(
+        'no-route',
+        `${method} ${url.pathname}: no tool of this capture answers this method and path` +
+          (near ? `; the nearest is ${near.tool.name} (${near.tool.method} ${near.tool.template})` : ''),
+        {
+          method,
+          path: url.pathname,
+          ...(near ? { nearest_tool: near.tool.name, nearest_template: `${near.tool.method} ${near.tool.template}` } : {}),
+        },
+      );
     }
     const { r, m } = match;
     const input = await toolInputCached(ctx, r.tool);
     const args: Record<string, unknown> = {};
-    r.params.forEach((p, i) => { args[p] = decodeParam(m![i + 1], url.pathname); });
+    r.params.forEach((p, i) => {
+      args[p] = decodeParam(m![i + 1], url.pathname);
+    });
     const query: Record<string, string | string[]> = {};
     for (const [k, v] of url.searchParams) {
       const prev = query[k];
@@ -216,20 +293,31 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
     if (body.length > 0 && input.bodyArg) {
       args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(req, body, `${method} ${url.pathname}`);
     }
-    return sendAnswer(await answerCall(ctx, r.tool.name, args, model).catch((e: unknown) => { throw asDecline(e, r.tool, input); }));
+    return sendAnswer(
+      await answerCall(ctx, r.tool.name, args, model).catch((e: unknown) => {
+        throw asDecline(e, r.tool, input);
+      }),
+    );
   };
   /** Sends a model's answer with its provenance and the recorded content type. */
-  const answerSender = (req: IncomingMessage, method: string, sendOk: (status: number, text: string | Buffer, headers: Record<string, string>) => void) => (a: CallAnswer) => {
-    const headers: Record<string, string> = { ...(a.headers ?? {}), ...provenanceHeaders(a), 'x-capstate-source': a.source, 'x-capstate-tool': a.tool };
-    // A recomputed page Link names this server, as the app names its own host.
-    if (headers.link && req.headers.host) headers.link = headers.link.replace(/<https?:\/\/[^/>]+/g, `<http://${req.headers.host}`);
-    if (a.record_ordinal) headers['x-capstate-record'] = String(a.record_ordinal);
-    if (a.media_type) headers['content-type'] = a.media_type;
-    const b = a.body;
-    const bytes = b.raw ?? Buffer.from(b.text ?? '', 'utf8');
-    if (b.kind === 'none' && !headers['content-type']) delete headers['content-type'];
-    sendOk(a.status, method === 'HEAD' ? '' : bytes, headers);
-  };
+  const answerSender =
+    (req: IncomingMessage, method: string, sendOk: (status: number, text: string | Buffer, headers: Record<string, string>) => void) =>
+    (a: CallAnswer) => {
+      const headers: Record<string, string> = {
+        ...(a.headers ?? {}),
+        ...provenanceHeaders(a),
+        'x-capstate-source': a.source,
+        'x-capstate-tool': a.tool,
+      };
+      // A recomputed page Link names this server, as the app names its own host.
+      if (headers.link && req.headers.host) headers.link = headers.link.replace(/<https?:\/\/[^/>]+/g, `<http://${req.headers.host}`);
+      if (a.record_ordinal) headers['x-capstate-record'] = String(a.record_ordinal);
+      if (a.media_type) headers['content-type'] = a.media_type;
+      const b = a.body;
+      const bytes = b.raw ?? Buffer.from(b.text ?? '', 'utf8');
+      if (b.kind === 'none' && !headers['content-type']) delete headers['content-type'];
+      sendOk(a.status, method === 'HEAD' ? '' : bytes, headers);
+    };
   return (req, res) => {
     limitAnswer(res, opts.maxAnswerBytes);
     let origin: string | null = null;
@@ -249,12 +337,26 @@ export function httpHandler(ctx: ServeContext, model: ServedModel = new ServedMo
  * loopback origins) says which web pages and host names may drive it; its Host check uses the
  * bound port.
  */
-export async function listenHttp(ctx: ServeContext, host: string, port: number, opts: HttpOptions = {}): Promise<{ server: Server; url: string; model: ServedModel }> {
+export async function listenHttp(
+  ctx: ServeContext,
+  host: string,
+  port: number,
+  opts: HttpOptions = {},
+): Promise<{ server: Server; url: string; model: ServedModel }> {
   const model = new ServedModel(ctx);
   const guard = opts.guard ?? httpGuard();
   const server = createServer(httpHandler(ctx, model, { ...opts, guard }));
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(new CapstateError('usage', `--http ${host}:${port}: cannot listen (${e.code ?? e.message}); choose another port`, { host, port }, 2)));
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        new CapstateError(
+          'usage',
+          `--http ${host}:${port}: cannot listen (${e.code ?? e.message}); choose another port`,
+          { host, port },
+          2,
+        ),
+      ),
+    );
     server.listen(port, host, () => resolve());
   });
   const address = server.address();

@@ -29,7 +29,12 @@ import type { InflateBudget } from '../load/inflate-budget.js';
 import { isPostgresUrl } from '../store/postgres-store.js';
 import { loadIntoPostgres } from './load-postgres.js';
 
-export interface LoadProgress { file: string; bytesRead: number; bytesTotal: number; records: number }
+export interface LoadProgress {
+  file: string;
+  bytesRead: number;
+  bytesTotal: number;
+  records: number;
+}
 
 export interface LoadOptions {
   db: string;
@@ -78,7 +83,11 @@ export interface LoadedCapture {
   phases_ms: LoadPhases;
 }
 
-export interface LoadPhases { facts: number; manifest: number; state: number }
+export interface LoadPhases {
+  facts: number;
+  manifest: number;
+  state: number;
+}
 
 async function fileSha256(file: string): Promise<string> {
   const h = createHash('sha256');
@@ -86,7 +95,12 @@ async function fileSha256(file: string): Promise<string> {
   return h.digest('hex');
 }
 
-async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadOptions & { captureId: number | null }): Promise<LoadedCapture> {
+async function loadOne(
+  db: Sqlite,
+  writer: FactWriter,
+  file: string,
+  opts: LoadOptions & { captureId: number | null },
+): Promise<LoadedCapture> {
   if (file !== '-' && !statSync(file).isFile()) throw new CapstateError('not-a-file', `${file} is not a file`, { file });
   // Issue 17: stdin (`-`), gzip and Playwright's zipped HAR are unpacked into a plain file first.
   const input = await openInput(file, { maxInflatedBytes: opts.maxInflatedBytes });
@@ -103,36 +117,77 @@ async function loadOne(db: Sqlite, writer: FactWriter, file: string, opts: LoadO
  * Loads the plain capture at `path`; `file` names it in errors and the store, `identity`
  * holds the bytes that identify it (the file as given).
  */
-async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: string, identity: string, opts: LoadOptions & { captureId: number | null }, noteInput: (q: QuirkTally) => void, inflate?: InflateBudget): Promise<LoadedCapture> {
+async function loadInput(
+  db: Sqlite,
+  writer: FactWriter,
+  file: string,
+  path: string,
+  identity: string,
+  opts: LoadOptions & { captureId: number | null },
+  noteInput: (q: QuirkTally) => void,
+  inflate?: InflateBudget,
+): Promise<LoadedCapture> {
   const t0 = performance.now();
   const st = statSync(identity);
   // The parse worker's first pass (credentials) runs while this thread hashes the file.
   const parsed = parsedCapture(path, opts.sensitive ?? [], inflate);
   try {
     const sha256 = await fileSha256(identity);
-    const existing = db.prepare('select id, format from capture where sha256 = ?').get(sha256) as { id: number; format: LoadedCapture['format'] } | undefined;
+    const existing = db.prepare('select id, format from capture where sha256 = ?').get(sha256) as
+      | { id: number; format: LoadedCapture['format'] }
+      | undefined;
     if (existing) {
-      const stored = db.prepare('select override_sha256 from manifest where capture_id = ?').pluck().get(existing.id) as string | null | undefined;
+      const stored = db.prepare('select override_sha256 from manifest where capture_id = ?').pluck().get(existing.id) as
+        | string
+        | null
+        | undefined;
       if ((stored ?? null) !== (opts.manifest?.sha256 ?? null)) {
-        throw new CapstateError('manifest-differs', `this capture is already loaded as capture ${existing.id} with ${stored ? 'another' : 'no'} --manifest override; its tools are fixed by what it was loaded with. Load it into another store (--db) to use a different override`, { file });
+        throw new CapstateError(
+          'manifest-differs',
+          `this capture is already loaded as capture ${existing.id} with ${stored ? 'another' : 'no'} --manifest override; its tools are fixed by what it was loaded with. Load it into another store (--db) to use a different override`,
+          { file },
+        );
       }
       // The literals the user declares now must not be in the store already.
       for (const literal of opts.sensitive ?? []) {
-        const hit = db.prepare(`select r.ordinal from record r
+        const hit = db
+          .prepare(`select r.ordinal from record r
             join body_content req on req.id = r.request_body_id join body_content res on res.id = r.response_body_id
             where r.capture_id = ? and (instr(r.url, ?) > 0 or instr(cast(req.content as text), ?) > 0 or instr(cast(res.content as text), ?) > 0
               or exists (select 1 from header h where h.record_id = r.id and instr(h.value, ?) > 0))
-            order by r.ordinal limit 1`).pluck().get(existing.id, literal, literal, literal, literal) as number | undefined;
+            order by r.ordinal limit 1`)
+          .pluck()
+          .get(existing.id, literal, literal, literal, literal) as number | undefined;
         if (hit !== undefined) {
-          throw new CapstateError('sensitive-value', `this capture is already in the store as capture ${existing.id}, and record #${hit} carries a value declared with --sensitive; delete the store (or load the redacted capture into a new one)`, { file, record: hit });
+          throw new CapstateError(
+            'sensitive-value',
+            `this capture is already in the store as capture ${existing.id}, and record #${hit} carries a value declared with --sensitive; delete the store (or load the redacted capture into a new one)`,
+            { file, record: hit },
+          );
         }
       }
       opts.log?.(`${file}: already loaded as capture ${existing.id} (same SHA-256); skipped`);
-      return { file, capture_id: existing.id, sha256, format: existing.format, bytes: st.size, already_loaded: true, records: 0,
-        response_bodies_by_kind: noKinds(), request_bodies_by_kind: noKinds(), new_bodies: 0, members: 0, duration_ms: performance.now() - t0,
-        phases_ms: { facts: 0, manifest: 0, state: 0 } };
+      return {
+        file,
+        capture_id: existing.id,
+        sha256,
+        format: existing.format,
+        bytes: st.size,
+        already_loaded: true,
+        records: 0,
+        response_bodies_by_kind: noKinds(),
+        request_bodies_by_kind: noKinds(),
+        new_bodies: 0,
+        members: 0,
+        duration_ms: performance.now() - t0,
+        phases_ms: { facts: 0, manifest: 0, state: 0 },
+      };
     }
-    const before = { ...writer.counts, request: { ...writer.counts.bodiesByKind.request }, response: { ...writer.counts.bodiesByKind.response } };
+    const before = {
+      ...writer.counts,
+      request: { ...writer.counts.bodiesByKind.request },
+      response: { ...writer.counts.bodiesByKind.response },
+    };
 
     let format: LoadedCapture['format'] | null = null;
     const root = new Map<string, unknown>();
@@ -148,20 +203,31 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
     // producer comes from root members that may follow the entries, so it is filled in last.
     const startCapture = (fmt: LoadedCapture['format']) => {
       format = fmt;
-      captureId = writer.writeCapture({ path: file === '-' ? '-' : resolve(file), sha256, bytes: st.size, format: fmt }, loadedAt, opts.captureId);
+      captureId = writer.writeCapture(
+        { path: file === '-' ? '-' : resolve(file), sha256, bytes: st.size, format: fmt },
+        loadedAt,
+        opts.captureId,
+      );
       if (fmt === 'scenario-evidence') scenario = new ScenarioReader(file, (b, side, where) => writer.writeBody(b, side, where));
     };
     const describeCapture = () => {
       const creator = root.get('creator') as { name?: unknown; version?: unknown } | undefined;
       const meta = format === 'scenario-evidence' ? ScenarioReader.readMeta(file, root) : null;
-      writer.describeCapture(captureId, {
-        formatVersion: meta ? meta.formatVersion : typeof root.get('version') === 'string' ? (root.get('version') as string) : null,
-        creator: creator && typeof creator.name === 'string' ? `${creator.name}${typeof creator.version === 'string' ? ' ' + creator.version : ''}` : null,
-        startUrl: meta?.startUrl ?? null,
-        requestBodiesSelected: meta?.requestBodies ?? null,
-        responseBodiesSelected: meta?.responseBodies ?? null,
-        headerValuesSelected: meta?.headerValues ?? null,
-      }, { file, path: 'scenario.start_url' });
+      writer.describeCapture(
+        captureId,
+        {
+          formatVersion: meta ? meta.formatVersion : typeof root.get('version') === 'string' ? (root.get('version') as string) : null,
+          creator:
+            creator && typeof creator.name === 'string'
+              ? `${creator.name}${typeof creator.version === 'string' ? ' ' + creator.version : ''}`
+              : null,
+          startUrl: meta?.startUrl ?? null,
+          requestBodiesSelected: meta?.requestBodies ?? null,
+          responseBodiesSelected: meta?.responseBodies ?? null,
+          headerValuesSelected: meta?.headerValues ?? null,
+        },
+        { file, path: 'scenario.start_url' },
+      );
     };
 
     // The parse side runs in a worker thread (pipeline.ts); this thread stores what it hands over.
@@ -189,7 +255,12 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
         const top = p.path[0];
         if (top === 'events') {
           if (format === null) startCapture('scenario-evidence');
-          if (format !== 'scenario-evidence') throw new CapstateError('unknown-format', 'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is', { file });
+          if (format !== 'scenario-evidence')
+            throw new CapstateError(
+              'unknown-format',
+              'the file has both HAR "log" and scenario "events"; capstate cannot tell which it is',
+              { file },
+            );
           const value = parsePiece(file, p);
           checkDuplicates(file, p, value, undefined);
           scenario!.onEvent(p.path[1] as number, value);
@@ -202,7 +273,9 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
             const pages = readHarPages(file, value);
             // Pages may come before or after the entries; store them once the capture row exists.
             if (format === null) startCapture('har');
-            pages.forEach((pg, i) => writer.writePage(captureId, pagePosition++, pg.id, pg.title, pg.startedMs, { file, path: `log.pages[${i}].title` }));
+            pages.forEach((pg, i) =>
+              writer.writePage(captureId, pagePosition++, pg.id, pg.title, pg.startedMs, { file, path: `log.pages[${i}].title` }),
+            );
           } else {
             root.set(key, value); // version, creator, browser, comment
           }
@@ -215,12 +288,20 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
     }
     if (format === null) {
       if (root.has('schema_version') || root.has('steps')) startCapture('scenario-evidence');
-      else throw new CapstateError('unknown-format', 'not a HAR 1.2 file (no log.entries) nor scenario Evidence (no events); capstate reads those two formats', { file, path: '(root)' });
+      else
+        throw new CapstateError(
+          'unknown-format',
+          'not a HAR 1.2 file (no log.entries) nor scenario Evidence (no events); capstate reads those two formats',
+          { file, path: '(root)' },
+        );
     }
     describeCapture();
     if (scenario) {
       const s = scenario as ScenarioReader;
-      for (const { record, where } of s.finish()) { writer.writeRecord(captureId, record, where); records++; }
+      for (const { record, where } of s.finish()) {
+        writer.writeRecord(captureId, record, where);
+        records++;
+      }
       if (s.skippedWithoutRequest) opts.log?.(`${file}: ${s.skippedWithoutRequest} response event(s) without a request event were skipped`);
     }
     const tFacts = performance.now();
@@ -246,17 +327,26 @@ async function loadInput(db: Sqlite, writer: FactWriter, file: string, path: str
     // Issue 16 (ES-41 extended): with the capture's write tools checked against its later reads.
     const state = await storeCaptureState(db, opts.db, captureId);
     const tState = performance.now();
-    if (state.status === 'failed') opts.log?.(`${file}: capture loaded, but its environment state could not be computed (${state.code}); capstate state reports why`);
+    if (state.status === 'failed')
+      opts.log?.(`${file}: capture loaded, but its environment state could not be computed (${state.code}); capstate state reports why`);
     const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {
       const d = noKinds();
       for (const k of Object.keys(d) as BodyKind[]) d[k] = now[k] - then[k];
       return d;
     };
     return {
-      file, capture_id: captureId, sha256, format: format!, bytes: st.size, already_loaded: false, records,
+      file,
+      capture_id: captureId,
+      sha256,
+      format: format!,
+      bytes: st.size,
+      already_loaded: false,
+      records,
       response_bodies_by_kind: delta(writer.counts.bodiesByKind.response, before.response),
-      request_bodies_by_kind: delta(writer.counts.bodiesByKind.request, before.request), new_bodies: writer.counts.newBodies - before.newBodies,
-      members: writer.counts.members - before.members, duration_ms: performance.now() - t0,
+      request_bodies_by_kind: delta(writer.counts.bodiesByKind.request, before.request),
+      new_bodies: writer.counts.newBodies - before.newBodies,
+      members: writer.counts.members - before.members,
+      duration_ms: performance.now() - t0,
       phases_ms: { facts: tFacts - t0, manifest: tManifest - tFacts, state: tState - tManifest },
     };
   } finally {
@@ -346,13 +436,21 @@ function placeNewStore(work: string, target: string): boolean {
     if (existsSync(target)) return false;
     renameSync(work, target);
   }
-  try { fsyncPath(dirname(target), 'r'); } catch { /* some systems cannot fsync a directory; the file itself is flushed */ }
+  try {
+    fsyncPath(dirname(target), 'r');
+  } catch {
+    /* some systems cannot fsync a directory; the file itself is flushed */
+  }
   return true;
 }
 
 function fsyncPath(path: string, flags: string): void {
   const fd = openSync(path, flags);
-  try { fsyncSync(fd); } finally { closeSync(fd); }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -367,5 +465,8 @@ function removeOnInterrupt(work: string): () => void {
   };
   process.once('SIGINT', handler);
   process.once('SIGTERM', handler);
-  return () => { process.off('SIGINT', handler); process.off('SIGTERM', handler); };
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
 }

@@ -20,24 +20,42 @@ import type { LoadedCapture, LoadOptions } from './load-captures.js';
 function existingCheck(opts: LoadOptions, fileOf: (sha256: string) => string): ExistingCheck {
   return async (store, id, sha256) => {
     const file = fileOf(sha256);
-    const stored = (await store.client.query<{ o: string | null }>('select override_sha256 as o from manifest where capture_id = $1', [id])).rows[0]?.o ?? null;
+    const stored =
+      (await store.client.query<{ o: string | null }>('select override_sha256 as o from manifest where capture_id = $1', [id])).rows[0]
+        ?.o ?? null;
     if (stored !== (opts.manifest?.sha256 ?? null)) {
-      throw new CapstateError('manifest-differs', `this capture is already loaded as capture ${id} with ${stored ? 'another' : 'no'} --manifest override; its tools are fixed by what it was loaded with. Load it into another store (--db) to use a different override`, { file });
+      throw new CapstateError(
+        'manifest-differs',
+        `this capture is already loaded as capture ${id} with ${stored ? 'another' : 'no'} --manifest override; its tools are fixed by what it was loaded with. Load it into another store (--db) to use a different override`,
+        { file },
+      );
     }
     for (const literal of opts.sensitive ?? []) {
-      const hit = (await store.client.query<{ ordinal: number }>(`select r.ordinal from record r
+      const hit = (
+        await store.client.query<{ ordinal: number }>(
+          `select r.ordinal from record r
           join body req on req.id = r.request_body_id join body res on res.id = r.response_body_id
           where r.capture_id = $1 and (strpos(r.url, $2) > 0 or strpos(coalesce(req.content, ''), $2) > 0 or strpos(coalesce(res.content, ''), $2) > 0
             or exists (select 1 from header h where h.record_id = r.id and strpos(h.value, $2) > 0))
-          order by r.ordinal limit 1`, [id, literal])).rows[0]?.ordinal;
+          order by r.ordinal limit 1`,
+          [id, literal],
+        )
+      ).rows[0]?.ordinal;
       if (hit !== undefined) {
-        throw new CapstateError('sensitive-value', `this capture is already in the store as capture ${id}, and record #${hit} carries a value declared with --sensitive; delete it from the store (or load the redacted capture into a new schema)`, { file, record: hit });
+        throw new CapstateError(
+          'sensitive-value',
+          `this capture is already in the store as capture ${id}, and record #${hit} carries a value declared with --sensitive; delete it from the store (or load the redacted capture into a new schema)`,
+          { file, record: hit },
+        );
       }
     }
   };
 }
 
-export async function loadIntoPostgres(opts: LoadOptions, loadSqlite: (opts: LoadOptions) => Promise<LoadedCapture[]>): Promise<LoadedCapture[]> {
+export async function loadIntoPostgres(
+  opts: LoadOptions,
+  loadSqlite: (opts: LoadOptions) => Promise<LoadedCapture[]>,
+): Promise<LoadedCapture[]> {
   const store = await openPostgresStore(opts.db, { write: true });
   const dir = mkdtempSync(join(tmpdir(), `capstate-${process.pid}-`));
   const onExit = () => rmSync(dir, { recursive: true, force: true });
@@ -60,7 +78,16 @@ export async function loadIntoPostgres(opts: LoadOptions, loadSqlite: (opts: Loa
       const id = existing.get(r.sha256);
       if (id === undefined) return r;
       opts.log?.(`${r.file}: already loaded as capture ${id} (same SHA-256) in ${displayUrl(opts.db)}; skipped`);
-      return { ...r, capture_id: id, already_loaded: true, records: 0, new_bodies: 0, members: 0, response_bodies_by_kind: noKinds(), request_bodies_by_kind: noKinds() };
+      return {
+        ...r,
+        capture_id: id,
+        already_loaded: true,
+        records: 0,
+        new_bodies: 0,
+        members: 0,
+        response_bodies_by_kind: noKinds(),
+        request_bodies_by_kind: noKinds(),
+      };
     });
   } finally {
     await store.close().catch(() => {});

@@ -34,11 +34,19 @@ export function storeCaptureState(db: Sqlite, file: string, captureId: number): 
  * again — all of them with `all`. One transaction per capture, so an interrupted migrate
  * keeps what it finished and loses nothing it had not.
  */
-export async function refreshStoredStates(db: Sqlite, file: string, opts: { all?: boolean; log?: (message: string) => void } = {}): Promise<{ computed: number[]; failed: number[] }> {
+export async function refreshStoredStates(
+  db: Sqlite,
+  file: string,
+  opts: { all?: boolean; log?: (message: string) => void } = {},
+): Promise<{ computed: number[]; failed: number[] }> {
   const k = kyselyFor(db);
   const hash = viewsHash();
-  const captures = await k.selectFrom('capture').leftJoin('state_capture as s', 's.capture_id', 'capture.id')
-    .select(['capture.id', 's.queries_sha256']).orderBy('capture.id').execute();
+  const captures = await k
+    .selectFrom('capture')
+    .leftJoin('state_capture as s', 's.capture_id', 'capture.id')
+    .select(['capture.id', 's.queries_sha256'])
+    .orderBy('capture.id')
+    .execute();
   const done = { computed: [] as number[], failed: [] as number[] };
   for (const c of captures) {
     if (!opts.all && c.queries_sha256 === hash) continue;
@@ -47,7 +55,9 @@ export async function refreshStoredStates(db: Sqlite, file: string, opts: { all?
       const { status } = await storeCaptureState(db, file, c.id);
       db.exec('COMMIT');
       done[status].push(c.id);
-      opts.log?.(`capture ${c.id}: environment state ${status === 'computed' ? 'recomputed' : 'could not be computed (see capstate state)'}`);
+      opts.log?.(
+        `capture ${c.id}: environment state ${status === 'computed' ? 'recomputed' : 'could not be computed (see capstate state)'}`,
+      );
     } catch (e) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw e;

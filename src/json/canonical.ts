@@ -9,15 +9,21 @@
 export function canonicalJson(v: unknown): string {
   if (v === null) return 'null';
   switch (typeof v) {
-    case 'boolean': return v ? 'true' : 'false';
-    case 'string': return JSON.stringify(v);
-    case 'bigint': return v.toString();
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'string':
+      return JSON.stringify(v);
+    case 'bigint':
+      return v.toString();
     case 'number':
       if (!Number.isFinite(v)) throw new Error(`canonical JSON has no form for ${v}`);
       return JSON.stringify(v);
     case 'object': {
       if (Array.isArray(v)) return '[' + v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',') + ']';
-      const entries = v instanceof Map ? [...v] as [string, unknown][] : Object.keys(v).map((k) => [k, (v as Record<string, unknown>)[k]] as [string, unknown]);
+      const entries =
+        v instanceof Map
+          ? ([...v] as [string, unknown][])
+          : Object.keys(v).map((k) => [k, (v as Record<string, unknown>)[k]] as [string, unknown]);
       // Default sort compares UTF-16 code units, which is what RFC 8785 §3.2.3 asks for.
       const kept = entries.filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       return '{' + kept.map(([k, x]) => JSON.stringify(k) + ':' + canonicalJson(x)).join(',') + '}';

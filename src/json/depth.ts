@@ -18,7 +18,13 @@ export type PathStep = string | number;
 export function firstTooDeep(value: unknown, maxDepth: number): PathStep[] | null {
   // Each frame: the container, its keys (objects) or length (arrays), the next position, and
   // the step from its parent (for the path). Depth is the stack's length.
-  interface Frame { v: unknown; keys: string[] | null; length: number; next: number; step: PathStep | null }
+  interface Frame {
+    v: unknown;
+    keys: string[] | null;
+    length: number;
+    next: number;
+    step: PathStep | null;
+  }
   const open = (v: unknown, step: PathStep | null): Frame | null => {
     if (v === null || typeof v !== 'object') return null;
     if (Array.isArray(v)) return { v, keys: null, length: v.length, next: 0, step };
@@ -32,12 +38,13 @@ export function firstTooDeep(value: unknown, maxDepth: number): PathStep[] | nul
   if (maxDepth < 1) return [];
   while (stack.length) {
     const f = stack[stack.length - 1];
-    if (f.next >= f.length) { stack.pop(); continue; }
+    if (f.next >= f.length) {
+      stack.pop();
+      continue;
+    }
     const i = f.next++;
     const step: PathStep = f.keys ? f.keys[i] : i;
-    const child = f.keys
-      ? (f.v instanceof Map ? f.v.get(step) : (f.v as Record<string, unknown>)[step as string])
-      : (f.v as unknown[])[i];
+    const child = f.keys ? (f.v instanceof Map ? f.v.get(step) : (f.v as Record<string, unknown>)[step as string]) : (f.v as unknown[])[i];
     const c = open(child, step);
     if (!c) continue;
     if (stack.length + 1 > maxDepth) return [...stack.slice(1).map((x) => x.step as PathStep), step];
@@ -52,14 +59,28 @@ export function firstTooDeep(value: unknown, maxDepth: number): PathStep[] | nul
  * 100,000-level path names where it goes without being 100,000 steps long.
  */
 export function pathText(root: string, path: readonly PathStep[], maxChars = 256): string {
-  const step = (s: PathStep) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_$][\w$]*$/.test(s) ? `.${s}` : `[${JSON.stringify(s.length > 64 ? s.slice(0, 64) + '…' : s)}]`);
+  const step = (s: PathStep) =>
+    typeof s === 'number'
+      ? `[${s}]`
+      : /^[A-Za-z_$][\w$]*$/.test(s)
+        ? `.${s}`
+        : `[${JSON.stringify(s.length > 64 ? s.slice(0, 64) + '…' : s)}]`;
   const steps = path.map(step);
   const whole = root + steps.join('');
   if (whole.length <= maxChars) return whole;
-  const head: string[] = [], tail: string[] = [];
-  let used = root.length, i = 0, j = steps.length - 1;
+  const head: string[] = [],
+    tail: string[] = [];
+  let used = root.length,
+    i = 0,
+    j = steps.length - 1;
   // Up to two thirds for the start (where the document goes deep), the rest for the end.
-  while (i < j && used + steps[i].length <= (maxChars * 2) / 3) { used += steps[i].length; head.push(steps[i++]); }
-  while (j > i && used + steps[j].length <= maxChars) { used += steps[j].length; tail.unshift(steps[j--]); }
+  while (i < j && used + steps[i].length <= (maxChars * 2) / 3) {
+    used += steps[i].length;
+    head.push(steps[i++]);
+  }
+  while (j > i && used + steps[j].length <= maxChars) {
+    used += steps[j].length;
+    tail.unshift(steps[j--]);
+  }
   return `${root}${head.join('')}…(${j - i + 1} more steps)…${tail.join('')}`;
 }

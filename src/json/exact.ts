@@ -36,7 +36,9 @@ const exactParser = JSONbig({ strict: true, protoAction: 'preserve', constructor
 
 /** Deepest nesting of `{`/`[` outside strings; stops counting past `limit`. */
 function nestingDepth(bytes: Buffer, limit: number): number {
-  let depth = 0, max = 0, inStr = false;
+  let depth = 0,
+    max = 0,
+    inStr = false;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
     if (inStr) {
@@ -44,7 +46,10 @@ function nestingDepth(bytes: Buffer, limit: number): number {
       else if (c === 0x22) inStr = false;
     } else if (c === 0x22) inStr = true;
     else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) { max = depth; if (max > limit) return max; }
+      if (++depth > max) {
+        max = depth;
+        if (max > limit) return max;
+      }
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return max;
@@ -83,7 +88,12 @@ export function parseExactJson(text: string): ExactJsonResult {
 }
 
 class Unusable extends Error {
-  constructor(readonly reason: ExactJsonFailure, message: string) { super(message); }
+  constructor(
+    readonly reason: ExactJsonFailure,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 function toExact(v: unknown, needsOrder: { found: boolean }): JsonValue {
@@ -95,7 +105,8 @@ function toExact(v: unknown, needsOrder: { found: boolean }): JsonValue {
     if (Number.isInteger(v) && !Number.isSafeInteger(v)) {
       const big = BigInt(v);
       if (big < INT64_MIN || big > INT64_MAX) throw new Unusable('inexact-number', `integer ${String(v)} is outside 64 bits`);
-      if (big.toString() !== new BigNumber(String(v)).toFixed()) throw new Unusable('inexact-number', `number ${String(v)} has more digits than a double keeps`);
+      if (big.toString() !== new BigNumber(String(v)).toFixed())
+        throw new Unusable('inexact-number', `number ${String(v)} has more digits than a double keeps`);
       return big;
     }
     return v;
@@ -108,7 +119,8 @@ function toExact(v: unknown, needsOrder: { found: boolean }): JsonValue {
       return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
     }
     const n = bn.toNumber();
-    if (!new BigNumber(String(n)).eq(bn)) throw new Unusable('inexact-number', `number ${bn.toString()} has more digits than a double keeps`);
+    if (!new BigNumber(String(n)).eq(bn))
+      throw new Unusable('inexact-number', `number ${bn.toString()} has more digits than a double keeps`);
     return n;
   }
   if (Array.isArray(v)) return v.map((x) => toExact(x, needsOrder));
@@ -137,7 +149,10 @@ function objectKeyOrders(text: string): string[][] {
       if (text[j] === ':' && stack.length) orders[stack[stack.length - 1]].push(JSON.parse(text.slice(start, i)));
       continue;
     }
-    if (c === 0x7b) { stack.push(orders.length); orders.push([]); } else if (c === 0x7d) stack.pop();
+    if (c === 0x7b) {
+      stack.push(orders.length);
+      orders.push([]);
+    } else if (c === 0x7d) stack.pop();
     i++;
   }
   return orders;
@@ -182,7 +197,8 @@ const FALLBACK = Symbol('fallback');
 
 function fromPlain(v: unknown): JsonValue | typeof FALLBACK {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
-  if (typeof v === 'number') return Number.isSafeInteger(v) || (!Number.isInteger(v) && Number.isFinite(v)) ? (Object.is(v, -0) ? FALLBACK : v) : FALLBACK;
+  if (typeof v === 'number')
+    return Number.isSafeInteger(v) || (!Number.isInteger(v) && Number.isFinite(v)) ? (Object.is(v, -0) ? FALLBACK : v) : FALLBACK;
   if (Array.isArray(v)) {
     const a: JsonValue[] = new Array(v.length);
     for (let i = 0; i < v.length; i++) {

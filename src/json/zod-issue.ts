@@ -29,7 +29,8 @@ export function firstIssue(issues: readonly Issue[], input: unknown): { issue: I
   for (let depth = 0; ; depth++) {
     const here = (i: Issue) => i.path.length === depth;
     const unknown = pool.find((i) => here(i) && i.code === 'unrecognized_keys');
-    if (unknown && unknown.code === 'unrecognized_keys') return { issue: unknown, path: [...unknown.path, unknown.keys[0]], missing: false };
+    if (unknown && unknown.code === 'unrecognized_keys')
+      return { issue: unknown, path: [...unknown.path, unknown.keys[0]], missing: false };
     const missing = pool.find((i) => i.path.length === depth + 1 && isMissing(i, input));
     if (missing) return { issue: missing, path: [...missing.path], missing: true };
     const first = pool[0];

@@ -30,10 +30,15 @@ export function admitRetainedScenario(file: string, get: (member: string) => unk
   const f = new FieldReader(file, undefined, []);
   const version = get('schema_version');
   if (version !== SCENARIO_SCHEMA_VERSION) {
-    f.fail(['schema_version'], `unsupported scenario Evidence schema_version ${JSON.stringify(version)}; this capstate reads version ${SCENARIO_SCHEMA_VERSION}`, 'unsupported-format');
+    f.fail(
+      ['schema_version'],
+      `unsupported scenario Evidence schema_version ${JSON.stringify(version)}; this capstate reads version ${SCENARIO_SCHEMA_VERSION}`,
+      'unsupported-format',
+    );
   }
   const scenario = f.obj(get('scenario') ?? {}, ['scenario'], '"scenario"');
-  const nc = scenario.network_content === undefined ? {} : f.obj(scenario.network_content, ['scenario', 'network_content'], '"network_content"');
+  const nc =
+    scenario.network_content === undefined ? {} : f.obj(scenario.network_content, ['scenario', 'network_content'], '"network_content"');
   const start = scenario.start_url;
   let startUrl: string | null = null;
   if (typeof start === 'string') startUrl = start;
@@ -41,7 +46,9 @@ export function admitRetainedScenario(file: string, get: (member: string) => unk
   let eventFamilies: string[] | null = null;
   if (scenario.event_families !== undefined && scenario.event_families !== null) {
     const list = f.array(scenario, ['scenario'], 'event_families');
-    list.forEach((x, i) => { if (typeof x !== 'string' || x === '') f.fail(['scenario', 'event_families', i], 'an event family must be a non-empty string'); });
+    list.forEach((x, i) => {
+      if (typeof x !== 'string' || x === '') f.fail(['scenario', 'event_families', i], 'an event family must be a non-empty string');
+    });
     eventFamilies = [...new Set(list as string[])].sort();
   }
   return {

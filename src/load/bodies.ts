@@ -6,16 +6,22 @@
  * functions.
  */
 import { isUtf8 } from 'node:buffer';
-import { INT64_MAX, INT64_MIN, MAX_JSON_DEPTH, objectEntries, parseExactJson, type ExactJsonFailure, type JsonValue } from '../json/exact.js';
+import {
+  INT64_MAX,
+  INT64_MIN,
+  MAX_JSON_DEPTH,
+  objectEntries,
+  parseExactJson,
+  type ExactJsonFailure,
+  type JsonValue,
+} from '../json/exact.js';
 import { childPointer } from '../json/pointer.js';
 import { sha256Hex } from '../json/sha256.js';
 
 export type BodyKind = 'none' | 'base64' | 'cut' | 'json' | 'text';
 
 /** Why a retained body is not usable for state. */
-export type UnusableReason =
-  | 'no-body' | 'binary' | 'cut' | 'not-json' | 'oversize' | 'invalid-utf8' | 'invalid-unicode'
-  | ExactJsonFailure;
+export type UnusableReason = 'no-body' | 'binary' | 'cut' | 'not-json' | 'oversize' | 'invalid-utf8' | 'invalid-unicode' | ExactJsonFailure;
 
 /** ES-4: bodies larger than this (decoded bytes) are not parsed. */
 export const MAX_USABLE_BODY_BYTES = 256 * 1024;
@@ -60,9 +66,7 @@ export interface ClassifiedBody {
   treeText?: string;
 }
 
-
 const EMPTY = Buffer.alloc(0);
-
 
 function essence(mediaType: string | null): string {
   return (mediaType ?? '').split(';')[0].trim().toLowerCase();
@@ -79,8 +83,15 @@ const GENERIC = new Set(['', 'text/plain', 'application/octet-stream', 'binary/o
 /** Media types whose bytes are text (kept as text when a producer base64-encoded them). */
 export function isTextMediaType(mediaType: string | null): boolean {
   const m = essence(mediaType);
-  return m.startsWith('text/') || isJsonMediaType(mediaType) || m.endsWith('+xml') || m.endsWith('/xml')
-    || m === 'application/javascript' || m === 'application/x-www-form-urlencoded' || m === 'application/graphql';
+  return (
+    m.startsWith('text/') ||
+    isJsonMediaType(mediaType) ||
+    m.endsWith('+xml') ||
+    m.endsWith('/xml') ||
+    m === 'application/javascript' ||
+    m === 'application/x-www-form-urlencoded' ||
+    m === 'application/graphql'
+  );
 }
 
 function firstNonSpace(bytes: Buffer): number {
@@ -106,8 +117,6 @@ export function decodeBase64Strict(text: string): Buffer | null {
   return Buffer.from(s, 'base64');
 }
 
-
-
 /** Classifies one retained body (OQ-33) and, for JSON, parses it exactly (ES-4). */
 export function classifyRetainedBody(body: RetainedBody): ClassifiedBody {
   let bytes: Buffer;
@@ -121,9 +130,14 @@ export function classifyRetainedBody(body: RetainedBody): ClassifiedBody {
   const make = (kind: BodyKind, reason: UnusableReason | null, value?: JsonValue, treeText?: string): ClassifiedBody => {
     const utf8 = fromText || isUtf8(bytes);
     return {
-      kind, sha256: sha256Hex(bytes), bytes,
+      kind,
+      sha256: sha256Hex(bytes),
+      bytes,
       content: treeText ?? (kind !== 'base64' && utf8 ? bytes.toString('utf8') : bytes),
-      isUsable: kind === 'json', reason, value, treeText,
+      isUsable: kind === 'json',
+      reason,
+      value,
+      treeText,
     };
   };
 
@@ -209,7 +223,11 @@ export function acceptsForTree(text: string): boolean {
       i = q + 1;
       // In JSON text that parsed, a string followed by `:` is a member name.
       let k = i;
-      while (k < n) { const w = text.charCodeAt(k); if (w !== 0x20 && w !== 0x0a && w !== 0x0d && w !== 0x09) break; k++; }
+      while (k < n) {
+        const w = text.charCodeAt(k);
+        if (w !== 0x20 && w !== 0x0a && w !== 0x0d && w !== 0x09) break;
+        k++;
+      }
       if (text.charCodeAt(k) === 0x3a) {
         if (escaped || !plainName(text, start, q)) return false;
         names++;
@@ -254,7 +272,10 @@ function countMembers(v: unknown): number {
   if (v === null || typeof v !== 'object') return 0;
   let count = 0;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) { const x = v[i]; if (x !== null && typeof x === 'object') count += countMembers(x); }
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (x !== null && typeof x === 'object') count += countMembers(x);
+    }
     return count;
   }
   for (const k in v as object) {
@@ -291,7 +312,16 @@ export interface MemberRow {
  */
 export function memberNodeParams(bodyId: number, m: MemberRow): unknown[] {
   const isContainer = m.type === 'object' || m.type === 'array';
-  return [bodyId, m.parent, m.key ?? BigInt(m.position), m.node, isContainer ? m.depth : null, SHAPE[m.type] ?? null, m.value, isContainer ? m.pointer : null];
+  return [
+    bodyId,
+    m.parent,
+    m.key ?? BigInt(m.position),
+    m.node,
+    isContainer ? m.depth : null,
+    SHAPE[m.type] ?? null,
+    m.value,
+    isContainer ? m.pointer : null,
+  ];
 }
 
 /** member_node.shape: the types a value cannot say (migration 0013); the others are NULL. */
@@ -300,8 +330,26 @@ const SHAPE: Partial<Record<MemberRow['type'], number>> = { object: 0, array: 1,
 /** Flattens an exact JSON value into member rows, the root first, in document order. */
 export function flattenMembers(root: JsonValue, emit: (row: MemberRow) => void): void {
   let next = 0;
-  const walk = (v: JsonValue, pointer: string, parentPointer: string | null, parent: number, key: string | null, position: number, depth: number) => {
-    const row = (type: MemberRow['type'], value: MemberRow['value']): MemberRow => ({ node: next++, parent, pointer, parentPointer, key, position, depth, type, value });
+  const walk = (
+    v: JsonValue,
+    pointer: string,
+    parentPointer: string | null,
+    parent: number,
+    key: string | null,
+    position: number,
+    depth: number,
+  ) => {
+    const row = (type: MemberRow['type'], value: MemberRow['value']): MemberRow => ({
+      node: next++,
+      parent,
+      pointer,
+      parentPointer,
+      key,
+      position,
+      depth,
+      type,
+      value,
+    });
     if (v === null) emit(row('null', null));
     else if (typeof v === 'string') emit(row('string', v));
     // Integers go to SQLite as bigint: a JS number binds as REAL, which an ANY column keeps.

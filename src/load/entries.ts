@@ -68,7 +68,11 @@ export function parsePiece(file: string, p: Piece): unknown {
     const at = `at byte ${offset} of the file${lc ? ` (line ${lc.line}, column ${lc.column})` : ''}`;
     const what = m ? msg.slice(0, m.index) + msg.slice(m.index + m[0].length) : msg;
     throw new CapstateError('bad-json', `not valid JSON: ${what} ${at}`, {
-      file, record, path: formatPath(p.path), offset, ...(lc ? { line: lc.line, column: lc.column } : {}),
+      file,
+      record,
+      path: formatPath(p.path),
+      offset,
+      ...(lc ? { line: lc.line, column: lc.column } : {}),
     });
   }
 }
@@ -79,17 +83,24 @@ export function parsePiece(file: string, p: Piece): unknown {
  */
 export function lineColumn(file: string, offset: number): { line: number; column: number } | null {
   let fd: number;
-  try { fd = openSync(file, 'r'); } catch { return null; }
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return null;
+  }
   try {
     const buf = Buffer.allocUnsafe(1024 * 1024);
     let line = 1;
     let column = 1;
-    for (let pos = 0; pos < offset;) {
+    for (let pos = 0; pos < offset; ) {
       const n = readSync(fd, buf, 0, Math.min(buf.length, offset - pos), pos);
       if (n <= 0) return null;
       for (let i = 0; i < n; i++) {
         const c = buf[i];
-        if (c === 10) { line++; column = 1; } else if ((c & 0xc0) !== 0x80) column++; // UTF-8 continuation bytes are not characters
+        if (c === 10) {
+          line++;
+          column = 1;
+        } else if ((c & 0xc0) !== 0x80) column++; // UTF-8 continuation bytes are not characters
       }
       pos += n;
     }
@@ -104,9 +115,16 @@ export function lineColumn(file: string, offset: number): { line: number; column
 /** Counts object keys in a parsed value, to compare with the splitter's `:` count (duplicate keys). */
 function countKeys(v: unknown): number {
   if (v === null || typeof v !== 'object') return 0;
-  if (Array.isArray(v)) { let n = 0; for (const x of v) n += countKeys(x); return n; }
+  if (Array.isArray(v)) {
+    let n = 0;
+    for (const x of v) n += countKeys(x);
+    return n;
+  }
   let n = 0;
-  for (const k in v as object) { n++; n += countKeys((v as Record<string, unknown>)[k]); }
+  for (const k in v as object) {
+    n++;
+    n += countKeys((v as Record<string, unknown>)[k]);
+  }
   return n;
 }
 
@@ -115,10 +133,16 @@ function findDuplicateKey(text: string): string {
   // A tiny recursive-descent walk over the structure; strings are skipped with JSON.parse.
   let i = 0;
   const path: (string | number)[] = [];
-  const ws = () => { while (i < text.length && ' \t\n\r'.includes(text[i])) i++; };
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  };
   const str = (): string => {
-    const start = i; i++;
-    while (text[i] !== '"') { if (text[i] === '\\') i++; i++; }
+    const start = i;
+    i++;
+    while (text[i] !== '"') {
+      if (text[i] === '\\') i++;
+      i++;
+    }
     i++;
     return JSON.parse(text.slice(start, i));
   };
@@ -127,20 +151,55 @@ function findDuplicateKey(text: string): string {
     ws();
     if (found) return;
     if (text[i] === '{') {
-      i++; const seen = new Set<string>(); ws();
-      if (text[i] === '}') { i++; return; }
+      i++;
+      const seen = new Set<string>();
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
       for (;;) {
-        ws(); const k = str(); ws(); i++; // ':'
-        if (seen.has(k)) { found = formatPath([...path, k]); return; }
-        seen.add(k); path.push(k); value(); path.pop(); if (found) return;
-        ws(); if (text[i] === ',') { i++; continue; } i++; return;
+        ws();
+        const k = str();
+        ws();
+        i++; // ':'
+        if (seen.has(k)) {
+          found = formatPath([...path, k]);
+          return;
+        }
+        seen.add(k);
+        path.push(k);
+        value();
+        path.pop();
+        if (found) return;
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        i++;
+        return;
       }
     } else if (text[i] === '[') {
-      i++; ws(); let n = 0;
-      if (text[i] === ']') { i++; return; }
+      i++;
+      ws();
+      let n = 0;
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
       for (;;) {
-        path.push(n++); value(); path.pop(); if (found) return;
-        ws(); if (text[i] === ',') { i++; continue; } i++; return;
+        path.push(n++);
+        value();
+        path.pop();
+        if (found) return;
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        i++;
+        return;
       }
     } else if (text[i] === '"') str();
     else while (i < text.length && !',}] \t\n\r'.includes(text[i])) i++;
@@ -153,7 +212,11 @@ export function checkDuplicates(file: string, p: Piece, value: unknown, record: 
   if (countKeys(value) === p.keyCount) return;
   const inner = findDuplicateKey(p.bytes.toString('utf8'));
   const path = formatPath(p.path) + (inner.startsWith('[') || inner === '' ? inner : '.' + inner);
-  throw new CapstateError('duplicate-key', 'a member name appears twice in one object, so the capture is ambiguous here; fix or re-export the capture', { file, record, path });
+  throw new CapstateError(
+    'duplicate-key',
+    'a member name appears twice in one object, so the capture is ambiguous here; fix or re-export the capture',
+    { file, record, path },
+  );
 }
 
 /** One share of the first pass: the entries (and events) whose index is `part` modulo `parts`; root members go to part 0. */
@@ -165,7 +228,10 @@ export interface FirstPassShare {
 }
 
 /** What one share of the first pass found: its credential values and its clean-body bits (CleanBodies). */
-export interface FirstPassFinds { values: string[]; clean: Uint8Array }
+export interface FirstPassFinds {
+  values: string[];
+  clean: Uint8Array;
+}
 
 /**
  * First pass: the credential values this capture carries (secret-collect.ts), so the
@@ -176,7 +242,11 @@ export interface FirstPassFinds { values: string[]; clean: Uint8Array }
  * parsed and scanned (both threads of a load take one each: pipeline.ts); every share
  * still splits the whole file.
  */
-export async function collectCredentials(file: string, clean?: CleanBodies, share: FirstPassShare = { parts: 1, part: 0 }): Promise<Set<string>> {
+export async function collectCredentials(
+  file: string,
+  clean?: CleanBodies,
+  share: FirstPassShare = { parts: 1, part: 0 },
+): Promise<Set<string>> {
   const found = new SecretCollector();
   const mine = (index: number) => index % share.parts === share.part;
   for await (const p of splitJson(file, { stream: [['log', 'entries'], ['events']] })) {
@@ -187,7 +257,11 @@ export async function collectCredentials(file: string, clean?: CleanBodies, shar
     if (!isEntry && !isPages && !isEvent && p.path[0] !== 'scenario') continue;
     if (isEntry ? !mine(p.path[2] as number) : isEvent ? !mine(p.path[1] as number) : share.part !== 0) continue;
     let v: unknown;
-    try { v = JSON.parse(p.bytes.toString('utf8')); } catch { continue; } // the second pass reports it
+    try {
+      v = JSON.parse(p.bytes.toString('utf8'));
+    } catch {
+      continue;
+    } // the second pass reports it
     if (isPages) found.pages(v);
     else if (!v || typeof v !== 'object') continue;
     else if (isEntry) {
@@ -195,8 +269,7 @@ export async function collectCredentials(file: string, clean?: CleanBodies, shar
       const index = p.path[2] as number;
       clean?.note(index, 'request', scanned.requestBodyClean);
       clean?.note(index, 'response', scanned.responseBodyClean);
-    }
-    else if (isEvent) found.event(v as Obj);
+    } else if (isEvent) found.event(v as Obj);
     else found.scenario(v);
   }
   return found.values;
@@ -207,9 +280,20 @@ export async function collectCredentials(file: string, clean?: CleanBodies, shar
  * digests describe the retained representation after redaction), classifies what remains.
  * `where` names the body in errors. The writer's `writeBody` does the same on its thread.
  */
-export function classifyForStore(retained: RetainedBody, side: 'request' | 'response', sensitive: SensitiveLiterals, redactor: Redactor, where: ErrorContext, namesClean = false): BodyOut {
+export function classifyForStore(
+  retained: RetainedBody,
+  side: 'request' | 'response',
+  sensitive: SensitiveLiterals,
+  redactor: Redactor,
+  where: ErrorContext,
+  namesClean = false,
+): BodyOut {
   if (sensitive.size > 0 && sensitive.find(retained.bytes ?? retained.text) !== -1) {
-    throw new CapstateError('sensitive-value', `the ${side} body carries a value declared with --sensitive; remove or redact it in the capture and load again`, where);
+    throw new CapstateError(
+      'sensitive-value',
+      `the ${side} body carries a value declared with --sensitive; remove or redact it in the capture and load again`,
+      where,
+    );
   }
   // Credential values (by name, and echoed) are replaced before hashing (secrets.ts).
   const b = classifyRetainedBody(redactor.body(retained, namesClean));
@@ -217,7 +301,16 @@ export function classifyForStore(retained: RetainedBody, side: 'request' | 'resp
   const content = typeof b.content === 'string' ? b.content : Buffer.from(new Uint8Array(b.content));
   // Deflated here, on the parse worker where there is one (the writer's thread is the busier).
   const deflated = typeof content === 'string' ? deflatedBody(content, b.bytes.length) : undefined;
-  return { kind: b.kind, sha256: b.sha256, byteLength: b.bytes.length, content, isUsable: b.isUsable, reason: b.reason, isTreeText: b.treeText !== undefined, ...(deflated ? { deflated } : {}) };
+  return {
+    kind: b.kind,
+    sha256: b.sha256,
+    byteLength: b.bytes.length,
+    content,
+    isUsable: b.isUsable,
+    reason: b.reason,
+    isTreeText: b.treeText !== undefined,
+    ...(deflated ? { deflated } : {}),
+  };
 }
 
 /** Everything the writing side needs from `file`, in file order. Throws CapstateError for bad input. */
@@ -238,8 +331,12 @@ export async function* parseCapture(file: string, opts: ParseOptions): AsyncGene
   const pending: ParseOut[] = [];
   const pieces = splitJson(file, {
     stream: [['log', 'entries'], ['events']],
-    onContainer: (path) => { pending.push({ t: 'container', path }); },
-    onBytes: (bytesRead) => { pending.push({ t: 'bytes', bytesRead }); },
+    onContainer: (path) => {
+      pending.push({ t: 'container', path });
+    },
+    onBytes: (bytesRead) => {
+      pending.push({ t: 'bytes', bytesRead });
+    },
   });
   for await (const p of pieces) {
     // Containers open and chunks end between pieces: hand those over in their place.
@@ -250,8 +347,22 @@ export async function* parseCapture(file: string, opts: ParseOptions): AsyncGene
       checkDuplicates(file, p, value, index + 1);
       const out = readHarEntry(file, index, value, opts.inflate);
       const at = (path: string) => ({ file, record: index + 1, path: `log.entries[${index}].${path}` });
-      const request = classifyForStore(out.requestBody, 'request', sensitive, redactor, at('request.postData'), clean.has(index, 'request'));
-      const response = classifyForStore(out.responseBody, 'response', sensitive, redactor, at('response.content.text'), clean.has(index, 'response'));
+      const request = classifyForStore(
+        out.requestBody,
+        'request',
+        sensitive,
+        redactor,
+        at('request.postData'),
+        clean.has(index, 'request'),
+      );
+      const response = classifyForStore(
+        out.responseBody,
+        'response',
+        sensitive,
+        redactor,
+        at('response.content.text'),
+        clean.has(index, 'response'),
+      );
       const { url: _url, ...record } = out.record;
       yield { t: 'entry', index, record, request, response };
     } else {

@@ -8,20 +8,30 @@ import { formatPath, type JsonPath } from './split.js';
 export type Obj = Record<string, unknown>;
 
 export class FieldReader {
-  constructor(readonly file: string, readonly record: number | undefined, readonly base: JsonPath) {}
+  constructor(
+    readonly file: string,
+    readonly record: number | undefined,
+    readonly base: JsonPath,
+  ) {}
 
   fail(path: JsonPath, message: string, code = 'bad-field'): never {
     throw new CapstateError(code, message, { file: this.file, record: this.record, path: formatPath([...this.base, ...path]) });
   }
 
   obj(o: unknown, path: JsonPath, what: string): Obj {
-    if (o === null || typeof o !== 'object' || Array.isArray(o)) this.fail(path, `${what} must be an object; the capture is malformed here`);
+    if (o === null || typeof o !== 'object' || Array.isArray(o))
+      this.fail(path, `${what} must be an object; the capture is malformed here`);
     return o as Obj;
   }
 
   /** A required member of `o` at `path` + key. */
   required(o: Obj, path: JsonPath, key: string): unknown {
-    if (!(key in o) || o[key] === undefined) this.fail([...path, key], `required field "${key}" is missing; the capture is incomplete or not of a supported format`, 'missing-field');
+    if (!(key in o) || o[key] === undefined)
+      this.fail(
+        [...path, key],
+        `required field "${key}" is missing; the capture is incomplete or not of a supported format`,
+        'missing-field',
+      );
     return o[key];
   }
 
@@ -68,7 +78,12 @@ export class FieldReader {
     if (typeof v === 'number' && Number.isFinite(v)) return v;
     if (typeof v !== 'string') this.fail([...path, key], `"${key}" must be a date-time string, got ${describe(v)}`, 'invalid-date');
     const ms = parseInstant(v);
-    if (ms === null) this.fail([...path, key], `"${key}" is not a valid date-time: ${JSON.stringify(v.slice(0, 60))}; expected ISO 8601 such as 2024-05-01T10:00:00.000Z`, 'invalid-date');
+    if (ms === null)
+      this.fail(
+        [...path, key],
+        `"${key}" is not a valid date-time: ${JSON.stringify(v.slice(0, 60))}; expected ISO 8601 such as 2024-05-01T10:00:00.000Z`,
+        'invalid-date',
+      );
     return ms;
   }
 }
@@ -99,7 +114,12 @@ export function parseInstant(s: string): number | null {
   const m = INSTANT.exec(s);
   if (!m) return null;
   const [, y, mo, d, h, mi, sec = '0', frac = '', off] = m;
-  const Y = +y, M = +mo, D = +d, H = +h, MI = +mi, S = +sec;
+  const Y = +y,
+    M = +mo,
+    D = +d,
+    H = +h,
+    MI = +mi,
+    S = +sec;
   if (M < 1 || M > 12 || D < 1 || H > 23 || MI > 59 || S > 60) return null;
   const days = new Date(utc(Y, M, 0)).getUTCDate();
   if (D > days) return null;
@@ -107,7 +127,8 @@ export function parseInstant(s: string): number | null {
   if (off !== 'Z' && off !== 'z') {
     const sign = off[0] === '-' ? -1 : 1;
     const digits = off.slice(1).replace(':', '');
-    const oh = +digits.slice(0, 2), om = digits.length > 2 ? +digits.slice(2, 4) : 0;
+    const oh = +digits.slice(0, 2),
+      om = digits.length > 2 ? +digits.slice(2, 4) : 0;
     if (oh > 23 || om > 59) return null;
     offsetMin = sign * (oh * 60 + om);
   }

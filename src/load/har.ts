@@ -94,28 +94,46 @@ export function readHarEntry(file: string, index: number, entry: unknown, inflat
         bytes = decodeContentEncoding(chunks, coding === null ? null : coding.trim().toLowerCase(), inflate, where);
         quirks.push({ code: 'body-chunks', field: 'response.content.text' });
       } else if (encoding !== null && encoding !== '') {
-        if (encoding.toLowerCase() !== 'base64') f.fail([...path, 'encoding'], `unsupported content encoding ${JSON.stringify(encoding)}; capstate reads plain text and base64`, 'bad-field');
+        if (encoding.toLowerCase() !== 'base64')
+          f.fail(
+            [...path, 'encoding'],
+            `unsupported content encoding ${JSON.stringify(encoding)}; capstate reads plain text and base64`,
+            'bad-field',
+          );
         const decoded = decodeBase64Strict(text);
-        if (decoded === null) f.fail([...path, 'text'], 'content.text is declared base64 but is not valid base64; re-export the capture', 'invalid-base64');
+        if (decoded === null)
+          f.fail([...path, 'text'], 'content.text is declared base64 but is not valid base64; re-export the capture', 'invalid-base64');
         bytes = decoded;
       }
       // A producer that kept only part of the body says so by a comment or flag; a size larger
       // than the body as written and as decoded only suggests it (bodies.ts decides).
       const isCut = (comment !== null && /truncat/i.test(comment)) || c._truncated === true;
       const sizeExceeds = size !== null && size > Buffer.byteLength(text, 'utf8') && (!bytes || size > bytes.length);
-      responseBody = bytes ? { bytes, mediaType: responseMediaType, isCut, sizeExceeds } : { text, mediaType: responseMediaType, isCut, sizeExceeds };
+      responseBody = bytes
+        ? { bytes, mediaType: responseMediaType, isCut, sizeExceeds }
+        : { text, mediaType: responseMediaType, isCut, sizeExceeds };
     }
   }
 
   return {
     record: {
-      ordinal, method, url, rawUrl, startedMs, durationMs, status,
+      ordinal,
+      method,
+      url,
+      rawUrl,
+      startedMs,
+      durationMs,
+      status,
       statusText: f.string(res, ['response'], 'statusText'),
       httpVersion: f.string(res, ['response'], 'httpVersion') ?? f.string(req, ['request'], 'httpVersion'),
       pageId: f.string(e, [], 'pageref'),
-      stepId: null, transactionId: null, redirectedFromTransactionId: null, redirectState: null,
+      stepId: null,
+      transactionId: null,
+      redirectedFromTransactionId: null,
+      redirectState: null,
       resourceType: typeof e._resourceType === 'string' ? e._resourceType : null,
-      requestMediaType, responseMediaType,
+      requestMediaType,
+      responseMediaType,
       requestHeaders: headers(f, req, ['request'], quirks),
       responseHeaders: headers(f, res, ['response'], quirks),
       requestCookies: cookieNames(f, req, ['request'], quirks),
@@ -135,7 +153,9 @@ function headers(f: FieldReader, o: Obj, path: (string | number)[], quirks: Quir
     // Polly.JS writes a repeated header as one entry whose value is an array: HTTP's own
     // spelling of a repeated header is its values joined with ", " (RFC 9110 §5.3).
     if (Array.isArray(ho.value)) {
-      ho.value.forEach((v, j) => { if (typeof v !== 'string') f.fail([...at, 'value', j], `a header value must be a string, got ${describe(v)}`); });
+      ho.value.forEach((v, j) => {
+        if (typeof v !== 'string') f.fail([...at, 'value', j], `a header value must be a string, got ${describe(v)}`);
+      });
       quirks.push({ code: 'header-value-array', field: `${path[0]}.headers[].value` });
       return { name, value: (ho.value as string[]).join(', ') };
     }
@@ -150,7 +170,9 @@ function headers(f: FieldReader, o: Obj, path: (string | number)[], quirks: Quir
 function mediaType(f: FieldReader, o: Obj, path: (string | number)[], quirks: Quirk[]): string | null {
   const v = o.mimeType;
   if (Array.isArray(v)) {
-    v.forEach((x, j) => { if (typeof x !== 'string') f.fail([...path, 'mimeType', j], `a media type must be a string, got ${describe(x)}`); });
+    v.forEach((x, j) => {
+      if (typeof x !== 'string') f.fail([...path, 'mimeType', j], `a media type must be a string, got ${describe(x)}`);
+    });
     quirks.push({ code: 'mime-type-array', field: `${path.join('.')}.mimeType` });
     return (v[0] as string | undefined) ?? null;
   }
@@ -193,7 +215,11 @@ export function parseUrl(f: FieldReader, raw: string): URL {
   try {
     return new URL(raw);
   } catch {
-    return f.fail(['request', 'url'], `not an absolute URL: ${JSON.stringify(redactForMessage(raw).slice(0, 80))}; capstate needs the scheme and host of every request (re-export the capture)`, 'bad-field');
+    return f.fail(
+      ['request', 'url'],
+      `not an absolute URL: ${JSON.stringify(redactForMessage(raw).slice(0, 80))}; capstate needs the scheme and host of every request (re-export the capture)`,
+      'bad-field',
+    );
   }
 }
 
@@ -204,7 +230,11 @@ export function readHarPages(file: string, pages: unknown): { id: string; title:
   if (!Array.isArray(pages)) throw new CapstateError('bad-field', '"pages" must be an array', { file, path: 'log.pages' });
   return pages.map((p, i) => {
     const po = f.obj(p, [i], 'a page');
-    return { id: f.string(po, [i], 'id', { required: true })!, title: f.string(po, [i], 'title'), startedMs: f.instant(po, [i], 'startedDateTime') };
+    return {
+      id: f.string(po, [i], 'id', { required: true })!,
+      title: f.string(po, [i], 'title'),
+      startedMs: f.instant(po, [i], 'startedDateTime'),
+    };
   });
 }
 
@@ -218,7 +248,11 @@ function wireChunks(text: string, encoding: string | null, c: Obj): Buffer | nul
   const base64 = encoding !== null && encoding.toLowerCase() === 'base64';
   if (!(base64 || c._isBinary === true) || !text.startsWith('[')) return null;
   let parts: unknown;
-  try { parts = JSON.parse(text); } catch { return null; }
+  try {
+    parts = JSON.parse(text);
+  } catch {
+    return null;
+  }
   if (!Array.isArray(parts) || parts.length === 0 || !parts.every((p) => typeof p === 'string')) return null;
   const strings = parts as string[];
   if (base64) {
@@ -241,12 +275,21 @@ function decodeContentEncoding(bytes: Buffer, coding: string | null, inflate: In
   if (coding !== 'gzip' && coding !== 'x-gzip' && coding !== 'br' && coding !== 'deflate') return bytes;
   const cap = Math.min(MAX_INFLATED_BODY_BYTES, inflate ? inflate.remaining : Infinity);
   const limit = { maxOutputLength: Math.max(1, cap) };
-  const site = { subject: `the body (Content-Encoding: ${coding})`, context: where, advice: 'If the capture is genuine, remove its oversized bodies' };
+  const site = {
+    subject: `the body (Content-Encoding: ${coding})`,
+    context: where,
+    advice: 'If the capture is genuine, remove its oversized bodies',
+  };
   let out: Buffer;
   try {
     if (coding === 'br') out = brotliDecompressSync(bytes, limit);
     else if (coding === 'deflate') {
-      try { out = inflateSync(bytes, limit); } catch (e) { if (isOutputTooLarge(e)) throw e; out = inflateRawSync(bytes, limit); }
+      try {
+        out = inflateSync(bytes, limit);
+      } catch (e) {
+        if (isOutputTooLarge(e)) throw e;
+        out = inflateRawSync(bytes, limit);
+      }
     } else out = gunzipSync(bytes, limit);
   } catch (e) {
     // Past what the budget has left: the load stops. Past one body's worth, or not what the

@@ -16,14 +16,26 @@ export const INFLATE_RATIO = 200;
 export const INFLATE_FLOOR_BYTES = 256 * 1024 * 1024;
 
 /** What crosses to the parse worker, which charges Content-Encoding bodies to the same budget. */
-export interface InflateBudgetState { limit: number; used: number; basis: string }
+export interface InflateBudgetState {
+  limit: number;
+  used: number;
+  basis: string;
+}
 
 /** Where a charge comes from, for the error: `subject` says what inflated, the context where, `advice` what to do. */
-export interface InflateSite { subject: string; context?: ErrorContext; advice?: string }
+export interface InflateSite {
+  subject: string;
+  context?: ErrorContext;
+  advice?: string;
+}
 
 /** Bytes in words: `256 MiB`, `612 KiB`, `17 bytes`. */
 export function bytesInWords(n: number): string {
-  const units: [number, string][] = [[2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB']];
+  const units: [number, string][] = [
+    [2 ** 30, 'GiB'],
+    [2 ** 20, 'MiB'],
+    [2 ** 10, 'KiB'],
+  ];
   for (const [size, unit] of units) {
     if (n >= size) return `${Number.isInteger(n / size) ? n / size : (n / size).toFixed(1)} ${unit}`;
   }
@@ -33,13 +45,18 @@ export function bytesInWords(n: number): string {
 export class InflateBudget {
   used = 0;
 
-  constructor(readonly limit: number, readonly basis: string) {}
+  constructor(
+    readonly limit: number,
+    readonly basis: string,
+  ) {}
 
   /** The default budget for an input of `inputBytes`, or `maxBytes` when the caller sets one. */
   static forInput(inputBytes: number, maxBytes?: number): InflateBudget {
     if (maxBytes !== undefined) return new InflateBudget(maxBytes, 'as the caller set it');
-    return new InflateBudget(Math.max(INFLATE_FLOOR_BYTES, INFLATE_RATIO * inputBytes),
-      `${INFLATE_RATIO} × the ${bytesInWords(inputBytes)} given, at least ${bytesInWords(INFLATE_FLOOR_BYTES)}`);
+    return new InflateBudget(
+      Math.max(INFLATE_FLOOR_BYTES, INFLATE_RATIO * inputBytes),
+      `${INFLATE_RATIO} × the ${bytesInWords(inputBytes)} given, at least ${bytesInWords(INFLATE_FLOOR_BYTES)}`,
+    );
   }
 
   static from(s: InflateBudgetState): InflateBudget {
@@ -68,10 +85,13 @@ export class InflateBudget {
   }
 
   exceeded(site: InflateSite): CapstateError {
-    return new CapstateError('inflate-budget',
+    return new CapstateError(
+      'inflate-budget',
       `${site.subject} decompresses past this capture's decompression budget of ${bytesInWords(this.limit)} (${this.basis}), ` +
-      'which stops compressed inputs that expand into gigabytes (decompression bombs); nothing was loaded. ' +
-      (site.advice ?? 'If the capture is genuine, decompress it yourself and load the plain file'), site.context ?? {});
+        'which stops compressed inputs that expand into gigabytes (decompression bombs); nothing was loaded. ' +
+        (site.advice ?? 'If the capture is genuine, decompress it yourself and load the plain file'),
+      site.context ?? {},
+    );
   }
 
   /** A stream stage that charges what passes through and fails the pipeline once over. */

@@ -72,16 +72,24 @@ export interface OpenOptions {
 export async function openInput(name: string, opts: OpenOptions = {}): Promise<CaptureInput> {
   const stdin = opts.stdin ?? process.stdin;
   let dir: string | null = null;
-  const cleanup = () => { if (dir) rmSync(dir, { recursive: true, force: true }); dir = null; };
-  // Issue 42: an error about a temporary file is said about the input the user named.
-  const renamer = (temp: string | null) => (e: unknown): unknown => {
-    if (!(e instanceof CapstateError) || temp === null) return e;
-    const file = e.context.file?.startsWith(temp) ? name : e.context.file;
-    // A path inside the temporary folder, wherever a message quotes one, becomes the input's name.
-    const message = e.message.split(temp).map((part, i) => (i === 0 ? part : part.replace(/^[^\s'"`),:;]*/, ''))).join(name);
-    if (file === e.context.file && message === e.message) return e;
-    return new CapstateError(e.code, message, { ...e.context, file }, e.exitCode);
+  const cleanup = () => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = null;
   };
+  // Issue 42: an error about a temporary file is said about the input the user named.
+  const renamer =
+    (temp: string | null) =>
+    (e: unknown): unknown => {
+      if (!(e instanceof CapstateError) || temp === null) return e;
+      const file = e.context.file?.startsWith(temp) ? name : e.context.file;
+      // A path inside the temporary folder, wherever a message quotes one, becomes the input's name.
+      const message = e.message
+        .split(temp)
+        .map((part, i) => (i === 0 ? part : part.replace(/^[^\s'"`),:;]*/, '')))
+        .join(name);
+      if (file === e.context.file && message === e.message) return e;
+      return new CapstateError(e.code, message, { ...e.context, file }, e.exitCode);
+    };
   try {
     let identity = name;
     const unpacked: Quirk[] = [];
@@ -98,10 +106,19 @@ export async function openInput(name: string, opts: OpenOptions = {}): Promise<C
       dir ??= workDir();
       path = join(dir, 'capture.json');
       try {
-        await pipeline(createReadStream(identity), createGunzip(), inflate.counter({ subject: 'the gzip-compressed capture', context: { file: name } }), createWriteStream(path));
+        await pipeline(
+          createReadStream(identity),
+          createGunzip(),
+          inflate.counter({ subject: 'the gzip-compressed capture', context: { file: name } }),
+          createWriteStream(path),
+        );
       } catch (e) {
         if (e instanceof CapstateError) throw e;
-        throw new CapstateError('bad-archive', `not a readable gzip file (${(e as Error).message}); re-compress the capture or load it uncompressed`, { file: name });
+        throw new CapstateError(
+          'bad-archive',
+          `not a readable gzip file (${(e as Error).message}); re-compress the capture or load it uncompressed`,
+          { file: name },
+        );
       }
       unpacked.push({ code: 'gzip', field: 'input' });
     } else if (isZip(m)) {
@@ -120,10 +137,23 @@ export async function openInput(name: string, opts: OpenOptions = {}): Promise<C
 
 // ---------------------------------------------------------------- zip
 
-interface ZipMember { name: string; method: number; compressedSize: number; size: number; localOffset: number; encrypted: boolean }
+interface ZipMember {
+  name: string;
+  method: number;
+  compressedSize: number;
+  size: number;
+  localOffset: number;
+  encrypted: boolean;
+}
 
 /** An open zip: `path` is read, `name` (what the user gave) is what errors say; `inflate` is the capture's budget. */
-interface ZipFile { fd: number; path: string; name: string; bytes: number; inflate: InflateBudget }
+interface ZipFile {
+  fd: number;
+  path: string;
+  name: string;
+  bytes: number;
+  inflate: InflateBudget;
+}
 
 /**
  * The largest body member read into memory: its base64 must fit in one JSON value
@@ -138,8 +168,16 @@ function readZipDirectory(z: ZipFile): Map<string, ZipMember> {
   const tail = Buffer.alloc(tailLength);
   readSync(z.fd, tail, 0, tailLength, size - tailLength);
   let eocd = -1;
-  for (let i = tailLength - 22; i >= 0; i--) if (tail.readUInt32LE(i) === 0x06054b50) { eocd = i; break; }
-  const bad = (why: string): never => { throw new CapstateError('bad-archive', `not a zip file capstate can read (${why}); unzip it and load the .har inside`, { file: z.name }); };
+  for (let i = tailLength - 22; i >= 0; i--)
+    if (tail.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  const bad = (why: string): never => {
+    throw new CapstateError('bad-archive', `not a zip file capstate can read (${why}); unzip it and load the .har inside`, {
+      file: z.name,
+    });
+  };
   if (eocd === -1) bad('no end of central directory');
   const count = tail.readUInt16LE(eocd + 10);
   const cdSize = tail.readUInt32LE(eocd + 12);
@@ -156,8 +194,11 @@ function readZipDirectory(z: ZipFile): Map<string, ZipMember> {
     const nameLength = cd.readUInt16LE(p + 28);
     const member: ZipMember = {
       name: cd.subarray(p + 46, p + 46 + nameLength).toString('utf8'),
-      method: cd.readUInt16LE(p + 10), compressedSize: cd.readUInt32LE(p + 20), size: cd.readUInt32LE(p + 24),
-      localOffset: cd.readUInt32LE(p + 42), encrypted: (flags & 1) === 1,
+      method: cd.readUInt16LE(p + 10),
+      compressedSize: cd.readUInt32LE(p + 20),
+      size: cd.readUInt32LE(p + 24),
+      localOffset: cd.readUInt32LE(p + 42),
+      encrypted: (flags & 1) === 1,
     };
     out.set(member.name, member);
     p += 46 + nameLength + cd.readUInt16LE(p + 30) + cd.readUInt16LE(p + 32);
@@ -167,7 +208,11 @@ function readZipDirectory(z: ZipFile): Map<string, ZipMember> {
 
 /** A member whose sizes do not hold: refused before (or while) inflating, never inflated further than it says. */
 function lying(z: ZipFile, m: ZipMember, what: string): CapstateError {
-  return new CapstateError('bad-archive', `the zip member ${JSON.stringify(m.name)} ${what}; the zip is damaged or crafted. Re-create it, or unzip it with a tool you trust and load the .har inside`, { file: z.name });
+  return new CapstateError(
+    'bad-archive',
+    `the zip member ${JSON.stringify(m.name)} ${what}; the zip is damaged or crafted. Re-create it, or unzip it with a tool you trust and load the .har inside`,
+    { file: z.name },
+  );
 }
 
 /**
@@ -180,22 +225,39 @@ function memberStart(z: ZipFile, m: ZipMember): number {
   checkMember(m, z.name);
   const h = Buffer.alloc(30);
   const got = m.localOffset + 30 <= z.bytes ? readSync(z.fd, h, 0, 30, m.localOffset) : 0;
-  if (got < 30 || h.readUInt32LE(0) !== 0x04034b50) throw new CapstateError('bad-archive', `the zip member ${JSON.stringify(m.name)} is damaged; unzip it and load the .har inside`, { file: z.name });
+  if (got < 30 || h.readUInt32LE(0) !== 0x04034b50)
+    throw new CapstateError('bad-archive', `the zip member ${JSON.stringify(m.name)} is damaged; unzip it and load the .har inside`, {
+      file: z.name,
+    });
   const deferred = (h.readUInt16LE(6) & 8) !== 0;
   const localCompressed = h.readUInt32LE(18);
   const localSize = h.readUInt32LE(22);
   if ((!deferred || localCompressed !== 0 || localSize !== 0) && (localCompressed !== m.compressedSize || localSize !== m.size)) {
-    throw lying(z, m, `has sizes that disagree: its local header says ${localCompressed} compressed bytes holding ${localSize}, the central directory ${m.compressedSize} holding ${m.size}`);
+    throw lying(
+      z,
+      m,
+      `has sizes that disagree: its local header says ${localCompressed} compressed bytes holding ${localSize}, the central directory ${m.compressedSize} holding ${m.size}`,
+    );
   }
   const start = m.localOffset + 30 + h.readUInt16LE(26) + h.readUInt16LE(28);
-  if (start + m.compressedSize > z.bytes) throw lying(z, m, `declares ${m.compressedSize} compressed bytes, more than the file holds after it`);
-  if (m.method === 0 && m.size !== m.compressedSize) throw lying(z, m, `is stored uncompressed, yet declares ${m.size} bytes in ${m.compressedSize}`);
+  if (start + m.compressedSize > z.bytes)
+    throw lying(z, m, `declares ${m.compressedSize} compressed bytes, more than the file holds after it`);
+  if (m.method === 0 && m.size !== m.compressedSize)
+    throw lying(z, m, `is stored uncompressed, yet declares ${m.size} bytes in ${m.compressedSize}`);
   return start;
 }
 
 function checkMember(m: ZipMember, file: string): void {
-  if (m.encrypted) throw new CapstateError('bad-archive', `the zip member ${JSON.stringify(m.name)} is encrypted; capstate reads unencrypted zips`, { file });
-  if (m.method !== 0 && m.method !== 8) throw new CapstateError('bad-archive', `the zip member ${JSON.stringify(m.name)} uses compression method ${m.method}; capstate reads stored and deflated members`, { file });
+  if (m.encrypted)
+    throw new CapstateError('bad-archive', `the zip member ${JSON.stringify(m.name)} is encrypted; capstate reads unencrypted zips`, {
+      file,
+    });
+  if (m.method !== 0 && m.method !== 8)
+    throw new CapstateError(
+      'bad-archive',
+      `the zip member ${JSON.stringify(m.name)} uses compression method ${m.method}; capstate reads stored and deflated members`,
+      { file },
+    );
 }
 
 /**
@@ -220,7 +282,9 @@ async function extractTo(z: ZipFile, m: ZipMember, out: Writable): Promise<void>
     },
   });
   try {
-    await (m.method === 8 ? pipeline(raw, createInflateRaw(), exact, z.inflate.counter(site), out) : pipeline(raw, exact, z.inflate.counter(site), out));
+    await (m.method === 8
+      ? pipeline(raw, createInflateRaw(), exact, z.inflate.counter(site), out)
+      : pipeline(raw, exact, z.inflate.counter(site), out));
   } catch (e) {
     if (e instanceof CapstateError) throw e;
     throw damaged(m, z.name, e);
@@ -228,7 +292,11 @@ async function extractTo(z: ZipFile, m: ZipMember, out: Writable): Promise<void>
 }
 
 function damaged(m: ZipMember, file: string, e: unknown): CapstateError {
-  return new CapstateError('bad-archive', `the zip member ${JSON.stringify(m.name)} cannot be read (${(e as Error).message}); unzip it and load the .har inside`, { file });
+  return new CapstateError(
+    'bad-archive',
+    `the zip member ${JSON.stringify(m.name)} cannot be read (${(e as Error).message}); unzip it and load the .har inside`,
+    { file },
+  );
 }
 
 /**
@@ -240,7 +308,11 @@ function readMember(z: ZipFile, m: ZipMember, where: string): Buffer {
   const subject = `the zip member ${JSON.stringify(m.name)} (named by ${where}._file)`;
   z.inflate.reserve(m.size, { subject, context: { file: z.name } });
   if (m.size > MAX_MEMBER_BYTES) {
-    throw new CapstateError('value-too-large', `${subject} holds ${bytesInWords(m.size)}; capstate reads bodies up to ${bytesInWords(MAX_MEMBER_BYTES)} (as base64 they must fit in one JSON value). Remove the body from the capture`, { file: z.name });
+    throw new CapstateError(
+      'value-too-large',
+      `${subject} holds ${bytesInWords(m.size)}; capstate reads bodies up to ${bytesInWords(MAX_MEMBER_BYTES)} (as base64 they must fit in one JSON value). Remove the body from the capture`,
+      { file: z.name },
+    );
   }
   const data = Buffer.alloc(m.compressedSize);
   const got = readSync(z.fd, data, 0, m.compressedSize, start);
@@ -257,7 +329,8 @@ function readMember(z: ZipFile, m: ZipMember, where: string): Buffer {
 }
 
 /** Playwright's rule for embedding a body as text (harTracer's isTextualMimeType). */
-const TEXTUAL = /^(text\/.*?|application\/(json|(x-)?javascript|xml.*?|ecmascript|graphql|x-www-form-urlencoded)|image\/svg(\+xml)?|application\/.*?(\+json|\+xml))(;\s*charset=.*)?$/i;
+const TEXTUAL =
+  /^(text\/.*?|application\/(json|(x-)?javascript|xml.*?|ecmascript|graphql|x-www-form-urlencoded)|image\/svg(\+xml)?|application\/.*?(\+json|\+xml))(;\s*charset=.*)?$/i;
 
 /**
  * Unpacks Playwright's zipped HAR: the one `.har` member, with every `content._file` and
@@ -272,13 +345,25 @@ async function unzipPlaywrightHar(file: string, name: string, out: string, infla
     const z: ZipFile = { fd, path: file, name, bytes: fstatSync(fd).size, inflate };
     const members = readZipDirectory(z);
     const hars = [...members.values()].filter((m) => /\.har$/i.test(m.name));
-    if (hars.length !== 1) throw new CapstateError('bad-archive', hars.length === 0 ? 'the zip holds no .har file; capstate reads Playwright\'s zipped HAR (recordHar with a .zip path)' : `the zip holds ${hars.length} .har files (${hars.map((m) => m.name).join(', ')}); unzip it and load them one by one`, { file: name });
+    if (hars.length !== 1)
+      throw new CapstateError(
+        'bad-archive',
+        hars.length === 0
+          ? "the zip holds no .har file; capstate reads Playwright's zipped HAR (recordHar with a .zip path)"
+          : `the zip holds ${hars.length} .har files (${hars.map((m) => m.name).join(', ')}); unzip it and load them one by one`,
+        { file: name },
+      );
     const harPath = `${out}.har`;
     await extractTo(z, hars[0], createWriteStream(harPath));
     let inlined = 0;
     const payload = (ref: unknown, where: string): Buffer => {
       const m = typeof ref === 'string' ? members.get(ref) : undefined;
-      if (!m) throw new CapstateError('bad-archive', `${where}._file names ${JSON.stringify(ref)}, which the zip does not hold; re-record the capture`, { file: name });
+      if (!m)
+        throw new CapstateError(
+          'bad-archive',
+          `${where}._file names ${JSON.stringify(ref)}, which the zip does not hold; re-record the capture`,
+          { file: name },
+        );
       inlined++;
       return readMember(z, m, where);
     };
@@ -286,7 +371,9 @@ async function unzipPlaywrightHar(file: string, name: string, out: string, infla
     const rebuilt = { subject: `the capture rebuilt from the zip's ${hars[0].name} and its body members`, context: { file: name } };
     const write = (s: string, site = rebuilt) => {
       inflate.charge(Buffer.byteLength(s), site);
-      return new Promise<void>((ok, fail) => { sink.write(s, (e) => (e ? fail(e) : ok())); });
+      return new Promise<void>((ok, fail) => {
+        sink.write(s, (e) => (e ? fail(e) : ok()));
+      });
     };
     const rest: [string, string][] = [];
     const top: [string, string][] = [];
@@ -301,17 +388,30 @@ async function unzipPlaywrightHar(file: string, name: string, out: string, infla
           try {
             e = JSON.parse(text);
           } catch (err) {
-            throw new CapstateError('bad-json', `the zip's ${hars[0].name} is not valid JSON at log.entries[${p.path[2]}] (${(err as Error).message}); re-record the capture`, { file: name, record: Number(p.path[2]) + 1 });
+            throw new CapstateError(
+              'bad-json',
+              `the zip's ${hars[0].name} is not valid JSON at log.entries[${p.path[2]}] (${(err as Error).message}); re-record the capture`,
+              { file: name, record: Number(p.path[2]) + 1 },
+            );
           }
-          if (!e || typeof e !== 'object') { await write((entries++ > 0 ? ',' : '') + text); continue; }
+          if (!e || typeof e !== 'object') {
+            await write((entries++ > 0 ? ',' : '') + text);
+            continue;
+          }
           const c = e.response?.content;
           if (c && c._file !== undefined) {
             const bytes = payload(c._file, `log.entries[${p.path[2]}].response.content`);
             const asText = typeof c.mimeType === 'string' && TEXTUAL.test(c.mimeType) && isUtf8(bytes);
             // Refused before its text is built when even that would not fit in what is left.
-            inflate.reserve(asText ? bytes.length : 4 * Math.ceil(bytes.length / 3), { subject: 'the entry with its bodies from the zip put back', context: at });
+            inflate.reserve(asText ? bytes.length : 4 * Math.ceil(bytes.length / 3), {
+              subject: 'the entry with its bodies from the zip put back',
+              context: at,
+            });
             if (asText) c.text = bytes.toString('utf8');
-            else { c.text = bytes.toString('base64'); c.encoding = 'base64'; }
+            else {
+              c.text = bytes.toString('base64');
+              c.encoding = 'base64';
+            }
             delete c._file;
           }
           const pd = e.request?.postData;
@@ -320,7 +420,10 @@ async function unzipPlaywrightHar(file: string, name: string, out: string, infla
             pd.text = isUtf8(bytes) ? bytes.toString('utf8') : bytes.toString('latin1');
             delete pd._file;
           }
-          await write((entries++ > 0 ? ',' : '') + entryJson(e, at), { subject: 'the entry with its bodies from the zip put back', context: at });
+          await write((entries++ > 0 ? ',' : '') + entryJson(e, at), {
+            subject: 'the entry with its bodies from the zip put back',
+            context: at,
+          });
         } else if (p.path[0] === 'log') rest.push([String(p.path[1]), text]);
         else top.push([String(p.path[0]), text]);
       }
@@ -348,7 +451,11 @@ function entryJson(e: unknown, at: { file: string; record: number; path: string 
     // V8's string limit: the entry cannot be written as one value.
   }
   if (json === null || Buffer.byteLength(json) > MAX_VALUE_BYTES) {
-    throw new CapstateError('value-too-large', `this entry with its bodies from the zip put back is larger than ${bytesInWords(MAX_VALUE_BYTES)}, the largest value capstate reads. Remove the oversized body from the capture`, at);
+    throw new CapstateError(
+      'value-too-large',
+      `this entry with its bodies from the zip put back is larger than ${bytesInWords(MAX_VALUE_BYTES)}, the largest value capstate reads. Remove the oversized body from the capture`,
+      at,
+    );
   }
   return json;
 }

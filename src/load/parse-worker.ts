@@ -16,15 +16,27 @@ let posted = 0;
 let wake: (() => void) | null = null;
 let giveShare: (finds: FirstPassFinds | null) => void = () => {};
 // The writer's thread scans share 1 of the first pass (pipeline.ts) and posts it here.
-const otherShare = new Promise<FirstPassFinds | null>((ok) => { giveShare = ok; });
+const otherShare = new Promise<FirstPassFinds | null>((ok) => {
+  giveShare = ok;
+});
 port.on('message', (m: ToWorker) => {
-  if (m.t === 'share') { giveShare(m.finds); return; }
+  if (m.t === 'share') {
+    giveShare(m.finds);
+    return;
+  }
   acked++;
-  if (wake) { const w = wake; wake = null; w(); }
+  if (wake) {
+    const w = wake;
+    wake = null;
+    w();
+  }
 });
 
 function weight(m: ParseOut): number {
-  if (m.t === 'entry') return 512 + m.request.content.length + m.response.content.length + (m.request.deflated?.length ?? 0) + (m.response.deflated?.length ?? 0);
+  if (m.t === 'entry')
+    return (
+      512 + m.request.content.length + m.response.content.length + (m.request.deflated?.length ?? 0) + (m.response.deflated?.length ?? 0)
+    );
   if (m.t === 'piece') return 64 + m.piece.bytes.length;
   return 64;
 }
@@ -33,13 +45,20 @@ async function run(): Promise<void> {
   let batch: ParseOut[] = [];
   let chars = 0;
   const flush = async () => {
-    while (posted - acked >= MAX_BATCHES_AHEAD) await new Promise<void>((ok) => { wake = ok; });
+    while (posted - acked >= MAX_BATCHES_AHEAD)
+      await new Promise<void>((ok) => {
+        wake = ok;
+      });
     port.postMessage({ t: 'batch', items: batch } satisfies ToWriter);
     posted++;
     batch = [];
     chars = 0;
   };
-  for await (const m of parseCapture(input.file, { sensitive: input.sensitive, otherShare, inflate: input.inflate && InflateBudget.from(input.inflate) })) {
+  for await (const m of parseCapture(input.file, {
+    sensitive: input.sensitive,
+    otherShare,
+    inflate: input.inflate && InflateBudget.from(input.inflate),
+  })) {
     batch.push(m);
     chars += weight(m);
     // The credentials must reach the writer before any entry it redacts.
@@ -50,8 +69,9 @@ async function run(): Promise<void> {
 }
 
 run().catch((e: unknown) => {
-  const msg: ToWriter = e instanceof CapstateError
-    ? { t: 'error', code: e.code, message: e.message, context: e.context }
-    : { t: 'crash', message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined };
+  const msg: ToWriter =
+    e instanceof CapstateError
+      ? { t: 'error', code: e.code, message: e.message, context: e.context }
+      : { t: 'crash', message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined };
   port.postMessage(msg);
 });

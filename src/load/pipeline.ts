@@ -13,7 +13,11 @@ import { collectCredentials, parseCapture, type FirstPassFinds, type ParseOut } 
 import { CleanBodies } from './secret-collect.js';
 import type { InflateBudget, InflateBudgetState } from './inflate-budget.js';
 
-export interface WorkerInput { file: string; sensitive: string[]; inflate?: InflateBudgetState }
+export interface WorkerInput {
+  file: string;
+  sensitive: string[];
+  inflate?: InflateBudgetState;
+}
 
 /** What the writer's thread sends the worker: a batch stored, or its share of the first pass (null: none, scan it yourself). */
 export type ToWorker = { t: 'ack' } | { t: 'share'; finds: FirstPassFinds | null };
@@ -63,9 +67,17 @@ export interface ParsedCapture {
 export function parsedCapture(file: string, sensitive: string[], inflate?: InflateBudget): ParsedCapture {
   if (!existsSync(WORKER_JS)) {
     const items = parseCapture(file, { sensitive, inflate });
-    return { items, close: async () => { await items.return(undefined); } };
+    return {
+      items,
+      close: async () => {
+        await items.return(undefined);
+      },
+    };
   }
-  const worker = new Worker(WORKER_JS, { workerData: { file, sensitive, inflate: inflate?.state() } satisfies WorkerInput, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  const worker = new Worker(WORKER_JS, {
+    workerData: { file, sensitive, inflate: inflate?.state() } satisfies WorkerInput,
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  });
   const stopShare = new AbortController();
   void shareFirstPass(file, stopShare.signal).then((finds) => {
     if (!stopShare.signal.aborted) worker.postMessage({ t: 'share', finds } satisfies ToWorker);
@@ -73,15 +85,36 @@ export function parsedCapture(file: string, sensitive: string[], inflate?: Infla
   const inbox: ToWriter[] = [];
   let wake: (() => void) | null = null;
   let failure: Error | null = null;
-  const arrive = () => { if (wake) { const w = wake; wake = null; w(); } };
-  worker.on('message', (m: ToWriter) => { inbox.push(m); arrive(); });
-  worker.on('error', (e) => { failure = e; arrive(); });
-  worker.on('exit', (code) => { if (!failure) failure = new Error(`the parse worker stopped (exit code ${code})`); arrive(); });
-  const stop = async () => { stopShare.abort(); await worker.terminate(); };
+  const arrive = () => {
+    if (wake) {
+      const w = wake;
+      wake = null;
+      w();
+    }
+  };
+  worker.on('message', (m: ToWriter) => {
+    inbox.push(m);
+    arrive();
+  });
+  worker.on('error', (e) => {
+    failure = e;
+    arrive();
+  });
+  worker.on('exit', (code) => {
+    if (!failure) failure = new Error(`the parse worker stopped (exit code ${code})`);
+    arrive();
+  });
+  const stop = async () => {
+    stopShare.abort();
+    await worker.terminate();
+  };
   async function* items(): AsyncGenerator<ParseOut> {
     try {
       for (;;) {
-        while (inbox.length === 0 && !failure) await new Promise<void>((ok) => { wake = ok; });
+        while (inbox.length === 0 && !failure)
+          await new Promise<void>((ok) => {
+            wake = ok;
+          });
         const m = inbox.shift();
         if (!m) throw failure!;
         if (m.t === 'done') return;

@@ -8,7 +8,15 @@
 import { decodeBase64Strict } from './bodies.js';
 import type { Obj } from './fields.js';
 import { credentialValues, isCredentialHeader, isSearchedCredential, MIN_CREDENTIAL_LENGTH } from './secrets.js';
-import { isCredentialParamName, isCredentialValue, redactBodyBytes, redactBodyText, redactFreeText, schemeSecrets, type Found } from './secret-text.js';
+import {
+  isCredentialParamName,
+  isCredentialValue,
+  redactBodyBytes,
+  redactBodyText,
+  redactFreeText,
+  schemeSecrets,
+  type Found,
+} from './secret-text.js';
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -57,7 +65,8 @@ export class SecretCollector {
   /** A HAR cookie is searched for like the same pair in a Cookie header. */
   cookies(list: unknown): void {
     if (!Array.isArray(list)) return;
-    for (const c of list) if (isObj(c) && typeof c.name === 'string' && typeof c.value === 'string') this.header('cookie', `${c.name}=${c.value}`);
+    for (const c of list)
+      if (isObj(c) && typeof c.name === 'string' && typeof c.value === 'string') this.header('cookie', `${c.name}=${c.value}`);
   }
 
   /** URLs, page titles, status texts, start URLs. */
@@ -102,7 +111,8 @@ export class SecretCollector {
       const mediaType = str(res.content.mimeType);
       // An array of media types is read as its first by readHarEntry, as none here: not the same scan.
       const sameMediaType = !Array.isArray(res.content.mimeType);
-      if (str(res.content.encoding)?.toLowerCase() === 'base64' && text !== null) responseBodyClean = this.bodyBytes(decodeBase64Strict(text), mediaType) && sameMediaType;
+      if (str(res.content.encoding)?.toLowerCase() === 'base64' && text !== null)
+        responseBodyClean = this.bodyBytes(decodeBase64Strict(text), mediaType) && sameMediaType;
       else responseBodyClean = this.bodyText(text, mediaType) && sameMediaType;
     }
     return { requestBodyClean, responseBodyClean };
@@ -112,7 +122,8 @@ export class SecretCollector {
   private postData(pd: Obj): boolean {
     if (typeof pd.text === 'string') return this.bodyText(pd.text, str(pd.mimeType));
     if (!Array.isArray(pd.params)) return false;
-    for (const p of pd.params) if (isObj(p) && typeof p.name === 'string' && typeof p.value === 'string' && isCredentialParamName(p.name)) this.named(p.value);
+    for (const p of pd.params)
+      if (isObj(p) && typeof p.name === 'string' && typeof p.value === 'string' && isCredentialParamName(p.name)) this.named(p.value);
     return false;
   }
 
@@ -149,7 +160,7 @@ export class CleanBodies {
 
   note(index: number, side: 'request' | 'response', clean: boolean): void {
     const bit = index * 2 + (side === 'request' ? 0 : 1);
-    if ((bit >> 3) >= this.bits.length) {
+    if (bit >> 3 >= this.bits.length) {
       const grown = new Uint8Array(Math.max(this.bits.length * 2, (bit >> 3) + 1));
       grown.set(this.bits);
       this.bits = grown;
@@ -175,6 +186,6 @@ export class CleanBodies {
 
   has(index: number, side: 'request' | 'response'): boolean {
     const bit = index * 2 + (side === 'request' ? 0 : 1);
-    return (bit >> 3) < this.bits.length && (this.bits[bit >> 3] & (1 << (bit & 7))) !== 0;
+    return bit >> 3 < this.bits.length && (this.bits[bit >> 3] & (1 << (bit & 7))) !== 0;
   }
 }

@@ -30,8 +30,25 @@ export function normaliseName(name: string): string {
 
 /** Member, field and argument names whose string value is a credential (normalised). */
 const CREDENTIAL_MEMBERS = new Set([
-  'password', 'passwd', 'passphrase', 'pwd', 'token', 'jwt', 'accesstoken', 'refreshtoken', 'idtoken', 'authtoken',
-  'sessiontoken', 'bearertoken', 'clientsecret', 'secret', 'apikey', 'apisecret', 'secretkey', 'privatekey', 'secretaccesskey',
+  'password',
+  'passwd',
+  'passphrase',
+  'pwd',
+  'token',
+  'jwt',
+  'accesstoken',
+  'refreshtoken',
+  'idtoken',
+  'authtoken',
+  'sessiontoken',
+  'bearertoken',
+  'clientsecret',
+  'secret',
+  'apikey',
+  'apisecret',
+  'secretkey',
+  'privatekey',
+  'secretaccesskey',
 ]);
 /** Suffixes that make any name a credential (`newPassword`, `webhookSecret`, `x-api-key`). */
 const CREDENTIAL_MEMBER_SUFFIX = /(password|passwd|secret|accesstoken|refreshtoken|idtoken|apikey)$/;
@@ -47,8 +64,22 @@ export function isCredentialMemberName(name: string): boolean {
 }
 
 /** Query and form parameter names that carry credentials beyond the member names (issue 15). */
-const CREDENTIAL_PARAMS = new Set(['key', 'code', 'jwt', 'sessionid', 'session', 'sig', 'signature', 'auth', 'credential',
-  'xamzcredential', 'xamzsignature', 'xamzsecuritytoken', 'accesskey', 'ticket']);
+const CREDENTIAL_PARAMS = new Set([
+  'key',
+  'code',
+  'jwt',
+  'sessionid',
+  'session',
+  'sig',
+  'signature',
+  'auth',
+  'credential',
+  'xamzcredential',
+  'xamzsignature',
+  'xamzsecuritytoken',
+  'accesskey',
+  'ticket',
+]);
 
 /**
  * OQ-2: the manifest's pattern for query parameters that carry credentials (an admitted

@@ -8,8 +8,15 @@ import { CapstateError, type ErrorContext } from '../errors.js';
 import type { RetainedBody } from './bodies.js';
 import { TokenFinder } from './token-finder.js';
 import {
-  carriesUserinfo, isCredentialValue, MARKER, redactBodyBytes, redactBodyText, redactFreeText,
-  redactUrlParams, schemeSecrets, SENSITIVE_QUERY,
+  carriesUserinfo,
+  isCredentialValue,
+  MARKER,
+  redactBodyBytes,
+  redactBodyText,
+  redactFreeText,
+  redactUrlParams,
+  schemeSecrets,
+  SENSITIVE_QUERY,
 } from './secret-text.js';
 
 const ALWAYS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
@@ -29,7 +36,8 @@ export function isAlwaysRedactedHeader(name: string): boolean {
  * not a credential. Broad on purpose: a redacted harmless value costs little, a stored
  * credential costs a lot.
  */
-const CREDENTIAL_NAME = /auth|token|secret|passw|api[-_]?key|access[-_]?key|(^|[-_])key$|csrf|xsrf|session|signature|credential|cookie|jwt|bearer|assertion|hmac|(^|[-_])(access|pass|passcode|pwd|pin|otp|sid|sig|ticket)($|[-_](?!control))/i;
+const CREDENTIAL_NAME =
+  /auth|token|secret|passw|api[-_]?key|access[-_]?key|(^|[-_])key$|csrf|xsrf|session|signature|credential|cookie|jwt|bearer|assertion|hmac|(^|[-_])(access|pass|passcode|pwd|pin|otp|sid|sig|ticket)($|[-_](?!control))/i;
 
 /** Standard headers the pattern would catch that carry no secret (Fetch Metadata's `active`/`inactive`). */
 const NOT_CREDENTIAL_NAME = new Set(['sec-fetch-storage-access']);
@@ -70,7 +78,12 @@ export class SensitiveLiterals {
 
   constructor(literals: string[]) {
     literals.forEach((lit, i) => {
-      const spellings = new Set([lit, encodeURIComponent(lit), encodeURIComponent(lit).replace(/%20/g, '+'), JSON.stringify(lit).slice(1, -1)]);
+      const spellings = new Set([
+        lit,
+        encodeURIComponent(lit),
+        encodeURIComponent(lit).replace(/%20/g, '+'),
+        JSON.stringify(lit).slice(1, -1),
+      ]);
       for (const s of spellings) if (s) this.needles.push({ literal: i, bytes: Buffer.from(s, 'utf8') });
     });
   }
@@ -178,7 +191,8 @@ export function credentialValues(name: string, value: string | null | undefined)
     if ((lower === 'authorization' || lower === 'proxy-authorization') && m) out.add(m[2].trim());
     else out.add(v);
     // A scheme's token, a Basic pair's password and a Digest header's parts (issue 15).
-    if (m && (lower === 'authorization' || lower === 'proxy-authorization' || isCredentialValue(v))) for (const x of schemeSecrets(v)) out.add(x);
+    if (m && (lower === 'authorization' || lower === 'proxy-authorization' || isCredentialValue(v)))
+      for (const x of schemeSecrets(v)) out.add(x);
   }
   return [...out].filter(isSearchedCredential);
 }
@@ -190,7 +204,15 @@ export function credentialValues(name: string, value: string | null | undefined)
 export function spellingsOf(v: string): string[] {
   const url = encodeURIComponent(v);
   const json = JSON.stringify(v).slice(1, -1);
-  return [v, url, url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), url.replace(/%20/g, '+'), json, json.replace(/\//g, '\\/'), ...htmlSpellingsOf(v)];
+  return [
+    v,
+    url,
+    url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+    url.replace(/%20/g, '+'),
+    json,
+    json.replace(/\//g, '\\/'),
+    ...htmlSpellingsOf(v),
+  ];
 }
 
 /**
@@ -312,7 +334,11 @@ export class Redactor {
     if (redact) return;
     const hit = this.refusable.find((r) => r.where.record !== undefined && admittedOrdinals.has(r.where.record));
     if (!hit) return;
-    throw new CapstateError('sensitive-value', `${hit.what}; load with --redact to store such values as [REDACTED], or remove them from the capture and load again`, hit.where);
+    throw new CapstateError(
+      'sensitive-value',
+      `${hit.what}; load with --redact to store such values as [REDACTED], or remove them from the capture and load again`,
+      hit.where,
+    );
   }
 
   text(s: string): string;
@@ -380,4 +406,3 @@ export function urlCarriesCredential(value: string): boolean {
   }
   return redactUrlParams(value) !== value;
 }
-

@@ -40,8 +40,18 @@ export const MAX_VALUE_BYTES = 256 * 1024 * 1024;
 const READ_BYTES = 64 * 1024;
 
 const enum C {
-  Quote = 34, Backslash = 92, LBrace = 123, RBrace = 125, LBracket = 91, RBracket = 93,
-  Comma = 44, Colon = 58, Space = 32, Tab = 9, LF = 10, CR = 13,
+  Quote = 34,
+  Backslash = 92,
+  LBrace = 123,
+  RBrace = 125,
+  LBracket = 91,
+  RBracket = 93,
+  Comma = 44,
+  Colon = 58,
+  Space = 32,
+  Tab = 9,
+  LF = 10,
+  CR = 13,
 }
 
 interface Frame {
@@ -115,7 +125,12 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
     const last = chunk.subarray(capChunkStart, end);
     const bytes = capPieces.length === 0 ? last : Buffer.concat([...capPieces, last]);
     if (bytes.length > MAX_VALUE_BYTES) {
-      fail('value-too-large', `one value is ${bytes.length} bytes; capstate reads values up to ${MAX_VALUE_BYTES} bytes. Split the capture or remove the oversized body.`, capOffset, capPath);
+      fail(
+        'value-too-large',
+        `one value is ${bytes.length} bytes; capstate reads values up to ${MAX_VALUE_BYTES} bytes. Split the capture or remove the oversized body.`,
+        capOffset,
+        capPath,
+      );
     }
     if (!isUtf8(bytes)) fail('invalid-utf8', 'the file is not valid UTF-8 here; re-export the capture as UTF-8 JSON', capOffset, capPath);
     out.push({ path: capPath, bytes, offset: capOffset, keyCount: capKeys });
@@ -128,7 +143,10 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
 
   const afterValue = () => {
     const top = stack[stack.length - 1];
-    if (!top) { rootDone = true; return; }
+    if (!top) {
+      rootDone = true;
+      return;
+    }
     top.expect = 'comma';
   };
 
@@ -166,17 +184,26 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
           while (q !== -1) {
             let run = 0;
             let k = q - 1;
-            while (k >= 0 && buf[k] === C.Backslash) { run++; k--; }
+            while (k >= 0 && buf[k] === C.Backslash) {
+              run++;
+              k--;
+            }
             let odd = (run & 1) === 1;
             if (k < 0 && chunkStartedInString && carryBackslash) odd = !odd;
-            if (!odd) { closed = true; break; }
+            if (!odd) {
+              closed = true;
+              break;
+            }
             q = buf.indexOf(C.Quote, q + 1);
           }
           if (!closed) {
             // String continues into the next chunk: remember the parity of the trailing run.
             let run = 0;
             let k = len - 1;
-            while (k >= i && buf[k] === C.Backslash) { run++; k--; }
+            while (k >= i && buf[k] === C.Backslash) {
+              run++;
+              k--;
+            }
             let odd = (run & 1) === 1;
             if (k < 0 && chunkStartedInString && carryBackslash) odd = !odd;
             carryBackslash = odd;
@@ -190,11 +217,18 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
             keyPieces = null;
             const top = stack[stack.length - 1];
             let key: string;
-            try { key = JSON.parse('"' + raw.toString('utf8') + '"'); } catch {
+            try {
+              key = JSON.parse('"' + raw.toString('utf8') + '"');
+            } catch {
               fail('bad-json', 'invalid string escape in a key', base + q, top.path);
             }
             if (top.keys.has(key!)) {
-              fail('duplicate-key', `the member "${key!}" appears twice in one object, so the capture is ambiguous here; fix or re-export the capture`, base + q, [...top.path, key!]);
+              fail(
+                'duplicate-key',
+                `the member "${key!}" appears twice in one object, so the capture is ambiguous here; fix or re-export the capture`,
+                base + q,
+                [...top.path, key!],
+              );
             }
             top.keys.add(key!);
             top.key = key!;
@@ -216,24 +250,49 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
             i++;
             continue;
           }
-          if (c === C.Quote) { inStr = true; i++; continue; }
+          if (c === C.Quote) {
+            inStr = true;
+            i++;
+            continue;
+          }
           if (c === C.LBrace || c === C.LBracket) {
             capDepth++;
-            if (stack.length + capDepth > MAX_NESTING) fail('too-deep', `nesting deeper than ${MAX_NESTING} levels; no capture producer writes this, so the file is corrupt or not a capture: remove the deeply nested value or re-export`, base + i, capPath);
+            if (stack.length + capDepth > MAX_NESTING)
+              fail(
+                'too-deep',
+                `nesting deeper than ${MAX_NESTING} levels; no capture producer writes this, so the file is corrupt or not a capture: remove the deeply nested value or re-export`,
+                base + i,
+                capPath,
+              );
           } else if (c === C.RBrace || c === C.RBracket) {
             capDepth--;
-            if (capDepth === 0) { i++; finishCapture(buf, i); continue; }
+            if (capDepth === 0) {
+              i++;
+              finishCapture(buf, i);
+              continue;
+            }
           } else if (c === C.Colon) capKeys++;
           i++;
           continue;
         }
 
         // Structural level: the root object, descended objects and streamed arrays.
-        if (c === C.Space || c === C.Tab || c === C.LF || c === C.CR) { i++; continue; }
+        if (c === C.Space || c === C.Tab || c === C.LF || c === C.CR) {
+          i++;
+          continue;
+        }
         if (rootDone) fail('bad-json', 'unexpected data after the end of the JSON document', base + i, []);
         const top = stack[stack.length - 1];
         if (!seenRoot) {
-          if (c !== C.LBrace) fail('bad-json', i === 0 && base === 0 ? 'the file does not start with a JSON object; capstate reads HAR 1.2 files and scenario Evidence JSON' : 'expected a JSON object', base + i, []);
+          if (c !== C.LBrace)
+            fail(
+              'bad-json',
+              i === 0 && base === 0
+                ? 'the file does not start with a JSON object; capstate reads HAR 1.2 files and scenario Evidence JSON'
+                : 'expected a JSON object',
+              base + i,
+              [],
+            );
           seenRoot = true;
           stack.push({ isArray: false, path: [], expect: 'first', key: null, index: 0, stream: false, keys: new Set() });
           i++;
@@ -273,7 +332,13 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
         const pk = pathKey(path);
         if (streamPaths.has(pk) || prefixes.has(pk)) {
           const isArray = streamPaths.has(pk);
-          if (c !== (isArray ? C.LBracket : C.LBrace)) fail('unknown-format', `expected ${isArray ? 'an array' : 'an object'} at ${formatPath(path)}; capstate reads HAR 1.2 files (log.entries) and scenario Evidence (events)`, base + i, path);
+          if (c !== (isArray ? C.LBracket : C.LBrace))
+            fail(
+              'unknown-format',
+              `expected ${isArray ? 'an array' : 'an object'} at ${formatPath(path)}; capstate reads HAR 1.2 files (log.entries) and scenario Evidence (events)`,
+              base + i,
+              path,
+            );
           stack.push({ isArray, path, expect: 'first', key: null, index: 0, stream: isArray, keys: new Set() });
           opts.onContainer?.(path);
           i++;
@@ -289,8 +354,16 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
         capChunkStart = i;
         capScalar = false;
         capDepth = 0;
-        if (c === C.Quote) { inStr = true; i++; continue; }
-        if (c === C.LBrace || c === C.LBracket) { capDepth = 1; i++; continue; }
+        if (c === C.Quote) {
+          inStr = true;
+          i++;
+          continue;
+        }
+        if (c === C.LBrace || c === C.LBracket) {
+          capDepth = 1;
+          i++;
+          continue;
+        }
         capScalar = true;
         i++;
       }
@@ -300,7 +373,12 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
         capPieces.push(part);
         capBytes += part.length;
         if (capBytes > MAX_VALUE_BYTES) {
-          fail('value-too-large', `one value is larger than ${MAX_VALUE_BYTES} bytes; capstate reads values up to that size. Split the capture or remove the oversized body.`, capOffset, capPath);
+          fail(
+            'value-too-large',
+            `one value is larger than ${MAX_VALUE_BYTES} bytes; capstate reads values up to that size. Split the capture or remove the oversized body.`,
+            capOffset,
+            capPath,
+          );
         }
       }
       base += bytesRead;
@@ -314,8 +392,13 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
     }
     if (!seenRoot) fail('bad-json', 'the file is empty; capstate reads HAR 1.2 files and scenario Evidence JSON', 0, []);
     if (!rootDone) {
-      const where = capturing ? capPath : stack[stack.length - 1]?.path ?? [];
-      fail('truncated', 'the file ends before the JSON document is complete; it is truncated (re-export or re-copy the capture)', base, where);
+      const where = capturing ? capPath : (stack[stack.length - 1]?.path ?? []);
+      fail(
+        'truncated',
+        'the file ends before the JSON document is complete; it is truncated (re-export or re-copy the capture)',
+        base,
+        where,
+      );
     }
   } finally {
     await fh.close();

@@ -31,7 +31,10 @@ export class TokenFinder {
       if (list) list.push(s);
       else this.byPrefix.set(key, [s]);
     }
-    const cls = [...chars].sort((a, b) => a - b).map((c) => `\\u${c.toString(16).padStart(4, '0')}`).join('');
+    const cls = [...chars]
+      .sort((a, b) => a - b)
+      .map((c) => `\\u${c.toString(16).padStart(4, '0')}`)
+      .join('');
     this.runs = spellings.length === 0 ? null : new RegExp(`[${cls}]{${this.prefixLength},}`, 'g');
   }
 
@@ -47,10 +50,16 @@ export class TokenFinder {
       let i = m.index;
       while (i <= end - this.prefixLength) {
         // A whole token starts at the text's start or after a character that is not a letter or digit.
-        if (i > 0 && isTokenChar(text.charCodeAt(i - 1))) { i++; continue; }
+        if (i > 0 && isTokenChar(text.charCodeAt(i - 1))) {
+          i++;
+          continue;
+        }
         const candidates = this.byPrefix.get(text.slice(i, i + this.prefixLength));
         const match = candidates?.find((c) => text.startsWith(c, i) && !isTokenChar(text.charCodeAt(i + c.length)));
-        if (match === undefined) { i++; continue; }
+        if (match === undefined) {
+          i++;
+          continue;
+        }
         parts.push(text.slice(from, i), marker);
         i += match.length;
         from = i;

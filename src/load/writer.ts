@@ -17,7 +17,10 @@ import { MEMBER_NODE_COLUMNS, MEMBER_NODE_INSERT, MEMBER_NODE_PARAMS, MEMBER_NOD
 import type { Quirk, QuirkCount } from './quirks.js';
 import { isCredentialHeader, isRedactedHeader, isRedactedUrl, Redactor, SensitiveLiterals } from './secrets.js';
 
-export interface HeaderIn { name: string; value: string | null }
+export interface HeaderIn {
+  name: string;
+  value: string | null;
+}
 
 export interface LoadedRecord {
   ordinal: number;
@@ -89,7 +92,10 @@ export class FactWriter {
   /** The redactor is replaced per capture: it holds that capture's credential values. */
   redactor = new Redactor([]);
 
-  constructor(db: Sqlite, private readonly sensitive = new SensitiveLiterals([])) {
+  constructor(
+    db: Sqlite,
+    private readonly sensitive = new SensitiveLiterals([]),
+  ) {
     this.st = {
       capture: db.prepare('insert into capture (id, path, sha256, bytes, format, loaded_at) values (?, ?, ?, ?, ?, ?)'),
       describeCapture: db.prepare(`update capture set format_version = ?, creator = ?, start_url = ?,
@@ -105,16 +111,21 @@ export class FactWriter {
       param: db.prepare('insert into query_param (record_id, position, name, value) values (?, ?, ?, ?)'),
       header: db.prepare('insert into header (record_id, side, source, position, name, value, is_redacted) values (?, ?, ?, ?, ?, ?, ?)'),
       member1: db.prepare(MEMBER_NODE_INSERT),
-      manifest: db.prepare(`insert into manifest (capture_id, subject_origin, subject_source, api_base, api_base_source, override_json, override_sha256)
+      manifest:
+        db.prepare(`insert into manifest (capture_id, subject_origin, subject_source, api_base, api_base_source, override_json, override_sha256)
         values (?, ?, ?, ?, ?, ?, ?)`),
       note: db.prepare('insert into admission_note (capture_id, position, note) values (?, ?, ?)'),
-      normalisation: db.prepare('insert into capture_normalisation (capture_id, position, quirk, field, records, first_record, note) values (?, ?, ?, ?, ?, ?, ?)'),
+      normalisation: db.prepare(
+        'insert into capture_normalisation (capture_id, position, quirk, field, records, first_record, note) values (?, ?, ?, ?, ?, ?, ?)',
+      ),
       tool: db.prepare(`insert into tool (capture_id, name, method, template, root_path, is_query_post, ends_in_param, template_source)
         values (?, ?, ?, ?, ?, ?, ?, ?)`),
       recordTool: db.prepare('update record set tool_id = ? where id = ?'),
       pathParam: db.prepare('insert into path_param (record_id, position, name, value) values (?, ?, ?, ?)'),
       memberTree: db.prepare(MEMBER_TREE_SQL),
-      memberN: db.prepare(`insert into member_node ${MEMBER_NODE_COLUMNS} values ${Array(MEMBER_BATCH).fill(MEMBER_NODE_PLACEHOLDERS).join(', ')}`),
+      memberN: db.prepare(
+        `insert into member_node ${MEMBER_NODE_COLUMNS} values ${Array(MEMBER_BATCH).fill(MEMBER_NODE_PLACEHOLDERS).join(', ')}`,
+      ),
     };
   }
 
@@ -125,15 +136,37 @@ export class FactWriter {
 
   describeCapture(captureId: number, m: CaptureMeta, where: ErrorContext): void {
     if (this.sensitive.find(m.startUrl) !== -1) {
-      throw new CapstateError('sensitive-value', 'the scenario start_url carries a value declared with --sensitive; remove or redact it in the capture and load again', where);
+      throw new CapstateError(
+        'sensitive-value',
+        'the scenario start_url carries a value declared with --sensitive; remove or redact it in the capture and load again',
+        where,
+      );
     }
-    this.st.describeCapture.run(m.formatVersion, m.creator, this.redactor.freeText(m.startUrl), bool(m.requestBodiesSelected),
-      bool(m.responseBodiesSelected), bool(m.headerValuesSelected), captureId);
+    this.st.describeCapture.run(
+      m.formatVersion,
+      m.creator,
+      this.redactor.freeText(m.startUrl),
+      bool(m.requestBodiesSelected),
+      bool(m.responseBodiesSelected),
+      bool(m.headerValuesSelected),
+      captureId,
+    );
   }
 
-  writePage(captureId: number, position: number, pageId: string, title: string | null, startedMs: number | null, where: ErrorContext): void {
+  writePage(
+    captureId: number,
+    position: number,
+    pageId: string,
+    title: string | null,
+    startedMs: number | null,
+    where: ErrorContext,
+  ): void {
     if (this.sensitive.find(title) !== -1) {
-      throw new CapstateError('sensitive-value', 'the page title carries a value declared with --sensitive; remove or redact it in the capture and load again', where);
+      throw new CapstateError(
+        'sensitive-value',
+        'the page title carries a value declared with --sensitive; remove or redact it in the capture and load again',
+        where,
+      );
     }
     this.st.page.run(captureId, position, pageId, this.redactor.freeText(title), startedMs);
   }
@@ -157,7 +190,10 @@ export class FactWriter {
       this.bodyIds.set(identity, Number(found));
       return Number(found);
     }
-    const id = Number(this.st.body.run(b.sha256, b.byteLength, b.kind, b.isUsable ? 1 : 0, b.reason, b.deflated ?? b.content, b.deflated ? 'deflate' : null).lastInsertRowid);
+    const id = Number(
+      this.st.body.run(b.sha256, b.byteLength, b.kind, b.isUsable ? 1 : 0, b.reason, b.deflated ?? b.content, b.deflated ? 'deflate' : null)
+        .lastInsertRowid,
+    );
     this.bodyIds.set(identity, id);
     this.counts.newBodies++;
     // ES-5: the body owner accepted this text for json_tree; otherwise flatten its exact value.
@@ -183,7 +219,8 @@ export class FactWriter {
   }
 
   private flushMembers(): void {
-    for (let i = 0; i < this.memberCount; i++) this.st.member1.run(this.members.slice(i * MEMBER_NODE_PARAMS, (i + 1) * MEMBER_NODE_PARAMS));
+    for (let i = 0; i < this.memberCount; i++)
+      this.st.member1.run(this.members.slice(i * MEMBER_NODE_PARAMS, (i + 1) * MEMBER_NODE_PARAMS));
     this.counts.members += this.memberCount;
     this.members.length = 0;
     this.memberCount = 0;
@@ -195,12 +232,23 @@ export class FactWriter {
     this.redactor.noteRefusable(r.url, { ...where, path: `${where.path}.url` });
     if (this.sensitive.size === 0) return;
     if (this.sensitive.find(r.rawUrl) !== -1) {
-      throw new CapstateError('sensitive-value', 'the URL carries a value declared with --sensitive; remove or redact it in the capture and load again', { ...where, path: `${where.path}.url` });
+      throw new CapstateError(
+        'sensitive-value',
+        'the URL carries a value declared with --sensitive; remove or redact it in the capture and load again',
+        { ...where, path: `${where.path}.url` },
+      );
     }
-    for (const [side, headers] of [['request', r.requestHeaders], ['response', r.responseHeaders]] as const) {
+    for (const [side, headers] of [
+      ['request', r.requestHeaders],
+      ['response', r.responseHeaders],
+    ] as const) {
       for (const h of headers) {
         if (!isCredentialHeader(h.name) && this.sensitive.find(h.value) !== -1) {
-          throw new CapstateError('sensitive-value', `the ${side} header "${h.name}" carries a value declared with --sensitive; remove or redact it in the capture and load again`, where);
+          throw new CapstateError(
+            'sensitive-value',
+            `the ${side} header "${h.name}" carries a value declared with --sensitive; remove or redact it in the capture and load again`,
+            where,
+          );
         }
       }
     }
@@ -214,10 +262,33 @@ export class FactWriter {
     const rawUrl = this.redactor.url(r.rawUrl);
     const u = rawUrl === r.rawUrl ? r.url : new URL(rawUrl);
     const query = u.search ? u.search.slice(1) : null;
-    const id = Number(this.st.record.run(captureId, r.ordinal, r.method, rawUrl, u.origin, u.pathname, query,
-      isRedactedUrl(rawUrl) ? 1 : 0, r.status, this.redactor.freeText(r.statusText), r.httpVersion, r.startedMs, r.durationMs,
-      r.pageId, r.stepId, r.transactionId, r.redirectedFromTransactionId, r.redirectState, r.resourceType,
-      r.requestMediaType, r.responseMediaType, r.requestBodyId, r.responseBodyId).lastInsertRowid);
+    const id = Number(
+      this.st.record.run(
+        captureId,
+        r.ordinal,
+        r.method,
+        rawUrl,
+        u.origin,
+        u.pathname,
+        query,
+        isRedactedUrl(rawUrl) ? 1 : 0,
+        r.status,
+        this.redactor.freeText(r.statusText),
+        r.httpVersion,
+        r.startedMs,
+        r.durationMs,
+        r.pageId,
+        r.stepId,
+        r.transactionId,
+        r.redirectedFromTransactionId,
+        r.redirectState,
+        r.resourceType,
+        r.requestMediaType,
+        r.responseMediaType,
+        r.requestBodyId,
+        r.responseBodyId,
+      ).lastInsertRowid,
+    );
     let p = 0;
     for (const [name, value] of u.searchParams) this.st.param.run(id, p++, name, value);
     this.writeHeaders(id, 'request', r.requestHeaders);
@@ -230,10 +301,21 @@ export class FactWriter {
 
   /** Stores the manifest of a capture (OQ-1): admission, tools, each record's tool and path parameters. */
   writeManifest(captureId: number, m: InferredManifest, override: { json: string; sha256: string } | null): void {
-    this.st.manifest.run(captureId, m.subjectOrigin, m.subjectSource, m.apiBase, m.apiBaseSource, override?.json ?? null, override?.sha256 ?? null);
+    this.st.manifest.run(
+      captureId,
+      m.subjectOrigin,
+      m.subjectSource,
+      m.apiBase,
+      m.apiBaseSource,
+      override?.json ?? null,
+      override?.sha256 ?? null,
+    );
     m.notes.forEach((note, i) => this.st.note.run(captureId, i, note));
     for (const t of m.tools) {
-      const toolId = Number(this.st.tool.run(captureId, t.name, t.method, t.template, t.rootPath, t.isQueryPost ? 1 : 0, t.endsInParam ? 1 : 0, t.source).lastInsertRowid);
+      const toolId = Number(
+        this.st.tool.run(captureId, t.name, t.method, t.template, t.rootPath, t.isQueryPost ? 1 : 0, t.endsInParam ? 1 : 0, t.source)
+          .lastInsertRowid,
+      );
       for (const r of t.records) {
         this.st.recordTool.run(toolId, r.id);
         r.params.forEach((p, i) => this.st.pathParam.run(r.id, i, p.name, p.value));
@@ -256,4 +338,3 @@ export class FactWriter {
     });
   }
 }
-

@@ -79,8 +79,9 @@ export function operations(document: string): Operation[] | null {
     for (let j = start; j < tokens.length; j++) {
       const t = tokens[j];
       if (t === '(') parens++;
-      else if (t === ')') { if (--parens < 0) return null; }
-      else if (t === '{' && parens === 0) return j;
+      else if (t === ')') {
+        if (--parens < 0) return null;
+      } else if (t === '{' && parens === 0) return j;
       else if (t === '}' && parens === 0) return null;
     }
     return null;
@@ -131,8 +132,10 @@ function tokenize(src: string): string[] | null {
       for (;;) {
         if (i >= n) return null;
         if (src.startsWith('\\"""', i)) i += 4;
-        else if (src.startsWith('"""', i)) { i += 3; break; }
-        else i++;
+        else if (src.startsWith('"""', i)) {
+          i += 3;
+          break;
+        } else i++;
       }
       tokens.push('<string>');
     } else if (c === '"') {
@@ -140,8 +143,10 @@ function tokenize(src: string): string[] | null {
       for (;;) {
         if (i >= n || src[i] === '\n' || src[i] === '\r') return null;
         if (src[i] === '\\') i += 2;
-        else if (src[i] === '"') { i++; break; }
-        else i++;
+        else if (src[i] === '"') {
+          i++;
+          break;
+        } else i++;
       }
       tokens.push('<string>');
     } else if (/[\s,\ufeff]/.test(c)) {

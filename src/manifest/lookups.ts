@@ -27,7 +27,10 @@ export class ListIndex {
   private readonly byPath = new Map<string, Rec[]>();
   private readonly cache = new Map<string, Map<string, string[]>>();
 
-  constructor(private readonly k: Kysely<DB>, private readonly admitted: Rec[]) {
+  constructor(
+    private readonly k: Kysely<DB>,
+    private readonly admitted: Rec[],
+  ) {
     for (const r of admitted) {
       if (r.method !== 'GET' || !r.isJson) continue;
       const key = r.shape.segments.join('/');
@@ -64,17 +67,22 @@ export class ListIndex {
     // Down from each array to its objects and their members (member_node's key ranges).
     // CROSS JOIN keeps that order: SQLite otherwise starts from the matching members
     // and, a parent having no index by node, scans the body for each one's array.
-    const query = this.k.selectFrom('member_node as a')
+    const query = this.k
+      .selectFrom('member_node as a')
       .crossJoin('member_node as o')
       .crossJoin('member_node as m')
-      .whereRef('o.body_id', '=', 'a.body_id').whereRef('o.parent', '=', 'a.node')
-      .whereRef('m.body_id', '=', 'o.body_id').whereRef('m.parent', '=', 'o.node')
+      .whereRef('o.body_id', '=', 'a.body_id')
+      .whereRef('o.parent', '=', 'a.node')
+      .whereRef('m.body_id', '=', 'o.body_id')
+      .whereRef('m.parent', '=', 'o.node')
       .select(['m.key', 'm.value', 'm.body_id', memberPointer('o', 'm').as('pointer')])
       .where(sql<boolean>`a.body_id in (select value from json_each(${bodyList}))`)
-      .where('a.type', '=', 'array').where('o.type', '=', 'object')
+      .where('a.type', '=', 'array')
+      .where('o.type', '=', 'object')
       .where('m.type', 'in', ['string', 'integer'])
       .where(sql<boolean>`m.value in (select value from json_each(${needleList}))`)
-      .orderBy('m.body_id').orderBy('pointer');
+      .orderBy('m.body_id')
+      .orderBy('pointer');
     // Streamed: the matches grow with the capture (a list body per read, an entry per id), and
     // only their distinct values and names are kept (issue 14: flat memory).
     for await (const row of query.stream()) {
@@ -117,12 +125,17 @@ export class OwnMembers {
 
   async namesFor(bodyId: number, value: string): Promise<string[]> {
     // The members of the root object and of objects one level down (depth ≤ 2), in pointer order.
-    const found = await this.k.selectFrom('member_node as p')
+    const found = await this.k
+      .selectFrom('member_node as p')
       .innerJoin('member_node as m', (j) => j.onRef('m.body_id', '=', 'p.body_id').onRef('m.parent', '=', 'p.node'))
       .select(['m.key', 'm.value'])
-      .where('p.body_id', '=', bodyId).where('p.depth', '<=', 1).where('p.type', '=', 'object')
+      .where('p.body_id', '=', bodyId)
+      .where('p.depth', '<=', 1)
+      .where('p.type', '=', 'object')
       .where('m.type', 'in', ['string', 'integer'])
-      .orderBy('p.depth').orderBy(memberPointer('p', 'm')).execute();
+      .orderBy('p.depth')
+      .orderBy(memberPointer('p', 'm'))
+      .execute();
     return found.filter((r) => typeof r.key === 'string' && String(r.value) === value).map((r) => r.key as string);
   }
 
@@ -133,11 +146,15 @@ export class OwnMembers {
   async repeatsAsIdentity(bodyId: number, value: string, vocabulary: Vocabulary): Promise<boolean> {
     const needles: (string | bigint)[] = [value, ...(/^-?(0|[1-9]\d{0,17})$/.test(value) ? [BigInt(value)] : [])];
     // Scalars at depth 3 at most: members of a container at depth 2 at most (member_node keeps containers' depths, migration 0012).
-    const found = await this.k.selectFrom('member_node as p')
+    const found = await this.k
+      .selectFrom('member_node as p')
       .innerJoin('member_node as m', (j) => j.onRef('m.body_id', '=', 'p.body_id').onRef('m.parent', '=', 'p.node'))
       .select(['m.key'])
-      .where('p.body_id', '=', bodyId).where('p.depth', '<=', 2).where('m.type', 'in', ['string', 'integer'])
-      .where('m.value', 'in', needles as string[]).execute();
+      .where('p.body_id', '=', bodyId)
+      .where('p.depth', '<=', 2)
+      .where('m.type', 'in', ['string', 'integer'])
+      .where('m.value', 'in', needles as string[])
+      .execute();
     return found.some((r) => typeof r.key === 'string' && vocabulary.isIdentityName(r.key));
   }
 }

@@ -13,7 +13,12 @@ import type { Rec } from './records.js';
 const NAMING_SAMPLE = 16;
 
 /** Which segments of each record are parameters (OQ-1 a, b, c). */
-export async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMembers, vocabulary: Vocabulary): Promise<Map<number, boolean[]>> {
+export async function decideParams(
+  recs: Rec[],
+  lists: ListIndex,
+  own: OwnMembers,
+  vocabulary: Vocabulary,
+): Promise<Map<number, boolean[]>> {
   const isParam = new Map<number, boolean[]>();
   for (const r of recs) {
     const flags: boolean[] = [];
@@ -62,7 +67,7 @@ export async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMember
   const maxLen = Math.max(0, ...recs.map((r) => r.shape.segments.length));
   // Parameters by shape or listing (a, b): what follows a collection name.
   const itemId = new Map([...isParam].map(([id, flags]) => [id, [...flags]]));
-  for (let changed = true; changed;) {
+  for (let changed = true; changed; ) {
     changed = false;
     for (let i = 1; i < maxLen - 1; i++) {
       const groups = new Map<string, Rec[]>();
@@ -73,15 +78,22 @@ export async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMember
         const others = r.shape.segments.map((s, j) => (j === i ? null : flags[j] ? '\u0000' : s));
         const key = JSON.stringify([r.shape.suffix, others]);
         const g = groups.get(key);
-        if (g) g.push(r); else groups.set(key, [r]);
+        if (g) g.push(r);
+        else groups.set(key, [r]);
       }
       for (const g of groups.values()) {
         const collectionLike = g.some((r) => itemId.get(r.id)![i + 1]);
-        const staticLater = g.every((r) => isParam.get(r.id)!.slice(i + 1, -1).some((p) => !p));
+        const staticLater = g.every((r) =>
+          isParam
+            .get(r.id)!
+            .slice(i + 1, -1)
+            .some((p) => !p),
+        );
         if (collectionLike || !staticLater) continue;
         if (new Set(g.map((r) => r.shape.segments[i])).size < 2) continue;
         for (const r of g) {
-          if (isParam.get(r.id)![i] || isVersionSegment(r.shape.segments[i]) || recorded.has(r.shape.segments.slice(0, i + 1).join('/'))) continue;
+          if (isParam.get(r.id)![i] || isVersionSegment(r.shape.segments[i]) || recorded.has(r.shape.segments.slice(0, i + 1).join('/')))
+            continue;
           isParam.get(r.id)![i] = true;
           changed = true;
         }
@@ -94,7 +106,11 @@ export async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMember
   // repeats in an identity-name member (`/api/folders/general` beside `/api/folders/{uid}`).
   for (let i = 1; i < maxLen; i++) {
     const paramValues = new Map<string, Set<string>>();
-    const prefixKey = (r: Rec) => JSON.stringify([r.shape.suffix && i === r.shape.segments.length - 1 ? r.shape.suffix : '', r.shape.segments.slice(0, i).map((s, j) => (isParam.get(r.id)![j] ? '\u0000' : s))]);
+    const prefixKey = (r: Rec) =>
+      JSON.stringify([
+        r.shape.suffix && i === r.shape.segments.length - 1 ? r.shape.suffix : '',
+        r.shape.segments.slice(0, i).map((s, j) => (isParam.get(r.id)![j] ? '\u0000' : s)),
+      ]);
     for (const r of recs) {
       if (i >= r.shape.segments.length || !isParam.get(r.id)![i]) continue;
       const key = prefixKey(r);
@@ -107,23 +123,35 @@ export async function decideParams(recs: Rec[], lists: ListIndex, own: OwnMember
       const seen = paramValues.get(prefixKey(r));
       if (!seen) continue;
       const seg = r.shape.segments[i];
-      if (seen.has(seg) || (await own.namesFor(r.responseBodyId, seg)).some((k) => vocabulary.isIdentityName(k))) isParam.get(r.id)![i] = true;
+      if (seen.has(seg) || (await own.namesFor(r.responseBodyId, seg)).some((k) => vocabulary.isIdentityName(k)))
+        isParam.get(r.id)![i] = true;
     }
   }
   // (e) issue 18: a weak id shape whose value is a parameter in another path of the capture is
   // one here too (Grafana's page `/d/abc123XYZ/service-overview` beside
   // `/api/dashboards/uid/{uid}`, `/api/v0/items/it-01/notes` beside `/api/items/{id}`).
   const paramValues = new Set<string>();
-  for (const r of recs) r.shape.segments.forEach((s, i) => { if (isParam.get(r.id)![i]) paramValues.add(s); });
+  for (const r of recs)
+    r.shape.segments.forEach((s, i) => {
+      if (isParam.get(r.id)![i]) paramValues.add(s);
+    });
   for (const r of recs) {
     const flags = isParam.get(r.id)!;
-    r.shape.segments.forEach((s, i) => { if (!flags[i] && looksLikeId(s) && paramValues.has(s)) flags[i] = true; });
+    r.shape.segments.forEach((s, i) => {
+      if (!flags[i] && looksLikeId(s) && paramValues.has(s)) flags[i] = true;
+    });
   }
   return isParam;
 }
 
 /** Names each parameter from the members it matched (OQ-1 naming), else id, id2, … */
-export async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, lists: ListIndex, own: OwnMembers, vocabulary: Vocabulary): Promise<Map<number, TemplateShape>> {
+export async function nameParams(
+  recs: Rec[],
+  isParam: Map<number, boolean[]>,
+  lists: ListIndex,
+  own: OwnMembers,
+  vocabulary: Vocabulary,
+): Promise<Map<number, TemplateShape>> {
   const rank = vocabulary.identityRank;
   // Records with the same static skeleton share parameter names, across methods.
   const groups = new Map<string, Rec[]>();
@@ -132,7 +160,8 @@ export async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, l
   for (const r of recs) {
     const key = skeleton(r);
     const g = groups.get(key);
-    if (g) g.push(r); else groups.set(key, [r]);
+    if (g) g.push(r);
+    else groups.set(key, [r]);
   }
   const decided: { g: Rec[]; names: (string | null)[] }[] = [];
   for (const g of groups.values()) {
@@ -140,7 +169,10 @@ export async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, l
     const flags = isParam.get(first.id)!;
     const names: (string | null)[] = [];
     for (let i = 0; i < flags.length; i++) {
-      if (!flags[i]) { names.push(null); continue; }
+      if (!flags[i]) {
+        names.push(null);
+        continue;
+      }
       const votes = new Map<string, { n: number; order: number }>();
       let order = 0;
       for (const r of g.slice(0, NAMING_SAMPLE)) {
@@ -166,15 +198,24 @@ export async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, l
     // Unnamed → id, id2, …; duplicates get a number too.
     const used = new Set<string>();
     const unique = (base: string) => {
-      if (!used.has(base)) { used.add(base); return base; }
-      for (let n = 2; ; n++) if (!used.has(`${base}${n}`)) { used.add(`${base}${n}`); return `${base}${n}`; }
+      if (!used.has(base)) {
+        used.add(base);
+        return base;
+      }
+      for (let n = 2; ; n++)
+        if (!used.has(`${base}${n}`)) {
+          used.add(`${base}${n}`);
+          return `${base}${n}`;
+        }
     };
     for (const n of names) if (n) unique(n);
     used.clear();
     const finalNames = names.map((n) => (n === null ? null : unique(n || 'id')));
     for (const r of g) {
       out.set(r.id, {
-        parts: r.shape.segments.map((s, i) => (finalNames[i] !== null ? { kind: 'param' as const, name: finalNames[i]! } : { kind: 'static' as const, text: s })),
+        parts: r.shape.segments.map((s, i) =>
+          finalNames[i] !== null ? { kind: 'param' as const, name: finalNames[i]! } : { kind: 'static' as const, text: s },
+        ),
         trailingSlash: first.shape.trailingSlash,
         suffix: r.shape.suffix,
       });
@@ -190,7 +231,11 @@ export async function nameParams(recs: Rec[], isParam: Map<number, boolean[]>, l
  * member-found one: identity names first (OQ-9 order), then the one most records voted for,
  * then the alphabetically first; unnamed parameters take it too.
  */
-function unifySiblingNames(decided: { g: Rec[]; names: (string | null)[] }[], isParam: Map<number, boolean[]>, rank: (name: string) => number): void {
+function unifySiblingNames(
+  decided: { g: Rec[]; names: (string | null)[] }[],
+  isParam: Map<number, boolean[]>,
+  rank: (name: string) => number,
+): void {
   const maxLen = Math.max(0, ...decided.map((d) => d.names.length));
   for (let i = 0; i < maxLen; i++) {
     const clusters = new Map<string, typeof decided>();
@@ -199,7 +244,8 @@ function unifySiblingNames(decided: { g: Rec[]; names: (string | null)[] }[], is
       const flags = isParam.get(d.g[0].id)!;
       const key = JSON.stringify(d.g[0].shape.segments.slice(0, i + 1).map((s, j) => (flags[j] ? '\u0000' : s)));
       const c = clusters.get(key);
-      if (c) c.push(d); else clusters.set(key, [d]);
+      if (c) c.push(d);
+      else clusters.set(key, [d]);
     }
     for (const c of clusters.values()) {
       if (c.length < 2) continue;
@@ -220,7 +266,10 @@ function unifySiblingNames(decided: { g: Rec[]; names: (string | null)[] }[], is
  */
 function pickName(candidates: string[], before: string | undefined, vocabulary: Vocabulary): string | null {
   if (candidates.length === 0) return null;
-  const stem = (before ?? '').toLowerCase().replace(/(ies)$/, 'y').replace(/s$/, '');
+  const stem = (before ?? '')
+    .toLowerCase()
+    .replace(/(ies)$/, 'y')
+    .replace(/s$/, '');
   const names = (c: string) => stem !== '' && (c.toLowerCase() === `${stem}id` || c.toLowerCase() === `${stem}_id`);
   const others = vocabulary.identityNames.length;
   const score = (c: string) => (vocabulary.isIdentityName(c) ? vocabulary.identityRank(c) : names(c) ? others : others + 1);

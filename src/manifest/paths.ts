@@ -73,7 +73,10 @@ export function isHighEntropyToken(s: string): boolean {
   if (s.length < 8 || !/^[A-Za-z0-9_-]+$/.test(s)) return false;
   // Kubernetes-style API versions (`v2alpha1`, `v1beta12`) alternate too, and are static.
   if (/^v\d+(alpha|beta|rc)\d+$/i.test(s)) return false;
-  const classes = s.replace(/[_-]/g, '').replace(/[A-Za-z]+/g, 'a').replace(/\d+/g, '0');
+  const classes = s
+    .replace(/[_-]/g, '')
+    .replace(/[A-Za-z]+/g, 'a')
+    .replace(/\d+/g, '0');
   return classes.length >= 4;
 }
 

@@ -29,7 +29,12 @@ export async function isQueryPost(k: Kysely<DB>, t: InferredTool, byId: Map<numb
   if (statics.some((s) => words.areas.has(s.toLowerCase()))) return true;
   // gRPC-style `package.Service.Method`: the method is the part after the last dot.
   const method = last.slice(last.lastIndexOf('.') + 1);
-  if (words.methodPrefixes.some((p) => method.length > p.length && method.toLowerCase().startsWith(p) && /^[A-Z0-9_-]/.test(method.slice(p.length)))) return true;
+  if (
+    words.methodPrefixes.some(
+      (p) => method.length > p.length && method.toLowerCase().startsWith(p) && /^[A-Z0-9_-]/.test(method.slice(p.length)),
+    )
+  )
+    return true;
   if (!words.segments.has(lower) && !words.suffixes.some((s) => lower.endsWith(s))) return false;
   if (last.toLowerCase() !== 'graphql') return true;
   // GraphQL: a query POST only when every recorded document provably runs queries only.

@@ -47,9 +47,13 @@ export async function listCaptureIds(k: Kysely<DB>): Promise<number[]> {
  * holds it, else the store's only capture; several captures and no choice is a usage error.
  */
 export function pickCapture(ids: number[], file: string, wanted?: number): number {
-  if (ids.length === 0) throw new CapstateError('no-capture', `${file} holds no capture; load one first: capstate load CAPTURE --db ${shellWord(file)}`, { file });
+  if (ids.length === 0)
+    throw new CapstateError('no-capture', `${file} holds no capture; load one first: capstate load CAPTURE --db ${shellWord(file)}`, {
+      file,
+    });
   if (wanted !== undefined) {
-    if (!ids.includes(wanted)) throw new CapstateError('no-such-capture', `no capture ${wanted} in ${file}; captures: ${ids.join(', ')}`, { file });
+    if (!ids.includes(wanted))
+      throw new CapstateError('no-such-capture', `no capture ${wanted} in ${file}; captures: ${ids.join(', ')}`, { file });
     return wanted;
   }
   if (ids.length === 1) return ids[0];
@@ -58,32 +62,56 @@ export function pickCapture(ids: number[], file: string, wanted?: number): numbe
 
 /** The manifest of one stored capture. */
 export async function readManifest(k: Kysely<DB>, captureId: number): Promise<Manifest> {
-  const capture = await k.selectFrom('capture').innerJoin('manifest', 'manifest.capture_id', 'capture.id')
-    .selectAll('manifest').select(['capture.path', 'capture.format'])
-    .where('capture.id', '=', captureId).executeTakeFirst();
-  if (!capture) throw new CapstateError('no-such-capture', `no capture ${captureId} in the store; see capstate info`, { capture: captureId });
+  const capture = await k
+    .selectFrom('capture')
+    .innerJoin('manifest', 'manifest.capture_id', 'capture.id')
+    .selectAll('manifest')
+    .select(['capture.path', 'capture.format'])
+    .where('capture.id', '=', captureId)
+    .executeTakeFirst();
+  if (!capture)
+    throw new CapstateError('no-such-capture', `no capture ${captureId} in the store; see capstate info`, { capture: captureId });
   const notes = await k.selectFrom('admission_note').select('note').where('capture_id', '=', captureId).orderBy('position').execute();
-  const counts = await k.selectFrom('record').select([(eb) => eb.fn.countAll<number>().as('records'), (eb) => eb.fn.count<number>('tool_id').as('admitted')])
-    .where('capture_id', '=', captureId).executeTakeFirstOrThrow();
+  const counts = await k
+    .selectFrom('record')
+    .select([(eb) => eb.fn.countAll<number>().as('records'), (eb) => eb.fn.count<number>('tool_id').as('admitted')])
+    .where('capture_id', '=', captureId)
+    .executeTakeFirstOrThrow();
   const tools = await k.selectFrom('tool').selectAll().where('capture_id', '=', captureId).orderBy('template').orderBy('method').execute();
-  const recs = await k.selectFrom('record').select(['tool_id', 'ordinal'])
-    .where('capture_id', '=', captureId).where('tool_id', 'is not', null).orderBy('ordinal').execute();
+  const recs = await k
+    .selectFrom('record')
+    .select(['tool_id', 'ordinal'])
+    .where('capture_id', '=', captureId)
+    .where('tool_id', 'is not', null)
+    .orderBy('ordinal')
+    .execute();
   const ordinals = new Map<number, number[]>();
   for (const r of recs) {
     const list = ordinals.get(r.tool_id!);
-    if (list) list.push(r.ordinal); else ordinals.set(r.tool_id!, [r.ordinal]);
+    if (list) list.push(r.ordinal);
+    else ordinals.set(r.tool_id!, [r.ordinal]);
   }
   // DESC-4: the statuses come from their rule view, the one place that states them.
-  const statusRows = await k.selectFrom('tool_statuses').select(['tool_id', 'status'])
-    .where('capture_id', '=', captureId).orderBy('tool_id').orderBy('status').execute();
+  const statusRows = await k
+    .selectFrom('tool_statuses')
+    .select(['tool_id', 'status'])
+    .where('capture_id', '=', captureId)
+    .orderBy('tool_id')
+    .orderBy('status')
+    .execute();
   const statuses = new Map<number, number[]>();
   for (const r of statusRows) {
     const list = statuses.get(r.tool_id);
-    if (list) list.push(r.status); else statuses.set(r.tool_id, [r.status]);
+    if (list) list.push(r.status);
+    else statuses.set(r.tool_id, [r.status]);
   }
   const out: ManifestTool[] = tools.map((t) => ({
-    name: t.name, method: t.method, template: t.template, root_path: t.root_path,
-    is_query_post: t.is_query_post === 1, template_source: t.template_source,
+    name: t.name,
+    method: t.method,
+    template: t.template,
+    root_path: t.root_path,
+    is_query_post: t.is_query_post === 1,
+    template_source: t.template_source,
     record_ordinals: ordinals.get(t.id) ?? [],
     statuses: statuses.get(t.id) ?? [],
   }));
@@ -91,8 +119,13 @@ export async function readManifest(k: Kysely<DB>, captureId: number): Promise<Ma
     capture_id: captureId,
     capture_path: capture.path,
     admission: {
-      decision: 'admitted', format: capture.format, subject_origin: capture.subject_origin, subject_source: capture.subject_source,
-      records: Number(counts.records), admitted_records: Number(counts.admitted), notes: notes.map((n) => n.note),
+      decision: 'admitted',
+      format: capture.format,
+      subject_origin: capture.subject_origin,
+      subject_source: capture.subject_source,
+      records: Number(counts.records),
+      admitted_records: Number(counts.admitted),
+      notes: notes.map((n) => n.note),
     },
     api_base: capture.api_base,
     api_base_source: capture.api_base_source,

@@ -27,12 +27,25 @@ export async function mergeSingularRoots(tools: InferredTool[], byId: Map<number
     const segs = root.split('/').filter((x) => x !== '');
     if (segs.length === 0) continue;
     const singular = segs[segs.length - 1];
-    const plural = pluralsOf(singular).map((p) => `/${[...segs.slice(0, -1), p].join('/')}`)
+    const plural = pluralsOf(singular)
+      .map((p) => `/${[...segs.slice(0, -1), p].join('/')}`)
       .find((p) => byRoot.get(p)?.some((t) => t.method === 'GET' && parsePath(t.template).segments.join('/') === p.slice(1)));
     if (!plural) continue;
-    if (!group.every((t) => { const parts = parseTemplate(t.template).parts; return parts.length === segs.length + 1 && parts[segs.length].kind === 'param' && t.template.startsWith(`${root}/`); })) continue;
-    const values = group.filter((t) => t.method === 'GET').flatMap((t) => t.records)
-      .filter((r) => { const s = byId.get(r.id)!.status; return s >= 200 && s <= 299; }).map((r) => r.params[r.params.length - 1].value);
+    if (
+      !group.every((t) => {
+        const parts = parseTemplate(t.template).parts;
+        return parts.length === segs.length + 1 && parts[segs.length].kind === 'param' && t.template.startsWith(`${root}/`);
+      })
+    )
+      continue;
+    const values = group
+      .filter((t) => t.method === 'GET')
+      .flatMap((t) => t.records)
+      .filter((r) => {
+        const s = byId.get(r.id)!.status;
+        return s >= 200 && s <= 299;
+      })
+      .map((r) => r.params[r.params.length - 1].value);
     if (values.length === 0) continue;
     const wanted = new Set(values);
     const listed = await lists.listedValues(plural.slice(1).split('/'), wanted);
@@ -95,9 +108,11 @@ export function mergeNestedRoots(tools: InferredTool[], byId: Map<number, Rec>, 
     moved.set(renderTemplate({ parts, trailingSlash: false, suffix: '' }), { flat, own });
   }
   for (const [nested, { flat, own }] of moved) {
-    notes.push(own
-      ? `${nested} lists ${flat} under a parent: a type of its own, no flat list recorded (issue 18)`
-      : `${nested} lists ${flat} under a parent: one type with ${flat} (issue 18)`);
+    notes.push(
+      own
+        ? `${nested} lists ${flat} under a parent: a type of its own, no flat list recorded (issue 18)`
+        : `${nested} lists ${flat} under a parent: one type with ${flat} (issue 18)`,
+    );
   }
 }
 
@@ -108,7 +123,10 @@ export function inferApiBase(templates: TemplateShape[]): string {
   let n = Math.min(...segs.map((s) => s.length - 1)); // every path keeps one segment after the base
   for (let i = 0; i < n; i++) {
     const p = segs[0][i];
-    if (p.kind !== 'static' || !segs.every((s) => s[i].kind === 'static' && (s[i] as { text: string }).text === p.text)) { n = i; break; }
+    if (p.kind !== 'static' || !segs.every((s) => s[i].kind === 'static' && (s[i] as { text: string }).text === p.text)) {
+      n = i;
+      break;
+    }
   }
   const base = segs[0].slice(0, Math.max(0, n)).map((p) => (p as { text: string }).text);
   if (base.length > 0 && isVersionSegment(base[base.length - 1])) base.pop(); // the version is not part of the base

@@ -88,11 +88,16 @@ export function followRedirects(recs: SubjectRecord[], start: SubjectRecord): Su
     if (cur.transactionId !== null) next = recs.find((r) => r.redirectedFromTransactionId === cur.transactionId && !seen.has(r.ordinal));
     if (!next && cur.location) {
       let target: string | null = null;
-      try { target = withoutFragment(new URL(cur.location, cur.url).href); } catch { target = null; }
+      try {
+        target = withoutFragment(new URL(cur.location, cur.url).href);
+      } catch {
+        target = null;
+      }
       if (target !== null) {
         const at = target;
-        next = recs.find((r) => r.ordinal > cur.ordinal && !seen.has(r.ordinal) && withoutFragment(r.url) === at)
-          ?? recs.find((r) => !seen.has(r.ordinal) && withoutFragment(r.url) === at);
+        next =
+          recs.find((r) => r.ordinal > cur.ordinal && !seen.has(r.ordinal) && withoutFragment(r.url) === at) ??
+          recs.find((r) => !seen.has(r.ordinal) && withoutFragment(r.url) === at);
       }
     }
     if (!next) break;
@@ -107,7 +112,8 @@ function mostFrequentOrigin(recs: SubjectRecord[]): string | null {
   const counts = new Map<string, { n: number; first: number }>();
   for (const r of recs) {
     const c = counts.get(r.origin);
-    if (c) c.n++; else counts.set(r.origin, { n: 1, first: r.ordinal });
+    if (c) c.n++;
+    else counts.set(r.origin, { n: 1, first: r.ordinal });
   }
   let best: string | null = null;
   for (const [o, c] of counts) {
@@ -122,7 +128,10 @@ function mostFrequentOrigin(recs: SubjectRecord[]): string | null {
  * URL (HAR) or the scenario's start URL; `firstPageId` the first page's id, whose first
  * text/html document is the start when the title is not a URL.
  */
-export function chooseSubject(recs: SubjectRecord[], opts: { startUrl: string | null; startSource: 'page' | 'start-url'; firstPageId: string | null; overrideOrigin?: string }): SubjectChoice {
+export function chooseSubject(
+  recs: SubjectRecord[],
+  opts: { startUrl: string | null; startSource: 'page' | 'start-url'; firstPageId: string | null; overrideOrigin?: string },
+): SubjectChoice {
   if (opts.overrideOrigin) return { subjectOrigin: opts.overrideOrigin, subjectSource: 'override', chain: [] };
   const live = recs.filter((r) => !isFailed(r));
   let start: SubjectRecord | undefined;
@@ -160,6 +169,7 @@ export function chooseSubject(recs: SubjectRecord[], opts: { startUrl: string | 
  */
 export function admittedOrigins(recs: SubjectRecord[], subject: string, overrideOrigins: string[] = []): string[] {
   const out = new Set<string>(overrideOrigins.filter((o) => o !== subject));
-  for (const r of recs) if (r.origin !== subject && !out.has(r.origin) && answersJson(r) && isSameSite(r.origin, subject)) out.add(r.origin);
+  for (const r of recs)
+    if (r.origin !== subject && !out.has(r.origin) && answersJson(r) && isSameSite(r.origin, subject)) out.add(r.origin);
   return [...out].sort();
 }

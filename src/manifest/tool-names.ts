@@ -11,11 +11,22 @@ export function assignNames(tools: InferredTool[]): void {
     const shape = parseTemplate(t.template);
     const words = shape.parts.map((p) => (p.kind === 'static' ? p.text : `by_${p.name}`));
     if (shape.suffix) words.push(shape.suffix.slice(1));
-    const joined = [t.method.toLowerCase(), ...(words.length ? words : ['root'])].join('_')
-      .toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '');
-    return joined.split('_')
-      // `by_<param>` is one token: a cut never leaves a bare `by`.
-      .reduce<string[]>((acc, w) => { if (acc.length > 0 && acc[acc.length - 1] === 'by') acc[acc.length - 1] = `by_${w}`; else acc.push(w); return acc; }, []);
+    const joined = [t.method.toLowerCase(), ...(words.length ? words : ['root'])]
+      .join('_')
+      .toLowerCase()
+      .replace(/[^a-z0-9_]+/g, '_')
+      .replace(/_+/g, '_')
+      .replace(/^_|_$/g, '');
+    return (
+      joined
+        .split('_')
+        // `by_<param>` is one token: a cut never leaves a bare `by`.
+        .reduce<string[]>((acc, w) => {
+          if (acc.length > 0 && acc[acc.length - 1] === 'by') acc[acc.length - 1] = `by_${w}`;
+          else acc.push(w);
+          return acc;
+        }, [])
+    );
   });
   const names = full.map((tokens) => cutAtToken(tokens));
   // Issue 18: names that collide only because the cut dropped where they differ keep the
@@ -28,7 +39,11 @@ export function assignNames(tools: InferredTool[]): void {
       const others = group.filter((j) => full[j].join('_') !== full[i].join('_'));
       if (others.length === 0) continue;
       // Where this name first parts from another one (its last token at the latest): the tail kept.
-      const parts = (j: number) => { let d = 0; while (d < full[i].length && d < full[j].length && full[i][d] === full[j][d]) d++; return d; };
+      const parts = (j: number) => {
+        let d = 0;
+        while (d < full[i].length && d < full[j].length && full[i][d] === full[j][d]) d++;
+        return d;
+      };
       const d = Math.min(full[i].length - 1, ...others.map(parts));
       const tail = full[i].slice(d);
       // As much of the head as leaves room for the whole tail; a tail too long keeps its start.

@@ -12,8 +12,14 @@ export type Id = string | number | null;
 /** A longer id value is not kept (the caller's request cannot be named; the answer's id is null). */
 const MAX_ID_BYTES = 1024;
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COLON = 0x3a, COMMA = 0x2c;
-const OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  COLON = 0x3a,
+  COMMA = 0x2c;
+const OPEN_OBJECT = 0x7b,
+  CLOSE_OBJECT = 0x7d,
+  OPEN_ARRAY = 0x5b,
+  CLOSE_ARRAY = 0x5d;
 
 /** A JSON-RPC id: a string or an integer (JSON-RPC 2.0 §4; MCP refuses null). */
 export const validId = (v: unknown): Id => (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v)) ? v : null);
@@ -41,31 +47,46 @@ export class LineIdScanner {
     for (let i = 0; i < bytes.length; i++) {
       const c = bytes[i];
       if (this.value) {
-        if (!this.inString && this.depth === 1 && (c === COMMA || c === CLOSE_OBJECT)) { this.settle(); if (this.found !== undefined) return; }
-        else if (this.value.length >= MAX_ID_BYTES) { this.value = null; this.found = null; return; }
-        else this.value.push(c);
+        if (!this.inString && this.depth === 1 && (c === COMMA || c === CLOSE_OBJECT)) {
+          this.settle();
+          if (this.found !== undefined) return;
+        } else if (this.value.length >= MAX_ID_BYTES) {
+          this.value = null;
+          this.found = null;
+          return;
+        } else this.value.push(c);
       }
       if (this.inString) {
         if (this.escaped) this.escaped = false;
         else if (c === BACKSLASH) this.escaped = true;
         else if (c === QUOTE) {
           this.inString = false;
-          if (this.key) { this.lastKey = Buffer.from(this.key).toString('utf8'); this.key = null; }
+          if (this.key) {
+            this.lastKey = Buffer.from(this.key).toString('utf8');
+            this.key = null;
+          }
         } else if (this.key) {
-          if (this.key.length < 8) this.key.push(c); else this.key = null;
+          if (this.key.length < 8) this.key.push(c);
+          else this.key = null;
         }
         continue;
       }
       switch (c) {
         case QUOTE:
           this.inString = true;
-          if (this.depth === 1 && this.expectKey) { this.key = []; this.lastKey = ''; this.expectKey = false; }
+          if (this.depth === 1 && this.expectKey) {
+            this.key = [];
+            this.lastKey = '';
+            this.expectKey = false;
+          }
           break;
-        case OPEN_OBJECT: case OPEN_ARRAY:
+        case OPEN_OBJECT:
+        case OPEN_ARRAY:
           this.depth++;
           if (this.depth === 1) this.expectKey = c === OPEN_OBJECT;
           break;
-        case CLOSE_OBJECT: case CLOSE_ARRAY:
+        case CLOSE_OBJECT:
+        case CLOSE_ARRAY:
           this.depth--;
           break;
         case COMMA:
@@ -82,7 +103,11 @@ export class LineIdScanner {
   private settle(): void {
     const text = Buffer.from(this.value!).toString('utf8').trim();
     this.value = null;
-    try { this.found = validId(JSON.parse(text)); } catch { this.found = null; }
+    try {
+      this.found = validId(JSON.parse(text));
+    } catch {
+      this.found = null;
+    }
   }
 
   /** The top-level id, if one was read whole (null: none, or not a valid id). */

@@ -96,8 +96,11 @@ export class LineTransport implements Transport {
     if (this.skipping) {
       const { id, bytes } = this.skipping;
       this.skipping = null;
-      this.fail(id.id(), -32600,
-        `request line of ${bytes} bytes is over the ${this.maxLineBytes / 1024 / 1024} MiB limit; it was not read. Send smaller arguments`);
+      this.fail(
+        id.id(),
+        -32600,
+        `request line of ${bytes} bytes is over the ${this.maxLineBytes / 1024 / 1024} MiB limit; it was not read. Send smaller arguments`,
+      );
       return;
     }
     const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
@@ -126,9 +129,14 @@ export class LineTransport implements Transport {
     if (m.method === 'tools/call' && m.id !== undefined) {
       const p = m.params;
       const args = p?.arguments;
-      if (typeof p?.name !== 'string') return this.fail(m.id, -32602, 'invalid params: tools/call needs params.name, the tool name (a string)');
+      if (typeof p?.name !== 'string')
+        return this.fail(m.id, -32602, 'invalid params: tools/call needs params.name, the tool name (a string)');
       if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
-        return this.fail(m.id, -32602, `invalid params: tools/call arguments must be an object, not ${args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`}`);
+        return this.fail(
+          m.id,
+          -32602,
+          `invalid params: tools/call arguments must be an object, not ${args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`}`,
+        );
       }
     }
     this.onmessage?.(parsed.data);
@@ -145,12 +153,24 @@ export class LineTransport implements Transport {
     // Tool results are bounded where they are made (callTool); this holds for every other answer.
     const m = message as { id?: Id; result?: unknown; error?: unknown };
     const bytes = Buffer.byteLength(text, 'utf8');
-    if (m.id !== undefined && ('result' in m || 'error' in m) && bytes > this.maxAnswerBytes + ENVELOPE_BYTES + Buffer.byteLength(JSON.stringify(m.id))) {
+    if (
+      m.id !== undefined &&
+      ('result' in m || 'error' in m) &&
+      bytes > this.maxAnswerBytes + ENVELOPE_BYTES + Buffer.byteLength(JSON.stringify(m.id))
+    ) {
       const message = `answer-too-large: the answer is ${bytes} bytes, over the server's limit of ${this.maxAnswerBytes} bytes, and was not sent; ask for less, or start the server with a larger --max-answer-bytes`;
       this.onerror?.(new Error(message));
-      text = JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: ANSWER_TOO_LARGE_CODE, message, data: { code: 'answer-too-large', bytes, max_bytes: this.maxAnswerBytes } } }) + '\n';
+      text =
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: m.id,
+          error: { code: ANSWER_TOO_LARGE_CODE, message, data: { code: 'answer-too-large', bytes, max_bytes: this.maxAnswerBytes } },
+        }) + '\n';
     }
-    await new Promise<void>((resolve) => { if (this.output.write(text)) resolve(); else this.output.once('drain', () => resolve()); });
+    await new Promise<void>((resolve) => {
+      if (this.output.write(text)) resolve();
+      else this.output.once('drain', () => resolve());
+    });
   }
 
   async close(): Promise<void> {

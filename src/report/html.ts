@@ -12,9 +12,12 @@ import type { ReportData, TimelineMark } from './data.js';
 
 /** HTML-escapes text for element content and double-quoted attribute values. */
 export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
-    // Control characters are not allowed in HTML text; show them as the replacement character.
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '\ufffd');
+  return (
+    text
+      .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+      // Control characters are not allowed in HTML text; show them as the replacement character.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '\ufffd')
+  );
 }
 
 const cut = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
@@ -38,7 +41,11 @@ svg text { font: 11px system-ui, sans-serif; fill: #333; } .lane-bg { fill: #faf
 .bound-label { fill: #d62f2f; } .axis { stroke: #999; }
 `;
 
-interface Geometry { x: (m: TimelineMark) => number; width: number; axis: { x: number; label: string }[] }
+interface Geometry {
+  x: (m: TimelineMark) => number;
+  width: number;
+  axis: { x: number; label: string }[];
+}
 
 const LABEL_W = 280;
 const PLOT_W = 860;
@@ -53,7 +60,10 @@ function geometry(marks: TimelineMark[], byTime: boolean): Geometry {
     const t1 = Math.max(...marks.map((m) => m.started_ms!));
     const span = Math.max(t1 - t0, 1);
     const x = (m: TimelineMark) => LABEL_W + 8 + ((m.started_ms! - t0) / span) * (PLOT_W - 16);
-    const axis = [0, 0.25, 0.5, 0.75, 1].map((f) => ({ x: LABEL_W + 8 + f * (PLOT_W - 16), label: `${((f * span) / 1000).toFixed(span < 10_000 ? 2 : 0)} s` }));
+    const axis = [0, 0.25, 0.5, 0.75, 1].map((f) => ({
+      x: LABEL_W + 8 + f * (PLOT_W - 16),
+      label: `${((f * span) / 1000).toFixed(span < 10_000 ? 2 : 0)} s`,
+    }));
     return { x, width: PLOT_W, axis };
   }
   const n = Math.max(marks.length - 1, 1);
@@ -73,8 +83,13 @@ function timeline(d: ReportData): string {
   const height = TOP + tools.length * LANE_H + 10;
   const laneY = (i: number) => TOP + i * LANE_H;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" id="timeline-svg" width="${LABEL_W + g.width + 30}" height="${height}" role="img" aria-label="capture timeline">`);
-  for (const a of g.axis) out.push(`<line class="axis" x1="${a.x}" x2="${a.x}" y1="${TOP - 6}" y2="${height - 10}" stroke-opacity="0.25"/><text x="${a.x}" y="${TOP - 10}" text-anchor="middle">${esc(a.label)}</text>`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" id="timeline-svg" width="${LABEL_W + g.width + 30}" height="${height}" role="img" aria-label="capture timeline">`,
+  );
+  for (const a of g.axis)
+    out.push(
+      `<line class="axis" x1="${a.x}" x2="${a.x}" y1="${TOP - 6}" y2="${height - 10}" stroke-opacity="0.25"/><text x="${a.x}" y="${TOP - 10}" text-anchor="middle">${esc(a.label)}</text>`,
+    );
   const boundX = (t: StateType) => (t.bound ? byOrdinal.get(t.bound.write_ordinal) : undefined);
   for (const [tool, i] of lane) {
     const y = laneY(i);
@@ -84,7 +99,9 @@ function timeline(d: ReportData): string {
     // The type's initial window: from the start to its bound (the whole capture when nothing bounds it).
     if (type) {
       const end = type.bound ? (boundX(type) ? g.x(boundX(type)!) : LABEL_W + g.width) : LABEL_W + g.width;
-      out.push(`<rect class="window" x="${LABEL_W}" y="${y}" width="${Math.max(0, end - LABEL_W)}" height="${LANE_H - 2}"><title>initial state of ${esc(type.collection)}</title></rect>`);
+      out.push(
+        `<rect class="window" x="${LABEL_W}" y="${y}" width="${Math.max(0, end - LABEL_W)}" height="${LANE_H - 2}"><title>initial state of ${esc(type.collection)}</title></rect>`,
+      );
     }
     out.push(`<text x="${LABEL_W - 6}" y="${y + 14}" text-anchor="end">${esc(cut(tool, 44))}</text></g>`);
   }
@@ -92,8 +109,10 @@ function timeline(d: ReportData): string {
     const cls = ['mark', m.is_write ? 'write' : 'read', m.is_initial ? 'initial' : ''].filter(Boolean).join(' ');
     const y = laneY(lane.get(m.tool)!);
     const title = `#${m.ordinal} ${m.method} ${m.url} → ${m.status}${m.is_write ? ' (write)' : m.is_initial ? ' (initial read)' : ''}`;
-    out.push(`<rect class="${cls}" data-ordinal="${m.ordinal}" data-tool="${esc(m.tool)}" data-method="${esc(m.method)}" ` +
-      `x="${(g.x(m) - 3).toFixed(1)}" y="${y + 3}" width="6" height="${LANE_H - 8}"><title>${esc(cut(title, 300))}</title></rect>`);
+    out.push(
+      `<rect class="${cls}" data-ordinal="${m.ordinal}" data-tool="${esc(m.tool)}" data-method="${esc(m.method)}" ` +
+        `x="${(g.x(m) - 3).toFixed(1)}" y="${y + 3}" width="6" height="${LANE_H - 8}"><title>${esc(cut(title, 300))}</title></rect>`,
+    );
   }
   for (const t of d.state.types) {
     const w = boundX(t);
@@ -103,8 +122,10 @@ function timeline(d: ReportData): string {
     const y1 = laneY(Math.min(...ys)) - 2;
     const y2 = laneY(Math.max(...ys)) + LANE_H;
     const x = g.x(w).toFixed(1);
-    out.push(`<g class="bound-of" data-collection="${esc(t.collection)}"><line class="bound" data-collection="${esc(t.collection)}" data-write-ordinal="${t.bound.write_ordinal}" x1="${x}" x2="${x}" y1="${y1}" y2="${y2}"/>` +
-      `<title>${esc(`${t.collection}: initial reads end at ${boundIsRead(d, t) ? 'read' : 'write'} #${t.bound.write_ordinal}`)}</title></g>`);
+    out.push(
+      `<g class="bound-of" data-collection="${esc(t.collection)}"><line class="bound" data-collection="${esc(t.collection)}" data-write-ordinal="${t.bound.write_ordinal}" x1="${x}" x2="${x}" y1="${y1}" y2="${y2}"/>` +
+        `<title>${esc(`${t.collection}: initial reads end at ${boundIsRead(d, t) ? 'read' : 'write'} #${t.bound.write_ordinal}`)}</title></g>`,
+    );
   }
   out.push('</svg>');
   const writes = marks.filter((m) => m.is_write).length;
@@ -123,29 +144,41 @@ const cellText = (v: JsonValue | undefined) => (v === undefined ? '' : typeof v 
 const boundIsRead = (d: ReportData, t: StateType) => !!t.bound && d.marks.some((m) => m.ordinal === t.bound!.write_ordinal && !m.is_write);
 
 function typesSection(d: ReportData): string {
-  const parts: string[] = [`<section id="types"><h2>Types</h2><p>${plural(d.state.types.length, 'type')}, ${plural(d.state.entities.length, 'entity', 'entities')} in the initial state.</p>`];
+  const parts: string[] = [
+    `<section id="types"><h2>Types</h2><p>${plural(d.state.types.length, 'type')}, ${plural(d.state.entities.length, 'entity', 'entities')} in the initial state.</p>`,
+  ];
   for (const t of d.state.types) {
     const entities = d.state.entities.filter((e) => e.collection === t.collection);
     const shown = entities.slice(0, MAX_ENTITY_ROWS);
     const keys: string[] = [];
     for (const e of shown) {
-      if (e.value && typeof e.value === 'object' && !Array.isArray(e.value)) for (const k of Object.keys(e.value)) if (!keys.includes(k)) keys.push(k);
+      if (e.value && typeof e.value === 'object' && !Array.isArray(e.value))
+        for (const k of Object.keys(e.value)) if (!keys.includes(k)) keys.push(k);
     }
     const cols = keys.slice(0, 16);
-    parts.push(`<section class="type" data-collection="${esc(t.collection)}"><h3>${esc(t.collection)}</h3>`,
-      `<p class="meta">Under <code>${esc(t.root_path)}</code>, told apart by <code>${esc(t.identity)}</code>. ${esc(boundSentence(t, boundIsRead(d, t)))}</p>`);
+    parts.push(
+      `<section class="type" data-collection="${esc(t.collection)}"><h3>${esc(t.collection)}</h3>`,
+      `<p class="meta">Under <code>${esc(t.root_path)}</code>, told apart by <code>${esc(t.identity)}</code>. ${esc(boundSentence(t, boundIsRead(d, t)))}</p>`,
+    );
     if (shown.length === 0) {
       parts.push('<p>No entity of this type is in the initial state.</p></section>');
       continue;
     }
-    parts.push(`<table class="entities" data-collection="${esc(t.collection)}"><thead><tr><th>id</th>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}${keys.length > cols.length ? `<th>… ${keys.length - cols.length} more fields</th>` : ''}</tr></thead><tbody>`);
+    parts.push(
+      `<table class="entities" data-collection="${esc(t.collection)}"><thead><tr><th>id</th>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}${keys.length > cols.length ? `<th>… ${keys.length - cols.length} more fields</th>` : ''}</tr></thead><tbody>`,
+    );
     for (const e of shown) {
       const obj = e.value && typeof e.value === 'object' && !Array.isArray(e.value) ? (e.value as Record<string, JsonValue>) : null;
-      const cells = obj ? cols.map((c) => `<td class="v">${esc(cut(cellText(obj[c]), 200))}</td>`) : [`<td class="v" colspan="${Math.max(cols.length, 1)}">${esc(cut(cellText(e.value), 400))}</td>`];
-      parts.push(`<tr data-id="${esc(e.id)}"><td class="v">${esc(e.id)}</td>${cells.join('')}${keys.length > cols.length ? '<td></td>' : ''}</tr>`);
+      const cells = obj
+        ? cols.map((c) => `<td class="v">${esc(cut(cellText(obj[c]), 200))}</td>`)
+        : [`<td class="v" colspan="${Math.max(cols.length, 1)}">${esc(cut(cellText(e.value), 400))}</td>`];
+      parts.push(
+        `<tr data-id="${esc(e.id)}"><td class="v">${esc(e.id)}</td>${cells.join('')}${keys.length > cols.length ? '<td></td>' : ''}</tr>`,
+      );
     }
     parts.push('</tbody></table>');
-    if (entities.length > shown.length) parts.push(`<p class="meta">and ${entities.length - shown.length} more (capstate state --json has them all)</p>`);
+    if (entities.length > shown.length)
+      parts.push(`<p class="meta">and ${entities.length - shown.length} more (capstate state --json has them all)</p>`);
     parts.push('</section>');
   }
   parts.push('</section>');
@@ -153,18 +186,25 @@ function typesSection(d: ReportData): string {
 }
 
 function documentsSection(d: ReportData): string {
-  const parts = [`<section id="documents"><h2>Documents</h2><p>${plural(d.state.documents.length, 'document')}: responses that are one thing rather than entities of a type.</p>`];
+  const parts = [
+    `<section id="documents"><h2>Documents</h2><p>${plural(d.state.documents.length, 'document')}: responses that are one thing rather than entities of a type.</p>`,
+  ];
   for (const doc of d.state.documents) {
     const text = stringifyExact(doc.value, 2);
-    parts.push(`<section class="document" data-tool="${esc(doc.tool)}"><h3><code>${esc(doc.path + (doc.query ? `?${doc.query}` : ''))}</code></h3>` +
-      `<p class="meta">${esc(doc.tool)}, from record #${doc.record_ordinal} (status ${doc.status})</p><pre>${esc(cut(text, MAX_DOCUMENT_CHARS))}</pre></section>`);
+    parts.push(
+      `<section class="document" data-tool="${esc(doc.tool)}"><h3><code>${esc(doc.path + (doc.query ? `?${doc.query}` : ''))}</code></h3>` +
+        `<p class="meta">${esc(doc.tool)}, from record #${doc.record_ordinal} (status ${doc.status})</p><pre>${esc(cut(text, MAX_DOCUMENT_CHARS))}</pre></section>`,
+    );
   }
   parts.push('</section>');
   return parts.join('\n');
 }
 
 function plansSection(d: ReportData): string {
-  const rows = d.state.plans.map((p) => `<tr data-tool="${esc(p.tool)}" data-kind="${esc(p.kind)}"><td><code>${esc(p.tool)}</code></td><td>${esc(planSentence(p))}</td></tr>`);
+  const rows = d.state.plans.map(
+    (p) =>
+      `<tr data-tool="${esc(p.tool)}" data-kind="${esc(p.kind)}"><td><code>${esc(p.tool)}</code></td><td>${esc(planSentence(p))}</td></tr>`,
+  );
   return `<section id="plans"><h2>Read tools</h2><p>How each read tool is answered when the capture is served.</p>
 <table class="plans"><thead><tr><th>tool</th><th>how it is answered</th></tr></thead><tbody>
 ${rows.join('\n')}
@@ -173,7 +213,10 @@ ${rows.join('\n')}
 
 /** The whole page for one capture. */
 export function renderReport(d: ReportData): string {
-  const notes = [...d.state.limitations.map((l) => `Limitation: ${plainText(l)}`), ...d.state.gate_findings.map((f) => `Write check: ${plainText(f)}`)];
+  const notes = [
+    ...d.state.limitations.map((l) => `Limitation: ${plainText(l)}`),
+    ...d.state.gate_findings.map((f) => `Write check: ${plainText(f)}`),
+  ];
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -28,22 +28,25 @@ const readOnly = hintsFor('GET', false, true);
 export const ANALYSIS_TOOLS: Tool[] = [
   {
     name: 'inspect_analysis_view',
-    description: 'An analysis view of a capture in the store: {"view": {"kind": "environment-manifest"}} gives its ' +
+    description:
+      'An analysis view of a capture in the store: {"view": {"kind": "environment-manifest"}} gives its ' +
       'environment manifest (admission, template rules, tools with records and statuses); {"view": {"kind": "environment-state"}} ' +
-      'the inferred initial state. `parent`: the served capture\'s id (the default; no other is shown).',
+      "the inferred initial state. `parent`: the served capture's id (the default; no other is shown).",
     inputSchema: inputSchemaOf('inspect_analysis_view'),
     annotations: readOnly,
   },
   {
     name: 'inspect_environment_manifest',
-    description: 'The environment manifest of the served capture: which records were admitted and which tools they form ' +
+    description:
+      'The environment manifest of the served capture: which records were admitted and which tools they form ' +
       '(method, template, type root, query-POST flag, record ordinals, statuses). Same as inspect_analysis_view with kind environment-manifest.',
     inputSchema: inputSchemaOf('inspect_environment_manifest'),
     annotations: readOnly,
   },
   {
     name: 'query_store',
-    description: 'Run one read-only SQL statement against the capstate store (fact tables such as record, body, member, ' +
+    description:
+      'Run one read-only SQL statement against the capstate store (fact tables such as record, body, member, ' +
       `tool, and rule views such as records_timeline, initial_reads, list_locations; read body text from body_content, as body.content may be deflated). At most ${QUERY_STORE_ROWS.default} rows ` +
       `unless max_rows says otherwise (up to ${QUERY_STORE_ROWS.max}), and at most ${QUERY_STORE_MAX_BYTES / 1024 / 1024} MiB of rows. Integers beyond 2^53 are exact in the text content and ` +
       'decimal strings in structuredContent.',
@@ -57,8 +60,14 @@ export const ANALYSIS_TOOLS: Tool[] = [
 export const ANALYSIS_TOOL_NAMES = new Set(ANALYSIS_TOOLS.map((t) => t.name));
 
 /** Answers one analysis tool call (throws CapstateError for bad arguments and failures). */
-export async function callAnalysisTool(ctx: ServeContext, name: string, args: unknown, signal?: AbortSignal, browser: BrowserPolicy = CLOSED_BROWSER_POLICY,
-  sqlTimeoutMs = DEFAULT_SQL_TIMEOUT_MS): Promise<CallToolResult> {
+export async function callAnalysisTool(
+  ctx: ServeContext,
+  name: string,
+  args: unknown,
+  signal?: AbortSignal,
+  browser: BrowserPolicy = CLOSED_BROWSER_POLICY,
+  sqlTimeoutMs = DEFAULT_SQL_TIMEOUT_MS,
+): Promise<CallToolResult> {
   switch (name) {
     case 'capture_browser_scenario':
     case 'compare_web_captures':
@@ -67,7 +76,11 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
       const { parent = ctx.captureId, view } = parseToolArguments(name, args);
       // One capture per caller (issue 42): the served capture is the only one this server shows.
       if (parent !== ctx.captureId) {
-        throw new CapstateError('no-such-capture', `this server serves capture ${ctx.captureId} only; capture ${parent} is not one it shows`, { capture: parent });
+        throw new CapstateError(
+          'no-such-capture',
+          `this server serves capture ${ctx.captureId} only; capture ${parent} is not one it shows`,
+          { capture: parent },
+        );
       }
       if (view.kind === 'environment-manifest') {
         return documentResult({ ok: true, kind: 'environment-manifest', parent, manifest: await readManifest(ctx.k, parent) });
@@ -87,14 +100,21 @@ export async function callAnalysisTool(ctx: ServeContext, name: string, args: un
       // The statement runs in its own process with a deadline, so a runaway query ends with
       // an error and every other call is answered meanwhile.
       const r = await runReadOnlySql(ctx.file, a.sql, {
-        maxRows: max, maxBytes: QUERY_STORE_MAX_BYTES, timeoutMs: sqlTimeoutMs, timeoutHint: 'the server\'s serve --sql-timeout SECONDS',
+        maxRows: max,
+        maxBytes: QUERY_STORE_MAX_BYTES,
+        timeoutMs: sqlTimeoutMs,
+        timeoutHint: "the server's serve --sql-timeout SECONDS",
         fits: (row) => (bytes += Buffer.byteLength(toJson(row, 0), 'utf8') + 1) <= QUERY_STORE_MAX_BYTES,
       });
       return documentResult({
         // A column without AS is named by its expression's text, comments included: a 10 MB
         // comment came back as a 10 MB name, twice (text and structuredContent). Long names
         // are echoed in short; `AS name` names a column as the caller wants.
-        ok: true, columns: r.columns.map((c) => (c.length > ECHO_MAX_CHARS ? shortEcho(c) : c)), rows: r.rows, truncated: r.truncated, max_rows: max,
+        ok: true,
+        columns: r.columns.map((c) => (c.length > ECHO_MAX_CHARS ? shortEcho(c) : c)),
+        rows: r.rows,
+        truncated: r.truncated,
+        max_rows: max,
         ...(r.unfit ? { truncated_at_bytes: QUERY_STORE_MAX_BYTES } : {}),
       });
     }

@@ -39,7 +39,12 @@ export function parseMaxAnswerBytes(value: string | undefined): number {
   const unit = m ? UNITS[m[2].toLowerCase()] : undefined;
   const n = m && unit ? Number(m[1]) * unit : NaN;
   if (!Number.isSafeInteger(n) || n < MIN_MAX_ANSWER_BYTES || n > MAX_MAX_ANSWER_BYTES) {
-    throw new CapstateError('usage', `--max-answer-bytes takes a size from ${MIN_MAX_ANSWER_BYTES} bytes to ${MAX_MAX_ANSWER_BYTES / 1024 / 1024} MiB (for example 8388608 or 8MiB), not ${JSON.stringify(value)}`, {}, 2);
+    throw new CapstateError(
+      'usage',
+      `--max-answer-bytes takes a size from ${MIN_MAX_ANSWER_BYTES} bytes to ${MAX_MAX_ANSWER_BYTES / 1024 / 1024} MiB (for example 8388608 or 8MiB), not ${JSON.stringify(value)}`,
+      {},
+      2,
+    );
   }
   return n;
 }
@@ -47,21 +52,27 @@ export function parseMaxAnswerBytes(value: string | undefined): number {
 /** How a caller of each tool asks for less. */
 function howToAskForLess(tool: string): string {
   switch (tool) {
-    case 'query_store': return 'select fewer or narrower rows (a LIMIT, a smaller max_rows, substr() of long columns)';
+    case 'query_store':
+      return 'select fewer or narrower rows (a LIMIT, a smaller max_rows, substr() of long columns)';
     case 'get_state':
     case 'inspect_analysis_view':
-    case 'inspect_environment_manifest': return 'read the parts you need with query_store';
-    case 'GET /__capstate/state': return 'read the entities you need on the app\'s own paths';
-    default: return 'ask for less (a narrower request, a smaller page)';
+    case 'inspect_environment_manifest':
+      return 'read the parts you need with query_store';
+    case 'GET /__capstate/state':
+      return "read the entities you need on the app's own paths";
+    default:
+      return 'ask for less (a narrower request, a smaller page)';
   }
 }
 
 /** The error of an answer of `bytes` bytes to `what`, over `maxBytes`. */
 export function answerTooLarge(what: string, bytes: number, maxBytes: number, tool = what): CapstateError {
-  return new CapstateError('answer-too-large',
+  return new CapstateError(
+    'answer-too-large',
     `the answer to ${what} is ${bytes} bytes, ${bytes - maxBytes} over the server's limit of ${maxBytes} bytes, and was not sent; ` +
-    `${howToAskForLess(tool)}, or start the server with a larger --max-answer-bytes`,
-    { tool, bytes, max_bytes: maxBytes });
+      `${howToAskForLess(tool)}, or start the server with a larger --max-answer-bytes`,
+    { tool, bytes, max_bytes: maxBytes },
+  );
 }
 
 /**
@@ -85,7 +96,12 @@ export function limitAnswer(res: ServerResponse, maxBytes = DEFAULT_MAX_ANSWER_B
  * An HTTP answer as given, or, when its body passes the limit set on `res`, a 507 with the
  * one error shape (`answer-too-large`, `x-capstate-error`) in its place.
  */
-export function boundHttpAnswer(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string>): { status: number; body: string | Buffer; headers: Record<string, string> } {
+export function boundHttpAnswer(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  headers: Record<string, string>,
+): { status: number; body: string | Buffer; headers: Record<string, string> } {
   const maxBytes = httpLimits.get(res) ?? DEFAULT_MAX_ANSWER_BYTES;
   const bytes = Buffer.byteLength(body);
   if (bytes <= maxBytes) return { status, body, headers };
@@ -95,5 +111,9 @@ export function boundHttpAnswer(res: ServerResponse, status: number, body: strin
   // The recorded answer's own headers (content-type, the record's) do not describe this one;
   // the server's CORS headers still apply.
   const kept = Object.fromEntries(Object.entries(headers).filter(([k]) => /^(access-control-|vary$)/i.test(k)));
-  return { status: ANSWER_TOO_LARGE_STATUS, body: JSON.stringify(doc) + '\n', headers: { ...kept, 'content-type': 'application/json', 'x-capstate-error': doc.code } };
+  return {
+    status: ANSWER_TOO_LARGE_STATUS,
+    body: JSON.stringify(doc) + '\n',
+    headers: { ...kept, 'content-type': 'application/json', 'x-capstate-error': doc.code },
+  };
 }

@@ -30,7 +30,11 @@ export interface BrowserPolicy {
 
 /** The default: no browser, no secrets, no files. */
 export const CLOSED_BROWSER_POLICY: BrowserPolicy = {
-  allowBrowser: false, executablePath: DEFAULT_BROWSER_EXECUTABLE, cdpEndpoint: null, secretEnv: [], evidenceDir: null,
+  allowBrowser: false,
+  executablePath: DEFAULT_BROWSER_EXECUTABLE,
+  cdpEndpoint: null,
+  secretEnv: [],
+  evidenceDir: null,
   maxEvidenceBytes: MAX_EVIDENCE_FILE_BYTES,
 };
 
@@ -45,22 +49,38 @@ function refuse(code: string, message: string, path: string): CapstateError {
  */
 export function applyBrowserPolicy(policy: BrowserPolicy, scenario: Record<string, unknown>): Record<string, unknown> {
   if (!policy.allowBrowser) {
-    throw new CapstateError('browser-not-allowed', 'capture_browser_scenario is off on this server; the operator can start it with `capstate serve --allow-browser`', { tool: 'capture_browser_scenario' });
+    throw new CapstateError(
+      'browser-not-allowed',
+      'capture_browser_scenario is off on this server; the operator can start it with `capstate serve --allow-browser`',
+      { tool: 'capture_browser_scenario' },
+    );
   }
   const browser = scenario.browser;
   if (browser === null || typeof browser !== 'object' || Array.isArray(browser)) return scenario; // the validator names the error
   const b = { ...(browser as Record<string, unknown>) };
   if (b.mode === 'launch') {
     if (b.executable_path !== undefined && b.executable_path !== policy.executablePath) {
-      throw refuse('browser-not-allowed', 'this server launches only the browser it was started with; leave browser.executable_path out', 'browser.executable_path');
+      throw refuse(
+        'browser-not-allowed',
+        'this server launches only the browser it was started with; leave browser.executable_path out',
+        'browser.executable_path',
+      );
     }
     b.executable_path = policy.executablePath;
   } else if (b.mode === 'connect') {
     if (policy.cdpEndpoint === null) {
-      throw refuse('browser-not-allowed', 'this server does not attach to a running browser (the operator can allow one endpoint with `--browser-cdp URL`); use {"mode": "launch"}', 'browser.mode');
+      throw refuse(
+        'browser-not-allowed',
+        'this server does not attach to a running browser (the operator can allow one endpoint with `--browser-cdp URL`); use {"mode": "launch"}',
+        'browser.mode',
+      );
     }
     if (b.cdp_endpoint !== undefined && b.cdp_endpoint !== policy.cdpEndpoint) {
-      throw refuse('browser-not-allowed', 'this server attaches only to the endpoint it was started with; leave browser.cdp_endpoint out', 'browser.cdp_endpoint');
+      throw refuse(
+        'browser-not-allowed',
+        'this server attaches only to the endpoint it was started with; leave browser.cdp_endpoint out',
+        'browser.cdp_endpoint',
+      );
     }
     b.cdp_endpoint = policy.cdpEndpoint;
   }
@@ -69,9 +89,12 @@ export function applyBrowserPolicy(policy: BrowserPolicy, scenario: Record<strin
     secrets.forEach((s, i) => {
       const name = s && typeof s === 'object' ? (s as Record<string, unknown>).environment_variable : undefined;
       if (typeof name === 'string' && !policy.secretEnv.includes(name)) {
-        throw refuse('secret-not-allowed', `secrets[${i}] names an environment variable this server does not give out; ` +
-          `the operator lists the ones a scenario may use with \`--secret-env NAME\`${policy.secretEnv.length ? ` (allowed: ${policy.secretEnv.join(', ')})` : ' (none is allowed now)'}`,
-          `secrets[${i}].environment_variable`);
+        throw refuse(
+          'secret-not-allowed',
+          `secrets[${i}] names an environment variable this server does not give out; ` +
+            `the operator lists the ones a scenario may use with \`--secret-env NAME\`${policy.secretEnv.length ? ` (allowed: ${policy.secretEnv.join(', ')})` : ' (none is allowed now)'}`,
+          `secrets[${i}].environment_variable`,
+        );
       }
     });
   }
@@ -93,20 +116,38 @@ export function allowedSecretEnv(policy: BrowserPolicy, env: NodeJS.ProcessEnv =
 export function evidencePath(policy: BrowserPolicy, side: 'before' | 'after', given: string): string {
   const context = { tool: 'compare_web_captures', argument: side };
   if (policy.evidenceDir === null) {
-    throw new CapstateError('evidence-path-refused', `compare_web_captures: ${side}: this server opens no Evidence files; pass the Evidence object itself ` +
-      '(as capture_browser_scenario returns it), or the operator can allow files under one directory with `capstate serve --evidence-dir DIR`', context);
+    throw new CapstateError(
+      'evidence-path-refused',
+      `compare_web_captures: ${side}: this server opens no Evidence files; pass the Evidence object itself ` +
+        '(as capture_browser_scenario returns it), or the operator can allow files under one directory with `capstate serve --evidence-dir DIR`',
+      context,
+    );
   }
-  const outside = () => new CapstateError('evidence-path-refused',
-    `compare_web_captures: ${side}: not an Evidence file under this server's evidence directory; give a path relative to it, or the Evidence object itself`, context);
+  const outside = () =>
+    new CapstateError(
+      'evidence-path-refused',
+      `compare_web_captures: ${side}: not an Evidence file under this server's evidence directory; give a path relative to it, or the Evidence object itself`,
+      context,
+    );
   let root: string;
-  try { root = realpathSync(policy.evidenceDir); } catch { throw outside(); }
+  try {
+    root = realpathSync(policy.evidenceDir);
+  } catch {
+    throw outside();
+  }
   const candidate = isAbsolute(given) ? given : join(root, given);
   let real: string;
-  try { real = realpathSync(candidate); } catch {
+  try {
+    real = realpathSync(candidate);
+  } catch {
     // A missing file inside the directory may be named; outside it, nothing is said.
     const rel = relative(root, candidate);
     if (rel && !rel.startsWith('..') && !isAbsolute(rel)) {
-      throw new CapstateError('no-such-file', `compare_web_captures: ${side}: no Evidence file ${JSON.stringify(rel)} in the evidence directory`, context);
+      throw new CapstateError(
+        'no-such-file',
+        `compare_web_captures: ${side}: no Evidence file ${JSON.stringify(rel)} in the evidence directory`,
+        context,
+      );
     }
     throw outside();
   }
@@ -114,7 +155,11 @@ export function evidencePath(policy: BrowserPolicy, side: 'before' | 'after', gi
   const st = statSync(real);
   if (!st.isFile()) throw outside();
   if (st.size > policy.maxEvidenceBytes) {
-    throw new CapstateError('evidence-too-large', `compare_web_captures: ${side}: the Evidence file has ${st.size} bytes, more than the ${policy.maxEvidenceBytes} this server reads`, context);
+    throw new CapstateError(
+      'evidence-too-large',
+      `compare_web_captures: ${side}: the Evidence file has ${st.size} bytes, more than the ${policy.maxEvidenceBytes} this server reads`,
+      context,
+    );
   }
   return real;
 }

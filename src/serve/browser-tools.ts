@@ -44,8 +44,11 @@ function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
   return json as Tool['inputSchema'];
 }
 
-const evidenceRef = z.union([z.string(), z.looseObject({})], { error: 'must be an Evidence object or the path of an Evidence file' })
-  .describe('The Evidence object itself (as capture_browser_scenario returns it), or the path of an Evidence file under the server\'s evidence directory');
+const evidenceRef = z
+  .union([z.string(), z.looseObject({})], { error: 'must be an Evidence object or the path of an Evidence file' })
+  .describe(
+    "The Evidence object itself (as capture_browser_scenario returns it), or the path of an Evidence file under the server's evidence directory",
+  );
 
 /** compare_web_captures' arguments: the two captures and the comparison policy's members. */
 export const COMPARE_ARGUMENTS = z.strictObject({ before: evidenceRef, after: evidenceRef, ...comparisonPolicySchema.shape });
@@ -53,7 +56,8 @@ export const COMPARE_ARGUMENTS = z.strictObject({ before: evidenceRef, after: ev
 export const BROWSER_TOOLS: Tool[] = [
   {
     name: 'capture_browser_scenario',
-    description: 'Drive Chromium through a declarative scenario (the object `capstate capture-browser-scenario` takes: browser, start_url, ' +
+    description:
+      'Drive Chromium through a declarative scenario (the object `capstate capture-browser-scenario` takes: browser, start_url, ' +
       'actions, capture, …) against the URLs it names, and return the scenario Evidence as structuredContent. Nothing is written to disk. ' +
       'The browser is the one the server was started with; secrets may name only the environment variables the server allows.',
     // The scenario's own declaration, with the browser's executable and endpoint left to the server.
@@ -62,7 +66,8 @@ export const BROWSER_TOOLS: Tool[] = [
   },
   {
     name: 'compare_web_captures',
-    description: 'Compare two browser scenario captures step by step: per aligned step_id `changed`, `unchanged` or `unknown`, ' +
+    description:
+      'Compare two browser scenario captures step by step: per aligned step_id `changed`, `unchanged` or `unknown`, ' +
       'with per-artifact before/after digests and states, alignment failures, and the normalization commitment with its SHA-256.',
     inputSchema: inputSchemaOf(COMPARE_ARGUMENTS),
     annotations: COMPARE_HINTS,
@@ -84,8 +89,12 @@ function compareArguments(args: unknown): z.infer<typeof COMPARE_ARGUMENTS> {
   const { issue, path, missing } = firstIssue(mine, input);
   if (path.length === 0) throw new CapstateError('bad-arguments', `${tool}: arguments must be an object`, { tool });
   const argument = String(path[0]);
-  const message = issue.code === 'unrecognized_keys' ? `unknown argument ${JSON.stringify(argument)}; arguments: ${Object.keys(COMPARE_ARGUMENTS.shape).join(', ')}`
-    : missing ? `missing required argument ${JSON.stringify(argument)}: an Evidence file path or an Evidence object` : `${argument}: ${issue.message}`;
+  const message =
+    issue.code === 'unrecognized_keys'
+      ? `unknown argument ${JSON.stringify(argument)}; arguments: ${Object.keys(COMPARE_ARGUMENTS.shape).join(', ')}`
+      : missing
+        ? `missing required argument ${JSON.stringify(argument)}: an Evidence file path or an Evidence object`
+        : `${argument}: ${issue.message}`;
   throw new CapstateError('bad-arguments', `${tool}: ${message}`, { tool, argument });
 }
 
@@ -97,14 +106,27 @@ export async function callBrowserTool(name: string, args: unknown, policy: Brows
     const scenario = applyBrowserPolicy(policy, (args ?? {}) as Record<string, unknown>);
     const evidence: Evidence = await captureBrowserScenario(scenario, { signal, env: allowedSecretEnv(policy) });
     const steps = evidence.steps.map(stepLine).join('; ');
-    const head = `Evidence of ${evidence.steps.length} step(s) on ${evidence.scenario.start_url} (${steps}); ${evidence.events.length} events. ` +
+    const head =
+      `Evidence of ${evidence.steps.length} step(s) on ${evidence.scenario.start_url} (${steps}); ${evidence.events.length} events. ` +
       'Nothing was written to disk: the Evidence is only in this result (structuredContent). Pass it inline to compare_web_captures, or save it to a file for `capstate load`.';
-    return { content: [{ type: 'text', text: head }, { type: 'text', text: toJson(evidence, 0) }], structuredContent: toPlain(evidence) as Record<string, unknown> };
+    return {
+      content: [
+        { type: 'text', text: head },
+        { type: 'text', text: toJson(evidence, 0) },
+      ],
+      structuredContent: toPlain(evidence) as Record<string, unknown>,
+    };
   }
   const a = compareArguments(args);
   // Files only under the operator's evidence directory; inline Evidence always.
   const side = (s: 'before' | 'after', v: unknown) => (typeof v === 'string' ? evidencePath(policy, s, v) : v);
   const r = compareWebCaptures({ before: side('before', a.before), after: side('after', a.after), options: a.options, rules: a.rules });
   const doc = { ok: true, ...r };
-  return { content: [{ type: 'text', text: summarize(r) }, { type: 'text', text: toJson(doc, 0) }], structuredContent: toPlain(doc) as Record<string, unknown> };
+  return {
+    content: [
+      { type: 'text', text: summarize(r) },
+      { type: 'text', text: toJson(doc, 0) },
+    ],
+    structuredContent: toPlain(doc) as Record<string, unknown>,
+  };
 }

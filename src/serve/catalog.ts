@@ -42,7 +42,10 @@ export interface Catalog {
 const bytesOf = (t: Tool) => Buffer.byteLength(JSON.stringify(t), 'utf8');
 
 /** Builds the catalog of the served capture. `reserveBytes` exists for tests and benches. */
-export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: number; browser?: BrowserPolicy; sqlTimeoutMs?: number; maxAnswerBytes?: number } = {}): Promise<Catalog> {
+export async function buildCatalog(
+  ctx: ServeContext,
+  opts: { reserveBytes?: number; browser?: BrowserPolicy; sqlTimeoutMs?: number; maxAnswerBytes?: number } = {},
+): Promise<Catalog> {
   const browser = opts.browser ?? CLOSED_BROWSER_POLICY;
   const reserve = opts.reserveBytes ?? CATALOG_RESERVE_BYTES;
   const tools: Tool[] = [];
@@ -54,22 +57,35 @@ export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: num
   // capture_browser_scenario runs a program on this machine: listed only when the operator allowed it.
   for (const t of ANALYSIS_TOOLS) {
     if (t.name === 'capture_browser_scenario' && !browser.allowBrowser) continue;
-    tools.push(t); used += bytesOf(t);
+    tools.push(t);
+    used += bytesOf(t);
   }
-  for (const t of DATA_PLANE_TOOLS) { tools.push(t); used += bytesOf(t); }
+  for (const t of DATA_PLANE_TOOLS) {
+    tools.push(t);
+    used += bytesOf(t);
+  }
   for (const mt of ctx.manifest.tools) {
-    if (ANALYSIS_TOOL_NAMES.has(mt.name) || DATA_PLANE_TOOL_NAMES.has(mt.name)) { leftOut.push(mt.name); continue; } // names are method-prefixed; never expected
+    if (ANALYSIS_TOOL_NAMES.has(mt.name) || DATA_PLANE_TOOL_NAMES.has(mt.name)) {
+      leftOut.push(mt.name);
+      continue;
+    } // names are method-prefixed; never expected
     const input = await toolInputCached(ctx, mt);
     const described = await describeTool(ctx, mt);
     const make = (description: string): Tool => ({
-      name: mt.name, description, inputSchema: input.schema as Tool['inputSchema'], annotations: hintsFor(mt.method, mt.is_query_post, ctx.vocabulary.isSafeMethod(mt.method)),
+      name: mt.name,
+      description,
+      inputSchema: input.schema as Tool['inputSchema'],
+      annotations: hintsFor(mt.method, mt.is_query_post, ctx.vocabulary.isSafeMethod(mt.method)),
     });
     let def = make(described.text);
     let size = bytesOf(def);
     if (used + size > reserve) {
       def = make(minimalDescription(mt));
       size = bytesOf(def);
-      if (used + size > reserve) { leftOut.push(mt.name); continue; }
+      if (used + size > reserve) {
+        leftOut.push(mt.name);
+        continue;
+      }
       shortened.push(mt.name);
     }
     used += size;
@@ -77,21 +93,46 @@ export async function buildCatalog(ctx: ServeContext, opts: { reserveBytes?: num
     environmentTools.push(def);
   }
   const limitations: string[] = [];
-  if (shortened.length) limitations.push(`${shortened.length} tool description${shortened.length === 1 ? '' : 's'} shortened to METHOD template to fit the catalog reserve of ${reserve} bytes`);
-  if (leftOut.length) limitations.push(`${leftOut.length} tool${leftOut.length === 1 ? '' : 's'} left out: the catalog reserve of ${reserve} bytes is spent`);
-  return { tools, environmentTools, bytes: used, reserveBytes: reserve, shortened, leftOut, limitations, browser, sqlTimeoutMs: opts.sqlTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS,
-    maxAnswerBytes: opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES };
+  if (shortened.length)
+    limitations.push(
+      `${shortened.length} tool description${shortened.length === 1 ? '' : 's'} shortened to METHOD template to fit the catalog reserve of ${reserve} bytes`,
+    );
+  if (leftOut.length)
+    limitations.push(`${leftOut.length} tool${leftOut.length === 1 ? '' : 's'} left out: the catalog reserve of ${reserve} bytes is spent`);
+  return {
+    tools,
+    environmentTools,
+    bytes: used,
+    reserveBytes: reserve,
+    shortened,
+    leftOut,
+    limitations,
+    browser,
+    sqlTimeoutMs: opts.sqlTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS,
+    maxAnswerBytes: opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+  };
 }
 
-export interface CardTool { name: string; description: string; inputSchema: JsonSchema }
+export interface CardTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
 
 /** The environment card (MCP-2): per tool only `name`, `description`, `inputSchema` — no hints. */
 export function environmentCard(ctx: ServeContext, catalog: Catalog): Record<string, unknown> {
   return {
     ok: true,
-    capture: { id: ctx.captureId, path: ctx.manifest.capture_path, sha256: ctx.captureSha256, subject_origin: ctx.manifest.admission.subject_origin },
+    capture: {
+      id: ctx.captureId,
+      path: ctx.manifest.capture_path,
+      sha256: ctx.captureSha256,
+      subject_origin: ctx.manifest.admission.subject_origin,
+    },
     warning: UNTRUSTED_CATALOG_WARNING,
-    tools: catalog.environmentTools.map((t): CardTool => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema as JsonSchema })),
+    tools: catalog.environmentTools.map(
+      (t): CardTool => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema as JsonSchema }),
+    ),
     catalog: { bytes: catalog.bytes, reserve_bytes: catalog.reserveBytes, shortened: catalog.shortened, left_out: catalog.leftOut },
     limitations: catalog.limitations,
   };

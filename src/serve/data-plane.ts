@@ -18,19 +18,22 @@ import { inputSchemaOf, parseToolArguments } from './tool-arguments.js';
 export const DATA_PLANE_TOOLS: Tool[] = [
   {
     name: 'reset_state',
-    description: 'Puts the served state back to the capture\'s initial state (the state stored at load), dropping every write and load_state of this session.',
+    description:
+      "Puts the served state back to the capture's initial state (the state stored at load), dropping every write and load_state of this session.",
     inputSchema: inputSchemaOf('reset_state'),
     annotations: { ...hintsFor('PUT', false, false), destructiveHint: true },
   },
   {
     name: 'get_state',
-    description: 'The state this session serves now: its entities and documents in the shape of `capstate state --json`, as exact JSON text (byte-stable; the second text content) with its SHA-256. Give it, edited or not, to load_state.',
+    description:
+      'The state this session serves now: its entities and documents in the shape of `capstate state --json`, as exact JSON text (byte-stable; the second text content) with its SHA-256. Give it, edited or not, to load_state.',
     inputSchema: inputSchemaOf('get_state'),
     annotations: hintsFor('GET', false, true),
   },
   {
     name: 'load_state',
-    description: 'Serves the given state from now on in this session (a document get_state produced, edited by hand or not). Checked first: every entity names a served type, an id and an object value whose identity member, if present, is that id; documents name a document tool. Documents not given keep their current value.',
+    description:
+      'Serves the given state from now on in this session (a document get_state produced, edited by hand or not). Checked first: every entity names a served type, an id and an object value whose identity member, if present, is that id; documents name a document tool. Documents not given keep their current value.',
     inputSchema: inputSchemaOf('load_state'),
     annotations: { ...hintsFor('PUT', false, false), destructiveHint: true },
   },
@@ -45,7 +48,8 @@ export async function getState(model: ServedModel): Promise<{ sha256: string; by
   return { sha256, bytes: Buffer.byteLength(text, 'utf8'), text, state };
 }
 
-const bad = (message: string, field: string) => new CapstateError('bad-state', `load_state: ${message}; give a document get_state produced (edited or not)`, { field });
+const bad = (message: string, field: string) =>
+  new CapstateError('bad-state', `load_state: ${message}; give a document get_state produced (edited or not)`, { field });
 const isInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
 
 /**
@@ -64,8 +68,11 @@ export function checkStateDepth(given: unknown): void {
   const path = firstTooDeep(given, STATE_MAX_DEPTH);
   if (path) {
     const at = pathText('state', path);
-    throw new CapstateError('bad-state', `load_state: ${at} nests deeper than ${STATE_MAX_DEPTH} levels (the limit of any JSON capstate reads); give a document get_state produced (edited or not), nested less deeply`,
-      { field: at, max_depth: STATE_MAX_DEPTH });
+    throw new CapstateError(
+      'bad-state',
+      `load_state: ${at} nests deeper than ${STATE_MAX_DEPTH} levels (the limit of any JSON capstate reads); give a document get_state produced (edited or not), nested less deeply`,
+      { field: at, max_depth: STATE_MAX_DEPTH },
+    );
   }
 }
 
@@ -76,7 +83,11 @@ export function checkStateDepth(given: unknown): void {
  */
 export function checkStateBodyDepth(body: Buffer): void {
   let value: unknown;
-  try { value = JSON.parse(body.toString('utf8')); } catch { return; }
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    return;
+  }
   checkStateDepth(value);
 }
 
@@ -85,8 +96,10 @@ export async function validateState(ctx: ServeContext, given: unknown): Promise<
   checkStateDepth(given);
   if (!isObject(given as JsonValue)) throw bad('state must be an object', 'state');
   const g = given as Record<string, unknown>;
-  if (g.kind !== undefined && g.kind !== 'served-state') throw bad(`state.kind must be "served-state", not ${JSON.stringify(g.kind)}`, 'state.kind');
-  if (g.capture_id !== undefined && g.capture_id !== ctx.captureId) throw bad(`state.capture_id is ${JSON.stringify(g.capture_id)}, but this server serves capture ${ctx.captureId}`, 'state.capture_id');
+  if (g.kind !== undefined && g.kind !== 'served-state')
+    throw bad(`state.kind must be "served-state", not ${JSON.stringify(g.kind)}`, 'state.kind');
+  if (g.capture_id !== undefined && g.capture_id !== ctx.captureId)
+    throw bad(`state.capture_id is ${JSON.stringify(g.capture_id)}, but this server serves capture ${ctx.captureId}`, 'state.capture_id');
   if (!Array.isArray(g.entities)) throw bad('state.entities must be an array', 'state.entities');
   const types = new Map((await servedTypes(ctx)).map((t) => [t.collection, t]));
   const seen = new Set<string>();
@@ -95,20 +108,33 @@ export async function validateState(ctx: ServeContext, given: unknown): Promise<
     if (!isObject(raw as JsonValue)) throw bad(`${at} must be an object`, at);
     const e = raw as Record<string, unknown>;
     const type = typeof e.collection === 'string' ? types.get(e.collection) : undefined;
-    if (!type) throw bad(`${at}.collection ${JSON.stringify(e.collection)} is not a served type (types: ${[...types.keys()].join(', ') || 'none'})`, `${at}.collection`);
+    if (!type)
+      throw bad(
+        `${at}.collection ${JSON.stringify(e.collection)} is not a served type (types: ${[...types.keys()].join(', ') || 'none'})`,
+        `${at}.collection`,
+      );
     if (typeof e.id !== 'string' || e.id === '') throw bad(`${at}.id must be a non-empty string`, `${at}.id`);
     if (!isObject(e.value as JsonValue)) throw bad(`${at}.value must be an object`, `${at}.value`);
     const identity = member(e.value as JsonValue, type.identity);
-    if (identity !== undefined && String(identity) !== e.id) throw bad(`${at}.value.${type.identity} is ${JSON.stringify(identity)}, but ${at}.id is ${JSON.stringify(e.id)}`, `${at}.value.${type.identity}`);
+    if (identity !== undefined && String(identity) !== e.id)
+      throw bad(
+        `${at}.value.${type.identity} is ${JSON.stringify(identity)}, but ${at}.id is ${JSON.stringify(e.id)}`,
+        `${at}.value.${type.identity}`,
+      );
     const key = `${type.collection}\u0000${e.id}`;
     if (seen.has(key)) throw bad(`${at} repeats ${type.collection} entity ${e.id}`, `${at}.id`);
     seen.add(key);
     if (e.state_order !== undefined && !isInt(e.state_order)) throw bad(`${at}.state_order must be an integer`, `${at}.state_order`);
-    if (e.view_values !== undefined && !isObject(e.view_values as JsonValue)) throw bad(`${at}.view_values must be an object`, `${at}.view_values`);
-    if (e.record_ordinals !== undefined && !(Array.isArray(e.record_ordinals) && e.record_ordinals.every(isInt))) throw bad(`${at}.record_ordinals must be an array of integers`, `${at}.record_ordinals`);
+    if (e.view_values !== undefined && !isObject(e.view_values as JsonValue))
+      throw bad(`${at}.view_values must be an object`, `${at}.view_values`);
+    if (e.record_ordinals !== undefined && !(Array.isArray(e.record_ordinals) && e.record_ordinals.every(isInt)))
+      throw bad(`${at}.record_ordinals must be an array of integers`, `${at}.record_ordinals`);
     return {
-      collection: type.collection, id: e.id, value: e.value as JsonValue,
-      view_values: (e.view_values ?? {}) as StateEntity['view_values'], state_order: (e.state_order as number | undefined) ?? i,
+      collection: type.collection,
+      id: e.id,
+      value: e.value as JsonValue,
+      view_values: (e.view_values ?? {}) as StateEntity['view_values'],
+      state_order: (e.state_order as number | undefined) ?? i,
       record_ordinals: (e.record_ordinals ?? []) as number[],
     };
   });
@@ -139,7 +165,11 @@ export async function callDataPlaneTool(ctx: ServeContext, model: ServedModel, n
   if (name === 'load_state') checkStateDepth(a.state);
   parseToolArguments(name as 'reset_state' | 'get_state' | 'load_state', args, { checkedLater: 'state' });
   if (!(await model.hasState())) {
-    throw new CapstateError('no-state', `${name}: capture ${ctx.captureId} has no stored environment state (see capstate state for why); its tools replay records`, { tool: name });
+    throw new CapstateError(
+      'no-state',
+      `${name}: capture ${ctx.captureId} has no stored environment state (see capstate state for why); its tools replay records`,
+      { tool: name },
+    );
   }
   if (name === 'reset_state') {
     model.reset();
@@ -151,7 +181,10 @@ export async function callDataPlaneTool(ctx: ServeContext, model: ServedModel, n
     // The state goes once, as its exact text (the bytes its SHA-256 is of): a plain copy in
     // structuredContent as well doubled every answer (9 MiB of values sent as 18.9 MB).
     return {
-      content: [{ type: 'text', text: `sha256 ${s.sha256} (${s.bytes} bytes)` }, { type: 'text', text: s.text }],
+      content: [
+        { type: 'text', text: `sha256 ${s.sha256} (${s.bytes} bytes)` },
+        { type: 'text', text: s.text },
+      ],
       structuredContent: { ok: true, sha256: s.sha256, bytes: s.bytes, state_in: 'content[1].text' },
     };
   }

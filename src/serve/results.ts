@@ -18,13 +18,22 @@ import { childPointer } from '../json/pointer.js';
  * would round them), listed by JSON pointer in `bigints` so nothing passes silently.
  */
 export function toPlain(v: unknown, bigints: string[] = [], pointer = ''): unknown {
-  if (typeof v === 'bigint') { bigints.push(pointer); return v.toString(); }
+  if (typeof v === 'bigint') {
+    bigints.push(pointer);
+    return v.toString();
+  }
   if (v === null || typeof v !== 'object') return v;
   if (Buffer.isBuffer(v) || v instanceof Uint8Array) return { base64: Buffer.from(v).toString('base64') };
   if (Array.isArray(v)) return v.map((x, i) => toPlain(x, bigints, `${pointer}/${i}`));
   const out: Record<string, unknown> = {};
   const entries = v instanceof Map ? [...v] : objectEntries(v as Record<string, JsonValue>);
-  for (const [k, x] of entries) Object.defineProperty(out, k, { value: toPlain(x, bigints, childPointer(pointer, k)), enumerable: true, writable: true, configurable: true });
+  for (const [k, x] of entries)
+    Object.defineProperty(out, k, {
+      value: toPlain(x, bigints, childPointer(pointer, k)),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }
 
@@ -49,21 +58,37 @@ export function answerResult(answer: CallAnswer): CallToolResult {
   };
   if (bigints.length) structured.integers_as_strings = bigints;
   if (a.headers) structured.headers = a.headers;
-  if (body.is_rendered_oversize) structured.body_note = 'rendered-oversize: the JSON value renders to more than 256 KiB; the recorded body is in the text content';
+  if (body.is_rendered_oversize)
+    structured.body_note = 'rendered-oversize: the JSON value renders to more than 256 KiB; the recorded body is in the text content';
   if (body.kind === 'text' && body.text !== undefined) structured.body_text = body.text;
   if (body.kind === 'base64' && body.base64 !== undefined) structured.body_base64 = body.base64;
   if (body.kind === 'cut') structured.body_note = 'the capture retained this body only in part';
-  const head = a.source === 'state'
-    ? `HTTP ${a.status} rendered from state (${a.request_line}); why: ${a.why}`
-    : `HTTP ${a.status} replayed from record #${a.record_ordinal} (${a.request_line}); why: ${a.why}`;
+  const head =
+    a.source === 'state'
+      ? `HTTP ${a.status} rendered from state (${a.request_line}); why: ${a.why}`
+      : `HTTP ${a.status} replayed from record #${a.record_ordinal} (${a.request_line}); why: ${a.why}`;
   let text: string;
   switch (body.kind) {
-    case 'none': text = '(no response body retained)'; break;
-    case 'base64': text = `(binary body, ${body.bytes} bytes, base64) ${body.base64 ?? ''}`; break;
-    case 'cut': text = `(body retained only in part)\n${body.text ?? body.base64 ?? ''}`; break;
-    default: text = body.text ?? '';
+    case 'none':
+      text = '(no response body retained)';
+      break;
+    case 'base64':
+      text = `(binary body, ${body.bytes} bytes, base64) ${body.base64 ?? ''}`;
+      break;
+    case 'cut':
+      text = `(body retained only in part)\n${body.text ?? body.base64 ?? ''}`;
+      break;
+    default:
+      text = body.text ?? '';
   }
-  return { content: [{ type: 'text', text: head }, { type: 'text', text }], structuredContent: structured, _meta: provenanceMeta(answer) };
+  return {
+    content: [
+      { type: 'text', text: head },
+      { type: 'text', text },
+    ],
+    structuredContent: structured,
+    _meta: provenanceMeta(answer),
+  };
 }
 
 /** A caller's value longer than this is echoed in an error as a prefix and a hash. */
@@ -81,9 +106,14 @@ export function shortEcho(value: string): string {
 /** Strings (values and member names) of a call's arguments too long to echo, longest first. */
 function longStrings(v: unknown, out: Set<string>, depth = 0): Set<string> {
   if (depth > 64) return out;
-  if (typeof v === 'string') { if (v.length > ECHO_MAX_CHARS) out.add(v); }
-  else if (Array.isArray(v)) for (const x of v) longStrings(x, out, depth + 1);
-  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) { if (k.length > ECHO_MAX_CHARS) out.add(k); longStrings(x, out, depth + 1); }
+  if (typeof v === 'string') {
+    if (v.length > ECHO_MAX_CHARS) out.add(v);
+  } else if (Array.isArray(v)) for (const x of v) longStrings(x, out, depth + 1);
+  else if (v !== null && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) {
+      if (k.length > ECHO_MAX_CHARS) out.add(k);
+      longStrings(x, out, depth + 1);
+    }
   return out;
 }
 
@@ -115,12 +145,16 @@ function withShortEchoes(v: unknown, long: string[]): unknown {
  * the call's arguments, are echoed only in short (`shortEcho`).
  */
 export function errorResult(e: unknown, args?: unknown): CallToolResult {
-  const full = e instanceof CapstateError ? plainError(e.toJSON())
-    : { ok: false as const, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
+  const full =
+    e instanceof CapstateError
+      ? plainError(e.toJSON())
+      : { ok: false as const, code: 'internal', message: String((e as Error)?.message ?? e), context: {} };
   const long = [...longStrings(args, new Set())].sort((a, b) => b.length - a.length);
   const doc = withShortEchoes(full, long) as typeof full;
   return {
-    isError: true, content: [{ type: 'text', text: toJson(doc, 0) }], structuredContent: toPlain(doc) as Record<string, unknown>,
+    isError: true,
+    content: [{ type: 'text', text: toJson(doc, 0) }],
+    structuredContent: toPlain(doc) as Record<string, unknown>,
     ...(DECLINED_CODES.has(doc.code) ? { _meta: { 'capstate/answer': 'declined' } } : {}),
   };
 }
@@ -132,5 +166,8 @@ export function documentResult(doc: Record<string, unknown>): CallToolResult {
 
 /** An analysis document holding exact JSON values (the state view): exact text, plain structuredContent. */
 export function exactDocumentResult(doc: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: stringifyExact(doc as unknown as JsonValue, 2) }], structuredContent: toPlain(doc) as Record<string, unknown> };
+  return {
+    content: [{ type: 'text', text: stringifyExact(doc as unknown as JsonValue, 2) }],
+    structuredContent: toPlain(doc) as Record<string, unknown>,
+  };
 }

@@ -16,33 +16,45 @@ const none = z.strictObject({});
 
 export const TOOL_ARGUMENTS = {
   inspect_analysis_view: z.strictObject({
-    parent: z.int({ error: 'parent must be a capture id (a positive integer)' })
+    parent: z
+      .int({ error: 'parent must be a capture id (a positive integer)' })
       .min(1, { error: 'parent must be a capture id (a positive integer)' })
-      .describe('Capture id in the store (default: the served capture)').optional(),
-    view: z.strictObject({
-      kind: z.enum(VIEW_KINDS, { error: (iss) => `unknown view kind ${JSON.stringify(iss.input)}; kinds: ${VIEW_KINDS.join(', ')}` }),
-    }, { error: 'view must be an object such as {"kind": "environment-manifest"}' }),
+      .describe('Capture id in the store (default: the served capture)')
+      .optional(),
+    view: z.strictObject(
+      {
+        kind: z.enum(VIEW_KINDS, { error: (iss) => `unknown view kind ${JSON.stringify(iss.input)}; kinds: ${VIEW_KINDS.join(', ')}` }),
+      },
+      { error: 'view must be an object such as {"kind": "environment-manifest"}' },
+    ),
   }),
   inspect_environment_manifest: none,
   query_store: z.strictObject({
-    sql: z.string({ error: 'sql must be one SQL statement (a string)' })
+    sql: z
+      .string({ error: 'sql must be one SQL statement (a string)' })
       .refine((s) => s.trim() !== '', { error: 'sql must be one SQL statement (a string)' })
       .describe('One SQL statement that returns rows'),
-    max_rows: z.int({ error: `max_rows must be an integer from 1 to ${QUERY_STORE_ROWS.max}` })
+    max_rows: z
+      .int({ error: `max_rows must be an integer from 1 to ${QUERY_STORE_ROWS.max}` })
       .min(1, { error: `max_rows must be an integer from 1 to ${QUERY_STORE_ROWS.max}` })
-      .max(QUERY_STORE_ROWS.max, { error: `max_rows must be an integer from 1 to ${QUERY_STORE_ROWS.max}` }).optional(),
+      .max(QUERY_STORE_ROWS.max, { error: `max_rows must be an integer from 1 to ${QUERY_STORE_ROWS.max}` })
+      .optional(),
   }),
   reset_state: none,
   get_state: none,
   // The state document itself is checked against the served capture by validateState
   // (src/serve/data-plane.ts), which names the first wrong field.
   load_state: z.strictObject({
-    state: z.looseObject({
-      kind: z.literal('served-state').optional(),
-      capture_id: z.int().optional(),
-      entities: z.array(z.unknown()),
-      documents: z.array(z.unknown()).optional(),
-    }).describe('A served-state document: {"kind": "served-state", "capture_id": …, "entities": [{collection, id, value, …}], "documents": [{tool, value, …}]}'),
+    state: z
+      .looseObject({
+        kind: z.literal('served-state').optional(),
+        capture_id: z.int().optional(),
+        entities: z.array(z.unknown()),
+        documents: z.array(z.unknown()).optional(),
+      })
+      .describe(
+        'A served-state document: {"kind": "served-state", "capture_id": …, "entities": [{collection, id, value, …}], "documents": [{tool, value, …}]}',
+      ),
   }),
 } as const;
 
@@ -69,9 +81,12 @@ export function parseToolArguments<T extends ToolName>(tool: T, args: unknown, o
   if (r.success) return r.data as ToolArguments<T>;
   // What is inside an argument another check owns (load_state's state) is left to it.
   // zod's issues do not carry the input: an argument is absent when the call has nothing at its path.
-  const valueAt = (path: PropertyKey[]) => path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), args ?? {});
+  const valueAt = (path: PropertyKey[]) =>
+    path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), args ?? {});
   const absent = (i: z.core.$ZodIssue) => i.code === 'invalid_type' && i.path.length > 0 && valueAt(i.path) === undefined;
-  const mine = r.error.issues.filter((i) => opts.checkedLater === undefined || i.path[0] !== opts.checkedLater || (i.path.length === 1 && absent(i)));
+  const mine = r.error.issues.filter(
+    (i) => opts.checkedLater === undefined || i.path[0] !== opts.checkedLater || (i.path.length === 1 && absent(i)),
+  );
   if (mine.length === 0) return (args ?? {}) as ToolArguments<T>;
   // Unknown names first: a misspelt argument explains the missing one beside it.
   const issues = [...mine].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
@@ -81,12 +96,18 @@ export function parseToolArguments<T extends ToolName>(tool: T, args: unknown, o
     const key = issue.keys[0];
     const known = at === '' ? Object.keys(schema.shape) : [];
     const what = at === '' ? `argument ${JSON.stringify(key)}` : `member ${JSON.stringify(key)} of ${at}`;
-    throw new CapstateError(code, `${tool}: unknown ${what}; ${at === '' ? `arguments: ${known.join(', ') || 'none'}` : 'see the inputSchema'}`,
-      { tool, argument: at === '' ? key : `${at}.${key}` });
+    throw new CapstateError(
+      code,
+      `${tool}: unknown ${what}; ${at === '' ? `arguments: ${known.join(', ') || 'none'}` : 'see the inputSchema'}`,
+      { tool, argument: at === '' ? key : `${at}.${key}` },
+    );
   }
   if (at === '' && issue.code === 'invalid_type') throw new CapstateError(code, `${tool}: arguments must be an object`, { tool });
   const missing = absent(issue);
-  const message = missing ? `missing required argument ${JSON.stringify(at)}`
-    : issue.message.startsWith('Invalid input') ? `${at}: ${issue.message.replace(/^Invalid input: /, '')}` : issue.message;
+  const message = missing
+    ? `missing required argument ${JSON.stringify(at)}`
+    : issue.message.startsWith('Invalid input')
+      ? `${at}: ${issue.message.replace(/^Invalid input: /, '')}`
+      : issue.message;
   throw new CapstateError(code, `${tool}: ${message}`, { tool, argument: at });
 }

@@ -27,12 +27,14 @@ export class Budget {
     if (this.current) this.current.byPhase.set(phase, (this.current.byPhase.get(phase) ?? 0) + bytes);
     if (this.used > this.limit) {
       const unit = this.current?.name;
-      throw new CapstateError('budget-exceeded',
+      throw new CapstateError(
+        'budget-exceeded',
         `the environment-state view needs more than its ${this.limit} transient bytes (ES-39) in the ${phase} phase` +
-        `${unit === undefined ? '' : ` of type ${unit}`} ` +
-        `(${this.used} counted: ${[...this.byPhase].map(([p, b]) => `${p} ${b}`).join(', ')}); ` +
-        `${unit === undefined ? 'split the capture' : `this one type needs more than the budget alone: split the capture so fewer or smaller reads of ${unit}`} and try again`,
-        { phase, ...(unit === undefined ? {} : { type: unit }) });
+          `${unit === undefined ? '' : ` of type ${unit}`} ` +
+          `(${this.used} counted: ${[...this.byPhase].map(([p, b]) => `${p} ${b}`).join(', ')}); ` +
+          `${unit === undefined ? 'split the capture' : `this one type needs more than the budget alone: split the capture so fewer or smaller reads of ${unit}`} and try again`,
+        { phase, ...(unit === undefined ? {} : { type: unit }) },
+      );
     }
   }
 
@@ -56,7 +58,9 @@ export class Budget {
     }
   }
 
-  get bytes(): number { return this.used; }
+  get bytes(): number {
+    return this.used;
+  }
 }
 
 /** OQ-32 costs: strings 2 bytes per UTF-16 unit + 16, numbers 8, booleans and null 4, containers 16 + members (+ keys). */

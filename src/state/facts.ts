@@ -96,10 +96,31 @@ export interface NestedParent {
 }
 
 /** The rule views the state pass reads (evaluated once per pass, store/snapshot.ts). */
-export const STATE_VIEWS = ['capture_timeline', 'read_records', 'initial_reads', 'first_write_per_root', 'writes', 'type_identities', 'kept_observations',
-  'collection_order', 'item_locations', 'list_reads', 'list_counters', 'list_membership', 'list_page_signals', 'per_response_members',
-  'line_records', 'unchecked_lines', 'unchecked_records', 'variant_keys', 'late_shaping_rows', 'projection_values', 'list_locations', 'view_fields',
-  'view_per_response_members'] as const;
+export const STATE_VIEWS = [
+  'capture_timeline',
+  'read_records',
+  'initial_reads',
+  'first_write_per_root',
+  'writes',
+  'type_identities',
+  'kept_observations',
+  'collection_order',
+  'item_locations',
+  'list_reads',
+  'list_counters',
+  'list_membership',
+  'list_page_signals',
+  'per_response_members',
+  'line_records',
+  'unchecked_lines',
+  'unchecked_records',
+  'variant_keys',
+  'late_shaping_rows',
+  'projection_values',
+  'list_locations',
+  'view_fields',
+  'view_per_response_members',
+] as const;
 
 /** The facts shared by every unit, each view read once; charged to the budget for the whole pass. */
 export async function readCaptureFacts(k: Kysely<DB>, captureId: number, budget: Budget): Promise<CaptureFacts> {
@@ -119,13 +140,24 @@ export async function readCaptureFacts(k: Kysely<DB>, captureId: number, budget:
   // ES-39: the manifest's grouping and every record row count as transient bytes.
   for (const t of tools) budget.charge('manifest', rowCost(t));
   for (const rows of [writes, identities] as Record<string, unknown>[][]) for (const r of rows) budget.charge('records', rowCost(r));
-  const params = await k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
-    .select(['p.record_id', 'p.value']).where('r.capture_id', '=', captureId).orderBy('p.record_id').orderBy('p.position').execute();
+  const params = await k
+    .selectFrom('path_param as p')
+    .innerJoin('record as r', 'r.id', 'p.record_id')
+    .select(['p.record_id', 'p.value'])
+    .where('r.capture_id', '=', captureId)
+    .orderBy('p.record_id')
+    .orderBy('p.position')
+    .execute();
   const pathValues = new Map(params.map((p) => [p.record_id, p.value]));
   return {
     captureId,
     timelineOrder: timeline?.timeline_order ?? 'record-order',
-    writes, firstWrites: new Map(firstWrites.map((w) => [w.root_path, w.write_ordinal])), allIdentities: identities, names: collectionNames(identities.map((t) => t.root_path)), allTools: tools, perResponse,
+    writes,
+    firstWrites: new Map(firstWrites.map((w) => [w.root_path, w.write_ordinal])),
+    allIdentities: identities,
+    names: collectionNames(identities.map((t) => t.root_path)),
+    allTools: tools,
+    perResponse,
     vocabulary: await readVocabulary(k),
     pathValue: (id) => pathValues.get(id),
   };
@@ -149,25 +181,72 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
   const toolNames = tools.map((t) => t.name);
   const byTool = <T>(q: () => Promise<T[]>): Promise<T[]> => (toolNames.length === 0 ? Promise.resolve([]) : q());
   const initial = new Map<number, LineBound>();
-  for (const i of await k.selectFrom('initial_reads').select(['record_id', 'bound_ordinal', 'bound_rule'])
-    .where('capture_id', '=', captureId).where('root_path', '=', root).execute()) {
+  for (const i of await k
+    .selectFrom('initial_reads')
+    .select(['record_id', 'bound_ordinal', 'bound_rule'])
+    .where('capture_id', '=', captureId)
+    .where('root_path', '=', root)
+    .execute()) {
     initial.set(i.record_id, lineBound(i));
   }
-  const reads = await readRecordLines(k, { captureId, tools: tools.map((t) => ({ id: t.id, name: t.name, root_path: t.root_path })), readsOnly: true, initial });
+  const reads = await readRecordLines(k, {
+    captureId,
+    tools: tools.map((t) => ({ id: t.id, name: t.name, root_path: t.root_path })),
+    readsOnly: true,
+    initial,
+  });
   const [observations, order, itemLocations, listReads, counters, membership, pageSignals] = await Promise.all([
-    k.selectFrom('kept_observations').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root)
-      .orderBy('timeline_position').orderBy('list_index').execute(),
-    k.selectFrom('collection_order').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root).orderBy('state_order').execute(),
+    k
+      .selectFrom('kept_observations')
+      .selectAll()
+      .where('capture_id', '=', captureId)
+      .where('root_path', '=', root)
+      .orderBy('timeline_position')
+      .orderBy('list_index')
+      .execute(),
+    k
+      .selectFrom('collection_order')
+      .selectAll()
+      .where('capture_id', '=', captureId)
+      .where('root_path', '=', root)
+      .orderBy('state_order')
+      .execute(),
     k.selectFrom('item_locations').selectAll().where('capture_id', '=', captureId).where('root_path', '=', root).execute(),
     byTool(() => k.selectFrom('list_reads').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames).execute()),
-    byTool(() => k.selectFrom('list_counters').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
-      .orderBy('record_id').orderBy('member_pointer').execute()),
+    byTool(() =>
+      k
+        .selectFrom('list_counters')
+        .selectAll()
+        .where('capture_id', '=', captureId)
+        .where('tool', 'in', toolNames)
+        .orderBy('record_id')
+        .orderBy('member_pointer')
+        .execute(),
+    ),
     byTool(() => k.selectFrom('list_membership').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames).execute()),
-    byTool(() => k.selectFrom('list_page_signals').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
-      .orderBy('record_id').orderBy('signal').orderBy('name').execute()),
+    byTool(() =>
+      k
+        .selectFrom('list_page_signals')
+        .selectAll()
+        .where('capture_id', '=', captureId)
+        .where('tool', 'in', toolNames)
+        .orderBy('record_id')
+        .orderBy('signal')
+        .orderBy('name')
+        .execute(),
+    ),
   ]);
-  const fieldRows = await byTool(() => k.selectFrom('view_fields').selectAll().where('capture_id', '=', captureId).where('tool', 'in', toolNames)
-    .orderBy('tool').orderBy('scope').orderBy('field_order').execute());
+  const fieldRows = await byTool(() =>
+    k
+      .selectFrom('view_fields')
+      .selectAll()
+      .where('capture_id', '=', captureId)
+      .where('tool', 'in', toolNames)
+      .orderBy('tool')
+      .orderBy('scope')
+      .orderBy('field_order')
+      .execute(),
+  );
   const viewFields = new Map<string, { fields: string[]; required: string[] }>();
   for (const f of fieldRows) {
     const key = `${f.tool}\u0000${f.scope}`;
@@ -175,11 +254,30 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     v.fields.push(f.field);
     if (f.is_required === 1) v.required.push(f.field);
   }
-  const perResponseRows = await byTool(() => k.selectFrom('view_per_response_members').select(['tool', 'member_key'])
-    .where('capture_id', '=', captureId).where('tool', 'in', toolNames).orderBy('tool').orderBy('member_key').execute());
+  const perResponseRows = await byTool(() =>
+    k
+      .selectFrom('view_per_response_members')
+      .select(['tool', 'member_key'])
+      .where('capture_id', '=', captureId)
+      .where('tool', 'in', toolNames)
+      .orderBy('tool')
+      .orderBy('member_key')
+      .execute(),
+  );
   const viewPerResponse = new Map<string, string[]>();
   for (const r of perResponseRows) (viewPerResponse.get(r.tool) ?? viewPerResponse.set(r.tool, []).get(r.tool)!).push(r.member_key);
-  for (const rows of [reads, observations, order, itemLocations, listReads, counters, membership, pageSignals, fieldRows, perResponseRows] as Record<string, unknown>[][]) {
+  for (const rows of [
+    reads,
+    observations,
+    order,
+    itemLocations,
+    listReads,
+    counters,
+    membership,
+    pageSignals,
+    fieldRows,
+    perResponseRows,
+  ] as Record<string, unknown>[][]) {
     for (const r of rows) budget.charge('records', rowCost(r));
   }
   const parents = await nestedParents(k, capture, tools, budget);
@@ -198,8 +296,11 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
   const loadBodies = async (ids: number[]) => {
     const bodyIds = [...new Set(ids)].filter((id) => !texts.has(id));
     for (let i = 0; i < bodyIds.length; i += 500) {
-      const rows = await k.selectFrom('body').select(['id', 'kind', 'is_usable', 'content', 'coding'])
-        .where('id', 'in', bodyIds.slice(i, i + 500)).execute();
+      const rows = await k
+        .selectFrom('body')
+        .select(['id', 'kind', 'is_usable', 'content', 'coding'])
+        .where('id', 'in', bodyIds.slice(i, i + 500))
+        .execute();
       for (const b of rows) {
         const content = b.kind === 'json' && b.is_usable === 1 ? storedContent(b.content, b.coding) : null;
         const text = typeof content === 'string' ? content : null;
@@ -214,7 +315,10 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
   const dropBodies = (ids: number[]) => {
     for (const id of ids) {
       const c = charged.get(id);
-      if (c) { budget.release('bodies', c.bodies); budget.release('values', c.values); }
+      if (c) {
+        budget.release('bodies', c.bodies);
+        budget.release('values', c.values);
+      }
       charged.delete(id);
       texts.delete(id);
       parsed.delete(id);
@@ -248,7 +352,17 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     root,
     reads,
     identities: capture.allIdentities.filter((t) => t.root_path === root),
-    observations, order, itemLocations, listReads, counters, membership, pageSignals, tools, viewFields, viewPerResponse, parents,
+    observations,
+    order,
+    itemLocations,
+    listReads,
+    counters,
+    membership,
+    pageSignals,
+    tools,
+    viewFields,
+    viewPerResponse,
+    parents,
     bodyValue: value,
     loadBodies,
     dropBodies,
@@ -275,22 +389,44 @@ const bareTemplate = (t: string) => t.replace(/\{[^}]+\}/g, '{}').replace(/\.[A-
  * through the parent's GET item template (`/projects/{id}/memberships.json` → `/projects/{id}.json`),
  * else its list (`/projects.json`).
  */
-async function nestedParents(k: Kysely<DB>, capture: CaptureFacts, tools: Selectable<DB['tool']>[], budget: Budget): Promise<Map<string, NestedParent>> {
+async function nestedParents(
+  k: Kysely<DB>,
+  capture: CaptureFacts,
+  tools: Selectable<DB['tool']>[],
+  budget: Budget,
+): Promise<Map<string, NestedParent>> {
   const out = new Map<string, NestedParent>();
   for (const t of tools) {
     const bare = bareTemplate(t.template);
     const cut = bare.indexOf('/{}');
-    if (t.method !== 'GET' || t.ends_in_param === 1 || cut <= 0 || bare.indexOf('{}', cut + 3) !== -1 || bare.startsWith(`${t.root_path}/`)) continue;
-    const items = capture.allTools.filter((p) => p.method === 'GET' && p.ends_in_param === 1 && bareTemplate(p.template) === bare.slice(0, cut + 3));
+    if (t.method !== 'GET' || t.ends_in_param === 1 || cut <= 0 || bare.indexOf('{}', cut + 3) !== -1 || bare.startsWith(`${t.root_path}/`))
+      continue;
+    const items = capture.allTools.filter(
+      (p) => p.method === 'GET' && p.ends_in_param === 1 && bareTemplate(p.template) === bare.slice(0, cut + 3),
+    );
     // Without an item template, the parent's list (`/posts`) still names its type.
-    const root = (items[0] ?? capture.allTools.find((p) => p.method === 'GET' && bareTemplate(p.template) === bare.slice(0, cut)))?.root_path;
+    const root = (items[0] ?? capture.allTools.find((p) => p.method === 'GET' && bareTemplate(p.template) === bare.slice(0, cut)))
+      ?.root_path;
     const collection = root === undefined ? undefined : capture.names.get(root);
     if (root === undefined || collection === undefined || root === t.root_path) continue;
     const aliases = new Map<string, string>();
     const ambiguous = new Set<string>();
-    const rows = items.length === 0 ? [] : await k.selectFrom('kept_observations').select(['record_id', 'entity_id'])
-      .where('capture_id', '=', capture.captureId).where('root_path', '=', root).where('view_kind', '=', 'item')
-      .where('tool', 'in', items.map((p) => p.name)).orderBy('timeline_position').execute();
+    const rows =
+      items.length === 0
+        ? []
+        : await k
+            .selectFrom('kept_observations')
+            .select(['record_id', 'entity_id'])
+            .where('capture_id', '=', capture.captureId)
+            .where('root_path', '=', root)
+            .where('view_kind', '=', 'item')
+            .where(
+              'tool',
+              'in',
+              items.map((p) => p.name),
+            )
+            .orderBy('timeline_position')
+            .execute();
     for (const r of rows) {
       budget.charge('records', rowCost(r));
       const v = capture.pathValue(r.record_id);
@@ -299,7 +435,12 @@ async function nestedParents(k: Kysely<DB>, capture: CaptureFacts, tools: Select
       aliases.set(v, r.entity_id);
     }
     for (const v of ambiguous) aliases.delete(v);
-    out.set(t.name, { root, collection, identity: capture.allIdentities.find((i) => i.root_path === root)?.identity_field ?? null, aliases });
+    out.set(t.name, {
+      root,
+      collection,
+      identity: capture.allIdentities.find((i) => i.root_path === root)?.identity_field ?? null,
+      aliases,
+    });
   }
   return out;
 }

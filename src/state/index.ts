@@ -57,7 +57,13 @@ export interface StateSink {
 /** The view in memory (tests, and callers that need the whole value); the store computes it with `storeState`. */
 export async function environmentState(k: Kysely<DB>, captureId: number): Promise<EnvironmentState> {
   const parts: UnitResult[] = [];
-  const head = await computeState(k, captureId, { changeBounds: async () => {}, records: async () => {}, unit: async (u) => { parts.push(u); } });
+  const head = await computeState(k, captureId, {
+    changeBounds: async () => {},
+    records: async () => {},
+    unit: async (u) => {
+      parts.push(u);
+    },
+  });
   const inOrder = <T extends { position: number }>(xs: T[]) => xs.sort((a, b) => a.position - b.position);
   return {
     ...head,
@@ -72,7 +78,13 @@ export async function environmentState(k: Kysely<DB>, captureId: number): Promis
 /** Runs the pass for capture `captureId`, handing each decided type to `sink`; returns the head. */
 export function computeState(k: Kysely<DB>, captureId: number, sink: StateSink): Promise<StateHead> {
   // The pass's own change bounds shadow any the file stores: it starts from ES-8/ES-9 alone.
-  return withSnapshot(k, STATE_VIEWS, (snapshot) => statePass(k, captureId, snapshot, sink), { state_change_bounds: [] }, { capture: captureId });
+  return withSnapshot(
+    k,
+    STATE_VIEWS,
+    (snapshot) => statePass(k, captureId, snapshot, sink),
+    { state_change_bounds: [] },
+    { capture: captureId },
+  );
 }
 
 async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, sink: StateSink): Promise<StateHead> {
@@ -84,7 +96,15 @@ async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, s
   const bounds = await changeBounds(k, capture, shaping, budget);
   await sink.changeBounds([...bounds.values()]);
   if (bounds.size > 0) {
-    snapshot.replace('state_change_bounds', [...bounds.values()].map((b) => ({ capture_id: captureId, root_path: b.root_path, write_ordinal: b.write_ordinal, detail: b.detail })));
+    snapshot.replace(
+      'state_change_bounds',
+      [...bounds.values()].map((b) => ({
+        capture_id: captureId,
+        root_path: b.root_path,
+        write_ordinal: b.write_ordinal,
+        detail: b.detail,
+      })),
+    );
     // The views under `initial_reads` are final now; the shaping views read them (the capture's shared facts do not).
     shaping = await classifyRows(k, captureId);
   }
@@ -99,7 +119,10 @@ async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, s
   const redacted = capture.writes.filter((w) => w.is_url_redacted === 1).length;
   const limitations: string[] = [];
   // ES-8: a write whose URL is redacted bounds every type; the view counts such writes.
-  if (redacted > 0) limitations.push(`${redacted} write${redacted === 1 ? '' : 's'} with a redacted URL bound${redacted === 1 ? 's' : ''} every type (ES-8)`);
+  if (redacted > 0)
+    limitations.push(
+      `${redacted} write${redacted === 1 ? '' : 's'} with a redacted URL bound${redacted === 1 ? 's' : ''} every type (ES-8)`,
+    );
   return {
     kind: 'environment-state',
     capture_id: captureId,
@@ -115,14 +138,25 @@ async function recordDecisions(k: Kysely<DB>, captureId: number): Promise<Record
   // Both are matched here, by id: the snapshot's tables have no index and SQLite scanned
   // each of them once per record for a join (initial_reads: 35,000 records of one tool,
   // 33 s; list_locations: 38,052 records against 20,911 list bodies at 1 GB, 38 s).
-  const initial = new Map((await k.selectFrom('initial_reads').select(['record_id', 'bound_rule', 'bound_ordinal'])
-    .where('capture_id', '=', captureId).execute()).map((i) => [i.record_id, i]));
-  const lists = new Map((await k.selectFrom('list_locations').select(['body_id', 'list_pointer']).execute()).map((l) => [l.body_id, l.list_pointer]));
+  const initial = new Map(
+    (
+      await k.selectFrom('initial_reads').select(['record_id', 'bound_rule', 'bound_ordinal']).where('capture_id', '=', captureId).execute()
+    ).map((i) => [i.record_id, i]),
+  );
+  const lists = new Map(
+    (await k.selectFrom('list_locations').select(['body_id', 'list_pointer']).execute()).map((l) => [l.body_id, l.list_pointer]),
+  );
   const rows = await k.selectFrom('record').select(['id', 'response_body_id']).where('capture_id', '=', captureId).orderBy('id').execute();
   return rows.map((r) => {
     const i = initial.get(r.id);
-    const list_pointer = r.response_body_id === null ? null : lists.get(r.response_body_id) ?? null;
-    return { record_id: r.id, is_initial: i ? 1 : 0, bound_rule: i?.bound_rule ?? null, bound_ordinal: i?.bound_ordinal ?? null, list_pointer };
+    const list_pointer = r.response_body_id === null ? null : (lists.get(r.response_body_id) ?? null);
+    return {
+      record_id: r.id,
+      is_initial: i ? 1 : 0,
+      bound_rule: i?.bound_rule ?? null,
+      bound_ordinal: i?.bound_ordinal ?? null,
+      list_pointer,
+    };
   });
 }
 
@@ -142,8 +176,15 @@ async function changeBounds(k: Kysely<DB>, capture: CaptureFacts, shaping: Shapi
 }
 
 /** One type: its entities, plans, documents and gate, from its facts alone (plus the capture's shared ones). */
-async function typePass(k: Kysely<DB>, capture: CaptureFacts, root: string, shaping: Shaping, change: ChangeBound | undefined,
-  position: Map<string, number>, budget: Budget): Promise<UnitResult> {
+async function typePass(
+  k: Kysely<DB>,
+  capture: CaptureFacts,
+  root: string,
+  shaping: Shaping,
+  change: ChangeBound | undefined,
+  position: Map<string, number>,
+  budget: Budget,
+): Promise<UnitResult> {
   const facts = await readUnitFacts(k, capture, root, budget);
   const merged = mergeEntities(facts);
   for (const e of merged.entities) budget.charge('planning', valueCost(e.value) + valueCost(e.view_values as unknown as JsonValue));

@@ -19,7 +19,9 @@ export const MAX_RENDERED_BYTES = 262_144;
 export const ok = (status: number) => status >= 200 && status <= 299;
 export const renderedBytes = (v: JsonValue) => Buffer.byteLength(stringifyExact(v), 'utf8');
 
-export interface Outcome { reasons: { reason: Reason; detail: string }[] }
+export interface Outcome {
+  reasons: { reason: Reason; detail: string }[];
+}
 
 export const lineName = (r: { path: string; query: string | null }) => (r.query ? `${r.path}?${r.query}` : r.path);
 
@@ -37,8 +39,10 @@ export interface Ctx {
 }
 
 export function noInitialDetail(reads: ReadLine[], projected = 0): string {
-  if (projected > 0) return `its ${projected} initial read${projected === 1 ? ' is a projection or variant' : 's are projections or variants'} (ES-12..ES-19)`;
-  return reads.length === 1 ? `its one record comes after the type's bound (ES-8/ES-9)`
+  if (projected > 0)
+    return `its ${projected} initial read${projected === 1 ? ' is a projection or variant' : 's are projections or variants'} (ES-12..ES-19)`;
+  return reads.length === 1
+    ? `its one record comes after the type's bound (ES-8/ES-9)`
     : `all ${reads.length} of its records come after the type's bound (ES-8/ES-9)`;
 }
 

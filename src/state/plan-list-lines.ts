@@ -22,37 +22,72 @@ export type LineRead =
  * reproduces the listed ids in order; a line ES-35 calls `all` that lists other entities,
  * or another order, than the collection and that no query explains is `membership-differs`.
  */
-export function readLineQuery(ctx: Ctx, r: ReadLine, m: 'all' | 'recorded', listedIds: string[], all: StateEntity[], isField: (n: string) => boolean,
-  totalsOf: Totals, parent?: { field: string; value: string }): LineRead {
+export function readLineQuery(
+  ctx: Ctx,
+  r: ReadLine,
+  m: 'all' | 'recorded',
+  listedIds: string[],
+  all: StateEntity[],
+  isField: (n: string) => boolean,
+  totalsOf: Totals,
+  parent?: { field: string; value: string },
+): LineRead {
   const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
   let parsed: ParsedQuery | null = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
   if (parent && (parsed === null || parsed.ok)) {
     // Issue 18: a nested line's parent is its first filter (the field learned by parentOf).
     const q = parsed?.query ?? {};
-    parsed = { ok: true, kinds: parsed?.kinds ?? new Map(), units: parsed?.units ?? new Map(), query: { ...q, filter: [{ field: parent.field, values: [parent.value] }, ...(q.filter ?? [])] } };
+    parsed = {
+      ok: true,
+      kinds: parsed?.kinds ?? new Map(),
+      units: parsed?.units ?? new Map(),
+      query: { ...q, filter: [{ field: parent.field, values: [parent.value] }, ...(q.filter ?? [])] },
+    };
   }
   if (parsed?.ok && isListQuery(parsed.query)) {
     const picked = applyListQuery(all, parsed.query, ctx.tool);
     if (same(picked.entities.map((e) => e.id))) {
-      const totals = (totalsOf.members.get(r.record_id) ?? []).filter((c) => Number(c.value) === picked.matched).map((c) => c.member_pointer);
-      const headers = (totalsOf.headers.get(r.record_id) ?? []).filter((s) => s.total !== null && Number(s.total) === picked.matched).map((s) => s.name.toLowerCase());
+      const totals = (totalsOf.members.get(r.record_id) ?? [])
+        .filter((c) => Number(c.value) === picked.matched)
+        .map((c) => c.member_pointer);
+      const headers = (totalsOf.headers.get(r.record_id) ?? [])
+        .filter((s) => s.total !== null && Number(s.total) === picked.matched)
+        .map((s) => s.name.toLowerCase());
       const membership = m === 'all' && picked.entities.length === all.length ? 'all' : 'recorded';
       return {
-        kind: 'query', membership, units: parsed.units,
-        line: { ...parsed.query, ...(totals.length ? { total_members: [...new Set(totals)].sort() } : {}), ...(headers.length ? { total_headers: [...new Set(headers)].sort() } : {}) },
+        kind: 'query',
+        membership,
+        units: parsed.units,
+        line: {
+          ...parsed.query,
+          ...(totals.length ? { total_members: [...new Set(totals)].sort() } : {}),
+          ...(headers.length ? { total_headers: [...new Set(headers)].sort() } : {}),
+        },
       };
     }
     if (m === 'all') {
-      const shown = picked.entities.length === listedIds.length ? 'another order' : `${picked.entities.length} entities, ${listedIds.length} listed`;
-      return { kind: 'differs', units: [...parsed.units.keys()], detail: `record #${r.ordinal} (${lineName(r)}): its query read from state gives ${shown} (issue 18)` };
+      const shown =
+        picked.entities.length === listedIds.length ? 'another order' : `${picked.entities.length} entities, ${listedIds.length} listed`;
+      return {
+        kind: 'differs',
+        units: [...parsed.units.keys()],
+        detail: `record #${r.ordinal} (${lineName(r)}): its query read from state gives ${shown} (issue 18)`,
+      };
     }
     // A page ES-35 already calls `recorded` renders the ids it listed, as before; its keys are not learned.
     return { kind: 'plain', failed: [...parsed.units.keys()] };
   }
   if (m === 'all' && !same(all.map((e) => e.id))) {
     const why = parsed && !parsed.ok ? `; its key ${JSON.stringify(parsed.key)} is ${parsed.why}` : '';
-    const shown = all.length === listedIds.length ? 'another order than the collection' : `${listedIds.length} of the collection's ${all.length} entities`;
-    return { kind: 'differs', units: parsed?.ok ? [...parsed.units.keys()] : [], detail: `record #${r.ordinal} (${lineName(r)}) lists ${shown}, and no filter, sort or window explains it (issue 18)${why}` };
+    const shown =
+      all.length === listedIds.length
+        ? 'another order than the collection'
+        : `${listedIds.length} of the collection's ${all.length} entities`;
+    return {
+      kind: 'differs',
+      units: parsed?.ok ? [...parsed.units.keys()] : [],
+      detail: `record #${r.ordinal} (${lineName(r)}) lists ${shown}, and no filter, sort or window explains it (issue 18)${why}`,
+    };
   }
   return { kind: 'plain' };
 }
@@ -71,24 +106,39 @@ export type Totals = { members: Map<number, StateFacts['counters']>; headers: Ma
  * than its id (`/projects/garden/memberships.json`) stands for the entity the parent's own
  * item read by that value showed (`garden` → project 1).
  */
-export function parentOf(ctx: Ctx, all: StateEntity[], membership: Map<number, 'all' | 'recorded'>, shownBy: Map<number, { entity_id: string }[]>, isField: (n: string) => boolean, totals: Totals): FoundParent | null {
+export function parentOf(
+  ctx: Ctx,
+  all: StateEntity[],
+  membership: Map<number, 'all' | 'recorded'>,
+  shownBy: Map<number, { entity_id: string }[]>,
+  isField: (n: string) => boolean,
+  totals: Totals,
+): FoundParent | null {
   const tool = ctx.facts.tools.find((t) => t.name === ctx.tool);
   const params = [...(tool?.template.matchAll(/\{([^}]+)\}/g) ?? [])].map((m) => m[1]);
   if (!tool || params.length !== 1 || tool.ends_in_param === 1) return null;
   const listed = ctx.lines.filter((r) => membership.has(r.record_id) && ctx.facts.pathValue(r.record_id) !== undefined);
   if (listed.length === 0) return null;
   const nested = ctx.facts.parents.get(ctx.tool);
-  const valueOf = (r: ReadLine) => { const v = ctx.facts.pathValue(r.record_id)!; return nested?.aliases.get(v) ?? v; };
+  const valueOf = (r: ReadLine) => {
+    const v = ctx.facts.pathValue(r.record_id)!;
+    return nested?.aliases.get(v) ?? v;
+  };
   const statics = tool.template.split('/').filter((s) => s !== '' && !s.startsWith('{'));
   const parentWord = singular(statics[statics.length - 2] ?? '');
   const named = (f: string) => [`${parentWord}Id`, `${parentWord}_id`, parentWord].includes(f);
   const fields = ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? [];
-  const byParentIdentity = (f: string) => (nested?.identity && all.some((e) => isObject(member(e.value, f))) ? [`${f}.${nested.identity}`, f] : [f]);
+  const byParentIdentity = (f: string) =>
+    nested?.identity && all.some((e) => isObject(member(e.value, f))) ? [`${f}.${nested.identity}`, f] : [f];
   const candidates = [...fields.filter(named), ...fields.filter((f) => !named(f))].flatMap(byParentIdentity);
-  const field = candidates.find((f) => listed.every((r) => {
-    const ids = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
-    return readLineQuery(ctx, r, membership.get(r.record_id)!, ids, all, isField, totals, { field: f, value: valueOf(r) }).kind === 'query';
-  }));
+  const field = candidates.find((f) =>
+    listed.every((r) => {
+      const ids = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
+      return (
+        readLineQuery(ctx, r, membership.get(r.record_id)!, ids, all, isField, totals, { field: f, value: valueOf(r) }).kind === 'query'
+      );
+    }),
+  );
   if (field === undefined) return null;
   return { param: params[0], field, valueOf, ...(nested && nested.aliases.size > 0 ? { collection: nested.collection } : {}) };
 }

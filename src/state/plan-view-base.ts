@@ -49,9 +49,15 @@ export function viewBase(ctx: Ctx, obs: Observation[], scope: 'all' | 'list') {
   const { fields, required } = ctx.facts.viewFields.get(`${ctx.tool}\u0000${scope}`) ?? { fields: [], required: [] };
   const embedded = embeddedMembersOf(ctx, ctx.initialAll, scope === 'all');
   return {
-    collection: ctx.collection, fields, required_fields: required,
-    projected_record_ordinals: ctx.shaping.projected_record_ordinals, projected_query_keys: ctx.shaping.projected_query_keys,
-    projection_values: ctx.shaping.projection_values, per_response_members: ctx.facts.viewPerResponse.get(ctx.tool) ?? [], clock_formats: clockFormatsOf(ctx, obs, fields), sorted_arrays: [],
+    collection: ctx.collection,
+    fields,
+    required_fields: required,
+    projected_record_ordinals: ctx.shaping.projected_record_ordinals,
+    projected_query_keys: ctx.shaping.projected_query_keys,
+    projection_values: ctx.shaping.projection_values,
+    per_response_members: ctx.facts.viewPerResponse.get(ctx.tool) ?? [],
+    clock_formats: clockFormatsOf(ctx, obs, fields),
+    sorted_arrays: [],
     shared_envelope: true,
     ...(embedded ? { embedded_members: embedded } : {}),
   };

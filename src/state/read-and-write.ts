@@ -23,7 +23,13 @@ export type ReadVersusWrite = 'before' | 'overlaps' | 'after';
 
 /** ES-8: whether `read` came before, overlapped or came after `write`. */
 export function readVersusWrite(order: 'start-time' | 'record-order', read: TimedRecord, write: TimedRecord): ReadVersusWrite {
-  if (order === 'record-order' || read.started_ms === null || read.ended_ms === null || write.started_ms === null || write.ended_ms === null) {
+  if (
+    order === 'record-order' ||
+    read.started_ms === null ||
+    read.ended_ms === null ||
+    write.started_ms === null ||
+    write.ended_ms === null
+  ) {
     return read.timeline_position < write.timeline_position ? 'before' : 'after';
   }
   if (read.ended_ms < write.started_ms) return 'before';

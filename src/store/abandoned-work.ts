@@ -35,13 +35,21 @@ export function removeAbandonedWork(target: string, own = false): void {
   const full = resolve(target);
   const prefix = `.${basename(full)}.loading-`;
   let names: string[];
-  try { names = readdirSync(dirname(full)); } catch { return; }
+  try {
+    names = readdirSync(dirname(full));
+  } catch {
+    return;
+  }
   for (const f of names) {
     if (!f.startsWith(prefix)) continue;
     const pid = Number(/^(\d+)/.exec(f.slice(prefix.length))?.[1]);
     if (!Number.isInteger(pid) || pid <= 0) continue;
     if (pid === process.pid ? own : !isAlive(pid)) {
-      try { rmSync(join(dirname(full), f), { force: true }); } catch { /* not ours to remove (permissions): left */ }
+      try {
+        rmSync(join(dirname(full), f), { force: true });
+      } catch {
+        /* not ours to remove (permissions): left */
+      }
     }
   }
 }
@@ -49,10 +57,18 @@ export function removeAbandonedWork(target: string, own = false): void {
 /** Removes `capstate-PID-XXXXXX` directories in $TMPDIR (temporary stores, unpacked inputs) whose process is gone. */
 export function removeAbandonedTemps(): void {
   let names: string[];
-  try { names = readdirSync(tmpdir()); } catch { return; }
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
   for (const name of names) {
     const m = /^capstate-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
     if (!m || Number(m[1]) === process.pid || isAlive(Number(m[1]))) continue;
-    try { rmSync(join(tmpdir(), name), { recursive: true, force: true }); } catch { /* another user's: left */ }
+    try {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    } catch {
+      /* another user's: left */
+    }
   }
 }

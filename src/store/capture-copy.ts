@@ -29,14 +29,21 @@ export function copyCapture(source: string, file: string, id: number): void {
       // `capture` and `record` first: the other tables' row filters read `record`, which
       // names the copy's own (the same rows by then); references are not checked meanwhile.
       const rank = (name: string) => (name === 'capture' ? 0 : name === 'record' ? 1 : 2);
-      const tables = tablesByReference().filter((t) => t.name !== 'meta').sort((a, b) => rank(a.name) - rank(b.name));
+      const tables = tablesByReference()
+        .filter((t) => t.name !== 'meta')
+        .sort((a, b) => rank(a.name) - rank(b.name));
       for (const t of tables) {
         // SQLite's stored columns (not the VIRTUAL ones it works out itself).
-        const columns = (db.prepare('select name from pragma_table_xinfo(?) where hidden = 0 order by cid').pluck().all(t.name) as string[]).map((c) => `"${c}"`).join(', ');
+        const columns = (db.prepare('select name from pragma_table_xinfo(?) where hidden = 0 order by cid').pluck().all(t.name) as string[])
+          .map((c) => `"${c}"`)
+          .join(', ');
         const where = SEEDED.has(t.name) ? null : captureFilter(t.name, t.sql);
         if (SEEDED.has(t.name)) db.exec(`delete from main."${t.name}"`);
-        const stmt = db.prepare(`insert into main."${t.name}" (${columns}) select ${columns} from src."${t.name}"${where ? ` where ${where}` : ''}`);
-        if (where?.includes('@ids')) stmt.run({ ids }); else stmt.run();
+        const stmt = db.prepare(
+          `insert into main."${t.name}" (${columns}) select ${columns} from src."${t.name}"${where ? ` where ${where}` : ''}`,
+        );
+        if (where?.includes('@ids')) stmt.run({ ids });
+        else stmt.run();
       }
       db.exec('COMMIT');
     } catch (e) {

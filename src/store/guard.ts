@@ -21,18 +21,30 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 export function checkStorePath(file: string): void {
   if (!existsSync(file)) {
     const dir = dirname(file);
-    if (!existsSync(dir)) throw new CapstateError('no-directory', `the directory ${dir} does not exist; create it (mkdir -p ${dir}) or give another --db path`, { file });
-    if (!statSync(dir).isDirectory()) throw new CapstateError('no-directory', `${dir} is not a directory; give another --db path`, { file });
+    if (!existsSync(dir))
+      throw new CapstateError(
+        'no-directory',
+        `the directory ${dir} does not exist; create it (mkdir -p ${dir}) or give another --db path`,
+        { file },
+      );
+    if (!statSync(dir).isDirectory())
+      throw new CapstateError('no-directory', `${dir} is not a directory; give another --db path`, { file });
     try {
       accessSync(dir, constants.W_OK);
     } catch {
-      throw new CapstateError('not-writable', `cannot create ${file}: the directory ${dir} is not writable; check its permissions or give another --db path`, { file });
+      throw new CapstateError(
+        'not-writable',
+        `cannot create ${file}: the directory ${dir} is not writable; check its permissions or give another --db path`,
+        { file },
+      );
     }
     return;
   }
   const st = statSync(file);
-  if (st.isDirectory()) throw new CapstateError('not-a-store', `${file} is a directory; give the path of a store file (--db FILE)`, { file });
-  if (!st.isFile()) throw new CapstateError('not-a-store', `${file} is not a regular file; give the path of a store file (--db FILE)`, { file });
+  if (st.isDirectory())
+    throw new CapstateError('not-a-store', `${file} is a directory; give the path of a store file (--db FILE)`, { file });
+  if (!st.isFile())
+    throw new CapstateError('not-a-store', `${file} is not a regular file; give the path of a store file (--db FILE)`, { file });
   if (st.size === 0) return;
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let fd: number;
@@ -41,16 +53,26 @@ export function checkStorePath(file: string): void {
   } catch (e) {
     throw storeError(e, file);
   }
-  try { readSync(fd, head, 0, head.length, 0); } finally { closeSync(fd); }
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
   if (!head.equals(SQLITE_HEADER)) {
-    throw new CapstateError('not-a-store', `${file} is not a capstate store: it is not an SQLite file; give another --db path (capstate will not overwrite it)`, { file });
+    throw new CapstateError(
+      'not-a-store',
+      `${file} is not a capstate store: it is not an SQLite file; give another --db path (capstate will not overwrite it)`,
+      { file },
+    );
   }
 }
 
 /** Names of the tables capstate's migrations create. */
 export function capstateTables(migrationSql: string[]): Set<string> {
   const names = new Set<string>();
-  for (const sql of migrationSql) for (const m of sql.matchAll(/create\s+table\s+(?:if\s+not\s+exists\s+)?["`]?([A-Za-z_][A-Za-z0-9_]*)/gi)) names.add(m[1].toLowerCase());
+  for (const sql of migrationSql)
+    for (const m of sql.matchAll(/create\s+table\s+(?:if\s+not\s+exists\s+)?["`]?([A-Za-z_][A-Za-z0-9_]*)/gi))
+      names.add(m[1].toLowerCase());
   return names;
 }
 
@@ -62,22 +84,41 @@ export function capstateTables(migrationSql: string[]): Set<string> {
 export function checkWritableStore(db: Sqlite, file: string, latest: number, ours: Set<string>): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > latest) {
-    throw new CapstateError('newer-store', `${file} was written by a newer capstate (schema version ${version}, this one knows ${latest}); upgrade capstate to write it, or load into another --db`, { file });
+    throw new CapstateError(
+      'newer-store',
+      `${file} was written by a newer capstate (schema version ${version}, this one knows ${latest}); upgrade capstate to write it, or load into another --db`,
+      { file },
+    );
   }
-  const tables = (db.prepare("select name from sqlite_master where type in ('table', 'view') and name not like 'sqlite_%' order by name").pluck().all() as string[]);
+  const tables = db
+    .prepare("select name from sqlite_master where type in ('table', 'view') and name not like 'sqlite_%' order by name")
+    .pluck()
+    .all() as string[];
   if (version === 0 && tables.length === 0) return; // an empty database: a store not yet made
   const foreign = tables.filter((t) => !ours.has(t.toLowerCase()));
   const hasMeta = tables.some((t) => t.toLowerCase() === 'meta');
   const shown = (list: string[]) => list.slice(0, 5).join(', ') + (list.length > 5 ? `, … (${list.length} in all)` : '');
   if (version === 0) {
     if (foreign.length === 0) {
-      throw new CapstateError('half-made-store', `${file} is a half-made capstate store (tables ${shown(tables)} but no schema version); delete it and load again`, { file });
+      throw new CapstateError(
+        'half-made-store',
+        `${file} is a half-made capstate store (tables ${shown(tables)} but no schema version); delete it and load again`,
+        { file },
+      );
     }
-    throw new CapstateError('not-a-store', `${file} is another application's SQLite database (tables ${shown(foreign)}), not a capstate store; capstate will not add its tables to it: give another --db path`, { file });
+    throw new CapstateError(
+      'not-a-store',
+      `${file} is another application's SQLite database (tables ${shown(foreign)}), not a capstate store; capstate will not add its tables to it: give another --db path`,
+      { file },
+    );
   }
   // Capstate's tables without `meta` (dropped by hand): checkStoreShape names what is missing.
   if (!hasMeta && tables.every((t) => !ours.has(t.toLowerCase()))) {
-    throw new CapstateError('not-a-store', `${file} is an SQLite database with schema version ${version} but no capstate tables (${shown(tables) || 'none'}), not a capstate store; give another --db path`, { file });
+    throw new CapstateError(
+      'not-a-store',
+      `${file} is an SQLite database with schema version ${version} but no capstate tables (${shown(tables) || 'none'}), not a capstate store; give another --db path`,
+      { file },
+    );
   }
 }
 
@@ -90,16 +131,34 @@ export function storeError(e: unknown, file: string): unknown {
     return new CapstateError('busy', `busy: a load is writing ${file}; try again when it has finished`, { file });
   }
   if (code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-    return new CapstateError('not-writable', `${file} cannot be written (${detail}); check the permissions of the file and its directory, or give another --db path`, { file });
+    return new CapstateError(
+      'not-writable',
+      `${file} cannot be written (${detail}); check the permissions of the file and its directory, or give another --db path`,
+      { file },
+    );
   }
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    return new CapstateError('not-a-store', `${file} is not a usable SQLite file (${detail}); give another --db path, or delete it if it is a store you can load again`, { file });
+    return new CapstateError(
+      'not-a-store',
+      `${file} is not a usable SQLite file (${detail}); give another --db path, or delete it if it is a store you can load again`,
+      { file },
+    );
   }
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
     return new CapstateError('disk-full', `the disk holding ${file} is full; free space or give another --db path`, { file });
   }
-  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR') || code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') {
-    return new CapstateError('cannot-open', `${file} cannot be opened as a store (${detail}); check that the path is a file in a directory you can write`, { file });
+  if (
+    code.startsWith('SQLITE_CANTOPEN') ||
+    code.startsWith('SQLITE_IOERR') ||
+    code === 'ENOENT' ||
+    code === 'EISDIR' ||
+    code === 'ENOTDIR'
+  ) {
+    return new CapstateError(
+      'cannot-open',
+      `${file} cannot be opened as a store (${detail}); check that the path is a file in a directory you can write`,
+      { file },
+    );
   }
   return e;
 }

@@ -32,7 +32,11 @@ export const packageRoot: string = (() => {
 /** capstate's own version, from its package.json. */
 export const capstateVersion: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
-export interface Migration { version: number; name: string; sql: string }
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
 
 export function listMigrations(): Migration[] {
   const dir = join(packageRoot, 'migrations');
@@ -42,20 +46,38 @@ export function listMigrations(): Migration[] {
     .map((f) => ({ version: Number(f.slice(0, 4)), name: f, sql: readFileSync(join(dir, f), 'utf8') }));
 }
 
-export interface ViewFile { name: string; file: string; sql: string; rule: string; says: string; grain: string; reads: string[] }
+export interface ViewFile {
+  name: string;
+  file: string;
+  sql: string;
+  rule: string;
+  says: string;
+  grain: string;
+  reads: string[];
+}
 
 /** Parses the header every queries/*.sql file carries (STYLE.md §1). */
 export function listViews(): ViewFile[] {
   const dir = join(packageRoot, 'queries');
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.sql')).sort();
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   return files.map((f) => {
     const sql = readFileSync(join(dir, f), 'utf8');
     const tag = (name: string) => sql.match(new RegExp(`^--\\s*@${name}\\s+(.+)$`, 'm'))?.[1].trim() ?? '';
     const name = sql.match(/create\s+view\s+([a-z_][a-z0-9_]*)/i)?.[1];
     if (!name) throw new Error(`queries/${f}: no "create view"`);
     return {
-      name, file: `queries/${f}`, sql, rule: tag('rule'), says: tag('says'), grain: tag('grain'),
-      reads: tag('reads').split(',').map((s) => s.trim()).filter(Boolean),
+      name,
+      file: `queries/${f}`,
+      sql,
+      rule: tag('rule'),
+      says: tag('says'),
+      grain: tag('grain'),
+      reads: tag('reads')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
     };
   });
 }
@@ -68,7 +90,10 @@ export function orderViews(views: ViewFile[]): ViewFile[] {
   const visit = (v: ViewFile, path: string[]) => {
     if (done.has(v.name)) return;
     if (path.includes(v.name)) throw new Error(`queries: views read each other in a cycle: ${[...path, v.name].join(' -> ')}`);
-    for (const r of v.reads) { const dep = byName.get(r); if (dep) visit(dep, [...path, v.name]); }
+    for (const r of v.reads) {
+      const dep = byName.get(r);
+      if (dep) visit(dep, [...path, v.name]);
+    }
     done.add(v.name);
     out.push(v);
   };
@@ -93,14 +118,20 @@ function migrate(db: Sqlite, file: string): void {
       // checkStoreShape refuses the inconsistencies it can see; anything else a migration trips on
       // (an index, a trigger added by hand) is still the store's, not capstate's, and said so.
       if (!(e as { code?: string }).code?.startsWith('SQLITE_ERROR') && (e as { code?: string }).code !== 'SQLITE_CONSTRAINT') throw e;
-      throw new CapstateError('inconsistent-store', `${file} says schema version ${db.pragma('user_version', { simple: true })}, but migration ${m.name} cannot be applied to it (${(e as Error).message}): it was changed outside capstate or is damaged. ${fresh(file)}`, { file });
+      throw new CapstateError(
+        'inconsistent-store',
+        `${file} says schema version ${db.pragma('user_version', { simple: true })}, but migration ${m.name} cannot be applied to it (${(e as Error).message}): it was changed outside capstate or is damaged. ${fresh(file)}`,
+        { file },
+      );
     }
   }
 }
 
 /** The views of queries/ the store lacks (dropped by hand): their hash alone would not show it. */
 function missingViews(db: Sqlite, views: ViewFile[]): string[] {
-  const have = new Set((db.prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]).map((n) => n.toLowerCase()));
+  const have = new Set(
+    (db.prepare("select name from sqlite_master where type = 'view'").pluck().all() as string[]).map((n) => n.toLowerCase()),
+  );
   return views.map((v) => v.name).filter((n) => !have.has(n.toLowerCase()));
 }
 
@@ -114,8 +145,10 @@ function rebuildViews(db: Sqlite): void {
     // Drop order does not matter to SQLite; views are checked when used, not when dropped.
     for (const name of existing) db.exec(`drop view "${name.replace(/"/g, '""')}"`);
     for (const v of orderViews(views)) db.exec(v.sql);
-    db.prepare('insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value')
-      .run('queries_sha256', hash);
+    db.prepare('insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value').run(
+      'queries_sha256',
+      hash,
+    );
   })();
 }
 
@@ -172,7 +205,9 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
     }
   }
   if (!existsSync(file)) {
-    throw new CapstateError('no-store', `no store at ${file}; load a capture first: capstate load CAPTURE --db ${shellWord(file)}`, { file });
+    throw new CapstateError('no-store', `no store at ${file}; load a capture first: capstate load CAPTURE --db ${shellWord(file)}`, {
+      file,
+    });
   }
   checkStorePath(file);
   let db: Sqlite;
@@ -188,8 +223,16 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
   const version = db.pragma('user_version', { simple: true }) as number;
   const latest = Math.max(...listMigrations().map((m) => m.version));
   const fix = `run: capstate migrate --db ${shellWord(file)}`;
-  if (version === 0) { db.close(); throw new CapstateError('not-a-store', `${file} is not a capstate store (no migrations applied)`, { file }); }
-  if (version > latest) { db.close(); throw new CapstateError('newer-store', `${file} was written by a newer capstate (schema version ${version}); upgrade capstate`, { file }); }
+  if (version === 0) {
+    db.close();
+    throw new CapstateError('not-a-store', `${file} is not a capstate store (no migrations applied)`, { file });
+  }
+  if (version > latest) {
+    db.close();
+    throw new CapstateError('newer-store', `${file} was written by a newer capstate (schema version ${version}); upgrade capstate`, {
+      file,
+    });
+  }
   // Issue 42: tables dropped or altered by hand, or a version edited up or below zero, are
   // said here, not as a failed query later; `migrate` would not repair them, so not offered.
   try {
@@ -198,12 +241,25 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
     db.close();
     throw e;
   }
-  if (version < latest) { db.close(); throw new CapstateError('stale-store', `${file} is at schema version ${version}, this capstate needs ${latest}; ${fix}`, { file }); }
+  if (version < latest) {
+    db.close();
+    throw new CapstateError('stale-store', `${file} is at schema version ${version}, this capstate needs ${latest}; ${fix}`, { file });
+  }
   const views = listViews();
   const stored = db.prepare('select value from meta where key = ?').pluck().get('queries_sha256');
-  if (stored !== queriesHash(views)) { db.close(); throw new CapstateError('stale-store', `the views in ${file} were built from other queries; ${fix}`, { file }); }
+  if (stored !== queriesHash(views)) {
+    db.close();
+    throw new CapstateError('stale-store', `the views in ${file} were built from other queries; ${fix}`, { file });
+  }
   const missing = missingViews(db, views);
-  if (missing.length) { db.close(); throw new CapstateError('stale-store', `the views in ${file} are incomplete (no view ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}); ${fix}`, { file }); }
+  if (missing.length) {
+    db.close();
+    throw new CapstateError(
+      'stale-store',
+      `the views in ${file} are incomplete (no view ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}); ${fix}`,
+      { file },
+    );
+  }
   registerBodyFunctions(db);
   return db;
 }
@@ -240,7 +296,9 @@ function cachingConnection(db: Sqlite): SqliteDatabase {
       }
       return stmt;
     },
-    close() { db.close(); },
+    close() {
+      db.close();
+    },
   } as unknown as SqliteDatabase;
 }
 

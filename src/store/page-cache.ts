@@ -17,7 +17,10 @@ export const STATE_PASS_CACHE_KIB = 2048;
 export async function withPageCache<T>(k: Kysely<DB>, kib: number, fn: () => Promise<T>): Promise<T> {
   const db = rawConnection(k);
   if (!db) return fn();
-  const before = { main: db.pragma('main.cache_size', { simple: true }) as number, temp: db.pragma('temp.cache_size', { simple: true }) as number };
+  const before = {
+    main: db.pragma('main.cache_size', { simple: true }) as number,
+    temp: db.pragma('temp.cache_size', { simple: true }) as number,
+  };
   // kib is a constant of ours; a negative cache_size is in KiB.
   const size = -Math.trunc(kib);
   db.pragma(`main.cache_size = ${size}`);

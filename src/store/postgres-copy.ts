@@ -41,7 +41,9 @@ export function captureFilter(table: string, sql: string): string | null {
   if (/^\s+capture_id\s/m.test(sql)) return 'capture_id in (select value from json_each(@ids))';
   if (/^\s+record_id\s/m.test(sql)) return 'record_id in (select id from record where capture_id in (select value from json_each(@ids)))';
   if (SEEDED.has(table)) return null;
-  throw new Error(`capstate: schema/${table}.sql: a table with no capture_id or record_id; say in postgres-copy.ts which capture its rows belong to`);
+  throw new Error(
+    `capstate: schema/${table}.sql: a table with no capture_id or record_id; say in postgres-copy.ts which capture its rows belong to`,
+  );
 }
 
 /** The SELECT that reads `table` from SQLite in the PostgreSQL column order, of the rows `where` keeps. */
@@ -58,10 +60,19 @@ function selectFor(table: string, where = 'true'): string {
   return `select * from "${table}" where ${where}`;
 }
 
-export interface CopyTable { table: string; columns: string[]; rows: number; text: string }
+export interface CopyTable {
+  table: string;
+  columns: string[];
+  rows: number;
+  text: string;
+}
 
 /** A table's rows as COPY text, a chunk of lines at a time, for a stream into `COPY … FROM STDIN`. */
-export interface CopySource { table: string; columns: string[]; chunks(): Generator<string> }
+export interface CopySource {
+  table: string;
+  columns: string[];
+  chunks(): Generator<string>;
+}
 
 /** Lines per chunk handed to the stream (a few hundred KB of COPY text). */
 const CHUNK_ROWS = 2000;
@@ -82,8 +93,9 @@ export interface CopyOptions {
  * A text column in COPY text, in SQLite: NULL as \N, the four characters COPY reads escaped
  * (the replacements only for a value holding one: most hold none, and the test is cheaper).
  */
-const copyText = (x: string) => `ifnull(iif(${x} glob '*[\\' || char(9, 10, 13) || ']*', `
-  + `replace(replace(replace(replace(${x}, '\\', '\\\\'), char(9), '\\t'), char(10), '\\n'), char(13), '\\r'), ${x}), '\\N')`;
+const copyText = (x: string) =>
+  `ifnull(iif(${x} glob '*[\\' || char(9, 10, 13) || ']*', ` +
+  `replace(replace(replace(replace(${x}, '\\', '\\\\'), char(9), '\\t'), char(10), '\\n'), char(13), '\\r'), ${x}), '\\N')`;
 const copyInteger = (x: string) => `ifnull(${x}, '\\N')`;
 
 /**
@@ -91,18 +103,38 @@ const copyInteger = (x: string) => `ifnull(${x}, '\\N')`;
  * thousands of members, and a line made in C is several times cheaper than a row converted
  * in JavaScript. The values are the ones selectFor's columns give, cell by cell.
  */
-function memberLines(db: Sqlite, where: string, ids: number[] | undefined, map: Map<number, number> | undefined): { columns: string[]; rows: () => Iterable<[string, number]> } {
+function memberLines(
+  db: Sqlite,
+  where: string,
+  ids: number[] | undefined,
+  map: Map<number, number> | undefined,
+): { columns: string[]; rows: () => Iterable<[string, number]> } {
   if (map) {
-    db.exec('create temp table if not exists capstate_body_map (local integer primary key, remote integer not null); delete from temp.capstate_body_map');
+    db.exec(
+      'create temp table if not exists capstate_body_map (local integer primary key, remote integer not null); delete from temp.capstate_body_map',
+    );
     const put = db.prepare('insert into temp.capstate_body_map values (?, ?)');
-    db.transaction(() => { for (const [local, remote] of map) put.run(local, remote); })();
+    db.transaction(() => {
+      for (const [local, remote] of map) put.run(local, remote);
+    })();
   }
   const cells = [
-    map ? 'm.remote' : 'n.body_id', 'n.parent', copyText('cast(n.key as text)'), "(typeof(n.key) = 'integer')", 'n.node', copyInteger('n.depth'), copyInteger('n.shape'),
-    copyText('cast(n.value as text)'), copyText('n.pointer'), 'n.position', copyText('n.type'),
+    map ? 'm.remote' : 'n.body_id',
+    'n.parent',
+    copyText('cast(n.key as text)'),
+    "(typeof(n.key) = 'integer')",
+    'n.node',
+    copyInteger('n.depth'),
+    copyInteger('n.shape'),
+    copyText('cast(n.value as text)'),
+    copyText('n.pointer'),
+    'n.position',
+    copyText('n.type'),
   ];
-  const stmt = db.prepare(`select ${cells.join(" || char(9) || ")} as line, n.body_id from member_node n
-    ${map ? 'join temp.capstate_body_map m on m.local = n.body_id' : ''} where ${where} order by n.body_id, n.parent, n.key`).raw(true);
+  const stmt = db
+    .prepare(`select ${cells.join(' || char(9) || ')} as line, n.body_id from member_node n
+    ${map ? 'join temp.capstate_body_map m on m.local = n.body_id' : ''} where ${where} order by n.body_id, n.parent, n.key`)
+    .raw(true);
   return {
     columns: ['body_id', 'parent', 'key', 'key_is_index', 'node', 'depth', 'shape', 'value', 'pointer', 'position', 'type'],
     rows: () => stmt.iterate(...(ids ? [{ ids: JSON.stringify(ids) }] : [])) as Iterable<[string, number]>,
@@ -118,27 +150,38 @@ export function copySource(db: Sqlite, table: string, sql: string, opts: CopyOpt
   if (table === 'member_node' && !opts.transform) {
     const members = memberLines(db, where ?? 'true', opts.bodyIds ?? opts.captureIds, opts.bodyIdMap);
     return {
-      table, columns: members.columns,
+      table,
+      columns: members.columns,
       *chunks() {
         let lines: string[] = [];
         let n = 0;
         for (const [line, bodyId] of members.rows()) {
           n++;
           if (line.includes('\u0000')) {
-            throw new CapstateError('postgres-nul', `member_node row ${n}: the text holds U+0000, which PostgreSQL text cannot hold`, { path: 'member_node.value', body_id: bodyId });
+            throw new CapstateError('postgres-nul', `member_node row ${n}: the text holds U+0000, which PostgreSQL text cannot hold`, {
+              path: 'member_node.value',
+              body_id: bodyId,
+            });
           }
           lines.push(line);
-          if (lines.length >= CHUNK_ROWS) { yield lines.join('\n') + '\n'; lines = []; }
+          if (lines.length >= CHUNK_ROWS) {
+            yield lines.join('\n') + '\n';
+            lines = [];
+          }
         }
         if (lines.length) yield lines.join('\n') + '\n';
       },
     };
   }
-  const stmt = db.prepare(selectFor(table, where ?? 'true')).safeIntegers(true).raw(true);
+  const stmt = db
+    .prepare(selectFor(table, where ?? 'true'))
+    .safeIntegers(true)
+    .raw(true);
   const columns = stmt.columns().map((c) => c.name);
   const ids = opts.bodyIds ?? opts.captureIds;
   return {
-    table, columns,
+    table,
+    columns,
     *chunks() {
       let n = 0;
       let lines: string[] = [];
@@ -148,15 +191,27 @@ export function copySource(db: Sqlite, table: string, sql: string, opts: CopyOpt
         row.forEach((v, i) => {
           if (typeof v === 'string' && v.includes('\u0000')) {
             // Where the row came from, so a loader can name the record (postgres-publish.ts).
-            const at = (name: string) => { const j = columns.indexOf(name); return j < 0 || row[j] === null ? undefined : Number(row[j]); };
-            throw new CapstateError('postgres-nul', `${table} row ${n}, column ${columns[i]}: the text holds U+0000, which PostgreSQL text cannot hold`, {
-              path: `${table}.${columns[i]}`, record_id: table === 'record' ? at('id') : at('record_id'), body_id: table === 'body' ? at('id') : at('body_id'),
-            });
+            const at = (name: string) => {
+              const j = columns.indexOf(name);
+              return j < 0 || row[j] === null ? undefined : Number(row[j]);
+            };
+            throw new CapstateError(
+              'postgres-nul',
+              `${table} row ${n}, column ${columns[i]}: the text holds U+0000, which PostgreSQL text cannot hold`,
+              {
+                path: `${table}.${columns[i]}`,
+                record_id: table === 'record' ? at('id') : at('record_id'),
+                body_id: table === 'body' ? at('id') : at('body_id'),
+              },
+            );
           }
         });
         opts.transform?.(row);
         lines.push(row.map(cell).join('\t'));
-        if (lines.length >= CHUNK_ROWS) { yield lines.join('\n') + '\n'; lines = []; }
+        if (lines.length >= CHUNK_ROWS) {
+          yield lines.join('\n') + '\n';
+          lines = [];
+        }
       }
       if (lines.length) yield lines.join('\n') + '\n';
     },
@@ -169,9 +224,11 @@ export function copySource(db: Sqlite, table: string, sql: string, opts: CopyOpt
  * (U+0000).
  */
 export function postgresCopy(db: Sqlite): CopyTable[] {
-  return tablesByReference().filter((t) => !SEEDED.has(t.name)).map(({ name, sql }) => {
-    const source = copySource(db, name, sql);
-    const text = [...source.chunks()].join('');
-    return { table: name, columns: source.columns, rows: text ? text.split('\n').length - 1 : 0, text };
-  });
+  return tablesByReference()
+    .filter((t) => !SEEDED.has(t.name))
+    .map(({ name, sql }) => {
+      const source = copySource(db, name, sql);
+      const text = [...source.chunks()].join('');
+      return { table: name, columns: source.columns, rows: text ? text.split('\n').length - 1 : 0, text };
+    });
 }

@@ -46,7 +46,9 @@ export interface Published {
 }
 
 /** What a capture already in the store must agree with before a re-load may be skipped. */
-export interface ExistingCheck { (store: PostgresStore, existingId: number, sha256: string): Promise<void> }
+export interface ExistingCheck {
+  (store: PostgresStore, existingId: number, sha256: string): Promise<void>;
+}
 
 async function copyInto(store: PostgresStore, target: string, columns: string[], chunks: Iterable<string>): Promise<void> {
   const stream = store.client.query(copyFrom(`copy ${target} (${columns.map(ident).join(', ')}) from stdin`));
@@ -110,11 +112,18 @@ export async function publishCaptures(db: Sqlite, store: PostgresStore, ids: num
 /** A U+0000 PostgreSQL cannot hold, named by the capture file and record it came from. */
 function nulRefused(db: Sqlite, e: CapstateError): CapstateError {
   const { record_id: recordId, body_id: bodyId, path } = e.context as { record_id?: number; body_id?: number; path?: string };
-  const where = db.prepare(`select c.path, r.ordinal, r.request_body_id = ? as in_request from record r join capture c on c.id = r.capture_id
+  const where = db
+    .prepare(`select c.path, r.ordinal, r.request_body_id = ? as in_request from record r join capture c on c.id = r.capture_id
       where r.id = ? or r.request_body_id = ? or r.response_body_id = ? order by r.id limit 1`)
-    .get(bodyId ?? null, recordId ?? null, bodyId ?? null, bodyId ?? null) as { path: string; ordinal: number; in_request: number | null } | undefined;
-  const part = bodyId === undefined ? (path === 'header.value' || path === 'header.name' ? 'a header' : 'its URL or a recorded field')
-    : `its ${where?.in_request ? 'request' : 'response'} body${path?.startsWith('member_node') ? ' (a JSON string or member name)' : ''}`;
+    .get(bodyId ?? null, recordId ?? null, bodyId ?? null, bodyId ?? null) as
+    | { path: string; ordinal: number; in_request: number | null }
+    | undefined;
+  const part =
+    bodyId === undefined
+      ? path === 'header.value' || path === 'header.name'
+        ? 'a header'
+        : 'its URL or a recorded field'
+      : `its ${where?.in_request ? 'request' : 'response'} body${path?.startsWith('member_node') ? ' (a JSON string or member name)' : ''}`;
   const fix = 'PostgreSQL text cannot hold it; remove it from the capture, or load this capture into a SQLite store (--db FILE.sqlite)';
   if (!where) return new CapstateError('postgres-nul', `a row of ${path} holds the character U+0000; ${fix}`, {});
   return new CapstateError('postgres-nul', `${part} holds the character U+0000; ${fix}`, { file: where.path, record: where.ordinal });
@@ -146,8 +155,13 @@ const BODY_BATCH_BYTES = 2_000_000;
 async function publishBodies(db: Sqlite, store: PostgresStore, ids: number[]): Promise<PublishedBodies> {
   const q = (text: string, values?: unknown[]) => store.client.query(text, values);
   const result: PublishedBodies = { map: new Map(), inserted: [] };
-  const shas = db.prepare('select id, sha256 from capture where id in (select value from json_each(?))').all(JSON.stringify(ids)) as { id: number; sha256: string }[];
-  const held = new Set((await q('select sha256 from capture where sha256 = any($1)', [shas.map((c) => c.sha256)])).rows.map((r) => r.sha256 as string));
+  const shas = db.prepare('select id, sha256 from capture where id in (select value from json_each(?))').all(JSON.stringify(ids)) as {
+    id: number;
+    sha256: string;
+  }[];
+  const held = new Set(
+    (await q('select sha256 from capture where sha256 = any($1)', [shas.map((c) => c.sha256)])).rows.map((r) => r.sha256 as string),
+  );
   const fresh = shas.filter((c) => !held.has(c.sha256)).map((c) => c.id);
   if (fresh.length === 0) return result;
 
@@ -159,29 +173,46 @@ async function publishBodies(db: Sqlite, store: PostgresStore, ids: number[]): P
     await copyInto(store, 's_body', source.columns, source.chunks());
     await q('alter table s_body add primary key (id)'); // each batch picks its rows by id
     const into = source.columns.filter((c) => c !== 'id').map(ident);
-    const sizes = (await q('select id, coalesce(octet_length(content), 0) + coalesce(octet_length(content_bytes), 0) as size from s_body order by id')).rows as { id: number; size: string }[];
+    const sizes = (
+      await q('select id, coalesce(octet_length(content), 0) + coalesce(octet_length(content_bytes), 0) as size from s_body order by id')
+    ).rows as { id: number; size: string }[];
     const batches: number[][] = [[]];
     let bytes = 0;
     for (const b of sizes) {
-      if (bytes >= BODY_BATCH_BYTES) { batches.push([]); bytes = 0; }
+      if (bytes >= BODY_BATCH_BYTES) {
+        batches.push([]);
+        bytes = 0;
+      }
       batches[batches.length - 1].push(b.id);
       bytes += Number(b.size);
     }
     for (const batch of batches) {
-      const { map, added } = await retrying(() => inTransaction(store, async () => {
-        const added = (await q(`insert into body (${into.join(', ')}) select ${into.map((c) => `s.${c}`).join(', ')} from s_body s where s.id = any($1) order by s.id
-            on conflict (sha256, kind, coalesce(unusable_reason, '')) do nothing returning id`, [batch])).rows.map((r) => r.id as number);
-        const rows = (await q(`select s.id as local, b.id from s_body s join body b
-            on b.sha256 = s.sha256 and b.kind = s.kind and coalesce(b.unusable_reason, '') = coalesce(s.unusable_reason, '') where s.id = any($1)`, [batch])).rows as { local: number; id: number }[];
-        const map: IdMap = new Map(rows.map((r) => [r.local, r.id]));
-        const isNew = new Set(added);
-        const newLocal = rows.filter((r) => isNew.has(r.id)).map((r) => r.local);
-        if (newLocal.length > 0) {
-          const m = copySource(db, 'member_node', ddlOf('member_node'), { bodyIds: newLocal, bodyIdMap: map });
-          await copyInto(store, 'member_node', m.columns, m.chunks());
-        }
-        return { map, added };
-      }));
+      const { map, added } = await retrying(() =>
+        inTransaction(store, async () => {
+          const added = (
+            await q(
+              `insert into body (${into.join(', ')}) select ${into.map((c) => `s.${c}`).join(', ')} from s_body s where s.id = any($1) order by s.id
+            on conflict (sha256, kind, coalesce(unusable_reason, '')) do nothing returning id`,
+              [batch],
+            )
+          ).rows.map((r) => r.id as number);
+          const rows = (
+            await q(
+              `select s.id as local, b.id from s_body s join body b
+            on b.sha256 = s.sha256 and b.kind = s.kind and coalesce(b.unusable_reason, '') = coalesce(s.unusable_reason, '') where s.id = any($1)`,
+              [batch],
+            )
+          ).rows as { local: number; id: number }[];
+          const map: IdMap = new Map(rows.map((r) => [r.local, r.id]));
+          const isNew = new Set(added);
+          const newLocal = rows.filter((r) => isNew.has(r.id)).map((r) => r.local);
+          if (newLocal.length > 0) {
+            const m = copySource(db, 'member_node', ddlOf('member_node'), { bodyIds: newLocal, bodyIdMap: map });
+            await copyInto(store, 'member_node', m.columns, m.chunks());
+          }
+          return { map, added };
+        }),
+      );
       for (const [local, id] of map) result.map.set(local, id);
       result.inserted.push(...added);
     }
@@ -204,14 +235,23 @@ async function dropUnused(store: PostgresStore, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   const q = (text: string, values?: unknown[]) => store.client.query(text, values);
   await inTransaction(store, async () => {
-    await q(`create temp table unused_body on commit drop as select b.id from body b where b.id = any($1)
-        and not exists (select 1 from record r where r.request_body_id = b.id) and not exists (select 1 from record r where r.response_body_id = b.id)`, [ids]);
+    await q(
+      `create temp table unused_body on commit drop as select b.id from body b where b.id = any($1)
+        and not exists (select 1 from record r where r.request_body_id = b.id) and not exists (select 1 from record r where r.response_body_id = b.id)`,
+      [ids],
+    );
     await q('delete from member_node where body_id in (select id from unused_body)');
     await q('delete from body where id in (select id from unused_body)');
   }).catch(() => {});
 }
 
-async function publishOnce(db: Sqlite, store: PostgresStore, ids: number[], checkExisting: ExistingCheck, bodies: IdMap): Promise<Published> {
+async function publishOnce(
+  db: Sqlite,
+  store: PostgresStore,
+  ids: number[],
+  checkExisting: ExistingCheck,
+  bodies: IdMap,
+): Promise<Published> {
   const q = (text: string, values?: unknown[]) => store.client.query(text, values);
   const tables = tablesByReference().filter((t) => !SEEDED.has(t.name));
 
@@ -219,16 +259,25 @@ async function publishOnce(db: Sqlite, store: PostgresStore, ids: number[], chec
   await q('create temp table s_capture (like capture) on commit drop');
   const captures = copySource(db, 'capture', ddlOf('capture'), { captureIds: ids });
   await copyInto(store, 's_capture', captures.columns, captures.chunks());
-  const added = (await q('insert into capture select * from s_capture order by id on conflict (sha256) do nothing returning id')).rows.map((r) => r.id as number);
-  const existing = (await q('select c.id, c.sha256 from s_capture s join capture c on c.sha256 = s.sha256 where c.id <> s.id order by s.id')).rows as { id: number; sha256: string }[];
+  const added = (await q('insert into capture select * from s_capture order by id on conflict (sha256) do nothing returning id')).rows.map(
+    (r) => r.id as number,
+  );
+  const existing = (
+    await q('select c.id, c.sha256 from s_capture s join capture c on c.sha256 = s.sha256 where c.id <> s.id order by s.id')
+  ).rows as { id: number; sha256: string }[];
   for (const e of existing) await checkExisting(store, e.id, e.sha256);
   if (added.length === 0) return { added, existing };
   const maps: Record<string, IdMap> = { body: bodies };
 
   // Tools and records: ids taken from the store's sequences, given in the file's order.
   for (const table of ['tool', 'record']) {
-    const local = db.prepare(`select id from "${table}" where capture_id in (select value from json_each(?)) order by id`).pluck().all(JSON.stringify(added)) as number[];
-    const given = (await q(`select nextval(pg_get_serial_sequence($1, 'id')) as id from generate_series(1, $2::int) order by 1`, [table, local.length])).rows.map((r) => r.id as number);
+    const local = db
+      .prepare(`select id from "${table}" where capture_id in (select value from json_each(?)) order by id`)
+      .pluck()
+      .all(JSON.stringify(added)) as number[];
+    const given = (
+      await q(`select nextval(pg_get_serial_sequence($1, 'id')) as id from generate_series(1, $2::int) order by 1`, [table, local.length])
+    ).rows.map((r) => r.id as number);
     maps[table] = new Map(local.map((id, i) => [id, given[i]]));
   }
 
@@ -244,14 +293,17 @@ async function publishOnce(db: Sqlite, store: PostgresStore, ids: number[], chec
       const map = maps[refs.get(c) ?? ''];
       return map ? [{ i, map, column: c }] : [];
     });
-    const transform = renumber.length === 0 ? undefined : (row: unknown[]) => {
-      for (const { i, map, column } of renumber) {
-        if (row[i] === null) continue;
-        const id = map.get(Number(row[i]));
-        if (id === undefined) throw new Error(`capstate: ${t.name}.${column} ${row[i]} refers to a row this load did not publish`);
-        row[i] = id;
-      }
-    };
+    const transform =
+      renumber.length === 0
+        ? undefined
+        : (row: unknown[]) => {
+            for (const { i, map, column } of renumber) {
+              if (row[i] === null) continue;
+              const id = map.get(Number(row[i]));
+              if (id === undefined) throw new Error(`capstate: ${t.name}.${column} ${row[i]} refers to a row this load did not publish`);
+              row[i] = id;
+            }
+          };
     await copyInto(store, ident(t.name), columns, copySource(db, t.name, t.sql, { ...rows, transform }).chunks());
     if (TRACE) process.stderr.write(`[publish] ${t.name}: ${(performance.now() - t0).toFixed(0)} ms\n`);
   }

@@ -14,10 +14,16 @@ import { ident, type PostgresStore } from './postgres-store.js';
 
 export const READER_ROLE = 'capstate_reader';
 
-interface Standing { exists: boolean; member: boolean; may_create: boolean; granted: boolean }
+interface Standing {
+  exists: boolean;
+  member: boolean;
+  may_create: boolean;
+  granted: boolean;
+}
 
 async function standing(store: PostgresStore): Promise<Standing> {
-  const r = await store.client.query<Standing>(`
+  const r = await store.client.query<Standing>(
+    `
     select r.oid is not null as exists,
       coalesce(pg_has_role(current_user, r.oid, 'MEMBER'), false) as member,
       (select rolsuper or rolcreaterole from pg_roles where rolname = current_user) as may_create,
@@ -25,7 +31,9 @@ async function standing(store: PostgresStore): Promise<Standing> {
         select 1 from pg_class c where c.relnamespace = n.oid and c.relkind in ('r', 'v', 'm', 'p')
           and not has_table_privilege(r.oid, c.oid, 'SELECT')) as granted
     from pg_namespace n left join pg_roles r on r.rolname = $1
-    where n.nspname = $2`, [READER_ROLE, store.schema]);
+    where n.nspname = $2`,
+    [READER_ROLE, store.schema],
+  );
   return r.rows[0] ?? { exists: false, member: false, may_create: false, granted: false };
 }
 
@@ -37,7 +45,9 @@ async function standing(store: PostgresStore): Promise<Standing> {
  */
 export async function asReader(store: PostgresStore): Promise<string | null> {
   const role = ident(READER_ROLE);
-  const attempt = async (sql: string) => { await store.client.query(sql).catch(() => {}); };
+  const attempt = async (sql: string) => {
+    await store.client.query(sql).catch(() => {});
+  };
   let s = await standing(store);
   if (!s.exists && s.may_create) {
     await attempt(`create role ${role} nologin noinherit`);

@@ -18,7 +18,8 @@ import { temporaryStore, type TemporaryStore } from './temp-store.js';
 
 /** COPY text's escapes undone (PostgreSQL writes \b \f \n \r \t \v and doubles backslashes). */
 const ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
-const uncopy = (s: string): string | null => (s === '\\N' ? null : s.includes('\\') ? s.replace(/\\(.)/g, (_, c: string) => ESCAPES[c] ?? c) : s);
+const uncopy = (s: string): string | null =>
+  s === '\\N' ? null : s.includes('\\') ? s.replace(/\\(.)/g, (_, c: string) => ESCAPES[c] ?? c) : s;
 
 type Convert = (v: string | null, row: (string | null)[]) => unknown;
 
@@ -84,14 +85,29 @@ function readPlan(table: string, columns: string[], pgTypes: Map<string, string>
   return { select: columns.map(ident), convert: columns.map((c) => byType[pgTypes.get(c)!] ?? byType.text) };
 }
 
-async function copyTable(store: PostgresStore, db: Sqlite, table: string, columns: string[], select: string[], convert: Convert[], where: string | null): Promise<void> {
-  const insert = db.prepare(`insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`);
-  const stream = store.client.query(copyTo(`copy (select ${select.join(', ')} from ${ident(table)}${where ? ` where ${where}` : ''}) to stdout`));
+async function copyTable(
+  store: PostgresStore,
+  db: Sqlite,
+  table: string,
+  columns: string[],
+  select: string[],
+  convert: Convert[],
+  where: string | null,
+): Promise<void> {
+  const insert = db.prepare(
+    `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+  );
+  const stream = store.client.query(
+    copyTo(`copy (select ${select.join(', ')} from ${ident(table)}${where ? ` where ${where}` : ''}) to stdout`),
+  );
   let rest = '';
   const row = (line: string) => {
     const raw = line.split('\t').map(uncopy);
     const values: unknown[] = [];
-    convert.forEach((f, i) => { const x = f(raw[i], raw); if (x !== undefined) values.push(x); });
+    convert.forEach((f, i) => {
+      const x = f(raw[i], raw);
+      if (x !== undefined) values.push(x);
+    });
     insert.run(values);
   };
   for await (const chunk of stream) {
@@ -118,7 +134,11 @@ export async function replicateCaptures(store: PostgresStore, file: string, ids:
     await q('begin isolation level repeatable read read only');
     try {
       const pgTypes = new Map<string, Map<string, string>>();
-      for (const r of (await q('select table_name as t, column_name as c, data_type as d from information_schema.columns where table_schema = $1', [store.schema])).rows as { t: string; c: string; d: string }[]) {
+      for (const r of (
+        await q('select table_name as t, column_name as c, data_type as d from information_schema.columns where table_schema = $1', [
+          store.schema,
+        ])
+      ).rows as { t: string; c: string; d: string }[]) {
         (pgTypes.get(r.t) ?? pgTypes.set(r.t, new Map()).get(r.t)!).set(r.c, r.d);
       }
       db.exec('BEGIN');
@@ -126,7 +146,7 @@ export async function replicateCaptures(store: PostgresStore, file: string, ids:
       for (const t of tablesByReference()) {
         if (t.name === 'meta') continue;
         // SQLite's stored columns (not the VIRTUAL ones it works out itself).
-        const columns = (db.prepare(`select name from pragma_table_xinfo(?) where hidden = 0 order by cid`).pluck().all(t.name) as string[]);
+        const columns = db.prepare(`select name from pragma_table_xinfo(?) where hidden = 0 order by cid`).pluck().all(t.name) as string[];
         const { select, convert } = readPlan(t.name, columns, pgTypes.get(t.name) ?? new Map());
         await copyTable(store, db, t.name, columns, select, convert, t.name === 'vocabulary' ? null : filterOf(t.name, t.sql, ids));
       }

@@ -16,7 +16,7 @@ import type { PostgresStore } from './postgres-store.js';
 /** The words FTS5's tokenizer makes of an ASCII query (letters and digits, lower case); null for another query. */
 export function asciiTokens(text: string): string[] | null {
   if (/[^\x00-\x7f]/.test(text)) return null;
-  const tokens = (text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+  const tokens = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   return tokens.length > 0 ? [...new Set(tokens)] : null;
 }
 
@@ -28,11 +28,15 @@ export async function capturesThatMayMatch(store: PostgresStore, text: string): 
   const tokens = asciiTokens(text);
   if (tokens === null) return null;
   // A text that is not ASCII, or one holding every token: one parameter, the tokens.
-  const mayHold = (x: string) => `(${x} ~ '[^\\x01-\\x7F]' or not exists (select 1 from unnest($1::text[]) t where strpos(lower(${x}), t) = 0))`;
-  const r = await store.client.query(`
+  const mayHold = (x: string) =>
+    `(${x} ~ '[^\\x01-\\x7F]' or not exists (select 1 from unnest($1::text[]) t where strpos(lower(${x}), t) = 0))`;
+  const r = await store.client.query(
+    `
     with b as (select id from body where content is not null and ${mayHold('content')})
     select distinct capture_id from record r
     where r.request_body_id in (select id from b) or r.response_body_id in (select id from b) or ${mayHold('r.url')}
-    order by capture_id`, [tokens]);
+    order by capture_id`,
+    [tokens],
+  );
   return r.rows.map((row) => Number(row.capture_id));
 }

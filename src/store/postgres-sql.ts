@@ -22,8 +22,16 @@ import { definitionAs, statementViews } from './snapshot.js';
 import type { ReadOnlySqlOptions, SqlResult } from './read-only-sql.js';
 
 /** A row's size as the SQLite road measures it: its compact JSON, bytes as base64. */
-const rowBytes = (row: unknown[]): number => Buffer.byteLength(JSON.stringify(row, (_, v) => (typeof v === 'bigint' ? v.toString()
-  : v && typeof v === 'object' && v.type === 'Buffer' && Array.isArray(v.data) ? Buffer.from(v.data).toString('base64') : v)));
+const rowBytes = (row: unknown[]): number =>
+  Buffer.byteLength(
+    JSON.stringify(row, (_, v) =>
+      typeof v === 'bigint'
+        ? v.toString()
+        : v && typeof v === 'object' && v.type === 'Buffer' && Array.isArray(v.data)
+          ? Buffer.from(v.data).toString('base64')
+          : v,
+    ),
+  );
 
 /**
  * Functions a read-only statement must not call: they read the server's files or directories,
@@ -31,7 +39,8 @@ const rowBytes = (row: unknown[]): number => Buffer.byteLength(JSON.stringify(ro
  * on other sessions and the server itself. The read-only role cannot call most of them anyway;
  * this list also holds where the store's own role is a superuser that no role could be made for.
  */
-const REFUSED_FUNCTIONS = /^(pg_read_file|pg_read_binary_file|pg_ls_\w+|pg_stat_file|pg_file_\w+|pg_logdir_ls|lo_\w+|dblink\w*|set_config|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile\w*|pg_promote|pg_switch_wal|pg_create_\w+|pg_drop_replication_slot|pg_replication_\w+|pg_advisory\w+|pg_try_advisory\w+|pg_notify|query_to_xml\w*|cursor_to_xml\w*|table_to_xml\w*|schema_to_xml\w*|database_to_xml\w*|pg_import_system_collations|txid_current|pg_current_xact_id)$/;
+const REFUSED_FUNCTIONS =
+  /^(pg_read_file|pg_read_binary_file|pg_ls_\w+|pg_stat_file|pg_file_\w+|pg_logdir_ls|lo_\w+|dblink\w*|set_config|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile\w*|pg_promote|pg_switch_wal|pg_create_\w+|pg_drop_replication_slot|pg_replication_\w+|pg_advisory\w+|pg_try_advisory\w+|pg_notify|query_to_xml\w*|cursor_to_xml\w*|table_to_xml\w*|schema_to_xml\w*|database_to_xml\w*|pg_import_system_collations|txid_current|pg_current_xact_id)$/;
 
 /** The first words a query may start with. */
 const QUERY_HEADS = new Set(['select', 'with', 'values', 'table']);
@@ -44,10 +53,13 @@ const QUERY_HEADS = new Set(['select', 'with', 'values', 'table']);
 export function readOnlyStatementProblem(statement: string): string | null {
   const text = statement.replace(/^(\s|--[^\n]*\n?|\/\*[\s\S]*?\*\/)+/, '');
   const head = /^[a-z]+/i.exec(text)?.[0]?.toLowerCase() ?? '';
-  if (!QUERY_HEADS.has(head)) return `only one query (SELECT, WITH, VALUES or TABLE) runs here, not ${head ? head.toUpperCase() : 'this statement'}`;
-  if (/\bu&['"]/i.test(statement)) return 'Unicode-escaped names and strings (U&"…") are not accepted here; write the characters themselves';
+  if (!QUERY_HEADS.has(head))
+    return `only one query (SELECT, WITH, VALUES or TABLE) runs here, not ${head ? head.toUpperCase() : 'this statement'}`;
+  if (/\bu&['"]/i.test(statement))
+    return 'Unicode-escaped names and strings (U&"…") are not accepted here; write the characters themselves';
   for (const word of statement.toLowerCase().match(/[a-z_][a-z0-9_$]*/g) ?? []) {
-    if (REFUSED_FUNCTIONS.test(word)) return `${word} is not available here: it reaches the server's files, programs, settings or other sessions`;
+    if (REFUSED_FUNCTIONS.test(word))
+      return `${word} is not available here: it reaches the server's files, programs, settings or other sessions`;
   }
   return null;
 }
@@ -66,7 +78,10 @@ async function limitedQuery(text: string, rows: number): Promise<pg.Query> {
   // With a row count node-pg sends no Sync after Execute; after an error the server then
   // waits for one, and the connection would hang (pg-cursor does the same).
   const handleError = internal.handleError.bind(q);
-  internal.handleError = (e, connection) => { if (rows > 0) connection.sync(); handleError(e, connection); };
+  internal.handleError = (e, connection) => {
+    if (rows > 0) connection.sync();
+    handleError(e, connection);
+  };
   return q;
 }
 
@@ -109,7 +124,8 @@ export async function runPostgresSql(url: string, query: string, opts: ReadOnlyS
         await store.client.query(`analyze ${ident(v.name)}`);
       }
       // The views' rows are the session's own temporary tables: the reader is let read them.
-      if (reader) for (const v of statementViews(statement)) await store.client.query(`grant select on ${ident(v.name)} to ${ident(reader)}`);
+      if (reader)
+        for (const v of statementViews(statement)) await store.client.query(`grant select on ${ident(v.name)} to ${ident(reader)}`);
       await store.client.query('set transaction read only');
       if (reader) await store.client.query(`set local role ${ident(reader)}`);
       await timeLeft();
@@ -118,11 +134,17 @@ export async function runPostgresSql(url: string, query: string, opts: ReadOnlyS
       const code = String((e as { code?: unknown }).code ?? '');
       const message = (e as Error).message;
       if (code === '57014') {
-        throw new CapstateError('sql-timeout', `the query ran longer than ${timeoutMs / 1000} s and was stopped; make it cheaper (a LIMIT, a narrower WHERE, an end to a recursive CTE)` +
-          `${opts.timeoutHint ? ` or allow more time (${opts.timeoutHint})` : ''}`, { query, timeout_ms: timeoutMs });
+        throw new CapstateError(
+          'sql-timeout',
+          `the query ran longer than ${timeoutMs / 1000} s and was stopped; make it cheaper (a LIMIT, a narrower WHERE, an end to a recursive CTE)` +
+            `${opts.timeoutHint ? ` or allow more time (${opts.timeoutHint})` : ''}`,
+          { query, timeout_ms: timeoutMs },
+        );
       }
-      if (code === '25006' || code === '42501') throw new CapstateError('not-a-query', `only statements that read run here (the store is opened read-only): ${message}`, { query });
-      if (code === '42601' && /multiple commands/.test(message)) throw new CapstateError('not-a-query', 'only one statement runs here (the store is opened read-only)', { query });
+      if (code === '25006' || code === '42501')
+        throw new CapstateError('not-a-query', `only statements that read run here (the store is opened read-only): ${message}`, { query });
+      if (code === '42601' && /multiple commands/.test(message))
+        throw new CapstateError('not-a-query', 'only one statement runs here (the store is opened read-only)', { query });
       if (code.startsWith('42')) throw new CapstateError('bad-sql', `the query does not compile (PostgreSQL): ${message}`, { query });
       throw new CapstateError('sql-failed', `the query failed: ${message}`, { query });
     }

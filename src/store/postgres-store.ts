@@ -39,7 +39,10 @@ export function displayUrl(url: string): string {
  */
 function typeParsers(driver: typeof pg): pg.CustomTypesConfig {
   const types = new driver.TypeOverrides();
-  types.setTypeParser(20, (v: string) => { const n = Number(v); return Number.isSafeInteger(n) ? n : BigInt(v); });
+  types.setTypeParser(20, (v: string) => {
+    const n = Number(v);
+    return Number.isSafeInteger(n) ? n : BigInt(v);
+  });
   return types;
 }
 
@@ -53,14 +56,32 @@ export function postgresError(e: unknown, url: string): unknown {
   const code = String((e as { code?: unknown })?.code ?? '');
   const detail = (e as Error)?.message ?? String(e);
   const where = displayUrl(url);
-  if (['ECONNREFUSED', 'ENOENT', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET'].includes(code) || code.startsWith('08') || code === '57P03') {
-    return new CapstateError('cannot-open', `cannot reach PostgreSQL at ${where} (${detail}); check the URL and that the server is running`, { file: where });
+  if (
+    ['ECONNREFUSED', 'ENOENT', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET'].includes(code) ||
+    code.startsWith('08') ||
+    code === '57P03'
+  ) {
+    return new CapstateError(
+      'cannot-open',
+      `cannot reach PostgreSQL at ${where} (${detail}); check the URL and that the server is running`,
+      { file: where },
+    );
   }
   if (code === '28P01' || code === '28000' || code === '3D000' || code === '42501') {
-    return new CapstateError('cannot-open', `PostgreSQL at ${where} refused capstate (${detail}); check the user, the password and the database name in the URL, and that the user may create tables in its schema`, { file: where });
+    return new CapstateError(
+      'cannot-open',
+      `PostgreSQL at ${where} refused capstate (${detail}); check the user, the password and the database name in the URL, and that the user may create tables in its schema`,
+      { file: where },
+    );
   }
-  if (code === '53100') return new CapstateError('disk-full', `the PostgreSQL server at ${where} is out of disk space (${detail})`, { file: where });
-  if (code === '25006') return new CapstateError('not-writable', `the PostgreSQL server at ${where} is read-only (${detail}); give a primary server's URL to load`, { file: where });
+  if (code === '53100')
+    return new CapstateError('disk-full', `the PostgreSQL server at ${where} is out of disk space (${detail})`, { file: where });
+  if (code === '25006')
+    return new CapstateError(
+      'not-writable',
+      `the PostgreSQL server at ${where} is read-only (${detail}); give a primary server's URL to load`,
+      { file: where },
+    );
   return e;
 }
 
@@ -83,19 +104,37 @@ async function storeSchema(client: pg.Client, create: boolean, url: string): Pro
   const current = (await client.query<{ s: string | null }>('select current_schema() as s')).rows[0].s;
   if (current) return current;
   const path = (await client.query<{ p: string }>("select current_setting('search_path') as p")).rows[0].p;
-  const first = path.split(',')[0]?.trim().replace(/^"(.*)"$/, '$1') ?? '';
-  if (!first || first === '$user') throw new CapstateError('no-store', `no schema to hold the store at ${displayUrl(url)}: the search_path (${path}) names none that exists; create one or set it in the URL (options=-csearch_path=NAME)`, { file: displayUrl(url) });
-  if (!create) throw new CapstateError('no-store', `no store at ${displayUrl(url)} (schema ${first} does not exist); load a capture first: capstate load CAPTURE --db URL`, { file: displayUrl(url) });
+  const first =
+    path
+      .split(',')[0]
+      ?.trim()
+      .replace(/^"(.*)"$/, '$1') ?? '';
+  if (!first || first === '$user')
+    throw new CapstateError(
+      'no-store',
+      `no schema to hold the store at ${displayUrl(url)}: the search_path (${path}) names none that exists; create one or set it in the URL (options=-csearch_path=NAME)`,
+      { file: displayUrl(url) },
+    );
+  if (!create)
+    throw new CapstateError(
+      'no-store',
+      `no store at ${displayUrl(url)} (schema ${first} does not exist); load a capture first: capstate load CAPTURE --db URL`,
+      { file: displayUrl(url) },
+    );
   await client.query(`create schema if not exists ${ident(first)}`);
   return first;
 }
 
 /** The store's views, rebuilt from queries/ (PostgreSQL will not drop a view others read without CASCADE). */
 async function rebuildViews(client: pg.Client, schema: string): Promise<void> {
-  const existing = await client.query<{ name: string }>('select table_name as name from information_schema.views where table_schema = $1', [schema]);
+  const existing = await client.query<{ name: string }>('select table_name as name from information_schema.views where table_schema = $1', [
+    schema,
+  ]);
   for (const { name } of existing.rows) await client.query(`drop view if exists ${ident(schema)}.${ident(name)} cascade`);
   for (const v of orderViews(listViews())) await client.query(postgresView(v.sql));
-  await client.query("insert into meta (key, value) values ('queries_sha256', $1) on conflict (key) do update set value = excluded.value", [queriesHash()]);
+  await client.query("insert into meta (key, value) values ('queries_sha256', $1) on conflict (key) do update set value = excluded.value", [
+    queriesHash(),
+  ]);
 }
 
 /**
@@ -117,17 +156,37 @@ export async function openPostgresStore(url: string, opts: { write?: boolean } =
     const hasMeta = (await client.query<{ t: string | null }>("select to_regclass('meta')::text as t")).rows[0].t !== null;
     const fix = `run: capstate migrate --db ${shellWord(displayUrl(url))}`;
     if (!hasMeta) {
-      if (!opts.write) throw new CapstateError('no-store', `no store at ${displayUrl(url)} (schema ${schema} holds no capstate tables); load a capture first: capstate load CAPTURE --db URL`, { file: displayUrl(url) });
+      if (!opts.write)
+        throw new CapstateError(
+          'no-store',
+          `no store at ${displayUrl(url)} (schema ${schema} holds no capstate tables); load a capture first: capstate load CAPTURE --db URL`,
+          { file: displayUrl(url) },
+        );
       await client.query(postgresSchema() + postgresSeed());
       await rebuildViews(client, schema);
     } else {
-      const meta = new Map((await client.query<{ key: string; value: string }>('select key, value from meta')).rows.map((r) => [r.key, r.value]));
+      const meta = new Map(
+        (await client.query<{ key: string; value: string }>('select key, value from meta')).rows.map((r) => [r.key, r.value]),
+      );
       const version = Number(meta.get('schema_version'));
       const latest = postgresSchemaVersion();
-      if (version > latest) throw new CapstateError('newer-store', `${displayUrl(url)} was written by a newer capstate (schema version ${version}); upgrade capstate`, { file: displayUrl(url) });
-      if (version < latest) throw new CapstateError('stale-store', `${displayUrl(url)} is at schema version ${version}, this capstate needs ${latest}; PostgreSQL stores cannot be migrated yet: load the captures into a new schema`, { file: displayUrl(url) });
+      if (version > latest)
+        throw new CapstateError(
+          'newer-store',
+          `${displayUrl(url)} was written by a newer capstate (schema version ${version}); upgrade capstate`,
+          { file: displayUrl(url) },
+        );
+      if (version < latest)
+        throw new CapstateError(
+          'stale-store',
+          `${displayUrl(url)} is at schema version ${version}, this capstate needs ${latest}; PostgreSQL stores cannot be migrated yet: load the captures into a new schema`,
+          { file: displayUrl(url) },
+        );
       if (meta.get('queries_sha256') !== queriesHash()) {
-        if (!opts.write) throw new CapstateError('stale-store', `the views in ${displayUrl(url)} were built from other queries; ${fix}`, { file: displayUrl(url) });
+        if (!opts.write)
+          throw new CapstateError('stale-store', `the views in ${displayUrl(url)} were built from other queries; ${fix}`, {
+            file: displayUrl(url),
+          });
         await rebuildViews(client, schema);
       }
     }
@@ -160,6 +219,9 @@ export function postgresKysely(url: string): Kysely<DB> {
  * loaded already are left unused (a sequence never gives a number twice).
  */
 export async function reserveCaptureIds(store: PostgresStore, n: number): Promise<number[]> {
-  const r = await store.client.query<{ id: number }>("select nextval(pg_get_serial_sequence('capture', 'id')) as id from generate_series(1, $1::int) order by 1", [n]);
+  const r = await store.client.query<{ id: number }>(
+    "select nextval(pg_get_serial_sequence('capture', 'id')) as id from generate_series(1, $1::int) order by 1",
+    [n],
+  );
   return r.rows.map((x) => x.id);
 }

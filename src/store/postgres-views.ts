@@ -24,17 +24,21 @@ export function globToRegex(glob: string): string {
   return out + '$';
 }
 
-interface Rule { name: string; says: string; apply(sql: string): string }
+interface Rule {
+  name: string;
+  says: string;
+  apply(sql: string): string;
+}
 
 export const POSTGRES_VIEW_RULES: readonly Rule[] = [
   {
     name: 'no-index-hints',
-    says: '`indexed by NAME` is SQLite\'s plan hint; PostgreSQL chooses its own index',
+    says: "`indexed by NAME` is SQLite's plan hint; PostgreSQL chooses its own index",
     apply: (sql) => sql.replace(/\s+indexed by [a-z_][a-z0-9_]*/gi, ''),
   },
   {
     name: 'join-order',
-    says: '`cross join T a on …` is SQLite\'s way to keep a join order; PostgreSQL reads it as an inner join',
+    says: "`cross join T a on …` is SQLite's way to keep a join order; PostgreSQL reads it as an inner join",
     apply: (sql) => sql.replace(/\bcross join ([a-z_][a-z0-9_]*(?: [a-z_][a-z0-9_]*)?)(\s+on)\b/gi, 'join $1$2'),
   },
   {
@@ -44,28 +48,37 @@ export const POSTGRES_VIEW_RULES: readonly Rule[] = [
   },
   {
     name: 'glob',
-    says: '`x glob \'P\'` is `x ~ \'R\'` with R the anchored regular expression of P (case-sensitive in both)',
-    apply: (sql) => sql.replace(/\b(not\s+)?glob\s+'((?:[^']|'')*)'/gi,
-      (_, not: string | undefined, p: string) => `${not ? '!~' : '~'} '${globToRegex(p.replace(/''/g, "'")).replace(/'/g, "''")}'`),
+    says: "`x glob 'P'` is `x ~ 'R'` with R the anchored regular expression of P (case-sensitive in both)",
+    apply: (sql) =>
+      sql.replace(
+        /\b(not\s+)?glob\s+'((?:[^']|'')*)'/gi,
+        (_, not: string | undefined, p: string) => `${not ? '!~' : '~'} '${globToRegex(p.replace(/''/g, "'")).replace(/'/g, "''")}'`,
+      ),
   },
   {
     name: 'key-kind',
     says: '`typeof(x.key)` on member_node, and `x.key = N` (an index), ask what `key_is_index` says (postgres-schema.ts)',
-    apply: (sql) => sql
-      .replace(/\btypeof\(([a-z_][a-z0-9_]*)\.key\) = 'integer'/gi, '$1.key_is_index = 1')
-      .replace(/\btypeof\(([a-z_][a-z0-9_]*)\.key\) = 'text'/gi, '$1.key_is_index = 0')
-      // An index asked for by number (`e.key = 1`): SQLite matches the INTEGER key only.
-      .replace(/\b([a-z_][a-z0-9_]*)\.key = ([0-9]+)\b/gi, "($1.key_is_index = 1 and $1.key = '$2')"),
+    apply: (sql) =>
+      sql
+        .replace(/\btypeof\(([a-z_][a-z0-9_]*)\.key\) = 'integer'/gi, '$1.key_is_index = 1')
+        .replace(/\btypeof\(([a-z_][a-z0-9_]*)\.key\) = 'text'/gi, '$1.key_is_index = 0')
+        // An index asked for by number (`e.key = 1`): SQLite matches the INTEGER key only.
+        .replace(/\b([a-z_][a-z0-9_]*)\.key = ([0-9]+)\b/gi, "($1.key_is_index = 1 and $1.key = '$2')"),
   },
   {
     name: 'body-coding',
-    says: '`case when coding = \'deflate\' then cast(sqlar_uncompress(content, bytes) as text) else content end` is `content`: PostgreSQL keeps bodies as they are (no `coding`; binary ones in `content_bytes`)',
-    apply: (sql) => sql.replace(/\bcase when coding = 'deflate' then cast\(sqlar_uncompress\(content, bytes\) as text\) else content end\b/gi, 'content'),
+    says: "`case when coding = 'deflate' then cast(sqlar_uncompress(content, bytes) as text) else content end` is `content`: PostgreSQL keeps bodies as they are (no `coding`; binary ones in `content_bytes`)",
+    apply: (sql) =>
+      sql.replace(/\bcase when coding = 'deflate' then cast\(sqlar_uncompress\(content, bytes\) as text\) else content end\b/gi, 'content'),
   },
   {
     name: 'ordered-concat',
-    says: '`group_concat(k.x, sep) from (… order by sort_key) k` orders the aggregate itself by k.sort_key: PostgreSQL does not promise the subquery\'s order to it',
-    apply: (sql) => sql.replace(/\bgroup_concat\(([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*), ('[^']*')\) from \(/gi, 'string_agg($1.$2, $3 order by $1.sort_key) from ('),
+    says: "`group_concat(k.x, sep) from (… order by sort_key) k` orders the aggregate itself by k.sort_key: PostgreSQL does not promise the subquery's order to it",
+    apply: (sql) =>
+      sql.replace(
+        /\bgroup_concat\(([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*), ('[^']*')\) from \(/gi,
+        'string_agg($1.$2, $3 order by $1.sort_key) from (',
+      ),
   },
   {
     name: 'group-concat',

@@ -38,7 +38,12 @@ export interface ReadOnlySqlOptions {
   timeoutHint?: string;
 }
 
-export interface SqlResult { columns: string[]; rows: unknown[][]; truncated: boolean; unfit?: boolean }
+export interface SqlResult {
+  columns: string[];
+  rows: unknown[][];
+  truncated: boolean;
+  unfit?: boolean;
+}
 
 /** Rows per message from the child, and a soft byte size that also ends a message. */
 const BATCH_ROWS = 500;
@@ -128,16 +133,22 @@ export async function runReadOnlySql(file: string, query: string, opts: ReadOnly
   const timeoutMs = opts.timeoutMs ?? DEFAULT_SQL_TIMEOUT_MS;
   const fits = opts.fits ?? (() => true);
   const child = spawn(process.execPath, ['-e', CHILD, betterSqlite3], {
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', windowsHide: true,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'advanced',
+    windowsHide: true,
   });
   running.add(child);
   child.once('exit', () => running.delete(child));
   if (!killOnExit) {
     killOnExit = true;
-    process.on('exit', () => { for (const c of running) c.kill('SIGKILL'); });
+    process.on('exit', () => {
+      for (const c of running) c.kill('SIGKILL');
+    });
   }
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { if (stderr.length < 4096) stderr += d; });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    if (stderr.length < 4096) stderr += d;
+  });
 
   return new Promise<SqlResult>((resolve, reject) => {
     const rows: unknown[][] = [];
@@ -148,19 +159,42 @@ export async function runReadOnlySql(file: string, query: string, opts: ReadOnly
       clearTimeout(timer);
       // SIGKILL: the child may be inside a step that no signal handler would get to.
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      if (err) reject(err); else resolve(result!);
+      if (err) reject(err);
+      else resolve(result!);
     };
-    const timer = timeoutMs > 0 ? setTimeout(() => finish(new CapstateError('sql-timeout',
-      `the query ran longer than ${timeoutMs / 1000} s and was stopped; make it cheaper (a LIMIT, a narrower WHERE, an end to a recursive CTE)` +
-      `${opts.timeoutHint ? ` or allow more time (${opts.timeoutHint})` : ''}`, { query, timeout_ms: timeoutMs })), timeoutMs) : undefined;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(
+            () =>
+              finish(
+                new CapstateError(
+                  'sql-timeout',
+                  `the query ran longer than ${timeoutMs / 1000} s and was stopped; make it cheaper (a LIMIT, a narrower WHERE, an end to a recursive CTE)` +
+                    `${opts.timeoutHint ? ` or allow more time (${opts.timeoutHint})` : ''}`,
+                  { query, timeout_ms: timeoutMs },
+                ),
+              ),
+            timeoutMs,
+          )
+        : undefined;
     timer?.unref?.();
     child.on('error', (e) => finish(new CapstateError('sql-failed', `the query could not be started: ${e.message}`, { query })));
-    child.on('exit', (code, signal) => finish(new CapstateError('sql-failed',
-      `the query stopped unexpectedly (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split('\n').pop()}` : ''}`, { query })));
+    child.on('exit', (code, signal) =>
+      finish(
+        new CapstateError(
+          'sql-failed',
+          `the query stopped unexpectedly (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split('\n').pop()}` : ''}`,
+          { query },
+        ),
+      ),
+    );
     let columns: string[] = [];
     child.on('message', (m: { columns?: string[]; rows?: unknown[][]; done?: boolean; unfit?: boolean; error?: string; code?: string }) => {
       if (m.code === 'bad-sql') return finish(new CapstateError('bad-sql', `the query does not compile: ${m.error}`, { query }));
-      if (m.code === 'not-a-query') return finish(new CapstateError('not-a-query', 'only statements that return rows run here (the store is opened read-only)', { query }));
+      if (m.code === 'not-a-query')
+        return finish(
+          new CapstateError('not-a-query', 'only statements that return rows run here (the store is opened read-only)', { query }),
+        );
       if (m.error !== undefined) return finish(new CapstateError('sql-failed', `the query failed: ${m.error}`, { query }));
       if (m.columns) {
         columns = m.columns;

@@ -46,7 +46,11 @@ export interface RecordLine {
   bound: LineBound;
 }
 
-export interface LineTool { id: number; name: string; root_path: string }
+export interface LineTool {
+  id: number;
+  name: string;
+  root_path: string;
+}
 
 export interface LineScope {
   /** The tools' capture: the timeline is evaluated for it alone, not for every capture in the file. */
@@ -64,36 +68,85 @@ export async function readRecordLines(k: Kysely<DB>, scope: LineScope): Promise<
   if (toolIds.length === 0) return [];
   const byTool = new Map(scope.tools.map((t) => [t.id, t]));
   const timing = scope.readsOnly
-    ? k.selectFrom('read_records').select(['record_id', 'timeline_position', 'started_ms', 'ended_ms']).where('capture_id', '=', scope.captureId)
-    : k.selectFrom('records_timeline').select(['record_id', 'timeline_position', 'started_ms', 'ended_ms']).where('capture_id', '=', scope.captureId);
+    ? k
+        .selectFrom('read_records')
+        .select(['record_id', 'timeline_position', 'started_ms', 'ended_ms'])
+        .where('capture_id', '=', scope.captureId)
+    : k
+        .selectFrom('records_timeline')
+        .select(['record_id', 'timeline_position', 'started_ms', 'ended_ms'])
+        .where('capture_id', '=', scope.captureId);
   // CROSS JOIN keeps the timeline outer (SQLite's rule for it): inside a snapshot `t` is a
   // table without indexes, and as the inner side it was scanned once per record of the tools
   // (35,000 records of one GraphQL tool: 33 s instead of 0.1 s).
-  const rows = await k.selectFrom(timing.as('t'))
+  const rows = await k
+    .selectFrom(timing.as('t'))
     .crossJoin('record as r')
     .whereRef('r.id', '=', 't.record_id')
     .innerJoin('body as rb', 'rb.id', 'r.response_body_id')
     .innerJoin('body as qb', 'qb.id', 'r.request_body_id')
-    .select(['r.id', 'r.ordinal', 't.timeline_position', 't.started_ms', 't.ended_ms', 'r.tool_id', 'r.method', 'r.path', 'r.query', 'r.status',
-      'r.response_media_type', 'r.response_body_id', 'rb.kind as response_kind', 'r.request_body_id', 'qb.kind as request_kind'])
+    .select([
+      'r.id',
+      'r.ordinal',
+      't.timeline_position',
+      't.started_ms',
+      't.ended_ms',
+      'r.tool_id',
+      'r.method',
+      'r.path',
+      'r.query',
+      'r.status',
+      'r.response_media_type',
+      'r.response_body_id',
+      'rb.kind as response_kind',
+      'r.request_body_id',
+      'qb.kind as request_kind',
+    ])
     .where('r.tool_id', 'in', toolIds)
     .orderBy('t.timeline_position')
     .execute();
   const [params, queries] = await Promise.all([
-    k.selectFrom('path_param as p').innerJoin('record as r', 'r.id', 'p.record_id')
-      .select(['p.record_id', 'p.name', 'p.value']).where('r.tool_id', 'in', toolIds).orderBy('p.record_id').orderBy('p.position').execute(),
-    k.selectFrom('query_param as q').innerJoin('record as r', 'r.id', 'q.record_id')
-      .select(['q.record_id', 'q.name', 'q.value']).where('r.tool_id', 'in', toolIds).orderBy('q.record_id').orderBy('q.position').execute(),
+    k
+      .selectFrom('path_param as p')
+      .innerJoin('record as r', 'r.id', 'p.record_id')
+      .select(['p.record_id', 'p.name', 'p.value'])
+      .where('r.tool_id', 'in', toolIds)
+      .orderBy('p.record_id')
+      .orderBy('p.position')
+      .execute(),
+    k
+      .selectFrom('query_param as q')
+      .innerJoin('record as r', 'r.id', 'q.record_id')
+      .select(['q.record_id', 'q.name', 'q.value'])
+      .where('r.tool_id', 'in', toolIds)
+      .orderBy('q.record_id')
+      .orderBy('q.position')
+      .execute(),
   ]);
   const byId = new Map<number, RecordLine>();
   const out = rows.map((r) => {
     const tool = byTool.get(r.tool_id!)!;
     const line: RecordLine = {
-      record_id: r.id, ordinal: r.ordinal, timeline_position: r.timeline_position, started_ms: r.started_ms, ended_ms: r.ended_ms,
-      tool: tool.name, root_path: tool.root_path, method: r.method, path: r.path, query: r.query, status: r.status,
-      response_media_type: r.response_media_type, response_body_id: r.response_body_id, response_kind: r.response_kind,
-      request_body_id: r.request_body_id, request_kind: r.request_kind,
-      params: new Map(), query_pairs: [], is_initial: scope.initial.has(r.id), bound: scope.initial.get(r.id) ?? null,
+      record_id: r.id,
+      ordinal: r.ordinal,
+      timeline_position: r.timeline_position,
+      started_ms: r.started_ms,
+      ended_ms: r.ended_ms,
+      tool: tool.name,
+      root_path: tool.root_path,
+      method: r.method,
+      path: r.path,
+      query: r.query,
+      status: r.status,
+      response_media_type: r.response_media_type,
+      response_body_id: r.response_body_id,
+      response_kind: r.response_kind,
+      request_body_id: r.request_body_id,
+      request_kind: r.request_kind,
+      params: new Map(),
+      query_pairs: [],
+      is_initial: scope.initial.has(r.id),
+      bound: scope.initial.get(r.id) ?? null,
     };
     byId.set(r.id, line);
     return line;

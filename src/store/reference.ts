@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { listViews, packageRoot, type Sqlite } from './open.js';
 
 // Every table is STRICT, where primary-key columns are NOT NULL whether or not they say so.
-interface Column { name: string; type: string; notnull: number; pk: number; hidden: number }
+interface Column {
+  name: string;
+  type: string;
+  notnull: number;
+  pk: number;
+  hidden: number;
+}
 
 /** The header comment of schema/NAME.sql (its leading `--` lines) as one paragraph. */
 function tableSentence(name: string): string {
@@ -34,16 +40,20 @@ function columnTable(db: Sqlite, name: string, isView: boolean): string[] {
   const out = isView ? ['| column | type |', '|---|---|'] : ['| column | type | null | key |', '|---|---|---|---|'];
   for (const c of cols) {
     const type = c.type || 'any';
-    out.push(isView
-      ? `| \`${c.name}\` | ${cell(type)} |`
-      : `| \`${c.name}\` | ${cell(type)} | ${c.notnull || c.pk ? 'not null' : 'null'} | ${c.pk ? `primary (${c.pk})` : c.hidden >= 2 ? 'worked out from the row' : ''} |`);
+    out.push(
+      isView
+        ? `| \`${c.name}\` | ${cell(type)} |`
+        : `| \`${c.name}\` | ${cell(type)} | ${c.notnull || c.pk ? 'not null' : 'null'} | ${c.pk ? `primary (${c.pk})` : c.hidden >= 2 ? 'worked out from the row' : ''} |`,
+    );
   }
   return out;
 }
 
 /** The text of docs/schema.md for the migrated store `db` (fresh or loaded: only the schema is read). */
 export function schemaReference(db: Sqlite): string {
-  const objects = db.prepare("select type, name from sqlite_master where type in ('table', 'view') and name not like 'sqlite_%' order by type, name").all() as { type: string; name: string }[];
+  const objects = db
+    .prepare("select type, name from sqlite_master where type in ('table', 'view') and name not like 'sqlite_%' order by type, name")
+    .all() as { type: string; name: string }[];
   const views = new Map(listViews().map((v) => [v.name, v]));
   const tables = objects.filter((o) => o.type === 'table').map((o) => o.name);
   const viewNames = objects.filter((o) => o.type === 'view').map((o) => o.name);
@@ -60,12 +70,12 @@ export function schemaReference(db: Sqlite): string {
     '',
     'Text bodies of 1 KiB or more are kept deflated where that saves an eighth (`body.coding` is',
     "'deflate'): read bodies from the `body_content` view, which gives each as recorded. It uses",
-    "`sqlar_uncompress`, which the sqlite3 shell has built in and capstate gives its own connections.",
+    '`sqlar_uncompress`, which the sqlite3 shell has built in and capstate gives its own connections.',
     '',
     'The first `capstate search` adds two FTS5 tables that a freshly loaded store does not have:',
     '`search_body` (the words of each text body in `body_content`, rowid = `body.id`) and `search_url`',
     '(the words of each `record.url`, rowid = `record.id`), with their FTS5 shadow tables. They',
-    "are external-content indexes (no second copy of the text); `meta` keys `search_body_max_id`",
+    'are external-content indexes (no second copy of the text); `meta` keys `search_body_max_id`',
     'and `search_record_max_id` say how far they reach.',
     '',
     `## Tables (${tables.length})`,
@@ -82,7 +92,9 @@ export function schemaReference(db: Sqlite): string {
   }
   for (const name of viewNames) {
     const v = views.get(name);
-    const about = v ? `${v.says} ${v.grain[0].toUpperCase()}${v.grain.slice(1)}${v.grain.endsWith('.') ? '' : '.'} Defined in \`${v.file}\`${v.rule && v.rule !== 'none' ? ` (rule ${v.rule})` : ''}; reads ${v.reads.map((r) => `\`${r}\``).join(', ')}.` : '';
+    const about = v
+      ? `${v.says} ${v.grain[0].toUpperCase()}${v.grain.slice(1)}${v.grain.endsWith('.') ? '' : '.'} Defined in \`${v.file}\`${v.rule && v.rule !== 'none' ? ` (rule ${v.rule})` : ''}; reads ${v.reads.map((r) => `\`${r}\``).join(', ')}.`
+      : '';
     out.push(`### ${name}`, '', `View. ${about}`.trim(), '', ...columnTable(db, name, true), '');
   }
   return out.join('\n').replace(/\n+$/, '\n');

@@ -14,14 +14,20 @@ type Sqlite = Database.Database;
 /** Table name → its column names. */
 type Shape = Map<string, Set<string>>;
 
-interface Migration { version: number; name: string; sql: string }
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
 
 /** The shape after each migration, by version; replayed once per process (about 10 ms), only for a store at the latest version. */
 let shapes: { key: string; byVersion: Map<number, Shape> } | null = null;
 
 function shapeOf(db: Sqlite): Shape {
-  const rows = db.prepare(`select m.name as t, p.name as c from sqlite_master m join pragma_table_info(m.name) p
-    where m.type = 'table' and m.name not like 'sqlite_%'`).all() as { t: string; c: string }[];
+  const rows = db
+    .prepare(`select m.name as t, p.name as c from sqlite_master m join pragma_table_info(m.name) p
+    where m.type = 'table' and m.name not like 'sqlite_%'`)
+    .all() as { t: string; c: string }[];
   const shape: Shape = new Map();
   for (const r of rows) {
     const t = r.t.toLowerCase();
@@ -53,7 +59,10 @@ function differences(actual: Shape, expected: Shape): string[] {
   const out: string[] = [];
   for (const [table, columns] of expected) {
     const have = actual.get(table);
-    if (!have) { out.push(`no table ${table}`); continue; }
+    if (!have) {
+      out.push(`no table ${table}`);
+      continue;
+    }
     const missing = [...columns].filter((c) => !have.has(c));
     if (missing.length) out.push(`table ${table} has no column ${missing.join(', ')}`);
   }
@@ -71,16 +80,22 @@ function differences(actual: Shape, expected: Shape): string[] {
 export function checkStoreShape(db: Sqlite, file: string, migrations: Migration[]): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version < 0) {
-    throw new CapstateError('inconsistent-store', `${file} says schema version ${version}, which no capstate writes: it was changed outside capstate or is damaged, and no migration can repair it. ${fresh(file)}`, { file });
+    throw new CapstateError(
+      'inconsistent-store',
+      `${file} says schema version ${version}, which no capstate writes: it was changed outside capstate or is damaged, and no migration can repair it. ${fresh(file)}`,
+      { file },
+    );
   }
   const latest = Math.max(...migrations.map((m) => m.version));
   if (version !== latest) return;
   const found = differences(shapeOf(db), expectedShapes(migrations).get(latest)!);
   if (found.length === 0) return;
   const shown = found.slice(0, 3).join('; ') + (found.length > 3 ? `; … (${found.length} differences)` : '');
-  throw new CapstateError('inconsistent-store',
+  throw new CapstateError(
+    'inconsistent-store',
     `${file} says schema version ${version}, but its tables are not those of version ${version} (${shown}): it was changed outside capstate or is damaged, and no migration can repair it. ${fresh(file)}`,
-    { file });
+    { file },
+  );
 }
 
 /** What to do with a store no migration can repair. */

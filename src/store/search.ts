@@ -27,7 +27,11 @@ const CREATE = [
 const BODY_MARK = 'search_body_max_id';
 const RECORD_MARK = 'search_record_max_id';
 
-export interface IndexGap { bodies: number; records: number; created: boolean }
+export interface IndexGap {
+  bodies: number;
+  records: number;
+  created: boolean;
+}
 
 /** What the index lacks: bodies and records loaded since it was last brought up to date. */
 function indexGap(db: Sqlite): IndexGap {
@@ -37,7 +41,10 @@ function indexGap(db: Sqlite): IndexGap {
   const recordMark = exists ? mark(RECORD_MARK) : 0;
   return {
     created: !exists,
-    bodies: db.prepare("select count(*) from body where id > ? and (typeof(content) = 'text' or coding = 'deflate')").pluck().get(bodyMark) as number,
+    bodies: db
+      .prepare("select count(*) from body where id > ? and (typeof(content) = 'text' or coding = 'deflate')")
+      .pluck()
+      .get(bodyMark) as number,
     records: db.prepare('select count(*) from record where id > ?').pluck().get(recordMark) as number,
   };
 }
@@ -50,9 +57,13 @@ function updateIndex(db: Sqlite): void {
     for (const ddl of CREATE) db.exec(ddl);
     const mark = (key: string) => Number(db.prepare('select value from meta where key = ?').pluck().get(key) ?? 0);
     const setMark = (key: string, value: number) =>
-      db.prepare('insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value').run(key, String(value));
+      db
+        .prepare('insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value')
+        .run(key, String(value));
     // Only text: binary bodies (BLOB content) have no words, and FTS5 would read their bytes as text.
-    db.prepare("insert into search_body (rowid, content) select id, content from body_content where id > ? and typeof(content) = 'text'").run(mark(BODY_MARK));
+    db.prepare(
+      "insert into search_body (rowid, content) select id, content from body_content where id > ? and typeof(content) = 'text'",
+    ).run(mark(BODY_MARK));
     db.prepare('insert into search_url (rowid, url) select id, url from record where id > ?').run(mark(RECORD_MARK));
     setMark(BODY_MARK, Number(db.prepare('select ifnull(max(id), 0) from body').pluck().get()));
     setMark(RECORD_MARK, Number(db.prepare('select ifnull(max(id), 0) from record').pluck().get()));
@@ -67,7 +78,11 @@ function updateIndex(db: Sqlite): void {
  * tokens: `api.example.com` finds those three words in that order.
  */
 export function ftsQuery(text: string): string {
-  return text.split(/\s+/).filter(Boolean).map((w) => `"${w.replace(/"/g, '""')}"*`).join(' ');
+  return text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => `"${w.replace(/"/g, '""')}"*`)
+    .join(' ');
 }
 
 export type SearchField = 'url' | 'request' | 'response';
@@ -84,7 +99,11 @@ export interface SearchHit {
   snippet: string;
 }
 
-export interface SearchResult { hits: SearchHit[]; total: number; truncated: boolean }
+export interface SearchResult {
+  hits: SearchHit[];
+  total: number;
+  truncated: boolean;
+}
 
 export const SNIPPET_OPEN = '«';
 export const SNIPPET_CLOSE = '»';
@@ -113,7 +132,16 @@ export async function searchRecords(k: Kysely<DB>, text: string, limit: number):
     )`;
   const total = Number((await sql<{ n: number }>`${hits} select count(distinct record_id) as n from hits`.execute(k)).rows[0].n);
   if (total === 0) return { hits: [], total: 0, truncated: false };
-  const rows = await sql<{ id: number; capture_id: number; ordinal: number; method: string; url: string; status: number; field: SearchField; snippet: string }>`
+  const rows = await sql<{
+    id: number;
+    capture_id: number;
+    ordinal: number;
+    method: string;
+    url: string;
+    status: number;
+    field: SearchField;
+    snippet: string;
+  }>`
     ${hits},
     picked as (
       select id, capture_id, ordinal, method, url, status from record
@@ -130,8 +158,13 @@ export async function searchRecords(k: Kysely<DB>, text: string, limit: number):
   const out = [...byRecord.values()].map(({ row: r, fields }): SearchHit => {
     const matched = FIELD_ORDER.filter((f) => fields.has(f));
     return {
-      capture_id: r.capture_id, ordinal: r.ordinal, method: r.method, url: r.url, status: r.status,
-      matched_in: matched, snippet: fields.get(matched[0])!,
+      capture_id: r.capture_id,
+      ordinal: r.ordinal,
+      method: r.method,
+      url: r.url,
+      status: r.status,
+      matched_in: matched,
+      snippet: fields.get(matched[0])!,
     };
   });
   return { hits: out, total, truncated: total > out.length };
@@ -157,8 +190,14 @@ export async function searchStore(file: string, text: string, opts: SearchOption
       const ids = await capturesThatMayMatch(store, text);
       if (ids !== null && ids.length === 0) return { hits: [], total: 0, truncated: false };
       replica = await temporaryReplica(store, ids);
-    } finally { await store.close(); }
-    try { return await searchStore(replica.file, text, opts); } finally { replica.cleanup(); }
+    } finally {
+      await store.close();
+    }
+    try {
+      return await searchStore(replica.file, text, opts);
+    } finally {
+      replica.cleanup();
+    }
   }
   let db = openStore(file);
   try {

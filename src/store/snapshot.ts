@@ -56,20 +56,35 @@ const SCOPE_COPIES: Partial<Record<keyof DB, (c: number) => string>> = {
   path_param: (c) => `select * from main.path_param where record_id in (select id from main.record where capture_id = ${c})`,
   query_param: (c) => `select * from main.query_param where record_id in (select id from main.record where capture_id = ${c})`,
 };
-const scopedBodies = (c: number) => `select * from main.body where id in (select request_body_id from main.record where capture_id = ${c} ` +
+const scopedBodies = (c: number) =>
+  `select * from main.body where id in (select request_body_id from main.record where capture_id = ${c} ` +
   `union select response_body_id from main.record where capture_id = ${c})`;
 
 /** The stored table's DDL and its indexes' DDL, made TEMP (references dropped: their parents are not in TEMP). */
 function tempDdl(db: Sqlite, table: string): string[] {
-  const rows = db.prepare("select type, name, sql from main.sqlite_master where tbl_name = ? and type in ('table', 'index') and sql is not null order by type = 'index', name").all(table) as { type: string; name: string; sql: string }[];
-  return rows.map((r) => r.type === 'table'
-    ? r.sql.replace(/^create\s+table\s+"?\w+"?/i, `create temp table "${table}"`).replace(/\s+references\s+"?\w+"?\s*\([^)]*\)/gi, '')
-    : r.sql.replace(/^create\s+(unique\s+)?index\s+"?(\w+)"?\s+on/i, (_, u: string | undefined, name: string) => `create ${u ?? ''}index temp."${name}" on`));
+  const rows = db
+    .prepare(
+      "select type, name, sql from main.sqlite_master where tbl_name = ? and type in ('table', 'index') and sql is not null order by type = 'index', name",
+    )
+    .all(table) as { type: string; name: string; sql: string }[];
+  return rows.map((r) =>
+    r.type === 'table'
+      ? r.sql.replace(/^create\s+table\s+"?\w+"?/i, `create temp table "${table}"`).replace(/\s+references\s+"?\w+"?\s*\([^)]*\)/gi, '')
+      : r.sql.replace(
+          /^create\s+(unique\s+)?index\s+"?(\w+)"?\s+on/i,
+          (_, u: string | undefined, name: string) => `create ${u ?? ''}index temp."${name}" on`,
+        ),
+  );
 }
 
 /** Runs `fn` with the views it names (and every view they read) evaluated once, over capture `opts.capture` only when given. */
-export function withSnapshot<T>(k: Kysely<DB>, wanted: readonly string[], fn: (snapshot: Snapshot) => Promise<T>,
-  shadows: Partial<Record<keyof DB, readonly Record<string, unknown>[]>> = {}, opts: { capture?: number } = {}): Promise<T> {
+export function withSnapshot<T>(
+  k: Kysely<DB>,
+  wanted: readonly string[],
+  fn: (snapshot: Snapshot) => Promise<T>,
+  shadows: Partial<Record<keyof DB, readonly Record<string, unknown>[]>> = {},
+  opts: { capture?: number } = {},
+): Promise<T> {
   const db = rawConnection(k);
   if (!db) throw new Error('capstate: a snapshot needs a connection opened by kyselyFor');
   const capture = opts.capture;
@@ -81,7 +96,9 @@ export function withSnapshot<T>(k: Kysely<DB>, wanted: readonly string[], fn: (s
       db.exec(`delete from temp."${table}"`);
       if (rows.length === 0) return;
       const columns = Object.keys(rows[0]);
-      const insert = db.prepare(`insert into temp."${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+      const insert = db.prepare(
+        `insert into temp."${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+      );
       for (const r of rows) insert.run(...columns.map((c) => r[c]));
     };
     const snapshot: Snapshot = {
@@ -126,7 +143,10 @@ export function withSnapshot<T>(k: Kysely<DB>, wanted: readonly string[], fn: (s
     }
   };
   const result = (queues.get(db) ?? Promise.resolve()).then(run, run);
-  queues.set(db, result.catch(() => undefined));
+  queues.set(
+    db,
+    result.catch(() => undefined),
+  );
   return result;
 }
 
@@ -161,7 +181,10 @@ export function statementViews(query: string): ViewFile[] {
 function neededViews(names: readonly string[]): ViewFile[] {
   const byName = shippedViews();
   const explore = explorationViewNames();
-  return needed(byName, [...new Set(names)].filter((w) => byName.has(w) && !explore.has(w)));
+  return needed(
+    byName,
+    [...new Set(names)].filter((w) => byName.has(w) && !explore.has(w)),
+  );
 }
 
 /** statementSnapshot for the views `names` holds (other words are left out). */
@@ -204,7 +227,7 @@ export function evaluateViews(db: Sqlite, snapshot: { name: string; statements: 
 /** Views that hold no rule (`@rule none`) and that no rule view reads, directly or through another. */
 function explorationViews(views: ViewFile[]): Set<string> {
   const set = new Set(views.filter((v) => v.rule === 'none').map((v) => v.name));
-  for (let changed = true; changed;) {
+  for (let changed = true; changed; ) {
     changed = false;
     for (const v of views) {
       if (set.has(v.name)) continue;
@@ -244,7 +267,10 @@ function materializeOne(db: Sqlite, v: ViewFile): void {
   const t0 = TRACE ? performance.now() : 0;
   const def = `${v.name}__definition`;
   db.exec(definitionAsTempView(v));
-  const columns = db.prepare(`select * from temp."${def}"`).columns().map((c) => `"${c.name.replace(/"/g, '""')}"`);
+  const columns = db
+    .prepare(`select * from temp."${def}"`)
+    .columns()
+    .map((c) => `"${c.name.replace(/"/g, '""')}"`);
   // Columns without a declared type keep every value's storage class (no affinity).
   db.exec(`create temp table "${v.name}" (${columns.join(', ')})`);
   db.exec(`insert into temp."${v.name}" select * from temp."${def}"`);

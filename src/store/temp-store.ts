@@ -8,14 +8,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export interface TemporaryStore { file: string; cleanup: () => void }
+export interface TemporaryStore {
+  file: string;
+  cleanup: () => void;
+}
 
 /** Makes the directory, has `fill` write the store at `file`, and removes it all if `fill` fails. */
 export async function temporaryStore(fill: (file: string) => void | Promise<void>): Promise<TemporaryStore> {
   const dir = mkdtempSync(join(tmpdir(), `capstate-${process.pid}-`));
   const onExit = () => rmSync(dir, { recursive: true, force: true });
   process.on('exit', onExit);
-  const cleanup = () => { onExit(); process.off('exit', onExit); };
+  const cleanup = () => {
+    onExit();
+    process.off('exit', onExit);
+  };
   try {
     const file = join(dir, 'capstate.sqlite');
     await fill(file);

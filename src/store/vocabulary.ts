@@ -75,16 +75,24 @@ async function load(k: Kysely<DB>): Promise<Vocabulary> {
   const safe = new Set(of('safe_method'));
   const random = new Set(of('random'));
   const windowRoles = new Map<string, 'page' | 'size' | 'offset' | 'end'>([
-    ...of('window_page').map((n) => [n, 'page'] as const), ...of('window_size').map((n) => [n, 'size'] as const),
-    ...of('window_offset').map((n) => [n, 'offset'] as const), ...of('window_end').map((n) => [n, 'end'] as const)]);
+    ...of('window_page').map((n) => [n, 'page'] as const),
+    ...of('window_size').map((n) => [n, 'size'] as const),
+    ...of('window_offset').map((n) => [n, 'offset'] as const),
+    ...of('window_end').map((n) => [n, 'end'] as const),
+  ]);
   const headerKinds = new Map<string, 'total' | 'next' | 'range'>([
-    ...of('total_header').map((n) => [n, 'total'] as const), ...of('next_header').map((n) => [n, 'next'] as const),
-    ...of('range_header').map((n) => [n, 'range'] as const)]);
+    ...of('total_header').map((n) => [n, 'total'] as const),
+    ...of('next_header').map((n) => [n, 'next'] as const),
+    ...of('range_header').map((n) => [n, 'range'] as const),
+  ]);
   const lower = (kind: VocabularyKind) => of(kind).map((n) => n.replace(/[A-Z]+/g, (c) => c.toLowerCase()));
   return {
     identityNames,
     isIdentityName: (name) => identity.has(name),
-    identityRank: (name) => { const i = identityNames.indexOf(name); return i === -1 ? identityNames.length : i; },
+    identityRank: (name) => {
+      const i = identityNames.indexOf(name);
+      return i === -1 ? identityNames.length : i;
+    },
     isProjection: (param) => projection.has(paramBase(param)),
     isPagination: (param) => pagination.has(paramBase(param)),
     isOrdering: (param) => ordering.has(paramBase(param)),

@@ -5,18 +5,20 @@
  */
 import type { JsonValue } from '../../json/exact.js';
 
-export type ClockFormat =
-  | { separator: 'T' | ' '; fraction_digits: number; offset: string }
-  | { epoch: 's' | 'ms' };
+export type ClockFormat = { separator: 'T' | ' '; fraction_digits: number; offset: string } | { epoch: 's' | 'ms' };
 
 const TEXT = /^(\d{4})-(\d{2})-(\d{2})([T ])(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$/;
 /** OQ-18: epoch numbers count as clocks only under clock-like names. */
 const CLOCK_NAME = /(at|At|time|Time|date|Date|ts|timestamp)$/;
 
-interface Instant { seconds: number; fraction: string }
+interface Instant {
+  seconds: number;
+  fraction: string;
+}
 
 /** One instant however it is spelled: the same second and the same fraction, trailing zeros aside. */
-export const sameInstant = (a: Instant, b: Instant) => a.seconds === b.seconds && a.fraction.replace(/0+$/, '') === b.fraction.replace(/0+$/, '');
+export const sameInstant = (a: Instant, b: Instant) =>
+  a.seconds === b.seconds && a.fraction.replace(/0+$/, '') === b.fraction.replace(/0+$/, '');
 
 /** The spelling and instant of a clock value, or undefined when it is not one. */
 export function readClock(field: string, v: JsonValue | undefined): { format: ClockFormat; instant: Instant } | undefined {
@@ -47,11 +49,15 @@ const formatKey = (f: ClockFormat) => JSON.stringify(f);
  * entity's stored value; undefined when the view ever shows the stored spelling, spells the
  * field two ways, or a value is not a clock.
  */
-export function viewClockFormat(field: string, pairs: { view: JsonValue | undefined; stored: JsonValue | undefined }[]): ClockFormat | undefined {
+export function viewClockFormat(
+  field: string,
+  pairs: { view: JsonValue | undefined; stored: JsonValue | undefined }[],
+): ClockFormat | undefined {
   let named: ClockFormat | undefined;
   for (const { view, stored } of pairs) {
     if (view === undefined || view === null) continue;
-    const v = readClock(field, view), s = readClock(field, stored);
+    const v = readClock(field, view),
+      s = readClock(field, stored);
     if (!v || !s) return undefined;
     if (formatKey(v.format) === formatKey(s.format)) return undefined; // shown the stored way
     if (named && formatKey(named) !== formatKey(v.format)) return undefined; // spelled both ways
@@ -73,9 +79,15 @@ export function renderClock(field: string, stored: JsonValue, format: ClockForma
   if ('epoch' in format) {
     return format.epoch === 's' ? c.instant.seconds : c.instant.seconds * 1000 + Number((c.instant.fraction + '000').slice(0, 3));
   }
-  const offsetMin = format.offset === 'Z' ? 0 : (format.offset[0] === '-' ? -1 : 1) * (Number(format.offset.slice(1, 3)) * 60 + Number(format.offset.slice(4, 6)));
+  const offsetMin =
+    format.offset === 'Z'
+      ? 0
+      : (format.offset[0] === '-' ? -1 : 1) * (Number(format.offset.slice(1, 3)) * 60 + Number(format.offset.slice(4, 6)));
   const wall = new Date((c.instant.seconds + offsetMin * 60) * 1000);
-  const fraction = c.instant.fraction.length >= format.fraction_digits ? c.instant.fraction : c.instant.fraction.padEnd(format.fraction_digits, '0');
-  return `${wall.getUTCFullYear()}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}${format.separator}` +
-    `${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}${fraction ? '.' + fraction : ''}${format.offset}`;
+  const fraction =
+    c.instant.fraction.length >= format.fraction_digits ? c.instant.fraction : c.instant.fraction.padEnd(format.fraction_digits, '0');
+  return (
+    `${wall.getUTCFullYear()}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}${format.separator}` +
+    `${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}${fraction ? '.' + fraction : ''}${format.offset}`
+  );
 }

@@ -14,5 +14,12 @@ export const PASS_EVIDENCE: Evidence = { status: 'inferred', unknown: ['authoriz
 export function markWriteEffects(evidence: Evidence, mark: WriteEffectsMark): Evidence {
   const unknown: Evidence['unknown'] = evidence.unknown.filter((u) => u !== 'write-effects');
   if (mark.replayed.length > 0) unknown.push('write-effects');
-  return { status: evidence.status, unknown, write_effects: { verified: mark.verified.map(({ tool, effect }) => ({ tool, effect })), replayed: mark.replayed.map(({ tool, reason }) => ({ tool, reason })) } };
+  return {
+    status: evidence.status,
+    unknown,
+    write_effects: {
+      verified: mark.verified.map(({ tool, effect }) => ({ tool, effect })),
+      replayed: mark.replayed.map(({ tool, reason }) => ({ tool, reason })),
+    },
+  };
 }

@@ -76,7 +76,8 @@ export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
   }
-  const ea = objectEntries(a), eb = new Map(objectEntries(b));
+  const ea = objectEntries(a),
+    eb = new Map(objectEntries(b));
   return ea.length === eb.size && ea.every(([k, x]) => eb.has(k) && jsonEqual(x, eb.get(k)));
 }
 

@@ -58,9 +58,17 @@ const count = (v: string) => (/^[0-9]{1,9}$/.test(v) ? Number(v) : null);
  * `isField` says whether a name is a field of the listed entities that may be filtered (a
  * key) or sorted by (a sort parameter's value).
  */
-export function parseListQuery(pairs: readonly { name: string; value: string }[], vocabulary: Vocabulary, isField: (name: string, use: 'filter' | 'sort') => boolean): ParsedQuery {
+export function parseListQuery(
+  pairs: readonly { name: string; value: string }[],
+  vocabulary: Vocabulary,
+  isField: (name: string, use: 'filter' | 'sort') => boolean,
+): ParsedQuery {
   const kinds = new Map<QueryKind, string[]>();
-  const note = (k: QueryKind, name: string) => { const l = kinds.get(k) ?? []; if (!l.includes(name)) l.push(name); kinds.set(k, l); };
+  const note = (k: QueryKind, name: string) => {
+    const l = kinds.get(k) ?? [];
+    if (!l.includes(name)) l.push(name);
+    kinds.set(k, l);
+  };
   const filters = new Map<string, string[]>();
   let sortField: string | null = null;
   let direction: 'asc' | 'desc' | null = null;
@@ -85,17 +93,27 @@ export function parseListQuery(pairs: readonly { name: string; value: string }[]
         multiFields = [];
         for (const p of parts) {
           const field = p.replace(/^[-+]/, '');
-          if (!isField(field, 'sort')) return { ok: false, key: name, why: `sorts by ${JSON.stringify(p)}, no field of the listed entities` };
+          if (!isField(field, 'sort'))
+            return { ok: false, key: name, why: `sorts by ${JSON.stringify(p)}, no field of the listed entities` };
           multiFields.push({ field, desc: p.startsWith('-') });
         }
         continue;
       }
       const dir = DIRECTIONS[value.toLowerCase()];
-      if (dir) { if ((direction && direction !== dir) || multiDirs !== null) return { ok: false, key: name, why: 'two directions' }; direction = dir; continue; }
+      if (dir) {
+        if ((direction && direction !== dir) || multiDirs !== null) return { ok: false, key: name, why: 'two directions' };
+        direction = dir;
+        continue;
+      }
       const desc = value.startsWith('-');
       const field = value.replace(/^[-+]/, '');
       if (multiFields !== null) return { ok: false, key: name, why: 'more than one sort parameter' };
-      if (sortField !== null || !isField(field, 'sort')) return { ok: false, key: name, why: sortField !== null ? 'more than one sort field' : `sorts by ${JSON.stringify(value)}, no field of the listed entities` };
+      if (sortField !== null || !isField(field, 'sort'))
+        return {
+          ok: false,
+          key: name,
+          why: sortField !== null ? 'more than one sort field' : `sorts by ${JSON.stringify(value)}, no field of the listed entities`,
+        };
       sortField = field;
       if (desc) direction = 'desc';
       continue;
@@ -110,7 +128,9 @@ export function parseListQuery(pairs: readonly { name: string; value: string }[]
       continue;
     }
     // A field's own name first; else json-server's operator suffix on a field (`views_gte`).
-    const op = isField(name, 'filter') ? undefined : OPS.find((o) => name.endsWith(`_${o}`) && isField(name.slice(0, -o.length - 1), 'filter'));
+    const op = isField(name, 'filter')
+      ? undefined
+      : OPS.find((o) => name.endsWith(`_${o}`) && isField(name.slice(0, -o.length - 1), 'filter'));
     if (!isField(name, 'filter') && op === undefined) return { ok: false, key: name, why: 'no field of the listed entities' };
     if (op === 'like' && !isPattern(value)) return { ok: false, key: name, why: `${JSON.stringify(value)} is no regular expression` };
     note('filter', name);
@@ -125,7 +145,10 @@ export function parseListQuery(pairs: readonly { name: string; value: string }[]
   }
   if (multiFields !== null) {
     const dirs = multiDirs ?? (direction !== null ? [direction] : []);
-    const [first, ...rest] = multiFields.map((f, i) => ({ field: f.field, direction: dirs[i] ?? (f.desc ? 'desc' as const : 'asc' as const) }));
+    const [first, ...rest] = multiFields.map((f, i) => ({
+      field: f.field,
+      direction: dirs[i] ?? (f.desc ? ('desc' as const) : ('asc' as const)),
+    }));
     query.sort = first;
     query.then_by = rest;
   } else if (multiDirs !== null) return { ok: false, key: kinds.get('sort')![0], why: 'several directions for one sort field' };
@@ -134,12 +157,14 @@ export function parseListQuery(pairs: readonly { name: string; value: string }[]
   if (kinds.has('window')) {
     const { page, size, offset, end } = win;
     if (page !== undefined) {
-      if (size === undefined || page < 1 || offset !== undefined || end !== undefined) return { ok: false, key: kinds.get('window')![0], why: 'a page number without one page size' };
+      if (size === undefined || page < 1 || offset !== undefined || end !== undefined)
+        return { ok: false, key: kinds.get('window')![0], why: 'a page number without one page size' };
       query.window = { offset: (page - 1) * size, size };
     } else if (offset !== undefined || end !== undefined || size !== undefined) {
       const from = offset ?? 0;
-      if (end !== undefined && (size !== undefined || end < from)) return { ok: false, key: kinds.get('window')![0], why: 'an end beside a size, or before the start' };
-      query.window = { offset: from, size: end !== undefined ? end - from : size ?? null };
+      if (end !== undefined && (size !== undefined || end < from))
+        return { ok: false, key: kinds.get('window')![0], why: 'an end beside a size, or before the start' };
+      query.window = { offset: from, size: end !== undefined ? end - from : (size ?? null) };
     }
   }
   return { ok: true, query, kinds, units: unitsOf(query, kinds) };
@@ -160,7 +185,12 @@ function unitsOf(query: ListQuery, kinds: Map<QueryKind, string[]>): Map<QueryUn
 
 /** Whether a `_like` value is a pattern JavaScript's RegExp reads (json-server builds `new RegExp(value, 'i')`). */
 function isPattern(value: string): boolean {
-  try { new RegExp(value, 'i'); return true; } catch { return false; }
+  try {
+    new RegExp(value, 'i');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A scalar's spelling as a query value compares it (OQ-9: `7` and `"7"` are one id). */
@@ -209,18 +239,24 @@ function matches(v: JsonValue | undefined, f: { values: string[]; op?: FilterOp 
   const s = spelling(v);
   if (s === null) return false;
   switch (f.op) {
-    case undefined: return f.values.includes(s);
-    case 'ne': return f.values.every((x) => x !== s);
-    case 'like': return f.values.some((x) => new RegExp(x, 'i').test(s));
-    case 'gte': return f.values.some((x) => atMost(x, v));
-    case 'lte': return f.values.some((x) => atMost(v, x));
+    case undefined:
+      return f.values.includes(s);
+    case 'ne':
+      return f.values.every((x) => x !== s);
+    case 'like':
+      return f.values.some((x) => new RegExp(x, 'i').test(s));
+    case 'gte':
+      return f.values.some((x) => atMost(x, v));
+    case 'lte':
+      return f.values.some((x) => atMost(v, x));
   }
 }
 
 /** JavaScript's `a <= b` for a query value (text) against a scalar: numbers (and booleans) numerically, two strings by code units. */
 function atMost(a: string | JsonValue, b: string | JsonValue): boolean {
   if (typeof a === 'string' && typeof b === 'string') return a <= b;
-  const x = numeric(a), y = numeric(b);
+  const x = numeric(a),
+    y = numeric(b);
   if (x === null || y === null) return false;
   return x <= y;
 }
@@ -243,8 +279,10 @@ export function applyListQuery(entities: readonly StateEntity[], q: ListQuery, t
   let out = entities.filter((e) => (q.filter ?? []).every((f) => matches(fieldOf(e, tool, f.field), f)));
   if (q.sort) {
     const keys = [q.sort, ...(q.then_by ?? [])].map((k) => ({ field: k.field, sign: k.direction === 'desc' ? -1 : 1 }));
-    out = out.map((e, i) => ({ e, i, v: keys.map((k) => fieldOf(e, tool, k.field)) }))
-      .sort((a, b) => keys.reduce((c, k, j) => c || k.sign * compare(a.v[j], b.v[j]), 0) || a.i - b.i).map((x) => x.e);
+    out = out
+      .map((e, i) => ({ e, i, v: keys.map((k) => fieldOf(e, tool, k.field)) }))
+      .sort((a, b) => keys.reduce((c, k, j) => c || k.sign * compare(a.v[j], b.v[j]), 0) || a.i - b.i)
+      .map((x) => x.e);
   }
   const matched = out.length;
   if (q.window) out = out.slice(q.window.offset, q.window.size === null ? undefined : q.window.offset + q.window.size);
@@ -252,4 +290,5 @@ export function applyListQuery(entities: readonly StateEntity[], q: ListQuery, t
 }
 
 /** Whether a query reads anything (a line without one lists the collection as ES-35 says). */
-export const isListQuery = (q: ListQuery | undefined): q is ListQuery => q !== undefined && (q.filter !== undefined || q.sort !== undefined || q.window !== undefined);
+export const isListQuery = (q: ListQuery | undefined): q is ListQuery =>
+  q !== undefined && (q.filter !== undefined || q.sort !== undefined || q.window !== undefined);

@@ -39,28 +39,53 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
     return hit;
   };
   return {
-    plan: (tool) => once(plans, tool, async () => {
-      const r = await k.selectFrom('state_plans').selectAll().where('capture_id', '=', captureId).where('tool', '=', tool).executeTakeFirst();
-      return r && planOf(r);
-    }),
-    document: (tool) => once(documents, tool, async () => {
-      const r = await k.selectFrom('state_documents').selectAll().where('capture_id', '=', captureId).where('tool', '=', tool).executeTakeFirst();
-      return r && documentOf(r);
-    }),
+    plan: (tool) =>
+      once(plans, tool, async () => {
+        const r = await k
+          .selectFrom('state_plans')
+          .selectAll()
+          .where('capture_id', '=', captureId)
+          .where('tool', '=', tool)
+          .executeTakeFirst();
+        return r && planOf(r);
+      }),
+    document: (tool) =>
+      once(documents, tool, async () => {
+        const r = await k
+          .selectFrom('state_documents')
+          .selectAll()
+          .where('capture_id', '=', captureId)
+          .where('tool', '=', tool)
+          .executeTakeFirst();
+        return r && documentOf(r);
+      }),
     entity: async (collection, id) => {
-      const r = await k.selectFrom('state_entities').selectAll().where('capture_id', '=', captureId)
-        .where('collection', '=', collection).where('entity_key', '=', id).executeTakeFirst();
+      const r = await k
+        .selectFrom('state_entities')
+        .selectAll()
+        .where('capture_id', '=', captureId)
+        .where('collection', '=', collection)
+        .where('entity_key', '=', id)
+        .executeTakeFirst();
       return r && entityOf(r);
     },
     records: () => k.selectFrom('state_records').selectAll().where('capture_id', '=', captureId).execute(),
-    types: async () => (await k.selectFrom('state_types').selectAll().where('capture_id', '=', captureId).orderBy('position').execute()).map(typeOf),
-    collection: (collection) => collections.read(collection, async () => {
-      const rows = await k.selectFrom('state_entities').selectAll().where('capture_id', '=', captureId)
-        .where('collection', '=', collection).orderBy('state_order').orderBy('position').execute();
-      let chars = 0;
-      for (const r of rows) chars += r.value.length + r.view_values.length;
-      return { value: Object.freeze(rows.map((r) => Object.freeze(entityOf(r)))) as StateEntity[], chars };
-    }),
+    types: async () =>
+      (await k.selectFrom('state_types').selectAll().where('capture_id', '=', captureId).orderBy('position').execute()).map(typeOf),
+    collection: (collection) =>
+      collections.read(collection, async () => {
+        const rows = await k
+          .selectFrom('state_entities')
+          .selectAll()
+          .where('capture_id', '=', captureId)
+          .where('collection', '=', collection)
+          .orderBy('state_order')
+          .orderBy('position')
+          .execute();
+        let chars = 0;
+        for (const r of rows) chars += r.value.length + r.view_values.length;
+        return { value: Object.freeze(rows.map((r) => Object.freeze(entityOf(r)))) as StateEntity[], chars };
+      }),
   };
 }
 
@@ -84,8 +109,16 @@ export class BoundedCache<T> {
   read(key: string, load: () => Promise<{ value: T; chars: number }>): Promise<T> {
     const hit = this.held.get(key);
     if (hit) return hit.value;
-    const entry = { value: load().then((r) => { this.keep(key, entry, r.chars); return r.value; }), chars: 0 };
-    entry.value.catch(() => { if (this.held.get(key) === entry) this.held.delete(key); });
+    const entry = {
+      value: load().then((r) => {
+        this.keep(key, entry, r.chars);
+        return r.value;
+      }),
+      chars: 0,
+    };
+    entry.value.catch(() => {
+      if (this.held.get(key) === entry) this.held.delete(key);
+    });
     this.held.set(key, entry);
     return entry.value;
   }
@@ -97,7 +130,10 @@ export class BoundedCache<T> {
 
   private keep(key: string, entry: { chars: number }, chars: number): void {
     if (this.held.get(key) !== entry) return;
-    if (chars > this.budget) { this.held.delete(key); return; } // read again each time: never held whole
+    if (chars > this.budget) {
+      this.held.delete(key);
+      return;
+    } // read again each time: never held whole
     entry.chars = chars;
     this.chars += chars;
     for (const [k, e] of this.held) {

@@ -13,7 +13,10 @@ import { asPathValue } from './render.js';
 import type { StateEntity } from './types.js';
 
 /** A member that reads name in their query and the server adds to each object: `_embed=comments`. */
-export interface EmbeddedMember { param: string; member: string }
+export interface EmbeddedMember {
+  param: string;
+  member: string;
+}
 
 /**
  * How the model fills an embedded member (learned per tool, src/model/served/relations.ts):
@@ -21,7 +24,11 @@ export interface EmbeddedMember { param: string; member: string }
  * (a post's comments, `postId`); `parent`, the entity of `collection` whose id the object's
  * `field` names (a comment's post, `postId`), left out when there is none.
  */
-export interface Relation extends EmbeddedMember { kind: 'children' | 'parent'; collection: string; field: string }
+export interface Relation extends EmbeddedMember {
+  kind: 'children' | 'parent';
+  collection: string;
+  field: string;
+}
 
 /** A plan's embedded members, each with the relation learned for it (none: calls naming it replay). */
 export type EmbeddedMembers = (EmbeddedMember & { relation?: Relation })[];
@@ -31,7 +38,11 @@ export type EmbeddedMembers = (EmbeddedMember & { relation?: Relation })[];
  * a member the object carries as an object or an array (a filter value that happens to be a
  * member's name names a scalar, or nothing). Pagination, ordering and projection keys never do.
  */
-export function embeddedIn(object: JsonValue | undefined, pairs: readonly { name: string; value: string }[], isShaping: (name: string) => boolean): EmbeddedMember[] {
+export function embeddedIn(
+  object: JsonValue | undefined,
+  pairs: readonly { name: string; value: string }[],
+  isShaping: (name: string) => boolean,
+): EmbeddedMember[] {
   if (!isObject(object)) return [];
   const out: EmbeddedMember[] = [];
   for (const { name, value } of pairs) {
@@ -46,7 +57,11 @@ export function embeddedIn(object: JsonValue | undefined, pairs: readonly { name
 export function withoutEmbedded(object: JsonValue, embedded: readonly EmbeddedMember[]): JsonValue {
   if (!isObject(object) || embedded.length === 0) return object;
   const drop = new Set(embedded.map((e) => e.member));
-  return objectFrom(keysOf(object).filter((k) => !drop.has(k)).map((k) => [k, member(object, k)!]));
+  return objectFrom(
+    keysOf(object)
+      .filter((k) => !drop.has(k))
+      .map((k) => [k, member(object, k)!]),
+  );
 }
 
 /** What a relation reads from the model: a collection's entities in state order, or one by id. */
@@ -62,13 +77,17 @@ export function singular(word: string): string {
   return word.endsWith('s') ? word.slice(0, -1) : word;
 }
 
-
 /**
  * The embedded member's value for an object, or undefined when the server would leave it
  * out: children whose field equals the object's identity value (the same JSON value, as
  * json-server's filter compares it), or the parent the object's field names.
  */
-export async function relatedValue(object: JsonValue, identityField: string, r: Relation, source: RelationSource): Promise<JsonValue | undefined> {
+export async function relatedValue(
+  object: JsonValue,
+  identityField: string,
+  r: Relation,
+  source: RelationSource,
+): Promise<JsonValue | undefined> {
   if (r.kind === 'children') {
     const own = member(object, identityField);
     if (own === undefined) return undefined;
@@ -79,9 +98,16 @@ export async function relatedValue(object: JsonValue, identityField: string, r: 
 }
 
 /** The object with each relation's member added at its end (after the entity's own members), or left out where the relation gives none. */
-export async function withRelations(object: JsonValue, identityField: string, relations: readonly Relation[], source: RelationSource): Promise<JsonValue> {
+export async function withRelations(
+  object: JsonValue,
+  identityField: string,
+  relations: readonly Relation[],
+  source: RelationSource,
+): Promise<JsonValue> {
   if (!isObject(object) || relations.length === 0) return object;
-  const entries: [string, JsonValue][] = keysOf(object).filter((k) => !relations.some((r) => r.member === k)).map((k) => [k, member(object, k)!]);
+  const entries: [string, JsonValue][] = keysOf(object)
+    .filter((k) => !relations.some((r) => r.member === k))
+    .map((k) => [k, member(object, k)!]);
   for (const r of relations) {
     const v = await relatedValue(object, identityField, r, source);
     if (v !== undefined) entries.push([r.member, v]);

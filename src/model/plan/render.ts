@@ -35,7 +35,10 @@ export function collectionsOf(entities: StateEntity[]): Collections {
  * The entity as one view shows it: the view's members that the entity holds, each with the
  * view's own value where it differs (ES-26 "differing views keep their own values").
  */
-export function renderEntity(e: StateEntity, view: { tool: string; fields: string[]; clock_formats?: Record<string, ClockFormat>; sorted_arrays?: string[] }): JsonValue {
+export function renderEntity(
+  e: StateEntity,
+  view: { tool: string; fields: string[]; clock_formats?: Record<string, ClockFormat>; sorted_arrays?: string[] },
+): JsonValue {
   const own = e.view_values[view.tool] ?? {};
   const entries: [string, JsonValue][] = [];
   for (const k of view.fields) {
@@ -45,7 +48,10 @@ export function renderEntity(e: StateEntity, view: { tool: string; fields: strin
       // ES-30: a stored instant this view never recorded renders in the view's spelling.
       const clock = view.clock_formats && Object.hasOwn(view.clock_formats, k) ? view.clock_formats[k] : undefined;
       // ES-32: a sorted-array field lists its stored strings in code-point order.
-      const sortedArray = view.sorted_arrays?.includes(k) && Array.isArray(v) && v.every((x) => typeof x === 'string') ? codePointSorted(v as string[]) : undefined;
+      const sortedArray =
+        view.sorted_arrays?.includes(k) && Array.isArray(v) && v.every((x) => typeof x === 'string')
+          ? codePointSorted(v as string[])
+          : undefined;
       if (v !== undefined) entries.push([k, sortedArray ?? (clock ? renderClock(k, v, clock) : v)]);
     }
   }
@@ -56,12 +62,17 @@ export function renderEntity(e: StateEntity, view: { tool: string; fields: strin
 export type Rendered = { status: 'entity-absent' } | { status: 'rendered'; body: JsonValue; matched?: number };
 
 /** A scalar member's value as a path names it (OQ-9: `7` and `"7"` name one entity). */
-export const asPathValue = (v: JsonValue | undefined) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined);
+export const asPathValue = (v: JsonValue | undefined) =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined;
 
 /** The entity a path value names: by identity, else (issue 18) by the plan's alternate key. */
 export function entityByKey(state: Collections, plan: ItemPlan, value: string): StateEntity | undefined {
-  return state.entity(plan.collection, value)
-    ?? (plan.alternate_key === undefined ? undefined : state.all(plan.collection).find((e) => asPathValue(member(e.value, plan.alternate_key!)) === value));
+  return (
+    state.entity(plan.collection, value) ??
+    (plan.alternate_key === undefined
+      ? undefined
+      : state.all(plan.collection).find((e) => asPathValue(member(e.value, plan.alternate_key!)) === value))
+  );
 }
 
 /**
@@ -69,7 +80,11 @@ export function entityByKey(state: Collections, plan: ItemPlan, value: string): 
  * read's entity holds the path value there and the member tells every entity of the type
  * apart (its values distinct, none another entity's id); undefined when none is needed or found.
  */
-export function alternateKeyOf(state: Collections, collection: string, reads: { path_value: string; entity_id: string }[]): string | undefined {
+export function alternateKeyOf(
+  state: Collections,
+  collection: string,
+  reads: { path_value: string; entity_id: string }[],
+): string | undefined {
   const needing = reads.filter((r) => state.entity(collection, r.path_value) === undefined);
   if (needing.length === 0) return undefined;
   const all = state.all(collection);
@@ -92,7 +107,9 @@ export function renderItem(plan: ItemPlan, line: PlanLine, envelope: JsonValue, 
   let rendered = renderEntity(e, plan);
   if (plan.entity_pointer === '' && plan.per_response_members.length) {
     // ES-25: members generated per response keep the envelope's recorded values.
-    const kept = plan.per_response_members.filter((k) => member(envelope, k) !== undefined).map((k): [string, JsonValue] => [k, member(envelope, k)!]);
+    const kept = plan.per_response_members
+      .filter((k) => member(envelope, k) !== undefined)
+      .map((k): [string, JsonValue] => [k, member(envelope, k)!]);
     rendered = objectFrom([...keysOf(rendered).map((k): [string, JsonValue] => [k, member(rendered, k)!]), ...kept]);
   }
   return { status: 'rendered', body: replaceAt(envelope, plan.entity_pointer, rendered) };
@@ -108,9 +125,11 @@ export function renderItem(plan: ItemPlan, line: PlanLine, envelope: JsonValue, 
 export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, state: Collections): Rendered {
   const query = lineQuery(line);
   const picked = query ? applyListQuery(state.all(plan.collection), query, plan.tool) : null;
-  const entities = picked ? picked.entities : line.membership === 'all'
-    ? state.all(plan.collection)
-    : (line.listed_ids ?? []).map((id) => state.entity(plan.collection, id)).filter((e): e is StateEntity => e !== undefined);
+  const entities = picked
+    ? picked.entities
+    : line.membership === 'all'
+      ? state.all(plan.collection)
+      : (line.listed_ids ?? []).map((id) => state.entity(plan.collection, id)).filter((e): e is StateEntity => e !== undefined);
   const items = entities.map((e) => renderEntity(e, plan));
   let body = replaceAt(envelope, plan.list_pointer, items);
   if (picked) {
@@ -125,7 +144,10 @@ export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, 
 /** A list line's query (issue 18), or undefined when it has none. */
 export function lineQuery(line: PlanLine): ListQuery | undefined {
   const q: ListQuery = {
-    ...(line.filter ? { filter: line.filter } : {}), ...(line.sort ? { sort: line.sort } : {}), ...(line.then_by ? { then_by: line.then_by } : {}), ...(line.window ? { window: line.window } : {}),
+    ...(line.filter ? { filter: line.filter } : {}),
+    ...(line.sort ? { sort: line.sort } : {}),
+    ...(line.then_by ? { then_by: line.then_by } : {}),
+    ...(line.window ? { window: line.window } : {}),
   };
   return isListQuery(q) ? q : undefined;
 }
@@ -136,9 +158,15 @@ export function envelopeTemplate(plan: ItemPlan | ListPlan, envelope: JsonValue,
   if (pointer === '') return null;
   if (at(envelope, pointer) === undefined) return undefined;
   let t = replaceAt(envelope, pointer, null);
-  if (plan.kind === 'list') for (const c of [...plan.counters, ...(line?.total_members ?? [])]) if (at(t, c) !== undefined) t = replaceAt(t, c, null);
+  if (plan.kind === 'list')
+    for (const c of [...plan.counters, ...(line?.total_members ?? [])]) if (at(t, c) !== undefined) t = replaceAt(t, c, null);
   // ES-25: shared envelopes are compared without the members generated per response.
-  if (isObject(t) && plan.per_response_members.length) t = objectFrom(keysOf(t).filter((k) => !plan.per_response_members.includes(k)).map((k) => [k, member(t, k)!]));
+  if (isObject(t) && plan.per_response_members.length)
+    t = objectFrom(
+      keysOf(t)
+        .filter((k) => !plan.per_response_members.includes(k))
+        .map((k) => [k, member(t, k)!]),
+    );
   return isObject(t) || Array.isArray(t) ? t : null;
 }
 

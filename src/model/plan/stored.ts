@@ -17,7 +17,17 @@ import { parseAcceptedJson, stringifyExact, type JsonValue } from '../../json/ex
 import { JSON_FORMAT_VERSION } from '../../json/output.js';
 import { queriesHash } from '../../store/open.js';
 import type { DB } from '../../store/types.js';
-import type { EnvironmentState, ItemPlan, ListPlan, Plan, StateDocument, StateEntity, StateHead, StateType, WriteEffectsMark } from './types.js';
+import type {
+  EnvironmentState,
+  ItemPlan,
+  ListPlan,
+  Plan,
+  StateDocument,
+  StateEntity,
+  StateHead,
+  StateType,
+  WriteEffectsMark,
+} from './types.js';
 
 type Row<T extends keyof DB> = Selectable<DB[T]>;
 type Insert<T extends keyof DB> = DB[T];
@@ -48,15 +58,32 @@ const PLAN_COLUMN_KEYS = new Set(['tool', 'kind', 'collection', 'entity_pointer'
 
 export function planRow(capture_id: number, position: number, p: Plan): Insert<'state_plans'> {
   const row: Insert<'state_plans'> = {
-    capture_id, position, tool: p.tool, kind: p.kind, reason: null, detail: null, collection: null, pointer: null, membership: null,
-    path: null, record_ordinal: null, view_facts: null, counters: null, lines: null,
+    capture_id,
+    position,
+    tool: p.tool,
+    kind: p.kind,
+    reason: null,
+    detail: null,
+    collection: null,
+    pointer: null,
+    membership: null,
+    path: null,
+    record_ordinal: null,
+    view_facts: null,
+    counters: null,
+    lines: null,
   };
   if (p.kind === 'record') return { ...row, reason: p.reason, detail: p.detail };
   if (p.kind === 'document') return { ...row, path: p.path, record_ordinal: p.record_ordinal };
   const facts = Object.fromEntries(Object.entries(p).filter(([key]) => !PLAN_COLUMN_KEYS.has(key)));
   return {
-    ...row, collection: p.collection, pointer: p.kind === 'item' ? p.entity_pointer : p.list_pointer,
-    membership: p.kind === 'list' ? p.membership : null, view_facts: text(facts), counters: text(p.counters), lines: text(p.lines),
+    ...row,
+    collection: p.collection,
+    pointer: p.kind === 'item' ? p.entity_pointer : p.list_pointer,
+    membership: p.kind === 'list' ? p.membership : null,
+    view_facts: text(facts),
+    counters: text(p.counters),
+    lines: text(p.lines),
   };
 }
 
@@ -75,13 +102,22 @@ export async function restorePlanFacts(k: Kysely<DB>, captureId: number, plan: I
 
 function json(value: string, where: string): JsonValue {
   const r = parseAcceptedJson(value); // the state pass's own exact serialisation
-  if (!r.ok) throw new CapstateError('damaged-store', `the stored state has a value that is not exact JSON (${where}: ${r.detail}); recompute it: capstate migrate --recompute`, { where });
+  if (!r.ok)
+    throw new CapstateError(
+      'damaged-store',
+      `the stored state has a value that is not exact JSON (${where}: ${r.detail}); recompute it: capstate migrate --recompute`,
+      { where },
+    );
   return r.value;
 }
 
 export function typeOf(r: Row<'state_types'>): StateType {
   return {
-    collection: r.collection, root_path: r.root_path, identity: r.identity, identity_source: r.identity_source, order_source: r.order_source,
+    collection: r.collection,
+    root_path: r.root_path,
+    identity: r.identity,
+    identity_source: r.identity_source,
+    order_source: r.order_source,
     bound: r.bound_rule === null || r.bound_write_ordinal === null ? null : { rule: r.bound_rule, write_ordinal: r.bound_write_ordinal },
     initial_order: json(r.initial_order, 'state_types.initial_order') as string[],
   };
@@ -89,25 +125,55 @@ export function typeOf(r: Row<'state_types'>): StateType {
 
 export function entityOf(r: Row<'state_entities'>): StateEntity {
   return {
-    collection: r.collection, id: r.entity_key, value: json(r.value, 'state_entities.value'),
-    view_values: json(r.view_values, 'state_entities.view_values') as StateEntity['view_values'], state_order: r.state_order,
+    collection: r.collection,
+    id: r.entity_key,
+    value: json(r.value, 'state_entities.value'),
+    view_values: json(r.view_values, 'state_entities.view_values') as StateEntity['view_values'],
+    state_order: r.state_order,
     record_ordinals: json(r.record_ordinals, 'state_entities.record_ordinals') as number[],
   };
 }
 
 export function documentOf(r: Row<'state_documents'>): StateDocument {
-  return { tool: r.tool, path: r.path, query: r.query, status: r.status, value: json(r.value, 'state_documents.value'), record_ordinal: r.record_ordinal };
+  return {
+    tool: r.tool,
+    path: r.path,
+    query: r.query,
+    status: r.status,
+    value: json(r.value, 'state_documents.value'),
+    record_ordinal: r.record_ordinal,
+  };
 }
 
 export function planOf(r: Row<'state_plans'>): Plan {
-  if (r.kind === 'record') return { tool: r.tool, kind: 'record', reason: r.reason as Extract<Plan, { kind: 'record' }>['reason'], detail: r.detail! };
+  if (r.kind === 'record')
+    return { tool: r.tool, kind: 'record', reason: r.reason as Extract<Plan, { kind: 'record' }>['reason'], detail: r.detail! };
   if (r.kind === 'document') return { tool: r.tool, kind: 'document', path: r.path!, record_ordinal: r.record_ordinal! };
   const facts = json(r.view_facts!, 'state_plans.view_facts') as Record<string, unknown>;
   const counters = json(r.counters!, 'state_plans.counters') as string[];
   const lines = json(r.lines!, 'state_plans.lines') as unknown as ItemPlan['lines'];
   // types.ts's key order: tool, kind, collection, the view facts, the pointer, membership, counters, lines.
-  if (r.kind === 'item') return { tool: r.tool, kind: 'item', collection: r.collection!, ...facts, entity_pointer: r.pointer!, membership: null, counters: [], lines } as ItemPlan;
-  return { tool: r.tool, kind: 'list', collection: r.collection!, ...facts, list_pointer: r.pointer!, membership: r.membership!, counters, lines } as ListPlan;
+  if (r.kind === 'item')
+    return {
+      tool: r.tool,
+      kind: 'item',
+      collection: r.collection!,
+      ...facts,
+      entity_pointer: r.pointer!,
+      membership: null,
+      counters: [],
+      lines,
+    } as ItemPlan;
+  return {
+    tool: r.tool,
+    kind: 'list',
+    collection: r.collection!,
+    ...facts,
+    list_pointer: r.pointer!,
+    membership: r.membership!,
+    counters,
+    lines,
+  } as ListPlan;
 }
 
 /**
@@ -115,11 +181,19 @@ export function planOf(r: Row<'state_plans'>): Plan {
  * reader must say otherwise: the stored failure (as the state pass raised it), or
  * `stale-store` when there is none or it was computed from other rule views.
  */
-export async function storedStateOf(k: Kysely<DB>, captureId: number, file: string): Promise<Row<'state_capture'> & { status: 'computed'; sha256: string }> {
+export async function storedStateOf(
+  k: Kysely<DB>,
+  captureId: number,
+  file: string,
+): Promise<Row<'state_capture'> & { status: 'computed'; sha256: string }> {
   const row = await freshStoredState(k, captureId, file);
   if (row.status === 'failed') {
     // Reported as the state pass raised it when the capture was loaded (same code, message and context).
-    throw new CapstateError(row.error_code!, row.error_message!, row.error_context ? JSON.parse(row.error_context) as Record<string, unknown> : {});
+    throw new CapstateError(
+      row.error_code!,
+      row.error_message!,
+      row.error_context ? (JSON.parse(row.error_context) as Record<string, unknown>) : {},
+    );
   }
   return row as Row<'state_capture'> & { status: 'computed'; sha256: string };
 }
@@ -132,9 +206,18 @@ export async function storedStateOf(k: Kysely<DB>, captureId: number, file: stri
 export async function freshStoredState(k: Kysely<DB>, captureId: number, file: string): Promise<Row<'state_capture'>> {
   const row = await k.selectFrom('state_capture').selectAll().where('capture_id', '=', captureId).executeTakeFirst();
   const fix = `run: capstate migrate --db ${shellWord(file)}`;
-  if (!row) throw new CapstateError('stale-store', `capture ${captureId} in ${file} has no stored environment state (it was loaded by an older capstate); ${fix}`, { file, capture: captureId });
+  if (!row)
+    throw new CapstateError(
+      'stale-store',
+      `capture ${captureId} in ${file} has no stored environment state (it was loaded by an older capstate); ${fix}`,
+      { file, capture: captureId },
+    );
   if (row.queries_sha256 !== viewsHash()) {
-    throw new CapstateError('stale-store', `the stored environment state of capture ${captureId} in ${file} was computed from other rule views; ${fix}`, { file, capture: captureId });
+    throw new CapstateError(
+      'stale-store',
+      `the stored environment state of capture ${captureId} in ${file} was computed from other rule views; ${fix}`,
+      { file, capture: captureId },
+    );
   }
   return row;
 }
@@ -177,12 +260,25 @@ function stateQueries(k: Kysely<DB>, captureId: number) {
  * of the view's compact exact JSON, hashed from the same rows as they are written (OQ-36).
  * Returns that SHA-256.
  */
-export async function writeStoredStateDocument(k: Kysely<DB>, captureId: number, file: string, write: (chunk: string) => void): Promise<string> {
+export async function writeStoredStateDocument(
+  k: Kysely<DB>,
+  captureId: number,
+  file: string,
+  write: (chunk: string) => void,
+): Promise<string> {
   const head = await storedStateOf(k, captureId, file);
-  return renderStoredState(k, captureId, {
-    kind: 'environment-state', capture_id: captureId, timeline_order: head.timeline_order!,
-    limitations: [], evidence: json(head.evidence!, 'state_capture.evidence') as unknown as StateHead['evidence'],
-  }, write);
+  return renderStoredState(
+    k,
+    captureId,
+    {
+      kind: 'environment-state',
+      capture_id: captureId,
+      timeline_order: head.timeline_order!,
+      limitations: [],
+      evidence: json(head.evidence!, 'state_capture.evidence') as unknown as StateHead['evidence'],
+    },
+    write,
+  );
 }
 
 /**
@@ -190,13 +286,24 @@ export async function writeStoredStateDocument(k: Kysely<DB>, captureId: number,
  * document itself (`head` gives the parts not stored per row; its limitations are read from
  * their table). One walk over the rows serves both, so the digest is always of the bytes printed.
  */
-export async function renderStoredState(k: Kysely<DB>, captureId: number, head: StateHead, write: ((chunk: string) => void) | null): Promise<string> {
+export async function renderStoredState(
+  k: Kysely<DB>,
+  captureId: number,
+  head: StateHead,
+  write: ((chunk: string) => void) | null,
+): Promise<string> {
   const hash = createHash('sha256');
   let pending = '';
-  const emit = write === null ? () => {} : (s: string) => {
-    pending += s;
-    if (pending.length >= 1 << 20) { write(pending); pending = ''; }
-  };
+  const emit =
+    write === null
+      ? () => {}
+      : (s: string) => {
+          pending += s;
+          if (pending.length >= 1 << 20) {
+            write(pending);
+            pending = '';
+          }
+        };
   // A value rendered at depth `pad`: stringifyExact's newlines only come from structure
   // (strings are escaped), so indenting each line is rendering it nested.
   const nested = write === null ? () => '' : (v: unknown, pad: string) => stringifyExact(v as JsonValue, 2).replaceAll('\n', '\n' + pad);

@@ -9,12 +9,27 @@ import type { ListQuery } from './list-queries.js';
 
 /** OQ-31: the closed reason vocabulary (`not-entity` is never emitted, DOC-6). */
 export type Reason =
-  | 'body-unusable' | 'rendered-oversize' | 'no-identity' | 'path-varies' | 'query-varies'
-  | 'no-initial-record' | 'fields-differ' | 'membership-differs' | 'not-planned';
+  | 'body-unusable'
+  | 'rendered-oversize'
+  | 'no-identity'
+  | 'path-varies'
+  | 'query-varies'
+  | 'no-initial-record'
+  | 'fields-differ'
+  | 'membership-differs'
+  | 'not-planned';
 
 /** OQ-27: when several reasons apply, the first in this order is reported. */
 export const REASON_PRECEDENCE: readonly Reason[] = [
-  'body-unusable', 'rendered-oversize', 'no-identity', 'path-varies', 'query-varies', 'no-initial-record', 'fields-differ', 'membership-differs', 'not-planned',
+  'body-unusable',
+  'rendered-oversize',
+  'no-identity',
+  'path-varies',
+  'query-varies',
+  'no-initial-record',
+  'fields-differ',
+  'membership-differs',
+  'not-planned',
 ];
 
 export interface StateType {
@@ -78,7 +93,9 @@ export interface PlanLine {
 
 /** The query keys a list plan answers from state for any value (issue 16), per kind; learned when every line naming one reproduced. */
 export interface ListQueries {
-  filter: string[]; sort: string[]; window: string[];
+  filter: string[];
+  sort: string[];
+  window: string[];
   /** Issue 16: present when a multi-field sort (`_sort=a,b`) reproduced every recorded line sorting so. */
   multi_sort?: true;
 }
@@ -106,17 +123,44 @@ interface ViewFacts {
  * `alternate_key` (issue 18): a member whose value some item reads name in the path instead of
  * the identity (Redmine's `/projects/garden.json` beside `/projects/2.json`); present only when learned.
  */
-export interface ItemPlan extends ViewFacts { kind: 'item'; alternate_key?: string; entity_pointer: string; membership: null; counters: [] }
+export interface ItemPlan extends ViewFacts {
+  kind: 'item';
+  alternate_key?: string;
+  entity_pointer: string;
+  membership: null;
+  counters: [];
+}
 /**
  * A nested collection's parent (issue 18): the path parameter naming it and the field its
  * members carry it in (a member path, `project.id`, into an object member). `collection`: the
  * parent's type, present when its item reads name parents by another key than the id, so a
  * path value is looked up by the parent item plan's `alternate_key` first.
  */
-export interface ListParent { param: string; field: string; collection?: string }
-export interface ListPlan extends ViewFacts { kind: 'list'; list_queries?: ListQueries; parent?: ListParent; list_pointer: string; membership: 'all' | 'recorded'; counters: string[] }
-export interface DocumentPlan { tool: string; kind: 'document'; path: string; record_ordinal: number }
-export interface RecordPlan { tool: string; kind: 'record'; reason: Reason; detail: string }
+export interface ListParent {
+  param: string;
+  field: string;
+  collection?: string;
+}
+export interface ListPlan extends ViewFacts {
+  kind: 'list';
+  list_queries?: ListQueries;
+  parent?: ListParent;
+  list_pointer: string;
+  membership: 'all' | 'recorded';
+  counters: string[];
+}
+export interface DocumentPlan {
+  tool: string;
+  kind: 'document';
+  path: string;
+  record_ordinal: number;
+}
+export interface RecordPlan {
+  tool: string;
+  kind: 'record';
+  reason: Reason;
+  detail: string;
+}
 export type Plan = ItemPlan | ListPlan | DocumentPlan | RecordPlan;
 
 /**

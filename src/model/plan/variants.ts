@@ -7,7 +7,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/types.js';
 
-export interface QueryKey { name: string; value?: string; omitted?: true }
+export interface QueryKey {
+  name: string;
+  value?: string;
+  omitted?: true;
+}
 
 export interface ViewShaping {
   projected_record_ordinals: number[];
@@ -29,31 +33,62 @@ export interface Shaping {
  */
 export function namesVariantKey(keys: readonly QueryKey[], pairs: readonly { name: string; value: string }[]): boolean {
   const names = new Map(pairs.map((p) => [p.name, p.value]));
-  return keys.some((key) => (key.omitted ? !names.has(key.name) : key.value === undefined ? names.has(key.name) : names.get(key.name) === key.value));
+  return keys.some((key) =>
+    key.omitted ? !names.has(key.name) : key.value === undefined ? names.has(key.name) : names.get(key.name) === key.value,
+  );
 }
 
-const emptyShaping = (): ViewShaping => ({ projected_record_ordinals: [], projected_query_keys: [], projection_values: { checked: [], replayed: [] } });
+const emptyShaping = (): ViewShaping => ({
+  projected_record_ordinals: [],
+  projected_query_keys: [],
+  projection_values: { checked: [], replayed: [] },
+});
 
 /** The views' answer for one capture: the records that leave checks and observations, and each view's listed rows and keys. */
 export async function classifyRows(k: Kysely<DB>, captureId: number): Promise<Shaping> {
   const [excludedRows, listed, keys, values] = await Promise.all([
     k.selectFrom('unchecked_records').select('record_id').where('capture_id', '=', captureId).execute(),
     // projected_record_ordinals: each unchecked initial line's and each late shaping line's latest record.
-    k.selectFrom('unchecked_lines').select(['tool', 'latest_ordinal']).where('capture_id', '=', captureId).where('is_unchecked', '=', 1)
+    k
+      .selectFrom('unchecked_lines')
+      .select(['tool', 'latest_ordinal'])
+      .where('capture_id', '=', captureId)
+      .where('is_unchecked', '=', 1)
       .unionAll(k.selectFrom('late_shaping_rows').select(['tool', 'latest_ordinal']).where('capture_id', '=', captureId))
-      .orderBy('latest_ordinal').execute(),
+      .orderBy('latest_ordinal')
+      .execute(),
     // OQ-16: one key per (name, value, omitted) per view, sorted by name, then value, then omitted.
-    k.selectFrom('variant_keys').select(['tool', 'key_name', 'key_value', 'is_omitted']).distinct().where('capture_id', '=', captureId)
-      .orderBy('tool').orderBy('key_name').orderBy((e) => e.fn.coalesce('key_value', e.val(''))).orderBy('is_omitted').execute(),
-    k.selectFrom('projection_values').select(['tool', 'projection_value', 'is_replayed']).where('capture_id', '=', captureId)
-      .orderBy('tool').orderBy('projection_value').execute(),
+    k
+      .selectFrom('variant_keys')
+      .select(['tool', 'key_name', 'key_value', 'is_omitted'])
+      .distinct()
+      .where('capture_id', '=', captureId)
+      .orderBy('tool')
+      .orderBy('key_name')
+      .orderBy((e) => e.fn.coalesce('key_value', e.val('')))
+      .orderBy('is_omitted')
+      .execute(),
+    k
+      .selectFrom('projection_values')
+      .select(['tool', 'projection_value', 'is_replayed'])
+      .where('capture_id', '=', captureId)
+      .orderBy('tool')
+      .orderBy('projection_value')
+      .execute(),
   ]);
   const byTool = new Map<string, ViewShaping>();
   const of = (tool: string) => byTool.get(tool) ?? byTool.set(tool, emptyShaping()).get(tool)!;
   for (const r of listed) of(r.tool).projected_record_ordinals.push(r.latest_ordinal);
   for (const r of keys) {
-    of(r.tool).projected_query_keys.push(r.is_omitted ? { name: r.key_name, omitted: true } : r.key_value === null ? { name: r.key_name } : { name: r.key_name, value: r.key_value });
+    of(r.tool).projected_query_keys.push(
+      r.is_omitted
+        ? { name: r.key_name, omitted: true }
+        : r.key_value === null
+          ? { name: r.key_name }
+          : { name: r.key_name, value: r.key_value },
+    );
   }
-  for (const r of values) (r.is_replayed ? of(r.tool).projection_values.replayed : of(r.tool).projection_values.checked).push(r.projection_value);
+  for (const r of values)
+    (r.is_replayed ? of(r.tool).projection_values.replayed : of(r.tool).projection_values.checked).push(r.projection_value);
   return { excluded: new Set(excludedRows.map((r) => r.record_id)), byTool };
 }

@@ -12,7 +12,10 @@ import type { Plan, Reason, StateType } from './types.js';
  */
 const RULE_ID = String.raw`(?:ES|BS|OQ|IDN|DOC|DESC|ACC|MCP)-\d+[a-z]?`;
 /** A bracket or parenthesis holding only rule IDs, sections and issue refs: ` (ES-8/ES-9)`, ` [#6]`, ` (§13)`. */
-const CITATION = new RegExp(String.raw`\s*[([](?:\s*(?:${RULE_ID}(?: as revised)?|§\s?\d+(?:\.\d+)*|#\d+)\s*(?:[/,;–]|\.\.|to|and|or)?\s*)+[)\]]`, 'g');
+const CITATION = new RegExp(
+  String.raw`\s*[([](?:\s*(?:${RULE_ID}(?: as revised)?|§\s?\d+(?:\.\d+)*|#\d+)\s*(?:[/,;–]|\.\.|to|and|or)?\s*)+[)\]]`,
+  'g',
+);
 const SECTION = /\s*§\s?\d+(?:\.\d+)*/g;
 const EVIDENCE = /;?\s*evidence ev_[A-Za-z0-9_]+/g;
 
@@ -24,11 +27,7 @@ const EVIDENCE = /;?\s*evidence ev_[A-Za-z0-9_]+/g;
  * meant for people; `--json` keeps the IDs.
  */
 export function plainText(text: string): string {
-  return text
-    .replace(CITATION, '')
-    .replace(EVIDENCE, '')
-    .replace(SECTION, '')
-    .replace(STANDING, 'a rule');
+  return text.replace(CITATION, '').replace(EVIDENCE, '').replace(SECTION, '').replace(STANDING, 'a rule');
 }
 
 /**
@@ -37,8 +36,14 @@ export function plainText(text: string): string {
  */
 const NOT_IN_PATH_BEFORE = String.raw`(?<![\w.-]|(?<!${RULE_ID})/)`;
 const NOT_IN_PATH_AFTER = String.raw`(?![\w-]|\.\w|/(?!${RULE_ID}))`;
-const STANDING = new RegExp(String.raw`${NOT_IN_PATH_BEFORE}(?:${RULE_ID})(?:\s*(?:/|,|\.\.|–|to|and|or)\s*${RULE_ID})*${NOT_IN_PATH_AFTER}`, 'g');
-const CITED = new RegExp(String.raw`${NOT_IN_PATH_BEFORE}(${RULE_ID})(?:\s*(?:\.\.|–|to)\s*(${RULE_ID}))?${NOT_IN_PATH_AFTER}|§\s?(\d+(?:\.\d+)*)`, 'g');
+const STANDING = new RegExp(
+  String.raw`${NOT_IN_PATH_BEFORE}(?:${RULE_ID})(?:\s*(?:/|,|\.\.|–|to|and|or)\s*${RULE_ID})*${NOT_IN_PATH_AFTER}`,
+  'g',
+);
+const CITED = new RegExp(
+  String.raw`${NOT_IN_PATH_BEFORE}(${RULE_ID})(?:\s*(?:\.\.|–|to)\s*(${RULE_ID}))?${NOT_IN_PATH_AFTER}|§\s?(\d+(?:\.\d+)*)`,
+  'g',
+);
 
 /**
  * The rules `text` cites, in order of first mention and each once: rule IDs (`ES-8`), a
@@ -49,9 +54,13 @@ const CITED = new RegExp(String.raw`${NOT_IN_PATH_BEFORE}(${RULE_ID})(?:\s*(?:\.
 export function citedRules(text: string): string[] {
   const out = new Set<string>();
   for (const m of text.replace(EVIDENCE, '').matchAll(CITED)) {
-    if (m[3] !== undefined) { out.add(`§${m[3]}`); continue; }
+    if (m[3] !== undefined) {
+      out.add(`§${m[3]}`);
+      continue;
+    }
     const [from, to] = [m[1], m[2]];
-    const a = /^([A-Z]+)-(\d+)$/.exec(from), b = to ? /^([A-Z]+)-(\d+)$/.exec(to) : null;
+    const a = /^([A-Z]+)-(\d+)$/.exec(from),
+      b = to ? /^([A-Z]+)-(\d+)$/.exec(to) : null;
     if (a && b && a[1] === b[1] && Number(b[2]) > Number(a[2]) && Number(b[2]) - Number(a[2]) <= 50) {
       for (let n = Number(a[2]); n <= Number(b[2]); n++) out.add(`${a[1]}-${n}`);
     } else {
@@ -78,7 +87,8 @@ export const REASON_WORDS: Record<Reason, string> = {
   'query-varies': 'its initial reads ask with different query strings, so no single document stands for it',
   'no-initial-record': 'none of its records comes before the first change to its type, so none shows the initial state',
   'fields-differ': 'rendering it from the state would not give back what was recorded',
-  'membership-differs': 'its recorded lists hold other entities, or another order, than the state, and no filter, sort or page of their query explains it',
+  'membership-differs':
+    'its recorded lists hold other entities, or another order, than the state, and no filter, sort or page of their query explains it',
   'not-planned': 'tools that change data are answered from their records',
 };
 
@@ -90,9 +100,12 @@ export function planSentence(p: Plan): string {
     case 'item':
       return `Answers one ${p.collection} entity from the state, shown ${at(p.entity_pointer)} of the response.`;
     case 'list':
-      return `Answers the list of ${p.collection} from the state, ${at(p.list_pointer)} of the response, ` +
+      return (
+        `Answers the list of ${p.collection} from the state, ${at(p.list_pointer)} of the response, ` +
         (p.membership === 'all' ? 'with every entity of the type' : 'with the entities its records listed') +
-        (p.counters.length ? `; counts kept in ${p.counters.join(', ')}` : '') + '.';
+        (p.counters.length ? `; counts kept in ${p.counters.join(', ')}` : '') +
+        '.'
+      );
     case 'document':
       return `Answers ${p.path} with the document recorded in record #${p.record_ordinal}.`;
     case 'record':
@@ -106,9 +119,13 @@ export function planSentence(p: Plan): string {
  */
 export function boundSentence(t: StateType, boundIsRead = false): string {
   if (!t.bound) return 'Nothing changes this type in the capture: every read of it shows the initial state.';
-  const why = t.bound.rule === 'ES-8' ? `the first write under ${t.root_path}`
-    : t.bound.rule === 'ES-9' ? 'a write elsewhere that creates entities of this type'
-    : boundIsRead ? 'the first read showing an entity an earlier read found absent: a write the capture did not record'
-    : 'a write elsewhere after which its reads changed';
+  const why =
+    t.bound.rule === 'ES-8'
+      ? `the first write under ${t.root_path}`
+      : t.bound.rule === 'ES-9'
+        ? 'a write elsewhere that creates entities of this type'
+        : boundIsRead
+          ? 'the first read showing an entity an earlier read found absent: a write the capture did not record'
+          : 'a write elsewhere after which its reads changed';
   return `Reads before record #${t.bound.write_ordinal} (${why}) show the initial state; later ones may show its changes.`;
 }

@@ -15,8 +15,17 @@ import { answerFromState, replayReason, type StateAnswer } from './from-state.js
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
-import { boundIsRead, callLine, firstWriteOrdinal, jsonValueOf, lineRecords, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
-
+import {
+  boundIsRead,
+  callLine,
+  firstWriteOrdinal,
+  jsonValueOf,
+  lineRecords,
+  readBody,
+  requestLine,
+  toolRecords,
+  type ToolRecord,
+} from './records.js';
 
 export interface AnswerBody {
   /** The owner's classification of the retained body (DESC-6). */
@@ -54,7 +63,6 @@ export interface CallAnswer {
   headers?: Record<string, string>;
 }
 
-
 /** What a replay reason (ES-15, ES-20) means, for `why`. */
 const REPLAY_REASON_WORDS = {
   variant: 'the call names a query key that picks another representation of the data, which the state does not hold',
@@ -77,12 +85,19 @@ export function toolInputCached(ctx: ServeContext, tool: ManifestTool): Promise<
  * with the effect used (the verified ones when serving; the candidates while check-effects
  * verifies them).
  */
-export async function answerRequest(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel, writes: ReadonlyMap<string, WriteKind>, opts: WriteOptions = {}): Promise<CallAnswer> {
+export async function answerRequest(
+  ctx: ServeContext,
+  tool: ManifestTool,
+  call: CallRequest,
+  model: ServedModel,
+  writes: ReadonlyMap<string, WriteKind>,
+  opts: WriteOptions = {},
+): Promise<CallAnswer> {
   // A verified write changes the session's model; an unverified one replays its record.
   const kind = writes.get(tool.name);
   if (kind) {
     const wm = await writeModelOf(ctx, tool);
-    const written = wm && await applyWrite(ctx, tool, { ...wm, kind }, call, model, opts);
+    const written = wm && (await applyWrite(ctx, tool, { ...wm, kind }, call, model, opts));
     if (written) return stateAnswer(ctx, tool, written);
   }
   // An item, list or document plan answers from state (ES-37); a record view, or a call the
@@ -100,13 +115,26 @@ export async function answerRequest(ctx: ServeContext, tool: ManifestTool, call:
 }
 
 export async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {
-  const base = { tool: tool.name, status: a.status, record_ordinal: a.record_ordinal, request_line: a.request_line, source: 'state' as const, why: a.why, rules: a.rules ?? [],
-    ...(a.convention ? { convention: a.convention } : {}), ...(a.headers ? { headers: a.headers } : {}) };
+  const base = {
+    tool: tool.name,
+    status: a.status,
+    record_ordinal: a.record_ordinal,
+    request_line: a.request_line,
+    source: 'state' as const,
+    why: a.why,
+    rules: a.rules ?? [],
+    ...(a.convention ? { convention: a.convention } : {}),
+    ...(a.headers ? { headers: a.headers } : {}),
+  };
   // A recorded answer that is not JSON (an empty 404, a 204) is answered as recorded.
   if (a.record) return { ...base, body: await answerBody(ctx, a.record), media_type: a.record.response_media_type };
   const text = stringifyExact(a.value);
   const bytes = Buffer.byteLength(text, 'utf8');
-  return { ...base, body: { kind: 'json', bytes, value: a.value, text, is_rendered_oversize: bytes > MAX_USABLE_BODY_BYTES }, media_type: await mediaTypeOf(ctx, tool, a.record_ordinal) };
+  return {
+    ...base,
+    body: { kind: 'json', bytes, value: a.value, text, is_rendered_oversize: bytes > MAX_USABLE_BODY_BYTES },
+    media_type: await mediaTypeOf(ctx, tool, a.record_ordinal),
+  };
 }
 
 /** The media type of the record a state answer is shaped like (its own tool's, else JSON). */
@@ -124,7 +152,7 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
   if (call.body !== undefined && sameLine.some((r) => r.request_kind !== 'none')) {
     const wanted = canonicalJson(call.body as JsonValue);
     const matching: ToolRecord[] = [];
-    for (const r of sameLine) if (await requestBodyKey(ctx, r) === wanted) matching.push(r);
+    for (const r of sameLine) if ((await requestBodyKey(ctx, r)) === wanted) matching.push(r);
     if (matching.length > 0) {
       candidates = matching;
       bodyNote = ' with the same request body';
@@ -139,9 +167,11 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
   const answered = candidates.filter((r) => r.status > 0);
   if (answered.length === 0 && candidates.length > 0) {
     const asked = callLine(tool, call);
-    throw new CapstateError('no-response',
+    throw new CapstateError(
+      'no-response',
       `${tool.name}: the capture recorded ${asked} but no response to it (the request failed or was aborted, record #${candidates[candidates.length - 1].ordinal}); nothing can be replayed`,
-      { tool: tool.name, request_line: asked, record_ordinals: candidates.map((r) => r.ordinal) });
+      { tool: tool.name, request_line: asked, record_ordinals: candidates.map((r) => r.ordinal) },
+    );
   }
   candidates = answered;
   const initial = candidates.filter((r) => r.is_initial);
@@ -150,10 +180,12 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
     const lines = [...new Set(records.map(requestLine))];
     const shown = lines.slice(0, 20).join('; ') + (lines.length > 20 ? `; … (${lines.length - 20} more)` : '');
     const asked = callLine(tool, call);
-    throw new CapstateError('no-record',
+    throw new CapstateError(
+      'no-record',
       `${tool.name}: no retained record answers ${asked}${call.body !== undefined && tool.is_query_post ? ' with this request body' : ''}; ` +
-      `recorded request lines: ${shown || 'none'}`,
-      { tool: tool.name, request_line: asked, recorded_request_lines: lines.slice(0, 20) });
+        `recorded request lines: ${shown || 'none'}`,
+      { tool: tool.name, request_line: asked, recorded_request_lines: lines.slice(0, 20) },
+    );
   }
   const line = requestLine(chosen);
   const repeats = candidates.length > 1 ? ` (${candidates.length} records of this line)` : '';
@@ -161,15 +193,17 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
   let rules: string[];
   if (initial.length) {
     const b = chosen.bound;
-    why = `latest initial record of ${line}${bodyNote}${repeats}: ` + (b === null
-      ? `no write bounds the type ${chosen.root_path}, so every read of it is initial`
-      : b.rule === 'ES-8'
-        ? `recorded before #${b.ordinal}, the first write under ${chosen.root_path}`
-        : b.rule === 'ES-9'
-          ? `recorded before #${b.ordinal}, a POST elsewhere that created an entity of ${chosen.root_path}`
-          : await boundIsRead(ctx, b.ordinal)
-            ? `recorded before #${b.ordinal}, the first read of ${chosen.root_path} showing an entity an earlier read found absent (a write the capture did not record)`
-            : `recorded before #${b.ordinal}, a write elsewhere after which the reads of ${chosen.root_path} changed`);
+    why =
+      `latest initial record of ${line}${bodyNote}${repeats}: ` +
+      (b === null
+        ? `no write bounds the type ${chosen.root_path}, so every read of it is initial`
+        : b.rule === 'ES-8'
+          ? `recorded before #${b.ordinal}, the first write under ${chosen.root_path}`
+          : b.rule === 'ES-9'
+            ? `recorded before #${b.ordinal}, a POST elsewhere that created an entity of ${chosen.root_path}`
+            : (await boundIsRead(ctx, b.ordinal))
+              ? `recorded before #${b.ordinal}, the first read of ${chosen.root_path} showing an entity an earlier read found absent (a write the capture did not record)`
+              : `recorded before #${b.ordinal}, a write elsewhere after which the reads of ${chosen.root_path} changed`);
     rules = b === null ? ['ES-8'] : [b.rule];
   } else if (!ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post) {
     why = `latest record of ${line}${bodyNote}${repeats}: a write is replayed as recorded; its effect on state is not modelled`;
@@ -177,11 +211,22 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
     rules = [];
   } else {
     const w = await firstWriteOrdinal(ctx, chosen.root_path);
-    why = `latest record of ${line}${bodyNote}${repeats}: none of its records is an initial read (each came after, or overlapped, ` +
+    why =
+      `latest record of ${line}${bodyNote}${repeats}: none of its records is an initial read (each came after, or overlapped, ` +
       `the bound of ${chosen.root_path}${w !== null ? `, whose first write is #${w}` : ''})`;
     rules = ['ES-8', 'ES-9'];
   }
-  return { tool: tool.name, status: chosen.status, body: await answerBody(ctx, chosen), record_ordinal: chosen.ordinal, request_line: line, source: 'replay', why, rules, media_type: chosen.response_media_type };
+  return {
+    tool: tool.name,
+    status: chosen.status,
+    body: await answerBody(ctx, chosen),
+    record_ordinal: chosen.ordinal,
+    request_line: line,
+    source: 'replay',
+    why,
+    rules,
+    media_type: chosen.response_media_type,
+  };
 }
 
 /** A recorded request body's canonical JSON: equal values, member order aside, give equal keys. */
@@ -199,8 +244,10 @@ async function answerBody(ctx: ServeContext, r: ToolRecord): Promise<AnswerBody>
   const out: AnswerBody = { kind: b.kind, bytes: b.bytes };
   if (b.content === null || b.kind === 'none') return out;
   if (typeof b.content === 'string') out.text = b.content;
-  else if (b.kind === 'base64') { out.raw = b.content; out.base64 = b.content.toString('base64'); }
-  else out.text = b.content.toString('utf8');
+  else if (b.kind === 'base64') {
+    out.raw = b.content;
+    out.base64 = b.content.toString('base64');
+  } else out.text = b.content.toString('utf8');
   const value = jsonValueOf(b);
   if (value !== undefined) {
     out.value = value;

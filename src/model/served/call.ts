@@ -28,8 +28,11 @@ export function checkArgumentDepth(toolName: string, args: unknown): void {
   const path = firstTooDeep(args, MAX_ARGUMENT_DEPTH);
   if (path) {
     const at = pathText('arguments', path);
-    throw new CapstateError('bad-arguments', `${toolName}: ${at} nests deeper than ${MAX_ARGUMENT_DEPTH} levels (a value may nest ${MAX_JSON_DEPTH}, as any JSON capstate reads); send a value nested less deeply`,
-      { tool: toolName, argument: at, max_depth: MAX_ARGUMENT_DEPTH });
+    throw new CapstateError(
+      'bad-arguments',
+      `${toolName}: ${at} nests deeper than ${MAX_ARGUMENT_DEPTH} levels (a value may nest ${MAX_JSON_DEPTH}, as any JSON capstate reads); send a value nested less deeply`,
+      { tool: toolName, argument: at, max_depth: MAX_ARGUMENT_DEPTH },
+    );
   }
 }
 
@@ -42,9 +45,17 @@ export function checkArgumentDepth(toolName: string, args: unknown): void {
  *
  * @example await answerCall(ctx, 'get_api_folders_by_uid', { uid: 'nErXDvCkzz' })
  */
-export async function answerCall(ctx: ServeContext, toolName: string, args: unknown, model: ServedModel = defaultModel(ctx)): Promise<CallAnswer> {
+export async function answerCall(
+  ctx: ServeContext,
+  toolName: string,
+  args: unknown,
+  model: ServedModel = defaultModel(ctx),
+): Promise<CallAnswer> {
   const tool = ctx.tools.get(toolName);
-  if (!tool) throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(toolName)} in this environment; list the tools to see the names`, { tool: toolName });
+  if (!tool)
+    throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(toolName)} in this environment; list the tools to see the names`, {
+      tool: toolName,
+    });
   const input = await toolInputCached(ctx, tool);
   const call = checkArguments(tool.name, input, args);
   // Only a write needs the verified set (stored by the load; read once, at the first write call).

@@ -54,7 +54,7 @@ export async function openServeContext(file: string, captureId?: number): Promis
       copy = await temporaryCaptureCopy(file, id);
       db = openStore(copy.file);
       k = kyselyFor(db);
-      return { ...await serveContextOn(db, k, copy.file, id), storeName: file, release: copy.cleanup };
+      return { ...(await serveContextOn(db, k, copy.file, id)), storeName: file, release: copy.cleanup };
     }
     return await serveContextOn(db, k, file, id);
   } catch (e) {
@@ -74,7 +74,13 @@ export async function serveContextOn(db: Sqlite, k: Kysely<DB>, file: string, ca
   const capture = await k.selectFrom('capture').select('sha256').where('id', '=', captureId).executeTakeFirstOrThrow();
   const toolRows = await k.selectFrom('tool').select(['id', 'name']).where('capture_id', '=', captureId).execute();
   return {
-    file, storeName: file, db, k, captureId, captureSha256: capture.sha256, manifest,
+    file,
+    storeName: file,
+    db,
+    k,
+    captureId,
+    captureSha256: capture.sha256,
+    manifest,
     tools: new Map(manifest.tools.map((t) => [t.name, t])),
     toolIds: new Map(toolRows.map((t) => [t.name, t.id])),
     vocabulary: await readVocabulary(k),

@@ -57,19 +57,23 @@ export function sameValue(a: JsonValue | undefined, b: JsonValue | undefined, fi
   if (a === undefined || b === undefined) return a === b;
   if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) {
     if (String(a) === String(b)) return true;
-    const ca = readClock(field, a), cb = readClock(field, b);
+    const ca = readClock(field, a),
+      cb = readClock(field, b);
     return ca !== undefined && cb !== undefined && JSON.stringify(ca.format) === JSON.stringify(cb.format);
   }
   if (typeof a === 'string' && typeof b === 'string') {
     if (a === b) return true;
     if (UUID.test(a) && UUID.test(b)) return true;
-    const ca = readClock(field, a), cb = readClock(field, b);
+    const ca = readClock(field, a),
+      cb = readClock(field, b);
     return ca !== undefined && cb !== undefined && JSON.stringify(ca.format) === JSON.stringify(cb.format);
   }
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return a === b;
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i], field));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i], field));
   if (!isObject(a) || !isObject(b)) return false;
-  const ea = objectEntries(a), eb = new Map(objectEntries(b));
+  const ea = objectEntries(a),
+    eb = new Map(objectEntries(b));
   return ea.length === eb.size && ea.every(([k, x]) => eb.has(k) && sameValue(x, eb.get(k), k));
 }
 
@@ -80,7 +84,12 @@ const shown = (v: JsonValue | undefined) => {
 };
 
 /** Where two values first differ (RFC 6901 pointer), with both sides shortened. */
-export function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, pointer = '', field = ''): { pointer: string; answered: string; recorded: string } {
+export function firstDifference(
+  a: JsonValue | undefined,
+  b: JsonValue | undefined,
+  pointer = '',
+  field = '',
+): { pointer: string; answered: string; recorded: string } {
   // Shown only where the walk stops: stringifying each level's whole subtree on the way down
   // cost more than the comparison (5 of 43 s of a run at 500 MB).
   const here = () => ({ pointer, answered: shown(a), recorded: shown(b) });
@@ -91,7 +100,8 @@ export function firstDifference(a: JsonValue | undefined, b: JsonValue | undefin
     return i < 0 ? here() : firstDifference(a[i], b[i], `${pointer}/${i}`, field);
   }
   if (!isObject(a) || !isObject(b)) return here();
-  const ma = new Map(objectEntries(a)), mb = new Map(objectEntries(b));
+  const ma = new Map(objectEntries(a)),
+    mb = new Map(objectEntries(b));
   for (const k of new Set([...ma.keys(), ...mb.keys()])) {
     if (!sameValue(ma.get(k), mb.get(k), k)) return firstDifference(ma.get(k), mb.get(k), childPointer(pointer, k), k);
   }
@@ -141,7 +151,11 @@ async function readTarget(ctx: ServeContext, tool: ManifestTool): Promise<string
 
 /** One run: every recorded response against a fresh model with `writes` modelled; which write tools a difference blames. */
 /** Why a write tool is blamed, and the record whose difference blamed it. */
-interface Blame { why: string; ordinal: number; target: string }
+interface Blame {
+  why: string;
+  ordinal: number;
+  target: string;
+}
 
 /**
  * check-effects' random bytes: a SHA-256 stream from a fixed seed, restarted per run. An id a
@@ -157,7 +171,11 @@ function fixedRandom(): RandomBytes {
   };
 }
 
-async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, everyRecord: boolean): Promise<{ checks: EffectCheck[]; blamed: Map<string, Blame> }> {
+async function run(
+  ctx: ServeContext,
+  writes: ReadonlyMap<string, WriteKind>,
+  everyRecord: boolean,
+): Promise<{ checks: EffectCheck[]; blamed: Map<string, Blame> }> {
   const model = new ServedModel(ctx);
   const random = fixedRandom();
   const touched = new Map<string, Set<string>>();
@@ -176,7 +194,10 @@ async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, ev
     let detail: string | null;
     const wm = writes.has(tool.name) ? await writeModelOf(ctx, tool) : null;
     // A create is told the id the server chose: taken when the allocated one has its shape.
-    const chosenId = wm?.kind === 'create' ? createdIdOf(wm, jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type))) : undefined;
+    const chosenId =
+      wm?.kind === 'create'
+        ? createdIdOf(wm, jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)))
+        : undefined;
     try {
       answer = await answerRequest(ctx, tool, call, model, writes, { chosenId, random });
       // A blamed write is still applied (later reads see its effect); its answer can blame nothing more.
@@ -188,8 +209,15 @@ async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, ev
     }
     const line = requestLine(record);
     checks.push({
-      ordinal: record.ordinal, tool: tool.name, request_line: line, recorded_status: record.status, answered_status: answer?.status ?? 0,
-      source: answer?.source ?? 'error', answer: answer ? answerKind(answer) : 'declined', reproduced: detail === null, ...(detail !== null ? { detail } : {}),
+      ordinal: record.ordinal,
+      tool: tool.name,
+      request_line: line,
+      recorded_status: record.status,
+      answered_status: answer?.status ?? 0,
+      source: answer?.source ?? 'error',
+      answer: answer ? answerKind(answer) : 'declined',
+      reproduced: detail === null,
+      ...(detail !== null ? { detail } : {}),
     });
     if (wm) {
       const target = wm.collection !== null ? `collection:${wm.collection}` : `document:${wm.documentTool}`;
@@ -197,13 +225,15 @@ async function run(ctx: ServeContext, writes: ReadonlyMap<string, WriteKind>, ev
       // Kept in the order of their latest write: the last is the latest.
       touched.get(target)!.delete(tool.name);
       touched.get(target)!.add(tool.name);
-      if (detail !== null && !blamed.has(tool.name)) blamed.set(tool.name, { why: `its own answer to #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal, target });
+      if (detail !== null && !blamed.has(tool.name))
+        blamed.set(tool.name, { why: `its own answer to #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal, target });
     } else if (detail !== null) {
       const target = await readTarget(ctx, tool);
       // The latest write to what the read renders is blamed: if it was not the cause, the
       // difference stays once it replays, and the next run blames the one before it.
       const latest = [...((target && touched.get(target)) ?? [])].filter((w) => !blamed.has(w)).at(-1);
-      if (latest !== undefined) blamed.set(latest, { why: `a later read #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal, target: target! });
+      if (latest !== undefined)
+        blamed.set(latest, { why: `a later read #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal, target: target! });
     }
   }
   return { checks, blamed };
@@ -226,7 +256,11 @@ export async function checkEffects(ctx: ServeContext, opts: { everyRecord?: bool
       candidates.set(tool.name, first);
       alternatives.set(tool.name, rest);
     } else {
-      replayed.push({ tool: tool.name, reason: 'no write model: the state shows no entity type or document this write changes the way a create, merge, replace or remove would' });
+      replayed.push({
+        tool: tool.name,
+        reason:
+          'no write model: the state shows no entity type or document this write changes the way a create, merge, replace or remove would',
+      });
     }
   }
   for (;;) {
@@ -236,14 +270,23 @@ export async function checkEffects(ctx: ServeContext, opts: { everyRecord?: bool
     // the next delete's list read differ too). Collections are independent: each drops its own.
     const first = new Map<string, number>();
     for (const [t, b] of blamed) if (candidates.has(t)) first.set(b.target, Math.min(first.get(b.target) ?? Infinity, b.ordinal));
-    const dropped = [...blamed].filter(([t, b]) => candidates.has(t) && b.ordinal === first.get(b.target)).map(([t, b]): [string, string] => [t, b.why]);
+    const dropped = [...blamed]
+      .filter(([t, b]) => candidates.has(t) && b.ordinal === first.get(b.target))
+      .map(([t, b]): [string, string] => [t, b.why]);
     if (dropped.length === 0) {
-      return { checks, verified: [...candidates].map(([tool, effect]) => ({ tool, effect })), replayed: replayed.sort((a, b) => a.tool.localeCompare(b.tool)) };
+      return {
+        checks,
+        verified: [...candidates].map(([tool, effect]) => ({ tool, effect })),
+        replayed: replayed.sort((a, b) => a.tool.localeCompare(b.tool)),
+      };
     }
     for (const [tool, why] of dropped) {
       // The next effect the capture might show (a PUT that merges), else the tool replays.
       const next = alternatives.get(tool)?.shift();
-      if (next) { candidates.set(tool, next); continue; }
+      if (next) {
+        candidates.set(tool, next);
+        continue;
+      }
       candidates.delete(tool);
       replayed.push({ tool, reason: `not reproduced: ${why}` });
     }
@@ -253,7 +296,15 @@ export async function checkEffects(ctx: ServeContext, opts: { everyRecord?: bool
 const verified = new WeakMap<ServeContext, Promise<Map<string, WriteKind>>>();
 
 /** The effects a stored marking may name (the WriteKind values). */
-const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>(['create', 'create-with-defaults', 'merge', 'replace', 'remove', 'document-merge', 'document-replace']);
+const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>([
+  'create',
+  'create-with-defaults',
+  'merge',
+  'replace',
+  'remove',
+  'document-merge',
+  'document-replace',
+]);
 
 /**
  * The write tools whose model serving uses, with the effect, read once per context: the
@@ -266,7 +317,7 @@ export function verifiedWrites(ctx: ServeContext): Promise<Map<string, WriteKind
   if (!hit) {
     hit = (async () => {
       const stored = await storedWriteEffects(ctx.k, ctx.captureId);
-      const mark = stored ?? await checkWrites(ctx);
+      const mark = stored ?? (await checkWrites(ctx));
       return new Map(mark.verified.filter((v) => WRITE_KINDS.has(v.effect)).map((v) => [v.tool, v.effect as WriteKind]));
     })();
     verified.set(ctx, hit);

@@ -87,7 +87,8 @@ function planIndex(ctx: ServeContext): Promise<PlanIndex> {
         if (tool.method.toUpperCase() !== 'GET') continue;
         const plan = await state.plan(tool.name);
         if (plan?.kind === 'list' && plan.lines.some((l) => l.membership === 'all')) out.whole.add(plan.collection);
-        if (plan?.kind === 'item' && plan.alternate_key !== undefined && !out.alternateKeys.has(plan.collection)) out.alternateKeys.set(plan.collection, plan);
+        if (plan?.kind === 'item' && plan.alternate_key !== undefined && !out.alternateKeys.has(plan.collection))
+          out.alternateKeys.set(plan.collection, plan);
       }
       return out;
     })();
@@ -125,12 +126,19 @@ export async function apiNotFoundRecord(ctx: ServeContext, except?: string): Pro
  * `convention: api-not-found`), else a plain JSON `{"error": "not found"}` marked
  * `default-not-found`.
  */
-export async function notFound(ctx: ServeContext, toolName: string, asked: string, what: string, rules: string[] = []): Promise<StateAnswer> {
+export async function notFound(
+  ctx: ServeContext,
+  toolName: string,
+  asked: string,
+  what: string,
+  rules: string[] = [],
+): Promise<StateAnswer> {
   const own = (await toolRecords(ctx, toolName)).filter((r) => r.status === 404).at(-1);
-  const recorded = own ?? await apiNotFoundRecord(ctx, toolName);
+  const recorded = own ?? (await apiNotFoundRecord(ctx, toolName));
   if (recorded) {
     const value = jsonValueOf(await readBody(ctx, recorded.response_body_id, recorded.response_media_type));
-    const why = own ? `${what}: the app's own 404, shaped like record #${recorded.ordinal}`
+    const why = own
+      ? `${what}: the app's own 404, shaped like record #${recorded.ordinal}`
       : `${what}: the API's own 404, as another of its item reads answered it (record #${recorded.ordinal})`;
     const convention = own ? {} : { convention: 'api-not-found' };
     return value === undefined
@@ -138,7 +146,12 @@ export async function notFound(ctx: ServeContext, toolName: string, asked: strin
       : { status: 404, value, record_ordinal: recorded.ordinal, request_line: asked, why, rules, ...convention };
   }
   return {
-    status: 404, value: { error: 'not found' }, record_ordinal: 0, request_line: asked, why: `${what}: no 404 of this API is recorded, so a plain JSON 404`, rules,
+    status: 404,
+    value: { error: 'not found' },
+    record_ordinal: 0,
+    request_line: asked,
+    why: `${what}: no 404 of this API is recorded, so a plain JSON 404`,
+    rules,
     convention: 'default-not-found',
   };
 }
@@ -151,8 +164,12 @@ function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValue | und
   if (!perCtx) envelopes.set(ctx, (perCtx = new Map()));
   let hit = perCtx.get(ordinal);
   if (!hit) {
-    hit = ctx.k.selectFrom('record').select(['response_body_id', 'response_media_type'])
-      .where('capture_id', '=', ctx.captureId).where('ordinal', '=', ordinal).executeTakeFirst()
+    hit = ctx.k
+      .selectFrom('record')
+      .select(['response_body_id', 'response_media_type'])
+      .where('capture_id', '=', ctx.captureId)
+      .where('ordinal', '=', ordinal)
+      .executeTakeFirst()
       .then(async (r) => (r ? jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type)) : undefined));
     perCtx.set(ordinal, hit);
   }
@@ -160,7 +177,13 @@ function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValue | und
 }
 
 /** The call answered from the model, or null when the state has no answer for it. */
-export async function answerFromState(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel, withEmbedded = true): Promise<StateAnswer | null> {
+export async function answerFromState(
+  ctx: ServeContext,
+  tool: ManifestTool,
+  call: CallRequest,
+  model: ServedModel,
+  withEmbedded = true,
+): Promise<StateAnswer | null> {
   if (tool.method.toUpperCase() !== 'GET') return null;
   const state = await servedState(ctx);
   if (!state) return null;
@@ -176,7 +199,14 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     if (!recorded.has(stored.record_ordinal)) return null;
     const doc = (await model.document(tool.name)) ?? stored;
     const why = doc === stored ? `its latest initial value, #${doc.record_ordinal}` : 'as this session wrote or loaded it';
-    return { status: doc.status, value: doc.value, record_ordinal: doc.record_ordinal, request_line: asked, why: `document of ${doc.path}: ${why}`, rules: ['DOC-1', 'DOC-2'] };
+    return {
+      status: doc.status,
+      value: doc.value,
+      record_ordinal: doc.record_ordinal,
+      request_line: asked,
+      why: `document of ${doc.path}: ${why}`,
+      rules: ['DOC-1', 'DOC-2'],
+    };
   }
 
   // Issue 16: a call naming embedded members answers as the call without them, each shown
@@ -185,18 +215,27 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     const rel = relationCall(plan, call);
     // A member no reading fills: only a recorded line answers (its entities from state, that
     // member as the line's record shows it); else the call without the members it names.
-    const template = rel.unlearned.length === 0 ? undefined : plan.lines.find((l) => recorded.has(l.record_ordinal) && l.status >= 200 && l.status <= 299);
+    const template =
+      rel.unlearned.length === 0 ? undefined : plan.lines.find((l) => recorded.has(l.record_ordinal) && l.status >= 200 && l.status <= 299);
     if (rel.unlearned.length > 0 && !template) return null;
     if (rel.relations.length > 0 || template) {
       const base = await answerFromState(ctx, tool, template ? call : rel.base, model, false);
-      if (!base || base.record || base.status < 200 || base.status > 299) return base && base.status === 404 && !template ? { ...base, request_line: asked } : null;
+      if (!base || base.record || base.status < 200 || base.status > 299)
+        return base && base.status === 404 && !template ? { ...base, request_line: asked } : null;
       let value = await withRelatedMembers(ctx, plan, base.value, rel.relations, model);
       const said = rel.relations.map((r) => `${r.member} (${relationWords(r)})`);
       if (template) {
         value = await withRecordedMembersAt(ctx, plan, value, await envelopeOf(ctx, template.record_ordinal), rel.unlearned);
-        said.push(`${rel.unlearned.map((m) => m.member).join(', ')} as #${template.record_ordinal} recorded ${rel.unlearned.length === 1 ? 'it' : 'them'}`);
+        said.push(
+          `${rel.unlearned.map((m) => m.member).join(', ')} as #${template.record_ordinal} recorded ${rel.unlearned.length === 1 ? 'it' : 'them'}`,
+        );
       }
-      return { ...base, value, request_line: asked, why: `${base.why}, with ${said.join(', ')}${rel.relations.length ? ' from this session\'s state' : ''}` };
+      return {
+        ...base,
+        value,
+        request_line: asked,
+        why: `${base.why}, with ${said.join(', ')}${rel.relations.length ? " from this session's state" : ''}`,
+      };
     }
   }
 
@@ -205,9 +244,10 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     const asked_id = call.params.get(templateParams(tool.template).at(-1) ?? '');
     if (asked_id === undefined) return null;
     // Issue 18: a path value naming the entity by its alternate key (`garden` for project 2).
-    const id = (plan as ItemPlan).alternate_key !== undefined && !(await model.entity(plan.collection, asked_id))
-      ? entityByKey(collectionsOf(await model.collection(plan.collection)), plan as ItemPlan, asked_id)?.id ?? asked_id
-      : asked_id;
+    const id =
+      (plan as ItemPlan).alternate_key !== undefined && !(await model.entity(plan.collection, asked_id))
+        ? (entityByKey(collectionsOf(await model.collection(plan.collection)), plan as ItemPlan, asked_id)?.id ?? asked_id)
+        : asked_id;
     const entities = await entitiesFor(model, plan.collection, [id]);
     if (!entities.entity(plan.collection, id)) {
       // An id the model does not hold: a 404 where the whole membership is known, else replay.
@@ -217,7 +257,10 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     }
     // A 2xx line the plan checked keeps its own envelope; another id, or a line recorded as
     // an error before the entity existed, renders in the shared one (OQ-19).
-    const shared = () => plan.shared_envelope && call.query.length === 0 ? plan.lines.find((l) => l.status >= 200 && l.status <= 299 && onlyEmbedded(plan, l.query)) : undefined;
+    const shared = () =>
+      plan.shared_envelope && call.query.length === 0
+        ? plan.lines.find((l) => l.status >= 200 && l.status <= 299 && onlyEmbedded(plan, l.query))
+        : undefined;
     const template = line && line.status >= 200 && line.status <= 299 ? line : shared();
     if (!template) return null;
     const envelope = await envelopeOf(ctx, template.record_ordinal);
@@ -225,9 +268,15 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
     const rendered = renderItem(plan as ItemPlan, { ...template, id }, envelope, entities);
     if (rendered.status !== 'rendered') return null;
     return {
-      status: template.status, value: rendered.body, record_ordinal: template.record_ordinal, request_line: asked,
-      why: `rendered from state: ${plan.collection} entity ${id}` +
-        (template === line ? `, in the envelope of #${template.record_ordinal}` : `, in the envelope the item view shares (#${template.record_ordinal})`),
+      status: template.status,
+      value: rendered.body,
+      record_ordinal: template.record_ordinal,
+      request_line: asked,
+      why:
+        `rendered from state: ${plan.collection} entity ${id}` +
+        (template === line
+          ? `, in the envelope of #${template.record_ordinal}`
+          : `, in the envelope the item view shares (#${template.record_ordinal})`),
       rules: template === line ? ['ES-37'] : ['ES-37', 'OQ-19'],
     };
   }
@@ -243,18 +292,32 @@ export async function answerFromState(ctx: ServeContext, tool: ManifestTool, cal
  * (`list_queries`), rendered in the envelope of a line with the same keys (else the shared
  * envelope), its totals recounted. Anything else replays.
  */
-async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanLine | undefined, call: CallRequest, model: ServedModel, asked: string): Promise<StateAnswer | null> {
+async function answerList(
+  ctx: ServeContext,
+  plan: ListPlan,
+  recordedLine: PlanLine | undefined,
+  call: CallRequest,
+  model: ServedModel,
+  asked: string,
+): Promise<StateAnswer | null> {
   let line = recordedLine;
   let how: string;
   if (line) {
     if (line.reason === 'membership-differs') return null;
     const q = lineQuery(line);
-    how = q ? describeQuery(q) : line.membership === 'all' ? 'the whole collection in state order' : `the entities #${line.record_ordinal} listed`;
+    how = q
+      ? describeQuery(q)
+      : line.membership === 'all'
+        ? 'the whole collection in state order'
+        : `the entities #${line.record_ordinal} listed`;
   } else if (plan.parent && call.query.length === 0) {
     // Issue 18: a parent no record shows lists the entities its parent filter picks, in the
     // envelope of a recorded parent's line without a query.
     const asked_parent = call.params.get(plan.parent.param);
-    const template = plan.lines.find((l) => l.status >= 200 && l.status <= 299 && l.reason === undefined && l.query === null && l.filter?.[0]?.field === plan.parent!.field);
+    const template = plan.lines.find(
+      (l) =>
+        l.status >= 200 && l.status <= 299 && l.reason === undefined && l.query === null && l.filter?.[0]?.field === plan.parent!.field,
+    );
     const id = asked_parent === undefined ? undefined : await parentId(ctx, plan.parent, asked_parent, model);
     if (id === undefined || !template) return null;
     const filter = [{ field: plan.parent.field, values: [id] }];
@@ -267,7 +330,8 @@ async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanL
     // Filters only on the keys learned as filters (an operator key as spelled: `views_gte`); a
     // sort by any field the view shows, on several fields only where a multi-field sort was learned.
     const operatorKey = (n: string) => /_(gte|lte|ne|like)$/.test(n) && plan.fields.includes(n.replace(/_(gte|lte|ne|like)$/, ''));
-    const isField = (name: string, use: 'filter' | 'sort') => plan.fields.includes(name) || (use === 'filter' && learned.filter.includes(name) && !operatorKey(name));
+    const isField = (name: string, use: 'filter' | 'sort') =>
+      plan.fields.includes(name) || (use === 'filter' && learned.filter.includes(name) && !operatorKey(name));
     const parsed = parseListQuery(call.query, ctx.vocabulary, isField);
     if (!parsed.ok || !isListQuery(parsed.query)) return null;
     for (const [kind, names] of parsed.kinds) if (names.some((n) => !learned[kind].includes(n))) return null;
@@ -285,33 +349,48 @@ async function answerList(ctx: ServeContext, plan: ListPlan, recordedLine: PlanL
     // The envelope (and the totals to recount) of the line most like the call: the same keys,
     // else the same kinds of query, else a window beside a window; other envelopes only when shared (ES-25).
     const kindsOf = (q: ListQuery | undefined) => (['filter', 'sort', 'window'] as const).filter((k) => q?.[k] !== undefined).join('&');
-    const score = (l: PlanLine) => (keys(l) === wanted ? 4 : 0) + (kindsOf(lineQuery(l)) === kindsOf(parsed.query) ? 2 : 0)
-      + ((lineQuery(l)?.window !== undefined) === (parsed.query.window !== undefined) ? 1 : 0);
+    const score = (l: PlanLine) =>
+      (keys(l) === wanted ? 4 : 0) +
+      (kindsOf(lineQuery(l)) === kindsOf(parsed.query) ? 2 : 0) +
+      ((lineQuery(l)?.window !== undefined) === (parsed.query.window !== undefined) ? 1 : 0);
     const best = [...usable].sort((a, b) => score(b) - score(a))[0];
     const template = best && (keys(best) === wanted || plan.shared_envelope) ? best : undefined;
     if (!template) return null;
     const totals = template.total_members ?? (lineQuery(template) ? [] : template.membership === 'all' ? plan.counters : []);
     line = {
-      ...template, filter: parsed.query.filter, sort: parsed.query.sort, then_by: parsed.query.then_by, window: parsed.query.window,
-      ...(totals.length ? { total_members: totals } : {}), ...(template.total_headers ? { total_headers: template.total_headers } : {}),
+      ...template,
+      filter: parsed.query.filter,
+      sort: parsed.query.sort,
+      then_by: parsed.query.then_by,
+      window: parsed.query.window,
+      ...(totals.length ? { total_members: totals } : {}),
+      ...(template.total_headers ? { total_headers: template.total_headers } : {}),
     };
     how = `${describeQuery(parsed.query)}, a query no record shows (learned from the recorded ${[...parsed.kinds.keys()].join(', ')} lines), in the envelope of #${template.record_ordinal}`;
   }
   if (line.status < 200 || line.status > 299) return null;
   const envelope = await envelopeOf(ctx, line.record_ordinal);
   if (envelope === undefined) return null;
-  const entities = await entitiesFor(model, plan.collection, lineQuery(line) || line.membership === 'all' ? 'all' : line.listed_ids ?? []);
+  const entities = await entitiesFor(
+    model,
+    plan.collection,
+    lineQuery(line) || line.membership === 'all' ? 'all' : (line.listed_ids ?? []),
+  );
   const rendered = renderList(plan, line, envelope, entities);
   if (rendered.status !== 'rendered') return null;
   const headers: Record<string, string> = {};
   // Issue 16: a total header (X-Total-Count) counts what the query matched, as the capture shows.
-  if (rendered.matched !== undefined) for (const h of line.total_headers ?? []) if (ctx.vocabulary.headerKind(h) === 'total') headers[h] = String(rendered.matched);
+  if (rendered.matched !== undefined)
+    for (const h of line.total_headers ?? []) if (ctx.vocabulary.headerKind(h) === 'total') headers[h] = String(rendered.matched);
   if (rendered.matched !== undefined && line.window?.size) {
     const link = await pageLinks(ctx, line.record_ordinal, call, line.window as { offset: number; size: number }, rendered.matched);
     if (link) headers.link = link;
   }
   return {
-    status: line.status, value: rendered.body, record_ordinal: line.record_ordinal, request_line: asked,
+    status: line.status,
+    value: rendered.body,
+    record_ordinal: line.record_ordinal,
+    request_line: asked,
     why: `rendered from state: ${plan.collection} list (${how})`,
     rules: ['ES-37'],
     ...(Object.keys(headers).length ? { headers } : {}),
@@ -327,23 +406,46 @@ const PAGE_RELS = ['first', 'prev', 'next', 'last'] as const;
  * query, its page key set to that page. Null when the record sent none, or the call names
  * no page key.
  */
-async function pageLinks(ctx: ServeContext, ordinal: number, call: CallRequest, window: { offset: number; size: number }, matched: number): Promise<string | null> {
+async function pageLinks(
+  ctx: ServeContext,
+  ordinal: number,
+  call: CallRequest,
+  window: { offset: number; size: number },
+  matched: number,
+): Promise<string | null> {
   const pageKey = call.query.find((p) => ctx.vocabulary.windowRole(p.name) === 'page')?.name;
   if (!pageKey) return null;
-  const recorded = await ctx.k.selectFrom('header').innerJoin('record', 'record.id', 'header.record_id')
+  const recorded = await ctx.k
+    .selectFrom('header')
+    .innerJoin('record', 'record.id', 'header.record_id')
     .select(['header.name', 'header.value'])
-    .where('record.capture_id', '=', ctx.captureId).where('record.ordinal', '=', ordinal)
-    .where('header.side', '=', 'response').where('header.source', '=', 'header').execute();
+    .where('record.capture_id', '=', ctx.captureId)
+    .where('record.ordinal', '=', ordinal)
+    .where('header.side', '=', 'response')
+    .where('header.source', '=', 'header')
+    .execute();
   const value = recorded.find((h) => h.value !== null && ctx.vocabulary.headerKind(h.name) === 'next')?.value;
   const first = value?.match(/<([^>]*)>/)?.[1];
   if (!first || !/rel="?(first|prev|next|last)"?/.test(value!)) return null;
   let base: URL;
-  try { base = new URL(first); } catch { return null; }
+  try {
+    base = new URL(first);
+  } catch {
+    return null;
+  }
   const page = Math.floor(window.offset / window.size) + 1;
   const last = Math.max(1, Math.ceil(matched / window.size));
-  const target: Record<(typeof PAGE_RELS)[number], number | null> = { first: 1, prev: page > 1 ? page - 1 : null, next: page < last ? page + 1 : null, last };
-  const href = (n: number) => `${base.origin}${base.pathname}?${call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.name === pageKey ? String(n) : p.value)}`).join('&')}`;
-  return PAGE_RELS.filter((rel) => target[rel] !== null).map((rel) => `<${href(target[rel]!)}>; rel="${rel}"`).join(', ');
+  const target: Record<(typeof PAGE_RELS)[number], number | null> = {
+    first: 1,
+    prev: page > 1 ? page - 1 : null,
+    next: page < last ? page + 1 : null,
+    last,
+  };
+  const href = (n: number) =>
+    `${base.origin}${base.pathname}?${call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.name === pageKey ? String(n) : p.value)}`).join('&')}`;
+  return PAGE_RELS.filter((rel) => target[rel] !== null)
+    .map((rel) => `<${href(target[rel]!)}>; rel="${rel}"`)
+    .join(', ');
 }
 
 /** A list query in words, for `why`. */
@@ -354,8 +456,12 @@ function describeQuery(q: ListQuery): string {
     if (f.op) parts.push(`${f.field} ${OP_WORDS[f.op]} ${f.values.join(f.op === 'ne' ? ' nor ' : ' or ')}`);
     else parts.push(f.values.length === 1 ? `${f.field} = ${f.values[0]}` : `${f.field} in ${f.values.join(', ')}`);
   }
-  for (const [i, k] of [...(q.sort ? [q.sort] : []), ...(q.then_by ?? [])].entries()) parts.push(`${i === 0 ? 'sorted by' : 'then by'} ${k.field} ${k.direction === 'desc' ? 'descending' : 'ascending'}`);
-  if (q.window) parts.push(q.window.size === null ? `from item ${q.window.offset + 1}` : `items ${q.window.offset + 1} to ${q.window.offset + q.window.size}`);
+  for (const [i, k] of [...(q.sort ? [q.sort] : []), ...(q.then_by ?? [])].entries())
+    parts.push(`${i === 0 ? 'sorted by' : 'then by'} ${k.field} ${k.direction === 'desc' ? 'descending' : 'ascending'}`);
+  if (q.window)
+    parts.push(
+      q.window.size === null ? `from item ${q.window.offset + 1}` : `items ${q.window.offset + 1} to ${q.window.offset + q.window.size}`,
+    );
   return `the collection ${parts.join(', ')}, from this session's state`;
 }
 
@@ -369,6 +475,10 @@ export async function replayReason(ctx: ServeContext, tool: ManifestTool, call: 
   const plan = await (await servedState(ctx))?.plan(tool.name);
   if (!plan || (plan.kind !== 'item' && plan.kind !== 'list')) return null;
   const projection = call.query.filter((p) => ctx.vocabulary.isProjection(p.name)).map((p) => p.value);
-  if (projection.length && projection.some((v) => v !== '*' && (!plan.projection_values.checked.includes(v) || plan.projection_values.replayed.includes(v)))) return 'projection';
+  if (
+    projection.length &&
+    projection.some((v) => v !== '*' && (!plan.projection_values.checked.includes(v) || plan.projection_values.replayed.includes(v)))
+  )
+    return 'projection';
   return namesVariantKey(plan.projected_query_keys, call.query) ? 'variant' : null;
 }

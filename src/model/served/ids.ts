@@ -41,7 +41,13 @@ export function idShape(v: JsonValue | undefined): string {
  * largest, a UUID, the next counter after a shared prefix (`note-1005`), or a random value
  * of the recorded id's length and alphabet.
  */
-export async function allocateId(model: ServedModel, wm: WriteModel, recordedId: JsonValue | undefined, given: JsonValue | undefined, random?: RandomBytes): Promise<JsonValue> {
+export async function allocateId(
+  model: ServedModel,
+  wm: WriteModel,
+  recordedId: JsonValue | undefined,
+  given: JsonValue | undefined,
+  random?: RandomBytes,
+): Promise<JsonValue> {
   if (given !== undefined && given !== null) return given;
   const ids = (await model.collection(wm.collection!)).map((e) => member(e.value, wm.identity!)).filter((v) => v !== undefined);
   const max = (xs: bigint[]) => xs.reduce((m, v) => (v > m ? v : m), 0n);
@@ -53,7 +59,9 @@ export async function allocateId(model: ServedModel, wm: WriteModel, recordedId:
   const counter = typeof recordedId === 'string' ? /^(.*?)(\d+)$/.exec(recordedId) : null;
   if (counter) {
     const [, prefix, digits] = counter;
-    const held = ids.map((v) => (typeof v === 'string' && v.startsWith(prefix) && /^\d+$/.test(v.slice(prefix.length)) ? BigInt(v.slice(prefix.length)) : null));
+    const held = ids.map((v) =>
+      typeof v === 'string' && v.startsWith(prefix) && /^\d+$/.test(v.slice(prefix.length)) ? BigInt(v.slice(prefix.length)) : null,
+    );
     if (held.every((v) => v !== null)) {
       const next = String(max(held as bigint[]) + 1n);
       return prefix + (digits.startsWith('0') ? next.padStart(digits.length, '0') : next);
@@ -72,14 +80,18 @@ export function randomLike(shape: string, random: RandomBytes = randomBytes): st
   const cut = Math.max(...['_', '-', '.', ':', '/'].map((c) => shape.lastIndexOf(c))) + 1;
   const hex = /^[0-9a-f]+$/.test(shape);
   const pick = (set: string, b: number) => set[b % set.length];
-  const draw = () => shape.slice(0, cut) + [...random(shape.length - cut)].map((b, i) => {
-    const c = shape[cut + i];
-    if (c >= '0' && c <= '9') return pick('0123456789', b);
-    if (hex) return pick('abcdef', b);
-    if (c >= 'a' && c <= 'z') return pick('abcdefghijklmnopqrstuvwxyz', b);
-    if (c >= 'A' && c <= 'Z') return pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ', b);
-    return c;
-  }).join('');
+  const draw = () =>
+    shape.slice(0, cut) +
+    [...random(shape.length - cut)]
+      .map((b, i) => {
+        const c = shape[cut + i];
+        if (c >= '0' && c <= '9') return pick('0123456789', b);
+        if (hex) return pick('abcdef', b);
+        if (c >= 'a' && c <= 'z') return pick('abcdefghijklmnopqrstuvwxyz', b);
+        if (c >= 'A' && c <= 'Z') return pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ', b);
+        return c;
+      })
+      .join('');
   // A draw of only a-f letters and digits from a non-hex shape would read as hex: draw again.
   let id = draw();
   for (let i = 0; i < 32 && idShape(id) !== idShape(shape); i++) id = draw();
@@ -102,4 +114,3 @@ export function createdIdOf(wm: WriteModel, answer: JsonValue | undefined): Json
 export function scalarId(v: JsonValue | undefined): string | number | bigint | undefined {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? v : undefined;
 }
-

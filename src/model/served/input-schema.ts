@@ -96,9 +96,14 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
     }
     // Issue 16: a list plan answers any value of the filter, sort and window keys it learned.
     const plan = tool.method.toUpperCase() === 'GET' ? await (await servedLookups(ctx))?.plan(tool.name) : undefined;
-    const learned = plan?.kind === 'list' && plan.list_queries ? [...plan.list_queries.filter, ...plan.list_queries.sort, ...plan.list_queries.window] : [];
+    const learned =
+      plan?.kind === 'list' && plan.list_queries
+        ? [...plan.list_queries.filter, ...plan.list_queries.sort, ...plan.list_queries.window]
+        : [];
     properties[queryArg] = {
-      type: 'object', properties: qp, additionalProperties: false,
+      type: 'object',
+      properties: qp,
+      additionalProperties: false,
       description: learned.length
         ? `Query keys the capture shows. Any values of ${learned.join(', ')} are answered from state (filters, sort, pages); another combination is answered by a record with exactly the keys and values given, else an error that lists the recorded request lines.`
         : 'Query keys the capture shows. A call is answered by a record with exactly the keys and values given; a combination never recorded is an error that lists the recorded request lines.',
@@ -122,7 +127,10 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
   }
   return {
     schema: { type: 'object', properties, ...(pathParams.length ? { required: pathParams } : {}), additionalProperties: false },
-    pathParams, queryArg, bodyArg, bodyShape: bodyArg ? properties[bodyArg] : null,
+    pathParams,
+    queryArg,
+    bodyArg,
+    bodyShape: bodyArg ? properties[bodyArg] : null,
     queryKeys: new Map([...queryKeys].map(([n, k]) => [n, { repeated: k.repeated }])),
   };
 }
@@ -130,18 +138,27 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
 /** Whether `v` has the JSON Schema `type` (the types toolInput publishes). */
 function hasType(v: unknown, type: unknown): boolean {
   switch (type) {
-    case 'string': return typeof v === 'string';
-    case 'integer': return (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
-    case 'number': return (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint';
-    case 'boolean': return typeof v === 'boolean';
-    case 'null': return v === null;
-    case 'array': return Array.isArray(v);
-    case 'object': return v !== null && typeof v === 'object' && !Array.isArray(v);
-    default: return true;
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
+    case 'number':
+      return (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'null':
+      return v === null;
+    case 'array':
+      return Array.isArray(v);
+    case 'object':
+      return v !== null && typeof v === 'object' && !Array.isArray(v);
+    default:
+      return true;
   }
 }
 
-const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+const typeName = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /**
  * Checks a call's arguments as strictly as the published inputSchema says; a bad argument
@@ -163,20 +180,30 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
   for (const p of input.pathParams) {
     if (!(p in given)) throw bad(`missing required path parameter ${JSON.stringify(p)}`, p);
     const s = given[p];
-    if (typeof s !== 'string' || s === '') throw bad(`path parameter ${JSON.stringify(p)} must be a non-empty string, not ${s === '' ? 'an empty one' : typeName(s)}`, p);
+    if (typeof s !== 'string' || s === '')
+      throw bad(`path parameter ${JSON.stringify(p)} must be a non-empty string, not ${s === '' ? 'an empty one' : typeName(s)}`, p);
     params.set(p, s);
   }
   const query: { name: string; value: string }[] = [];
   if (input.queryArg && given[input.queryArg] !== undefined) {
     const q = given[input.queryArg];
-    if (typeof q !== 'object' || q === null || Array.isArray(q)) throw bad(`${input.queryArg} must be an object of query keys`, input.queryArg);
+    if (typeof q !== 'object' || q === null || Array.isArray(q))
+      throw bad(`${input.queryArg} must be an object of query keys`, input.queryArg);
     for (const [name, v] of Object.entries(q)) {
       const key = input.queryKeys.get(name);
-      if (!key) throw bad(`unknown query key ${JSON.stringify(name)}; recorded keys: ${[...input.queryKeys.keys()].join(', ')}`, `${input.queryArg}.${name}`);
+      if (!key)
+        throw bad(
+          `unknown query key ${JSON.stringify(name)}; recorded keys: ${[...input.queryKeys.keys()].join(', ')}`,
+          `${input.queryArg}.${name}`,
+        );
       const values = Array.isArray(v) && key.repeated ? v : [v];
       for (const x of values) {
         const s = x;
-        if (typeof s !== 'string') throw bad(`query key ${JSON.stringify(name)} must be a string${key.repeated ? ' or an array of strings' : ''}`, `${input.queryArg}.${name}`);
+        if (typeof s !== 'string')
+          throw bad(
+            `query key ${JSON.stringify(name)} must be a string${key.repeated ? ' or an array of strings' : ''}`,
+            `${input.queryArg}.${name}`,
+          );
         query.push({ name, value: s });
       }
     }
@@ -185,11 +212,16 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
   if (input.bodyArg && given[input.bodyArg] !== undefined) {
     const body = given[input.bodyArg];
     const shape = input.bodyShape ?? {};
-    if (!hasType(body, shape.type)) throw bad(`${input.bodyArg} must be ${shape.type === 'object' || shape.type === 'array' || shape.type === 'integer' ? 'an' : 'a'} ${shape.type}, not ${typeName(body)}`, input.bodyArg);
+    if (!hasType(body, shape.type))
+      throw bad(
+        `${input.bodyArg} must be ${shape.type === 'object' || shape.type === 'array' || shape.type === 'integer' ? 'an' : 'a'} ${shape.type}, not ${typeName(body)}`,
+        input.bodyArg,
+      );
     const fields = shape.type === 'object' ? (shape.properties as Record<string, JsonSchema> | undefined) : undefined;
     for (const [k, f] of Object.entries(fields ?? {})) {
       const v = (body as Record<string, unknown>)[k];
-      if (Object.hasOwn(body as object, k) && !hasType(v, f.type)) throw bad(`${input.bodyArg}.${k} must be of type ${f.type}, not ${typeName(v)}`, `${input.bodyArg}.${k}`);
+      if (Object.hasOwn(body as object, k) && !hasType(v, f.type))
+        throw bad(`${input.bodyArg}.${k} must be of type ${f.type}, not ${typeName(v)}`, `${input.bodyArg}.${k}`);
     }
     out.body = body;
   }

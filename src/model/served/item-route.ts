@@ -31,7 +31,13 @@ async function provenItemRoutes(ctx: ServeContext): Promise<{ tool: ManifestTool
   const routes: { tool: ManifestTool; plan: ItemPlan }[] = [];
   for (const tool of ctx.manifest.tools) {
     const segs = tool.template.split('/');
-    if (tool.method.toUpperCase() !== 'GET' || segs.length < 2 || !PARAM.test(segs[segs.length - 1]) || segs.slice(0, -1).some((s) => PARAM.test(s))) continue;
+    if (
+      tool.method.toUpperCase() !== 'GET' ||
+      segs.length < 2 ||
+      !PARAM.test(segs[segs.length - 1]) ||
+      segs.slice(0, -1).some((s) => PARAM.test(s))
+    )
+      continue;
     const plan = await state.plan(tool.name);
     if (plan?.kind === 'item') routes.push({ tool, plan });
   }
@@ -49,27 +55,45 @@ export async function answerByItemRoute(ctx: ServeContext, model: ServedModel, m
   const raw = path.slice(cut + 1);
   if (cut <= 0 || raw === '') return null;
   let id: string;
-  try { id = decodeURIComponent(raw); } catch { return null; }
+  try {
+    id = decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
   const list = ctx.manifest.tools.find((t) => t.method.toUpperCase() === 'GET' && t.template === prefix);
   const state = await servedLookups(ctx);
   if (!list || !state) return null;
-  const plan = await state.plan(list.name) as ListPlan | undefined;
+  const plan = (await state.plan(list.name)) as ListPlan | undefined;
   if (plan?.kind !== 'list' || plan.membership !== 'all') return null;
   const routes = await provenItemRoutes(ctx);
   if (routes.length === 0 || routes.some((r) => r.plan.entity_pointer !== '')) return null;
-  const media = (await toolRecords(ctx, list.name)).find((r) => r.status >= 200 && r.status <= 299)?.response_media_type ?? 'application/json';
+  const media =
+    (await toolRecords(ctx, list.name)).find((r) => r.status >= 200 && r.status <= 299)?.response_media_type ?? 'application/json';
   const proof = routes.map((r) => `${r.tool.method} ${r.tool.template}`).join(', ');
   const asked = `GET ${path}`;
   const rules = ['ES-35'];
   const entity = await model.entity(plan.collection, id);
   if (!entity) {
-    const nf = await notFound(ctx, list.name, asked, `${plan.collection} holds no entity ${id} (its whole membership is known); read by the item route the API proves (${proof})`, rules);
+    const nf = await notFound(
+      ctx,
+      list.name,
+      asked,
+      `${plan.collection} holds no entity ${id} (its whole membership is known); read by the item route the API proves (${proof})`,
+      rules,
+    );
     return stateAnswer(ctx, list, nf);
   }
   const text = stringifyExact(entity.value);
   return {
-    tool: list.name, status: 200, body: { kind: 'json', bytes: Buffer.byteLength(text), value: entity.value, text }, record_ordinal: 0, request_line: asked,
-    source: 'state', convention: 'item-route', rules, media_type: media,
+    tool: list.name,
+    status: 200,
+    body: { kind: 'json', bytes: Buffer.byteLength(text), value: entity.value, text },
+    record_ordinal: 0,
+    request_line: asked,
+    source: 'state',
+    convention: 'item-route',
+    rules,
+    media_type: media,
     why: `${plan.collection} ${id} from the model, read by the item route the API proves for its other collections (${proof})`,
   };
 }

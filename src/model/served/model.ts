@@ -21,7 +21,11 @@ interface Base {
 }
 
 /** A type of the stored state, as writes need it: its collection, root and identity member. */
-export interface ServedType { collection: string; root_path: string; identity: string }
+export interface ServedType {
+  collection: string;
+  root_path: string;
+  identity: string;
+}
 
 const lookups = new WeakMap<ServeContext, Promise<StoredLookups | null>>();
 
@@ -47,7 +51,9 @@ const types = new WeakMap<ServeContext, Promise<ServedType[]>>();
 export function servedTypes(ctx: ServeContext): Promise<ServedType[]> {
   let hit = types.get(ctx);
   if (!hit) {
-    hit = servedLookups(ctx).then(async (state) => state === null ? [] : (await state.types()).map(({ collection, root_path, identity }) => ({ collection, root_path, identity })));
+    hit = servedLookups(ctx).then(async (state) =>
+      state === null ? [] : (await state.types()).map(({ collection, root_path, identity }) => ({ collection, root_path, identity })),
+    );
     types.set(ctx, hit);
   }
   return hit;
@@ -101,7 +107,10 @@ export class ServedModel {
       if (!written.has(e.id)) out.push(e);
       else if (written.get(e.id)) out.push(written.get(e.id)!);
     }
-    const added = [...written.entries()].filter(([id, e]) => !seen.has(id) && e !== null).map(([, e]) => e!).sort((a, b) => a.state_order - b.state_order);
+    const added = [...written.entries()]
+      .filter(([id, e]) => !seen.has(id) && e !== null)
+      .map(([, e]) => e!)
+      .sort((a, b) => a.state_order - b.state_order);
     // A created entity ordered before the state's first (newest first lists) comes first.
     const first = base.length ? base[0].state_order : Infinity;
     return [...added.filter((e) => e.state_order < first), ...out, ...added.filter((e) => e.state_order >= first)];
@@ -166,7 +175,9 @@ export class ServedModel {
     for (const c of collections) {
       const byId = new Map(entities.filter((e) => e.collection === c).map((e) => [e.id, e]));
       const written = this.entities.get(c) ?? new Map<string, StateEntity | null>();
-      const kept = [...byId.values()].filter((e) => !written.has(e.id)).concat([...written.values()].filter((e): e is StateEntity => e !== null));
+      const kept = [...byId.values()]
+        .filter((e) => !written.has(e.id))
+        .concat([...written.values()].filter((e): e is StateEntity => e !== null));
       outEntities.push(...kept.sort((a, b) => a.state_order - b.state_order));
     }
     const outDocuments = documents.map((d) => this.documents.get(d.tool) ?? d);
@@ -188,13 +199,23 @@ class SnapshotBase implements Base {
   constructor(readonly doc: ServedStateDocument) {
     for (const e of doc.entities) this.byKey.set(`${e.collection}\u0000${e.id}`, e);
   }
-  async entity(collection: string, id: string) { return this.byKey.get(`${collection}\u0000${id}`); }
-  async collection(collection: string) { return this.doc.entities.filter((e) => e.collection === collection).sort((a, b) => a.state_order - b.state_order); }
-  async document(tool: string) { return this.doc.documents.find((d) => d.tool === tool); }
+  async entity(collection: string, id: string) {
+    return this.byKey.get(`${collection}\u0000${id}`);
+  }
+  async collection(collection: string) {
+    return this.doc.entities.filter((e) => e.collection === collection).sort((a, b) => a.state_order - b.state_order);
+  }
+  async document(tool: string) {
+    return this.doc.documents.find((d) => d.tool === tool);
+  }
 }
 
 function noState(ctx: ServeContext): CapstateError {
-  return new CapstateError('no-state', `capture ${ctx.captureId} in ${ctx.storeName} has no environment state (the load stored why it could not compute one: see capstate state); its tools replay records`, { capture: ctx.captureId });
+  return new CapstateError(
+    'no-state',
+    `capture ${ctx.captureId} in ${ctx.storeName} has no environment state (the load stored why it could not compute one: see capstate state); its tools replay records`,
+    { capture: ctx.captureId },
+  );
 }
 
 /** The served state's exact text and its SHA-256 (byte-stable: the state pass's own serialiser). */

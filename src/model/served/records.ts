@@ -41,7 +41,10 @@ const cache = new WeakMap<ServeContext, Promise<Map<string, ToolRecord[]>>>();
  * computed (indexed, so start-up does not evaluate the rule chain), else from the views
  * `initial_reads` and `list_locations` themselves, each evaluated once for the whole capture.
  */
-interface RecordDecisions { initial: Map<number, LineBound>; listPointer: Map<number, string> }
+interface RecordDecisions {
+  initial: Map<number, LineBound>;
+  listPointer: Map<number, string>;
+}
 const decisions = new WeakMap<ServeContext, Promise<RecordDecisions>>();
 
 function recordDecisions(ctx: ServeContext): Promise<RecordDecisions> {
@@ -60,11 +63,22 @@ async function readDecisions(ctx: ServeContext): Promise<RecordDecisions> {
     };
   }
   const [initial, lists] = await Promise.all([
-    ctx.k.selectFrom('initial_reads').select(['record_id', 'bound_ordinal', 'bound_rule']).where('capture_id', '=', ctx.captureId).execute(),
-    ctx.k.selectFrom('record as r').innerJoin('list_locations as l', 'l.body_id', 'r.response_body_id')
-      .select(['r.id', 'l.list_pointer']).where('r.capture_id', '=', ctx.captureId).execute(),
+    ctx.k
+      .selectFrom('initial_reads')
+      .select(['record_id', 'bound_ordinal', 'bound_rule'])
+      .where('capture_id', '=', ctx.captureId)
+      .execute(),
+    ctx.k
+      .selectFrom('record as r')
+      .innerJoin('list_locations as l', 'l.body_id', 'r.response_body_id')
+      .select(['r.id', 'l.list_pointer'])
+      .where('r.capture_id', '=', ctx.captureId)
+      .execute(),
   ]);
-  return { initial: new Map(initial.map((r) => [r.record_id, lineBound(r)])), listPointer: new Map(lists.map((r) => [r.id, r.list_pointer])) };
+  return {
+    initial: new Map(initial.map((r) => [r.record_id, lineBound(r)])),
+    listPointer: new Map(lists.map((r) => [r.id, r.list_pointer])),
+  };
 }
 
 /** The capture's initial reads (record ids) and the bound of each (ES-8, ES-9, ES-27). */
@@ -90,9 +104,12 @@ function allToolRecords(ctx: ServeContext): Promise<Map<string, ToolRecord[]>> {
 }
 
 async function readAllToolRecords(ctx: ServeContext): Promise<Map<string, ToolRecord[]>> {
-  const tools = [...ctx.toolIds].filter(([name]) => ctx.tools.has(name)).map(([name, id]) => ({ id, name, root_path: ctx.tools.get(name)!.root_path }));
+  const tools = [...ctx.toolIds]
+    .filter(([name]) => ctx.tools.has(name))
+    .map(([name, id]) => ({ id, name, root_path: ctx.tools.get(name)!.root_path }));
   const byTool = new Map<string, ToolRecord[]>(tools.map((t) => [t.name, []]));
-  for (const line of await readRecordLines(ctx.k, { captureId: ctx.captureId, tools, readsOnly: false, initial: await initialReads(ctx) })) byTool.get(line.tool)!.push(line);
+  for (const line of await readRecordLines(ctx.k, { captureId: ctx.captureId, tools, readsOnly: false, initial: await initialReads(ctx) }))
+    byTool.get(line.tool)!.push(line);
   return byTool;
 }
 
@@ -107,7 +124,11 @@ const firstWrites = new WeakMap<ServeContext, Promise<Map<string, number>>>();
 export async function firstWriteOrdinal(ctx: ServeContext, rootPath: string): Promise<number | null> {
   let hit = firstWrites.get(ctx);
   if (!hit) {
-    hit = ctx.k.selectFrom('first_write_per_root').select(['root_path', 'write_ordinal']).where('capture_id', '=', ctx.captureId).execute()
+    hit = ctx.k
+      .selectFrom('first_write_per_root')
+      .select(['root_path', 'write_ordinal'])
+      .where('capture_id', '=', ctx.captureId)
+      .execute()
       .then((rows) => new Map(rows.map((r) => [r.root_path, r.write_ordinal])));
     firstWrites.set(ctx, hit);
   }
@@ -116,15 +137,30 @@ export async function firstWriteOrdinal(ctx: ServeContext, rootPath: string): Pr
 
 /** Issue 18: whether record `ordinal` (an ES-27 bound) is a read: an absence bound sits at a read, every other at a write. */
 export async function boundIsRead(ctx: ServeContext, ordinal: number): Promise<boolean> {
-  const r = await ctx.k.selectFrom('record as r').innerJoin('tool as t', 't.id', 'r.tool_id').select(['r.method', 't.is_query_post'])
-    .where('r.capture_id', '=', ctx.captureId).where('r.ordinal', '=', ordinal).executeTakeFirst();
+  const r = await ctx.k
+    .selectFrom('record as r')
+    .innerJoin('tool as t', 't.id', 'r.tool_id')
+    .select(['r.method', 't.is_query_post'])
+    .where('r.capture_id', '=', ctx.captureId)
+    .where('r.ordinal', '=', ordinal)
+    .executeTakeFirst();
   return !!r && (ctx.vocabulary.isSafeMethod(r.method) || r.is_query_post === 1);
 }
 
 /** One retained body as the store keeps it (kind decided by src/load/bodies.ts). */
 export async function readBody(ctx: ServeContext, bodyId: number, mediaType: string | null = null): Promise<RetainedBodyView> {
-  const b = await ctx.k.selectFrom('body').select(['kind', 'bytes', 'unusable_reason', 'content', 'coding']).where('id', '=', bodyId).executeTakeFirstOrThrow();
-  return { kind: b.kind, bytes: b.bytes, media_type: mediaType, unusable_reason: b.unusable_reason, content: storedContent(b.content, b.coding) };
+  const b = await ctx.k
+    .selectFrom('body')
+    .select(['kind', 'bytes', 'unusable_reason', 'content', 'coding'])
+    .where('id', '=', bodyId)
+    .executeTakeFirstOrThrow();
+  return {
+    kind: b.kind,
+    bytes: b.bytes,
+    media_type: mediaType,
+    unusable_reason: b.unusable_reason,
+    content: storedContent(b.content, b.coding),
+  };
 }
 
 /**
@@ -191,7 +227,10 @@ function sameParams(r: ToolRecord, call: LineCall): boolean {
 }
 
 function pairKey(pairs: { name: string; value: string }[]): string {
-  return pairs.map((p) => JSON.stringify([p.name, p.value])).sort().join(',');
+  return pairs
+    .map((p) => JSON.stringify([p.name, p.value]))
+    .sort()
+    .join(',');
 }
 
 /** The request line a call asks for: the template filled with its values, then its query. */
@@ -200,4 +239,3 @@ export function callLine(tool: ManifestTool, call: LineCall): string {
   const q = call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`).join('&');
   return `${tool.method} ${path}${q ? '?' + q : ''}`;
 }
-

@@ -12,7 +12,15 @@
 import type { JsonValue } from '../../json/exact.js';
 import { isObject, jsonEqual, keysOf, member, objectFrom } from '../plan/json.js';
 import { asPathValue, replaceShown, shownAt } from '../plan/render.js';
-import { relatedValue, singular, withRelations, type EmbeddedMember, type EmbeddedMembers, type Relation, type RelationSource } from '../plan/relations.js';
+import {
+  relatedValue,
+  singular,
+  withRelations,
+  type EmbeddedMember,
+  type EmbeddedMembers,
+  type Relation,
+  type RelationSource,
+} from '../plan/relations.js';
 import { restorePlanFacts } from '../plan/stored.js';
 import type { ItemPlan, ListPlan } from '../plan/types.js';
 import type { ServeContext } from './context.js';
@@ -29,17 +37,24 @@ const sourceOf = (model: ServedModel): RelationSource => ({ all: (c) => model.co
  * `post_id`) then any other; the parent whose collection's name for one entity is the
  * member (`post` in `posts`), by the field named for it, then any other.
  */
-function candidates(m: { param: string; member: string }, collection: string, collections: string[], fieldsOf: (c: string) => string[]): Relation[] {
+function candidates(
+  m: { param: string; member: string },
+  collection: string,
+  collections: string[],
+  fieldsOf: (c: string) => string[],
+): Relation[] {
   const out: Relation[] = [];
   const one = singular(collection);
   const named = (word: string) => [`${word}Id`, `${word}_id`];
   for (const c of collections.filter((c) => c === m.member)) {
     const fields = fieldsOf(c);
-    for (const field of [...named(one).filter((f) => fields.includes(f)), ...fields.filter((f) => !named(one).includes(f))]) out.push({ ...m, kind: 'children', collection: c, field });
+    for (const field of [...named(one).filter((f) => fields.includes(f)), ...fields.filter((f) => !named(one).includes(f))])
+      out.push({ ...m, kind: 'children', collection: c, field });
   }
   for (const c of collections.filter((c) => singular(c) === m.member)) {
     const fields = fieldsOf(collection);
-    for (const field of [...named(m.member).filter((f) => fields.includes(f)), ...fields.filter((f) => !named(m.member).includes(f))]) out.push({ ...m, kind: 'parent', collection: c, field });
+    for (const field of [...named(m.member).filter((f) => fields.includes(f)), ...fields.filter((f) => !named(m.member).includes(f))])
+      out.push({ ...m, kind: 'parent', collection: c, field });
   }
   return out;
 }
@@ -77,7 +92,9 @@ export async function learnRelations(ctx: ServeContext): Promise<string[]> {
   // Each type's bound (ES-8/ES-9/ES-27) as a timeline position: the write's.
   const positions = new Map<number, number>();
   for (const t of ctx.manifest.tools) for (const r of await toolRecords(ctx, t.name)) positions.set(r.ordinal, r.timeline_position);
-  const boundOf = new Map((await state.types()).map((t) => [t.collection, t.bound ? positions.get(t.bound.write_ordinal) ?? -1 : Infinity]));
+  const boundOf = new Map(
+    (await state.types()).map((t) => [t.collection, t.bound ? (positions.get(t.bound.write_ordinal) ?? -1) : Infinity]),
+  );
   const learned: string[] = [];
   for (const plan of plans) {
     const identity = types.find((t) => t.collection === plan.collection)?.identity;
@@ -98,9 +115,15 @@ export async function learnRelations(ctx: ServeContext): Promise<string[]> {
         if (proving.length === 0) continue;
         let every = true;
         for (const o of proving) {
-          if (!jsonEqual(await relatedValue(o, identity, c, source), member(o, m.member))) { every = false; break; }
+          if (!jsonEqual(await relatedValue(o, identity, c, source), member(o, m.member))) {
+            every = false;
+            break;
+          }
         }
-        if (every) { relation = c; break; }
+        if (every) {
+          relation = c;
+          break;
+        }
       }
       members.push({ param: m.param, member: m.member, ...(relation ? { relation } : {}) });
     }
@@ -117,14 +140,19 @@ export async function learnRelations(ctx: ServeContext): Promise<string[]> {
  * (`base`), the learned relations it names, and the members it names that have no reading
  * (`unlearned`: only a recorded line can answer those, with their recorded values).
  */
-export function relationCall(plan: ItemPlan | ListPlan, call: CallRequest): { base: CallRequest; relations: Relation[]; unlearned: EmbeddedMember[] } {
+export function relationCall(
+  plan: ItemPlan | ListPlan,
+  call: CallRequest,
+): { base: CallRequest; relations: Relation[]; unlearned: EmbeddedMember[] } {
   const embedded = plan.embedded_members ?? [];
   const relations: Relation[] = [];
   const unlearned: EmbeddedMember[] = [];
   const rest = call.query.filter((q) => {
     const m = embedded.find((e) => e.param === q.name && e.member === q.value);
     if (!m) return true;
-    if (m.relation) { if (!relations.includes(m.relation)) relations.push(m.relation); } else if (!unlearned.includes(m)) unlearned.push(m);
+    if (m.relation) {
+      if (!relations.includes(m.relation)) relations.push(m.relation);
+    } else if (!unlearned.includes(m)) unlearned.push(m);
     return false;
   });
   return { base: { ...call, query: rest }, relations, unlearned };
@@ -158,7 +186,13 @@ export function onlyEmbedded(plan: ItemPlan | ListPlan, query: string | null): b
  * the same line: the item's entity from the recorded entity, each listed object from the
  * recorded object with the same identity value.
  */
-export async function withRecordedMembersAt(ctx: ServeContext, plan: ItemPlan | ListPlan, body: JsonValue, recorded: JsonValue | undefined, members: readonly EmbeddedMember[]): Promise<JsonValue> {
+export async function withRecordedMembersAt(
+  ctx: ServeContext,
+  plan: ItemPlan | ListPlan,
+  body: JsonValue,
+  recorded: JsonValue | undefined,
+  members: readonly EmbeddedMember[],
+): Promise<JsonValue> {
   const answered = shownAt(plan, body);
   const shown = shownAt(plan, recorded);
   if (!answered || !shown) return body;
@@ -166,11 +200,24 @@ export async function withRecordedMembersAt(ctx: ServeContext, plan: ItemPlan | 
   const identity = await identityOf(ctx, plan.collection);
   if (identity === undefined) return body;
   const byId = new Map(shown.filter(isObject).map((o) => [asPathValue(member(o, identity)), o]));
-  return replaceShown(plan, body, answered.map((o) => { const id = asPathValue(member(o, identity)); return id === undefined ? o : withRecordedMembers(o, byId.get(id), members); }));
+  return replaceShown(
+    plan,
+    body,
+    answered.map((o) => {
+      const id = asPathValue(member(o, identity));
+      return id === undefined ? o : withRecordedMembers(o, byId.get(id), members);
+    }),
+  );
 }
 
 /** A rendered answer with each shown object given the relations' members from the model. */
-export async function withRelatedMembers(ctx: ServeContext, plan: ItemPlan | ListPlan, body: JsonValue, relations: Relation[], model: ServedModel): Promise<JsonValue> {
+export async function withRelatedMembers(
+  ctx: ServeContext,
+  plan: ItemPlan | ListPlan,
+  body: JsonValue,
+  relations: Relation[],
+  model: ServedModel,
+): Promise<JsonValue> {
   const identity = await identityOf(ctx, plan.collection);
   const answered = shownAt(plan, body);
   if (identity === undefined || relations.length === 0 || !answered) return body;

@@ -69,7 +69,8 @@ async function findWriteModel(ctx: ServeContext, tool: ManifestTool): Promise<Wr
     for (const r of reads) {
       if (r.template !== tool.template) continue;
       const plan = await state.plan(r.name);
-      if (plan?.kind === 'document') return { ...base, kind: method === 'PATCH' ? 'document-merge' : 'document-replace', documentTool: r.name };
+      if (plan?.kind === 'document')
+        return { ...base, kind: method === 'PATCH' ? 'document-merge' : 'document-replace', documentTool: r.name };
     }
     return null;
   }
@@ -81,7 +82,10 @@ async function findWriteModel(ctx: ServeContext, tool: ManifestTool): Promise<Wr
   for (const r of reads) {
     const plan = await state.plan(r.name);
     if (plan?.kind === 'item' && plan.collection === type.collection) {
-      if (!itemTool || r.template === tool.template) { itemTool = r; pointer = plan.entity_pointer; }
+      if (!itemTool || r.template === tool.template) {
+        itemTool = r;
+        pointer = plan.entity_pointer;
+      }
     }
   }
   const entity = { ...base, collection: type.collection, identity: type.identity, pointer, itemTool: itemTool?.name ?? null };
@@ -122,11 +126,15 @@ export function effectsToTry(wm: WriteModel): WriteKind[] {
 }
 
 /** The tool's latest 2xx record: the shape its answers take. */
-async function answerRecord(ctx: ServeContext, tool: string): Promise<{ record: ToolRecord; value: JsonValue | undefined; request: JsonValue | undefined } | null> {
+async function answerRecord(
+  ctx: ServeContext,
+  tool: string,
+): Promise<{ record: ToolRecord; value: JsonValue | undefined; request: JsonValue | undefined } | null> {
   const record = (await toolRecords(ctx, tool)).filter((r) => r.status >= 200 && r.status <= 299).at(-1);
   if (!record) return null;
   return {
-    record, value: jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)),
+    record,
+    value: jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)),
     request: record.request_kind === 'json' ? jsonValueOf(await readBody(ctx, record.request_body_id)) : undefined,
   };
 }
@@ -146,13 +154,20 @@ export function clockNow(field: string, format: ClockFormat, now = new Date()): 
  * that this request does not give either: clocks stamped now, the rest as held, or for a
  * new entity as recorded (a server default).
  */
-function serverFields(recorded: JsonValue | undefined, recordedRequest: JsonValue | undefined, request: JsonValue, current: JsonValue | undefined, skip: string): [string, JsonValue][] {
+function serverFields(
+  recorded: JsonValue | undefined,
+  recordedRequest: JsonValue | undefined,
+  request: JsonValue,
+  current: JsonValue | undefined,
+  skip: string,
+): [string, JsonValue][] {
   const out: [string, JsonValue][] = [];
   for (const [k, v] of entriesOf(recorded)) {
     if (k === skip || member(request, k) !== undefined || member(recordedRequest, k) !== undefined) continue;
     const clock = readClock(k, v);
     const held = member(current, k);
-    if (clock && (held === undefined || readClock(k, held) === undefined || String(held) !== String(v))) out.push([k, clockNow(k, clock.format)]);
+    if (clock && (held === undefined || readClock(k, held) === undefined || String(held) !== String(v)))
+      out.push([k, clockNow(k, clock.format)]);
     else if (current === undefined) out.push([k, v]);
   }
   return out;
@@ -181,7 +196,9 @@ function typeDefaults(entities: StateEntity[]): { key: string; value: JsonValue;
   const keys = keysOf(first.value);
   return keys.flatMap((key, i) => {
     const value = member(first.value, key)!;
-    return rest.every((e) => member(e.value, key) !== undefined && jsonEqual(member(e.value, key), value)) ? [{ key, value, after: i === 0 ? null : keys[i - 1] }] : [];
+    return rest.every((e) => member(e.value, key) !== undefined && jsonEqual(member(e.value, key), value))
+      ? [{ key, value, after: i === 0 ? null : keys[i - 1] }]
+      : [];
   });
 }
 
@@ -218,7 +235,12 @@ function newestFirst(held: StateEntity[], identity: string, id: JsonValue): { st
  * object is the one an entity of the type holds with that id, else the recorded one when
  * its id is the one given, else just `{"id": …}`.
  */
-function referencedObjects(held: StateEntity[], recordedRequest: JsonValue | undefined, recordedEntity: JsonValue | undefined, request: JsonValue): [string, JsonValue][] {
+function referencedObjects(
+  held: StateEntity[],
+  recordedRequest: JsonValue | undefined,
+  recordedEntity: JsonValue | undefined,
+  request: JsonValue,
+): [string, JsonValue][] {
   const out: [string, JsonValue][] = [];
   for (const k of keysOf(recordedRequest)) {
     const base = /^(.+?)(?:_id|Id)$/.exec(k)?.[1];
@@ -239,13 +261,25 @@ function referencedObjects(held: StateEntity[], recordedRequest: JsonValue | und
  * one it gave: Redmine's `id, project, …, subject`); else as given (json-server echoes the
  * request, then adds `id`). Members the recorded answer lacks keep their order, after it.
  */
-function inServerOrder(entries: [string, JsonValue][], recordedEntity: JsonValue | undefined, recordedRequest: JsonValue | undefined): JsonValue {
+function inServerOrder(
+  entries: [string, JsonValue][],
+  recordedEntity: JsonValue | undefined,
+  recordedRequest: JsonValue | undefined,
+): JsonValue {
   const order = keysOf(recordedEntity);
   const gave = (k: string) => member(recordedRequest, k) !== undefined;
   const imposed = order.some((k, i) => !gave(k) && order.slice(i + 1).some(gave));
   if (!imposed) return objectFrom(entries);
-  const rank = (k: string) => { const i = order.indexOf(k); return i < 0 ? order.length : i; };
-  return objectFrom(entries.map((e, i) => ({ e, i })).sort((a, b) => rank(a.e[0]) - rank(b.e[0]) || a.i - b.i).map(({ e }) => e));
+  const rank = (k: string) => {
+    const i = order.indexOf(k);
+    return i < 0 ? order.length : i;
+  };
+  return objectFrom(
+    entries
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => rank(a.e[0]) - rank(b.e[0]) || a.i - b.i)
+      .map(({ e }) => e),
+  );
 }
 
 /** The recorded answer with the written entity in it: at the entity's place, or as the id a wrapper answers with (`{"silenceID": …}`). */
@@ -257,7 +291,8 @@ function shapedAnswer(recorded: JsonValue | undefined, wm: WriteModel, value: Js
   if (isCreate(wm.kind) && isObject(recorded)) {
     const keys = keysOf(recorded);
     const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k));
-    if (idKey !== undefined) return replaceAt(recorded, childPointer('', idKey), typeof member(recorded, idKey) === 'string' ? String(id) : id);
+    if (idKey !== undefined)
+      return replaceAt(recorded, childPointer('', idKey), typeof member(recorded, idKey) === 'string' ? String(id) : id);
   }
   return recorded;
 }
@@ -268,13 +303,28 @@ function shapedAnswer(recorded: JsonValue | undefined, wm: WriteModel, value: Js
  * answer, else last), spelled as the recorded answer spells it (json-server 0.17 answers the
  * path's text, `"postId": "1"`; a number where the server answers one).
  */
-function withParent(entries: [string, JsonValue][], field: string, pathValue: string, recorded: JsonValue | undefined): [string, JsonValue][] {
-  const value: JsonValue = (typeof recorded === 'number' || typeof recorded === 'bigint') && /^-?(0|[1-9][0-9]{0,14})$/.test(pathValue) ? Number(pathValue) : pathValue;
-  return entries.some(([k]) => k === field) ? entries.map(([k, v]): [string, JsonValue] => [k, k === field ? value : v]) : [...entries, [field, value]];
+function withParent(
+  entries: [string, JsonValue][],
+  field: string,
+  pathValue: string,
+  recorded: JsonValue | undefined,
+): [string, JsonValue][] {
+  const value: JsonValue =
+    (typeof recorded === 'number' || typeof recorded === 'bigint') && /^-?(0|[1-9][0-9]{0,14})$/.test(pathValue)
+      ? Number(pathValue)
+      : pathValue;
+  return entries.some(([k]) => k === field)
+    ? entries.map(([k, v]): [string, JsonValue] => [k, k === field ? value : v])
+    : [...entries, [field, value]];
 }
 
 const written = (e: StateEntity, keys: string[]): StateEntity['view_values'] =>
-  Object.fromEntries(Object.entries(e.view_values).map(([tool, vals]) => [tool, Object.fromEntries(Object.entries(vals).filter(([k]) => !keys.includes(k)))]));
+  Object.fromEntries(
+    Object.entries(e.view_values).map(([tool, vals]) => [
+      tool,
+      Object.fromEntries(Object.entries(vals).filter(([k]) => !keys.includes(k))),
+    ]),
+  );
 
 /**
  * Applies a write call to the model and answers it; null when the call cannot be modelled
@@ -294,38 +344,63 @@ export interface WriteOptions {
   random?: RandomBytes;
 }
 
-export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: WriteModel, call: CallRequest, model: ServedModel, opts: WriteOptions = {}): Promise<StateAnswer | null> {
+export async function applyWrite(
+  ctx: ServeContext,
+  tool: ManifestTool,
+  wm: WriteModel,
+  call: CallRequest,
+  model: ServedModel,
+  opts: WriteOptions = {},
+): Promise<StateAnswer | null> {
   const asked = callLine(tool, call);
   const shape = await answerRecord(ctx, tool.name);
   const status = shape?.record.status ?? (isCreate(wm.kind) ? 201 : 200);
   const ordinal = shape?.record.ordinal ?? 0;
-  const asRecorded = (why: string): StateAnswer => shape && shape.value === undefined
-    ? { status, value: null, record_ordinal: ordinal, request_line: asked, why, record: shape.record }
-    : { status, value: shape?.value ?? null, record_ordinal: ordinal, request_line: asked, why };
+  const asRecorded = (why: string): StateAnswer =>
+    shape && shape.value === undefined
+      ? { status, value: null, record_ordinal: ordinal, request_line: asked, why, record: shape.record }
+      : { status, value: shape?.value ?? null, record_ordinal: ordinal, request_line: asked, why };
   const body = call.body as JsonValue | undefined;
 
   if (wm.kind === 'document-merge' || wm.kind === 'document-replace') {
     const doc = await model.document(wm.documentTool!);
     if (!doc || !isObject(body)) return null;
-    const value = wm.kind === 'document-replace' ? body : objectFrom([...entriesOf(doc.value).filter(([k]) => member(body, k) === undefined), ...entriesOf(body)]);
+    const value =
+      wm.kind === 'document-replace'
+        ? body
+        : objectFrom([...entriesOf(doc.value).filter(([k]) => member(body, k) === undefined), ...entriesOf(body)]);
     model.putDocument({ ...doc, value });
     const why = `write took effect: the document ${doc.path} ${wm.kind === 'document-merge' ? 'merged with' : 'replaced by'} the request body`;
     return isObject(shape?.value) ? { status, value, record_ordinal: ordinal, request_line: asked, why } : asRecorded(why);
   }
 
-  const collection = wm.collection!, identity = wm.identity!;
+  const collection = wm.collection!,
+    identity = wm.identity!;
   const part = body === undefined ? undefined : wm.pointer === '' ? body : at(body, wm.pointer);
   if (wm.kind !== 'remove' && !isObject(part)) return null;
   // The entity in the recorded answer: at the entity's place, else the whole answer, if it holds the identity member.
   const holdsIdentity = (v: JsonValue | undefined) => isObject(v) && member(v, identity) !== undefined;
-  const recordedEntity = shape?.value === undefined ? undefined : holdsIdentity(at(shape.value, wm.pointer)) ? at(shape.value, wm.pointer) : holdsIdentity(shape.value) ? shape.value : undefined;
+  const recordedEntity =
+    shape?.value === undefined
+      ? undefined
+      : holdsIdentity(at(shape.value, wm.pointer))
+        ? at(shape.value, wm.pointer)
+        : holdsIdentity(shape.value)
+          ? shape.value
+          : undefined;
   const recordedRequest = shape?.request === undefined ? undefined : wm.pointer === '' ? shape.request : at(shape.request, wm.pointer);
 
   if (isCreate(wm.kind)) {
     let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), scalarId(member(part, identity)), opts.random);
     const chosen = scalarId(opts.chosenId);
     let adopted = '';
-    if (chosen !== undefined && chosen !== null && String(chosen) !== String(id) && idShape(chosen) === idShape(id) && !(await model.entity(collection, String(chosen)))) {
+    if (
+      chosen !== undefined &&
+      chosen !== null &&
+      String(chosen) !== String(id) &&
+      idShape(chosen) === idShape(id) &&
+      !(await model.entity(collection, String(chosen)))
+    ) {
       adopted = ` (the id the server chose in the record, of the allocated id's shape ${idShape(id)})`;
       id = chosen;
     }
@@ -333,12 +408,22 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
     // The type's entities before this create: what references, defaults and order are read from.
     const held = await model.collection(collection);
     const referenced = referencedObjects(held, recordedRequest, recordedEntity, part!);
-    const server = serverFields(recordedEntity, recordedRequest, part!, undefined, identity).filter(([k]) => !referenced.some(([r]) => r === k));
+    const server = serverFields(recordedEntity, recordedRequest, part!, undefined, identity).filter(
+      ([k]) => !referenced.some(([r]) => r === k),
+    );
     let entries: [string, JsonValue][] = [...given, ...referenced, ...server];
-    if (wm.parent) entries = withParent(entries, wm.parent.field, call.params.get(wm.parent.param)!, member(recordedEntity, wm.parent.field));
+    if (wm.parent)
+      entries = withParent(entries, wm.parent.field, call.params.get(wm.parent.param)!, member(recordedEntity, wm.parent.field));
     const value = inServerOrder([...entries, [identity, id]], recordedEntity, recordedRequest);
     const stored = wm.kind === 'create-with-defaults' ? withDefaults(entriesOf(value), typeDefaults(held)) : value;
-    const e = await model.put({ collection, id: String(id), value: stored, view_values: {}, record_ordinals: [], ...newestFirst(held, identity, id) });
+    const e = await model.put({
+      collection,
+      id: String(id),
+      value: stored,
+      view_values: {},
+      record_ordinals: [],
+      ...newestFirst(held, identity, id),
+    });
     // The answer shows what the recorded answer shows; the defaults are the later reads'.
     const answer = shapedAnswer(shape?.value, wm, value, id);
     const why = `write took effect: created ${collection} entity ${e.id}${adopted || ' (id allocated as the capture shows)'}`;
@@ -357,11 +442,25 @@ export async function applyWrite(ctx: ServeContext, tool: ManifestTool, wm: Writ
   }
   const requested = entriesOf(part);
   const server = serverFields(recordedEntity, recordedRequest, part!, current.value, identity);
-  const value = wm.kind === 'merge'
-    ? objectFrom([...entriesOf(current.value).map(([k, v]): [string, JsonValue] => [k, member(part, k) ?? server.find(([s]) => s === k)?.[1] ?? v]),
-      ...requested.filter(([k]) => member(current.value, k) === undefined)])
-    : objectFrom([...requested.filter(([k]) => k !== identity), ...server, [identity, member(part, identity) ?? member(current.value, identity) ?? id]]);
-  const e = await model.put({ ...current, value, view_values: written(current, [...requested, ...server].map(([k]) => k)) });
+  const value =
+    wm.kind === 'merge'
+      ? objectFrom([
+          ...entriesOf(current.value).map(([k, v]): [string, JsonValue] => [k, member(part, k) ?? server.find(([s]) => s === k)?.[1] ?? v]),
+          ...requested.filter(([k]) => member(current.value, k) === undefined),
+        ])
+      : objectFrom([
+          ...requested.filter(([k]) => k !== identity),
+          ...server,
+          [identity, member(part, identity) ?? member(current.value, identity) ?? id],
+        ]);
+  const e = await model.put({
+    ...current,
+    value,
+    view_values: written(
+      current,
+      [...requested, ...server].map(([k]) => k),
+    ),
+  });
   const answer = shapedAnswer(shape?.value, wm, e.value, member(e.value, identity) ?? id);
   const why = `write took effect: ${collection} entity ${id} ${wm.kind === 'merge' ? 'merged with' : 'replaced by'} the request body`;
   return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };

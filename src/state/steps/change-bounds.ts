@@ -35,9 +35,11 @@ function sameValue(field: string, a: JsonValue | undefined, b: JsonValue | undef
 
 /** The earliest write that starts after r1 ended and before r2 started (record order: between them). */
 export function writeBetween(facts: StateFacts, r1: ReadLine, r2: ReadLine): StateFacts['writes'][number] | undefined {
-  return facts.writes.find((w) => facts.timelineOrder === 'record-order' || w.started_ms === null || r1.ended_ms === null || r2.started_ms === null
-    ? w.timeline_position > r1.timeline_position && w.timeline_position < r2.timeline_position
-    : w.started_ms > r1.ended_ms && w.started_ms < r2.started_ms);
+  return facts.writes.find((w) =>
+    facts.timelineOrder === 'record-order' || w.started_ms === null || r1.ended_ms === null || r2.started_ms === null
+      ? w.timeline_position > r1.timeline_position && w.timeline_position < r2.timeline_position
+      : w.started_ms > r1.ended_ms && w.started_ms < r2.started_ms,
+  );
 }
 
 /**
@@ -53,7 +55,12 @@ export function findChangeBound(facts: StateFacts, excluded: Set<number>): Chang
     const w = writeBetween(facts, r1, r2);
     if (!w) return;
     if (!bound || w.timeline_position < bound.write_position) {
-      bound = { root_path: root, write_ordinal: w.ordinal, write_position: w.timeline_position, detail: `${what} changed between #${r1.ordinal} and #${r2.ordinal} across write #${w.ordinal} (ES-27)` };
+      bound = {
+        root_path: root,
+        write_ordinal: w.ordinal,
+        write_position: w.timeline_position,
+        detail: `${what} changed between #${r1.ordinal} and #${r2.ordinal} across write #${w.ordinal} (ES-27)`,
+      };
     }
   };
 
@@ -102,13 +109,13 @@ export function findChangeBound(facts: StateFacts, excluded: Set<number>): Chang
     const keys = rs.map((r) => ({ membership: membershipKey(r), presence: presenceKey(r) }));
     for (let i = 1; i < rs.length; i++) {
       const [a, b] = [rs[i - 1], rs[i]];
-      if (keys[i - 1].membership !== keys[i].membership) note(a.root_path, a, b, `the membership of ${a.path}${a.query ? '?' + a.query : ''}`);
+      if (keys[i - 1].membership !== keys[i].membership)
+        note(a.root_path, a, b, `the membership of ${a.path}${a.query ? '?' + a.query : ''}`);
       else if (keys[i - 1].presence !== keys[i].presence) note(a.root_path, a, b, `the fields of ${a.path}${a.query ? '?' + a.query : ''}`);
     }
   }
   return bound;
 }
-
 
 /** OQ-21: after the re-extraction, a type whose reads still disagree keeps every tool recorded (and no document). */
 export function keepRecordedWhenStillDiffering(change: ChangeBound | undefined, plans: Plan[], documents: StateDocument[]): void {
@@ -116,7 +123,12 @@ export function keepRecordedWhenStillDiffering(change: ChangeBound | undefined, 
     for (let i = 0; i < plans.length; i++) {
       const p = plans[i];
       if (p.kind === 'record' && p.reason !== 'fields-differ') continue;
-      plans[i] = { tool: p.tool, kind: 'record', reason: 'fields-differ', detail: `${change.detail}; after the re-extraction the type's reads still disagree (ES-27)` };
+      plans[i] = {
+        tool: p.tool,
+        kind: 'record',
+        reason: 'fields-differ',
+        detail: `${change.detail}; after the re-extraction the type's reads still disagree (ES-27)`,
+      };
     }
     documents.length = 0;
   }
@@ -132,7 +144,9 @@ export function keepRecordedWhenStillDiffering(change: ChangeBound | undefined, 
  */
 /** The type's absence bound, if any (`facts` covers one root, read before any ES-27 bound is known). */
 export function findAbsenceBound(facts: StateFacts): ChangeBound | undefined {
-  const itemTools = new Set(facts.tools.filter((t) => t.root_path === facts.root && t.ends_in_param === 1 && t.method.toUpperCase() === 'GET').map((t) => t.name));
+  const itemTools = new Set(
+    facts.tools.filter((t) => t.root_path === facts.root && t.ends_in_param === 1 && t.method.toUpperCase() === 'GET').map((t) => t.name),
+  );
   const position = new Map(facts.reads.map((r) => [r.record_id, r]));
   // Each entity's reads that show it, in timeline order.
   const shownBy = new Map<string, ReadLine[]>();
@@ -146,7 +160,7 @@ export function findAbsenceBound(facts: StateFacts): ChangeBound | undefined {
   for (const miss of facts.reads) {
     if (!miss.is_initial || miss.status !== 404 || !itemTools.has(miss.tool)) continue;
     const id = facts.pathValue(miss.record_id);
-    const shown = id === undefined ? [] : shownBy.get(id) ?? [];
+    const shown = id === undefined ? [] : (shownBy.get(id) ?? []);
     // Shown before the 404: the entity existed at the start (a later absence is a delete, not this reading).
     if (shown.some((r) => r.timeline_position < miss.timeline_position)) continue;
     const seen = shown.find((r) => r.timeline_position > miss.timeline_position);
@@ -156,7 +170,9 @@ export function findAbsenceBound(facts: StateFacts): ChangeBound | undefined {
     const at = w ? { ordinal: w.ordinal, position: w.timeline_position } : { ordinal: seen.ordinal, position: seen.timeline_position };
     if (bound && bound.write_position <= at.position) continue;
     bound = {
-      root_path: facts.root, write_ordinal: at.ordinal, write_position: at.position,
+      root_path: facts.root,
+      write_ordinal: at.ordinal,
+      write_position: at.position,
       detail: w
         ? `${id} answered 404 at #${miss.ordinal} and is shown at #${seen.ordinal}, across write #${w.ordinal} (ES-27)`
         : `${id} answered 404 at #${miss.ordinal} and is shown at #${seen.ordinal} with no recorded write between: an unrecorded write created it, and the initial read ends at #${seen.ordinal} (ES-27, issue 18)`,

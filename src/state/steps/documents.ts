@@ -23,9 +23,11 @@ export function documentOf(ctx: Ctx, reads: ReadLine[], reasons: Outcome['reason
   }
   if (ctx.lines.length > 1) {
     const paths = new Set(ctx.lines.map((l) => l.path));
-    reasons.push(paths.size > 1
-      ? { reason: 'path-varies', detail: `its initial reads have ${paths.size} paths (DOC-5)` }
-      : { reason: 'query-varies', detail: `its initial reads have ${ctx.lines.length} query strings on one path (DOC-5)` });
+    reasons.push(
+      paths.size > 1
+        ? { reason: 'path-varies', detail: `its initial reads have ${paths.size} paths (DOC-5)` }
+        : { reason: 'query-varies', detail: `its initial reads have ${ctx.lines.length} query strings on one path (DOC-5)` },
+    );
   }
   unusableLines(ctx, reasons, () => true);
   // DOC-3: a value that changed across any recorded write keeps the tool recorded.
@@ -34,7 +36,10 @@ export function documentOf(ctx: Ctx, reads: ReadLine[], reasons: Outcome['reason
     if (a.path !== b.path || a.query !== b.query) continue;
     const w = writeBetween(ctx.facts, a, b)?.ordinal;
     if (w !== undefined && !jsonEqual(ctx.facts.bodyValue(a.response_body_id), ctx.facts.bodyValue(b.response_body_id))) {
-      reasons.push({ reason: 'fields-differ', detail: `the value changed between #${a.ordinal} and #${b.ordinal} across write #${w} (DOC-3)` });
+      reasons.push({
+        reason: 'fields-differ',
+        detail: `the value changed between #${a.ordinal} and #${b.ordinal} across write #${w} (DOC-3)`,
+      });
       break;
     }
   }

@@ -10,7 +10,7 @@
  * changes plans or reasons; `applyGate` narrows the plans' required fields and names their
  * sorted arrays. Which later reads overlap the type's bounding write (and so teach nothing)
  * is src/state/read-and-write.ts's (ES-8's reading, OQ-8).
- */import type { Kysely } from 'kysely';
+ */ import type { Kysely } from 'kysely';
 import type { JsonValue } from '../../json/exact.js';
 import type { DB } from '../../store/types.js';
 import type { MergedTypes } from './merge-entities.js';
@@ -61,31 +61,38 @@ function unsortedFields(o: JsonValue): string[] {
   });
 }
 
-
-
 const stringArray = (v: JsonValue | undefined): string[] | undefined =>
   Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
 
 /** ES-31: the fields a view's initial entities all show as sorted string arrays (or null), one with two distinct strings. */
 export function sortedCandidates(objects: JsonValue[]): string[] {
   const fields = new Set(objects.flatMap((o) => keysOf(o)));
-  return [...fields].filter((f) => {
-    let distinct = false;
-    for (const o of objects) {
-      const v = member(o, f);
-      if (v === undefined || v === null) continue;
-      const arr = stringArray(v);
-      if (!arr || !jsonEqual(arr, codePointSorted(arr))) return false;
-      if (new Set(arr).size >= 2) distinct = true;
-    }
-    return distinct;
-  }).sort();
+  return [...fields]
+    .filter((f) => {
+      let distinct = false;
+      for (const o of objects) {
+        const v = member(o, f);
+        if (v === undefined || v === null) continue;
+        const arr = stringArray(v);
+        if (!arr || !jsonEqual(arr, codePointSorted(arr))) return false;
+        if (new Set(arr).size >= 2) distinct = true;
+      }
+      return distinct;
+    })
+    .sort();
 }
 
 /** Events (later reads and writes) whose bodies the gate holds at one time. */
 const GATE_STRETCH = 200;
 
-export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTypes, shaping: Shaping, plans: Plan[], budget: Budget): Promise<GateResult> {
+export async function runGate(
+  k: Kysely<DB>,
+  facts: StateFacts,
+  merged: MergedTypes,
+  shaping: Shaping,
+  plans: Plan[],
+  budget: Budget,
+): Promise<GateResult> {
   const relaxed = new Map<string, Set<string>>();
   const sorted = new Map<string, Set<string>>();
   const findings: string[] = [];
@@ -94,12 +101,18 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
   const writeIds = facts.writes.filter((w) => w.root_path === facts.root).map((w) => w.record_id);
   const writeBodies = new Map<number, { request: number; response: number }>();
   for (let i = 0; i < writeIds.length; i += 500) {
-    for (const r of await k.selectFrom('record').select(['id', 'request_body_id', 'response_body_id']).where('id', 'in', writeIds.slice(i, i + 500)).execute()) {
+    for (const r of await k
+      .selectFrom('record')
+      .select(['id', 'request_body_id', 'response_body_id'])
+      .where('id', 'in', writeIds.slice(i, i + 500))
+      .execute()) {
       writeBodies.set(r.id, { request: r.request_body_id, response: r.response_body_id });
     }
   }
   // ES-8 Reading: a read overlapping its type's bounding write is neither initial nor evidence for the gate.
-  const boundWrite = new Map(merged.types.filter((t) => t.bound).map((t) => [t.root_path, facts.writes.find((w) => w.ordinal === t.bound!.write_ordinal)]));
+  const boundWrite = new Map(
+    merged.types.filter((t) => t.bound).map((t) => [t.root_path, facts.writes.find((w) => w.ordinal === t.bound!.write_ordinal)]),
+  );
   const overlaps = (r: ReadLine) => {
     const w = boundWrite.get(r.root_path);
     return !!w && readVersusWrite(facts.timelineOrder, r, w) === 'overlaps';
@@ -108,12 +121,18 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
   const counted = countedByGate(shaping, facts);
   const unsorted = new Map<string, Set<string>>();
 
-  const viewFields = new Map(plans.filter((p) => p.kind === 'item' || p.kind === 'list').map((p) => [p.tool, new Set((p as { fields: string[] }).fields)]));
+  const viewFields = new Map(
+    plans.filter((p) => p.kind === 'item' || p.kind === 'list').map((p) => [p.tool, new Set((p as { fields: string[] }).fields)]),
+  );
   for (const type of merged.types) {
     const root = type.root_path;
     const idField = type.identity;
     const typeTools = new Set(facts.tools.filter((t) => t.root_path === root).map((t) => t.name));
-    const required = new Set(plans.filter((p) => typeTools.has(p.tool) && (p.kind === 'item' || p.kind === 'list')).flatMap((p) => (p as { required_fields: string[] }).required_fields));
+    const required = new Set(
+      plans
+        .filter((p) => typeTools.has(p.tool) && (p.kind === 'item' || p.kind === 'list'))
+        .flatMap((p) => (p as { required_fields: string[] }).required_fields),
+    );
     if (type.bound === null) continue;
     const model = new Map<string, JsonValue>();
     for (const e of merged.entities) if (e.collection === type.collection) model.set(e.id, e.value);
@@ -122,7 +141,10 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
     const put = (id: string, v: JsonValue | undefined) => {
       budget.release('planning', cost.get(id) ?? 0);
       cost.delete(id);
-      if (v === undefined) { model.delete(id); return; }
+      if (v === undefined) {
+        model.delete(id);
+        return;
+      }
       const c = valueCost(v);
       budget.charge('planning', c);
       cost.set(id, c);
@@ -133,7 +155,11 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
     const events: ({ kind: 'write'; w: StateFacts['writes'][number] } | { kind: 'read'; r: ReadLine })[] = [
       ...facts.writes.filter((w) => w.root_path === root && w.status >= 200 && w.status <= 299).map((w) => ({ kind: 'write' as const, w })),
       ...later.filter((r) => r.root_path === root).map((r) => ({ kind: 'read' as const, r })),
-    ].sort((a, b) => (a.kind === 'write' ? a.w.timeline_position : a.r.timeline_position) - (b.kind === 'write' ? b.w.timeline_position : b.r.timeline_position));
+    ].sort(
+      (a, b) =>
+        (a.kind === 'write' ? a.w.timeline_position : a.r.timeline_position) -
+        (b.kind === 'write' ? b.w.timeline_position : b.r.timeline_position),
+    );
     const bound = boundWrite.get(root);
     // OQ-32: the later reads and writes of a type grow with the capture; their bodies are held
     // a stretch of events at a time and let go before the next.
@@ -141,11 +167,13 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
     for (const [i, ev] of events.entries()) {
       if (i % GATE_STRETCH === 0) {
         facts.dropBodies(held);
-        held = await facts.loadBodies(events.slice(i, i + GATE_STRETCH).flatMap((e) => {
-          if (e.kind === 'read') return [e.r.response_body_id];
-          const b = writeBodies.get(e.w.record_id);
-          return b ? [b.request, b.response] : [];
-        }));
+        held = await facts.loadBodies(
+          events.slice(i, i + GATE_STRETCH).flatMap((e) => {
+            if (e.kind === 'read') return [e.r.response_body_id];
+            const b = writeBodies.get(e.w.record_id);
+            return b ? [b.request, b.response] : [];
+          }),
+        );
       }
       if (ev.kind === 'write') {
         const w = ev.w;
@@ -157,12 +185,26 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
         const id = facts.pathValue(w.record_id);
         const req = facts.bodyValue(bodies.request);
         if (tool.ends_in_param === 1 && id !== undefined) {
-          if (method === 'DELETE') { put(id, undefined); continue; }
+          if (method === 'DELETE') {
+            put(id, undefined);
+            continue;
+          }
           if (!isObject(req)) continue;
           const before = model.get(id);
-          const next = method === 'PUT'
-            ? objectFrom([...keysOf(req).map((k): [string, JsonValue] => [k, member(req, k)!]), ...(member(req, idField) === undefined ? [[idField, before === undefined ? id : member(before, idField)!] as [string, JsonValue]] : [])])
-            : objectFrom([...keysOf(before).filter((k) => member(req, k) === undefined).map((k): [string, JsonValue] => [k, member(before, k)!]), ...keysOf(req).map((k): [string, JsonValue] => [k, member(req, k)!])]);
+          const next =
+            method === 'PUT'
+              ? objectFrom([
+                  ...keysOf(req).map((k): [string, JsonValue] => [k, member(req, k)!]),
+                  ...(member(req, idField) === undefined
+                    ? [[idField, before === undefined ? id : member(before, idField)!] as [string, JsonValue]]
+                    : []),
+                ])
+              : objectFrom([
+                  ...keysOf(before)
+                    .filter((k) => member(req, k) === undefined)
+                    .map((k): [string, JsonValue] => [k, member(before, k)!]),
+                  ...keysOf(req).map((k): [string, JsonValue] => [k, member(req, k)!]),
+                ]);
           put(id, next);
           for (const f of keysOf(req)) {
             const arr = stringArray(member(req, f));
@@ -170,10 +212,15 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
           }
         } else if (method === 'POST' && tool.ends_in_param === 0) {
           const resp = facts.bodyValue(bodies.response);
-          const entity = isObject(resp) && member(resp, idField) !== undefined ? resp
-            : isObject(resp) && keysOf(resp).length === 1 && isObject(member(resp, keysOf(resp)[0])) ? member(resp, keysOf(resp)[0]) : undefined;
+          const entity =
+            isObject(resp) && member(resp, idField) !== undefined
+              ? resp
+              : isObject(resp) && keysOf(resp).length === 1 && isObject(member(resp, keysOf(resp)[0]))
+                ? member(resp, keysOf(resp)[0])
+                : undefined;
           const eid = entity === undefined ? undefined : member(entity, idField);
-          if (eid !== undefined && (typeof eid === 'string' || typeof eid === 'number' || typeof eid === 'bigint')) put(String(eid), entity!);
+          if (eid !== undefined && (typeof eid === 'string' || typeof eid === 'number' || typeof eid === 'bigint'))
+            put(String(eid), entity!);
         }
         continue;
       }
@@ -183,7 +230,8 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
       // ES-20: a 400, 404 or 410 answered to any later read, replayed or not, is a checked absence.
       if (r.status === 400 || r.status === 404 || r.status === 410) {
         const id = facts.pathValue(r.record_id);
-        if (tool.ends_in_param === 1 && id !== undefined && model.has(id)) findings.push(`#${r.ordinal} answered ${r.status} for ${type.collection} ${id}, which the state holds (checked absence)`);
+        if (tool.ends_in_param === 1 && id !== undefined && model.has(id))
+          findings.push(`#${r.ordinal} answered ${r.status} for ${type.collection} ${id}, which the state holds (checked absence)`);
         continue;
       }
       if (r.status < 200 || r.status > 299 || !counted(r)) continue;
@@ -197,7 +245,8 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
         // A view that never shows a field (a list beside a detail view) does not omit it: only the
         // read's own view fields, or any field when its view has no plan to say, count (decisions).
         const own = viewFields.get(r.tool);
-        for (const f of required) if (member(o, f) === undefined && (!own || own.has(f))) (relaxed.get(root) ?? relaxed.set(root, new Set()).get(root)!).add(f);
+        for (const f of required)
+          if (member(o, f) === undefined && (!own || own.has(f))) (relaxed.get(root) ?? relaxed.set(root, new Set()).get(root)!).add(f);
         // ES-32: a written array listed in code-point order, neither in write order nor initial-state-first.
         for (const [f, order] of written.get(id) ?? []) {
           const shown = stringArray(member(o, f));
@@ -206,8 +255,11 @@ export async function runGate(k: Kysely<DB>, facts: StateFacts, merged: MergedTy
           const initialFirst = [...initial.filter((x) => order.includes(x)), ...order.filter((x) => !initial.includes(x))];
           if (!jsonEqual(shown, initialFirst)) (sorted.get(root) ?? sorted.set(root, new Set()).get(root)!).add(f);
         }
-        const differs = keysOf(o).filter((f) => !facts.vocabulary.isIdentityName(f) && member(stored, f) !== undefined && !jsonEqual(member(o, f), member(stored, f)));
-        if (differs.length) findings.push(`#${r.ordinal} shows ${type.collection} ${id} with ${differs.slice(0, 3).join(', ')} other than the gate's model`);
+        const differs = keysOf(o).filter(
+          (f) => !facts.vocabulary.isIdentityName(f) && member(stored, f) !== undefined && !jsonEqual(member(o, f), member(stored, f)),
+        );
+        if (differs.length)
+          findings.push(`#${r.ordinal} shows ${type.collection} ${id} with ${differs.slice(0, 3).join(', ')} other than the gate's model`);
       }
     }
     facts.dropBodies(held);
@@ -224,6 +276,7 @@ export function applyGate(gate: GateResult, root: string, merged: MergedTypes, p
     const relaxed = gate.relaxed.get(root);
     if (relaxed) p.required_fields = p.required_fields.filter((f) => !relaxed.has(f));
     const learned = gate.sorted.get(root);
-    if (learned) p.sorted_arrays = sortedCandidates((merged.observationsByTool.get(p.tool) ?? []).map((o) => o.object)).filter((f) => learned.has(f));
+    if (learned)
+      p.sorted_arrays = sortedCandidates((merged.observationsByTool.get(p.tool) ?? []).map((o) => o.object)).filter((f) => learned.has(f));
   }
 }

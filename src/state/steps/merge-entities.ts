@@ -6,7 +6,7 @@
  * ES-8/ES-9/ES-27), in timeline order — item views' latest value first, list views filling
  * the rest (ES-26) — with each view's own values where they differ (`view_values`, OQ-19).
  * The type's bound is the views' (initial_reads, first_write_per_root), not decided here.
- */import type { JsonValue } from '../../json/exact.js';
+ */ import type { JsonValue } from '../../json/exact.js';
 import type { StateFacts } from '../facts.js';
 import { at, isObject, jsonEqual, keysOf, member, objectFrom } from '../../model/plan/json.js';
 import type { StateEntity, StateType } from '../../model/plan/types.js';
@@ -48,7 +48,13 @@ export function observedObject(facts: StateFacts, o: StateFacts['observations'][
   // Issue 16: members the read's query embeds (`?_embed=comments`) are the relation's, not the entity's.
   const object = facts.ownObject(o.record_id, shown);
   const generated = o.entity_pointer === '' ? facts.perResponse.get(path ?? '') : undefined;
-  return generated ? objectFrom(keysOf(object).filter((k) => !generated.has(k)).map((k) => [k, member(object, k)!])) : object;
+  return generated
+    ? objectFrom(
+        keysOf(object)
+          .filter((k) => !generated.has(k))
+          .map((k) => [k, member(object, k)!]),
+      )
+    : object;
 }
 
 /** One type's entities (a unit of work, OQ-32): `facts` covers one root. */
@@ -62,7 +68,14 @@ export function mergeEntities(facts: StateFacts): MergedTypes {
     if (object === undefined) continue;
     const key = `${o.root_path}\u0000${o.entity_id}`;
     const entry = obsByEntity.get(key) ?? { root: o.root_path, id: o.entity_id, obs: [] };
-    const ob: Observation = { tool: o.tool, entity_id: o.entity_id, view_kind: o.view_kind, ordinal: o.ordinal, record_id: o.record_id, object };
+    const ob: Observation = {
+      tool: o.tool,
+      entity_id: o.entity_id,
+      view_kind: o.view_kind,
+      ordinal: o.ordinal,
+      record_id: o.record_id,
+      object,
+    };
     entry.obs.push(ob);
     obsByEntity.set(key, entry);
     const list = observationsByTool.get(o.tool) ?? [];
@@ -78,7 +91,11 @@ export function mergeEntities(facts: StateFacts): MergedTypes {
     if (collection === undefined) continue;
     const value = merge(obs);
     const entity: StateEntity = {
-      collection, id, value, view_values: viewValues(obs, value), state_order: stateOrder.get(key) ?? 0,
+      collection,
+      id,
+      value,
+      view_values: viewValues(obs, value),
+      state_order: stateOrder.get(key) ?? 0,
       record_ordinals: [...new Set(obs.map((o) => o.ordinal))],
     };
     entities.push(entity);
@@ -93,8 +110,13 @@ export function mergeEntities(facts: StateFacts): MergedTypes {
     const held = byRoot.get(t.root_path);
     const order = facts.order.filter((o) => o.root_path === t.root_path && held?.has(o.entity_id));
     return {
-      collection: names.get(t.root_path)!, root_path: t.root_path, identity: t.identity_field, identity_source: t.identity_source,
-      order_source: order[0]?.order_source ?? 'appearance', bound: boundOf(facts, t.root_path), initial_order: order.map((o) => o.entity_id),
+      collection: names.get(t.root_path)!,
+      root_path: t.root_path,
+      identity: t.identity_field,
+      identity_source: t.identity_source,
+      order_source: order[0]?.order_source ?? 'appearance',
+      bound: boundOf(facts, t.root_path),
+      initial_order: order.map((o) => o.entity_id),
     };
   });
   return { types, entities, byRoot, observationsByTool };

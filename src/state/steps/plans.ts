@@ -16,12 +16,27 @@ import { lineKey, type ReadLine, type StateFacts } from '../facts.js';
 import { at, isObject, jsonEqual, keysOf, member } from '../../model/plan/json.js';
 import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, replaceShown, shownAt } from '../../model/plan/render.js';
 import {
-  REASON_PRECEDENCE, type ItemPlan, type ListPlan, type ListQueries, type Plan, type PlanLine, type StateDocument,
+  REASON_PRECEDENCE,
+  type ItemPlan,
+  type ListPlan,
+  type ListQueries,
+  type Plan,
+  type PlanLine,
+  type StateDocument,
 } from '../../model/plan/types.js';
 import type { Shaping } from '../../model/plan/variants.js';
 import { childPointer } from '../../json/pointer.js';
 import { applyListQuery, kindOf, type QueryKind, type QueryUnit } from '../../model/plan/list-queries.js';
-import { MAX_RENDERED_BYTES, lineName, noInitialDetail, ok, renderedBytes, unusableLines, type Ctx, type Outcome } from '../plan-context.js';
+import {
+  MAX_RENDERED_BYTES,
+  lineName,
+  noInitialDetail,
+  ok,
+  renderedBytes,
+  unusableLines,
+  type Ctx,
+  type Outcome,
+} from '../plan-context.js';
 import { viewBase } from '../plan-view-base.js';
 import { parentOf, readLineQuery } from '../plan-list-lines.js';
 import { documentOf } from './documents.js';
@@ -56,7 +71,10 @@ function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, poi
   return pointer === '' ? '(the whole body)' : pointer;
 }
 
-export interface PlanResult { plans: Plan[]; documents: StateDocument[] }
+export interface PlanResult {
+  plans: Plan[];
+  documents: StateDocument[];
+}
 
 export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shaping): PlanResult {
   const names = new Map(merged.types.map((t) => [t.root_path, t.collection]));
@@ -76,16 +94,25 @@ export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shapi
     if (!reads) continue; // a write tool: plans are per read tool
     if (tool.method.toUpperCase() !== 'GET') {
       // OQ-28: only GET tools get item, list or document plans; other read tools are listed.
-      plans.push({ tool: tool.name, kind: 'record', reason: 'not-planned', detail: `${tool.method} tools are answered from their records` });
+      plans.push({
+        tool: tool.name,
+        kind: 'record',
+        reason: 'not-planned',
+        detail: `${tool.method} tools are answered from their records`,
+      });
       continue;
     }
     const initialAll = reads.filter((r) => r.is_initial);
     const initial = initialAll.filter((r) => !shaping.excluded.has(r.record_id));
     const lines = latestPerLine(initial);
-    const viewShaping = shaping.byTool.get(tool.name) ?? { projected_record_ordinals: [], projected_query_keys: [], projection_values: { checked: [], replayed: [] } };
+    const viewShaping = shaping.byTool.get(tool.name) ?? {
+      projected_record_ordinals: [],
+      projected_query_keys: [],
+      projection_values: { checked: [], replayed: [] },
+    };
     const identity = identityOf.get(tool.root_path);
     const collection = names.get(tool.root_path);
-    const obs = (merged.observationsByTool.get(tool.name) ?? []);
+    const obs = merged.observationsByTool.get(tool.name) ?? [];
     const ctx: Ctx = { facts, state, tool: tool.name, lines, obs, collection: collection!, initial, initialAll, shaping: viewShaping };
 
     if (tool.ends_in_param === 1) {
@@ -93,7 +120,10 @@ export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shapi
       const reasons: Outcome['reasons'] = [];
       if (!identity) reasons.push({ reason: 'no-identity', detail: `no identity field is known for ${tool.root_path}` });
       else if (initial.length > 0 && obs.length === 0) {
-        reasons.push({ reason: 'no-identity', detail: `no initial read shows an entity repeating its path value in ${identity.identity_field}` });
+        reasons.push({
+          reason: 'no-identity',
+          detail: `no initial read shows an entity repeating its path value in ${identity.identity_field}`,
+        });
       }
       if (initial.length === 0) reasons.push({ reason: 'no-initial-record', detail: noInitialDetail(reads, initialAll.length) });
       const plan = reasons.length ? null : itemPlan(ctx, reasons);
@@ -128,7 +158,11 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
     let recorded = ctx.facts.bodyValue(r.response_body_id);
     if (!ok(line.status)) {
       const absent = plan.kind === 'item' && ABSENCE.has(line.status) && ctx.state.entity(plan.collection, line.id!) === undefined;
-      if (!absent) reasons.push({ reason: 'fields-differ', detail: `record #${line.record_ordinal} (${lineName(line)}) answered ${line.status}, which the state cannot render` });
+      if (!absent)
+        reasons.push({
+          reason: 'fields-differ',
+          detail: `record #${line.record_ordinal} (${lineName(line)}) answered ${line.status}, which the state cannot render`,
+        });
       continue;
     }
     if (recorded === undefined) continue; // reported as body-unusable
@@ -137,7 +171,10 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
     // not here; the rendered entities hold no embedded member (the merge kept them out).
     if (plan.embedded_members) recorded = withoutEmbeddedAt(ctx, plan, r.record_id, recorded);
     if (rendered.status === 'entity-absent') {
-      reasons.push({ reason: 'fields-differ', detail: `record #${line.record_ordinal} (${lineName(line)}) shows an entity the state does not hold` });
+      reasons.push({
+        reason: 'fields-differ',
+        detail: `record #${line.record_ordinal} (${lineName(line)}) shows an entity the state does not hold`,
+      });
       continue;
     }
     if (renderedBytes(rendered.body) > MAX_RENDERED_BYTES) {
@@ -145,14 +182,20 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
       continue;
     }
     if (!jsonEqual(rendered.body, recorded)) {
-      reasons.push({ reason: 'fields-differ', detail: `rendering ${lineName(line)} differs from record #${line.record_ordinal} at ${firstDifference(rendered.body, recorded)}` });
+      reasons.push({
+        reason: 'fields-differ',
+        detail: `rendering ${lineName(line)} differs from record #${line.record_ordinal} at ${firstDifference(rendered.body, recorded)}`,
+      });
       continue;
     }
     const t = envelopeTemplate(plan, recorded, line);
     if (template === null) template = { value: t, line };
     else if (!jsonEqual(template.value, t)) {
       shared = false;
-      reasons.push({ reason: 'fields-differ', detail: `the envelopes of ${lineName(template.line)} and ${lineName(line)} differ at ${firstDifference(template.value, t)} (ES-25)` });
+      reasons.push({
+        reason: 'fields-differ',
+        detail: `the envelopes of ${lineName(template.line)} and ${lineName(line)} differ at ${firstDifference(template.value, t)} (ES-25)`,
+      });
     }
   }
   plan.shared_envelope = shared;
@@ -161,7 +204,13 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
 /** A line's body with its entity (or each listed object) less the members the line's query embeds. */
 function withoutEmbeddedAt(ctx: Ctx, plan: ItemPlan | ListPlan, recordId: number, body: JsonValue): JsonValue {
   const shown = shownAt(plan, body);
-  return shown ? replaceShown(plan, body, shown.map((o) => ctx.facts.ownObject(recordId, o))) : body;
+  return shown
+    ? replaceShown(
+        plan,
+        body,
+        shown.map((o) => ctx.facts.ownObject(recordId, o)),
+      )
+    : body;
 }
 
 function itemPlan(ctx: Ctx, reasons: Outcome['reasons']): ItemPlan | null {
@@ -189,8 +238,14 @@ function itemPlan(ctx: Ctx, reasons: Outcome['reasons']): ItemPlan | null {
   });
   const alternate = alternateKeyOf(ctx.state, ctx.collection, named);
   const plan: ItemPlan = {
-    tool: ctx.tool, kind: 'item', ...viewBase(ctx, ctx.obs, 'all'), ...(alternate !== undefined ? { alternate_key: alternate } : {}),
-    entity_pointer: pointers[0] ?? '', membership: null, counters: [], lines,
+    tool: ctx.tool,
+    kind: 'item',
+    ...viewBase(ctx, ctx.obs, 'all'),
+    ...(alternate !== undefined ? { alternate_key: alternate } : {}),
+    entity_pointer: pointers[0] ?? '',
+    membership: null,
+    counters: [],
+    lines,
   };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
   return plan;
@@ -207,14 +262,17 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   }
   const listPointer = pointers[0] ?? '';
   const membership = new Map(ctx.facts.membership.map((m) => [m.record_id, m.membership]));
-  const counters = [...new Set(ctx.facts.counters.filter((c) => initialIds.has(c.record_id) && c.is_counter === 1).map((c) => c.member_pointer))].sort();
+  const counters = [
+    ...new Set(ctx.facts.counters.filter((c) => initialIds.has(c.record_id) && c.is_counter === 1).map((c) => c.member_pointer)),
+  ].sort();
   const listObs = ctx.obs.filter((o) => o.view_kind === 'list');
   const all = ctx.state.all(ctx.collection);
   const fieldNames = new Set(ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? []);
   const fieldCache = new Map<string, boolean>();
   const isField = (name: string) => {
     let hit = fieldCache.get(name);
-    if (hit === undefined) fieldCache.set(name, (hit = fieldNames.has(name) || all.some((e) => isObject(e.value) && member(e.value, name) !== undefined)));
+    if (hit === undefined)
+      fieldCache.set(name, (hit = fieldNames.has(name) || all.some((e) => isObject(e.value) && member(e.value, name) !== undefined)));
     return hit;
   };
   const byRecord = <T extends { record_id: number }>(rows: T[]) => {
@@ -237,7 +295,12 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
       const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, parentFilter(r));
       if (read.kind === 'query') {
         for (const [u, names] of read.units) for (const n of names) (learnedUnits.get(u) ?? learnedUnits.set(u, new Set()).get(u)!).add(n);
-        lines.push({ ...base, membership: read.membership, ...(read.membership === 'recorded' ? { listed_ids: listedIds } : {}), ...read.line });
+        lines.push({
+          ...base,
+          membership: read.membership,
+          ...(read.membership === 'recorded' ? { listed_ids: listedIds } : {}),
+          ...read.line,
+        });
         continue;
       }
       if (read.kind === 'differs') {
@@ -253,14 +316,23 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     const body = ctx.facts.bodyValue(r.response_body_id);
     const list = body === undefined ? undefined : at(body, listPointer);
     const emptyParent = parentFilter(r);
-    if (Array.isArray(list) && list.length === 0 && emptyParent && r.query_pairs.length === 0
-      && applyListQuery(all, { filter: [{ field: emptyParent.field, values: [emptyParent.value] }] }, ctx.tool).entities.length === 0) {
+    if (
+      Array.isArray(list) &&
+      list.length === 0 &&
+      emptyParent &&
+      r.query_pairs.length === 0 &&
+      applyListQuery(all, { filter: [{ field: emptyParent.field, values: [emptyParent.value] }] }, ctx.tool).entities.length === 0
+    ) {
       // Issue 18: a parent without members lists what its parent filter picks (nothing, until a write adds one).
       lines.push({ ...base, membership: 'recorded', listed_ids: [], filter: [{ field: emptyParent.field, values: [emptyParent.value] }] });
     } else if (Array.isArray(list) && list.length === 0) lines.push({ ...base, membership: 'recorded', listed_ids: [] });
     else {
       lines.push(base);
-      if (ok(r.status) && body !== undefined) reasons.push({ reason: 'fields-differ', detail: `record #${r.ordinal} (${lineName(r)}) has no list at ${listPointer || 'the root'}` });
+      if (ok(r.status) && body !== undefined)
+        reasons.push({
+          reason: 'fields-differ',
+          detail: `record #${r.ordinal} (${lineName(r)}) has no list at ${listPointer || 'the root'}`,
+        });
     }
   }
   if (lines.length > 0 && lines.every((l) => l.reason === 'membership-differs')) {
@@ -271,13 +343,30 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   const kept = [...learnedUnits].filter(([u]) => !failedUnits.has(u));
   const learned = (k: QueryKind) => [...new Set(kept.filter(([u]) => kindOf(u) === k).flatMap(([, names]) => [...names]))].sort();
   const listQueries: ListQueries = {
-    filter: learned('filter'), sort: learned('sort'), window: learned('window'), ...(kept.some(([u]) => u === 'sort:multi') ? { multi_sort: true as const } : {}),
+    filter: learned('filter'),
+    sort: learned('sort'),
+    window: learned('window'),
+    ...(kept.some(([u]) => u === 'sort:multi') ? { multi_sort: true as const } : {}),
   };
   const hasQueries = listQueries.filter.length + listQueries.sort.length + listQueries.window.length > 0;
   const plan: ListPlan = {
-    tool: ctx.tool, kind: 'list', ...viewBase(ctx, listObs, 'list'), ...(hasQueries ? { list_queries: listQueries } : {}),
-    ...(parent ? { parent: { param: parent.param, field: parent.field, ...(parent.collection !== undefined ? { collection: parent.collection } : {}) } } : {}), list_pointer: listPointer,
-    membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded', counters, lines,
+    tool: ctx.tool,
+    kind: 'list',
+    ...viewBase(ctx, listObs, 'list'),
+    ...(hasQueries ? { list_queries: listQueries } : {}),
+    ...(parent
+      ? {
+          parent: {
+            param: parent.param,
+            field: parent.field,
+            ...(parent.collection !== undefined ? { collection: parent.collection } : {}),
+          },
+        }
+      : {}),
+    list_pointer: listPointer,
+    membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded',
+    counters,
+    lines,
   };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
   return plan;

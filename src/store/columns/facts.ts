@@ -174,9 +174,26 @@ export type MetaTable = typeof meta;
 /** migrations/0002-vocabulary.sql: one list per vocabulary (src/store/vocabulary.ts reads it). */
 const vocabulary = {
   vocabulary: col<
-    'identity' | 'projection' | 'pagination' | 'ordering' | 'random' | 'next_token' | 'item_total' | 'page_total' | 'safe_method'
-    | 'window_page' | 'window_size' | 'window_offset' | 'window_end' | 'total_header' | 'next_header' | 'range_header'
-    | 'query_segment' | 'query_suffix' | 'query_method_prefix' | 'query_area'
+    | 'identity'
+    | 'projection'
+    | 'pagination'
+    | 'ordering'
+    | 'random'
+    | 'next_token'
+    | 'item_total'
+    | 'page_total'
+    | 'safe_method'
+    | 'window_page'
+    | 'window_size'
+    | 'window_offset'
+    | 'window_end'
+    | 'total_header'
+    | 'next_header'
+    | 'range_header'
+    | 'query_segment'
+    | 'query_suffix'
+    | 'query_method_prefix'
+    | 'query_area'
   >(),
   name: col<string>(),
   rank: col<number>(),
