@@ -554,9 +554,15 @@ describe('ES-40 no network, nothing served', () => {
   it('ES-40 the state pass imports no network module', async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const dirPath = join(__dirname, '..', 'src', 'state');
-    for (const f of readdirSync(dirPath)) {
-      const text = readFileSync(join(dirPath, f), 'utf8');
+    // The pass (src/state/, its steps/) and the plan library it builds with (src/model/plan/).
+    const files = ['state', join('model', 'plan')].flatMap((d) =>
+      (readdirSync(join(__dirname, '..', 'src', d), { recursive: true }) as string[])
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => join(__dirname, '..', 'src', d, f)),
+    );
+    expect(files.some((f) => f.includes(join('state', 'steps')))).toBe(true);
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8');
       expect(text, f).not.toMatch(/from '(node:)?(http|https|net|dgram|dns|tls)'|playwright|fetch\(/);
     }
   });
