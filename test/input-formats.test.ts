@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { cli, fixture, sha256File, tempDir } from './helpers.js';
+import { zipOf } from './zip-builder.js';
 
 const dir = tempDir();
 const PLAIN = fixture('news-site-playwright', 'capture.har');
@@ -29,40 +30,9 @@ function normalised(db: string): string[] {
 
 const stateOf = (db: string) => cli(['state', '--db', db, '--json']).stdout;
 
-/** A zip of stored members (no compression), enough for the reader's edge cases. */
-function zipOf(members: [string, Buffer][]): Buffer {
-  const locals: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const [name, data] of members) {
-    const nameBytes = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const c = Buffer.alloc(46);
-    c.writeUInt32LE(0x02014b50, 0);
-    c.writeUInt16LE(20, 4);
-    c.writeUInt16LE(20, 6);
-    c.writeUInt32LE(data.length, 20);
-    c.writeUInt32LE(data.length, 24);
-    c.writeUInt16LE(nameBytes.length, 28);
-    c.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, data);
-    central.push(c, nameBytes);
-    offset += 30 + nameBytes.length + data.length;
-  }
-  const cd = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(members.length, 8);
-  end.writeUInt16LE(members.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}
+/** A zip of stored members (no compression, sizes in the local headers), enough for the reader's edge cases. */
+const storedZip = (members: [string, Buffer][]): Buffer =>
+  zipOf(members.map(([name, data]) => ({ name, data, deflate: false, localSizes: [data.length, data.length] })));
 
 function writeFile(name: string, bytes: Buffer | string): string {
   const file = join(dir, name);
@@ -122,7 +92,7 @@ describe('issue 17 input format Playwright zipped HAR', () => {
   });
 
   it('a zip without a .har, or with a _file the zip does not hold, is bad-archive naming the zip', () => {
-    const none = writeFile('none.zip', zipOf([['readme.txt', Buffer.from('hi')]]));
+    const none = writeFile('none.zip', storedZip([['readme.txt', Buffer.from('hi')]]));
     expect(load([none]).r.stderr).toMatch(/none\.zip: the zip holds no \.har file/);
     const har = {
       log: {
@@ -138,14 +108,14 @@ describe('issue 17 input format Playwright zipped HAR', () => {
         ],
       },
     };
-    const missing = writeFile('missing.zip', zipOf([['har.har', Buffer.from(JSON.stringify(har))]]));
+    const missing = writeFile('missing.zip', storedZip([['har.har', Buffer.from(JSON.stringify(har))]]));
     const r = load([missing]).r;
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/missing\.zip: log\.entries\[0\]\.response\.content\._file names "gone\.json", which the zip does not hold/);
   });
 
   it('a zip holding one .har without _file members loads as that HAR', () => {
-    const plain = writeFile('plain.zip', zipOf([['session.har', readFileSync(PLAIN)]]));
+    const plain = writeFile('plain.zip', storedZip([['session.har', readFileSync(PLAIN)]]));
     const { r, db } = load([plain]);
     expect(r.status, r.stderr).toBe(0);
     expect(stateOf(db)).toBe(stateOf(load([PLAIN]).db));
