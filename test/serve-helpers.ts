@@ -25,9 +25,9 @@ export interface Served {
 /** Serves a store in process and connects a real MCP client to it. */
 export async function serveStore(
   db: string,
-  opts: { reserveBytes?: number; browser?: BrowserPolicy; maxAnswerBytes?: number } = {},
+  opts: { reserveBytes?: number; browser?: BrowserPolicy; maxAnswerBytes?: number; capture?: number } = {},
 ): Promise<Served> {
-  const ctx = await openServeContext(db);
+  const ctx = await openServeContext(db, opts.capture);
   const { server, catalog } = await createServer(ctx, opts);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'capstate-test', version: '1' });

@@ -6,13 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer } from '../src/mcp/server.js';
-import { closeServeContext, openServeContext, type ServeContext } from '../src/model/served/context.js';
 import { cli, fixture, tempDir } from './helpers.js';
+import { serveStore, text, type Served } from './serve-helpers.js';
 
 const dir = tempDir();
 const shared = join(dir, 'shared.sqlite');
@@ -20,34 +16,12 @@ const alone = join(dir, 'alone.sqlite');
 /** A word only capture 2 (Grafana) holds: its dashboard's uid, in URLs and bodies. */
 const OTHERS = 'abc123XYZ';
 
-interface Session {
-  ctx: ServeContext;
-  call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
-  close: () => Promise<void>;
-}
+type Session = Served;
+const session = (db: string, capture?: number): Promise<Session> => serveStore(db, { capture });
 
-async function session(db: string, capture?: number): Promise<Session> {
-  const ctx = await openServeContext(db, capture);
-  const { server } = await createServer(ctx, {});
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'capstate-test', version: '1' });
-  await server.connect(serverSide);
-  await client.connect(clientSide);
-  return {
-    ctx,
-    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
-    close: async () => {
-      await client.close();
-      await server.close();
-      await closeServeContext(ctx);
-    },
-  };
-}
-
-const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 const rows = async (s: Session, sql: string) => {
   const r = await s.call('query_store', { sql });
-  expect(r.isError, textOf(r)).toBeFalsy();
+  expect(r.isError, text(r)).toBeFalsy();
   return (r.structuredContent as { rows: unknown[][] }).rows;
 };
 
@@ -90,7 +64,7 @@ describe('issue 42: a server for one capture of a SQLite store shows that captur
       ]) {
         expect(await rows(one, sql), sql).toEqual(await rows(single, sql));
       }
-      expect(textOf(await one.call('get_state'))).toBe(textOf(await single.call('get_state')));
+      expect(text(await one.call('get_state'))).toBe(text(await single.call('get_state')));
     } finally {
       await single.close();
     }
@@ -100,18 +74,18 @@ describe('issue 42: a server for one capture of a SQLite store shows that captur
     for (const kind of ['environment-manifest', 'environment-state']) {
       const r = await one.call('inspect_analysis_view', { parent: 2, view: { kind } });
       expect(r.isError, kind).toBe(true);
-      expect(textOf(r)).toMatch(/serves capture 1 only/);
-      expect(textOf(r)).not.toContain(OTHERS);
+      expect(text(r)).toMatch(/serves capture 1 only/);
+      expect(text(r)).not.toContain(OTHERS);
       const own = await one.call('inspect_analysis_view', { parent: 1, view: { kind } });
       expect(own.isError, kind).toBeFalsy();
-      expect(textOf(own)).not.toContain(OTHERS);
+      expect(text(own)).not.toContain(OTHERS);
     }
   });
 
   it('the manifest, the state and the environment tools hold nothing of capture 2', async () => {
-    expect(textOf(await one.call('inspect_environment_manifest'))).not.toContain(OTHERS);
-    expect(textOf(await one.call('get_state'))).not.toContain(OTHERS);
-    expect(textOf(await one.call('get_posts'))).not.toContain(OTHERS);
+    expect(text(await one.call('inspect_environment_manifest'))).not.toContain(OTHERS);
+    expect(text(await one.call('get_state'))).not.toContain(OTHERS);
+    expect(text(await one.call('get_posts'))).not.toContain(OTHERS);
   });
 
   it("messages name the user's store, and the private copy is gone when the server closes", async () => {

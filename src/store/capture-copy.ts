@@ -10,7 +10,7 @@
  * members, its manifest and stored state), so every answer is byte for byte the one the shared
  * store gives for that capture. postgres-copy.ts's captureFilter says which rows are whose.
  */
-import { openStore } from './open.js';
+import { openStore, storedColumns } from './open.js';
 import { captureFilter, SEEDED } from './postgres-copy.js';
 import { tablesByReference } from './postgres-schema.js';
 import { temporaryStore, type TemporaryStore } from './temp-store.js';
@@ -33,8 +33,7 @@ export function copyCapture(source: string, file: string, id: number): void {
         .filter((t) => t.name !== 'meta')
         .sort((a, b) => rank(a.name) - rank(b.name));
       for (const t of tables) {
-        // SQLite's stored columns (not the VIRTUAL ones it works out itself).
-        const columns = (db.prepare('select name from pragma_table_xinfo(?) where hidden = 0 order by cid').pluck().all(t.name) as string[])
+        const columns = storedColumns(db, t.name)
           .map((c) => `"${c}"`)
           .join(', ');
         const where = SEEDED.has(t.name) ? null : captureFilter(t.name, t.sql);

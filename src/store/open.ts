@@ -317,3 +317,8 @@ export function kyselyFor(db: Sqlite): Kysely<DB> {
 export function rawConnection(k: Kysely<DB>): Sqlite | undefined {
   return connections.get(k);
 }
+
+/** A table's stored columns in order: not the VIRTUAL ones SQLite works out itself (what a copy of its rows writes). */
+export function storedColumns(db: Sqlite, table: string): string[] {
+  return db.prepare('select name from pragma_table_xinfo(?) where hidden = 0 order by cid').pluck().all(table) as string[];
+}

@@ -11,7 +11,7 @@
  * value into the storage class `type` names; body content from text or bytes.
  */
 import { to as copyTo } from 'pg-copy-streams';
-import { openStore, type Sqlite } from './open.js';
+import { openStore, storedColumns, type Sqlite } from './open.js';
 import { tablesByReference } from './postgres-schema.js';
 import { ident, postgresError, type PostgresStore } from './postgres-store.js';
 import { temporaryStore, type TemporaryStore } from './temp-store.js';
@@ -145,8 +145,7 @@ export async function replicateCaptures(store: PostgresStore, file: string, ids:
       db.exec('delete from vocabulary');
       for (const t of tablesByReference()) {
         if (t.name === 'meta') continue;
-        // SQLite's stored columns (not the VIRTUAL ones it works out itself).
-        const columns = db.prepare(`select name from pragma_table_xinfo(?) where hidden = 0 order by cid`).pluck().all(t.name) as string[];
+        const columns = storedColumns(db, t.name);
         const { select, convert } = readPlan(t.name, columns, pgTypes.get(t.name) ?? new Map());
         await copyTable(store, db, t.name, columns, select, convert, t.name === 'vocabulary' ? null : filterOf(t.name, t.sql, ids));
       }
