@@ -25,10 +25,19 @@ export interface FidelityApp {
    * The command that serves `db` (a copy of the seed) and `publicDir` on 127.0.0.1:port; both
    * are relative to the working directory it runs in (json-server 0.17 joins `--static` to it).
    */
-  command(db: string, publicDir: string, port: number): { file: string; args: string[] };
+  command?(db: string, publicDir: string, port: number): { file: string; args: string[] };
   /** A path the app answers 200 once it listens. */
   readyPath: string;
   mask: MaskRules;
+  /**
+   * Apps that are not json-server (Redmine, Alertmanager, …): starts the app from its seed in
+   * `work` and resolves once it answers; `startApp` then uses this instead of `command`.
+   */
+  start?(work: string): Promise<RunningApp>;
+  /** Whether a capture entry's path is one of the app's API requests (default: its first segment is a key of db.json). */
+  isApiPath?(path: string): boolean;
+  /** Headers every request to the app carries (an API key the session also sent); never stored in the truth. */
+  headers?: Record<string, string>;
 }
 
 const pkgBin = (pkg: string, bin: string) => join(root, 'node_modules', pkg, bin);
@@ -86,6 +95,8 @@ export interface RunningApp {
  * `work/public/index.html`; resolves once `readyPath` answers 200 (polled at most 200 times).
  */
 export async function startApp(app: FidelityApp, work: string): Promise<RunningApp> {
+  if (app.start) return app.start(work);
+  if (!app.command) throw new Error(`${app.name}: neither start() nor command() is given`);
   const pub = join(work, 'public');
   mkdirSync(pub, { recursive: true });
   copyFileSync(join(appDir(app), 'db.json'), join(work, 'db.json'));
@@ -141,11 +152,16 @@ interface HarEntry {
  */
 export function captureRequests(app: FidelityApp): Req[] {
   const har = JSON.parse(readFileSync(join(appDir(app), 'capture.har'), 'utf8')) as { log: { entries: HarEntry[] } };
-  const roots = new Set(Object.keys(JSON.parse(readFileSync(join(appDir(app), 'db.json'), 'utf8'))));
+  const isApi =
+    app.isApiPath ??
+    (
+      (roots: Set<string>) => (path: string) =>
+        roots.has(path.split('/')[1] ?? '')
+    )(new Set(Object.keys(JSON.parse(readFileSync(join(appDir(app), 'db.json'), 'utf8')))));
   const out: Req[] = [];
   for (const e of har.log.entries) {
     const u = new URL(e.request.url);
-    if (!roots.has(u.pathname.split('/')[1] ?? '')) continue;
+    if (!isApi(u.pathname)) continue;
     const r: Req = { method: e.request.method, path: u.pathname + u.search, recorded_status: e.response.status };
     if (e.request.postData?.text !== undefined) {
       r.body = e.request.postData.text;
@@ -161,8 +177,8 @@ export function heldOut(app: FidelityApp): HeldOut[] {
 }
 
 /** Sends `r` to `base` and keeps what the benchmark compares (compare.ts Answer). */
-export async function send(base: string, r: Req): Promise<Answer> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+export async function send(base: string, r: Req, extra: Record<string, string> = {}): Promise<Answer> {
+  const headers: Record<string, string> = { accept: 'application/json', ...extra };
   if (r.body !== undefined) headers['content-type'] = r.content_type ?? 'application/json';
   const res = await fetch(base + r.path, { method: r.method, headers, body: r.body, signal: AbortSignal.timeout(30_000) });
   const text = await res.text();

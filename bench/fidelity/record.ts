@@ -47,10 +47,10 @@ async function recordTruth(app: FidelityApp): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), `fidelity-${app.name}-`));
   const running = await startApp(app, work);
   try {
-    for (const r of captureRequests(app)) await send(running.base, r);
+    for (const r of captureRequests(app)) await send(running.base, r, app.headers);
     const answers = [];
     for (const r of heldOut(app))
-      answers.push({ id: r.id, kind: r.kind, method: r.method, path: r.path, ...(await send(running.base, r)) });
+      answers.push({ id: r.id, kind: r.kind, method: r.method, path: r.path, ...(await send(running.base, r, app.headers)) });
     const truth = {
       about: `The answers of ${app.about}, after the capture's own requests, to heldout.json in order. Written by npm run fidelity:record; never by capstate.`,
       answers,

@@ -63,12 +63,12 @@ async function runApp(app: FidelityApp): Promise<{ results: Result[]; replay: { 
     let same = 0;
     // Not judged (the model was built from these answers); a count that drops says the
     // held-out requests start from another state than the app's.
-    for (const r of capture) if ((await send(base, r)).status === r.recorded_status) same++;
+    for (const r of capture) if ((await send(base, r, app.headers)).status === r.recorded_status) same++;
     const results: Result[] = [];
     for (const r of heldOut(app)) {
       const t = byId.get(r.id);
       if (!t) throw new Error(`${app.name}: truth.json has no answer for ${r.id}: run npm run fidelity:record ${app.name}`);
-      const model = await send(base, r);
+      const model = await send(base, r, app.headers);
       const truthAnswer: Answer = {
         status: t.status,
         content_type: t.content_type,
