@@ -36,6 +36,8 @@ export interface FidelityApp {
   start?(work: string): Promise<RunningApp>;
   /** Whether a capture entry's path is one of the app's API requests (default: its first segment is a key of db.json). */
   isApiPath?(path: string): boolean;
+  /** Where the recorder opens session.html on the app's origin (default `/index.html`); a `start` app must serve it there. */
+  sessionPath?: string;
   /** Headers every request to the app carries (an API key the session also sent); never stored in the truth. */
   headers?: Record<string, string>;
 }

@@ -25,7 +25,7 @@ async function recordCapture(app: FidelityApp): Promise<number> {
     try {
       const context = await browser.newContext({ recordHar: { path: harPath, content: 'embed' }, serviceWorkers: 'block' });
       const page = await context.newPage();
-      await page.goto(`${running.base}/index.html`);
+      await page.goto(`${running.base}${app.sessionPath ?? '/index.html'}`);
       // The page adds #done after its last request's answer was read: no sleeps.
       const log = () => page.textContent('#log').catch(() => null);
       await page.waitForSelector('#done', { state: 'attached', timeout: 60_000 }).catch(async (e: Error) => {
