@@ -31,6 +31,11 @@ describe('fidelity judgement', () => {
     expect(judge(truth, model)).toEqual({ verdict: 'matched', why: [] });
   });
 
+  it('counts an empty Link header and none alike (no links), but not missing links the app sent', () => {
+    expect(judge(answer({ json: [], link: '' }), answer({ json: [] })).verdict).toBe('matched');
+    expect(judge(answer({ json: [], link: '<http://a/posts?_page=1>; rel="first"' }), answer({ json: [] })).why).toEqual(['Link differs']);
+  });
+
   it('calls a plausible answer that differs wrong: capstate 404/400 documents, other bodies, missing totals', () => {
     const truth = answer({ status: 404, json: {} });
     expect(judge(truth, answer({ status: 404, json: { error: 'not found' } })).verdict).toBe('wrong');

@@ -29,10 +29,10 @@ describe('ES-37 an item plan answers for every entity the state holds', () => {
         record_ordinal: 2,
         body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 },
       });
-      // An id the state does not hold, where the whole list is known, is a 404 (plain JSON: none is recorded).
+      // An id the state does not hold, where the whole list is known, is a 404 (capstate's problem document: none is recorded).
       const none = await s.call('get_api_folders_by_uid', { uid: 'zzzz9999' });
       expect(none.isError, text(none)).toBeFalsy();
-      expect(none.structuredContent).toMatchObject({ status: 404, source: 'state', body: { error: 'not found' } });
+      expect(none.structuredContent).toMatchObject({ status: 404, source: 'state', body: { status: 404, code: 'default-not-found' } });
     } finally {
       await s.close();
     }

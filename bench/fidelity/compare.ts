@@ -93,7 +93,8 @@ export function judge(truth: Answer, model: Answer, rules: MaskRules = NO_MASK):
   if (truth.x_total_count !== null && truth.x_total_count !== model.x_total_count) {
     why.push(`X-Total-Count ${model.x_total_count ?? 'absent'}, app ${truth.x_total_count}`);
   }
-  if (truth.link !== null && !isDeepStrictEqual(linkRels(truth.link), linkRels(model.link))) why.push('Link differs');
+  // An empty Link header and none both say "no links" (RFC 8288: a Link header is a list of links).
+  if (truth.link !== null && !isDeepStrictEqual(linkRels(truth.link), linkRels(model.link) ?? {})) why.push('Link differs');
   if (why.length === 0) return { verdict: 'matched', why };
   return { verdict: isDeclined(model) ? 'declined' : 'wrong', why };
 }

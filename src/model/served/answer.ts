@@ -133,7 +133,7 @@ export async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: Stat
   return {
     ...base,
     body: { kind: 'json', bytes, value: a.value, text, is_rendered_oversize: bytes > MAX_USABLE_BODY_BYTES },
-    media_type: await mediaTypeOf(ctx, tool, a.record_ordinal),
+    media_type: a.media_type ?? (await mediaTypeOf(ctx, tool, a.record_ordinal)),
   };
 }
 

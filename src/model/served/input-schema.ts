@@ -12,6 +12,8 @@ import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
 import { servedLookups } from './model.js';
+import { widenQueries } from '../plan/conventions.js';
+import { readConventions } from './from-state.js';
 import { sampleName } from './sample-names.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -70,7 +72,7 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
       description: `path parameter {${p}} of ${tool.template}; recorded values: ${sampleValues(records.flatMap((r) => (r.params.has(p) ? [r.params.get(p)!] : [])))}`,
     };
   }
-  const queryKeys = new Map<string, { repeated: boolean; records: number; values: string[] }>();
+  const queryKeys = new Map<string, { repeated: boolean; records: number; values: string[]; convention?: string }>();
   for (const r of records) {
     const counts = new Map<string, number>();
     for (const q of r.query_pairs) counts.set(q.name, (counts.get(q.name) ?? 0) + 1);
@@ -83,6 +85,24 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
     }
   }
   const free = (name: string) => (pathParams.includes(name) ? `_${name}` : name);
+  // Issue 16/44: a list plan answers any value of the filter, sort and window keys it learned,
+  // and of those the API's conventions give it (conventions.ts), recorded on this tool or not.
+  const plan = tool.method.toUpperCase() === 'GET' ? await (await servedLookups(ctx))?.plan(tool.name) : undefined;
+  const widened = plan?.kind === 'list' ? widenQueries(plan, await readConventions(ctx)) : undefined;
+  const learned = widened ? [...widened.queries.filter, ...widened.queries.sort, ...widened.queries.window] : [];
+  // A filter key is answered for several values too (a repeated key is OR, list-queries.ts).
+  for (const name of widened?.queries.filter ?? []) {
+    const k = queryKeys.get(name);
+    if (k) k.repeated = true;
+  }
+  for (const name of learned)
+    if (!queryKeys.has(name))
+      queryKeys.set(name, {
+        repeated: widened!.queries.filter.includes(name),
+        records: 0,
+        values: [],
+        convention: widened!.borrowed.get(name)?.convention,
+      });
   let queryArg: string | null = null;
   if (queryKeys.size > 0) {
     queryArg = free('query');
@@ -91,15 +111,11 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
       const one = { type: 'string' };
       qp[name] = {
         ...(k.repeated ? { anyOf: [one, { type: 'array', items: one }] } : one),
-        description: `recorded in ${k.records} of ${records.length} records; values: ${sampleValues(k.values)}`,
+        description: k.records
+          ? `recorded in ${k.records} of ${records.length} records; values: ${sampleValues(k.values)}`
+          : `not recorded here; the API's ${k.convention} convention`,
       };
     }
-    // Issue 16: a list plan answers any value of the filter, sort and window keys it learned.
-    const plan = tool.method.toUpperCase() === 'GET' ? await (await servedLookups(ctx))?.plan(tool.name) : undefined;
-    const learned =
-      plan?.kind === 'list' && plan.list_queries
-        ? [...plan.list_queries.filter, ...plan.list_queries.sort, ...plan.list_queries.window]
-        : [];
     properties[queryArg] = {
       type: 'object',
       properties: qp,

@@ -7,8 +7,8 @@
  * answers posts — marked `convention: item-route` — and an id the collection does not hold
  * (its whole membership known, ES-35) gets the API's not-found.
  *
- * Only where the evidence is plain: the list's plan is the whole collection (membership
- * `all`), and every item route the capture proves answers the entity itself (its plan's
+ * Only where the evidence is plain: a line of the list's plan is the whole collection
+ * (membership `all`), and every item route the capture proves answers the entity itself (its plan's
  * entity pointer is the root), with the same suffix shape (`/{id}`). Anything else is left to
  * the caller's decline.
  */
@@ -19,7 +19,7 @@ import type { CallAnswer } from './answer.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { toolRecords } from './records.js';
-import { notFound } from './from-state.js';
+import { knownCollections, notFound } from './from-state.js';
 import { stateAnswer } from './answer.js';
 
 const PARAM = /^\{[^}]+\}$/;
@@ -64,7 +64,8 @@ export async function answerByItemRoute(ctx: ServeContext, model: ServedModel, m
   const state = await servedLookups(ctx);
   if (!list || !state) return null;
   const plan = (await state.plan(list.name)) as ListPlan | undefined;
-  if (plan?.kind !== 'list' || plan.membership !== 'all') return null;
+  // The whole membership is known when a line of the list is (ES-35), as knownCollections says.
+  if (plan?.kind !== 'list' || !(await knownCollections(ctx)).has(plan.collection)) return null;
   const routes = await provenItemRoutes(ctx);
   if (routes.length === 0 || routes.some((r) => r.plan.entity_pointer !== '')) return null;
   const media =

@@ -1,0 +1,124 @@
+/**
+ * The API's read conventions (issue 44): what the capture's list reads prove about how the
+ * API filters, sorts and pages, learned once from every list plan and applied to every list
+ * of the API — not only to the tool where it was seen. A list plan keeps a query key (ES-37,
+ * `list_queries`) only when applying it to the state reproduced every recorded line naming
+ * it; such a key is the API's habit until the capture shows otherwise:
+ *
+ * - an equality filter on a field (`?userId=2` on /posts) means every list filters by any of
+ *   its fields by name (`?author=carol`, `/comments?userId=3`; a repeated key is OR);
+ * - a filter operator suffix (`views_gte`) means that operator on any field;
+ * - a sort key and a multi-field sort mean the same on every list, unless the capture's
+ *   reads sort by another spelling too;
+ * - window keys mean the same window on every list, unless the capture's reads page by
+ *   another spelling too, with the total header and page links the recorded window line sent.
+ *
+ * Nothing here is guessed from a vocabulary alone: a key no list of the capture proved is not
+ * a convention (the caller's decline names it). The answers these conventions make say so
+ * (`convention: api-filter`, …; provenance.ts).
+ */
+import type { FilterOp } from './list-queries.js';
+import type { ListPlan, ListQueries } from './types.js';
+import type { Vocabulary } from '../../store/vocabulary.js';
+
+const OPS: readonly FilterOp[] = ['gte', 'lte', 'ne', 'like'];
+
+/** The conventions of one API, each with the tools whose recorded lines proved it. */
+export interface ReadConventions {
+  /** Equality filters by field name. */
+  filter: string[];
+  /** Filter operator suffixes, per operator. */
+  ops: Partial<Record<FilterOp, string[]>>;
+  /** Sort keys (`_sort`, `_order`), each with its tools. */
+  sort: Map<string, string[]>;
+  multi_sort: string[];
+  /** Window keys (`_page`, `_limit`), each with its tools. */
+  window: Map<string, string[]>;
+  /** Header names a windowed line's record sent and the plan recounted (`x-total-count`), with the line's tool and record. */
+  window_headers: { names: string[]; tool: string; record_ordinal: number } | null;
+}
+
+/** What a list answers by: its own learned keys and the API's, and which keys are the API's only. */
+export interface WidenedQueries {
+  queries: ListQueries;
+  /** Keys the list answers only by an API convention, each with the convention's name and the tools that proved it. */
+  borrowed: Map<string, { convention: ApiConvention; tools: string[] }>;
+}
+
+/** `page-links-end`: a page past the last, or the only page, sends no Link (a documented default). */
+export type ApiConvention = 'api-filter' | 'api-sort' | 'api-window' | 'page-links-end';
+
+const add = <K>(m: Map<K, string[]>, k: K, tool: string) => {
+  const l = m.get(k) ?? [];
+  if (!l.includes(tool)) l.push(tool);
+  m.set(k, l);
+};
+
+/**
+ * Learns the API's read conventions from its list plans (those with learned `list_queries`).
+ * `recordedKeys`: every query key the capture's reads name. Where they sort or page by a
+ * spelling no list learned (Grafana pages search by `perpage` and annotations by `limit`),
+ * the API has no one habit for that kind, and no list borrows it.
+ */
+export function learnReadConventions(
+  plans: readonly ListPlan[],
+  recordedKeys: Iterable<string> = [],
+  vocabulary?: Pick<Vocabulary, 'isOrdering' | 'isPagination'>,
+): ReadConventions {
+  const out: ReadConventions = { filter: [], ops: {}, sort: new Map(), multi_sort: [], window: new Map(), window_headers: null };
+  for (const plan of plans) {
+    const q = plan.list_queries;
+    if (!q) continue;
+    for (const key of q.filter) {
+      const op = plan.fields.includes(key)
+        ? undefined
+        : OPS.find((o) => key.endsWith(`_${o}`) && plan.fields.includes(key.slice(0, -o.length - 1)));
+      if (op) out.ops[op] = [...new Set([...(out.ops[op] ?? []), plan.tool])];
+      // A key that is no field (a reference form such as `project_id`) is the plan's own reading, not a habit of the API.
+      else if (plan.fields.includes(key) && !out.filter.includes(plan.tool)) out.filter.push(plan.tool);
+    }
+    for (const key of q.sort) add(out.sort, key, plan.tool);
+    if (q.multi_sort && !out.multi_sort.includes(plan.tool)) out.multi_sort.push(plan.tool);
+    for (const key of q.window) add(out.window, key, plan.tool);
+    if (q.window.length && !out.window_headers) {
+      const line = plan.lines.find((l) => l.window !== undefined && l.reason === undefined && l.total_headers?.length);
+      if (line) out.window_headers = { names: line.total_headers!, tool: plan.tool, record_ordinal: line.record_ordinal };
+    }
+  }
+  if (vocabulary)
+    for (const key of recordedKeys) {
+      if (vocabulary.isOrdering(key) && !out.sort.has(key)) {
+        out.sort.clear();
+        out.multi_sort = [];
+      }
+      if (vocabulary.isPagination(key) && !out.window.has(key)) {
+        out.window.clear();
+        out.window_headers = null;
+      }
+    }
+  return out;
+}
+
+/**
+ * The keys `plan` answers from state: its own learned keys, and every key an API convention
+ * gives it (filters on its own fields only). Undefined when neither gives it any.
+ */
+export function widenQueries(plan: ListPlan, conv: ReadConventions): WidenedQueries | undefined {
+  const own = plan.list_queries ?? { filter: [], sort: [], window: [] };
+  const borrowed = new Map<string, { convention: ApiConvention; tools: string[] }>();
+  const queries: ListQueries = { filter: [...own.filter], sort: [...own.sort], window: [...own.window] };
+  const borrow = (list: string[], key: string, convention: ApiConvention, tools: string[]) => {
+    if (list.includes(key) || tools.length === 0) return;
+    list.push(key);
+    borrowed.set(key, { convention, tools });
+  };
+  for (const field of plan.fields) {
+    borrow(queries.filter, field, 'api-filter', conv.filter);
+    for (const op of OPS) borrow(queries.filter, `${field}_${op}`, 'api-filter', conv.ops[op] ?? []);
+  }
+  for (const [key, tools] of conv.sort) borrow(queries.sort, key, 'api-sort', tools);
+  for (const [key, tools] of conv.window) borrow(queries.window, key, 'api-window', tools);
+  if (own.multi_sort || conv.multi_sort.length) queries.multi_sort = true;
+  if (!queries.filter.length && !queries.sort.length && !queries.window.length) return undefined;
+  return { queries, borrowed };
+}

@@ -1,0 +1,232 @@
+/**
+ * A list read answered from state (ES-37; issue 18/16/44): a recorded line renders as its
+ * plan line says; a call no record answers is answered when every key it names is one the
+ * plan learned or an API convention gives it (src/model/plan/conventions.ts), rendered in the
+ * envelope of the line most like it, its totals and page links recounted.
+ */
+import { lineQuery, renderList } from '../plan/render.js';
+import { isListQuery, parseListQuery, type ListQuery } from '../plan/list-queries.js';
+import { widenQueries, type ApiConvention } from '../plan/conventions.js';
+import type { ListPlan, PlanLine } from '../plan/types.js';
+import type { ServeContext } from './context.js';
+import type { CallRequest } from './input-schema.js';
+import type { ServedModel } from './model.js';
+import { entitiesFor, envelopeOf, parentId, readConventions, type StateAnswer } from './read-index.js';
+
+/**
+ * A list read (ES-37; issue 18/16): a recorded line renders as its plan line says — the
+ * whole collection, the ids it listed, or what its filter, sort or window picks from this
+ * session's model; a line the state could not reproduce (`membership-differs`) replays. A
+ * call no record answers is answered when every key it names is one the plan learned
+ * (`list_queries`), rendered in the envelope of a line with the same keys (else the shared
+ * envelope), its totals recounted. Anything else replays.
+ */
+export async function answerList(
+  ctx: ServeContext,
+  plan: ListPlan,
+  recordedLine: PlanLine | undefined,
+  call: CallRequest,
+  model: ServedModel,
+  asked: string,
+): Promise<StateAnswer | null> {
+  let line = recordedLine;
+  let how: string;
+  /** Issue 44: the API conventions the answer rests on, each with the tools whose lines proved it. */
+  const borrowedFrom = new Map<ApiConvention, Set<string>>();
+  const restsOn = (c: ApiConvention, tools: Iterable<string> = []) =>
+    borrowedFrom.set(c, new Set([...(borrowedFrom.get(c) ?? []), ...tools]));
+  let linkRecord: number | undefined;
+  if (line) {
+    if (line.reason === 'membership-differs') return null;
+    const q = lineQuery(line);
+    how = q
+      ? describeQuery(q)
+      : line.membership === 'all'
+        ? 'the whole collection in state order'
+        : `the entities #${line.record_ordinal} listed`;
+  } else if (plan.parent && call.query.length === 0) {
+    // Issue 18: a parent no record shows lists the entities its parent filter picks, in the
+    // envelope of a recorded parent's line without a query.
+    const asked_parent = call.params.get(plan.parent.param);
+    const template = plan.lines.find(
+      (l) =>
+        l.status >= 200 && l.status <= 299 && l.reason === undefined && l.query === null && l.filter?.[0]?.field === plan.parent!.field,
+    );
+    const id = asked_parent === undefined ? undefined : await parentId(ctx, plan.parent, asked_parent, model);
+    if (id === undefined || !template) return null;
+    const filter = [{ field: plan.parent.field, values: [id] }];
+    // The template's totals (Redmine's total_count) count what the parent filter matches.
+    line = { ...template, filter, sort: undefined, then_by: undefined, window: undefined, listed_ids: undefined };
+    how = `${describeQuery({ filter })}, a parent no record shows (its ${plan.parent.field} learned from the recorded nested lines), in the envelope of #${template.record_ordinal}`;
+  } else {
+    const widened = widenQueries(plan, await readConventions(ctx));
+    if (!widened || call.query.length === 0) return null;
+    const learned = widened.queries;
+    // Filters only on the keys learned as filters (an operator key as spelled: `views_gte`); a
+    // sort by any field the view shows, on several fields only where a multi-field sort was learned.
+    const operatorKey = (n: string) => /_(gte|lte|ne|like)$/.test(n) && plan.fields.includes(n.replace(/_(gte|lte|ne|like)$/, ''));
+    const isField = (name: string, use: 'filter' | 'sort') =>
+      plan.fields.includes(name) || (use === 'filter' && learned.filter.includes(name) && !operatorKey(name));
+    const parsed = parseListQuery(call.query, ctx.vocabulary, isField);
+    if (!parsed.ok || !isListQuery(parsed.query)) return null;
+    for (const [kind, names] of parsed.kinds) if (names.some((n) => !learned[kind].includes(n))) return null;
+    if (parsed.units.has('sort:multi') && !learned.multi_sort) return null;
+    // Issue 44: the keys answered only by a convention the API's other lists proved.
+    for (const p of call.query) {
+      const b = widened.borrowed.get(p.name);
+      if (b) restsOn(b.convention, b.tools);
+    }
+    if (parsed.units.has('sort:multi') && !plan.list_queries?.multi_sort) restsOn('api-sort', (await readConventions(ctx)).multi_sort);
+    if (plan.parent) {
+      // Issue 18: a nested list's query applies to its parent's members only.
+      const value = call.params.get(plan.parent.param);
+      const id = value === undefined ? undefined : await parentId(ctx, plan.parent, value, model);
+      if (id === undefined) return null;
+      parsed.query.filter = [{ field: plan.parent.field, values: [id] }, ...(parsed.query.filter ?? [])];
+    }
+    const keys = (l: { query: string | null }) => [...new Set(new URLSearchParams(l.query ?? '').keys())].sort().join('&');
+    const wanted = [...new Set(call.query.map((p) => p.name))].sort().join('&');
+    const usable = plan.lines.filter((l) => l.status >= 200 && l.status <= 299 && l.reason === undefined);
+    // The envelope (and the totals to recount) of the line most like the call: the same keys,
+    // else the same kinds of query, else a window beside a window; other envelopes only when shared (ES-25).
+    const kindsOf = (q: ListQuery | undefined) => (['filter', 'sort', 'window'] as const).filter((k) => q?.[k] !== undefined).join('&');
+    const score = (l: PlanLine) =>
+      (keys(l) === wanted ? 4 : 0) +
+      (kindsOf(lineQuery(l)) === kindsOf(parsed.query) ? 2 : 0) +
+      ((lineQuery(l)?.window !== undefined) === (parsed.query.window !== undefined) ? 1 : 0);
+    const best = [...usable].sort((a, b) => score(b) - score(a))[0];
+    const template = best && (keys(best) === wanted || plan.shared_envelope) ? best : undefined;
+    if (!template) return null;
+    const totals = template.total_members ?? (lineQuery(template) ? [] : template.membership === 'all' ? plan.counters : []);
+    // Issue 44: a window on a list whose own lines never paged sends the headers the API's recorded window sent.
+    const conv = await readConventions(ctx);
+    const apiHeaders = parsed.query.window && !template.total_headers && template.window === undefined ? conv.window_headers : null;
+    if (apiHeaders) {
+      linkRecord = apiHeaders.record_ordinal;
+      restsOn('api-window', [apiHeaders.tool]);
+    }
+    const totalHeaders = template.total_headers ?? apiHeaders?.names;
+    line = {
+      ...template,
+      filter: parsed.query.filter,
+      sort: parsed.query.sort,
+      then_by: parsed.query.then_by,
+      window: parsed.query.window,
+      ...(totals.length ? { total_members: totals } : {}),
+      ...(totalHeaders ? { total_headers: totalHeaders } : {}),
+    };
+    const from = borrowedFrom.size
+      ? `the API's conventions, proved by the recorded lines of ${[...new Set([...borrowedFrom.values()].flatMap((t) => [...t]))].join(', ')}`
+      : `learned from the recorded ${[...parsed.kinds.keys()].join(', ')} lines`;
+    how = `${describeQuery(parsed.query)}, a query no record shows (${from}), in the envelope of #${template.record_ordinal}`;
+  }
+  if (line.status < 200 || line.status > 299) return null;
+  const envelope = await envelopeOf(ctx, line.record_ordinal);
+  if (envelope === undefined) return null;
+  const entities = await entitiesFor(
+    model,
+    plan.collection,
+    lineQuery(line) || line.membership === 'all' ? 'all' : (line.listed_ids ?? []),
+  );
+  const rendered = renderList(plan, line, envelope, entities);
+  if (rendered.status !== 'rendered') return null;
+  const headers: Record<string, string> = {};
+  // Issue 16: a total header (X-Total-Count) counts what the query matched, as the capture shows.
+  if (rendered.matched !== undefined)
+    for (const h of line.total_headers ?? []) if (ctx.vocabulary.headerKind(h) === 'total') headers[h] = String(rendered.matched);
+  if (rendered.matched !== undefined && line.window?.size) {
+    const path = asked.slice(asked.indexOf(' ') + 1).split('?')[0];
+    const link = await pageLinks(
+      ctx,
+      linkRecord ?? line.record_ordinal,
+      path,
+      call,
+      line.window as { offset: number; size: number },
+      rendered.matched,
+    );
+    if (link === 'none') restsOn('page-links-end');
+    else if (link) headers.link = link;
+  }
+  return {
+    status: line.status,
+    value: rendered.body,
+    record_ordinal: line.record_ordinal,
+    request_line: asked,
+    why: `rendered from state: ${plan.collection} list (${how})`,
+    rules: ['ES-37'],
+    ...(Object.keys(headers).length ? { headers } : {}),
+    ...(borrowedFrom.size ? { convention: [...borrowedFrom.keys()].sort().join(', ') } : {}),
+  };
+}
+
+const PAGE_RELS = ['first', 'prev', 'next', 'last'] as const;
+
+/**
+ * Issue 16: a page's `Link` header, recomputed where the envelope's record sent one for a
+ * page-number window (json-server's `_page`): `first` and `last` always, `prev` and `next`
+ * where such a page exists, each the recorded link's origin with the call's own path and
+ * query, its page key set to that page. Null when the record sent none, or the call names
+ * no page key; `none` for a page that links nowhere (past the last, or the only one).
+ */
+async function pageLinks(
+  ctx: ServeContext,
+  ordinal: number,
+  path: string,
+  call: CallRequest,
+  window: { offset: number; size: number },
+  matched: number,
+): Promise<string | 'none' | null> {
+  const pageKey = call.query.find((p) => ctx.vocabulary.windowRole(p.name) === 'page')?.name;
+  if (!pageKey) return null;
+  const recorded = await ctx.k
+    .selectFrom('header')
+    .innerJoin('record', 'record.id', 'header.record_id')
+    .select(['header.name', 'header.value'])
+    .where('record.capture_id', '=', ctx.captureId)
+    .where('record.ordinal', '=', ordinal)
+    .where('header.side', '=', 'response')
+    .where('header.source', '=', 'header')
+    .execute();
+  const value = recorded.find((h) => h.value !== null && ctx.vocabulary.headerKind(h.name) === 'next')?.value;
+  const first = value?.match(/<([^>]*)>/)?.[1];
+  if (!first || !/rel="?(first|prev|next|last)"?/.test(value!)) return null;
+  let base: URL;
+  try {
+    base = new URL(first);
+  } catch {
+    return null;
+  }
+  const page = Math.floor(window.offset / window.size) + 1;
+  const last = Math.max(1, Math.ceil(matched / window.size));
+  // Issue 44 (kind 8): a page past the last, or the only page, links nowhere — the recorded
+  // links show only a page inside a longer list (decisions: "page links past the end").
+  if (page > last || (last === 1 && page === 1)) return 'none';
+  const target: Record<(typeof PAGE_RELS)[number], number | null> = {
+    first: 1,
+    prev: page > 1 ? page - 1 : null,
+    next: page < last ? page + 1 : null,
+    last,
+  };
+  const href = (n: number) =>
+    `${base.origin}${path}?${call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.name === pageKey ? String(n) : p.value)}`).join('&')}`;
+  return PAGE_RELS.filter((rel) => target[rel] !== null)
+    .map((rel) => `<${href(target[rel]!)}>; rel="${rel}"`)
+    .join(', ');
+}
+
+/** A list query in words, for `why`. */
+function describeQuery(q: ListQuery): string {
+  const parts: string[] = [];
+  const OP_WORDS = { gte: '>=', lte: '<=', ne: 'is not', like: 'matches (case-insensitive)' } as const;
+  for (const f of q.filter ?? []) {
+    if (f.op) parts.push(`${f.field} ${OP_WORDS[f.op]} ${f.values.join(f.op === 'ne' ? ' nor ' : ' or ')}`);
+    else parts.push(f.values.length === 1 ? `${f.field} = ${f.values[0]}` : `${f.field} in ${f.values.join(', ')}`);
+  }
+  for (const [i, k] of [...(q.sort ? [q.sort] : []), ...(q.then_by ?? [])].entries())
+    parts.push(`${i === 0 ? 'sorted by' : 'then by'} ${k.field} ${k.direction === 'desc' ? 'descending' : 'ascending'}`);
+  if (q.window)
+    parts.push(
+      q.window.size === null ? `from item ${q.window.offset + 1}` : `items ${q.window.offset + 1} to ${q.window.offset + q.window.size}`,
+    );
+  return `the collection ${parts.join(', ')}, from this session's state`;
+}

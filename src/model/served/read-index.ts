@@ -1,0 +1,131 @@
+/**
+ * What serving asks of the served capture's read plans, gathered once per served store
+ * (issue 44 split it from from-state.ts): the stored state's look-ups, the collections whose
+ * whole membership is known, the API's read conventions (src/model/plan/conventions.ts), the
+ * envelopes answers are rendered into, and the shape of an answer from state.
+ */
+import type { JsonValue } from '../../json/exact.js';
+import type { StoredLookups } from '../plan/lookups.js';
+import { collectionsOf, entityByKey, type Collections } from '../plan/render.js';
+import { learnReadConventions, type ReadConventions } from '../plan/conventions.js';
+import type { ItemPlan, ListParent, ListPlan, StateEntity } from '../plan/types.js';
+import type { ServeContext } from './context.js';
+import { servedLookups, type ServedModel } from './model.js';
+import { jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+
+/**
+ * The served capture's stored state (the view `capstate state` prints; nothing is
+ * recomputed), looked up by index per call: a tool's plan, the entities it renders; null
+ * when the load stored a failure instead of a state (every read then replays).
+ */
+export function servedState(ctx: ServeContext): Promise<StoredLookups | null> {
+  return servedLookups(ctx);
+}
+
+/** Just the entities one rendering needs, as the renderer's Collections. */
+export async function entitiesFor(model: ServedModel, collection: string, ids: readonly string[] | 'all'): Promise<Collections> {
+  if (ids === 'all') return collectionsOf(await model.collection(collection));
+  const found = await Promise.all(ids.map((id) => model.entity(collection, id)));
+  return collectionsOf(found.filter((e): e is StateEntity => e !== undefined));
+}
+
+/**
+ * Issue 18: the parent a nested call's path value names — the value itself, or where the
+ * parent's item plan learned an alternate key (`garden` for project 1), the entity it finds;
+ * undefined for a parent of a known type that the model does not hold (no answer from state:
+ * Redmine answers 404 there, json-server an empty list).
+ */
+export async function parentId(ctx: ServeContext, parent: ListParent, value: string, model: ServedModel): Promise<string | undefined> {
+  if (parent.collection === undefined || (await model.entity(parent.collection, value))) return value;
+  const plan = (await planIndex(ctx)).alternateKeys.get(parent.collection);
+  return plan === undefined ? undefined : entityByKey(collectionsOf(await model.collection(parent.collection)), plan, value)?.id;
+}
+
+export interface StateAnswer {
+  status: number;
+  value: JsonValue;
+  record_ordinal: number;
+  request_line: string;
+  /** Why the state answered so, in plain words (issue 19: no rule IDs). */
+  why: string;
+  /** The rules behind `why` (`ES-37`, `DOC-1`, …), for a reader checking against docs/rules.md. */
+  rules?: string[];
+  /** A body that is not JSON (a recorded 404's empty or text body), answered as recorded. */
+  record?: ToolRecord;
+  /** Response headers the answer recomputes (a list's X-Total-Count), by lower-cased name. */
+  headers?: Record<string, string>;
+  /** The documented default or convention that decided the answer (provenance.ts), if any. */
+  convention?: string;
+  /** The media type of a body no record shaped (the default not-found's problem document). */
+  media_type?: string;
+}
+
+/** What serving asks of the read plans across tools, gathered once per served store. */
+interface PlanIndex {
+  /** Collections with a list plan line of membership `all`. */
+  whole: Set<string>;
+  /** Issue 18: per collection, an item plan that learned an alternate key. */
+  alternateKeys: Map<string, ItemPlan>;
+  /** Issue 44: the API's read conventions, learned from every list plan. */
+  conventions: ReadConventions;
+}
+const planIndexes = new WeakMap<ServeContext, Promise<PlanIndex>>();
+
+export function planIndex(ctx: ServeContext): Promise<PlanIndex> {
+  let hit = planIndexes.get(ctx);
+  if (!hit) {
+    hit = (async () => {
+      const state = await servedState(ctx);
+      const lists: ListPlan[] = [];
+      const keys = new Set<string>();
+      const out: PlanIndex = { whole: new Set(), alternateKeys: new Map(), conventions: learnReadConventions([]) };
+      if (!state) return out;
+      for (const tool of ctx.manifest.tools) {
+        if (tool.method.toUpperCase() !== 'GET') continue;
+        const plan = await state.plan(tool.name);
+        if (plan?.kind === 'list') lists.push(plan);
+        for (const r of await toolRecords(ctx, tool.name)) for (const q of r.query_pairs) keys.add(q.name);
+        if (plan?.kind === 'list' && plan.lines.some((l) => l.membership === 'all')) out.whole.add(plan.collection);
+        if (plan?.kind === 'item' && plan.alternate_key !== undefined && !out.alternateKeys.has(plan.collection))
+          out.alternateKeys.set(plan.collection, plan);
+      }
+      out.conventions = learnReadConventions(lists, keys, ctx.vocabulary);
+      return out;
+    })();
+    planIndexes.set(ctx, hit);
+  }
+  return hit;
+}
+
+/**
+ * Collections whose whole membership the state knows: a list plan of the collection has a
+ * line of membership `all` (OQ-25). Only there does an id the state lacks mean "no such entity".
+ */
+export async function knownCollections(ctx: ServeContext): Promise<Set<string>> {
+  return (await planIndex(ctx)).whole;
+}
+
+/** Issue 44: the API's read conventions (conventions.ts), learned once per served store. */
+export async function readConventions(ctx: ServeContext): Promise<ReadConventions> {
+  return (await planIndex(ctx)).conventions;
+}
+
+const envelopes = new WeakMap<ServeContext, Map<number, Promise<JsonValue | undefined>>>();
+
+/** A plan line's recorded response, parsed once per context: the envelope item and list answers are rendered into. */
+export function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValue | undefined> {
+  let perCtx = envelopes.get(ctx);
+  if (!perCtx) envelopes.set(ctx, (perCtx = new Map()));
+  let hit = perCtx.get(ordinal);
+  if (!hit) {
+    hit = ctx.k
+      .selectFrom('record')
+      .select(['response_body_id', 'response_media_type'])
+      .where('capture_id', '=', ctx.captureId)
+      .where('ordinal', '=', ordinal)
+      .executeTakeFirst()
+      .then(async (r) => (r ? jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type)) : undefined));
+    perCtx.set(ordinal, hit);
+  }
+  return hit;
+}
