@@ -4,6 +4,7 @@
  * inference — and the view under test read back.
  */
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { flattenMembers, memberNodeParams } from '../src/load/bodies.js';
 import { MEMBER_NODE_INSERT } from '../src/load/member-tree.js';
 import { type JsonValue } from '../src/json/exact.js';
@@ -19,7 +20,8 @@ export interface ToolFacts {
 }
 
 export interface RecordFacts {
-  tool: number;
+  /** The record's tool; null for a record no tool groups (another origin, OQ-3). */
+  tool: number | null;
   method?: string;
   path: string;
   query?: string;
@@ -31,6 +33,14 @@ export interface RecordFacts {
   body?: JsonValue;
   /** Path parameter values, in template order. */
   pathParams?: string[];
+  /** The URL is redacted (ES-8, OQ-8: such a write bounds every type). */
+  redacted?: boolean;
+}
+
+/** How a body row holds its content. */
+export interface BodyFacts {
+  /** Kept deflated (`body.coding = 'deflate'`), as the loader keeps text bodies of 1 KiB or more (issue 14). */
+  deflate?: boolean;
 }
 
 export interface FactStore {
@@ -38,6 +48,11 @@ export interface FactStore {
   tool(t: ToolFacts): number;
   /** Inserts the next record (ordinals count from 1); returns its record id. */
   record(r: RecordFacts): number;
+  /**
+   * Inserts a body row and returns its id: a JSON value (its members flattened, as the loader
+   * does), or bytes as a binary body (kind `base64`, BLOB content, unusable).
+   */
+  body(value: JsonValue | Buffer, opts?: BodyFacts): number;
   rows(sql: string, ...params: unknown[]): unknown[][];
 }
 
@@ -51,14 +66,21 @@ export function factStore(dir: string): FactStore {
       .prepare("insert into capture (path, sha256, bytes, format, loaded_at) values ('facts.har', ?, 0, 'har', '2026-01-01T00:00:00Z')")
       .run(`facts-${stores}`).lastInsertRowid,
   );
-  const insertBody = db.prepare('insert into body (sha256, bytes, kind, is_usable, unusable_reason, content) values (?, ?, ?, ?, ?, ?)');
+  const insertBody = db.prepare(
+    'insert into body (sha256, bytes, kind, is_usable, unusable_reason, content, coding) values (?, ?, ?, ?, ?, ?, ?)',
+  );
   const insertMember = db.prepare(MEMBER_NODE_INSERT);
-  const none = Number(insertBody.run('none', 0, 'none', 0, 'no-body', null).lastInsertRowid);
+  const none = Number(insertBody.run('none', 0, 'none', 0, 'no-body', null, null).lastInsertRowid);
   let bodies = 0;
-  const body = (value: JsonValue | undefined): number => {
+  const body = (value: JsonValue | Buffer | undefined, opts: BodyFacts = {}): number => {
     if (value === undefined) return none;
+    if (Buffer.isBuffer(value)) {
+      return Number(insertBody.run(`binary-${bodies++}`, value.length, 'base64', 0, 'binary', value, null).lastInsertRowid);
+    }
     const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
-    const id = Number(insertBody.run(`json-${bodies++}`, Buffer.byteLength(text), 'json', 1, null, text).lastInsertRowid);
+    const content = opts.deflate ? deflateSync(text) : text;
+    const coding = opts.deflate ? 'deflate' : null;
+    const id = Number(insertBody.run(`json-${bodies++}`, Buffer.byteLength(text), 'json', 1, null, content, coding).lastInsertRowid);
     flattenMembers(value, (m) => insertMember.run(memberNodeParams(id, m)));
     return id;
   };
@@ -66,7 +88,7 @@ export function factStore(dir: string): FactStore {
     db.prepare(`insert into tool (capture_id, name, method, template, root_path, is_query_post, ends_in_param, template_source)
     values (?, ?, ?, ?, ?, ?, ?, 'inferred')`);
   const insertRecord = db.prepare(`insert into record (capture_id, ordinal, method, url, origin, path, query, is_url_redacted, status,
-    started_ms, duration_ms, request_body_id, response_body_id, tool_id) values (?, ?, ?, ?, 'http://app.test', ?, ?, 0, ?, ?, ?, ?, ?, ?)`);
+    started_ms, duration_ms, request_body_id, response_body_id, tool_id) values (?, ?, ?, ?, 'http://app.test', ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertPathParam = db.prepare('insert into path_param (record_id, position, name, value) values (?, ?, ?, ?)');
   const insertQueryParam = db.prepare('insert into query_param (record_id, position, name, value) values (?, ?, ?, ?)');
   const toolMethods = new Map<number, string>();
@@ -84,7 +106,7 @@ export function factStore(dir: string): FactStore {
       return id;
     },
     record(r) {
-      const method = r.method ?? toolMethods.get(r.tool) ?? 'GET';
+      const method = r.method ?? (r.tool === null ? undefined : toolMethods.get(r.tool)) ?? 'GET';
       ordinal++;
       const start = r.start === undefined ? ordinal * 1000 : r.start;
       const url = `http://app.test${r.path}${r.query ? `?${r.query}` : ''}`;
@@ -96,6 +118,7 @@ export function factStore(dir: string): FactStore {
           url,
           r.path,
           r.query ?? null,
+          r.redacted ? 1 : 0,
           r.status ?? 200,
           start === null ? null : Date.UTC(2026, 0, 1) + start,
           r.duration ?? 20,
@@ -109,6 +132,7 @@ export function factStore(dir: string): FactStore {
       [...new URLSearchParams(r.query ?? '')].forEach(([n, v], i) => insertQueryParam.run(id, i, n, v));
       return id;
     },
+    body,
     // Views read as `capstate sql` reads them, evaluated once over the facts as they are now.
     rows: (sql, ...params) =>
       withStatementSnapshot(
