@@ -1,16 +1,19 @@
+import { join } from 'node:path';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   describeRecords,
   describeReturns,
   describeStatuses,
+  minimalDescription,
   sampleName,
   DESCRIPTION_BUDGET,
   UNTRUSTED_CATALOG_WARNING,
 } from '../src/serve/descriptions.js';
 import { CATALOG_RESERVE_BYTES } from '../src/serve/catalog.js';
-import type { Exchange } from './har-builder.js';
-import { tempDir } from './helpers.js';
-import { line, serveHar, text, type Served } from './serve-helpers.js';
+import { writeHar, type Exchange } from './har-builder.js';
+import { cli, tempDir } from './helpers.js';
+import { line, serveHar, serveStore, text, type Served } from './serve-helpers.js';
 
 const dir = tempDir();
 const open: Served[] = [];
@@ -230,26 +233,65 @@ describe('DESC-5 sampling budget and catalog reserve', () => {
   it('ACC-6 the catalog reserve: descriptions fall back to METHOD template, then tools are left out and counted', async () => {
     const letters = (i: number) => String.fromCharCode(97 + Math.floor(i / 26)) + String.fromCharCode(97 + (i % 26));
     const body = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`${'field'.repeat(7)}${letters(i)}`, i]));
-    const ex: Exchange[] = Array.from({ length: 90 }, (_, i) => ({ url: `${API}/res${letters(i)}`, body }));
-    const s = await serveHar(dir, ex);
+    const ex: Exchange[] = Array.from({ length: 16 }, (_, i) => ({ url: `${API}/res${letters(i)}`, body }));
+    const db = join(dir, 'catalog-reserve.sqlite');
+    const r = cli(['load', writeHar(dir, 'catalog-reserve.har', ex), '--db', db, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    // What the reserve charges (OQ-37): the UTF-8 bytes of each serialized definition, hints included.
+    const bytesOf = (t: Tool) => Buffer.byteLength(JSON.stringify(t), 'utf8');
+
+    // Within the default reserve of 64 KiB every definition is served whole: measure them, and
+    // each one's definition with its description cut to METHOD template.
+    const whole = await serveStore(db);
+    open.push(whole);
+    expect(whole.catalog.reserveBytes).toBe(CATALOG_RESERVE_BYTES);
+    expect([whole.catalog.shortened, whole.catalog.leftOut, whole.catalog.limitations]).toEqual([[], [], []]);
+    const env = whole.catalog.environmentTools;
+    const names = env.map((t) => t.name);
+    expect(names).toEqual(ex.map((_, i) => `get_api_res${letters(i)}`));
+    const fixed = whole.catalog.tools.filter((t) => !env.includes(t));
+    const fixedBytes = fixed.reduce((n, t) => n + bytesOf(t), 0);
+    const full = env.map(bytesOf);
+    const least = env.map((t) => bytesOf({ ...t, description: minimalDescription(whole.ctx.tools.get(t.name)!) }));
+    expect(whole.catalog.bytes).toBe(fixedBytes + full.reduce((a, b) => a + b, 0));
+    expect(whole.catalog.bytes).toBeLessThanOrEqual(CATALOG_RESERVE_BYTES);
+
+    // A reserve with room for the first two whole definitions and one byte short of the third.
+    const reserve = fixedBytes + full[0] + full[1] + full[2] - 1;
+    // OQ-37, tool by tool in manifest order: whole if it fits, else METHOD template if that fits, else left out and counted.
+    const expected = { kept: [] as string[], shortened: [] as string[], leftOut: [] as string[], bytes: fixedBytes };
+    for (const [i, name] of names.entries()) {
+      const size = expected.bytes + full[i] <= reserve ? full[i] : expected.bytes + least[i] <= reserve ? least[i] : undefined;
+      if (size === undefined) expected.leftOut.push(name);
+      else {
+        if (size !== full[i]) expected.shortened.push(name);
+        expected.kept.push(name);
+        expected.bytes += size;
+      }
+    }
+    expect(expected.shortened).toContain(names[2]);
+    expect(expected.leftOut.length).toBeGreaterThan(0);
+    const s = await serveStore(db, { reserveBytes: reserve });
     open.push(s);
-    const bytes = Buffer.byteLength(JSON.stringify(s.tools), 'utf8');
-    expect(s.catalog.bytes).toBeLessThanOrEqual(CATALOG_RESERVE_BYTES);
-    expect(bytes).toBeLessThanOrEqual(CATALOG_RESERVE_BYTES + 100); // the array's brackets and commas
-    expect(s.catalog.shortened.length).toBeGreaterThan(0);
-    const short = s.tool(s.catalog.shortened[0]);
-    expect(line(short)).toMatch(/^GET \/api\/res[a-z]{2}$/);
-    expect(s.catalog.limitations[0]).toMatch(/tool descriptions? shortened to METHOD template/);
-    // A smaller reserve leaves tools out and counts them.
-    const small = await serveHar(dir, ex, { reserveBytes: 8_000 });
-    open.push(small);
-    expect(small.catalog.leftOut.length).toBeGreaterThan(0);
-    expect(small.tools.length + small.catalog.leftOut.length).toBe(90 + 4 + 3); // 4 analysis tools (capture_browser_scenario needs --allow-browser), 3 data-plane tools
-    expect(small.catalog.limitations.join('\n')).toMatch(new RegExp(`${small.catalog.leftOut.length} tools left out`));
+    expect(s.catalog.environmentTools.map((t) => t.name)).toEqual(expected.kept);
+    expect(s.catalog.shortened).toEqual(expected.shortened);
+    expect(s.catalog.leftOut).toEqual(expected.leftOut);
+    expect(s.catalog.bytes).toBe(expected.bytes);
+    expect(s.catalog.bytes).toBeLessThanOrEqual(reserve);
+    // The client lists exactly the definitions charged (the array adds its brackets and commas).
+    expect(s.tools.map((t) => t.name)).toEqual([...fixed.map((t) => t.name), ...expected.kept]);
+    expect(bytesOf(s.tools as unknown as Tool)).toBe(s.catalog.bytes + s.tools.length + 1);
+    expect(s.tool(names[1]).description).toBe(env[1].description);
+    expect(line(s.tool(names[2]))).toBe('GET /api/resac');
+    expect(s.catalog.limitations).toHaveLength(2);
+    expect(s.catalog.limitations[0]).toMatch(
+      new RegExp(`^${expected.shortened.length} tool descriptions? shortened to METHOD template\\b.* ${reserve} bytes`),
+    );
+    expect(s.catalog.limitations[1]).toMatch(new RegExp(`^${expected.leftOut.length} tools? left out\\b.* ${reserve} bytes`));
     // A tool left out is not served either.
-    const r = await small.call(small.catalog.leftOut[0], {});
-    expect(r.isError).toBe(true);
-    expect(text(r)).toMatch(/left out of the catalog/);
+    const left = await s.call(s.catalog.leftOut[0], {});
+    expect(left.isError).toBe(true);
+    expect(text(left)).toMatch(/left out of the catalog/);
   });
 });
 
