@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { alertmanager } from './apps/alertmanager.js';
 import { bodyOf, type Answer, type MaskRules } from './compare.js';
 
 /** The repository root (this file runs from bench/fidelity/ or dist/bench/fidelity/). */
@@ -69,6 +70,7 @@ export const APPS: FidelityApp[] = [
     // Ids are the seed's or the session's own (session.html sends them), so nothing varies.
     mask: { fields: [] },
   },
+  alertmanager,
 ];
 
 export const appDir = (app: FidelityApp) => join(root, 'bench', 'fidelity', app.name);
