@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { alertmanager } from './apps/alertmanager.js';
+import { redmine } from './apps/redmine.js';
 import { bodyOf, type Answer, type MaskRules } from './compare.js';
 
 /** The repository root (this file runs from bench/fidelity/ or dist/bench/fidelity/). */
@@ -71,6 +72,7 @@ export const APPS: FidelityApp[] = [
     mask: { fields: [] },
   },
   alertmanager,
+  redmine,
 ];
 
 export const appDir = (app: FidelityApp) => join(root, 'bench', 'fidelity', app.name);
