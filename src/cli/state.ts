@@ -8,6 +8,10 @@ import { explainArg, jsonArg, log, out } from './common.js';
 import { plainText } from '../model/plan/words.js';
 import { pickCapture } from '../manifest/read.js';
 import { sourceArgs, withCaptures } from './source.js';
+import type { Kysely } from 'kysely';
+import type { DB } from '../store/types.js';
+import { readVocabulary } from '../store/vocabulary.js';
+import { learnReadConventions, type ReadConventions } from '../model/plan/conventions.js';
 
 export const stateArgs = {
   ...sourceArgs,
@@ -45,7 +49,10 @@ export async function printStoredState(
         }
       }
       // The human view shows the SHA-256 the load computed from the view's bytes.
-      if (!opts.json) out(describeState(await readStoredState(k, captureId, a.db), sha256, { explain: opts.explain }));
+      if (!opts.json) {
+        const state = await readStoredState(k, captureId, a.db);
+        out(describeState(state, sha256, { explain: opts.explain, conventions: await conventionsOf(k, captureId, state) }));
+      }
     },
     { one: true, state: true },
   );
@@ -84,7 +91,53 @@ function writesLine(evidence: EnvironmentState['evidence']): string {
  * The human view: types with identity and entity counts, documents, each tool's plan or
  * reason. In plain words unless `explain`, which keeps the rule IDs the stored text cites.
  */
-export function describeState(s: EnvironmentState, sha256: string, opts: { explain?: boolean } = {}): string {
+/** Issue 44: the API's read conventions as serving learns them (every read's query keys, the list plans). */
+async function conventionsOf(k: Kysely<DB>, captureId: number, s: EnvironmentState): Promise<ReadConventions> {
+  // The records' query strings (record-lines.ts alone reads the loader's query pairs per tool).
+  const queries = await k
+    .selectFrom('record')
+    .select('query')
+    .distinct()
+    .where('capture_id', '=', captureId)
+    .where('method', '=', 'GET')
+    .where('query', 'is not', null)
+    .execute();
+  const keys = new Set(queries.flatMap((r) => [...new URLSearchParams(r.query ?? '').keys()]));
+  const lists = s.plans.filter((p): p is ListPlan => p.kind === 'list');
+  return learnReadConventions(lists, keys, await readVocabulary(k));
+}
+
+/** Issue 44: the conventions in words, each with the lists whose recorded lines proved it (with `--explain`, its name). */
+function conventionLines(c: ReadConventions, explain: boolean): string[] {
+  const named = (name: string, words: string, tools: Iterable<string>) =>
+    `  ${words}${explain ? ` [${name}]` : ''}: proved by ${[...new Set(tools)].join(', ')}`;
+  const out: string[] = [];
+  if (c.filter.length) out.push(named('api-filter', 'filters by any field name (a repeated key: any of its values)', c.filter));
+  for (const [op, tools] of Object.entries(c.ops)) out.push(named('api-filter', `filters by a field's _${op} key`, tools ?? []));
+  if (c.sort.size)
+    out.push(
+      named(
+        'api-sort',
+        `sorts by ${[...c.sort.keys()].join(', ')}${c.multi_sort.length ? ' (several fields)' : ''}`,
+        [...c.sort.values()].flat(),
+      ),
+    );
+  if (c.window.size)
+    out.push(
+      named(
+        'api-window',
+        `pages by ${[...c.window.keys()].join(', ')}${c.window_headers ? ` (with ${c.window_headers.names.join(', ')} and page links)` : ''}`,
+        [...c.window.values()].flat(),
+      ),
+    );
+  return out;
+}
+
+export function describeState(
+  s: EnvironmentState,
+  sha256: string,
+  opts: { explain?: boolean; conventions?: ReadConventions } = {},
+): string {
   const words = (text: string) => (opts.explain ? text : plainText(text));
   const lines = [
     `environment state of capture ${s.capture_id} (timeline: ${s.timeline_order}; evidence: ${s.evidence.status}, ` +
@@ -120,6 +173,8 @@ export function describeState(s: EnvironmentState, sha256: string, opts: { expla
               `${p.counters.length ? `, counters ${p.counters.join(', ')}` : ''}${p.parent ? `, each {${p.parent.param}}'s by ${p.parent.field}` : ''}${embeddedWords(p)})`;
     lines.push(`  ${p.tool.padEnd(w)}  ${what}`);
   }
+  const conventions = opts.conventions ? conventionLines(opts.conventions, opts.explain === true) : [];
+  if (conventions.length) lines.push('', 'read conventions of the API (serving applies them to every list):', ...conventions);
   lines.push('', `sha256 ${sha256}`);
   return lines.join('\n');
 }

@@ -12,7 +12,8 @@ import type { ItemPlan, ListPlan } from '../model/plan/types.js';
 import { relationWords } from '../model/plan/relations.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from '../model/served/context.js';
-import { knownCollections, servedState } from '../model/served/from-state.js';
+import { knownCollections, readConventions, servedState } from '../model/served/from-state.js';
+import { widenQueries, type ReadConventions } from '../model/plan/conventions.js';
 import { writeModelOf } from '../model/served/writes.js';
 import { jsonValueOf, listPointerOf, readBody, toolRecords, type ToolRecord } from '../model/served/records.js';
 import { pointerTokens } from '../json/pointer.js';
@@ -204,7 +205,7 @@ export async function describeServing(ctx: ServeContext, tool: ManifestTool): Pr
     const plan = await state.plan(tool.name);
     if (!plan || plan.kind === 'record') return null;
     if (plan.kind === 'document') return 'answers from state';
-    if (plan.kind === 'list') return describeListServing(plan) + describeEmbedded(plan);
+    if (plan.kind === 'list') return describeListServing(plan, await readConventions(ctx)) + describeEmbedded(plan);
     return `answers any id the state holds from state (${(await knownCollections(ctx)).has(plan.collection) ? "an id it lacks: the app's 404" : 'an id it lacks replays'})${describeEmbedded(plan)}`;
   }
   if (await writeModelOf(ctx, tool))
@@ -216,7 +217,7 @@ export async function describeServing(ctx: ServeContext, tool: ManifestTool): Pr
  * Issue 16/18: a list plan's serving in plain words: its recorded lines from state, any value
  * of the filter, sort and window keys it learned, and the lines that replay.
  */
-function describeListServing(plan: ListPlan): string {
+function describeListServing(plan: ListPlan, conv: ReadConventions): string {
   const differs = plan.lines.filter((l) => l.reason === 'membership-differs');
   const kept = plan.lines.length - differs.length;
   const parts = [
@@ -244,6 +245,22 @@ function describeListServing(plan: ListPlan): string {
     if (q.sort.length) any.push(`sorting by ${q.sort.join('/')}${q.multi_sort ? ' (one field or several, comma-separated)' : ''}`);
     if (q.window.length) any.push(`pages by ${q.window.join('/')} (totals recounted)`);
     if (any.length) parts.push(`and from state any value of its ${any.join(' and ')}`);
+  }
+  // Issue 44: the keys it answers only by the API's conventions, and the lists that proved them.
+  const borrowed = widenQueries(plan, conv)?.borrowed;
+  if (borrowed?.size) {
+    const by = new Map<string, { keys: string[]; tools: Set<string> }>();
+    for (const [key, b] of borrowed) {
+      const e = by.get(b.convention) ?? { keys: [], tools: new Set<string>() };
+      e.keys.push(key);
+      for (const t of b.tools) e.tools.add(t);
+      by.set(b.convention, e);
+    }
+    const said = [...by].map(
+      ([c, e]) =>
+        `${c} (${e.keys.length > 4 ? `${e.keys.slice(0, 4).join(', ')}, …` : e.keys.join(', ')}; proved by ${[...e.tools].join(', ')})`,
+    );
+    parts.push(`and by the API's conventions ${said.join(', ')}`);
   }
   if (differs.length) {
     const shown =

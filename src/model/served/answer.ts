@@ -14,6 +14,7 @@ import type { ServeContext } from './context.js';
 import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
+import { currentWindow, isWriteTool, sessionWrite } from './write-log.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import {
   boundIsRead,
@@ -93,6 +94,7 @@ export async function answerRequest(
   writes: ReadonlyMap<string, WriteKind>,
   opts: WriteOptions = {},
 ): Promise<CallAnswer> {
+  if (isWriteTool(ctx, tool)) model.writes.push(sessionWrite(tool, call));
   // A verified write changes the session's model; an unverified one replays its record.
   const kind = writes.get(tool.name);
   if (kind) {
@@ -105,7 +107,7 @@ export async function answerRequest(
   const fromState = await answerFromState(ctx, tool, call, model);
   if (fromState) return stateAnswer(ctx, tool, fromState);
 
-  const answer = await replay(ctx, tool, call);
+  const answer = await replay(ctx, tool, call, model);
   const reason = await replayReason(ctx, tool, call);
   if (reason) {
     answer.why = `replay reason ${reason} (${REPLAY_REASON_WORDS[reason]}): ${answer.why}`;
@@ -144,7 +146,7 @@ async function mediaTypeOf(ctx: ServeContext, tool: ManifestTool, ordinal: numbe
   return r?.response_media_type ?? 'application/json';
 }
 
-async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest): Promise<CallAnswer> {
+async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel): Promise<CallAnswer> {
   const records = await toolRecords(ctx, tool.name);
   const sameLine = lineRecords(records, call);
   let candidates = sameLine;
@@ -174,6 +176,35 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest):
     );
   }
   candidates = answered;
+  // Issue 44 (kind 7): after this session's writes under the read's type, only a record made
+  // where the capture stood after the same writes tells what the app answers now (write-log.ts).
+  const current = candidates.length && !isWriteTool(ctx, tool) ? await currentWindow(ctx, model.writes, tool.root_path) : null;
+  if (current !== null) {
+    const now =
+      current === 'stale' ? [] : candidates.filter((r) => r.timeline_position > current.after && r.timeline_position < current.before);
+    if (now.length === 0) {
+      const asked = callLine(tool, call);
+      throw new CapstateError(
+        'stale-record',
+        `${tool.name}: the capture's records of ${asked} show the app before ${current === 'stale' ? "this session's writes under" : `the ${current.k} write(s) this session made under`} ${tool.root_path}` +
+          `${current === 'stale' ? ', which are not the writes the capture made' : ''}; no record tells what the app answers now, so none is replayed`,
+        { tool: tool.name, request_line: asked, record_ordinals: candidates.map((r) => r.ordinal) },
+      );
+    }
+    const chosen = now[now.length - 1];
+    const line = requestLine(chosen);
+    return {
+      tool: tool.name,
+      status: chosen.status,
+      body: await answerBody(ctx, chosen),
+      record_ordinal: chosen.ordinal,
+      request_line: line,
+      source: 'replay',
+      why: `latest record of ${line}${bodyNote} made after the capture's write #${(current as { k: number }).k} under ${tool.root_path}: this session's writes under it are the capture's own, in order`,
+      rules: ['ES-8'],
+      media_type: chosen.response_media_type,
+    };
+  }
   const initial = candidates.filter((r) => r.is_initial);
   const chosen = initial.length ? initial[initial.length - 1] : candidates[candidates.length - 1];
   if (!chosen) {

@@ -12,6 +12,7 @@ import { readStoredState } from '../plan/stored.js';
 import { storedLookups, type StoredLookups } from '../plan/lookups.js';
 import type { StateDocument, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
+import type { SessionWrite } from './write-log.js';
 
 /** What a model reads its entities and documents from before any write. */
 interface Base {
@@ -75,6 +76,8 @@ export class ServedModel {
   /** tool → the document as written. */
   private documents = new Map<string, StateDocument>();
   private loaded = false;
+  /** This session's writes, in order (write-log.ts: which recorded reads are still current). */
+  readonly writes: SessionWrite[] = [];
 
   constructor(readonly ctx: ServeContext) {}
 
@@ -147,6 +150,7 @@ export class ServedModel {
   reset(): void {
     this.entities.clear();
     this.documents.clear();
+    this.writes.length = 0;
     this.base = null;
     this.loaded = false;
   }
@@ -188,6 +192,7 @@ export class ServedModel {
   load(doc: ServedStateDocument): void {
     this.entities.clear();
     this.documents.clear();
+    this.writes.length = 0;
     this.base = new SnapshotBase(doc);
     this.loaded = true;
   }

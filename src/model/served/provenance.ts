@@ -18,7 +18,7 @@ import type { CallAnswer } from './answer.js';
 export type AnswerKind = 'state' | 'convention' | 'replay' | 'declined';
 
 /** Error codes that mean "the model cannot answer this call", as opposed to a caller's mistake. */
-export const DECLINED_CODES: ReadonlySet<string> = new Set(['no-route', 'no-record', 'no-response', 'no-convention']);
+export const DECLINED_CODES: ReadonlySet<string> = new Set(['no-route', 'no-record', 'no-response', 'no-convention', 'stale-record']);
 
 /** The status of a decline over HTTP: Not Implemented, which no app under test answers for a plain read or write. */
 export const DECLINED_STATUS = 501;

@@ -1,0 +1,75 @@
+/**
+ * Which recorded reads still tell the truth after this session's writes (issue 44, kind 7:
+ * "after the capture's own writes, replayed lists still show the members from before them").
+ * A replayed read is the app's answer at the moment it was recorded; once a session has
+ * written under the read's type, that answer is the app's only if the session's writes so far
+ * are the capture's own first writes under that type, in order (same request line, same body):
+ * then the app stood where the capture stood after its k-th write, and a record made between
+ * that write and the next tells what the app answered. Otherwise no record does, and the read
+ * is declined (`stale-record`) rather than answered with members from before the writes.
+ */
+import { canonicalJson } from '../../json/canonical.js';
+import type { JsonValue } from '../../json/exact.js';
+import type { ManifestTool } from '../../manifest/read.js';
+import type { ServeContext } from './context.js';
+import type { CallRequest } from './input-schema.js';
+import { jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
+
+/** One write this session sent: its type, tool, request (path values and query) and body (canonical JSON, or null). */
+export interface SessionWrite {
+  root: string;
+  tool: string;
+  call: CallRequest;
+  body: string | null;
+}
+
+/** Whether `tool` writes (a method that is not safe, and not a query POST). */
+export const isWriteTool = (ctx: ServeContext, tool: ManifestTool): boolean =>
+  !ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post;
+
+/** The write `call` on `tool` as the log keeps it. */
+export function sessionWrite(tool: ManifestTool, call: CallRequest): SessionWrite {
+  return { root: tool.root_path, tool: tool.name, call, body: call.body === undefined ? null : canonicalJson(call.body) };
+}
+
+/** The capture's writes under `root` that got a response, in timeline order. */
+async function captureWrites(ctx: ServeContext, root: string): Promise<ToolRecord[]> {
+  const out: ToolRecord[] = [];
+  for (const tool of ctx.manifest.tools)
+    if (tool.root_path === root && isWriteTool(ctx, tool)) out.push(...(await toolRecords(ctx, tool.name)).filter((r) => r.status > 0));
+  return out.sort((a, b) => a.timeline_position - b.timeline_position);
+}
+
+async function bodyKey(ctx: ServeContext, r: ToolRecord): Promise<string | null> {
+  if (r.request_kind === 'none') return null;
+  const b = await readBody(ctx, r.request_body_id);
+  const v: JsonValue | undefined = jsonValueOf(b);
+  return v !== undefined ? canonicalJson(v) : typeof b.content === 'string' ? canonicalJson(b.content) : null;
+}
+
+/**
+ * The timeline window whose recorded reads of `root` are current after the session's
+ * `writes`: null when the session wrote nothing under it (the stored bounds decide, ES-8);
+ * `stale` when its writes are not the capture's first ones under it; else the positions
+ * between the capture's k-th write and its next (exclusive).
+ */
+export async function currentWindow(
+  ctx: ServeContext,
+  writes: readonly SessionWrite[],
+  root: string,
+): Promise<{ after: number; before: number; k: number } | 'stale' | null> {
+  const mine = writes.filter((w) => w.root === root);
+  if (mine.length === 0) return null;
+  const recorded = await captureWrites(ctx, root);
+  if (mine.length > recorded.length) return 'stale';
+  for (let i = 0; i < mine.length; i++) {
+    const r = recorded[i];
+    const same = r.tool === mine[i].tool && lineRecords([r], mine[i].call).length === 1;
+    if (!same || mine[i].body !== (await bodyKey(ctx, r))) return 'stale';
+  }
+  return {
+    after: recorded[mine.length - 1].timeline_position,
+    before: recorded[mine.length]?.timeline_position ?? Number.POSITIVE_INFINITY,
+    k: mine.length,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Issue 44, kind 7: after the capture's own writes, a replayed list must not show the members
+ * from before them. On the fidelity benchmark's Redmine 5.0.4 capture (bench/fidelity/redmine,
+ * recorded in Debian's Chromium), whose issue lists the model replays: a recorded read is the
+ * app's answer only while this session's writes under /issues are the capture's own first
+ * writes, in order; then the record made after the same writes answers, else the read is
+ * declined (`stale-record`), never answered with the list from before.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { root, tempDir } from './helpers.js';
+import { serveHttp } from './serve-helpers.js';
+
+const app = join(root, 'bench', 'fidelity', 'redmine');
+let base: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ base, close } = await serveHttp(join(app, 'capture.har'), join(tempDir(), 'redmine.sqlite')));
+});
+afterAll(async () => {
+  await close?.();
+});
+
+/** The session's writes under /issues, as session.html sends them. */
+const WRITES: [string, string, unknown][] = [
+  [
+    'POST',
+    '/issues.json',
+    {
+      issue: {
+        project_id: 2,
+        tracker_id: 1,
+        priority_id: 3,
+        subject: 'Recorded in the session',
+        description: 'Created by the fidelity session.',
+        start_date: '2026-11-20',
+        assigned_to_id: 5,
+      },
+    },
+  ],
+  ['PUT', '/issues/1.json', { issue: { status_id: 5, notes: 'Closed in the session.' } }],
+  ['PUT', '/issues/6.json', { issue: { subject: 'Export invoices as CSV and XLSX', priority_id: 3 } }],
+];
+const send = (method: string, path: string, body: unknown) =>
+  fetch(base + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const ids = async (r: Response) => ((await r.json()) as { issues: { id: number }[] }).issues.map((i) => i.id);
+
+describe('issue 44 kind 7: no replay of a read from before this session’s writes', () => {
+  it('a list recorded only before the writes replays before them and is declined after the first', async () => {
+    await fetch(`${base}/__capstate/reset`, { method: 'POST' });
+    const before = await fetch(`${base}/issues.json?limit=2&offset=2`);
+    expect(before.status).toBe(200);
+    expect(before.headers.get('capstate-answer')).toBe('replay');
+    expect((await send(...WRITES[0])).status).toBe(201);
+    const after = await fetch(`${base}/issues.json?limit=2&offset=2`);
+    expect(after.status).toBe(501);
+    expect(after.headers.get('capstate-answer')).toBe('declined');
+    expect(after.headers.get('x-capstate-error')).toBe('stale-record');
+  });
+
+  it('after the capture’s own writes in order, the record made after them answers (it lists the created issue)', async () => {
+    await fetch(`${base}/__capstate/reset`, { method: 'POST' });
+    const initial = await fetch(`${base}/issues.json`);
+    expect(await ids(initial)).not.toContain(13);
+    for (const w of WRITES) await send(...w);
+    const now = await fetch(`${base}/issues.json`);
+    expect(now.status).toBe(200);
+    expect(now.headers.get('capstate-answer')).toBe('replay');
+    expect(await ids(now)).toContain(13);
+  });
+
+  it('a write the capture did not make leaves no record current: the read is declined', async () => {
+    await fetch(`${base}/__capstate/reset`, { method: 'POST' });
+    await send('PUT', '/issues/1.json', { issue: { status_id: 3 } });
+    const r = await fetch(`${base}/issues.json`);
+    expect(r.status).toBe(501);
+    expect(r.headers.get('x-capstate-error')).toBe('stale-record');
+    // And a reset makes the recorded initial read current again.
+    await fetch(`${base}/__capstate/reset`, { method: 'POST' });
+    expect((await fetch(`${base}/issues.json`)).status).toBe(200);
+  });
+});
