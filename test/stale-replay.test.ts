@@ -80,4 +80,33 @@ describe('issue 44 kind 7: no replay of a read from before this session’s writ
     await fetch(`${base}/__capstate/reset`, { method: 'POST' });
     expect((await fetch(`${base}/issues.json`)).status).toBe(200);
   });
+
+  it('an unapplied write (a 204 PUT) leaves the state before it: that issue declines or replays after it, another issue still renders', async () => {
+    await fetch(`${base}/__capstate/reset`, { method: 'POST' });
+    expect((await fetch(`${base}/issues/2.json`)).headers.get('capstate-answer')).toBe('state');
+    const put = await send('PUT', '/issues/6.json', WRITES[2][2]);
+    expect(put.status).toBe(204);
+    // Issue 6 was never read after the PUT in the capture, and the model did not apply the PUT.
+    const six = await fetch(`${base}/issues/6.json`);
+    expect(six.status).toBe(501);
+    const two = await fetch(`${base}/issues/2.json`);
+    expect(two.status).toBe(200);
+    expect(two.headers.get('capstate-answer')).toBe('state');
+  });
+});
+
+describe('issue 44: no plausible wrong item answer', () => {
+  it('an entity known only from a list lacks a member every item read shows: declined, not rendered without it', async () => {
+    const r = await fetch(`${base}/projects/2.json`);
+    expect(r.status).toBe(501);
+    expect((await fetch(`${base}/projects/1.json`)).status).toBe(200);
+  });
+
+  it("a path value another member holds (an identifier) is not called absent; a value no entity holds is the API's recorded 404", async () => {
+    const byIdentifier = await fetch(`${base}/projects/aurora-mobile.json`);
+    expect(byIdentifier.status).toBe(501);
+    const none = await fetch(`${base}/projects/no-such-project.json`);
+    expect(none.status).toBe(404);
+    expect(none.headers.get('capstate-convention')).toBe('api-not-found');
+  });
 });

@@ -14,7 +14,7 @@ import type { ServeContext } from './context.js';
 import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
-import { currentWindow, isWriteTool, sessionWrite } from './write-log.js';
+import { currentWindow, isWriteTool, sessionWrite, touches } from './write-log.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import {
   boundIsRead,
@@ -94,17 +94,24 @@ export async function answerRequest(
   writes: ReadonlyMap<string, WriteKind>,
   opts: WriteOptions = {},
 ): Promise<CallAnswer> {
-  if (isWriteTool(ctx, tool)) model.writes.push(sessionWrite(tool, call));
+  const logged = isWriteTool(ctx, tool) ? sessionWrite(tool, call) : null;
+  if (logged) model.writes.push(logged);
   // A verified write changes the session's model; an unverified one replays its record.
   const kind = writes.get(tool.name);
   if (kind) {
     const wm = await writeModelOf(ctx, tool);
     const written = wm && (await applyWrite(ctx, tool, { ...wm, kind }, call, model, opts));
-    if (written) return stateAnswer(ctx, tool, written);
+    if (written) {
+      if (logged) logged.applied = true;
+      return stateAnswer(ctx, tool, written);
+    }
   }
   // An item, list or document plan answers from state (ES-37); a record view, or a call the
   // state cannot answer, replays. ES-15/ES-20 (projection and variant replays) come with issue 5.
-  const fromState = await answerFromState(ctx, tool, call, model);
+  // Issue 44 (kind 7): after a write under the type that the model did not apply, the state no
+  // longer stands where the app does: only a record made after the same writes answers.
+  const unapplied = !logged && model.writes.some((w) => w.root === tool.root_path && !w.applied && touches(w, tool, call));
+  const fromState = unapplied ? null : await answerFromState(ctx, tool, call, model);
   if (fromState) return stateAnswer(ctx, tool, fromState);
 
   const answer = await replay(ctx, tool, call, model);

@@ -20,7 +20,15 @@ import { relationWords } from '../plan/relations.js';
 import { callLine, jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
 
 import { answerList } from './list-answer.js';
-import { entitiesFor, envelopeOf, knownCollections, servedState, type StateAnswer } from './read-index.js';
+import {
+  entitiesFor,
+  envelopeOf,
+  holdsRequired,
+  knownCollections,
+  namesByAnotherKey,
+  servedState,
+  type StateAnswer,
+} from './read-index.js';
 
 export { knownCollections, readConventions, servedState, type StateAnswer } from './read-index.js';
 
@@ -162,6 +170,9 @@ export async function answerFromState(
       // An id the model does not hold: a 404 where the whole membership is known, else replay.
       if (call.query.length > 0 && !line) return null;
       if (!(await knownCollections(ctx)).has(plan.collection)) return null;
+      // A value another member of an entity holds may name it by another key (Redmine's
+      // `/projects/aurora-mobile.json`): not known to be absent, so no 404 is claimed.
+      if (await namesByAnotherKey(model, plan.collection, id)) return null;
       return notFound(ctx, tool.name, asked, `${plan.collection} holds no entity ${id} (its whole membership is known)`, ['ES-35']);
     }
     // A 2xx line the plan checked keeps its own envelope; another id, or a line recorded as
@@ -176,6 +187,9 @@ export async function answerFromState(
     if (envelope === undefined) return null;
     const rendered = renderItem(plan as ItemPlan, { ...template, id }, envelope, entities);
     if (rendered.status !== 'rendered') return null;
+    // Issue 44: an entity known only from a list may lack members every item read shows
+    // (Redmine's project `homepage`): rendering it without them would be a plausible wrong answer.
+    if (!holdsRequired(plan as ItemPlan, entities.entity(plan.collection, id)!)) return null;
     return {
       status: template.status,
       value: rendered.body,

@@ -20,6 +20,7 @@ import type { ServeContext } from './context.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { toolRecords } from './records.js';
 import { knownCollections, notFound } from './from-state.js';
+import { namesByAnotherKey } from './read-index.js';
 import { stateAnswer } from './answer.js';
 
 const PARAM = /^\{[^}]+\}$/;
@@ -74,6 +75,7 @@ export async function answerByItemRoute(ctx: ServeContext, model: ServedModel, m
   const asked = `GET ${path}`;
   const rules = ['ES-35'];
   const entity = await model.entity(plan.collection, id);
+  if (!entity && (await namesByAnotherKey(model, plan.collection, id))) return null;
   if (!entity) {
     const nf = await notFound(
       ctx,

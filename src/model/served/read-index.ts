@@ -5,6 +5,7 @@
  * envelopes answers are rendered into, and the shape of an answer from state.
  */
 import type { JsonValue } from '../../json/exact.js';
+import { isObject, keysOf, member } from '../plan/json.js';
 import type { StoredLookups } from '../plan/lookups.js';
 import { collectionsOf, entityByKey, type Collections } from '../plan/render.js';
 import { learnReadConventions, type ReadConventions } from '../plan/conventions.js';
@@ -128,4 +129,22 @@ export function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValu
     perCtx.set(ordinal, hit);
   }
   return hit;
+}
+
+/** Whether a string member of some entity of `collection` holds `value` (a path value may name it by that key: a slug, an identifier). */
+export async function namesByAnotherKey(model: ServedModel, collection: string, value: string): Promise<boolean> {
+  for (const e of await model.collection(collection)) {
+    if (!isObject(e.value)) continue;
+    for (const k of keysOf(e.value)) {
+      const v = member(e.value, k);
+      if (typeof v === 'string' && v === value) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether the entity holds every member the item view always shows (its required fields), in its own view values or its value. */
+export function holdsRequired(plan: ItemPlan, e: StateEntity): boolean {
+  const own = e.view_values[plan.tool] ?? {};
+  return plan.required_fields.every((f) => Object.hasOwn(own, f) || (isObject(e.value) && member(e.value, f) !== undefined));
 }

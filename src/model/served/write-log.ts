@@ -21,6 +21,27 @@ export interface SessionWrite {
   tool: string;
   call: CallRequest;
   body: string | null;
+  /** Whether the model applied it (a verified write model); else it was replayed and the state stands before it. */
+  applied?: boolean;
+  /** The entity an item write names (its template's last path value), or undefined for a collection write. */
+  entity?: string;
+}
+
+/** The value of the template's last parameter when the template ends in one (an item route), else undefined. */
+function itemValue(tool: ManifestTool, call: CallRequest): string | undefined {
+  const m = /\{([^}/]+)\}[^/{}]*$/.exec(tool.template);
+  return m ? call.params.get(m[1]) : undefined;
+}
+
+/**
+ * Whether an unapplied write may have changed what a read of `tool` answers: every list of its
+ * type (an entity may have come, gone or moved), but of item reads only the entity the write
+ * named (a write to /issues/1.json leaves issue 2 as it was; a collection write such as a POST
+ * adds an entity and changes none).
+ */
+export function touches(w: SessionWrite, tool: ManifestTool, call: CallRequest): boolean {
+  const id = itemValue(tool, call);
+  return id === undefined || w.entity === id;
 }
 
 /** Whether `tool` writes (a method that is not safe, and not a query POST). */
@@ -29,7 +50,14 @@ export const isWriteTool = (ctx: ServeContext, tool: ManifestTool): boolean =>
 
 /** The write `call` on `tool` as the log keeps it. */
 export function sessionWrite(tool: ManifestTool, call: CallRequest): SessionWrite {
-  return { root: tool.root_path, tool: tool.name, call, body: call.body === undefined ? null : canonicalJson(call.body) };
+  const entity = itemValue(tool, call);
+  return {
+    root: tool.root_path,
+    tool: tool.name,
+    call,
+    body: call.body === undefined ? null : canonicalJson(call.body),
+    ...(entity !== undefined ? { entity } : {}),
+  };
 }
 
 /** The capture's writes under `root` that got a response, in timeline order. */
