@@ -140,7 +140,12 @@ describe("verified, not assumed: a write model is used only when the capture's l
     try {
       const a = answer(await s.call('patch_api_items_by_id', { id: '1', body: { name: 'Q' } }));
       expect(a.source).toBe('replay');
-      expect(answer(await s.call('get_api_items_by_id', { id: '1' })).body).toEqual({ id: 1, name: 'A' });
+      // Issue 44 (kind 7): the replayed PATCH is not the capture's, so no record tells what the
+      // app answers for item 1 now: declined, never the recorded item from before the write.
+      const after = await s.call('get_api_items_by_id', { id: '1' });
+      expect(after.isError).toBe(true);
+      expect(after.structuredContent).toMatchObject({ code: 'stale-record' });
+      expect(answer(await s.call('get_api_items_by_id', { id: '2' })).body).toEqual({ id: 2, name: 'B' });
       const r = cli(['check-effects', '--db', s.ctx.file, '--json']);
       expect(r.status, r.stderr).toBe(0);
       const doc = JSON.parse(r.stdout) as {

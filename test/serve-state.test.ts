@@ -6,7 +6,7 @@ import { serveHar, text } from './serve-helpers.js';
 const A = 'http://localhost:3000/api';
 
 describe('ES-37 an item plan answers for every entity the state holds', () => {
-  it('ES-37 a folder only ever listed is answered by the item tool, in the envelope the item view shares (OQ-19)', async () => {
+  it('issue 44: a folder known only from a list that lacks a member every item read shows is not rendered without it', async () => {
     const s = await serveHar(tempDir(), [
       {
         url: `${A}/folders`,
@@ -18,9 +18,34 @@ describe('ES-37 an item plan answers for every entity the state holds', () => {
       { url: `${A}/folders/nErXDvCkzz`, body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 } },
     ]);
     try {
+      // The app would show folder 2's `version`; the model does not know it, so it does not answer from state.
+      const r = await s.call('get_api_folders_by_uid', { uid: 'k3R9pLmQaa' });
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent).toMatchObject({ code: 'no-record' });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('ES-37 a folder only ever listed is answered by the item tool, in the envelope the item view shares (OQ-19)', async () => {
+    const s = await serveHar(tempDir(), [
+      {
+        url: `${A}/folders`,
+        body: [
+          { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 },
+          { id: 2, uid: 'k3R9pLmQaa', title: 'Ops', version: 3 },
+        ],
+      },
+      { url: `${A}/folders/nErXDvCkzz`, body: { id: 1, uid: 'nErXDvCkzz', title: 'Dept', version: 1 } },
+    ]);
+    try {
       const r = await s.call('get_api_folders_by_uid', { uid: 'k3R9pLmQaa' });
       expect(r.isError, text(r)).toBeFalsy();
-      expect(r.structuredContent).toMatchObject({ status: 200, source: 'state', body: { id: 2, uid: 'k3R9pLmQaa', title: 'Ops' } });
+      expect(r.structuredContent).toMatchObject({
+        status: 200,
+        source: 'state',
+        body: { id: 2, uid: 'k3R9pLmQaa', title: 'Ops', version: 3 },
+      });
       expect((r.structuredContent as { why: string }).why).toMatch(/shares/);
       // The recorded one keeps its own line and values.
       const d = await s.call('get_api_folders_by_uid', { uid: 'nErXDvCkzz' });

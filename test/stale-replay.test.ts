@@ -47,11 +47,13 @@ const send = (method: string, path: string, body: unknown) =>
 const ids = async (r: Response) => ((await r.json()) as { issues: { id: number }[] }).issues.map((i) => i.id);
 
 describe('issue 44 kind 7: no replay of a read from before this session’s writes', () => {
-  it('a list recorded only before the writes replays before them and is declined after the first', async () => {
+  it('a list recorded only before the writes answers before them and is declined after the first', async () => {
     await fetch(`${base}/__capstate/reset`, { method: 'POST' });
     const before = await fetch(`${base}/issues.json?limit=2&offset=2`);
     expect(before.status).toBe(200);
-    expect(before.headers.get('capstate-answer')).toBe('replay');
+    // The ids its record listed, from state (its offset and limit echo the request); after a
+    // write under /issues those ids are a snapshot of before, so neither state nor record answers.
+    expect(before.headers.get('capstate-answer')).toBe('state');
     expect((await send(...WRITES[0])).status).toBe(201);
     const after = await fetch(`${base}/issues.json?limit=2&offset=2`);
     expect(after.status).toBe(501);
@@ -108,5 +110,32 @@ describe('issue 44: no plausible wrong item answer', () => {
     const none = await fetch(`${base}/projects/no-such-project.json`);
     expect(none.status).toBe(404);
     expect(none.headers.get('capstate-convention')).toBe('api-not-found');
+  });
+});
+
+describe('issue 44 kind 7: a delete whose dependents the capture never showed', () => {
+  const js = join(root, 'bench', 'fidelity', 'json-server-0.17');
+  let jsBase: string;
+  let jsClose: () => Promise<void>;
+  beforeAll(async () => {
+    ({ base: jsBase, close: jsClose } = await serveHttp(join(js, 'capture.har'), join(tempDir(), 'json-server.sqlite')));
+  });
+  afterAll(async () => {
+    await jsClose?.();
+  });
+
+  it('after DELETE /posts/5, the comments that name post 5 are not answered from a state that kept them; others are', async () => {
+    expect((await fetch(`${jsBase}/comments/5`)).status).toBe(200);
+    expect((await fetch(`${jsBase}/posts/5`, { method: 'DELETE' })).status).toBe(200);
+    // json-server 0.17 deletes them, 1.0 clears their postId: the capture shows neither.
+    for (const path of ['/comments/5', '/comments?userId=3', '/comments']) {
+      const r = await fetch(jsBase + path);
+      expect(r.status, path).toBe(501);
+      expect(r.headers.get('capstate-answer'), path).toBe('declined');
+    }
+    // A post list and an item of another post are still the model's.
+    expect((await fetch(`${jsBase}/posts/1`)).headers.get('capstate-answer')).toBe('state');
+    const posts = (await (await fetch(`${jsBase}/posts`)).json()) as { id: number }[];
+    expect(posts.map((p) => p.id)).not.toContain(5);
   });
 });

@@ -4,7 +4,7 @@
  */
 import type { JsonValue } from '../../json/exact.js';
 import { at, codePointSorted, isObject, keysOf, member, objectFrom, replaceAt } from './json.js';
-import type { ItemPlan, ListPlan, PlanLine, StateEntity } from './types.js';
+import type { ItemPlan, ListPlan, PlanLine, StateEntity, WindowEcho } from './types.js';
 import { renderClock, type ClockFormat } from './clocks.js';
 import { applyListQuery, isListQuery, type ListQuery } from './list-queries.js';
 
@@ -138,7 +138,24 @@ export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, 
     // A counter counts what an `all` line lists; a `recorded` line keeps its recorded total.
     for (const c of plan.counters) if (at(body, c) !== undefined) body = replaceAt(body, c, items.length);
   }
+  // Issue 44: members echoing the request's window show the line's window.
+  for (const e of plan.window_echoes ?? []) {
+    const v = echoValue(e, line);
+    if (v !== undefined && at(body, e.member) !== undefined) body = replaceAt(body, e.member, v);
+  }
   return { status: 'rendered', body, ...(picked ? { matched: picked.matched } : {}) };
+}
+
+/** What a window echo shows for a line: its window's value, else the value its query names, else the default. */
+function echoValue(e: WindowEcho, line: PlanLine): number | undefined {
+  const w = line.window;
+  if (w) {
+    if (e.role === 'offset') return w.offset;
+    if (e.role === 'size') return w.size ?? e.default;
+    return w.size ? Math.floor(w.offset / w.size) + 1 : e.default;
+  }
+  const named = [...new URLSearchParams(line.query ?? '')].find(([k]) => e.keys.includes(k));
+  return named && /^[0-9]{1,9}$/.test(named[1]) ? Number(named[1]) : e.default;
 }
 
 /** A list line's query (issue 18), or undefined when it has none. */
@@ -159,7 +176,8 @@ export function envelopeTemplate(plan: ItemPlan | ListPlan, envelope: JsonValue,
   if (at(envelope, pointer) === undefined) return undefined;
   let t = replaceAt(envelope, pointer, null);
   if (plan.kind === 'list')
-    for (const c of [...plan.counters, ...(line?.total_members ?? [])]) if (at(t, c) !== undefined) t = replaceAt(t, c, null);
+    for (const c of [...plan.counters, ...(line?.total_members ?? []), ...(plan.window_echoes ?? []).map((e) => e.member)])
+      if (at(t, c) !== undefined) t = replaceAt(t, c, null);
   // ES-25: shared envelopes are compared without the members generated per response.
   if (isObject(t) && plan.per_response_members.length)
     t = objectFrom(

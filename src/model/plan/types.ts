@@ -141,10 +141,22 @@ export interface ListParent {
   field: string;
   collection?: string;
 }
+/**
+ * Issue 44 (kind 1): an envelope member that echoes the request's window (Redmine's `offset`,
+ * `limit`): the recorded query keys of its role (`keys`), and what it shows when none is named.
+ */
+export interface WindowEcho {
+  member: string;
+  role: 'page' | 'size' | 'offset';
+  keys: string[];
+  default?: number;
+}
 export interface ListPlan extends ViewFacts {
   kind: 'list';
   list_queries?: ListQueries;
   parent?: ListParent;
+  /** Issue 44: members of the envelope rendered from the line's window (steps/window-echoes.ts). */
+  window_echoes?: WindowEcho[];
   list_pointer: string;
   membership: 'all' | 'recorded';
   counters: string[];

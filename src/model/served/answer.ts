@@ -14,7 +14,8 @@ import type { ServeContext } from './context.js';
 import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
-import { currentWindow, isWriteTool, sessionWrite, touches } from './write-log.js';
+import { currentWindow, isWriteTool, itemValue, orphanedBy, sessionWrite, touches } from './write-log.js';
+import { servedLookups, servedTypes } from './model.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import {
   boundIsRead,
@@ -95,7 +96,7 @@ export async function answerRequest(
   opts: WriteOptions = {},
 ): Promise<CallAnswer> {
   const logged = isWriteTool(ctx, tool) ? sessionWrite(tool, call) : null;
-  if (logged) model.writes.push(logged);
+  if (logged && !opts.verifying) model.writes.push(logged);
   // A verified write changes the session's model; an unverified one replays its record.
   const kind = writes.get(tool.name);
   if (kind) {
@@ -110,7 +111,16 @@ export async function answerRequest(
   // state cannot answer, replays. ES-15/ES-20 (projection and variant replays) come with issue 5.
   // Issue 44 (kind 7): after a write under the type that the model did not apply, the state no
   // longer stands where the app does: only a record made after the same writes answers.
-  const unapplied = !logged && model.writes.some((w) => w.root === tool.root_path && !w.applied && touches(w, tool, call));
+  const unapplied = !isWriteTool(ctx, tool) && model.writes.some((w) => w.root === tool.root_path && !w.applied && touches(w, tool, call));
+  const stale = await otherTypesStale(ctx, tool, call, model);
+  if (stale) {
+    const asked = callLine(tool, call);
+    throw new CapstateError(
+      'stale-record',
+      `${tool.name}: ${stale}; the capture does not show what the app answers ${asked} after that, so neither the state nor a record answers it`,
+      { tool: tool.name, request_line: asked },
+    );
+  }
   const fromState = unapplied ? null : await answerFromState(ctx, tool, call, model);
   if (fromState) return stateAnswer(ctx, tool, fromState);
 
@@ -121,6 +131,29 @@ export async function answerRequest(
     answer.rules = [reason === 'variant' ? 'ES-20' : 'ES-15', ...answer.rules];
   }
   return answer;
+}
+
+/**
+ * Issue 44 (kind 7): whether this session's writes leave the state unable to say what a read
+ * of another type answers: its collection (or its item) still names an entity the session
+ * deleted (write-log.ts orphanedBy), or it embeds entities of a type the session wrote without
+ * the model applying it.
+ */
+async function otherTypesStale(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel): Promise<string | null> {
+  if (isWriteTool(ctx, tool) || model.writes.length === 0) return null;
+  const plan = await (await servedLookups(ctx))?.plan(tool.name);
+  if (!plan || (plan.kind !== 'item' && plan.kind !== 'list')) return null;
+  const orphan = await orphanedBy(ctx, model, plan.collection, plan.kind === 'item' ? itemValue(tool, call) : undefined);
+  if (orphan !== null) return orphan;
+  const types = await servedTypes(ctx);
+  const embeds = (plan.embedded_members ?? []).filter(
+    (m) => m.relation && call.query.some((q) => q.name === m.param && q.value === m.member),
+  );
+  const written = embeds.find((m) => {
+    const root = types.find((t) => t.collection === m.relation!.collection)?.root_path;
+    return model.writes.some((w) => w.root === root && !w.applied);
+  });
+  return written ? `it embeds ${written.relation!.collection}, which this session wrote without the model applying it` : null;
 }
 
 export async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {

@@ -199,7 +199,7 @@ async function run(
         ? createdIdOf(wm, jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)))
         : undefined;
     try {
-      answer = await answerRequest(ctx, tool, call, model, writes, { chosenId, random });
+      answer = await answerRequest(ctx, tool, call, model, writes, { chosenId, random, verifying: true });
       // A blamed write is still applied (later reads see its effect); its answer can blame nothing more.
       if (!everyRecord && wm && blamed.has(tool.name)) continue;
       detail = await compare(ctx, record, answer);

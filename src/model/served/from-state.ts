@@ -8,7 +8,7 @@
  * (ES-15) or `variant` (ES-20) when the call names such a key (`replayReason`).
  */
 import type { ManifestTool } from '../../manifest/read.js';
-import { collectionsOf, entityByKey, renderItem } from '../plan/render.js';
+import { collectionsOf, entityByKey, lineQuery, renderItem } from '../plan/render.js';
 import type { ItemPlan, ListPlan } from '../plan/types.js';
 import { namesVariantKey } from '../plan/variants.js';
 import type { ServeContext } from './context.js';
@@ -189,7 +189,8 @@ export async function answerFromState(
     if (rendered.status !== 'rendered') return null;
     // Issue 44: an entity known only from a list may lack members every item read shows
     // (Redmine's project `homepage`): rendering it without them would be a plausible wrong answer.
-    if (!holdsRequired(plan as ItemPlan, entities.entity(plan.collection, id)!)) return null;
+    // (An entity this session wrote is the write model's, checked by check-effects.)
+    if (!model.isWritten(plan.collection, id) && !holdsRequired(plan as ItemPlan, entities.entity(plan.collection, id)!)) return null;
     return {
       status: template.status,
       value: rendered.body,
@@ -204,6 +205,9 @@ export async function answerFromState(
     };
   }
 
+  // Issue 44 (kind 7): a line that lists the ids its record listed (no query explains them) is
+  // a snapshot: after this session's writes under its type the app may list others.
+  if (line?.membership === 'recorded' && !lineQuery(line) && model.writes.some((w) => w.root === tool.root_path)) return null;
   return answerList(ctx, plan as ListPlan, line, call, model, asked);
 }
 

@@ -21,6 +21,7 @@ import { servedLookups, type ServedModel } from './model.js';
 import { toolRecords } from './records.js';
 import { knownCollections, notFound } from './from-state.js';
 import { namesByAnotherKey } from './read-index.js';
+import { orphanedBy } from './write-log.js';
 import { stateAnswer } from './answer.js';
 
 const PARAM = /^\{[^}]+\}$/;
@@ -76,6 +77,8 @@ export async function answerByItemRoute(ctx: ServeContext, model: ServedModel, m
   const rules = ['ES-35'];
   const entity = await model.entity(plan.collection, id);
   if (!entity && (await namesByAnotherKey(model, plan.collection, id))) return null;
+  // Issue 44 (kind 7): an entity naming one this session deleted may be gone or changed in the app.
+  if (await orphanedBy(ctx, model, plan.collection, id)) return null;
   if (!entity) {
     const nf = await notFound(
       ctx,

@@ -135,6 +135,11 @@ export class ServedModel {
     return e;
   }
 
+  /** Whether this session wrote the entity (created, changed or removed it). */
+  isWritten(collection: string, id: string): boolean {
+    return this.entities.get(collection)?.has(id) ?? false;
+  }
+
   /** Removes an entity from its collection (and so from every list that renders it). */
   remove(collection: string, id: string): void {
     let written = this.entities.get(collection);

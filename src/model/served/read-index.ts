@@ -146,5 +146,9 @@ export async function namesByAnotherKey(model: ServedModel, collection: string, 
 /** Whether the entity holds every member the item view always shows (its required fields), in its own view values or its value. */
 export function holdsRequired(plan: ItemPlan, e: StateEntity): boolean {
   const own = e.view_values[plan.tool] ?? {};
-  return plan.required_fields.every((f) => Object.hasOwn(own, f) || (isObject(e.value) && member(e.value, f) !== undefined));
+  // Members a read embeds on request (`?_expand=post`) are the relation's, never the entity's.
+  const embedded = new Set((plan.embedded_members ?? []).map((m) => m.member));
+  return plan.required_fields
+    .filter((f) => !embedded.has(f))
+    .every((f) => Object.hasOwn(own, f) || (isObject(e.value) && member(e.value, f) !== undefined));
 }

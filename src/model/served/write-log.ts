@@ -12,6 +12,9 @@ import { canonicalJson } from '../../json/canonical.js';
 import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
+import { isObject, member } from '../plan/json.js';
+import { singular } from '../plan/relations.js';
+import { servedTypes, type ServedModel } from './model.js';
 import type { CallRequest } from './input-schema.js';
 import { jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
 
@@ -25,10 +28,11 @@ export interface SessionWrite {
   applied?: boolean;
   /** The entity an item write names (its template's last path value), or undefined for a collection write. */
   entity?: string;
+  method: string;
 }
 
 /** The value of the template's last parameter when the template ends in one (an item route), else undefined. */
-function itemValue(tool: ManifestTool, call: CallRequest): string | undefined {
+export function itemValue(tool: ManifestTool, call: CallRequest): string | undefined {
   const m = /\{([^}/]+)\}[^/{}]*$/.exec(tool.template);
   return m ? call.params.get(m[1]) : undefined;
 }
@@ -54,6 +58,7 @@ export function sessionWrite(tool: ManifestTool, call: CallRequest): SessionWrit
   return {
     root: tool.root_path,
     tool: tool.name,
+    method: tool.method.toUpperCase(),
     call,
     body: call.body === undefined ? null : canonicalJson(call.body),
     ...(entity !== undefined ? { entity } : {}),
@@ -100,4 +105,35 @@ export async function currentWindow(
     before: recorded[mine.length]?.timeline_position ?? Number.POSITIVE_INFINITY,
     k: mine.length,
   };
+}
+
+/**
+ * Issue 44 (kind 7): an entity this session deleted that entities of `collection` still name
+ * by a field named for its type (`postId` for posts; `post_id`). What the app did with them —
+ * deleted them too (json-server 0.17), cleared the field (json-server 1.0), left them — the
+ * capture does not show (writes conventions are issue 45), so reads of `collection`, or of
+ * `id` in it, are not answered from a state that kept them. Returns the first such reference
+ * in words, or null.
+ */
+export async function orphanedBy(ctx: ServeContext, model: ServedModel, collection: string, id?: string): Promise<string | null> {
+  const deletes = model.writes.filter((w) => w.applied && w.entity !== undefined && w.call !== undefined && w.method === 'DELETE');
+  if (deletes.length === 0) return null;
+  const types = await servedTypes(ctx);
+  for (const w of deletes) {
+    const deleted = types.find((t) => t.root_path === w.root)?.collection;
+    if (deleted === undefined || deleted === collection) continue;
+    const word = singular(deleted.split('/').pop() ?? deleted);
+    const fields = [`${word}Id`, `${word}_id`];
+    const entities =
+      id === undefined ? await model.collection(collection) : [await model.entity(collection, id)].filter((e) => e !== undefined);
+    for (const e of entities) {
+      if (!isObject(e.value)) continue;
+      for (const f of fields) {
+        const v = member(e.value, f);
+        if ((typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') && String(v) === w.entity)
+          return `${collection} ${e.id} names ${deleted} ${w.entity} (${f}), which this session deleted`;
+      }
+    }
+  }
+  return null;
 }

@@ -342,6 +342,12 @@ export interface WriteOptions {
    * stream, so a check's words (stored with the state) are the same on every load of a capture.
    */
   random?: RandomBytes;
+  /**
+   * check-effects verifying write models: the session's write log is not kept, so a read is
+   * answered from the model the candidate writes made (what is being verified), never sent to
+   * replay by write-log.ts's rules.
+   */
+  verifying?: boolean;
 }
 
 export async function applyWrite(

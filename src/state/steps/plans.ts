@@ -40,6 +40,7 @@ import {
 import { viewBase } from '../plan-view-base.js';
 import { parentOf, readLineQuery } from '../plan-list-lines.js';
 import { documentOf } from './documents.js';
+import { windowEchoes } from '../plan-window-echoes.js';
 
 /** Statuses that answer for an absent entity (the gate's "checked absence"). */
 const ABSENCE = new Set([400, 404, 410]);
@@ -349,6 +350,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     ...(kept.some(([u]) => u === 'sort:multi') ? { multi_sort: true as const } : {}),
   };
   const hasQueries = listQueries.filter.length + listQueries.sort.length + listQueries.window.length > 0;
+  const echoes = windowEchoes(ctx, ctx.lines, listPointer);
   const plan: ListPlan = {
     tool: ctx.tool,
     kind: 'list',
@@ -363,6 +365,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
           },
         }
       : {}),
+    ...(echoes.length ? { window_echoes: echoes } : {}),
     list_pointer: listPointer,
     membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded',
     counters,
