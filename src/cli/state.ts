@@ -12,6 +12,8 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../store/types.js';
 import { readVocabulary } from '../store/vocabulary.js';
 import { learnReadConventions, type ReadConventions } from '../model/plan/conventions.js';
+import { learnEmbedConventions, type EmbedConventions } from '../model/plan/embed-conventions.js';
+import { relationWords } from '../model/plan/relations.js';
 
 export const stateArgs = {
   ...sourceArgs,
@@ -174,9 +176,28 @@ export function describeState(
     lines.push(`  ${p.tool.padEnd(w)}  ${what}`);
   }
   const conventions = opts.conventions ? conventionLines(opts.conventions, opts.explain === true) : [];
-  if (conventions.length) lines.push('', 'read conventions of the API (serving applies them to every list):', ...conventions);
+  conventions.push(
+    ...embedLines(learnEmbedConventions(s.plans.filter((p) => p.kind === 'item' || p.kind === 'list')), opts.explain === true),
+  );
+  if (conventions.length) lines.push('', 'read conventions of the API (serving applies them to every list and item):', ...conventions);
   lines.push('', `sha256 ${sha256}`);
   return lines.join('\n');
+}
+
+/** Issue 44: the embed conventions in words (embed-conventions.ts), each with the tools whose reads proved it. */
+function embedLines(c: EmbedConventions, explain: boolean): string[] {
+  const tag = explain ? ' [api-embed]' : '';
+  const out: string[] = [];
+  for (const [collection, list] of c.proven)
+    for (const { relation: r, tools } of list)
+      out.push(`  embeds ${r.param}=${r.member} in every read of ${collection} (${relationWords(r)})${tag}: proved by ${tools.join(', ')}`);
+  for (const p of c.patterns)
+    out.push(
+      p.kind === 'children'
+        ? `  embeds ${p.param}=<collection> in any read (the entities of that collection whose <one of this>${p.suffix} is its id)${tag}: proved by ${p.tools.join(', ')}`
+        : `  embeds ${p.param}=<one> in any read (the entity its <one>${p.suffix} names)${tag}: proved by ${p.tools.join(', ')}`,
+    );
+  return out;
 }
 
 /** Issue 16: what a plan's reads embed, and how the model fills it (`_embed=comments by postId`), or that it replays. */

@@ -8,11 +8,12 @@
  * the value from the owner's exact parser (src/load/bodies.ts).
  */
 import { objectEntries, type JsonValue } from '../json/exact.js';
-import type { ItemPlan, ListPlan } from '../model/plan/types.js';
+import type { ListPlan } from '../model/plan/types.js';
 import { relationWords } from '../model/plan/relations.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from '../model/served/context.js';
-import { knownCollections, readConventions, servedState } from '../model/served/from-state.js';
+import { embeddedOf, knownCollections, readConventions, servedState } from '../model/served/from-state.js';
+import { embedKey, type WidenedEmbedded } from '../model/plan/embed-conventions.js';
 import { widenQueries, type ReadConventions } from '../model/plan/conventions.js';
 import { writeModelOf } from '../model/served/writes.js';
 import { jsonValueOf, listPointerOf, readBody, toolRecords, type ToolRecord } from '../model/served/records.js';
@@ -205,8 +206,9 @@ export async function describeServing(ctx: ServeContext, tool: ManifestTool): Pr
     const plan = await state.plan(tool.name);
     if (!plan || plan.kind === 'record') return null;
     if (plan.kind === 'document') return 'answers from state';
-    if (plan.kind === 'list') return describeListServing(plan, await readConventions(ctx)) + describeEmbedded(plan);
-    return `answers any id the state holds from state (${(await knownCollections(ctx)).has(plan.collection) ? "an id it lacks: the app's 404" : 'an id it lacks replays'})${describeEmbedded(plan)}`;
+    const embedded = describeEmbedded(await embeddedOf(ctx, plan));
+    if (plan.kind === 'list') return describeListServing(plan, await readConventions(ctx)) + embedded;
+    return `answers any id the state holds from state (${(await knownCollections(ctx)).has(plan.collection) ? "an id it lacks: the app's 404" : 'an id it lacks replays'})${embedded}`;
   }
   if (await writeModelOf(ctx, tool))
     return "takes effect on this session's state when the capture's later reads verify it (capstate check-effects), else replays";
@@ -273,12 +275,23 @@ function describeListServing(plan: ListPlan, conv: ReadConventions): string {
   return parts.join(', ');
 }
 
-/** Issue 16: the embedded members a plan fills from state (`_embed=comments`), and those that replay. */
-function describeEmbedded(plan: ItemPlan | ListPlan): string {
-  const members = plan.embedded_members ?? [];
-  const learned = members.filter((m) => m.relation).map((m) => `${m.param}=${m.member} (${relationWords(m.relation!)})`);
+/**
+ * Issue 16: the embedded members a plan fills from state (`_embed=comments`), and those that
+ * replay; issue 44: those only the API's embed convention gives it, with the tools that proved it.
+ */
+function describeEmbedded({ members, borrowed }: WidenedEmbedded): string {
+  const words = (m: (typeof members)[number]) => `${m.param}=${m.member} (${relationWords(m.relation!)})`;
+  const learned = members.filter((m) => m.relation && !borrowed.has(embedKey(m))).map(words);
+  const conv = members.filter((m) => m.relation && borrowed.has(embedKey(m)));
   const replayed = members.filter((m) => !m.relation).map((m) => `${m.param}=${m.member}`);
-  return (learned.length ? `; with ${learned.join(' or ')} from state` : '') + (replayed.length ? `; ${replayed.join(', ')} replays` : '');
+  const proofs = [...new Set(conv.flatMap((m) => borrowed.get(embedKey(m))!.tools))];
+  return (
+    (learned.length ? `; with ${learned.join(' or ')} from state` : '') +
+    (conv.length
+      ? `; with ${conv.map(words).join(' or ')} from state by the API's api-embed convention (proved by ${proofs.join(', ')})`
+      : '') +
+    (replayed.length ? `; ${replayed.join(', ')} replays` : '')
+  );
 }
 
 /** The fallback when a description does not fit the catalog reserve: `METHOD template` (OQ-37). */

@@ -45,8 +45,11 @@ export interface WidenedQueries {
   borrowed: Map<string, { convention: ApiConvention; tools: string[] }>;
 }
 
-/** `page-links-end`: a page past the last, or the only page, sends no Link (a documented default). */
-export type ApiConvention = 'api-filter' | 'api-sort' | 'api-window' | 'page-links-end';
+/**
+ * `page-links-end`: a page past the last, or the only page, sends no Link (a documented default);
+ * `api-embed`: a relation embedded as another read of the API proved it (embed-conventions.ts).
+ */
+export type ApiConvention = 'api-filter' | 'api-sort' | 'api-window' | 'api-embed' | 'page-links-end';
 
 const add = <K>(m: Map<K, string[]>, k: K, tool: string) => {
   const l = m.get(k) ?? [];

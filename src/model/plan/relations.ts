@@ -5,7 +5,9 @@
  * server adds, so such a member is the relation's, not the entity's: the state keeps it out
  * of the merge and out of the plan checks (decisions: "Embedded relations"), and
  * serving adds it back from the model only where the stored state learned how
- * (src/model/served/relations.ts checks each reading against the recorded reads).
+ * (src/model/served/relations.ts checks each reading against the recorded reads), on that
+ * tool or, by the API's embed conventions, on any read another tool's relation covers
+ * (embed-conventions.ts, issue 44).
  */
 import type { JsonValue } from '../../json/exact.js';
 import { isObject, jsonEqual, keysOf, member, objectFrom } from './json.js';
@@ -75,6 +77,48 @@ export function singular(word: string): string {
   if (/ies$/.test(word)) return `${word.slice(0, -3)}y`;
   if (/(s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
   return word.endsWith('s') ? word.slice(0, -1) : word;
+}
+
+/** The spellings of a field that names one `word` entity, most likely first: `postId`, `post_id`. */
+export const namingFields = (word: string): string[] => [`${word}Id`, `${word}_id`];
+
+/**
+ * The spelling pattern of a field that names one `word` entity: what follows the word (`Id` in
+ * `postId`, an underscore and id in `post_id`), or undefined when the field does not start with the word
+ * (`authorId` for a user): such a field is one relation's, not a habit of the API.
+ */
+export function namingSuffix(field: string, word: string): string | undefined {
+  return field.length > word.length && field.startsWith(word) ? field.slice(word.length) : undefined;
+}
+
+/**
+ * The readings to try for one embedded member, most likely first: children of the
+ * collection the member names, by the field named for this collection (`postId`,
+ * `post_id`) then any other; the parent whose collection's name for one entity is the
+ * member (`post` in `posts`), by the field named for it, then any other.
+ */
+export function candidates(
+  m: { param: string; member: string },
+  collection: string,
+  collections: string[],
+  fieldsOf: (c: string) => string[],
+): Relation[] {
+  const out: Relation[] = [];
+  const one = singular(collection);
+  for (const c of collections.filter((c) => c === m.member)) {
+    const fields = fieldsOf(c);
+    for (const field of [...namingFields(one).filter((f) => fields.includes(f)), ...fields.filter((f) => !namingFields(one).includes(f))])
+      out.push({ ...m, kind: 'children', collection: c, field });
+  }
+  for (const c of collections.filter((c) => singular(c) === m.member)) {
+    const fields = fieldsOf(collection);
+    for (const field of [
+      ...namingFields(m.member).filter((f) => fields.includes(f)),
+      ...fields.filter((f) => !namingFields(m.member).includes(f)),
+    ])
+      out.push({ ...m, kind: 'parent', collection: c, field });
+  }
+  return out;
 }
 
 /**

@@ -21,6 +21,7 @@ import { callLine, jsonValueOf, lineRecords, readBody, toolRecords, type ToolRec
 
 import { answerList } from './list-answer.js';
 import {
+  embeddedOf,
   entitiesFor,
   envelopeOf,
   holdsRequired,
@@ -29,8 +30,9 @@ import {
   servedState,
   type StateAnswer,
 } from './read-index.js';
+import { embedKey } from '../plan/embed-conventions.js';
 
-export { knownCollections, readConventions, servedState, type StateAnswer } from './read-index.js';
+export { embeddedOf, knownCollections, readConventions, servedState, type StateAnswer } from './read-index.js';
 
 /**
  * The latest recorded 404 of the API's item reads (a GET tool whose template ends in a
@@ -128,8 +130,10 @@ export async function answerFromState(
 
   // Issue 16: a call naming embedded members answers as the call without them, each shown
   // object given the members from the model (relations.ts); one with no learned reading replays.
-  if (plan.embedded_members && withEmbedded) {
-    const rel = relationCall(plan, call);
+  // Issue 44: the members are the plan's own and those the API's embed conventions give it.
+  const embedded = withEmbedded ? await embeddedOf(ctx, plan) : undefined;
+  if (embedded?.members.length) {
+    const rel = relationCall({ ...plan, embedded_members: embedded.members }, call);
     // A member no reading fills: only a recorded line answers (its entities from state, that
     // member as the line's record shows it); else the call without the members it names.
     const template =
@@ -140,18 +144,27 @@ export async function answerFromState(
       if (!base || base.record || base.status < 200 || base.status > 299)
         return base && base.status === 404 && !template ? { ...base, request_line: asked } : null;
       let value = await withRelatedMembers(ctx, plan, base.value, rel.relations, model);
-      const said = rel.relations.map((r) => `${r.member} (${relationWords(r)})`);
+      const proofs = rel.relations.flatMap((r) => embedded.borrowed.get(embedKey(r))?.tools ?? []);
+      const said = rel.relations.map(
+        (r) => `${r.member} (${relationWords(r)}${embedded.borrowed.has(embedKey(r)) ? ", by the API's embed convention" : ''})`,
+      );
       if (template) {
         value = await withRecordedMembersAt(ctx, plan, value, await envelopeOf(ctx, template.record_ordinal), rel.unlearned);
         said.push(
           `${rel.unlearned.map((m) => m.member).join(', ')} as #${template.record_ordinal} recorded ${rel.unlearned.length === 1 ? 'it' : 'them'}`,
         );
       }
+      // Issue 44: a member only the API's embed convention gives this tool marks the answer `api-embed`.
+      const conventions = [...(base.convention?.split(', ') ?? []), ...(proofs.length ? ['api-embed'] : [])];
       return {
         ...base,
+        ...(base.headers?.link && !template ? { headers: { ...base.headers, link: linksWith(base.headers.link, call, rel.base) } } : {}),
         value,
         request_line: asked,
-        why: `${base.why}, with ${said.join(', ')}${rel.relations.length ? " from this session's state" : ''}`,
+        why:
+          `${base.why}, with ${said.join(', ')}${rel.relations.length ? " from this session's state" : ''}` +
+          (proofs.length ? ` (the convention proved by ${[...new Set(proofs)].join(', ')})` : ''),
+        ...(conventions.length ? { convention: [...new Set(conventions)].sort().join(', ') } : {}),
       };
     }
   }
@@ -209,6 +222,24 @@ export async function answerFromState(
   // a snapshot: after this session's writes under its type the app may list others.
   if (line?.membership === 'recorded' && !lineQuery(line) && model.writes.some((w) => w.root === tool.root_path)) return null;
   return answerList(ctx, plan as ListPlan, line, call, model, asked);
+}
+
+/**
+ * Page links of an answer to `base` (the call without its embed keys) as links of `call`: each
+ * link's query pairs back in the call's order, the embed pairs among them as given — as
+ * json-server links a page, its own request URL with the page number swapped.
+ */
+function linksWith(link: string, call: CallRequest, base: CallRequest): string {
+  const kept = new Set(base.query);
+  return link.replace(/<([^>]*)>/g, (whole, href: string) => {
+    const q = href.indexOf('?');
+    if (q < 0) return whole;
+    const pairs = [...new URLSearchParams(href.slice(q + 1))];
+    if (pairs.length !== base.query.length) return whole;
+    let i = 0;
+    const query = call.query.map((p) => (kept.has(p) ? pairs[i++] : [p.name, p.value]));
+    return `<${href.slice(0, q)}?${query.map(([n, v]) => `${encodeURIComponent(n)}=${encodeURIComponent(v)}`).join('&')}>`;
+  });
 }
 
 /**

@@ -13,7 +13,8 @@ import type { ServeContext } from './context.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
 import { servedLookups } from './model.js';
 import { widenQueries } from '../plan/conventions.js';
-import { readConventions } from './from-state.js';
+import { embeddedOf, readConventions } from './from-state.js';
+import { relationWords } from '../plan/relations.js';
 import { sampleName } from './sample-names.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -72,7 +73,7 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
       description: `path parameter {${p}} of ${tool.template}; recorded values: ${sampleValues(records.flatMap((r) => (r.params.has(p) ? [r.params.get(p)!] : [])))}`,
     };
   }
-  const queryKeys = new Map<string, { repeated: boolean; records: number; values: string[]; convention?: string }>();
+  const queryKeys = new Map<string, { repeated: boolean; records: number; values: string[]; convention?: string; embeds?: string[] }>();
   for (const r of records) {
     const counts = new Map<string, number>();
     for (const q of r.query_pairs) counts.set(q.name, (counts.get(q.name) ?? 0) + 1);
@@ -103,6 +104,17 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
         values: [],
         convention: widened!.borrowed.get(name)?.convention,
       });
+  // Issue 44: an item or list plan embeds the members the API's embed conventions give it
+  // (embed-conventions.ts), under the convention's param, recorded on this tool or not.
+  const embedded = plan?.kind === 'item' || plan?.kind === 'list' ? await embeddedOf(ctx, plan) : undefined;
+  const embeds: string[] = [];
+  for (const m of embedded?.members ?? []) {
+    if (!m.relation || !embedded!.borrowed.has(`${m.param}=${m.member}`)) continue;
+    const k = queryKeys.get(m.param) ?? { repeated: false, records: 0, values: [], convention: 'api-embed' };
+    k.embeds = [...(k.embeds ?? []), `${m.member} (${relationWords(m.relation)})`];
+    queryKeys.set(m.param, k);
+    embeds.push(`${m.param}=${m.member}`);
+  }
   let queryArg: string | null = null;
   if (queryKeys.size > 0) {
     queryArg = free('query');
@@ -111,18 +123,22 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
       const one = { type: 'string' };
       qp[name] = {
         ...(k.repeated ? { anyOf: [one, { type: 'array', items: one }] } : one),
-        description: k.records
-          ? `recorded in ${k.records} of ${records.length} records; values: ${sampleValues(k.values)}`
-          : `not recorded here; the API's ${k.convention} convention`,
+        description:
+          (k.records
+            ? `recorded in ${k.records} of ${records.length} records; values: ${sampleValues(k.values)}`
+            : `not recorded here; the API's ${k.convention} convention`) +
+          (k.embeds ? `${k.records ? "; also by the API's api-embed convention" : ''}: ${k.embeds.join(', ')}` : ''),
       };
     }
     properties[queryArg] = {
       type: 'object',
       properties: qp,
       additionalProperties: false,
-      description: learned.length
-        ? `Query keys the capture shows. Any values of ${learned.join(', ')} are answered from state (filters, sort, pages); another combination is answered by a record with exactly the keys and values given, else an error that lists the recorded request lines.`
-        : 'Query keys the capture shows. A call is answered by a record with exactly the keys and values given; a combination never recorded is an error that lists the recorded request lines.',
+      description:
+        (learned.length
+          ? `Query keys the capture shows. Any values of ${learned.join(', ')} are answered from state (filters, sort, pages); another combination is answered by a record with exactly the keys and values given, else an error that lists the recorded request lines.`
+          : 'Query keys the capture shows. A call is answered by a record with exactly the keys and values given; a combination never recorded is an error that lists the recorded request lines.') +
+        (embeds.length ? ` ${embeds.join(', ')} embeds related entities from state (the API's api-embed convention).` : ''),
     };
   }
   let bodyArg: string | null = null;

@@ -9,6 +9,7 @@ import { isObject, keysOf, member } from '../plan/json.js';
 import type { StoredLookups } from '../plan/lookups.js';
 import { collectionsOf, entityByKey, type Collections } from '../plan/render.js';
 import { learnReadConventions, type ReadConventions } from '../plan/conventions.js';
+import { learnEmbedConventions, widenEmbedded, type EmbedConventions, type WidenedEmbedded } from '../plan/embed-conventions.js';
 import type { ItemPlan, ListParent, ListPlan, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, type ServedModel } from './model.js';
@@ -69,6 +70,10 @@ interface PlanIndex {
   alternateKeys: Map<string, ItemPlan>;
   /** Issue 44: the API's read conventions, learned from every list plan. */
   conventions: ReadConventions;
+  /** Issue 44: the API's embed conventions, learned from every item and list plan's relations. */
+  embeds: EmbedConventions;
+  /** Each collection's members, as its item and list plans show them (what a relation's field can be). */
+  fields: Map<string, string[]>;
 }
 const planIndexes = new WeakMap<ServeContext, Promise<PlanIndex>>();
 
@@ -78,19 +83,34 @@ export function planIndex(ctx: ServeContext): Promise<PlanIndex> {
     hit = (async () => {
       const state = await servedState(ctx);
       const lists: ListPlan[] = [];
+      const reads: (ItemPlan | ListPlan)[] = [];
       const keys = new Set<string>();
-      const out: PlanIndex = { whole: new Set(), alternateKeys: new Map(), conventions: learnReadConventions([]) };
+      const out: PlanIndex = {
+        whole: new Set(),
+        alternateKeys: new Map(),
+        conventions: learnReadConventions([]),
+        embeds: learnEmbedConventions([]),
+        fields: new Map(),
+      };
       if (!state) return out;
       for (const tool of ctx.manifest.tools) {
         if (tool.method.toUpperCase() !== 'GET') continue;
         const plan = await state.plan(tool.name);
         if (plan?.kind === 'list') lists.push(plan);
+        if (plan?.kind === 'list' || plan?.kind === 'item') reads.push(plan);
         for (const r of await toolRecords(ctx, tool.name)) for (const q of r.query_pairs) keys.add(q.name);
         if (plan?.kind === 'list' && plan.lines.some((l) => l.membership === 'all')) out.whole.add(plan.collection);
         if (plan?.kind === 'item' && plan.alternate_key !== undefined && !out.alternateKeys.has(plan.collection))
           out.alternateKeys.set(plan.collection, plan);
       }
       out.conventions = learnReadConventions(lists, keys, ctx.vocabulary);
+      out.embeds = learnEmbedConventions(reads);
+      // A collection's members as its read plans show them (not its entities: serving reads those by index).
+      for (const t of await state.types()) out.fields.set(t.collection, []);
+      for (const plan of reads) {
+        const seen = out.fields.get(plan.collection);
+        if (seen) for (const f of plan.fields) if (!seen.includes(f)) seen.push(f);
+      }
       return out;
     })();
     planIndexes.set(ctx, hit);
@@ -109,6 +129,15 @@ export async function knownCollections(ctx: ServeContext): Promise<Set<string>> 
 /** Issue 44: the API's read conventions (conventions.ts), learned once per served store. */
 export async function readConventions(ctx: ServeContext): Promise<ReadConventions> {
   return (await planIndex(ctx)).conventions;
+}
+
+/**
+ * Issue 44: the members `plan` embeds — its own, and those the API's embed conventions give it
+ * (embed-conventions.ts), keyed `param=member` where borrowed.
+ */
+export async function embeddedOf(ctx: ServeContext, plan: ItemPlan | ListPlan): Promise<WidenedEmbedded> {
+  const index = await planIndex(ctx);
+  return widenEmbedded(plan, index.embeds, [...index.fields.keys()], (c) => index.fields.get(c) ?? []);
 }
 
 const envelopes = new WeakMap<ServeContext, Map<number, Promise<JsonValue | undefined>>>();

@@ -13,8 +13,8 @@ import type { JsonValue } from '../../json/exact.js';
 import { isObject, jsonEqual, keysOf, member, objectFrom } from '../plan/json.js';
 import { asPathValue, replaceShown, shownAt } from '../plan/render.js';
 import {
+  candidates,
   relatedValue,
-  singular,
   withRelations,
   type EmbeddedMember,
   type EmbeddedMembers,
@@ -30,34 +30,6 @@ import { jsonValueOf, readBody, toolRecords } from './records.js';
 
 /** The model as relations read it. */
 const sourceOf = (model: ServedModel): RelationSource => ({ all: (c) => model.collection(c), entity: (c, id) => model.entity(c, id) });
-
-/**
- * The readings to try for one embedded member, most likely first: children of the
- * collection the member names, by the field named for this collection (`postId`,
- * `post_id`) then any other; the parent whose collection's name for one entity is the
- * member (`post` in `posts`), by the field named for it, then any other.
- */
-function candidates(
-  m: { param: string; member: string },
-  collection: string,
-  collections: string[],
-  fieldsOf: (c: string) => string[],
-): Relation[] {
-  const out: Relation[] = [];
-  const one = singular(collection);
-  const named = (word: string) => [`${word}Id`, `${word}_id`];
-  for (const c of collections.filter((c) => c === m.member)) {
-    const fields = fieldsOf(c);
-    for (const field of [...named(one).filter((f) => fields.includes(f)), ...fields.filter((f) => !named(one).includes(f))])
-      out.push({ ...m, kind: 'children', collection: c, field });
-  }
-  for (const c of collections.filter((c) => singular(c) === m.member)) {
-    const fields = fieldsOf(collection);
-    for (const field of [...named(m.member).filter((f) => fields.includes(f)), ...fields.filter((f) => !named(m.member).includes(f))])
-      out.push({ ...m, kind: 'parent', collection: c, field });
-  }
-  return out;
-}
 
 /** The identity member of a served collection, or undefined. */
 async function identityOf(ctx: ServeContext, collection: string): Promise<string | undefined> {
