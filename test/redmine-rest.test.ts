@@ -5,8 +5,15 @@
  * answered as objects, a PUT and a DELETE answered 204, lists newest first. check-effects
  * reproduces every recorded response, and serving answers what the capture never asked the
  * way Redmine itself answered it outside the capture (expected/truth.json).
+ *
+ * Issue 44 kind 9 (ES-35): the capture lists issues only through `?project_id=garden`, a
+ * filter, which never proves the whole list. So on the capture itself an issue the state lacks
+ * is declined, not a 404, and the list read after the writes, keeping the ids it listed,
+ * cannot show their effects: the writes replay. The readings are checked on the same capture
+ * with that list read as `GET /issues.json` (`WHOLE`): with one project (and every issue
+ * open) Redmine lists the same issues there, and a list without a filter proves the whole list.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +21,21 @@ import { cli, fixture, tempDir } from './helpers.js';
 import { serveStore, type Served } from './serve-helpers.js';
 
 const CAPTURE = fixture('redmine-rest', 'capture.har');
+const FILTERED = '/issues.json?project_id=garden';
+/** The capture with its issue list read without the project filter (same answers: one project). */
+const WHOLE = (() => {
+  const har = JSON.parse(readFileSync(CAPTURE, 'utf8')) as {
+    log: { entries: { request: { url: string; queryString: unknown[] } }[] };
+  };
+  for (const { request } of har.log.entries)
+    if (request.url.endsWith(FILTERED)) {
+      request.url = request.url.slice(0, -'?project_id=garden'.length);
+      request.queryString = [];
+    }
+  const file = join(tempDir(), 'redmine-whole-list.har');
+  writeFileSync(file, JSON.stringify(har));
+  return file;
+})();
 type Truth = { method: string; path: string; request?: unknown; status: number; body: unknown };
 const truth = JSON.parse(readFileSync(fixture('redmine-rest', 'expected', 'truth.json'), 'utf8')) as Truth[];
 const truthOf = (method: string, path: string) => truth.find((t) => t.method === method && t.path === path)!;
@@ -38,8 +60,22 @@ describe('Redmine 5.0.4 (fixtures/redmine-rest): the initial state', () => {
 });
 
 describe('Redmine 5.0.4: write effects verified (check-effects), each difference blamed on the latest write before it, first differences first', () => {
-  it("reproduces all 12 admitted responses: the create with its type's defaults, the PUT as a merge, the DELETE (the create's first failure no longer takes the PUT and the DELETE with it)", () => {
+  it('issue 44 kind 9: the only list is filtered (?project_id=garden), so it keeps the ids it listed; the list read after the writes differs and the writes replay', () => {
     const r = cli(['check-effects', CAPTURE, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as {
+      summary: string;
+      write_tools: { verified: unknown[]; replayed: { tool: string; reason: string }[] };
+    };
+    expect(doc.summary).toBe('9 of 12 responses reproduced');
+    expect(doc.write_tools.verified).toEqual([]);
+    expect(doc.write_tools.replayed.find((w) => w.tool === 'delete_issues_by_id_json')!.reason).toMatch(
+      /^not reproduced: a later read #25 \(GET \/issues\.json\?project_id=garden\)/,
+    );
+  });
+
+  it("with the list read whole: reproduces all 12 admitted responses: the create with its type's defaults, the PUT as a merge, the DELETE (the create's first failure no longer takes the PUT and the DELETE with it)", () => {
+    const r = cli(['check-effects', WHOLE, '--json']);
     expect(r.status, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as {
       summary: string;
@@ -63,14 +99,20 @@ describe('Redmine 5.0.4: write effects verified (check-effects), each difference
 describe('Redmine 5.0.4: serving what the capture never asked, as Redmine answered it', () => {
   const dir = tempDir();
   let s: Served;
+  let whole: Served;
   beforeAll(async () => {
-    const db = join(dir, 'redmine.sqlite');
-    const r = cli(['load', CAPTURE, '--db', db]);
-    expect(r.status, r.stderr).toBe(0);
-    s = await serveStore(db);
+    const served = async (capture: string, name: string) => {
+      const db = join(dir, name);
+      const r = cli(['load', capture, '--db', db]);
+      expect(r.status, r.stderr).toBe(0);
+      return serveStore(db);
+    };
+    s = await served(CAPTURE, 'redmine.sqlite');
+    whole = await served(WHOLE, 'redmine-whole-list.sqlite');
   });
   afterAll(async () => {
-    await s.close();
+    await s?.close();
+    await whole?.close();
   });
 
   it('an issue only the list showed (#3) is answered from state in the item envelope, byte for byte', async () => {
@@ -81,21 +123,28 @@ describe('Redmine 5.0.4: serving what the capture never asked, as Redmine answer
     sameText(a.body, t.body);
   });
 
-  it('an issue Redmine does not hold (#99) is a 404, as Redmine answers it', async () => {
-    const a = answer(await s.call('get_issues_by_id_json', { id: '99' }));
+  it('issue 44 kind 9: an issue Redmine does not hold (#99) is declined, not a 404: only a filtered list was read', async () => {
+    expect(truthOf('GET', '/issues/99.json').status).toBe(404);
+    const r = await s.call('get_issues_by_id_json', { id: '99' });
+    expect(r.isError).toBe(true);
+    expect(r._meta?.['capstate/answer']).toBe('declined');
+  });
+
+  it('with the list read whole: an issue Redmine does not hold (#99) is a 404, as Redmine answers it', async () => {
+    const a = answer(await whole.call('get_issues_by_id_json', { id: '99' }));
     expect(a.status).toBe(truthOf('GET', '/issues/99.json').status);
   });
 
-  it("a create the capture never made: the answer and the list after it are Redmine's, clocks aside (tracker_id 2 answered as the Feature tracker)", async () => {
-    await s.call('reset_state', {});
+  it("with the list read whole: a create the capture never made: the answer and the list after it are Redmine's, clocks aside (tracker_id 2 answered as the Feature tracker)", async () => {
+    await whole.call('reset_state', {});
     const t = truthOf('POST', '/issues.json');
-    const created = answer(await s.call('post_issues_json', { body: t.request as Record<string, unknown> }));
+    const created = answer(await whole.call('post_issues_json', { body: t.request as Record<string, unknown> }));
     expect(created.status).toBe(t.status);
     expect(created.source).toBe('state');
     sameText(created.body, t.body);
     expect((created.body as { issue: { tracker: unknown } }).issue.tracker).toEqual({ id: 2, name: 'Feature' });
-    const list = answer(await s.call('get_issues_json', { query: { project_id: 'garden' } }));
-    sameText(list.body, truthOf('GET', '/issues.json?project_id=garden').body);
+    const list = answer(await whole.call('get_issues_json'));
+    sameText(list.body, truthOf('GET', FILTERED).body);
   });
 
   it("a page size the capture never used is refused, naming the query keys it did use (no guess at Redmine's paging)", async () => {

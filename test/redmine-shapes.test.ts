@@ -107,11 +107,14 @@ describe('issue 18, alternate keys: one entity read by its id and by its identif
 });
 
 describe("issue 18, filtered lists: Redmine's default issue list hides closed issues", () => {
-  it('?status_id=* lists the whole type; the default and ?status_id=closed lines list their own issues, each with its own reason, and the plan stays', () => {
+  it('?status_id=* lists every issue but is a filter, so its ids are recorded (issue 44 kind 9); the default and ?status_id=closed lines list their own issues, each with its own reason, and the plan stays', () => {
     const p = plan('get_issues_json') as ListPlan;
     expect(p.kind).toBe('list');
     const byQuery = Object.fromEntries(p.lines.map((l) => [l.query ?? '', l]));
-    expect(byQuery['status_id=*'].membership).toBe('all');
+    // Issue 44 kind 9 (ES-35): `status_id` is no pagination, ordering or projection key; that
+    // `*` means every status is Redmine's, not the capture's to prove.
+    expect(byQuery['status_id=*']).toMatchObject({ membership: 'recorded', listed_ids: ['4', '3', '2', '1'] });
+    expect(byQuery['status_id=*'].reason).toBeUndefined();
     expect(byQuery[''].membership).toBe('recorded');
     expect(byQuery[''].listed_ids).toEqual(['4', '3', '1']);
     expect(byQuery[''].reason).toBe('membership-differs');

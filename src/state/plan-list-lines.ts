@@ -8,11 +8,12 @@ import { isObject, member } from '../model/plan/json.js';
 import { singular } from '../model/plan/relations.js';
 import type { ListParent, PlanLine, StateEntity } from '../model/plan/types.js';
 import { applyListQuery, isListQuery, parseListQuery, type ParsedQuery, type QueryUnit } from '../model/plan/list-queries.js';
+import type { Vocabulary } from '../store/vocabulary.js';
 import type { ReadLine, StateFacts } from './facts.js';
 import { lineName, type Ctx } from './plan-context.js';
 
 export type LineRead =
-  | { kind: 'plain'; failed?: QueryUnit[] }
+  | { kind: 'plain'; membership: 'all' | 'recorded'; failed?: QueryUnit[] }
   | { kind: 'query'; membership: 'all' | 'recorded'; line: Partial<PlanLine>; units: Map<QueryUnit, string[]> }
   | { kind: 'differs'; detail: string; units: QueryUnit[] };
 
@@ -21,6 +22,7 @@ export type LineRead =
  * that filters, sorts or windows the collection is kept when applying it to the state
  * reproduces the listed ids in order; a line ES-35 calls `all` that lists other entities,
  * or another order, than the collection and that no query explains is `membership-differs`.
+ * Only a line without a filtering key keeps ES-35's `all` (issue 44 kind 9, `filteringKey`).
  */
 export function readLineQuery(
   ctx: Ctx,
@@ -33,6 +35,9 @@ export function readLineQuery(
   parent?: { field: string; value: string },
 ): LineRead {
   const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
+  // Issue 44 kind 9 (ES-35): a filtered line may list every entity the state holds and still
+  // not be the collection; the state holds what such reads showed, so the check is circular.
+  const proves = m === 'all' && filteringKey(r, ctx.facts.vocabulary) === undefined;
   let parsed: ParsedQuery | null = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
   if (parent && (parsed === null || parsed.ok)) {
     // Issue 18: a nested line's parent is its first filter (the field learned by parentOf).
@@ -53,7 +58,7 @@ export function readLineQuery(
       const headers = (totalsOf.headers.get(r.record_id) ?? [])
         .filter((s) => s.total !== null && Number(s.total) === picked.matched)
         .map((s) => s.name.toLowerCase());
-      const membership = m === 'all' && picked.entities.length === all.length ? 'all' : 'recorded';
+      const membership = proves && picked.entities.length === all.length ? 'all' : 'recorded';
       return {
         kind: 'query',
         membership,
@@ -75,7 +80,7 @@ export function readLineQuery(
       };
     }
     // A page ES-35 already calls `recorded` renders the ids it listed, as before; its keys are not learned.
-    return { kind: 'plain', failed: [...parsed.units.keys()] };
+    return { kind: 'plain', membership: 'recorded', failed: [...parsed.units.keys()] };
   }
   if (m === 'all' && !same(all.map((e) => e.id))) {
     const why = parsed && !parsed.ok ? `; its key ${JSON.stringify(parsed.key)} is ${parsed.why}` : '';
@@ -89,7 +94,18 @@ export function readLineQuery(
       detail: `record #${r.ordinal} (${lineName(r)}) lists ${shown}, and no filter, sort or window explains it (issue 18)${why}`,
     };
   }
-  return { kind: 'plain' };
+  return { kind: 'plain', membership: proves ? 'all' : 'recorded' };
+}
+
+/**
+ * Issue 44 kind 9 (ES-35): the first key of a line's query that filters — any key the
+ * vocabulary names neither pagination, ordering (random included) nor projection: `id_like`,
+ * `userId`, `q`, `status_id` — or undefined. A line read through a filter never proves the
+ * whole collection: it keeps its listed ids or its learned filter (OQ-25, ES-37).
+ */
+function filteringKey(r: Pick<ReadLine, 'query_pairs'>, vocabulary: Vocabulary): string | undefined {
+  return r.query_pairs.find((p) => !vocabulary.isPagination(p.name) && !vocabulary.isOrdering(p.name) && !vocabulary.isProjection(p.name))
+    ?.name;
 }
 
 export type Totals = { members: Map<number, StateFacts['counters']>; headers: Map<number, StateFacts['pageSignals']> };

@@ -310,7 +310,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
         continue;
       }
       for (const u of read.failed ?? []) failedUnits.add(u);
-      lines.push({ ...base, membership: m, ...(m === 'recorded' ? { listed_ids: listedIds } : {}) });
+      lines.push({ ...base, membership: read.membership, ...(read.membership === 'recorded' ? { listed_ids: listedIds } : {}) });
       continue;
     }
     // IDN-3 / OQ-11 (5): an empty list constrains nothing; it renders what it recorded (nothing).
