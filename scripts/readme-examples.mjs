@@ -9,7 +9,7 @@
  *   <!-- /example -->
  *
  * is what the command prints, run with the built CLI (dist/src/cli/main.js) in a new
- * empty folder that sees the repository's `fixtures/` and `examples/` (so `--db demo.sqlite`
+ * empty folder that sees the repository's `fixtures/`, `examples/` and `bench/` (so `--db demo.sqlite`
  * writes nowhere in the checkout). A marker may chain commands with `&&` (each must
  * succeed, their stdout is joined), end in `2>&1` (stderr too, the exit code may be
  * non-zero: for error examples) and in `| head -n N` (the first N lines, then `…`).
@@ -102,7 +102,7 @@ delete env.CAPSTATE_STATE_BUDGET_BYTES;
 /** A new empty folder that sees the repository's fixtures and examples. */
 function workFolder() {
   const dir = mkdtempSync(join(tmpdir(), 'capstate-readme-'));
-  for (const d of ['fixtures', 'examples']) symlinkSync(join(root, d), join(dir, d));
+  for (const d of ['fixtures', 'examples', 'bench']) symlinkSync(join(root, d), join(dir, d));
   return dir;
 }
 
