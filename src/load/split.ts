@@ -115,7 +115,7 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
   let capBytes = 0;
   // String state (structural key strings and strings inside captures):
   let inStr = false;
-  let carryBackslash = false; // odd run of backslashes at the previous chunk's end
+  let carryBackslash = false; // odd run of backslashes at the previous chunk's end (reset when a string opens)
   let keyPieces: Buffer[] | null = null; // collecting a structural key
   let base = 0; // file offset of the current chunk
 
@@ -252,6 +252,7 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
           }
           if (c === C.Quote) {
             inStr = true;
+            carryBackslash = false; // a string opened here: no backslash run before it is its own
             i++;
             continue;
           }
@@ -317,6 +318,7 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
         if (top.expect === 'key') {
           if (c !== C.Quote) fail('bad-json', 'expected a member name', base + i, top.path);
           inStr = true;
+          carryBackslash = false; // a string opened here: no backslash run before it is its own
           keyPieces = [];
           i++;
           continue;
@@ -356,6 +358,7 @@ export async function* splitJson(file: string, opts: SplitOptions): AsyncGenerat
         capDepth = 0;
         if (c === C.Quote) {
           inStr = true;
+          carryBackslash = false; // a string opened here: no backslash run before it is its own
           i++;
           continue;
         }
