@@ -7,41 +7,18 @@
  * `<singular of this collection>Id` is its id, `?_expand=NAME` the NAME+s entity its `NAMEId`
  * names. So the expectations below are db.json embedded as json-server embeds it.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { servedFidelityApp, type Row } from './fidelity-served.js';
 import { learnEmbedConventions, widenEmbedded } from '../src/model/plan/embed-conventions.js';
 import type { Relation } from '../src/model/plan/relations.js';
 import type { ItemPlan, ListPlan } from '../src/model/plan/types.js';
-import { root, tempDir } from './helpers.js';
-import { line, serveHttp, serveStore, type Served } from './serve-helpers.js';
+import { line } from './serve-helpers.js';
 
-const app = join(root, 'bench', 'fidelity', 'json-server-0.17');
-type Row = Record<string, string | number | boolean>;
-const seed = JSON.parse(readFileSync(join(app, 'db.json'), 'utf8')) as { posts: Row[]; comments: Row[]; users: Row[] };
+const served = servedFidelityApp('json-server-0.17');
+const { seed, get } = served;
 /** json-server 0.17's `_embed`: the children whose `<one>Id` is the object's id, appended after its own members. */
 const embed = (rows: Row[], name: 'posts' | 'comments', field: string) =>
   rows.map((r) => ({ ...r, [name]: seed[name].filter((c) => c[field] === r.id) }));
-
-const dir = tempDir();
-const db = join(dir, 'json-server-0.17-embed.sqlite');
-let base: string;
-let close: () => Promise<void>;
-let mcp: Served;
-
-beforeAll(async () => {
-  ({ base, close } = await serveHttp(join(app, 'capture.har'), db));
-  mcp = await serveStore(db);
-});
-afterAll(async () => {
-  await mcp?.close();
-  await close?.();
-});
-
-const get = async (path: string) => {
-  const r = await fetch(base + path);
-  return { status: r.status, json: (await r.json()) as unknown, h: (n: string) => r.headers.get(n) };
-};
 
 describe('issue 44: embed conventions learned from the whole capture (api-embed)', () => {
   it('api-embed: _embed=comments proved on /posts/{id} embeds each post its comments in the /posts list', async () => {
@@ -98,7 +75,7 @@ describe('issue 44: embed conventions learned from the whole capture (api-embed)
   });
 
   it("api-embed: a convention's embedded members come from this session's model (a created comment shows)", async () => {
-    const created = await fetch(`${base}/comments`, {
+    const created = await fetch(`${served.base()}/comments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ postId: 4, userId: 2, body: 'Embedded after a write' }),
@@ -112,13 +89,13 @@ describe('issue 44: embed conventions learned from the whole capture (api-embed)
         embed(seed.posts, 'comments', 'postId').map((p) => (p.id === 4 ? { ...p, comments: [...(p.comments as Row[]), comment] } : p)),
       );
     } finally {
-      expect((await fetch(`${base}/__capstate/reset`, { method: 'POST' })).status).toBe(200);
+      expect((await fetch(`${served.base()}/__capstate/reset`, { method: 'POST' })).status).toBe(200);
     }
   });
 
   it('api-embed: a param no relation of the capture proved stays unknown and is declined (501): _expand, and _embed naming a parent', async () => {
     for (const path of ['/comments?_expand=post', '/comments?postId=1&_expand=user', '/posts/1?_expand=user', '/comments?_embed=post']) {
-      const r = await fetch(base + path);
+      const r = await fetch(served.base() + path);
       expect(r.status, path).toBe(501);
       expect(r.headers.get('capstate-answer'), path).toBe('declined');
       expect(r.headers.get('x-capstate-error'), path).toBe('no-convention');
@@ -127,7 +104,7 @@ describe('issue 44: embed conventions learned from the whole capture (api-embed)
 
   it('api-embed: MCP list and item tools publish the param with the relation, describe it, and answer with the convention in _meta', async () => {
     const query = (tool: string) =>
-      (mcp.tool(tool).inputSchema.properties as Record<string, { properties: Record<string, { description: string }> }>).query;
+      (served.mcp().tool(tool).inputSchema.properties as Record<string, { properties: Record<string, { description: string }> }>).query;
     expect(query('get_posts').properties._embed.description).toMatch(
       /api-embed convention: comments \(the comments whose postId is its id\)/,
     );
@@ -136,11 +113,11 @@ describe('issue 44: embed conventions learned from the whole capture (api-embed)
     );
     expect(query('get_comments').properties._embed).toBeUndefined();
     expect(query('get_comments').properties._expand).toBeUndefined();
-    expect(line(mcp.tool('get_posts'))).toMatch(
+    expect(line(served.mcp().tool('get_posts'))).toMatch(
       /_embed=comments \(the comments whose postId is its id\) from state by the API's api-embed convention \(proved by get_posts_by_id\)/,
     );
-    expect(line(mcp.tool('get_users_by_id'))).toMatch(/_embed=posts \(the posts whose userId is its id\).*api-embed/);
-    const res = await mcp.call('get_users_by_id', { id: '2', query: { _embed: 'posts' } });
+    expect(line(served.mcp().tool('get_users_by_id'))).toMatch(/_embed=posts \(the posts whose userId is its id\).*api-embed/);
+    const res = await served.mcp().call('get_users_by_id', { id: '2', query: { _embed: 'posts' } });
     expect(res.isError).toBeFalsy();
     expect(res._meta).toMatchObject({ 'capstate/answer': 'convention', 'capstate/convention': 'api-embed' });
     expect(JSON.parse((res.content[1] as { text: string }).text)).toEqual(

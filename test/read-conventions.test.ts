@@ -7,37 +7,13 @@
  * seed the session read (db.json: the served state before any write), so the expectations
  * below are the seed filtered, sorted and paged as json-server does.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { servedFidelityApp } from './fidelity-served.js';
 import { learnReadConventions, widenQueries } from '../src/model/plan/conventions.js';
 import type { ListPlan } from '../src/model/plan/types.js';
-import { root, tempDir } from './helpers.js';
-import { serveHttp, serveStore, type Served } from './serve-helpers.js';
 
-const app = join(root, 'bench', 'fidelity', 'json-server-0.17');
-type Row = Record<string, string | number | boolean>;
-const seed = JSON.parse(readFileSync(join(app, 'db.json'), 'utf8')) as { posts: Row[]; comments: Row[]; users: Row[] };
-
-const dir = tempDir();
-const db = join(dir, 'json-server-0.17.sqlite');
-let base: string;
-let close: () => Promise<void>;
-let mcp: Served;
-
-beforeAll(async () => {
-  ({ base, close } = await serveHttp(join(app, 'capture.har'), db));
-  mcp = await serveStore(db);
-});
-afterAll(async () => {
-  await mcp?.close();
-  await close?.();
-});
-
-const get = async (path: string) => {
-  const r = await fetch(base + path);
-  return { status: r.status, json: (await r.json()) as unknown, h: (n: string) => r.headers.get(n) };
-};
+const served = servedFidelityApp('json-server-0.17');
+const { seed, get } = served;
 
 describe('issue 44: read conventions learned from the whole capture, applied to every list', () => {
   it('api-filter: an equality filter proved on /posts filters /comments by any field name', async () => {
@@ -101,7 +77,7 @@ describe('issue 44: read conventions learned from the whole capture, applied to 
 
   it("kind 6: with no 404 of the API recorded, an unknown id is a 404 whose body is plainly capstate's (RFC 9457), marked default-not-found", async () => {
     for (const path of ['/posts/999', '/comments/999']) {
-      const r = await fetch(base + path);
+      const r = await fetch(served.base() + path);
       expect(r.status).toBe(404);
       expect(r.headers.get('content-type')).toBe('application/problem+json');
       expect(r.headers.get('capstate-convention')).toBe('default-not-found');
@@ -111,18 +87,18 @@ describe('issue 44: read conventions learned from the whole capture, applied to 
 
   it('a key no list of the capture proved is declined, never guessed: an operator suffix, another window spelling', async () => {
     for (const path of ['/posts?views_gte=100', '/posts?_start=2&_end=5', '/comments?q=state']) {
-      const r = await fetch(base + path);
+      const r = await fetch(served.base() + path);
       expect(r.status, path).toBe(501);
       expect(r.headers.get('capstate-answer'), path).toBe('declined');
     }
   });
 
   it('MCP: a list tool publishes the keys its conventions answer, says which, and answers with the convention in _meta', async () => {
-    const tool = mcp.tools.find((t) => t.name === 'get_comments')!;
+    const tool = served.mcp().tools.find((t) => t.name === 'get_comments')!;
     const query = (tool.inputSchema.properties as Record<string, { properties: Record<string, { description: string }> }>).query;
     expect(query.properties.userId.description).toMatch(/api-filter/);
     expect(query.properties._sort.description).toMatch(/api-sort/);
-    const res = await mcp.call('get_comments', { query: { userId: '3' } });
+    const res = await served.mcp().call('get_comments', { query: { userId: '3' } });
     expect(res.isError).toBeFalsy();
     expect(res._meta).toMatchObject({ 'capstate/answer': 'convention', 'capstate/convention': 'api-filter' });
   });

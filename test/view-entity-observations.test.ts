@@ -1,19 +1,11 @@
 /** ES-26 as a view: fact rows in, `entity_observations` rows out. */
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
-import { factStore, type FactStore } from './view-facts.js';
+import { factStore, itemsFacts, type FactStore } from './view-facts.js';
 
 const dir = tempDir();
 
-/** Items: list, item and PATCH tools under /api/items. */
-function items(): FactStore & { list: number; item: number; patch: number } {
-  const f = factStore(dir);
-  return Object.assign(f, {
-    list: f.tool({ template: '/api/items' }),
-    item: f.tool({ template: '/api/items/{id}' }),
-    patch: f.tool({ method: 'PATCH', template: '/api/items/{id}' }),
-  });
-}
+const items = () => itemsFacts(dir);
 
 const observations = (f: FactStore) =>
   f.rows(

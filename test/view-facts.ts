@@ -146,3 +146,13 @@ export function factStore(dir: string): FactStore {
       ),
   };
 }
+
+/** Items (list, item and PATCH tools under /api/items): the store most view tests start from. */
+export function itemsFacts(dir: string): FactStore & { list: number; item: number; patch: number } {
+  const f = factStore(dir);
+  return Object.assign(f, {
+    list: f.tool({ template: '/api/items' }),
+    item: f.tool({ template: '/api/items/{id}' }),
+    patch: f.tool({ method: 'PATCH', template: '/api/items/{id}' }),
+  });
+}

@@ -1,19 +1,11 @@
 /** OQ-35 as a view: fact rows in, `line_records` rows out. */
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
-import { factStore, type FactStore } from './view-facts.js';
+import { itemsFacts, type FactStore } from './view-facts.js';
 
 const dir = tempDir();
 
-/** Items: a list tool, an item tool and a PATCH under /api/items. */
-function items(): FactStore & { list: number; item: number; patch: number } {
-  const f = factStore(dir);
-  return Object.assign(f, {
-    list: f.tool({ template: '/api/items' }),
-    item: f.tool({ template: '/api/items/{id}' }),
-    patch: f.tool({ method: 'PATCH', template: '/api/items/{id}' }),
-  });
-}
+const items = () => itemsFacts(dir);
 
 /** Each record on a line, with its path, query, whether it is initial, and the ordinal of the record naming its line. */
 const lines = (f: FactStore) =>

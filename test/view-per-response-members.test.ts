@@ -1,22 +1,14 @@
 /** ES-23 (with OQ-18) as a view: fact rows in, `per_response_members` rows out. */
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
-import { factStore, type FactStore } from './view-facts.js';
+import { itemsFacts, type FactStore } from './view-facts.js';
 
 const dir = tempDir();
 
 /** A UUID that differs by `n` (OQ-18: 8-4-4-4-12 hex digits). */
 const uuid = (n: number) => `6f1c2b3a-4d5e-4f60-8a7b-${n.toString(16).padStart(12, '0')}`;
 
-/** Items (list and item reads) and a write under their root. */
-function items(): FactStore & { list: number; item: number; patch: number } {
-  const f = factStore(dir);
-  return Object.assign(f, {
-    list: f.tool({ template: '/api/items' }),
-    item: f.tool({ template: '/api/items/{id}' }),
-    patch: f.tool({ method: 'PATCH', template: '/api/items/{id}' }),
-  });
-}
+const items = () => itemsFacts(dir);
 
 const generated = (f: FactStore) => f.rows('select path, member_key from per_response_members order by path, member_key');
 

@@ -1,19 +1,11 @@
 /** ES-21 (less ES-23's members at the body root, ES-25; kept observations, ES-19) as a view: fact rows in, `view_fields` rows out. */
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
-import { factStore, type FactStore } from './view-facts.js';
+import { itemsFacts, type FactStore } from './view-facts.js';
 
 const dir = tempDir();
 
-/** Items: list and item reads, and a write under their root. */
-function items(): FactStore & { list: number; item: number; patch: number } {
-  const f = factStore(dir);
-  return Object.assign(f, {
-    list: f.tool({ template: '/api/items' }),
-    item: f.tool({ template: '/api/items/{id}' }),
-    patch: f.tool({ method: 'PATCH', template: '/api/items/{id}' }),
-  });
-}
+const items = () => itemsFacts(dir);
 
 const fields = (f: FactStore) =>
   f.rows('select tool, scope, field, field_order, is_required from view_fields order by tool, scope, field_order');

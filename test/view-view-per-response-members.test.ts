@@ -2,21 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { type JsonObject } from '../src/json/exact.js';
 import { tempDir } from './helpers.js';
-import { factStore, type FactStore } from './view-facts.js';
+import { itemsFacts, type FactStore } from './view-facts.js';
 
 const dir = tempDir();
 
 const uuid = (n: number) => `6f1c2b3a-4d5e-4f60-8a7b-${n.toString(16).padStart(12, '0')}`;
 
-/** Items: list and item reads, and a write under their root. */
-function items(): FactStore & { list: number; item: number; patch: number } {
-  const f = factStore(dir);
-  return Object.assign(f, {
-    list: f.tool({ template: '/api/items' }),
-    item: f.tool({ template: '/api/items/{id}' }),
-    patch: f.tool({ method: 'PATCH', template: '/api/items/{id}' }),
-  });
-}
+const items = () => itemsFacts(dir);
 
 let n = 0;
 /** A successful read of an item path, with a fresh request id. */
