@@ -23,6 +23,7 @@ import { startPostgres } from './postgres-server.js';
 import { recordArguments, toolRecords } from '../src/model/served/records.js';
 import { createServer } from '../src/mcp/server.js';
 import { NODE_FLAGS } from '../src/cli/memory.js';
+import { DECLINED_CODES } from '../src/model/served/provenance.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = join(ROOT, 'bench', 'out');
@@ -159,6 +160,7 @@ async function serveFrom(mb: number, calls: number, db: string, open: () => Prom
 
   const lat: number[] = [];
   let errors = 0;
+  let declined = 0;
   let fromState = 0;
   // The first write call reads the write effects the load stored (issue 16, ES-41 extended); before, it ran check-effects.
   const writes = new Set(ctx.manifest.tools.filter((t) => !ctx.vocabulary.isSafeMethod(t.method) && !t.is_query_post).map((t) => t.name));
@@ -169,7 +171,11 @@ async function serveFrom(mb: number, calls: number, db: string, open: () => Prom
     const r = await client.callTool({ name: c.name, arguments: c.args });
     lat.push(performance.now() - s);
     if (!firstWrite && writes.has(c.name)) firstWrite = { tool: c.name, ms: lat[lat.length - 1] };
-    if (r.isError) errors++;
+    // A decline (issue 44: the model says it cannot answer, e.g. a read after writes the capture
+    // did not make) is an answer; only other errors mean serving broke.
+    const code = (r.structuredContent as { code?: string } | undefined)?.code;
+    if (r.isError && code !== undefined && DECLINED_CODES.has(code)) declined++;
+    else if (r.isError) errors++;
     if ((r.structuredContent as { source?: string } | undefined)?.source === 'state') fromState++;
   }
   const sorted = [...lat].sort((x, y) => x - y);
@@ -197,6 +203,7 @@ async function serveFrom(mb: number, calls: number, db: string, open: () => Prom
     request_lines: plan.length,
     calls,
     errors,
+    declined,
     from_state: fromState,
     peak_rss_mb: process.resourceUsage().maxRSS / 1000,
     call_ms: {
@@ -215,7 +222,7 @@ async function serveFrom(mb: number, calls: number, db: string, open: () => Prom
       `serve bench on ${result.store}: ${result.tools} tools (${result.environment_tools} environment), catalog ${result.catalog_bytes} bytes, start + list ${f(startMs)} ms in process` +
         (processMs === null ? '' : `, ${f(processMs)} ms as a process (capstate serve over stdio until tools/list answers)`) +
         `, peak RSS ${result.peak_rss_mb.toFixed(0)} MB`,
-      `tool calls (in process): ${calls} over ${plan.length} request lines (${fromState} answered from state, the rest replayed), ${errors} errors; p50 ${f(result.call_ms.p50)} ms, p99 ${f(result.call_ms.p99)} ms, max ${f(result.call_ms.max)} ms`,
+      `tool calls (in process): ${calls} over ${plan.length} request lines (${fromState} answered from state, the rest replayed), ${declined} declined, ${errors} errors; p50 ${f(result.call_ms.p50)} ms, p99 ${f(result.call_ms.p99)} ms, max ${f(result.call_ms.max)} ms`,
       `query_store (tool_statuses): p50 ${f(result.query_store_ms.p50)} ms, p99 ${f(result.query_store_ms.p99)} ms`,
       firstWrite ? `first write call (${firstWrite.tool}): ${f(firstWrite.ms)} ms` : 'first write call: none (no write tool called)',
     ].join('\n') + '\n',
