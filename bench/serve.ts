@@ -20,7 +20,7 @@ import { closeServeContext, openServeContext, type ServeContext } from '../src/m
 import { openPostgresStore } from '../src/store/postgres-store.js';
 import { temporaryReplica } from '../src/store/postgres-replica.js';
 import { startPostgres } from './postgres-server.js';
-import { recordArguments, toolRecords } from '../src/model/served/records.js';
+import { isWriteTool, recordArguments, toolRecords } from '../src/model/served/records.js';
 import { createServer } from '../src/mcp/server.js';
 import { NODE_FLAGS } from '../src/cli/memory.js';
 import { DECLINED_CODES } from '../src/model/served/provenance.js';
@@ -163,7 +163,7 @@ async function serveFrom(mb: number, calls: number, db: string, open: () => Prom
   let declined = 0;
   let fromState = 0;
   // The first write call reads the write effects the load stored (issue 16, ES-41 extended); before, it ran check-effects.
-  const writes = new Set(ctx.manifest.tools.filter((t) => !ctx.vocabulary.isSafeMethod(t.method) && !t.is_query_post).map((t) => t.name));
+  const writes = new Set(ctx.manifest.tools.filter((t) => isWriteTool(ctx, t)).map((t) => t.name));
   let firstWrite: { tool: string; ms: number } | null = null;
   for (let i = 0; i < calls; i++) {
     const c = plan[i % plan.length];

@@ -12,10 +12,9 @@
 import type { JsonValue } from '../json/exact.js';
 import { isObject, keysOf, member } from '../model/plan/json.js';
 import type { WindowEcho } from '../model/plan/types.js';
+import { count } from '../model/plan/list-queries.js';
 import type { ReadLine } from './facts.js';
 import { ok, type Ctx } from './plan-context.js';
-
-const whole = (v: string) => (/^[0-9]{1,9}$/.test(v) ? Number(v) : null);
 
 /** The echo members of a list whose list sits at the top-level member `listPointer` (`/issues`). */
 export function windowEchoes(ctx: Ctx, lines: readonly ReadLine[], listPointer: string): WindowEcho[] {
@@ -42,7 +41,7 @@ export function windowEchoes(ctx: Ctx, lines: readonly ReadLine[], listPointer: 
       if (asked.length === 1) {
         named++;
         keys.add(asked[0].name);
-        return whole(asked[0].value) === v;
+        return count(asked[0].value) === v;
       }
       fallback ??= v;
       return v === fallback;

@@ -51,7 +51,8 @@ export type ParsedQuery =
   | { ok: false; key: string; why: string };
 
 const DIRECTIONS: Record<string, 'asc' | 'desc'> = { asc: 'asc', desc: 'desc', ascending: 'asc', descending: 'desc' };
-const count = (v: string) => (/^[0-9]{1,9}$/.test(v) ? Number(v) : null);
+/** A query value as a window number: one whole number of at most 9 digits, else null. */
+export const count = (v: string) => (/^[0-9]{1,9}$/.test(v) ? Number(v) : null);
 
 /**
  * Reads a request line's query pairs as a list query, or says which key it cannot follow.

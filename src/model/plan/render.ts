@@ -6,7 +6,7 @@ import type { JsonValue } from '../../json/exact.js';
 import { at, codePointSorted, isObject, keysOf, member, objectFrom, replaceAt } from './json.js';
 import type { ItemPlan, ListPlan, PlanLine, StateEntity, WindowEcho } from './types.js';
 import { renderClock, type ClockFormat } from './clocks.js';
-import { applyListQuery, isListQuery, type ListQuery } from './list-queries.js';
+import { applyListQuery, count, isListQuery, type ListQuery } from './list-queries.js';
 
 export interface Collections {
   /** The entity of a collection with this id, or undefined. */
@@ -155,7 +155,7 @@ function echoValue(e: WindowEcho, line: PlanLine): number | undefined {
     return w.size ? Math.floor(w.offset / w.size) + 1 : e.default;
   }
   const named = [...new URLSearchParams(line.query ?? '')].find(([k]) => e.keys.includes(k));
-  return named && /^[0-9]{1,9}$/.test(named[1]) ? Number(named[1]) : e.default;
+  return (named && count(named[1])) ?? e.default;
 }
 
 /** A list line's query (issue 18), or undefined when it has none. */

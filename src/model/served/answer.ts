@@ -14,16 +14,18 @@ import type { ServeContext } from './context.js';
 import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
-import { currentWindow, isWriteTool, itemValue, orphanedBy, sessionWrite, touches } from './write-log.js';
+import { currentWindow, itemValue, orphanedBy, sessionWrite, touches } from './write-log.js';
 import { servedLookups, servedTypes } from './model.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import {
   boundIsRead,
   callLine,
   firstWriteOrdinal,
+  isWriteTool,
   jsonValueOf,
   lineRecords,
   readBody,
+  requestBodyKey,
   requestLine,
   toolRecords,
   type ToolRecord,
@@ -232,18 +234,14 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest, 
       );
     }
     const chosen = now[now.length - 1];
-    const line = requestLine(chosen);
-    return {
-      tool: tool.name,
-      status: chosen.status,
-      body: await answerBody(ctx, chosen),
-      record_ordinal: chosen.ordinal,
-      request_line: line,
-      source: 'replay',
-      why: `latest record of ${line}${bodyNote} made after the capture's write #${(current as { k: number }).k} under ${tool.root_path}: this session's writes under it are the capture's own, in order`,
-      rules: ['ES-8'],
-      media_type: chosen.response_media_type,
-    };
+    const k = current === 'stale' ? 0 : current.k;
+    return replayed(
+      ctx,
+      tool,
+      chosen,
+      `latest record of ${requestLine(chosen)}${bodyNote} made after the capture's write #${k} under ${tool.root_path}: this session's writes under it are the capture's own, in order`,
+      ['ES-8'],
+    );
   }
   const initial = candidates.filter((r) => r.is_initial);
   const chosen = initial.length ? initial[initial.length - 1] : candidates[candidates.length - 1];
@@ -276,7 +274,7 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest, 
               ? `recorded before #${b.ordinal}, the first read of ${chosen.root_path} showing an entity an earlier read found absent (a write the capture did not record)`
               : `recorded before #${b.ordinal}, a write elsewhere after which the reads of ${chosen.root_path} changed`);
     rules = b === null ? ['ES-8'] : [b.rule];
-  } else if (!ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post) {
+  } else if (isWriteTool(ctx, tool)) {
     why = `latest record of ${line}${bodyNote}${repeats}: a write is replayed as recorded; its effect on state is not modelled`;
     // No rule of the view decides this: a write changes the model only where check-effects verified its effect.
     rules = [];
@@ -287,27 +285,22 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest, 
       `the bound of ${chosen.root_path}${w !== null ? `, whose first write is #${w}` : ''})`;
     rules = ['ES-8', 'ES-9'];
   }
+  return replayed(ctx, tool, chosen, why, rules);
+}
+
+/** A retained record as the answer, with why it was chosen. */
+async function replayed(ctx: ServeContext, tool: ManifestTool, chosen: ToolRecord, why: string, rules: string[]): Promise<CallAnswer> {
   return {
     tool: tool.name,
     status: chosen.status,
     body: await answerBody(ctx, chosen),
     record_ordinal: chosen.ordinal,
-    request_line: line,
+    request_line: requestLine(chosen),
     source: 'replay',
     why,
     rules,
     media_type: chosen.response_media_type,
   };
-}
-
-/** A recorded request body's canonical JSON: equal values, member order aside, give equal keys. */
-async function requestBodyKey(ctx: ServeContext, r: ToolRecord): Promise<string | null> {
-  if (r.request_kind === 'none') return null;
-  const body = await readBody(ctx, r.request_body_id);
-  const value = jsonValueOf(body);
-  if (value !== undefined) return canonicalJson(value);
-  if (typeof body.content === 'string') return canonicalJson(body.content);
-  return null;
 }
 
 async function answerBody(ctx: ServeContext, r: ToolRecord): Promise<AnswerBody> {

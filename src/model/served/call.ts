@@ -13,6 +13,7 @@ import { verifiedWrites } from './effects.js';
 import { checkArguments } from './input-schema.js';
 import { defaultModel, type ServedModel } from './model.js';
 import type { WriteKind } from './writes.js';
+import { isWriteTool } from './records.js';
 
 const NO_WRITES: ReadonlyMap<string, WriteKind> = new Map();
 
@@ -59,6 +60,6 @@ export async function answerCall(
   const input = await toolInputCached(ctx, tool);
   const call = checkArguments(tool.name, input, args);
   // Only a write needs the verified set (stored by the load; read once, at the first write call).
-  const isWrite = !ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post;
+  const isWrite = isWriteTool(ctx, tool);
   return answerRequest(ctx, tool, call, model, isWrite ? await verifiedWrites(ctx) : NO_WRITES);
 }

@@ -5,6 +5,7 @@
  * single owner, src/load/bodies.ts (DESC-6, ES-5); this module only reads its verdict.
  */
 import { type BodyKind } from '../../load/bodies.js';
+import { canonicalJson } from '../../json/canonical.js';
 import { parseAcceptedJson, type JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
@@ -238,4 +239,18 @@ export function callLine(tool: ManifestTool, call: LineCall): string {
   const path = tool.template.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(call.params.get(n) ?? ''));
   const q = call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`).join('&');
   return `${tool.method} ${path}${q ? '?' + q : ''}`;
+}
+
+/** Whether `tool` writes: a method that is not safe, and not a query POST (MCP-1, OQ-7). */
+export const isWriteTool = (ctx: ServeContext, tool: ManifestTool): boolean =>
+  !ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post;
+
+/** A recorded request body's canonical JSON: equal values, member order aside, give equal keys. */
+export async function requestBodyKey(ctx: ServeContext, r: ToolRecord): Promise<string | null> {
+  if (r.request_kind === 'none') return null;
+  const body = await readBody(ctx, r.request_body_id);
+  const value = jsonValueOf(body);
+  if (value !== undefined) return canonicalJson(value);
+  if (typeof body.content === 'string') return canonicalJson(body.content);
+  return null;
 }

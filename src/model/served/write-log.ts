@@ -9,14 +9,13 @@
  * is declined (`stale-record`) rather than answered with members from before the writes.
  */
 import { canonicalJson } from '../../json/canonical.js';
-import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { isObject, member } from '../plan/json.js';
 import { singular } from '../plan/relations.js';
 import { servedTypes, type ServedModel } from './model.js';
 import type { CallRequest } from './input-schema.js';
-import { jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
+import { isWriteTool, lineRecords, requestBodyKey, toolRecords, type ToolRecord } from './records.js';
 
 /** One write this session sent: its type, tool, request (path values and query) and body (canonical JSON, or null). */
 export interface SessionWrite {
@@ -48,10 +47,6 @@ export function touches(w: SessionWrite, tool: ManifestTool, call: CallRequest):
   return id === undefined || w.entity === id;
 }
 
-/** Whether `tool` writes (a method that is not safe, and not a query POST). */
-export const isWriteTool = (ctx: ServeContext, tool: ManifestTool): boolean =>
-  !ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post;
-
 /** The write `call` on `tool` as the log keeps it. */
 export function sessionWrite(tool: ManifestTool, call: CallRequest): SessionWrite {
   const entity = itemValue(tool, call);
@@ -73,13 +68,6 @@ async function captureWrites(ctx: ServeContext, root: string): Promise<ToolRecor
   return out.sort((a, b) => a.timeline_position - b.timeline_position);
 }
 
-async function bodyKey(ctx: ServeContext, r: ToolRecord): Promise<string | null> {
-  if (r.request_kind === 'none') return null;
-  const b = await readBody(ctx, r.request_body_id);
-  const v: JsonValue | undefined = jsonValueOf(b);
-  return v !== undefined ? canonicalJson(v) : typeof b.content === 'string' ? canonicalJson(b.content) : null;
-}
-
 /**
  * The timeline window whose recorded reads of `root` are current after the session's
  * `writes`: null when the session wrote nothing under it (the stored bounds decide, ES-8);
@@ -98,7 +86,7 @@ export async function currentWindow(
   for (let i = 0; i < mine.length; i++) {
     const r = recorded[i];
     const same = r.tool === mine[i].tool && lineRecords([r], mine[i].call).length === 1;
-    if (!same || mine[i].body !== (await bodyKey(ctx, r))) return 'stale';
+    if (!same || mine[i].body !== (await requestBodyKey(ctx, r))) return 'stale';
   }
   return {
     after: recorded[mine.length - 1].timeline_position,
@@ -116,7 +104,7 @@ export async function currentWindow(
  * in words, or null.
  */
 export async function orphanedBy(ctx: ServeContext, model: ServedModel, collection: string, id?: string): Promise<string | null> {
-  const deletes = model.writes.filter((w) => w.applied && w.entity !== undefined && w.call !== undefined && w.method === 'DELETE');
+  const deletes = model.writes.filter((w) => w.applied && w.entity !== undefined && w.method === 'DELETE');
   if (deletes.length === 0) return null;
   const types = await servedTypes(ctx);
   for (const w of deletes) {
