@@ -12,6 +12,8 @@ import { serveHttp, serveStore, type Served } from './serve-helpers.js';
 export type Row = Record<string, string | number | boolean>;
 
 export interface ServedFidelityApp {
+  /** The app's folder, bench/fidelity/<name>. */
+  app: string;
   seed: { posts: Row[]; comments: Row[]; users: Row[] };
   /** The HTTP server's base URL (set once beforeAll ran). */
   base(): string;
@@ -35,6 +37,7 @@ export function servedFidelityApp(name: string): ServedFidelityApp {
     await close?.();
   });
   return {
+    app,
     seed: JSON.parse(readFileSync(join(app, 'db.json'), 'utf8')) as ServedFidelityApp['seed'],
     base: () => base,
     mcp: () => mcp!,

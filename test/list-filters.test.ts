@@ -247,6 +247,7 @@ describe('json-server truth: the state of a real capture with filtered, sorted a
     const plan = planOf(s, 'get_posts') as ListPlan;
     expect(plan.kind).toBe('list');
     expect(plan.lines.filter((l) => l.reason !== undefined)).toEqual([]);
-    expect(plan.list_queries).toEqual({ filter: ['id', 'userId'], sort: ['_order', '_sort'], window: ['_limit', '_page'] });
+    // `?id=3&id=9` reproduced, so a repeated filter key is learned as OR (`any_of`, issue 44).
+    expect(plan.list_queries).toEqual({ filter: ['id', 'userId'], sort: ['_order', '_sort'], window: ['_limit', '_page'], any_of: true });
   });
 });

@@ -27,7 +27,7 @@ export interface FidelityApp {
    * The command that serves `db` (a copy of the seed) and `publicDir` on 127.0.0.1:port; both
    * are relative to the working directory it runs in (json-server 0.17 joins `--static` to it).
    */
-  command?(db: string, publicDir: string, port: number): { file: string; args: string[] };
+  command?(db: string, publicDir: string, port: number): { file: string; args: string[]; env?: Record<string, string> };
   /** A path the app answers 200 once it listens. */
   readyPath: string;
   mask: MaskRules;
@@ -65,6 +65,10 @@ export const APPS: FidelityApp[] = [
     command: (db, pub, port) => ({
       file: process.execPath,
       args: [pkgBin('json-server-1', 'lib/bin.js'), '--host', '127.0.0.1', '--port', String(port), '--static', pub, db],
+      // Outside production, 1.x reloads db.json when the file changes; a reload that lands after
+      // the next write answered loses that write (the truth run sends faster than a browser, and
+      // lost the session's PATCH /posts/2). Production mode does not watch the file.
+      env: { NODE_ENV: 'production' },
     }),
     // 1.x has no /db route.
     readyPath: '/posts',
@@ -108,8 +112,8 @@ export async function startApp(app: FidelityApp, work: string): Promise<RunningA
   copyFileSync(join(appDir(app), 'db.json'), join(work, 'db.json'));
   copyFileSync(join(appDir(app), 'session.html'), join(pub, 'index.html'));
   const port = await freePort();
-  const { file, args } = app.command('db.json', 'public', port);
-  const child = spawn(file, args, { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+  const { file, args, env } = app.command('db.json', 'public', port);
+  const child = spawn(file, args, { cwd: work, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d) => {
     err += d;

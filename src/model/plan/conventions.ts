@@ -32,6 +32,8 @@ export interface ReadConventions {
   /** Sort keys (`_sort`, `_order`), each with its tools. */
   sort: Map<string, string[]>;
   multi_sort: string[];
+  /** Tools whose lines proved a repeated filter key lists what any of its values picks. */
+  any_of: string[];
   /** Window keys (`_page`, `_limit`), each with its tools. */
   window: Map<string, string[]>;
   /** Header names a windowed line's record sent and the plan recounted (`x-total-count`), with the line's tool and record. */
@@ -68,7 +70,15 @@ export function learnReadConventions(
   recordedKeys: Iterable<string> = [],
   vocabulary?: Pick<Vocabulary, 'isOrdering' | 'isPagination'>,
 ): ReadConventions {
-  const out: ReadConventions = { filter: [], ops: {}, sort: new Map(), multi_sort: [], window: new Map(), window_headers: null };
+  const out: ReadConventions = {
+    filter: [],
+    ops: {},
+    sort: new Map(),
+    multi_sort: [],
+    any_of: [],
+    window: new Map(),
+    window_headers: null,
+  };
   for (const plan of plans) {
     const q = plan.list_queries;
     if (!q) continue;
@@ -82,6 +92,7 @@ export function learnReadConventions(
     }
     for (const key of q.sort) add(out.sort, key, plan.tool);
     if (q.multi_sort && !out.multi_sort.includes(plan.tool)) out.multi_sort.push(plan.tool);
+    if (q.any_of && !out.any_of.includes(plan.tool)) out.any_of.push(plan.tool);
     for (const key of q.window) add(out.window, key, plan.tool);
     if (q.window.length && !out.window_headers) {
       const line = plan.lines.find((l) => l.window !== undefined && l.reason === undefined && l.total_headers?.length);
@@ -122,6 +133,7 @@ export function widenQueries(plan: ListPlan, conv: ReadConventions): WidenedQuer
   for (const [key, tools] of conv.sort) borrow(queries.sort, key, 'api-sort', tools);
   for (const [key, tools] of conv.window) borrow(queries.window, key, 'api-window', tools);
   if (own.multi_sort || conv.multi_sort.length) queries.multi_sort = true;
+  if (own.any_of || conv.any_of.length) queries.any_of = true;
   if (!queries.filter.length && !queries.sort.length && !queries.window.length) return undefined;
   return { queries, borrowed };
 }

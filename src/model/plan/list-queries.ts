@@ -39,10 +39,12 @@ export const kindOf = (u: QueryUnit): QueryKind => u.split(':')[0] as QueryKind;
 
 /**
  * What a line's query is learned as (issue 16): each kind, and apart from it each filter
- * operator (`filter:gte`, …) and the multi-field sort (`sort:multi`); a unit is answered for
- * any value only when every recorded line using it reproduced.
+ * operator (`filter:gte`, …), a filter key given more than once (`filter:any`: json-server 0.17
+ * lists what any of the values picks, 1.0 ignores the key) and the multi-field sort
+ * (`sort:multi`); a unit is answered for any value only when every recorded line using it
+ * reproduced.
  */
-export type QueryUnit = QueryKind | `filter:${FilterOp}` | 'sort:multi';
+export type QueryUnit = QueryKind | `filter:${FilterOp}` | 'filter:any' | 'sort:multi';
 
 export type ParsedQuery =
   /** `kinds`: the keys named, by kind; `units`: the keys each learning unit rests on. */
@@ -179,6 +181,8 @@ function unitsOf(query: ListQuery, kinds: Map<QueryKind, string[]>): Map<QueryUn
     const u: QueryUnit = op === undefined ? 'filter' : `filter:${op}`;
     units.set(u, [...(units.get(u) ?? []), name]);
   }
+  const repeated = (query.filter ?? []).filter((f) => f.values.length > 1).map((f) => (f.op ? `${f.field}_${f.op}` : f.field));
+  if (repeated.length) units.set('filter:any', repeated);
   if (kinds.has('sort')) units.set(query.then_by ? 'sort:multi' : 'sort', kinds.get('sort')!);
   if (kinds.has('window')) units.set('window', kinds.get('window')!);
   return units;

@@ -98,6 +98,8 @@ export interface ListQueries {
   window: string[];
   /** Issue 16: present when a multi-field sort (`_sort=a,b`) reproduced every recorded line sorting so. */
   multi_sort?: true;
+  /** Issue 44: present when a filter key given more than once (`?userId=1&userId=3`, any of them) reproduced every recorded line naming one so. */
+  any_of?: true;
 }
 
 interface ViewFacts {

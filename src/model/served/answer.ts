@@ -12,6 +12,7 @@ import { stringifyExact, type JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
+import { embeddedOf } from './read-index.js';
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
 import { currentWindow, itemValue, orphanedBy, sessionWrite, touches } from './write-log.js';
@@ -148,7 +149,8 @@ async function otherTypesStale(ctx: ServeContext, tool: ManifestTool, call: Call
   const orphan = await orphanedBy(ctx, model, plan.collection, plan.kind === 'item' ? itemValue(tool, call) : undefined);
   if (orphan !== null) return orphan;
   const types = await servedTypes(ctx);
-  const embeds = (plan.embedded_members ?? []).filter(
+  // The members it embeds, its own and those the API's embed conventions give it.
+  const embeds = (await embeddedOf(ctx, plan)).members.filter(
     (m) => m.relation && call.query.some((q) => q.name === m.param && q.value === m.member),
   );
   const written = embeds.find((m) => {

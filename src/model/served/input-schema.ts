@@ -91,15 +91,16 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
   const plan = tool.method.toUpperCase() === 'GET' ? await (await servedLookups(ctx))?.plan(tool.name) : undefined;
   const widened = plan?.kind === 'list' ? widenQueries(plan, await readConventions(ctx)) : undefined;
   const learned = widened ? [...widened.queries.filter, ...widened.queries.sort, ...widened.queries.window] : [];
-  // A filter key is answered for several values too (a repeated key is OR, list-queries.ts).
-  for (const name of widened?.queries.filter ?? []) {
+  // A filter key is answered for several values too where a recorded line proved a repeated key is OR (list-queries.ts `filter:any`).
+  const anyOf = widened?.queries.any_of === true;
+  for (const name of anyOf ? widened!.queries.filter : []) {
     const k = queryKeys.get(name);
     if (k) k.repeated = true;
   }
   for (const name of learned)
     if (!queryKeys.has(name))
       queryKeys.set(name, {
-        repeated: widened!.queries.filter.includes(name),
+        repeated: anyOf && widened!.queries.filter.includes(name),
         records: 0,
         values: [],
         convention: widened!.borrowed.get(name)?.convention,

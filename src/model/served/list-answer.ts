@@ -71,12 +71,15 @@ export async function answerList(
     if (!parsed.ok || !isListQuery(parsed.query)) return null;
     for (const [kind, names] of parsed.kinds) if (names.some((n) => !learned[kind].includes(n))) return null;
     if (parsed.units.has('sort:multi') && !learned.multi_sort) return null;
+    // Issue 44: a repeated key is OR in one API and ignored in another; only a recorded line tells.
+    if (parsed.units.has('filter:any') && !learned.any_of) return null;
     // Issue 44: the keys answered only by a convention the API's other lists proved.
     for (const p of call.query) {
       const b = widened.borrowed.get(p.name);
       if (b) restsOn(b.convention, b.tools);
     }
     if (parsed.units.has('sort:multi') && !plan.list_queries?.multi_sort) restsOn('api-sort', (await readConventions(ctx)).multi_sort);
+    if (parsed.units.has('filter:any') && !plan.list_queries?.any_of) restsOn('api-filter', (await readConventions(ctx)).any_of);
     if (plan.parent) {
       // Issue 18: a nested list's query applies to its parent's members only.
       const value = call.params.get(plan.parent.param);

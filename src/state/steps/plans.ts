@@ -150,6 +150,46 @@ export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shapi
   return { plans, documents };
 }
 
+/**
+ * Issue 44 (ES-20's reading for envelopes): lines whose list sits at another place than the
+ * plain list's, each naming a query key no line at the plain list's place names — json-server
+ * 1.0 answers `/posts` as the bare array and `/posts?_page=1&_per_page=3` as
+ * `{"first": 1, …, "data": […]}`. Those keys pick another representation: the lines leave the
+ * plan (their records replay, as a variant's do) and a call naming such a key replays. The
+ * plain list's place is that of the lines naming no query key. Null when the places are not so
+ * explained (no plain line, plain lines at two places, or a line at another place naming no key
+ * of its own): the tool stays a record view.
+ */
+function envelopeVariants(ctx: Ctx, pointerOf: Map<number, string>): Ctx | null {
+  const plain = new Set(
+    ctx.lines.filter((r) => r.query_pairs.length === 0 && pointerOf.has(r.record_id)).map((r) => pointerOf.get(r.record_id)),
+  );
+  if (plain.size !== 1) return null;
+  const [base] = plain;
+  const isVariant = (r: ReadLine) => pointerOf.has(r.record_id) && pointerOf.get(r.record_id) !== base;
+  const baseNames = new Set(ctx.initial.filter((r) => !isVariant(r)).flatMap((r) => r.query_pairs.map((q) => q.name)));
+  const keys = new Set<string>();
+  for (const r of ctx.initial.filter(isVariant)) {
+    const own = r.query_pairs.map((q) => q.name).filter((n) => !baseNames.has(n));
+    if (own.length === 0) return null;
+    for (const n of own) keys.add(n);
+  }
+  const variants = ctx.lines.filter(isVariant);
+  const known = new Set(ctx.shaping.projected_query_keys.map((k) => k.name));
+  return {
+    ...ctx,
+    lines: ctx.lines.filter((r) => !isVariant(r)),
+    initial: ctx.initial.filter((r) => !isVariant(r)),
+    shaping: {
+      ...ctx.shaping,
+      projected_record_ordinals: [...ctx.shaping.projected_record_ordinals, ...variants.map((r) => r.ordinal)].sort((a, b) => a - b),
+      projected_query_keys: [...ctx.shaping.projected_query_keys, ...[...keys].filter((n) => !known.has(n)).map((name) => ({ name }))].sort(
+        (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+      ),
+    },
+  };
+}
+
 /** ES-37: every line's render must equal its latest initial record; envelopes must be shared (ES-25). */
 function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reasons']): void {
   let template: { value: JsonValue | undefined; line: PlanLine } | null = null;
@@ -252,16 +292,23 @@ function itemPlan(ctx: Ctx, reasons: Outcome['reasons']): ItemPlan | null {
   return plan;
 }
 
-function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
-  unusableLines(ctx, reasons, () => true);
-  const initialIds = new Set(ctx.initial.map((r) => r.record_id));
-  const listReads = ctx.facts.listReads.filter((l) => initialIds.has(l.record_id));
+function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
+  unusableLines(whole, reasons, () => true);
+  const initialIds = new Set(whole.initial.map((r) => r.record_id));
+  let listReads = whole.facts.listReads.filter((l) => initialIds.has(l.record_id));
   const pointers = [...new Set(listReads.map((l) => l.list_pointer))];
+  let ctx = whole;
   if (pointers.length > 1) {
-    reasons.push({ reason: 'fields-differ', detail: `the list sits at different places in different records: ${pointers.join(', ')}` });
-    return null;
+    const split = envelopeVariants(whole, new Map(listReads.map((l) => [l.record_id, l.list_pointer])));
+    if (!split) {
+      reasons.push({ reason: 'fields-differ', detail: `the list sits at different places in different records: ${pointers.join(', ')}` });
+      return null;
+    }
+    ctx = split;
+    const kept = new Set(ctx.initial.map((r) => r.record_id));
+    listReads = listReads.filter((l) => kept.has(l.record_id));
   }
-  const listPointer = pointers[0] ?? '';
+  const listPointer = listReads[0]?.list_pointer ?? '';
   const membership = new Map(ctx.facts.membership.map((m) => [m.record_id, m.membership]));
   const counters = [
     ...new Set(ctx.facts.counters.filter((c) => initialIds.has(c.record_id) && c.is_counter === 1).map((c) => c.member_pointer)),
@@ -348,6 +395,7 @@ function listPlan(ctx: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     sort: learned('sort'),
     window: learned('window'),
     ...(kept.some(([u]) => u === 'sort:multi') ? { multi_sort: true as const } : {}),
+    ...(kept.some(([u]) => u === 'filter:any') ? { any_of: true as const } : {}),
   };
   const hasQueries = listQueries.filter.length + listQueries.sort.length + listQueries.window.length > 0;
   const echoes = windowEchoes(ctx, ctx.lines, listPointer);
