@@ -65,10 +65,17 @@ describe('fidelity judgement', () => {
 describe('held-out lists', () => {
   for (const app of APPS) {
     it(`${app.name}: heldout.json has no request the capture made, ids unique`, () => {
-      const made = new Set(captureRequests(app).map((r) => `${r.method} ${r.path}`));
+      // A write is the capture's when its body is too; after the first held-out write the app
+      // stands where no capture showed it, so a read there may name a line the capture read (issue 45).
+      const key = (r: { method: string; path: string; body?: string }) =>
+        `${r.method} ${r.path}${r.method === 'GET' ? '' : ` ${r.body ?? ''}`}`;
+      const made = new Set(captureRequests(app).map(key));
       const held = heldOut(app);
+      const firstWrite = held.findIndex((r) => r.method !== 'GET');
+      const fromCaptureState = firstWrite < 0 ? held : held.slice(0, firstWrite);
       expect(held.length).toBeGreaterThan(0);
-      expect(held.filter((r) => made.has(`${r.method} ${r.path}`)).map((r) => r.id)).toEqual([]);
+      expect(fromCaptureState.filter((r) => made.has(key(r))).map((r) => r.id)).toEqual([]);
+      expect(held.filter((r) => r.method !== 'GET' && made.has(key(r))).map((r) => r.id)).toEqual([]);
       expect(new Set(held.map((r) => r.id)).size).toBe(held.length);
     });
   }

@@ -3,7 +3,7 @@
  * Debian's Chromium) served over HTTP and over MCP for one test file, with the app's seed
  * (db.json: the state the session read before any write) to compute json-server's answers from.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { root, tempDir } from './helpers.js';
@@ -38,7 +38,10 @@ export function servedFidelityApp(name: string): ServedFidelityApp {
   });
   return {
     app,
-    seed: JSON.parse(readFileSync(join(app, 'db.json'), 'utf8')) as ServedFidelityApp['seed'],
+    // json-server apps have a seed db.json; Redmine and Alertmanager seed themselves.
+    seed: (existsSync(join(app, 'db.json'))
+      ? JSON.parse(readFileSync(join(app, 'db.json'), 'utf8'))
+      : { posts: [], comments: [], users: [] }) as ServedFidelityApp['seed'],
     base: () => base,
     mcp: () => mcp!,
     get: async (path) => {

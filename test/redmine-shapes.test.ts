@@ -107,7 +107,7 @@ describe('issue 18, alternate keys: one entity read by its id and by its identif
 });
 
 describe("issue 18, filtered lists: Redmine's default issue list hides closed issues", () => {
-  it('?status_id=* lists every issue but is a filter, so its ids are recorded (issue 44 kind 9); the default and ?status_id=closed lines list their own issues, each with its own reason, and the plan stays', () => {
+  it('?status_id=* lists every issue but is a filter, so its ids are recorded (issue 44 kind 9); the default line is a default filter (kind 4); ?status_id=closed lists its own issues, and the plan stays', () => {
     const p = plan('get_issues_json') as ListPlan;
     expect(p.kind).toBe('list');
     const byQuery = Object.fromEntries(p.lines.map((l) => [l.query ?? '', l]));
@@ -117,7 +117,10 @@ describe("issue 18, filtered lists: Redmine's default issue list hides closed is
     expect(byQuery['status_id=*'].reason).toBeUndefined();
     expect(byQuery[''].membership).toBe('recorded');
     expect(byQuery[''].listed_ids).toEqual(['4', '3', '1']);
-    expect(byQuery[''].reason).toBe('membership-differs');
+    // Issue 44 kind 4: the default line is read as the open issues (plan-default-filter.ts).
+    expect(p.default_filter).toEqual({ field: 'status.is_closed', values: ['false'], lifted_by: ['status_id'] });
+    expect(byQuery[''].filter).toEqual([{ field: 'status.is_closed', values: ['false'] }]);
+    expect(byQuery[''].reason).toBeUndefined();
     expect(byQuery['status_id=closed'].listed_ids).toEqual(['2']);
     expect(byQuery['status_id=closed'].reason).toBe('membership-differs');
   });

@@ -32,21 +32,22 @@ export function readLineQuery(
   all: StateEntity[],
   isField: (n: string) => boolean,
   totalsOf: Totals,
-  parent?: { field: string; value: string },
+  base: { field: string; values: string[] }[] = [],
 ): LineRead {
   const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
   // Issue 44 kind 9 (ES-35): a filtered line may list every entity the state holds and still
   // not be the collection; the state holds what such reads showed, so the check is circular.
   const proves = m === 'all' && filteringKey(r, ctx.facts.vocabulary) === undefined;
   let parsed: ParsedQuery | null = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
-  if (parent && (parsed === null || parsed.ok)) {
-    // Issue 18: a nested line's parent is its first filter (the field learned by parentOf).
+  if (base.length && (parsed === null || parsed.ok)) {
+    // Issue 18: a nested line's parent is its first filter (the field learned by parentOf);
+    // issue 44: a list's default filter (plan-default-filter.ts) comes next.
     const q = parsed?.query ?? {};
     parsed = {
       ok: true,
       kinds: parsed?.kinds ?? new Map(),
       units: parsed?.units ?? new Map(),
-      query: { ...q, filter: [{ field: parent.field, values: [parent.value] }, ...(q.filter ?? [])] },
+      query: { ...q, filter: [...base, ...(q.filter ?? [])] },
     };
   }
   if (parsed?.ok && isListQuery(parsed.query)) {
@@ -151,7 +152,8 @@ export function parentOf(
     listed.every((r) => {
       const ids = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
       return (
-        readLineQuery(ctx, r, membership.get(r.record_id)!, ids, all, isField, totals, { field: f, value: valueOf(r) }).kind === 'query'
+        readLineQuery(ctx, r, membership.get(r.record_id)!, ids, all, isField, totals, [{ field: f, values: [valueOf(r)] }]).kind ===
+        'query'
       );
     }),
   );

@@ -18,7 +18,7 @@
  * (`convention: api-filter`, …; provenance.ts).
  */
 import type { FilterOp } from './list-queries.js';
-import type { ListPlan, ListQueries } from './types.js';
+import type { ListPlan, ListQueries, WindowEcho } from './types.js';
 import type { Vocabulary } from '../../store/vocabulary.js';
 
 const OPS: readonly FilterOp[] = ['gte', 'lte', 'ne', 'like'];
@@ -36,6 +36,8 @@ export interface ReadConventions {
   any_of: string[];
   /** Window keys (`_page`, `_limit`), each with its tools. */
   window: Map<string, string[]>;
+  /** Envelope members that echo the window on a list that learned its window keys (Redmine's `offset`, `limit`), from the first such list. */
+  window_echoes: WindowEcho[];
   /** Header names a windowed line's record sent and the plan recounted (`x-total-count`), with the line's tool and record. */
   window_headers: { names: string[]; tool: string; record_ordinal: number } | null;
 }
@@ -77,6 +79,7 @@ export function learnReadConventions(
     multi_sort: [],
     any_of: [],
     window: new Map(),
+    window_echoes: [],
     window_headers: null,
   };
   for (const plan of plans) {
@@ -94,6 +97,7 @@ export function learnReadConventions(
     if (q.multi_sort && !out.multi_sort.includes(plan.tool)) out.multi_sort.push(plan.tool);
     if (q.any_of && !out.any_of.includes(plan.tool)) out.any_of.push(plan.tool);
     for (const key of q.window) add(out.window, key, plan.tool);
+    if (q.window.length && plan.window_echoes?.length && !out.window_echoes.length) out.window_echoes = plan.window_echoes;
     if (q.window.length && !out.window_headers) {
       const line = plan.lines.find((l) => l.window !== undefined && l.reason === undefined && l.total_headers?.length);
       if (line) out.window_headers = { names: line.total_headers!, tool: plan.tool, record_ordinal: line.record_ordinal };
@@ -107,6 +111,7 @@ export function learnReadConventions(
       }
       if (vocabulary.isPagination(key) && !out.window.has(key)) {
         out.window.clear();
+        out.window_echoes = [];
         out.window_headers = null;
       }
     }

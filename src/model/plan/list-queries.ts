@@ -95,10 +95,10 @@ export function parseListQuery(
         if (sortField !== null || multiFields !== null) return { ok: false, key: name, why: 'more than one sort parameter' };
         multiFields = [];
         for (const p of parts) {
-          const field = p.replace(/^[-+]/, '');
+          const { field, desc } = sortTerm(p);
           if (!isField(field, 'sort'))
             return { ok: false, key: name, why: `sorts by ${JSON.stringify(p)}, no field of the listed entities` };
-          multiFields.push({ field, desc: p.startsWith('-') });
+          multiFields.push({ field, desc });
         }
         continue;
       }
@@ -108,8 +108,7 @@ export function parseListQuery(
         direction = dir;
         continue;
       }
-      const desc = value.startsWith('-');
-      const field = value.replace(/^[-+]/, '');
+      const { field, desc } = sortTerm(value);
       if (multiFields !== null) return { ok: false, key: name, why: 'more than one sort parameter' };
       if (sortField !== null || !isField(field, 'sort'))
         return {
@@ -188,6 +187,16 @@ function unitsOf(query: ListQuery, kinds: Map<QueryKind, string[]>): Map<QueryUn
   return units;
 }
 
+/**
+ * One sort term: a field with its direction spelled as a sign (`-views`, json-server 1.0) or a
+ * suffix (`priority:desc`, Redmine); a bare field ascends.
+ */
+function sortTerm(term: string): { field: string; desc: boolean } {
+  const colon = /^(.+):(asc|desc)$/i.exec(term);
+  if (colon) return { field: colon[1], desc: colon[2].toLowerCase() === 'desc' };
+  return { field: term.replace(/^[-+]/, ''), desc: term.startsWith('-') };
+}
+
 /** Whether a `_like` value is a pattern JavaScript's RegExp reads (json-server builds `new RegExp(value, 'i')`). */
 function isPattern(value: string): boolean {
   try {
@@ -223,6 +232,9 @@ function fieldOf(e: StateEntity, tool: string, field: string): JsonValue | undef
 
 function compare(a: JsonValue | undefined, b: JsonValue | undefined): number {
   if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1;
+  // A reference (`"priority": {"id": 3, "name": "High"}`) sorts by its `id` (issue 44, Redmine's `sort=priority:desc`).
+  if (isObject(a) && isObject(b) && member(a, 'id') !== undefined && member(b, 'id') !== undefined)
+    return compare(member(a, 'id'), member(b, 'id'));
   const num = (v: JsonValue) => (typeof v === 'number' || typeof v === 'bigint' ? v : null);
   const [x, y] = [num(a), num(b)];
   if (x !== null && y !== null) return x < y ? -1 : x > y ? 1 : 0;

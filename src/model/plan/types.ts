@@ -153,8 +153,20 @@ export interface WindowEcho {
   keys: string[];
   default?: number;
 }
+/**
+ * Issue 44 kind 4: what the list's line without a query shows of its collection (Redmine's open
+ * issues): the entities whose `field` (a path: `status.is_closed`) is one of `values`, unless the
+ * call names a key of `lifted_by` (`status_id`). src/state/plan-default-filter.ts finds it.
+ */
+export interface DefaultFilter {
+  field: string;
+  values: string[];
+  lifted_by: string[];
+}
+
 export interface ListPlan extends ViewFacts {
   kind: 'list';
+  default_filter?: DefaultFilter;
   list_queries?: ListQueries;
   parent?: ListParent;
   /** Issue 44: members of the envelope rendered from the line's window (steps/window-echoes.ts). */

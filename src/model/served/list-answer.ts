@@ -36,6 +36,7 @@ export async function answerList(
   const restsOn = (c: ApiConvention, tools: Iterable<string> = []) =>
     borrowedFrom.set(c, new Set([...(borrowedFrom.get(c) ?? []), ...tools]));
   let linkRecord: number | undefined;
+  let shape = plan;
   if (line) {
     if (line.reason === 'membership-differs') return null;
     const q = lineQuery(line);
@@ -87,6 +88,10 @@ export async function answerList(
       if (id === undefined) return null;
       parsed.query.filter = [{ field: plan.parent.field, values: [id] }, ...(parsed.query.filter ?? [])];
     }
+    // Issue 44 kind 4: the list's default filter holds unless the call names a key that lifts it.
+    const d = plan.default_filter;
+    if (d && !call.query.some((p) => d.lifted_by.includes(p.name)))
+      parsed.query.filter = [{ field: d.field, values: d.values }, ...(parsed.query.filter ?? [])];
     const keys = (l: { query: string | null }) => [...new Set(new URLSearchParams(l.query ?? '').keys())].sort().join('&');
     const wanted = [...new Set(call.query.map((p) => p.name))].sort().join('&');
     const usable = plan.lines.filter((l) => l.status >= 200 && l.status <= 299 && l.reason === undefined);
@@ -109,6 +114,10 @@ export async function answerList(
       restsOn('api-window', [apiHeaders.tool]);
     }
     const totalHeaders = template.total_headers ?? apiHeaders?.names;
+    // Issue 44: envelope members that echo the window on the list that proved the window keys
+    // (Redmine's `offset`, `limit`) echo it here too, where this list's envelope has them.
+    if (parsed.query.window && !plan.window_echoes?.length && conv.window_echoes.length)
+      shape = { ...plan, window_echoes: conv.window_echoes };
     line = {
       ...template,
       filter: parsed.query.filter,
@@ -131,7 +140,7 @@ export async function answerList(
     plan.collection,
     lineQuery(line) || line.membership === 'all' ? 'all' : (line.listed_ids ?? []),
   );
-  const rendered = renderList(plan, line, envelope, entities);
+  const rendered = renderList(shape, line, envelope, entities);
   if (rendered.status !== 'rendered') return null;
   const headers: Record<string, string> = {};
   // Issue 16: a total header (X-Total-Count) counts what the query matched, as the capture shows.

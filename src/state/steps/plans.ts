@@ -41,6 +41,7 @@ import { viewBase } from '../plan-view-base.js';
 import { parentOf, readLineQuery } from '../plan-list-lines.js';
 import { documentOf } from './documents.js';
 import { windowEchoes } from '../plan-window-echoes.js';
+import { defaultFilterOf } from '../plan-default-filter.js';
 
 /** Statuses that answer for an absent entity (the gate's "checked absence"). */
 const ABSENCE = new Set([400, 404, 410]);
@@ -332,6 +333,25 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   const shownBy = byRecord(ctx.facts.observations.filter((o) => o.tool === ctx.tool));
   const parent = parentOf(ctx, all, membership, shownBy, isField, totals);
   const parentFilter = (r: ReadLine) => (parent ? { field: parent.field, value: parent.valueOf(r) } : undefined);
+  // Issue 44 kind 4: a list whose plain line shows a proper subset of its collection by one field.
+  const listedOf = (r: ReadLine) => (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
+  // Only a list at one path: a nested list's plain lines are one per parent (issue 18 reads those).
+  const atOnePath = !ctx.facts.tools.find((t) => t.name === ctx.tool)?.template.includes('{');
+  const plainLine = atOnePath ? ctx.lines.find((r) => r.query_pairs.length === 0 && membership.has(r.record_id)) : undefined;
+  const defaults = defaultFilterOf(
+    ctx,
+    plainLine && { listed: listedOf(plainLine) },
+    ctx.lines.filter((r) => r !== plainLine && membership.has(r.record_id)).map((line) => ({ line, listed: listedOf(line) })),
+    all,
+  );
+  const baseFilters = (r: ReadLine) => {
+    const p = parentFilter(r);
+    const lifted = r.query_pairs.some((q) => defaults?.lifted_by.includes(q.name));
+    return [
+      ...(p ? [{ field: p.field, values: [p.value] }] : []),
+      ...(defaults && !lifted ? [{ field: defaults.field, values: defaults.values }] : []),
+    ];
+  };
   const lines: PlanLine[] = [];
   const failedUnits = new Set<QueryUnit>();
   const learnedUnits = new Map<QueryUnit, Set<string>>();
@@ -340,7 +360,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     const m = membership.get(r.record_id);
     if (m) {
       const listedIds = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
-      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, parentFilter(r));
+      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, baseFilters(r));
       if (read.kind === 'query') {
         for (const [u, names] of read.units) for (const n of names) (learnedUnits.get(u) ?? learnedUnits.set(u, new Set()).get(u)!).add(n);
         lines.push({
@@ -414,6 +434,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
         }
       : {}),
     ...(echoes.length ? { window_echoes: echoes } : {}),
+    ...(defaults ? { default_filter: defaults } : {}),
     list_pointer: listPointer,
     membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded',
     counters,

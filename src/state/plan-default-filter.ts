@@ -1,0 +1,94 @@
+/**
+ * Issue 44, kind 4: a list whose plain line (no query) shows a proper subset of its collection,
+ * explained by a predicate over one field. Redmine's `/issues.json` lists open issues only;
+ * `?status_id=*` lists them all. Replayed as a snapshot, new or closed issues never move in or
+ * out; read as a filter (`status.is_closed` in {false}), the list renders from state and every
+ * recorded line without the lifting key (`?project_id=1`, `?sort=priority:desc`,
+ * `?limit=2&offset=2`) is checked with it, as a nested list's lines are checked with their parent
+ * (plan-list-lines.ts).
+ *
+ * The predicate is found, not guessed: a field (or a scalar member of an object field, one level
+ * down: `status.is_closed`, `status.id`) whose values on the listed entities are a set V such that
+ * every entity of the collection is listed exactly when its value is in V, V grouping entities
+ * (fewer values than listed entities, or one). A boolean field is preferred, then the fewest
+ * values, then the view's field order. A null value passes no filter (list-queries.ts), so
+ * `closed_on` being null is not a predicate. The keys that lift it are those of recorded lines
+ * that list an entity the predicate leaves out (`status_id`).
+ */
+import type { JsonValue } from '../json/exact.js';
+import { isObject, keysOf, member } from '../model/plan/json.js';
+import { applyListQuery } from '../model/plan/list-queries.js';
+import type { DefaultFilter, StateEntity } from '../model/plan/types.js';
+import type { ReadLine } from './facts.js';
+import type { Ctx } from './plan-context.js';
+
+const spell = (v: JsonValue | undefined): string | null =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' ? String(v) : null;
+
+const isScalar = (v: JsonValue | undefined) => spell(v) !== null;
+
+/** The field paths a predicate may read: each scalar field, and each scalar member of an object field. */
+function candidates(fields: readonly string[], all: readonly StateEntity[]): string[] {
+  const out: string[] = [];
+  for (const f of fields) {
+    const values = all.map((e) => (isObject(e.value) ? member(e.value, f) : undefined));
+    if (values.some(isScalar)) out.push(f);
+    const subs = new Set(values.filter(isObject).flatMap((v) => keysOf(v)));
+    for (const k of subs) if (values.some((v) => isObject(v) && isScalar(member(v, k)))) out.push(`${f}.${k}`);
+  }
+  return out;
+}
+
+const valueAt = (e: StateEntity, path: string): JsonValue | undefined => {
+  if (!isObject(e.value)) return undefined;
+  const top = member(e.value, path);
+  if (top !== undefined || !path.includes('.')) return top;
+  const [head, ...rest] = path.split('.');
+  return rest.reduce<JsonValue | undefined>((v, k) => member(v, k), member(e.value, head));
+};
+
+/**
+ * The list's default filter, or null. `plain`: the tool's line without a query and the ids it
+ * listed, in order; `others`: every other recorded line with the ids it listed (to find the
+ * keys that lift the filter). Only a line that is not nested (no parent) is read so.
+ */
+export function defaultFilterOf(
+  ctx: Ctx,
+  plain: { listed: string[] } | undefined,
+  others: { line: ReadLine; listed: string[] }[],
+  all: readonly StateEntity[],
+): DefaultFilter | null {
+  if (!plain || plain.listed.length === 0) return null;
+  const listed = new Set(plain.listed);
+  if (listed.size >= all.length || plain.listed.some((id) => !all.some((e) => e.id === id))) return null;
+  const fields = ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? [];
+  const found: { field: string; values: string[]; boolean: boolean; rank: number }[] = [];
+  for (const [rank, field] of candidates(fields, all).entries()) {
+    const values = new Set<string>();
+    let ok = true;
+    for (const e of all) {
+      if (!listed.has(e.id)) continue;
+      const s = spell(valueAt(e, field));
+      if (s === null) ok = false;
+      else values.add(s);
+    }
+    if (!ok || (values.size >= listed.size && values.size > 1)) continue;
+    if (all.some((e) => !listed.has(e.id) && values.has(spell(valueAt(e, field)) ?? '\u0000'))) continue;
+    const boolean = all.every((e) => typeof valueAt(e, field) === 'boolean');
+    found.push({ field, values: [...values].sort(), boolean, rank });
+  }
+  found.sort((a, b) => Number(b.boolean) - Number(a.boolean) || a.values.length - b.values.length || a.rank - b.rank);
+  const best = found[0];
+  if (!best) return null;
+  // The state's order must be the line's order: the filter alone renders it.
+  const picked = applyListQuery(all, { filter: [{ field: best.field, values: best.values }] }, ctx.tool).entities.map((e) => e.id);
+  if (picked.length !== plain.listed.length || picked.some((id, i) => id !== plain.listed[i])) return null;
+  const passes = new Set(picked);
+  const lifted = new Set<string>();
+  const v = ctx.facts.vocabulary;
+  for (const o of others)
+    if (o.listed.some((id) => !passes.has(id)))
+      for (const q of o.line.query_pairs)
+        if (!v.isPagination(q.name) && !v.isOrdering(q.name) && !v.isProjection(q.name)) lifted.add(q.name);
+  return { field: best.field, values: best.values, lifted_by: [...lifted].sort() };
+}
