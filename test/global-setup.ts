@@ -1,7 +1,7 @@
 /**
  * Once per `vitest run` (issue 43): one store migrated to the latest schema with its views,
  * which tests that need an empty store copy (helpers.ts `migratedStore`) instead of running
- * the 14 migrations and building the 41 views again for each.
+ * every migration and building the views again for each.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -67,11 +67,11 @@ function routesOf(ctx: ServeContext): Route[] {
  * convention for, so it is declined (501), never answered with a 400 the app might not give
  * (issue 44). MCP callers keep `bad-arguments`: there the schema is the contract.
  */
-function asDecline(e: unknown, tool: ManifestTool, input: { queryArg?: string | null; bodyArg?: string | null }): unknown {
+function asDecline(e: unknown, tool: ManifestTool, input: { callQueryArg: string; bodyArg?: string | null }): unknown {
   if (!(e instanceof CapstateError) || e.code !== 'bad-arguments') return e;
   const argument = String((e.context as { argument?: unknown }).argument ?? '');
-  const from = (name: string | null | undefined) => argument === (name ?? 'query') || argument.startsWith(`${name ?? 'query'}.`);
-  if (!from(input.queryArg) && !(input.bodyArg && from(input.bodyArg))) return e;
+  const from = (name: string) => argument === name || argument.startsWith(`${name}.`);
+  if (!from(input.callQueryArg) && !(input.bodyArg && from(input.bodyArg))) return e;
   return new CapstateError(
     'no-convention',
     `${e.message}: the model holds no convention for it (${tool.method} ${tool.template} answers what the capture showed)`,
@@ -264,7 +264,8 @@ export function httpHandler(
         return sendOk(204, '', { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
       }
       // No tool of this path: the API's conventions may still answer it (item-route.ts).
-      const conventional = url.search === '' ? await answerByItemRoute(ctx, model, method, url.pathname) : null;
+      const query = [...url.searchParams].map(([name, value]) => ({ name, value }));
+      const conventional = await answerByItemRoute(ctx, model, method, url.pathname, query);
       if (conventional) return sendAnswer(conventional);
       const near = nearestRoute(routes, method, url.pathname);
       throw new CapstateError(
@@ -289,7 +290,7 @@ export function httpHandler(
       const prev = query[k];
       query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
     }
-    if (Object.keys(query).length) args[input.queryArg ?? 'query'] = query;
+    if (Object.keys(query).length) args[input.callQueryArg] = query;
     if (body.length > 0 && input.bodyArg) {
       args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(req, body, `${method} ${url.pathname}`);
     }

@@ -1,7 +1,8 @@
 /**
  * The store's one list per vocabulary (table `vocabulary`, seeded by
  * migrations/0002-vocabulary.sql): identity names and their OQ-9 ranks, query-parameter
- * roles (OQ-13), next-page tokens and item totals (OQ-24), safe methods, query-POST words (OQ-7). The views join the table;
+ * roles (OQ-13), next-page tokens and item totals (OQ-24), safe methods, query-POST words (OQ-7),
+ * cache-buster keys (issue 44, migrations/0015-cache-buster-keys.sql). The views join the table;
  * TypeScript asks this module, so no list is written twice (issue 13).
  */
 import type { Kysely } from 'kysely';
@@ -30,6 +31,12 @@ export interface Vocabulary {
   windowRole(param: string): 'page' | 'size' | 'offset' | 'end' | null;
   /** ES-35/36 in headers (issue 18): an item-total, next-link or range header, by its name (any case), or null. */
   headerKind(name: string): 'total' | 'next' | 'range' | null;
+  /**
+   * Issue 44: a query key clients add only to defeat caches (`_` of jQuery's `cache: false`;
+   * the `cache_buster` rows), compared exactly as spelled: the libraries send these spellings,
+   * and a wider match could take an app's own key for one.
+   */
+  isCacheBuster(name: string): boolean;
   /** A safe method (RFC 9110 §9.2.1; glossary: read tool; MCP-1). */
   isSafeMethod(method: string): boolean;
   /** OQ-7 and issue 18: the words that make a POST a query, lower-case (the `query_*` rows). */
@@ -74,6 +81,7 @@ async function load(k: Kysely<DB>): Promise<Vocabulary> {
   const ordering = new Set([...of('ordering'), ...of('random')]);
   const safe = new Set(of('safe_method'));
   const random = new Set(of('random'));
+  const cacheBusters = new Set(of('cache_buster'));
   const windowRoles = new Map<string, 'page' | 'size' | 'offset' | 'end'>([
     ...of('window_page').map((n) => [n, 'page'] as const),
     ...of('window_size').map((n) => [n, 'size'] as const),
@@ -100,6 +108,7 @@ async function load(k: Kysely<DB>): Promise<Vocabulary> {
     isRandom: (param) => random.has(paramBase(param)),
     windowRole: (param) => windowRoles.get(paramBase(param)) ?? null,
     headerKind: (name) => headerKinds.get(name.toLowerCase()) ?? null,
+    isCacheBuster: (name) => cacheBusters.has(name),
     isSafeMethod: (method) => safe.has(method.replace(/[a-z]+/g, (c) => c.toUpperCase())),
     queryWords: {
       segments: new Set(lower('query_segment')),

@@ -14,6 +14,7 @@ import { checkArguments } from './input-schema.js';
 import { defaultModel, type ServedModel } from './model.js';
 import type { WriteKind } from './writes.js';
 import { isWriteTool } from './records.js';
+import { answerIgnoring } from './cache-busters.js';
 
 const NO_WRITES: ReadonlyMap<string, WriteKind> = new Map();
 
@@ -61,5 +62,7 @@ export async function answerCall(
   const call = checkArguments(tool.name, input, args);
   // Only a write needs the verified set (stored by the load; read once, at the first write call).
   const isWrite = isWriteTool(ctx, tool);
-  return answerRequest(ctx, tool, call, model, isWrite ? await verifiedWrites(ctx) : NO_WRITES);
+  const writes = isWrite ? await verifiedWrites(ctx) : NO_WRITES;
+  // Issue 44: the call is answered without the cache-busters it named, and says it ignored them.
+  return answerIgnoring(call.ignored, () => answerRequest(ctx, tool, call, model, writes));
 }

@@ -16,6 +16,7 @@ import { widenQueries } from '../plan/conventions.js';
 import { embeddedOf, readConventions } from './from-state.js';
 import { relationWords } from '../plan/relations.js';
 import { sampleName } from './sample-names.js';
+import { cacheBusterTest, isCacheBusterValue, type QueryPair } from './cache-busters.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -25,7 +26,17 @@ export interface ToolInput {
   pathParams: string[];
   /** The argument that carries query keys (`query`, or `_query` when a path parameter is named so). */
   queryArg: string | null;
+  /**
+   * The argument a call's query comes under: `queryArg`, or the same name where the capture
+   * shows no query key (then it may carry cache-busters only; the schema does not publish it).
+   */
+  callQueryArg: string;
   queryKeys: Map<string, { repeated: boolean }>;
+  /**
+   * Issue 44: whether a query key the schema does not know is one a call may name only to defeat
+   * caches, and is ignored (cache-busters.ts); null where none is (a write).
+   */
+  cacheBuster: ((name: string) => boolean) | null;
   bodyArg: string | null;
   /** The body argument's schema (a top-level type, and member types for an object). */
   bodyShape: JsonSchema | null;
@@ -35,6 +46,8 @@ export interface ToolInput {
 export interface CallRequest {
   params: Map<string, string>;
   query: { name: string; value: string }[];
+  /** Issue 44: the cache-busters the call named, taken out of `query` (cache-busters.ts); absent when none. */
+  ignored?: QueryPair[];
   /** The request body the call gives, if any. */
   body?: unknown;
 }
@@ -162,9 +175,11 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
     schema: { type: 'object', properties, ...(pathParams.length ? { required: pathParams } : {}), additionalProperties: false },
     pathParams,
     queryArg,
+    callQueryArg: queryArg ?? free('query'),
     bodyArg,
     bodyShape: bodyArg ? properties[bodyArg] : null,
     queryKeys: new Map([...queryKeys].map(([n, k]) => [n, { repeated: k.repeated }])),
+    cacheBuster: await cacheBusterTest(ctx, tool, new Set(queryKeys.keys())),
   };
 }
 
@@ -206,8 +221,17 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
   if (typeof a !== 'object' || Array.isArray(a)) throw bad('arguments must be an object');
   const given = a as Record<string, unknown>;
   const known = new Set([...input.pathParams, ...(input.queryArg ? [input.queryArg] : []), ...(input.bodyArg ? [input.bodyArg] : [])]);
+  // Issue 44: a tool whose capture shows no query key still takes a query of cache-busters only.
+  const isBuster = (name: string, v: unknown) => !!input.cacheBuster?.(name) && typeof v === 'string' && isCacheBusterValue(v);
+  const bustersOnly = (q: unknown) =>
+    typeof q === 'object' &&
+    q !== null &&
+    !Array.isArray(q) &&
+    Object.keys(q).length > 0 &&
+    Object.entries(q).every(([name, v]) => isBuster(name, v));
   for (const key of Object.keys(given)) {
-    if (!known.has(key)) throw bad(`unknown argument ${JSON.stringify(key)}; arguments: ${[...known].join(', ') || 'none'}`, key);
+    if (!known.has(key) && !(key === input.callQueryArg && bustersOnly(given[key])))
+      throw bad(`unknown argument ${JSON.stringify(key)}; arguments: ${[...known].join(', ') || 'none'}`, key);
   }
   const params = new Map<string, string>();
   for (const p of input.pathParams) {
@@ -218,16 +242,24 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
     params.set(p, s);
   }
   const query: { name: string; value: string }[] = [];
-  if (input.queryArg && given[input.queryArg] !== undefined) {
-    const q = given[input.queryArg];
-    if (typeof q !== 'object' || q === null || Array.isArray(q))
-      throw bad(`${input.queryArg} must be an object of query keys`, input.queryArg);
+  const ignored: QueryPair[] = [];
+  const queryArg = input.callQueryArg;
+  if (given[queryArg] !== undefined) {
+    const q = given[queryArg];
+    if (typeof q !== 'object' || q === null || Array.isArray(q)) throw bad(`${queryArg} must be an object of query keys`, queryArg);
     for (const [name, v] of Object.entries(q)) {
       const key = input.queryKeys.get(name);
+      // Issue 44: a cache-buster no learned key explains is taken out here, once: every answer
+      // path sees the call without it, and the answer says it was ignored (call.ts).
+      if (!key && isBuster(name, v)) {
+        ignored.push({ name, value: v as string });
+        continue;
+      }
       if (!key)
         throw bad(
-          `unknown query key ${JSON.stringify(name)}; recorded keys: ${[...input.queryKeys.keys()].join(', ')}`,
-          `${input.queryArg}.${name}`,
+          `unknown query key ${JSON.stringify(name)}; recorded keys: ${[...input.queryKeys.keys()].join(', ')}` +
+            (input.cacheBuster?.(name) ? ' (a cache-buster is ignored only with one value, a whole number or empty)' : ''),
+          `${queryArg}.${name}`,
         );
       const values = Array.isArray(v) && key.repeated ? v : [v];
       for (const x of values) {
@@ -235,13 +267,13 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
         if (typeof s !== 'string')
           throw bad(
             `query key ${JSON.stringify(name)} must be a string${key.repeated ? ' or an array of strings' : ''}`,
-            `${input.queryArg}.${name}`,
+            `${queryArg}.${name}`,
           );
         query.push({ name, value: s });
       }
     }
   }
-  const out: CallRequest = { params, query };
+  const out: CallRequest = { params, query, ...(ignored.length ? { ignored } : {}) };
   if (input.bodyArg && given[input.bodyArg] !== undefined) {
     const body = given[input.bodyArg];
     const shape = input.bodyShape ?? {};

@@ -10,7 +10,8 @@
  * Only where the evidence is plain: a line of the list's plan is the whole collection
  * (membership `all`), and every item route the capture proves answers the entity itself (its plan's
  * entity pointer is the root), with the same suffix shape (`/{id}`). Anything else is left to
- * the caller's decline.
+ * the caller's decline. A query is answered only when it names cache-busters alone (`?_=1712`,
+ * cache-busters.ts), which the answer ignores and says so.
  */
 import { stringifyExact } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
@@ -22,7 +23,8 @@ import { toolRecords } from './records.js';
 import { knownCollections, notFound } from './from-state.js';
 import { namesByAnotherKey } from './read-index.js';
 import { orphanedBy } from './write-log.js';
-import { stateAnswer } from './answer.js';
+import { stateAnswer, toolInputCached } from './answer.js';
+import { answerIgnoring, isCacheBusterValue, type QueryPair } from './cache-busters.js';
 
 const PARAM = /^\{[^}]+\}$/;
 
@@ -47,10 +49,17 @@ async function provenItemRoutes(ctx: ServeContext): Promise<{ tool: ManifestTool
 }
 
 /**
- * The answer to `GET path` by the API's item route, or null when the convention does not
- * apply (no list of the collection, no proven item route, or routes of another shape).
+ * The answer to `GET path?query` by the API's item route, or null when the convention does not
+ * apply (no list of the collection, no proven item route, routes of another shape, or a query
+ * naming any key but a cache-buster: no record shows how the route reads one).
  */
-export async function answerByItemRoute(ctx: ServeContext, model: ServedModel, method: string, path: string): Promise<CallAnswer | null> {
+export async function answerByItemRoute(
+  ctx: ServeContext,
+  model: ServedModel,
+  method: string,
+  path: string,
+  query: readonly QueryPair[] = [],
+): Promise<CallAnswer | null> {
   if (method !== 'GET' && method !== 'HEAD') return null;
   const cut = path.lastIndexOf('/');
   const prefix = path.slice(0, cut);
@@ -68,6 +77,11 @@ export async function answerByItemRoute(ctx: ServeContext, model: ServedModel, m
   const plan = (await state.plan(list.name)) as ListPlan | undefined;
   // The whole membership is known when a line of the list is (ES-35), as knownCollections says.
   if (plan?.kind !== 'list' || !(await knownCollections(ctx)).has(plan.collection)) return null;
+  // Issue 44: cache-busters as a call of the list tool would take them (the list's entities are the item's).
+  const isBuster = (await toolInputCached(ctx, list)).cacheBuster;
+  const names = new Set(query.map((p) => p.name));
+  if (query.length && (!isBuster || names.size < query.length || !query.every((p) => isBuster(p.name) && isCacheBusterValue(p.value))))
+    return null;
   const routes = await provenItemRoutes(ctx);
   if (routes.length === 0 || routes.some((r) => r.plan.entity_pointer !== '')) return null;
   const media =
@@ -87,10 +101,10 @@ export async function answerByItemRoute(ctx: ServeContext, model: ServedModel, m
       `${plan.collection} holds no entity ${id} (its whole membership is known); read by the item route the API proves (${proof})`,
       rules,
     );
-    return stateAnswer(ctx, list, nf);
+    return answerIgnoring(query, () => stateAnswer(ctx, list, nf));
   }
   const text = stringifyExact(entity.value);
-  return {
+  return answerIgnoring(query, async () => ({
     tool: list.name,
     status: 200,
     body: { kind: 'json', bytes: Buffer.byteLength(text), value: entity.value, text },
@@ -101,5 +115,5 @@ export async function answerByItemRoute(ctx: ServeContext, model: ServedModel, m
     rules,
     media_type: media,
     why: `${plan.collection} ${id} from the model, read by the item route the API proves for its other collections (${proof})`,
-  };
+  }));
 }

@@ -140,6 +140,11 @@ export async function embeddedOf(ctx: ServeContext, plan: ItemPlan | ListPlan): 
   return widenEmbedded(plan, index.embeds, [...index.fields.keys()], (c) => index.fields.get(c) ?? []);
 }
 
+/** The members `collection`'s item and list plans show (empty for a collection no read plan shows). */
+export async function collectionFields(ctx: ServeContext, collection: string): Promise<readonly string[]> {
+  return (await planIndex(ctx)).fields.get(collection) ?? [];
+}
+
 const envelopes = new WeakMap<ServeContext, Map<number, Promise<JsonValue | undefined>>>();
 
 /** A plan line's recorded response, parsed once per context: the envelope item and list answers are rendered into. */

@@ -194,6 +194,7 @@ const vocabulary = {
     | 'query_suffix'
     | 'query_method_prefix'
     | 'query_area'
+    | 'cache_buster'
   >(),
   name: col<string>(),
   rank: col<number>(),
