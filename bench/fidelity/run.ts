@@ -84,6 +84,8 @@ async function runApp(app: FidelityApp): Promise<{ results: Result[]; replay: { 
   });
 }
 
+const WRITE_KINDS = new Set(['write', 'read-after-write']);
+
 function table(rows: [string, string, Record<Verdict, number>][]): string {
   const head = ['app', 'kind', 'matched', 'wrong', 'declined', 'total'];
   const body = rows.map(([a, k, c]) => [
@@ -118,6 +120,17 @@ async function main(): Promise<void> {
         all[r.verdict]++;
       }
       rows.push([app.name, k, c]);
+    }
+    // The reads issue (44) and the writes issue (45) are judged apart: held-out writes and the
+    // reads after them are the kinds `write` and `read-after-write`.
+    const part = (writes: boolean) => {
+      const c: Record<Verdict, number> = { matched: 0, wrong: 0, declined: 0 };
+      for (const r of results) if (WRITE_KINDS.has(r.kind) === writes) c[r.verdict]++;
+      return c;
+    };
+    if (results.some((r) => WRITE_KINDS.has(r.kind))) {
+      rows.push([app.name, 'reads', part(false)]);
+      rows.push([app.name, 'writes', part(true)]);
     }
     rows.push([app.name, 'all', sum]);
     out[app.name] = { about: app.about, replay, counts: sum, results };

@@ -6,6 +6,7 @@
  * sent, no credential is asked for or given. The data plane sits under `/__capstate/`.
  * One HTTP server is one session: one model shared by every client of that server.
  */
+import type { JsonValue } from '../json/exact.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CapstateError } from '../errors.js';
 import { plainError } from '../model/plan/words.js';
@@ -17,7 +18,9 @@ import { checkStateBodyDepth, getState, validateState } from '../serve/data-plan
 import { toolInputCached } from '../model/served/answer.js';
 import { templateParams } from '../manifest/paths.js';
 import { ServedModel } from '../model/served/model.js';
+import { itemValue } from '../model/served/write-log.js';
 import type { CallAnswer } from '../model/served/answer.js';
+import { answerWriteByConvention } from '../model/served/write-route.js';
 import { answerByItemRoute } from '../model/served/item-route.js';
 import { DECLINED_CODES, DECLINED_STATUS, provenanceHeaders } from '../model/served/provenance.js';
 import { admit, corsHeaders, httpGuard, isJsonContentType, preflightHeaders, type HttpGuard } from './guard.js';
@@ -80,6 +83,30 @@ function asDecline(e: unknown, tool: ManifestTool, input: { callQueryArg: string
 }
 
 /** Sends an answer; an allowed origin gets CORS headers exposing every header sent (guard.ts). */
+/**
+ * Issue 45: a write no route answers may still have changed the app where a read route of the
+ * capture reads (`DELETE /issues/5.json` beside `GET /issues/{id}.json`): it is logged as a
+ * write the model did not apply, so those reads are declined rather than answered from a state
+ * from before it (write-log.ts). The entity is the item route's id; a collection read route
+ * (`/issues.json`) makes every read of the type stale.
+ */
+function logUnroutedWrite(routes: Route[], model: ServedModel, method: string, path: string): void {
+  const read = routes.filter((r) => r.tool.method.toUpperCase() === 'GET').find((r) => r.pattern.test(path));
+  if (!read) return;
+  const m = read.pattern.exec(path)!;
+  const params = new Map(read.params.map((p, i) => [p, m[i + 1]]));
+  const entity = itemValue(read.tool, { params, query: [] });
+  model.writes.push({
+    root: read.tool.root_path,
+    tool: '',
+    method,
+    call: { params, query: [] },
+    body: null,
+    applied: false,
+    ...(entity !== undefined ? { entity } : {}),
+  });
+}
+
 /**
  * The route most like `method path`, for a decline's hint: the most leading segments in
  * common (a parameter matches any), then the same number of segments, then the same method.
@@ -265,8 +292,19 @@ export function httpHandler(
       }
       // No tool of this path: the API's conventions may still answer it (item-route.ts).
       const query = [...url.searchParams].map(([name, value]) => ({ name, value }));
-      const conventional = await answerByItemRoute(ctx, model, method, url.pathname, query);
+      const conventional =
+        (await answerByItemRoute(ctx, model, method, url.pathname, query)) ??
+        (query.length === 0
+          ? await answerWriteByConvention(
+              ctx,
+              model,
+              method,
+              url.pathname,
+              body.length ? (jsonBody(req, body, `${method} ${url.pathname}`) as JsonValue) : undefined,
+            )
+          : null);
       if (conventional) return sendAnswer(conventional);
+      if (!ctx.vocabulary.isSafeMethod(method)) logUnroutedWrite(routes, model, method, url.pathname);
       const near = nearestRoute(routes, method, url.pathname);
       throw new CapstateError(
         'no-route',

@@ -202,8 +202,10 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest, 
     if (matching.length > 0) {
       candidates = matching;
       bodyNote = ' with the same request body';
-    } else if (tool.is_query_post) {
+    } else if (tool.is_query_post || isWriteTool(ctx, tool)) {
       // A query POST's body is the query: another body's answer would answer another question.
+      // Issue 45: so is a write's the write — the app's answer to another body (the entity it
+      // created, the fields it kept) is not its answer to this one.
       candidates = [];
     } else {
       bodyNote = '; no record of this line has the request body given, so the body is not matched';
@@ -253,7 +255,7 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest, 
     const asked = callLine(tool, call);
     throw new CapstateError(
       'no-record',
-      `${tool.name}: no retained record answers ${asked}${call.body !== undefined && tool.is_query_post ? ' with this request body' : ''}; ` +
+      `${tool.name}: no retained record answers ${asked}${call.body !== undefined && (tool.is_query_post || isWriteTool(ctx, tool)) ? ' with this request body' : ''}; ` +
         `recorded request lines: ${shown || 'none'}`,
       { tool: tool.name, request_line: asked, recorded_request_lines: lines.slice(0, 20) },
     );

@@ -91,8 +91,10 @@ export async function answerByItemRoute(
   const rules = ['ES-35'];
   const entity = await model.entity(plan.collection, id);
   if (!entity && (await namesByAnotherKey(model, plan.collection, id))) return null;
-  // Issue 44 (kind 7): an entity naming one this session deleted may be gone or changed in the app.
+  // Issue 44 (kind 7): an entity naming one this session deleted may be gone or changed in the app;
+  // issue 45: so may one a write the model did not apply named (or any, after such a create).
   if (await orphanedBy(ctx, model, plan.collection, id)) return null;
+  if (model.writes.some((w) => w.root === list.root_path && !w.applied && (w.entity === undefined || w.entity === id))) return null;
   if (!entity) {
     const nf = await notFound(
       ctx,

@@ -160,12 +160,16 @@ function serverFields(
   request: JsonValue,
   current: JsonValue | undefined,
   skip: string,
+  before?: JsonValue,
 ): [string, JsonValue][] {
   const out: [string, JsonValue][] = [];
   for (const [k, v] of entriesOf(recorded)) {
     if (k === skip || member(request, k) !== undefined || member(recordedRequest, k) !== undefined) continue;
     const clock = readClock(k, v);
     const held = member(current, k);
+    // Issue 45 (server-kept fields): a clock the recorded update left as its entity held it
+    // before (`createdAt`) is the entity's own and stays; one it changed (`updatedAt`) is stamped.
+    if (clock && before !== undefined && member(before, k) !== undefined && String(member(before, k)) === String(v)) continue;
     if (clock && (held === undefined || readClock(k, held) === undefined || String(held) !== String(v)))
       out.push([k, clockNow(k, clock.format)]);
     else if (current === undefined) out.push([k, v]);
@@ -348,6 +352,12 @@ export interface WriteOptions {
    * replay by write-log.ts's rules.
    */
   verifying?: boolean;
+  /**
+   * Issue 45: the write is another collection's, by the API's write convention (write-route.ts):
+   * what the proving tool's record shows of its own collection (server fields, references,
+   * transformed members) is not this collection's, so only the request and the model decide.
+   */
+  borrowed?: boolean;
 }
 
 export async function applyWrite(
@@ -410,13 +420,14 @@ export async function applyWrite(
       adopted = ` (the id the server chose in the record, of the allocated id's shape ${idShape(id)})`;
       id = chosen;
     }
-    const given = entriesOf(part).filter(([k]) => k !== identity && !transformed(recordedRequest, recordedEntity, k));
+    const own = !opts.borrowed;
+    const given = entriesOf(part).filter(([k]) => k !== identity && !(own && transformed(recordedRequest, recordedEntity, k)));
     // The type's entities before this create: what references, defaults and order are read from.
     const held = await model.collection(collection);
-    const referenced = referencedObjects(held, recordedRequest, recordedEntity, part!);
-    const server = serverFields(recordedEntity, recordedRequest, part!, undefined, identity).filter(
-      ([k]) => !referenced.some(([r]) => r === k),
-    );
+    const referenced = own ? referencedObjects(held, recordedRequest, recordedEntity, part!) : [];
+    const server = own
+      ? serverFields(recordedEntity, recordedRequest, part!, undefined, identity).filter(([k]) => !referenced.some(([r]) => r === k))
+      : [];
     let entries: [string, JsonValue][] = [...given, ...referenced, ...server];
     if (wm.parent)
       entries = withParent(entries, wm.parent.field, call.params.get(wm.parent.param)!, member(recordedEntity, wm.parent.field));
@@ -444,10 +455,16 @@ export async function applyWrite(
   }
   if (wm.kind === 'remove') {
     model.remove(collection, id);
-    return asRecorded(`write took effect: removed ${collection} entity ${id} from its type and every list`);
+    const why = `write took effect: removed ${collection} entity ${id} from its type and every list`;
+    // An app that answers a delete with the entity (json-server 1.0) answers the one removed.
+    const answer = recordedEntity === undefined ? undefined : shapedAnswer(shape?.value, wm, current.value, id);
+    return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
   }
   const requested = entriesOf(part);
-  const server = serverFields(recordedEntity, recordedRequest, part!, current.value, identity);
+  // The entity the recorded update wrote, as the stored state (before the capture's writes) holds it.
+  const recordedId = shape?.record.params.get(wm.idParam!);
+  const before = recordedId === undefined ? undefined : (await (await servedState(ctx))?.entity(collection, recordedId))?.value;
+  const server = opts.borrowed ? [] : serverFields(recordedEntity, recordedRequest, part!, current.value, identity, before);
   const value =
     wm.kind === 'merge'
       ? objectFrom([

@@ -1,0 +1,186 @@
+/**
+ * Writes by the API's write conventions (issue 45, kind 1: "writes on routes the capture never
+ * wrote to are 404"). A capture writes to some collections only, while the writes it verified
+ * (check-effects: a later read of the capture showed the effect) prove how the API writes: a
+ * `POST /posts` that creates, a `PATCH /posts/{id}` that merges, a `DELETE /posts/{id}` that
+ * removes. That is the API's habit until the capture shows otherwise, so `POST /users`,
+ * `PATCH /comments/2` and `DELETE /comments/3` take effect on the model's users and comments as
+ * the proving tool's write does — marked `convention: api-write` — and answer in the shape the
+ * proving tool's record answers (status, the entity or the app's empty body).
+ *
+ * Only where the evidence is plain, as item-route.ts reads: the target is a collection a list
+ * of the capture knows whole (its `GET` path, `PREFIX/{id}` below it) or a document the capture
+ * read, and the proving write answers the bare entity path (`ROOT` or `ROOT/{id}`, no envelope,
+ * no suffix). A write of a method the capture verified nowhere (`PUT` where only `PATCH` was
+ * seen: json-server replaces, Redmine merges) is declined, and logged as a write the model did
+ * not apply, so the reads it may have changed are declined too rather than answered from a
+ * state the app no longer holds (write-log.ts).
+ */
+import { CapstateError } from '../../errors.js';
+import type { JsonValue } from '../../json/exact.js';
+import { canonicalJson } from '../../json/canonical.js';
+import type { ManifestTool } from '../../manifest/read.js';
+import type { ListPlan } from '../plan/types.js';
+import { stateAnswer, type CallAnswer } from './answer.js';
+import type { ServeContext } from './context.js';
+import { verifiedWrites } from './effects.js';
+import { knownCollections } from './from-state.js';
+import type { CallRequest } from './input-schema.js';
+import { servedLookups, servedTypes, type ServedModel } from './model.js';
+import { applyWrite, writeModelOf, type WriteKind, type WriteModel } from './writes.js';
+
+const PARAM = /^\{[^}]+\}$/;
+
+/** What a write path names: a collection (create), one of its entities, or a document. */
+type Target =
+  | { kind: 'collection'; collection: string; root: string; identity: string }
+  | { kind: 'entity'; collection: string; root: string; identity: string; id: string }
+  | { kind: 'document'; tool: ManifestTool; root: string };
+
+/** The verified write kinds of the same method that prove a convention, per target (a PUT the capture verified as a merge merges). */
+const UPDATES: WriteKind[] = ['merge', 'replace', 'document-merge', 'document-replace'];
+const PROVED_BY: Record<string, Record<Target['kind'], WriteKind[]>> = {
+  POST: { collection: ['create', 'create-with-defaults'], entity: [], document: [] },
+  PATCH: { collection: [], entity: ['merge', 'replace'], document: UPDATES },
+  PUT: { collection: [], entity: ['merge', 'replace'], document: UPDATES },
+  DELETE: { collection: [], entity: ['remove'], document: [] },
+};
+const merges = (k: WriteKind) => k === 'merge' || k === 'document-merge';
+
+async function targetOf(ctx: ServeContext, path: string): Promise<Target | null> {
+  const state = await servedLookups(ctx);
+  if (!state) return null;
+  const reads = ctx.manifest.tools.filter((t) => t.method.toUpperCase() === 'GET');
+  const types = await servedTypes(ctx);
+  const whole = await knownCollections(ctx);
+  const listAt = async (template: string) => {
+    const tool = reads.find((t) => t.template === template);
+    const plan = tool && (await state.plan(tool.name));
+    if (plan?.kind !== 'list' || !whole.has(plan.collection)) return null;
+    const type = types.find((t) => t.collection === (plan as ListPlan).collection);
+    return type ? { collection: type.collection, root: type.root_path, identity: type.identity } : null;
+  };
+  const same = reads.find((t) => t.template === path);
+  if (same && (await state.plan(same.name))?.kind === 'document') return { kind: 'document', tool: same, root: same.root_path };
+  const list = await listAt(path);
+  if (list) return { kind: 'collection', ...list };
+  const cut = path.lastIndexOf('/');
+  if (cut <= 0 || cut === path.length - 1) return null;
+  const parent = await listAt(path.slice(0, cut));
+  if (!parent) return null;
+  try {
+    return { kind: 'entity', ...parent, id: decodeURIComponent(path.slice(cut + 1)) };
+  } catch {
+    return null;
+  }
+}
+
+/** A verified write of `kinds` on a bare path of the API (`ROOT`, `ROOT/{id}`): the convention's proof. */
+async function proofOf(
+  ctx: ServeContext,
+  method: string,
+  kinds: readonly WriteKind[],
+  target: Target,
+): Promise<{ tool: ManifestTool; wm: WriteModel; kind: WriteKind } | null> {
+  const verified = await verifiedWrites(ctx);
+  for (const tool of ctx.manifest.tools) {
+    const kind = verified.get(tool.name);
+    if (tool.method.toUpperCase() !== method || !kind || !kinds.includes(kind)) continue;
+    const wm = await writeModelOf(ctx, tool);
+    if (!wm || wm.parent || wm.pointer !== '') continue;
+    const segs = tool.template.split('/');
+    // The bare path of the API: `ROOT` for a create, `ROOT/{id}` for an entity; a document is
+    // written as the API updates anything (a verified PATCH of an entity or of another document).
+    const last = segs[segs.length - 1];
+    const item = PARAM.test(last) && tool.template === `${tool.root_path}/${last}`;
+    const plain = !segs.some((s) => PARAM.test(s));
+    const bare =
+      target.kind === 'collection'
+        ? plain
+        : target.kind === 'entity'
+          ? item && !segs.slice(0, -1).some((s) => PARAM.test(s))
+          : item || plain;
+    if (bare) return { tool, wm, kind };
+  }
+  return null;
+}
+
+/**
+ * The answer to a write `method path` that no tool of the capture answers, by the API's write
+ * conventions; null when the path names nothing the model holds (the caller's `no-route`).
+ * Throws `no-convention` when it does but no verified write of the method proves how the API
+ * writes there, after logging the write as one the model did not apply.
+ */
+export async function answerWriteByConvention(
+  ctx: ServeContext,
+  model: ServedModel,
+  method: string,
+  path: string,
+  body: JsonValue | undefined,
+): Promise<CallAnswer | null> {
+  const kinds = PROVED_BY[method];
+  if (!kinds) return null;
+  const target = await targetOf(ctx, path);
+  if (!target) return null;
+  const wanted = kinds[target.kind];
+  const proof = wanted.length ? await proofOf(ctx, method, wanted, target) : null;
+  const entity = target.kind === 'entity' ? target.id : undefined;
+  const call: CallRequest = {
+    params: new Map(entity === undefined ? [] : [['id', entity]]),
+    query: [],
+    ...(body === undefined ? {} : { body }),
+  };
+  const log = (applied: boolean, tool = '') =>
+    model.writes.push({
+      root: target.root,
+      tool,
+      method,
+      call,
+      body: body === undefined ? null : canonicalJson(body),
+      applied,
+      ...(entity !== undefined ? { entity } : {}),
+    });
+  const what = target.kind === 'document' ? `the document ${path}` : target.collection;
+  if (!proof) {
+    log(false);
+    throw new CapstateError(
+      'no-convention',
+      `${method} ${path}: no tool of this capture writes here, and no ${method} of the API took effect in the capture (check-effects), so how the app writes ${what} is not known; reads it may change are declined from now on`,
+      { method, path },
+    );
+  }
+  const wm: WriteModel =
+    target.kind === 'document'
+      ? {
+          ...proof.wm,
+          kind: merges(proof.kind) ? 'document-merge' : 'document-replace',
+          collection: null,
+          identity: null,
+          idParam: null,
+          itemTool: null,
+          documentTool: target.tool.name,
+        }
+      : {
+          ...proof.wm,
+          kind: proof.kind === 'document-merge' ? 'merge' : proof.kind === 'document-replace' ? 'replace' : proof.kind,
+          collection: target.collection,
+          identity: target.identity,
+          idParam: entity === undefined ? null : 'id',
+          itemTool: null,
+          documentTool: null,
+        };
+  const written = await applyWrite(ctx, proof.tool, wm, call, model, { borrowed: true });
+  if (!written) {
+    log(false);
+    return null;
+  }
+  log(true, proof.tool.name);
+  const answer = await stateAnswer(ctx, proof.tool, written);
+  const proved = `${proof.tool.method} ${proof.tool.template}`;
+  return {
+    ...answer,
+    request_line: `${method} ${path}`,
+    convention: [...new Set([...(answer.convention?.split(', ') ?? []), 'api-write'])].sort().join(', '),
+    why: `${written.why}, by the API's write convention: ${method} on ${what} as ${proved} took effect in the capture`,
+  };
+}
