@@ -86,6 +86,8 @@ function writesLine(evidence: EnvironmentState['evidence']): string {
     parts.push(
       `${marked.replayed.length === 1 ? 'one replays its' : `${marked.replayed.length} replay their`} recorded answers (${listed(marked.replayed.map((r) => r.tool))})`,
     );
+  // Issue 45 (write-route.ts): over HTTP, what they prove of their method writes other collections too.
+  if (marked.verified.length) parts.push('over HTTP a collection no tool writes is written as these are, by the same method (api-write)');
   return `writes: ${parts.join('; ')}`;
 }
 
@@ -114,7 +116,8 @@ function conventionLines(c: ReadConventions, explain: boolean): string[] {
   const named = (name: string, words: string, tools: Iterable<string>) =>
     `  ${words}${explain ? ` [${name}]` : ''}: proved by ${[...new Set(tools)].join(', ')}`;
   const out: string[] = [];
-  if (c.filter.length) out.push(named('api-filter', 'filters by any field name (a repeated key: any of its values)', c.filter));
+  if (c.filter.length)
+    out.push(named('api-filter', `filters by any field name${c.any_of.length ? ' (a repeated key: any of its values)' : ''}`, c.filter));
   for (const [op, tools] of Object.entries(c.ops)) out.push(named('api-filter', `filters by a field's _${op} key`, tools ?? []));
   if (c.sort.size)
     out.push(
