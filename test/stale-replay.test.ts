@@ -61,14 +61,15 @@ describe('issue 44 kind 7: no replay of a read from before this session’s writ
     expect(after.headers.get('x-capstate-error')).toBe('stale-record');
   });
 
-  it('after the capture’s own writes in order, the record made after them answers (it lists the created issue)', async () => {
+  it('after the capture’s own writes in order, the reads made after them answer (it lists the created issue; catch-up.ts takes the state from them)', async () => {
     await fetch(`${base}/__capstate/reset`, { method: 'POST' });
     const initial = await fetch(`${base}/issues.json`);
     expect(await ids(initial)).not.toContain(13);
     for (const w of WRITES) await send(...w);
     const now = await fetch(`${base}/issues.json`);
     expect(now.status).toBe(200);
-    expect(now.headers.get('capstate-answer')).toBe('replay');
+    // The capture's reads after its writes show them done and agree with the state: the model caught up.
+    expect(now.headers.get('capstate-answer')).toBe('state');
     expect(await ids(now)).toContain(13);
   });
 

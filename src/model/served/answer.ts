@@ -13,6 +13,7 @@ import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
 import { embeddedOf } from './read-index.js';
+import { catchUp } from './catch-up.js';
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
 import { currentWindow, itemValue, orphanedBy, sessionWrite, touches } from './write-log.js';
@@ -128,6 +129,9 @@ export async function answerRequest(
   if (fromState) return stateAnswer(ctx, tool, fromState);
 
   const answer = await replay(ctx, tool, call, model);
+  // The capture's own write, replayed: its later reads may show the state it left (catch-up.ts).
+  if (logged && !logged.applied && !opts.verifying && (await catchUp(ctx, model, tool.root_path)) > 0)
+    answer.why += "; the capture's reads after the same writes show their effect, so the model took it from them";
   const reason = await replayReason(ctx, tool, call);
   if (reason) {
     answer.why = `replay reason ${reason} (${REPLAY_REASON_WORDS[reason]}): ${answer.why}`;

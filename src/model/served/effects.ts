@@ -11,7 +11,6 @@ import { createHash } from 'node:crypto';
 import { CapstateError } from '../../errors.js';
 import { objectEntries, type JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
-import { readClock } from '../plan/clocks.js';
 import { storedWriteEffects } from '../plan/stored.js';
 import type { WriteEffectsMark } from '../plan/types.js';
 import { isObject } from '../plan/json.js';
@@ -24,6 +23,9 @@ import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from
 import { effectsToTry, writeModelOf, type WriteKind } from './writes.js';
 import { createdIdOf, type RandomBytes } from './ids.js';
 import { childPointer } from '../../json/pointer.js';
+import { sameValue } from './same-value.js';
+
+export { sameValue };
 
 export interface EffectCheck {
   ordinal: number;
@@ -45,36 +47,6 @@ export interface EffectsReport {
   /** Write tools whose model was used (verified), with the effect, and those that replay, each with why. */
   verified: { tool: string; effect: WriteKind }[];
   replayed: { tool: string; reason: string }[];
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * JSON equality (member order aside, numbers by value), except values the capture shows to
- * be server-chosen: two clocks in the same spelling, or two UUIDs, compare by shape.
- */
-export function sameValue(a: JsonValue | undefined, b: JsonValue | undefined, field = ''): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) {
-    if (String(a) === String(b)) return true;
-    const ca = readClock(field, a),
-      cb = readClock(field, b);
-    return ca !== undefined && cb !== undefined && JSON.stringify(ca.format) === JSON.stringify(cb.format);
-  }
-  if (typeof a === 'string' && typeof b === 'string') {
-    if (a === b) return true;
-    if (UUID.test(a) && UUID.test(b)) return true;
-    const ca = readClock(field, a),
-      cb = readClock(field, b);
-    return ca !== undefined && cb !== undefined && JSON.stringify(ca.format) === JSON.stringify(cb.format);
-  }
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return a === b;
-  if (Array.isArray(a) || Array.isArray(b))
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i], field));
-  if (!isObject(a) || !isObject(b)) return false;
-  const ea = objectEntries(a),
-    eb = new Map(objectEntries(b));
-  return ea.length === eb.size && ea.every(([k, x]) => eb.has(k) && sameValue(x, eb.get(k), k));
 }
 
 const shown = (v: JsonValue | undefined) => {

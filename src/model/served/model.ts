@@ -147,6 +147,15 @@ export class ServedModel {
     written.set(id, null);
   }
 
+  /** What this session wrote to entities so far, for `restore` (catch-up.ts keeps a state only if the capture's reads agree). */
+  writtenEntities(): Map<string, Map<string, StateEntity | null>> {
+    return new Map([...this.entities].map(([c, m]) => [c, new Map(m)]));
+  }
+
+  restore(entities: Map<string, Map<string, StateEntity | null>>): void {
+    this.entities = entities;
+  }
+
   putDocument(doc: StateDocument): void {
     this.documents.set(doc.tool, doc);
   }

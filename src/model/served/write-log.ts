@@ -61,7 +61,7 @@ export function sessionWrite(tool: ManifestTool, call: CallRequest): SessionWrit
 }
 
 /** The capture's writes under `root` that got a response, in timeline order. */
-async function captureWrites(ctx: ServeContext, root: string): Promise<ToolRecord[]> {
+export async function captureWrites(ctx: ServeContext, root: string): Promise<ToolRecord[]> {
   const out: ToolRecord[] = [];
   for (const tool of ctx.manifest.tools)
     if (tool.root_path === root && isWriteTool(ctx, tool)) out.push(...(await toolRecords(ctx, tool.name)).filter((r) => r.status > 0));

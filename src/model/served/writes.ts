@@ -223,7 +223,7 @@ function withDefaults(entries: [string, JsonValue][], defaults: { key: string; v
  * unless the state holds its entities by integer id, largest first (Redmine lists issues
  * newest first), and the new id is the largest: then first.
  */
-function newestFirst(held: StateEntity[], identity: string, id: JsonValue): { state_order?: number } {
+export function newestFirst(held: StateEntity[], identity: string, id: JsonValue): { state_order?: number } {
   if (held.length < 2 || !isInt(id)) return {};
   const ids = held.map((e) => member(e.value, identity));
   if (!ids.every(isInt)) return {};

@@ -1,0 +1,162 @@
+/**
+ * The state the capture's own writes left, where the capture shows it (issues 44 and 45: "held-out
+ * requests sent from the state the capture left"). A write the model cannot apply (Redmine's
+ * `PUT /issues/1.json`, answered 204: its effect was not verified) leaves the state standing
+ * before it, so every read of its type is declined (write-log.ts). But when this session's writes
+ * under a type are the capture's own first k writes, in order, the app stands where the capture
+ * stood after its k-th write, and the reads the capture made then (before its next write) show
+ * that state: each entity they show, as they show it.
+ *
+ * So, after such a write, the model catches up: when every write of the session under the type
+ * that the model did not apply is seen done in those reads — the entity a `PUT` or `PATCH` named
+ * is shown, the entity a `POST` created (the id its recorded answer names) is shown — the shown
+ * entities take the values shown (members a list leaves out kept as held), new ones in the
+ * type's order, and those writes count as applied: reads of the type answer from state again.
+ * A `DELETE` the model did not apply is never caught up (an entity not shown is not shown gone).
+ * Entities the reads do not show are taken as the writes left them: unchanged.
+ */
+import type { JsonValue } from '../../json/exact.js';
+import { at, isObject, keysOf, member, objectFrom } from '../plan/json.js';
+import type { StateEntity } from '../plan/types.js';
+import type { ServeContext } from './context.js';
+import { servedLookups, servedTypes, type ServedModel } from './model.js';
+import { jsonValueOf, readBody, toolRecords } from './records.js';
+import { captureWrites, currentWindow } from './write-log.js';
+import { newestFirst } from './writes.js';
+import { answerFromState } from './from-state.js';
+import { sameValue } from './same-value.js';
+
+/** The entities the capture's reads of `root` show within `window`, latest per id, in the order first shown. */
+async function shownIn(
+  ctx: ServeContext,
+  root: string,
+  identity: string,
+  window: { after: number; before: number },
+): Promise<Map<string, JsonValue>> {
+  const state = await servedLookups(ctx);
+  const shown = new Map<string, { value: JsonValue; at: number }>();
+  if (!state) return new Map();
+  for (const tool of ctx.manifest.tools) {
+    if (tool.method.toUpperCase() !== 'GET' || tool.root_path !== root) continue;
+    const plan = await state.plan(tool.name);
+    if (plan?.kind !== 'item' && plan?.kind !== 'list') continue;
+    // A read naming query keys may show a projection or a variant; the plain reads show the entity.
+    for (const r of await toolRecords(ctx, tool.name)) {
+      if (r.status < 200 || r.status > 299 || r.timeline_position <= window.after || r.timeline_position >= window.before) continue;
+      if (r.query_pairs.length > 0 && plan.kind === 'item') continue;
+      const body = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
+      const found = body === undefined ? undefined : at(body, plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer);
+      const objects = plan.kind === 'item' ? [found] : Array.isArray(found) ? found : [];
+      for (const o of objects) {
+        const id = isObject(o) ? member(o, identity) : undefined;
+        if (typeof id !== 'string' && typeof id !== 'number' && typeof id !== 'bigint') continue;
+        const prev = shown.get(String(id));
+        if (!prev || prev.at <= r.timeline_position) shown.set(String(id), { value: o!, at: r.timeline_position });
+      }
+    }
+  }
+  return new Map([...shown].map(([id, s]) => [id, s.value]));
+}
+
+/** The id a recorded create's answer names: the entity at the item plan's place, or at the root. */
+function createdId(answer: JsonValue | undefined, pointer: string, identity: string): string | undefined {
+  if (answer === undefined) return undefined;
+  for (const v of [at(answer, pointer), answer]) {
+    const id = isObject(v) ? member(v, identity) : undefined;
+    if (typeof id === 'string' || typeof id === 'number' || typeof id === 'bigint') return String(id);
+  }
+  return undefined;
+}
+
+/**
+ * After this session's write under `root`: catches the model up to what the capture's reads
+ * show after the same writes, when they show every write the model did not apply done.
+ * Returns the number of writes caught up (0: nothing changed).
+ */
+export async function catchUp(ctx: ServeContext, model: ServedModel, root: string): Promise<number> {
+  const pending = model.writes.filter((w) => w.root === root && !w.applied);
+  if (pending.length === 0 || pending.some((w) => w.method === 'DELETE')) return 0;
+  const window = await currentWindow(ctx, model.writes, root);
+  if (window === null || window === 'stale') return 0;
+  const type = (await servedTypes(ctx)).find((t) => t.root_path === root);
+  if (!type) return 0;
+  const shown = await shownIn(ctx, root, type.identity, window);
+  if (shown.size === 0) return 0;
+  // The item plan's place of the entity in a create's answer (`/issue`), as the write model reads it.
+  const state = await servedLookups(ctx);
+  let pointer = '';
+  for (const t of ctx.manifest.tools)
+    if (t.method.toUpperCase() === 'GET' && t.root_path === root) {
+      const p = await state?.plan(t.name);
+      if (p?.kind === 'item') pointer = p.entity_pointer;
+    }
+  const recorded = await captureWrites(ctx, root);
+  for (const w of pending) {
+    const k = model.writes.filter((x) => x.root === root).indexOf(w);
+    const record = recorded[k];
+    if (!record) return 0;
+    const id =
+      w.entity ??
+      (w.method === 'POST'
+        ? createdId(jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)), pointer, type.identity)
+        : undefined);
+    if (id === undefined || !shown.has(id)) return 0;
+  }
+  const saved = model.writtenEntities();
+  for (const [id, value] of shown) {
+    const current = await model.entity(type.collection, id);
+    const held = await model.collection(type.collection);
+    // A list may leave members out: those keep the value held.
+    const merged =
+      current && isObject(current.value) && isObject(value)
+        ? objectFrom([
+            ...keysOf(value).map((k): [string, JsonValue] => [k, member(value, k)!]),
+            ...keysOf(current.value)
+              .filter((k) => member(value, k) === undefined)
+              .map((k): [string, JsonValue] => [k, member(current.value, k)!]),
+          ])
+        : value;
+    const base: Omit<StateEntity, 'state_order'> = current ?? {
+      collection: type.collection,
+      id,
+      value,
+      view_values: {},
+      record_ordinals: [],
+    };
+    await model.put({
+      ...base,
+      value: merged,
+      view_values: {},
+      ...(current ? {} : newestFirst(held, type.identity, member(value, type.identity)!)),
+    });
+  }
+  // Kept only where the capture's reads in the window agree with the state (what answers from
+  // state answers as they recorded): json-server 1.0 lists a comment whose `postId` it cleared
+  // under any `postId`, which the model's filters do not; such a state is not caught up to.
+  if (!(await windowAgrees(ctx, model, root, window))) {
+    model.restore(saved);
+    return 0;
+  }
+  for (const w of pending) w.applied = true;
+  return pending.length;
+}
+
+/** Whether every read of `root` the capture made in `window` that the state answers, it answers as recorded. */
+async function windowAgrees(
+  ctx: ServeContext,
+  model: ServedModel,
+  root: string,
+  window: { after: number; before: number },
+): Promise<boolean> {
+  for (const tool of ctx.manifest.tools) {
+    if (tool.method.toUpperCase() !== 'GET' || tool.root_path !== root) continue;
+    for (const r of await toolRecords(ctx, tool.name)) {
+      if (r.timeline_position <= window.after || r.timeline_position >= window.before) continue;
+      const a = await answerFromState(ctx, tool, { params: new Map(r.params), query: r.query_pairs.map((q) => ({ ...q })) }, model);
+      if (!a) continue;
+      const recorded = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
+      if (a.status !== r.status || (!a.record && !sameValue(a.value, recorded))) return false;
+    }
+  }
+  return true;
+}
