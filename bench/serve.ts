@@ -47,7 +47,13 @@ function ensureHar(mb: number): string {
 
 function ensureStore(mb: number): string {
   const db = join(OUT, `h${mb}.sqlite`);
-  if (existsSync(db)) return db;
+  if (existsSync(db)) {
+    // A store an older capstate loaded (a migration came since) is brought up to date first:
+    // served as it is, the server would refuse it and the bench see only "Connection closed".
+    const m = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'migrate', '--db', db], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (m.status !== 0) throw new Error(`capstate migrate --db ${relative(ROOT, db)} failed`);
+    return db;
+  }
   const har = ensureHar(mb);
   log(`[serve] loading ${relative(ROOT, har)} → ${relative(ROOT, db)}…`);
   const l = spawnSync(process.execPath, [...NODE_FLAGS, CLI_JS, 'load', har, '--db', db, '--quiet'], {

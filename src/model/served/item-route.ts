@@ -92,9 +92,11 @@ export async function answerByItemRoute(
   const entity = await model.entity(plan.collection, id);
   if (!entity && (await namesByAnotherKey(model, plan.collection, id))) return null;
   // Issue 44 (kind 7): an entity naming one this session deleted may be gone or changed in the app;
-  // issue 45: so may one a write the model did not apply named (or any, after such a create).
+  // issue 45: so may one a write the model did not apply named; and after such a create, an id
+  // the model lacks may be the created one, so its absence is not claimed.
   if (await orphanedBy(ctx, model, plan.collection, id)) return null;
-  if (model.writes.some((w) => w.root === list.root_path && !w.applied && (w.entity === undefined || w.entity === id))) return null;
+  const unapplied = model.writes.filter((w) => w.root === list.root_path && !w.applied);
+  if (unapplied.some((w) => w.entity === id) || (!entity && unapplied.some((w) => w.entity === undefined))) return null;
   if (!entity) {
     const nf = await notFound(
       ctx,
