@@ -48,5 +48,11 @@ describe("catch-up: after the capture's own writes, the state its later reads sh
     const r = await v10.get('/comments?postId=7');
     expect(r.status).toBe(501);
     expect(r.h('capstate-answer')).toBe('declined');
+    // The unapplied create changed no other comment: comment 2 still answers by the item route…
+    const two = await v10.get('/comments/2');
+    expect(two.status).toBe(200);
+    expect(two.h('capstate-convention')).toBe('item-route');
+    // …but an id the model lacks may be the one created: not called absent.
+    expect((await v10.get('/comments/12')).status).toBe(501);
   });
 });
