@@ -12,14 +12,12 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapstateError } from '../src/errors.js';
 import { answerCall } from '../src/model/served/call.js';
-import { closeServeContext, openServeContext } from '../src/model/served/context.js';
-import { listenHttp } from '../src/http/server.js';
 import { ServedModel } from '../src/model/served/model.js';
 import { openStore, kyselyFor } from '../src/store/open.js';
 import { readVocabulary } from '../src/store/vocabulary.js';
 import { servedFidelityApp } from './fidelity-served.js';
 import { root, tempDir } from './helpers.js';
-import { serveHar, serveHttp, type Served } from './serve-helpers.js';
+import { serveHar, serveHttp, serveStoreHttp, type Served } from './serve-helpers.js';
 
 const dir = tempDir();
 
@@ -196,7 +194,7 @@ describe('issue 44: the vocabulary decides which keys are cache-busters', () => 
     const raw = new Database(db);
     raw.prepare("delete from vocabulary where vocabulary = 'cache_buster' and name = '_'").run();
     raw.close();
-    const served = await serveHttpOn(db);
+    const served = await serveStoreHttp(db);
     try {
       expect((await answer(served.base, '/posts?_=1712')).seen.status).toBe(501);
       expect((await answer(served.base, '/posts?_t=1712')).convention).toBe('ignored-key');
@@ -236,16 +234,3 @@ describe('issue 44: the vocabulary decides which keys are cache-busters', () => 
     }
   });
 });
-
-/** Serves an already loaded store over HTTP (serveHttp loads a capture first). */
-async function serveHttpOn(db: string): Promise<{ base: string; close: () => Promise<void> }> {
-  const ctx = await openServeContext(db);
-  const { server, url } = await listenHttp(ctx, '127.0.0.1', 0);
-  return {
-    base: url,
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await closeServeContext(ctx);
-    },
-  };
-}

@@ -120,6 +120,11 @@ export const METHOD_HINTS: [string, string | undefined, Record<string, unknown>]
 export async function serveHttp(capture: string, db: string): Promise<{ base: string; close: () => Promise<void> }> {
   const r = cli(['load', capture, '--db', db]);
   expect(r.status, r.stderr).toBe(0);
+  return serveStoreHttp(db);
+}
+
+/** Serves an already loaded store `db` over HTTP on a free loopback port. */
+export async function serveStoreHttp(db: string): Promise<{ base: string; close: () => Promise<void> }> {
   const ctx = await openServeContext(db);
   const { server, url } = await listenHttp(ctx, '127.0.0.1', 0);
   return {
