@@ -135,3 +135,32 @@ describe('issue 45 kind 3: server-kept fields', () => {
     }
   });
 });
+
+describe('issue 45 kind 5: deletes', () => {
+  it('kind 5: an entity this session deleted reads as the app’s not-found even where the whole collection is unknown (no replay of its recorded 200)', async () => {
+    const A = 'http://localhost:3000/api';
+    const s = await serveHar(tempDir(), [
+      // Read only through a filter: the whole membership is never known (issue 44 kind 9).
+      {
+        url: `${A}/items?tag=a`,
+        body: [
+          { id: 1, tag: 'a' },
+          { id: 2, tag: 'a' },
+        ],
+      },
+      { url: `${A}/items/1`, body: { id: 1, tag: 'a' } },
+      { url: `${A}/items/2`, body: { id: 2, tag: 'a' } },
+      { method: 'DELETE', url: `${A}/items/1`, status: 204 },
+      { url: `${A}/items/1`, status: 404, body: { error: 'gone' } },
+    ]);
+    try {
+      const del = await s.call('delete_api_items_by_id', { id: '2' });
+      expect(del.isError, text(del)).toBeFalsy();
+      expect((del.structuredContent as { source: string }).source).toBe('state');
+      const r = await s.call('get_api_items_by_id', { id: '2' });
+      expect(r.structuredContent).toMatchObject({ status: 404, body: { error: 'gone' } });
+    } finally {
+      await s.close();
+    }
+  });
+});

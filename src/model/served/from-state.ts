@@ -182,6 +182,9 @@ export async function answerFromState(
     if (!entities.entity(plan.collection, id)) {
       // An id the model does not hold: a 404 where the whole membership is known, else replay.
       if (call.query.length > 0 && !line) return null;
+      // Issue 45 (kind 5): one this session deleted is gone whatever else the state knows.
+      if (model.isWritten(plan.collection, id))
+        return notFound(ctx, tool.name, asked, `${plan.collection} entity ${id} was deleted in this session`, ['ES-35']);
       if (!(await knownCollections(ctx)).has(plan.collection)) return null;
       // A value another member of an entity holds may name it by another key (Redmine's
       // `/projects/aurora-mobile.json`): not known to be absent, so no 404 is claimed.
