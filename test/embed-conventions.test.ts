@@ -8,6 +8,7 @@
  * names. So the expectations below are db.json embedded as json-server embeds it.
  */
 import { describe, expect, it } from 'vitest';
+import { linkRels } from '../bench/fidelity/compare.js';
 import { servedFidelityApp, type Row } from './fidelity-served.js';
 import { learnEmbedConventions, widenEmbedded } from '../src/model/plan/embed-conventions.js';
 import type { Relation } from '../src/model/plan/relations.js';
@@ -45,7 +46,7 @@ describe('issue 44: embed conventions learned from the whole capture (api-embed)
     const r = await get('/posts?_page=2&_embed=comments&_limit=3');
     expect(r.json).toEqual(embed(seed.posts, 'comments', 'postId').slice(3, 6));
     expect(r.h('x-total-count')).toBe(String(seed.posts.length));
-    const rels = Object.fromEntries([...(r.h('link') ?? '').matchAll(/<[^>]*?(\/posts\?[^>]*)>; rel="(\w+)"/g)].map((m) => [m[2], m[1]]));
+    const rels = linkRels(r.h('link'));
     expect(rels).toEqual({
       first: '/posts?_page=1&_embed=comments&_limit=3',
       prev: '/posts?_page=1&_embed=comments&_limit=3',

@@ -8,6 +8,7 @@
  * below are the seed filtered, sorted and paged as json-server does.
  */
 import { describe, expect, it } from 'vitest';
+import { linkRels } from '../bench/fidelity/compare.js';
 import { servedFidelityApp } from './fidelity-served.js';
 import { learnReadConventions, widenQueries } from '../src/model/plan/conventions.js';
 import type { ListPlan } from '../src/model/plan/types.js';
@@ -48,9 +49,7 @@ describe('issue 44: read conventions learned from the whole capture, applied to 
     const r = await get('/comments?_page=2&_limit=4');
     expect(r.json).toEqual(seed.comments.slice(4, 8));
     expect(r.h('x-total-count')).toBe(String(seed.comments.length));
-    const rels = Object.fromEntries(
-      [...(r.h('link') ?? '').matchAll(/<[^>]*?(\/comments\?[^>]*)>; rel="(\w+)"/g)].map((m) => [m[2], m[1]]),
-    );
+    const rels = linkRels(r.h('link'));
     expect(rels).toEqual({
       first: '/comments?_page=1&_limit=4',
       prev: '/comments?_page=1&_limit=4',

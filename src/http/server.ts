@@ -16,9 +16,9 @@ import { answerCall } from '../model/served/call.js';
 import type { ServeContext } from '../model/served/context.js';
 import { checkStateBodyDepth, getState, validateState } from '../serve/data-plane.js';
 import { toolInputCached } from '../model/served/answer.js';
-import { templateParams } from '../manifest/paths.js';
+import { isParamSegment, templateParams } from '../manifest/paths.js';
 import { ServedModel } from '../model/served/model.js';
-import { itemValue } from '../model/served/write-log.js';
+import { itemValue, loggedWrite } from '../model/served/write-log.js';
 import type { CallAnswer } from '../model/served/answer.js';
 import { answerWriteByConvention } from '../model/served/write-route.js';
 import { answerByItemRoute } from '../model/served/item-route.js';
@@ -82,7 +82,6 @@ function asDecline(e: unknown, tool: ManifestTool, input: { callQueryArg: string
   );
 }
 
-/** Sends an answer; an allowed origin gets CORS headers exposing every header sent (guard.ts). */
 /**
  * Issue 45: a write no route answers may still have changed the app where a read route of the
  * capture reads (`DELETE /issues/5.json` beside `GET /issues/{id}.json`): it is logged as a
@@ -95,16 +94,8 @@ function logUnroutedWrite(routes: Route[], model: ServedModel, method: string, p
   if (!read) return;
   const m = read.pattern.exec(path)!;
   const params = new Map(read.params.map((p, i) => [p, m[i + 1]]));
-  const entity = itemValue(read.tool, { params, query: [] });
-  model.writes.push({
-    root: read.tool.root_path,
-    tool: '',
-    method,
-    call: { params, query: [] },
-    body: null,
-    applied: false,
-    ...(entity !== undefined ? { entity } : {}),
-  });
+  const call = { params, query: [] };
+  model.writes.push(loggedWrite({ root: read.tool.root_path, tool: '', method, call, applied: false, entity: itemValue(read.tool, call) }));
 }
 
 /**
@@ -117,7 +108,7 @@ function nearestRoute(routes: Route[], method: string, path: string): Route | un
   for (const r of routes) {
     const segs = r.tool.template.split('/').filter(Boolean);
     let common = 0;
-    while (common < Math.min(segs.length, asked.length) && (segs[common] === asked[common] || /^\{[^}]+\}$/.test(segs[common]))) common++;
+    while (common < Math.min(segs.length, asked.length) && (segs[common] === asked[common] || isParamSegment(segs[common]))) common++;
     if (common === 0) continue;
     const score = common * 4 + (segs.length === asked.length ? 2 : 0) + (r.tool.method.toUpperCase() === method ? 1 : 0);
     if (!best || score > best.score) best = { r, score };

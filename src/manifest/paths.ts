@@ -137,6 +137,15 @@ function encodeSegment(s: string): string {
   return s.replace(/[^\w.~:@!$&'()*+,;=-]/gu, (c) => encodeURIComponent(c));
 }
 
+/** Whether a template segment is one parameter (`{id}`). */
+export const isParamSegment = (s: string): boolean => /^\{[^}]+\}$/.test(s);
+
+/** An item route's template, `PREFIX/{param}`: a last segment that is a parameter, and no other. */
+export function isItemTemplate(template: string): boolean {
+  const segs = template.split('/');
+  return segs.length >= 2 && isParamSegment(segs[segs.length - 1]) && !segs.slice(0, -1).some(isParamSegment);
+}
+
 /** `{uid}` names of a template, in order. */
 export function templateParams(template: string): string[] {
   return [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);

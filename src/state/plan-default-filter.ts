@@ -17,13 +17,13 @@
  */
 import type { JsonValue } from '../json/exact.js';
 import { isObject, keysOf, member } from '../model/plan/json.js';
-import { applyListQuery } from '../model/plan/list-queries.js';
+import { applyListQuery, fieldOf, spelling } from '../model/plan/list-queries.js';
 import type { DefaultFilter, StateEntity } from '../model/plan/types.js';
 import type { ReadLine } from './facts.js';
 import type { Ctx } from './plan-context.js';
 
-const spell = (v: JsonValue | undefined): string | null =>
-  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' ? String(v) : null;
+/** A value as a filter compares it (list-queries.ts): a scalar's spelling; null, which passes no filter, and objects have none. */
+const spell = (v: JsonValue | undefined): string | null => (v === null ? null : spelling(v));
 
 const isScalar = (v: JsonValue | undefined) => spell(v) !== null;
 
@@ -38,14 +38,6 @@ function candidates(fields: readonly string[], all: readonly StateEntity[]): str
   }
   return out;
 }
-
-const valueAt = (e: StateEntity, path: string): JsonValue | undefined => {
-  if (!isObject(e.value)) return undefined;
-  const top = member(e.value, path);
-  if (top !== undefined || !path.includes('.')) return top;
-  const [head, ...rest] = path.split('.');
-  return rest.reduce<JsonValue | undefined>((v, k) => member(v, k), member(e.value, head));
-};
 
 /**
  * The list's default filter, or null. `plain`: the tool's line without a query and the ids it
@@ -68,13 +60,13 @@ export function defaultFilterOf(
     let ok = true;
     for (const e of all) {
       if (!listed.has(e.id)) continue;
-      const s = spell(valueAt(e, field));
+      const s = spell(fieldOf(e, ctx.tool, field));
       if (s === null) ok = false;
       else values.add(s);
     }
     if (!ok || (values.size >= listed.size && values.size > 1)) continue;
-    if (all.some((e) => !listed.has(e.id) && values.has(spell(valueAt(e, field)) ?? '\u0000'))) continue;
-    const boolean = all.every((e) => typeof valueAt(e, field) === 'boolean');
+    if (all.some((e) => !listed.has(e.id) && values.has(spell(fieldOf(e, ctx.tool, field)) ?? '\u0000'))) continue;
+    const boolean = all.every((e) => typeof fieldOf(e, ctx.tool, field) === 'boolean');
     found.push({ field, values: [...values].sort(), boolean, rank });
   }
   found.sort((a, b) => Number(b.boolean) - Number(a.boolean) || a.values.length - b.values.length || a.rank - b.rank);

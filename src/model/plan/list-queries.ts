@@ -208,7 +208,7 @@ function isPattern(value: string): boolean {
 }
 
 /** A scalar's spelling as a query value compares it (OQ-9: `7` and `"7"` are one id). */
-function spelling(v: JsonValue | undefined): string | null {
+export function spelling(v: JsonValue | undefined): string | null {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
   if (v === null) return 'null';
@@ -220,7 +220,7 @@ function spelling(v: JsonValue | undefined): string | null {
  * the entity's. A name with dots no member spells is a path into nested objects (issue 18: a
  * nested collection's parent in `project.id`).
  */
-function fieldOf(e: StateEntity, tool: string, field: string): JsonValue | undefined {
+export function fieldOf(e: StateEntity, tool: string, field: string): JsonValue | undefined {
   const own = e.view_values[tool];
   if (own && Object.hasOwn(own, field)) return own[field];
   if (!isObject(e.value)) return undefined;

@@ -33,6 +33,15 @@ export interface QueryPair {
  */
 export const isCacheBusterValue = (value: string): boolean => /^[0-9]*$/.test(value);
 
+/** Whether one query pair may be ignored under `test` (cacheBusterTest): a cache-buster key with one cache-buster value. */
+export const isIgnorable = (test: ((name: string) => boolean) | null, name: string, value: unknown): boolean =>
+  !!test?.(name) && typeof value === 'string' && isCacheBusterValue(value);
+
+/** Whether a query is cache-busters alone, each named once (the call without them names no query). */
+export function onlyCacheBusters(test: ((name: string) => boolean) | null, pairs: readonly (readonly [string, unknown])[]): boolean {
+  return pairs.length > 0 && new Set(pairs.map(([n]) => n)).size === pairs.length && pairs.every(([n, v]) => isIgnorable(test, n, v));
+}
+
 /**
  * The test of the query keys a call of `tool` may name only to defeat caches, or null where
  * none may be ignored (a write: its query may be part of what it changes). A key passes when

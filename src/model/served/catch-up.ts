@@ -17,55 +17,58 @@
  */
 import type { JsonValue } from '../../json/exact.js';
 import { at, isObject, keysOf, member, objectFrom } from '../plan/json.js';
-import type { StateEntity } from '../plan/types.js';
+import type { ManifestTool } from '../../manifest/read.js';
+import type { ItemPlan, ListPlan, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
-import { jsonValueOf, readBody, toolRecords } from './records.js';
+import { jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+import { entityIdIn, scalarId } from './ids.js';
 import { captureWrites, currentWindow } from './write-log.js';
 import { newestFirst } from './writes.js';
 import { answerFromState } from './from-state.js';
 import { sameValue } from './same-value.js';
 
-/** The entities the capture's reads of `root` show within `window`, latest per id, in the order first shown. */
-async function shownIn(
-  ctx: ServeContext,
-  root: string,
-  identity: string,
-  window: { after: number; before: number },
-): Promise<Map<string, JsonValue>> {
+/** One read the capture made under a type: its tool, plan, record and parsed answer. */
+interface WindowRead {
+  tool: ManifestTool;
+  plan: ItemPlan | ListPlan | undefined;
+  record: ToolRecord;
+  body: JsonValue | undefined;
+}
+
+/** The capture's GET records under `root` within `window`, each answer read once (what `shownIn` and `windowAgrees` both read). */
+async function windowReads(ctx: ServeContext, root: string, window: { after: number; before: number }): Promise<WindowRead[]> {
   const state = await servedLookups(ctx);
-  const shown = new Map<string, { value: JsonValue; at: number }>();
-  if (!state) return new Map();
+  const out: WindowRead[] = [];
+  if (!state) return out;
   for (const tool of ctx.manifest.tools) {
     if (tool.method.toUpperCase() !== 'GET' || tool.root_path !== root) continue;
-    const plan = await state.plan(tool.name);
-    if (plan?.kind !== 'item' && plan?.kind !== 'list') continue;
+    const p = await state.plan(tool.name);
+    const plan = p?.kind === 'item' || p?.kind === 'list' ? p : undefined;
+    for (const record of await toolRecords(ctx, tool.name)) {
+      if (record.timeline_position <= window.after || record.timeline_position >= window.before) continue;
+      out.push({ tool, plan, record, body: jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)) });
+    }
+  }
+  return out;
+}
+
+/** The entities `reads` show, latest per id, in the order first shown. */
+function shownIn(reads: readonly WindowRead[], identity: string): Map<string, JsonValue> {
+  const shown = new Map<string, { value: JsonValue; at: number }>();
+  for (const { plan, record: r, body } of reads) {
     // A read naming query keys may show a projection or a variant; the plain reads show the entity.
-    for (const r of await toolRecords(ctx, tool.name)) {
-      if (r.status < 200 || r.status > 299 || r.timeline_position <= window.after || r.timeline_position >= window.before) continue;
-      if (r.query_pairs.length > 0 && plan.kind === 'item') continue;
-      const body = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
-      const found = body === undefined ? undefined : at(body, plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer);
-      const objects = plan.kind === 'item' ? [found] : Array.isArray(found) ? found : [];
-      for (const o of objects) {
-        const id = isObject(o) ? member(o, identity) : undefined;
-        if (typeof id !== 'string' && typeof id !== 'number' && typeof id !== 'bigint') continue;
-        const prev = shown.get(String(id));
-        if (!prev || prev.at <= r.timeline_position) shown.set(String(id), { value: o!, at: r.timeline_position });
-      }
+    if (!plan || r.status < 200 || r.status > 299 || (r.query_pairs.length > 0 && plan.kind === 'item')) continue;
+    const found = body === undefined ? undefined : at(body, plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer);
+    const objects = plan.kind === 'item' ? [found] : Array.isArray(found) ? found : [];
+    for (const o of objects) {
+      const id = scalarId(isObject(o) ? member(o, identity) : undefined);
+      if (id === undefined) continue;
+      const prev = shown.get(String(id));
+      if (!prev || prev.at <= r.timeline_position) shown.set(String(id), { value: o!, at: r.timeline_position });
     }
   }
   return new Map([...shown].map(([id, s]) => [id, s.value]));
-}
-
-/** The id a recorded create's answer names: the entity at the item plan's place, or at the root. */
-function createdId(answer: JsonValue | undefined, pointer: string, identity: string): string | undefined {
-  if (answer === undefined) return undefined;
-  for (const v of [at(answer, pointer), answer]) {
-    const id = isObject(v) ? member(v, identity) : undefined;
-    if (typeof id === 'string' || typeof id === 'number' || typeof id === 'bigint') return String(id);
-  }
-  return undefined;
 }
 
 /**
@@ -80,7 +83,8 @@ export async function catchUp(ctx: ServeContext, model: ServedModel, root: strin
   if (window === null || window === 'stale') return 0;
   const type = (await servedTypes(ctx)).find((t) => t.root_path === root);
   if (!type) return 0;
-  const shown = await shownIn(ctx, root, type.identity, window);
+  const reads = await windowReads(ctx, root, window);
+  const shown = shownIn(reads, type.identity);
   if (shown.size === 0) return 0;
   // The item plan's place of the entity in a create's answer (`/issue`), as the write model reads it.
   const state = await servedLookups(ctx);
@@ -95,17 +99,14 @@ export async function catchUp(ctx: ServeContext, model: ServedModel, root: strin
     const k = model.writes.filter((x) => x.root === root).indexOf(w);
     const record = recorded[k];
     if (!record) return 0;
-    const id =
-      w.entity ??
-      (w.method === 'POST'
-        ? createdId(jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)), pointer, type.identity)
-        : undefined);
+    const answer = w.method === 'POST' ? jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)) : undefined;
+    const created = answer === undefined ? undefined : entityIdIn(answer, pointer, type.identity).id;
+    const id = w.entity ?? (created === undefined ? undefined : String(created));
     if (id === undefined || !shown.has(id)) return 0;
   }
   const saved = model.writtenEntities();
   for (const [id, value] of shown) {
     const current = await model.entity(type.collection, id);
-    const held = await model.collection(type.collection);
     // A list may leave members out: those keep the value held.
     const merged =
       current && isObject(current.value) && isObject(value)
@@ -127,13 +128,13 @@ export async function catchUp(ctx: ServeContext, model: ServedModel, root: strin
       ...base,
       value: merged,
       view_values: {},
-      ...(current ? {} : newestFirst(held, type.identity, member(value, type.identity)!)),
+      ...(current ? {} : newestFirst(await model.collection(type.collection), type.identity, member(value, type.identity)!)),
     });
   }
   // Kept only where the capture's reads in the window agree with the state (what answers from
   // state answers as they recorded): json-server 1.0 lists a comment whose `postId` it cleared
   // under any `postId`, which the model's filters do not; such a state is not caught up to.
-  if (!(await windowAgrees(ctx, model, root, window))) {
+  if (!(await windowAgrees(ctx, model, reads))) {
     model.restore(saved);
     return 0;
   }
@@ -141,22 +142,11 @@ export async function catchUp(ctx: ServeContext, model: ServedModel, root: strin
   return pending.length;
 }
 
-/** Whether every read of `root` the capture made in `window` that the state answers, it answers as recorded. */
-async function windowAgrees(
-  ctx: ServeContext,
-  model: ServedModel,
-  root: string,
-  window: { after: number; before: number },
-): Promise<boolean> {
-  for (const tool of ctx.manifest.tools) {
-    if (tool.method.toUpperCase() !== 'GET' || tool.root_path !== root) continue;
-    for (const r of await toolRecords(ctx, tool.name)) {
-      if (r.timeline_position <= window.after || r.timeline_position >= window.before) continue;
-      const a = await answerFromState(ctx, tool, { params: new Map(r.params), query: r.query_pairs.map((q) => ({ ...q })) }, model);
-      if (!a) continue;
-      const recorded = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
-      if (a.status !== r.status || (!a.record && !sameValue(a.value, recorded))) return false;
-    }
+/** Whether every one of `reads` that the state answers, it answers as recorded. */
+async function windowAgrees(ctx: ServeContext, model: ServedModel, reads: readonly WindowRead[]): Promise<boolean> {
+  for (const { tool, record: r, body } of reads) {
+    const a = await answerFromState(ctx, tool, { params: new Map(r.params), query: r.query_pairs.map((q) => ({ ...q })) }, model);
+    if (a && (a.status !== r.status || (!a.record && !sameValue(a.value, body)))) return false;
   }
   return true;
 }

@@ -101,13 +101,22 @@ export function randomLike(shape: string, random: RandomBytes = randomBytes): st
 /** The id a recorded create answer shows: the entity's identity member, or the value of a wrapper holding only an id. */
 export function createdIdOf(wm: WriteModel, answer: JsonValue | undefined): JsonValue | undefined {
   if (answer === undefined) return undefined;
-  const placed = at(answer, wm.pointer);
-  if (isObject(placed) && member(placed, wm.identity!) !== undefined) return scalarId(member(placed, wm.identity!));
-  if (isObject(answer) && member(answer, wm.identity!) !== undefined) return scalarId(member(answer, wm.identity!));
+  const held = entityIdIn(answer, wm.pointer, wm.identity!);
+  if (held.found) return held.id;
   const keys = keysOf(answer);
   // A wrapper's id member: its only member, or one named like an id whose value is an id (`grid` is not).
   const idKey = keys.length === 1 ? keys[0] : keys.find((k) => /id$/i.test(k) && scalarId(member(answer, k)) !== undefined);
   return idKey === undefined ? undefined : scalarId(member(answer, idKey));
+}
+
+/**
+ * The identity an answer's entity holds: the object at `pointer`, else the whole answer, when it
+ * has the identity member (`found`); `id` is that member as an id (undefined when it is no scalar).
+ */
+export function entityIdIn(answer: JsonValue, pointer: string, identity: string): { found: boolean; id?: string | number | bigint } {
+  for (const v of [at(answer, pointer), answer])
+    if (isObject(v) && member(v, identity) !== undefined) return { found: true, id: scalarId(member(v, identity)) };
+  return { found: false };
 }
 
 /** An id is a string or a number; any other value names no entity. */

@@ -16,7 +16,7 @@ import { widenQueries } from '../plan/conventions.js';
 import { embeddedOf, readConventions } from './from-state.js';
 import { relationWords } from '../plan/relations.js';
 import { sampleName } from './sample-names.js';
-import { cacheBusterTest, isCacheBusterValue, type QueryPair } from './cache-busters.js';
+import { cacheBusterTest, isIgnorable, onlyCacheBusters, type QueryPair } from './cache-busters.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -222,13 +222,8 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
   const given = a as Record<string, unknown>;
   const known = new Set([...input.pathParams, ...(input.queryArg ? [input.queryArg] : []), ...(input.bodyArg ? [input.bodyArg] : [])]);
   // Issue 44: a tool whose capture shows no query key still takes a query of cache-busters only.
-  const isBuster = (name: string, v: unknown) => !!input.cacheBuster?.(name) && typeof v === 'string' && isCacheBusterValue(v);
   const bustersOnly = (q: unknown) =>
-    typeof q === 'object' &&
-    q !== null &&
-    !Array.isArray(q) &&
-    Object.keys(q).length > 0 &&
-    Object.entries(q).every(([name, v]) => isBuster(name, v));
+    typeof q === 'object' && q !== null && !Array.isArray(q) && onlyCacheBusters(input.cacheBuster, Object.entries(q));
   for (const key of Object.keys(given)) {
     if (!known.has(key) && !(key === input.callQueryArg && bustersOnly(given[key])))
       throw bad(`unknown argument ${JSON.stringify(key)}; arguments: ${[...known].join(', ') || 'none'}`, key);
@@ -251,7 +246,7 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
       const key = input.queryKeys.get(name);
       // Issue 44: a cache-buster no learned key explains is taken out here, once: every answer
       // path sees the call without it, and the answer says it was ignored (call.ts).
-      if (!key && isBuster(name, v)) {
+      if (!key && isIgnorable(input.cacheBuster, name, v)) {
         ignored.push({ name, value: v as string });
         continue;
       }

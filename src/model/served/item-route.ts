@@ -15,18 +15,17 @@
  */
 import { stringifyExact } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
-import type { ItemPlan, ListPlan } from '../plan/types.js';
+import type { ItemPlan } from '../plan/types.js';
+import { isItemTemplate } from '../../manifest/paths.js';
 import type { CallAnswer } from './answer.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { toolRecords } from './records.js';
-import { knownCollections, notFound } from './from-state.js';
-import { namesByAnotherKey } from './read-index.js';
+import { notFound } from './from-state.js';
+import { namesByAnotherKey, wholeListAt } from './read-index.js';
 import { orphanedBy } from './write-log.js';
 import { stateAnswer, toolInputCached } from './answer.js';
-import { answerIgnoring, isCacheBusterValue, type QueryPair } from './cache-busters.js';
-
-const PARAM = /^\{[^}]+\}$/;
+import { answerIgnoring, onlyCacheBusters, type QueryPair } from './cache-busters.js';
 
 /** The item routes the capture proves: `PREFIX/{param}` GET tools with an item plan over the whole entity. */
 async function provenItemRoutes(ctx: ServeContext): Promise<{ tool: ManifestTool; plan: ItemPlan }[]> {
@@ -34,14 +33,7 @@ async function provenItemRoutes(ctx: ServeContext): Promise<{ tool: ManifestTool
   if (!state) return [];
   const routes: { tool: ManifestTool; plan: ItemPlan }[] = [];
   for (const tool of ctx.manifest.tools) {
-    const segs = tool.template.split('/');
-    if (
-      tool.method.toUpperCase() !== 'GET' ||
-      segs.length < 2 ||
-      !PARAM.test(segs[segs.length - 1]) ||
-      segs.slice(0, -1).some((s) => PARAM.test(s))
-    )
-      continue;
+    if (tool.method.toUpperCase() !== 'GET' || !isItemTemplate(tool.template)) continue;
     const plan = await state.plan(tool.name);
     if (plan?.kind === 'item') routes.push({ tool, plan });
   }
@@ -71,16 +63,17 @@ export async function answerByItemRoute(
   } catch {
     return null;
   }
-  const list = ctx.manifest.tools.find((t) => t.method.toUpperCase() === 'GET' && t.template === prefix);
-  const state = await servedLookups(ctx);
-  if (!list || !state) return null;
-  const plan = (await state.plan(list.name)) as ListPlan | undefined;
-  // The whole membership is known when a line of the list is (ES-35), as knownCollections says.
-  if (plan?.kind !== 'list' || !(await knownCollections(ctx)).has(plan.collection)) return null;
+  const whole = await wholeListAt(ctx, prefix);
+  if (!whole) return null;
+  const { tool: list, plan } = whole;
   // Issue 44: cache-busters as a call of the list tool would take them (the list's entities are the item's).
-  const isBuster = (await toolInputCached(ctx, list)).cacheBuster;
-  const names = new Set(query.map((p) => p.name));
-  if (query.length && (!isBuster || names.size < query.length || !query.every((p) => isBuster(p.name) && isCacheBusterValue(p.value))))
+  if (
+    query.length &&
+    !onlyCacheBusters(
+      (await toolInputCached(ctx, list)).cacheBuster,
+      query.map((p) => [p.name, p.value]),
+    )
+  )
     return null;
   const routes = await provenItemRoutes(ctx);
   if (routes.length === 0 || routes.some((r) => r.plan.entity_pointer !== '')) return null;

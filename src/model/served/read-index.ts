@@ -5,6 +5,7 @@
  * envelopes answers are rendered into, and the shape of an answer from state.
  */
 import type { JsonValue } from '../../json/exact.js';
+import type { ManifestTool } from '../../manifest/read.js';
 import { isObject, keysOf, member } from '../plan/json.js';
 import type { StoredLookups } from '../plan/lookups.js';
 import { collectionsOf, entityByKey, type Collections } from '../plan/render.js';
@@ -124,6 +125,18 @@ export function planIndex(ctx: ServeContext): Promise<PlanIndex> {
  */
 export async function knownCollections(ctx: ServeContext): Promise<Set<string>> {
   return (await planIndex(ctx)).whole;
+}
+
+/**
+ * The GET tool at `template` when its plan is a list of a collection whose whole membership is
+ * known (knownCollections): what the API's item route (item-route.ts) and write conventions
+ * (write-route.ts) read a path below or at it by. Null otherwise.
+ */
+export async function wholeListAt(ctx: ServeContext, template: string): Promise<{ tool: ManifestTool; plan: ListPlan } | null> {
+  const tool = ctx.manifest.tools.find((t) => t.method.toUpperCase() === 'GET' && t.template === template);
+  const plan = tool && (await (await servedState(ctx))?.plan(tool.name));
+  if (!tool || plan?.kind !== 'list' || !(await knownCollections(ctx)).has(plan.collection)) return null;
+  return { tool, plan };
 }
 
 /** Issue 44: the API's read conventions (conventions.ts), learned once per served store. */

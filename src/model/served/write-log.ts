@@ -47,17 +47,15 @@ export function touches(w: SessionWrite, tool: ManifestTool, call: CallRequest):
   return id === undefined || w.entity === id;
 }
 
+/** A write as the log keeps it: its body as canonical JSON, the entity only where it names one. */
+export function loggedWrite(w: Omit<SessionWrite, 'body' | 'entity'> & { entity?: string }): SessionWrite {
+  const { entity, ...rest } = w;
+  return { ...rest, body: w.call.body === undefined ? null : canonicalJson(w.call.body), ...(entity !== undefined ? { entity } : {}) };
+}
+
 /** The write `call` on `tool` as the log keeps it. */
 export function sessionWrite(tool: ManifestTool, call: CallRequest): SessionWrite {
-  const entity = itemValue(tool, call);
-  return {
-    root: tool.root_path,
-    tool: tool.name,
-    method: tool.method.toUpperCase(),
-    call,
-    body: call.body === undefined ? null : canonicalJson(call.body),
-    ...(entity !== undefined ? { entity } : {}),
-  };
+  return loggedWrite({ root: tool.root_path, tool: tool.name, method: tool.method.toUpperCase(), call, entity: itemValue(tool, call) });
 }
 
 /** The capture's writes under `root` that got a response, in timeline order. */

@@ -18,18 +18,16 @@
  */
 import { CapstateError } from '../../errors.js';
 import type { JsonValue } from '../../json/exact.js';
-import { canonicalJson } from '../../json/canonical.js';
 import type { ManifestTool } from '../../manifest/read.js';
-import type { ListPlan } from '../plan/types.js';
+import { isItemTemplate, isParamSegment, templateParams } from '../../manifest/paths.js';
 import { stateAnswer, type CallAnswer } from './answer.js';
 import type { ServeContext } from './context.js';
 import { verifiedWrites } from './effects.js';
-import { knownCollections } from './from-state.js';
+import { wholeListAt } from './read-index.js';
+import { loggedWrite } from './write-log.js';
 import type { CallRequest } from './input-schema.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteModel } from './writes.js';
-
-const PARAM = /^\{[^}]+\}$/;
 
 /** What a write path names: a collection (create), one of its entities, or a document. */
 type Target =
@@ -50,17 +48,13 @@ const merges = (k: WriteKind) => k === 'merge' || k === 'document-merge';
 async function targetOf(ctx: ServeContext, path: string): Promise<Target | null> {
   const state = await servedLookups(ctx);
   if (!state) return null;
-  const reads = ctx.manifest.tools.filter((t) => t.method.toUpperCase() === 'GET');
   const types = await servedTypes(ctx);
-  const whole = await knownCollections(ctx);
   const listAt = async (template: string) => {
-    const tool = reads.find((t) => t.template === template);
-    const plan = tool && (await state.plan(tool.name));
-    if (plan?.kind !== 'list' || !whole.has(plan.collection)) return null;
-    const type = types.find((t) => t.collection === (plan as ListPlan).collection);
+    const plan = (await wholeListAt(ctx, template))?.plan;
+    const type = plan && types.find((t) => t.collection === plan.collection);
     return type ? { collection: type.collection, root: type.root_path, identity: type.identity } : null;
   };
-  const same = reads.find((t) => t.template === path);
+  const same = ctx.manifest.tools.find((t) => t.method.toUpperCase() === 'GET' && t.template === path);
   if (same && (await state.plan(same.name))?.kind === 'document') return { kind: 'document', tool: same, root: same.root_path };
   const list = await listAt(path);
   if (list) return { kind: 'collection', ...list };
@@ -88,18 +82,12 @@ async function proofOf(
     if (tool.method.toUpperCase() !== method || !kind || !kinds.includes(kind)) continue;
     const wm = await writeModelOf(ctx, tool);
     if (!wm || wm.parent || wm.pointer !== '') continue;
-    const segs = tool.template.split('/');
     // The bare path of the API: `ROOT` for a create, `ROOT/{id}` for an entity; a document is
     // written as the API updates anything (a verified PATCH of an entity or of another document).
-    const last = segs[segs.length - 1];
-    const item = PARAM.test(last) && tool.template === `${tool.root_path}/${last}`;
-    const plain = !segs.some((s) => PARAM.test(s));
-    const bare =
-      target.kind === 'collection'
-        ? plain
-        : target.kind === 'entity'
-          ? item && !segs.slice(0, -1).some((s) => PARAM.test(s))
-          : item || plain;
+    const last = tool.template.split('/').at(-1)!;
+    const item = isParamSegment(last) && tool.template === `${tool.root_path}/${last}`;
+    const plain = templateParams(tool.template).length === 0;
+    const bare = target.kind === 'collection' ? plain : target.kind === 'entity' ? item && isItemTemplate(tool.template) : item || plain;
     if (bare) return { tool, wm, kind };
   }
   return null;
@@ -130,16 +118,7 @@ export async function answerWriteByConvention(
     query: [],
     ...(body === undefined ? {} : { body }),
   };
-  const log = (applied: boolean, tool = '') =>
-    model.writes.push({
-      root: target.root,
-      tool,
-      method,
-      call,
-      body: body === undefined ? null : canonicalJson(body),
-      applied,
-      ...(entity !== undefined ? { entity } : {}),
-    });
+  const log = (applied: boolean, tool = '') => model.writes.push(loggedWrite({ root: target.root, tool, method, call, applied, entity }));
   const what = target.kind === 'document' ? `the document ${path}` : target.collection;
   if (!proof) {
     log(false);

@@ -376,6 +376,9 @@ export async function applyWrite(
     shape && shape.value === undefined
       ? { status, value: null, record_ordinal: ordinal, request_line: asked, why, record: shape.record }
       : { status, value: shape?.value ?? null, record_ordinal: ordinal, request_line: asked, why };
+  /** The written entity in the recorded answer's shape (shapedAnswer), else the recorded answer. */
+  const answered = (answer: JsonValue | undefined, why: string): StateAnswer =>
+    answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
   const body = call.body as JsonValue | undefined;
 
   if (wm.kind === 'document-merge' || wm.kind === 'document-replace') {
@@ -444,7 +447,7 @@ export async function applyWrite(
     // The answer shows what the recorded answer shows; the defaults are the later reads'.
     const answer = shapedAnswer(shape?.value, wm, value, id);
     const why = `write took effect: created ${collection} entity ${e.id}${adopted || ' (id allocated as the capture shows)'}`;
-    return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
+    return answered(answer, why);
   }
 
   const id = call.params.get(wm.idParam!)!;
@@ -458,11 +461,12 @@ export async function applyWrite(
     const why = `write took effect: removed ${collection} entity ${id} from its type and every list`;
     // An app that answers a delete with the entity (json-server 1.0) answers the one removed.
     const answer = recordedEntity === undefined ? undefined : shapedAnswer(shape?.value, wm, current.value, id);
-    return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
+    return answered(answer, why);
   }
   const requested = entriesOf(part);
-  // The entity the recorded update wrote, as the stored state (before the capture's writes) holds it.
-  const recordedId = shape?.record.params.get(wm.idParam!);
+  // The entity the recorded update wrote, as the stored state (before the capture's writes) holds it
+  // (not read for a borrowed write: the record is another collection's).
+  const recordedId = opts.borrowed ? undefined : shape?.record.params.get(wm.idParam!);
   const before = recordedId === undefined ? undefined : (await (await servedState(ctx))?.entity(collection, recordedId))?.value;
   const server = opts.borrowed ? [] : serverFields(recordedEntity, recordedRequest, part!, current.value, identity, before);
   const value =
@@ -486,5 +490,5 @@ export async function applyWrite(
   });
   const answer = shapedAnswer(shape?.value, wm, e.value, member(e.value, identity) ?? id);
   const why = `write took effect: ${collection} entity ${id} ${wm.kind === 'merge' ? 'merged with' : 'replaced by'} the request body`;
-  return answer === undefined ? asRecorded(why) : { status, value: answer, record_ordinal: ordinal, request_line: asked, why };
+  return answered(answer, why);
 }
