@@ -16,7 +16,8 @@ import { embeddedOf } from './read-index.js';
 import { catchUp } from './catch-up.js';
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
-import { currentWindow, itemValue, orphanedBy, sessionWrite, touches } from './write-log.js';
+import { currentWindow, itemValue, orphansOf, orphanWords, sessionWrite, touches, type Orphan } from './write-log.js';
+import { cascadeFreeAnswer } from './cascade.js';
 import { servedLookups, servedTypes } from './model.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import {
@@ -118,10 +119,20 @@ export async function answerRequest(
   const unapplied = !isWriteTool(ctx, tool) && model.writes.some((w) => w.root === tool.root_path && !w.applied && touches(w, tool, call));
   const stale = await otherTypesStale(ctx, tool, call, model);
   if (stale) {
+    const same =
+      stale.orphans.length && !unapplied
+        ? await cascadeFreeAnswer(
+            model,
+            stale.orphans,
+            call.query.map((q) => q.name),
+            () => answerFromState(ctx, tool, call, model),
+          )
+        : null;
+    if (same) return stateAnswer(ctx, tool, same);
     const asked = callLine(tool, call);
     throw new CapstateError(
       'stale-record',
-      `${tool.name}: ${stale}; the capture does not show what the app answers ${asked} after that, so neither the state nor a record answers it`,
+      `${tool.name}: ${stale.words}; the capture does not show what the app answers ${asked} after that, so neither the state nor a record answers it`,
       { tool: tool.name, request_line: asked },
     );
   }
@@ -142,16 +153,19 @@ export async function answerRequest(
 
 /**
  * Issue 44 (kind 7): whether this session's writes leave the state unable to say what a read
- * of another type answers: its collection (or its item) still names an entity the session
- * deleted (write-log.ts orphanedBy), or it embeds entities of a type the session wrote without
- * the model applying it.
+ * of another type answers: it embeds entities of a type the session wrote without the model
+ * applying it, or its collection (or its item) still names an entity the session deleted
+ * (write-log.ts orphansOf; cascade.ts answers those reads the cascade does not change).
  */
-async function otherTypesStale(ctx: ServeContext, tool: ManifestTool, call: CallRequest, model: ServedModel): Promise<string | null> {
+async function otherTypesStale(
+  ctx: ServeContext,
+  tool: ManifestTool,
+  call: CallRequest,
+  model: ServedModel,
+): Promise<{ words: string; orphans: Orphan[] } | null> {
   if (isWriteTool(ctx, tool) || model.writes.length === 0) return null;
   const plan = await (await servedLookups(ctx))?.plan(tool.name);
   if (!plan || (plan.kind !== 'item' && plan.kind !== 'list')) return null;
-  const orphan = await orphanedBy(ctx, model, plan.collection, plan.kind === 'item' ? itemValue(tool, call) : undefined);
-  if (orphan !== null) return orphan;
   const types = await servedTypes(ctx);
   // The members it embeds, its own and those the API's embed conventions give it.
   const embeds = (await embeddedOf(ctx, plan)).members.filter(
@@ -161,7 +175,10 @@ async function otherTypesStale(ctx: ServeContext, tool: ManifestTool, call: Call
     const root = types.find((t) => t.collection === m.relation!.collection)?.root_path;
     return model.writes.some((w) => w.root === root && !w.applied);
   });
-  return written ? `it embeds ${written.relation!.collection}, which this session wrote without the model applying it` : null;
+  if (written)
+    return { words: `it embeds ${written.relation!.collection}, which this session wrote without the model applying it`, orphans: [] };
+  const orphans = await orphansOf(ctx, model, plan.collection, plan.kind === 'item' ? itemValue(tool, call) : undefined);
+  return orphans.length ? { words: orphanWords(orphans[0]), orphans } : null;
 }
 
 export async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {

@@ -93,18 +93,27 @@ export async function currentWindow(
   };
 }
 
+/** An entity that still names, by `field`, an entity of `deleted` this session deleted. */
+export interface Orphan {
+  collection: string;
+  id: string;
+  field: string;
+  deleted: string;
+  deletedId: string;
+}
+
 /**
- * Issue 44 (kind 7): an entity this session deleted that entities of `collection` still name
- * by a field named for its type (`postId` for posts; `post_id`). What the app did with them —
- * deleted them too (json-server 0.17), cleared the field (json-server 1.0), left them — the
- * capture does not show (writes conventions are issue 45), so reads of `collection`, or of
- * `id` in it, are not answered from a state that kept them. Returns the first such reference
- * in words, or null.
+ * Issue 44 (kind 7): the entities of `collection` (or only `id` in it) that still name an entity
+ * this session deleted by a field named for its type (`postId` for posts; `post_id`). What the
+ * app did with them — deleted them too (json-server 0.17), cleared the field (json-server 1.0),
+ * left them — the capture does not show, so a read whose answer depends on it is not answered
+ * from a state that kept them (cascade.ts answers the reads it does not change).
  */
-export async function orphanedBy(ctx: ServeContext, model: ServedModel, collection: string, id?: string): Promise<string | null> {
+export async function orphansOf(ctx: ServeContext, model: ServedModel, collection: string, id?: string): Promise<Orphan[]> {
   const deletes = model.writes.filter((w) => w.applied && w.entity !== undefined && w.method === 'DELETE');
-  if (deletes.length === 0) return null;
+  if (deletes.length === 0) return [];
   const types = await servedTypes(ctx);
+  const out: Orphan[] = [];
   for (const w of deletes) {
     const deleted = types.find((t) => t.root_path === w.root)?.collection;
     if (deleted === undefined || deleted === collection) continue;
@@ -117,9 +126,20 @@ export async function orphanedBy(ctx: ServeContext, model: ServedModel, collecti
       for (const f of fields) {
         const v = member(e.value, f);
         if ((typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') && String(v) === w.entity)
-          return `${collection} ${e.id} names ${deleted} ${w.entity} (${f}), which this session deleted`;
+          out.push({ collection, id: e.id, field: f, deleted, deletedId: w.entity! });
       }
     }
   }
-  return null;
+  return out;
+}
+
+/** An orphan in words. */
+export function orphanWords(o: Orphan): string {
+  return `${o.collection} ${o.id} names ${o.deleted} ${o.deletedId} (${o.field}), which this session deleted`;
+}
+
+/** The first of `collection`'s orphans (or `id`'s) in words, or null. */
+export async function orphanedBy(ctx: ServeContext, model: ServedModel, collection: string, id?: string): Promise<string | null> {
+  const [first] = await orphansOf(ctx, model, collection, id);
+  return first ? orphanWords(first) : null;
 }
