@@ -15,7 +15,7 @@ const FLOORS = [
   ['model', 'browser', 'compare'], // plans, rendering, the stored state read back, the served model; scenario capture; capture comparison
   ['state'], //          the state pass and its writer
   ['serve', 'ingest'], // the model's face to callers (catalog, descriptions, data plane); the load command's one transaction
-  ['mcp', 'http', 'report'], // the MCP server over serve/; the HTTP server and the report beside it
+  ['mcp', 'http', 'report', 'export'], // the MCP server over serve/; the HTTP server and the report beside it; the model in other tools' formats
   ['cli', 'index'], //   one file per command; src/index.ts, the library's entry point
 ];
 

@@ -27,6 +27,7 @@ export const commandLoaders: Record<string, () => Promise<AnyCommand>> = {
   'check-effects': lazy(() => import('./check-effects.js')),
   'capture-browser-scenario': lazy(() => import('./capture-browser-scenario.js')),
   'compare-web-captures': lazy(() => import('./compare-web-captures.js')),
+  export: lazy(() => import('./export.js')),
   completion: async () => completionCommand(loadCommands),
 };
 
