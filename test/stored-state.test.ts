@@ -27,6 +27,7 @@ import { kyselyFor, listMigrations, openStore, rawConnection } from '../src/stor
 import { withSnapshot } from '../src/store/snapshot.js';
 import { writeHar } from './har-builder.js';
 import { bodiesBefore0014, captureOf, cli, fixture, fixtureCases, tempDir } from './helpers.js';
+import { expectValidOpenApi } from './openapi-check.js';
 import { serveStore, text } from './serve-helpers.js';
 
 const dir = tempDir();
@@ -276,6 +277,13 @@ describe('stored state: the state_* rows equal what `capstate state --json` repo
     await expectConsistent(db);
     await expectViewsAgree(db);
     expect(await expectServingRendersPlans(db)).toBeGreaterThan(0);
+  });
+});
+
+describe('issue 47: capstate export openapi is valid OpenAPI 3.1 and byte-stable on every fixture', () => {
+  // On the stores the consistency tests above loaded (loading every fixture again would double the cost).
+  it.each(cases)('fixture %s', async (name) => {
+    await expectValidOpenApi(join(dir, `consistent-${name}.sqlite`), name);
   });
 });
 
