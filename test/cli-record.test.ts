@@ -238,7 +238,7 @@ describe('issue 46: capstate record refuses what it cannot do, before opening a 
     expect(existsSync(har)).toBe(false);
   });
 
-  it('a bad URL is a usage error (exit 2) in one line', async () => {
+  it('a bad URL is a usage error (exit 2) whose first line says what is wrong', async () => {
     const r = await cliAsync(['record', 'not a url']);
     expect(r.status).toBe(2);
     expect(r.stderr.split('\n')[0]).toBe('capstate: error: not an http(s) URL: "not a url"');
