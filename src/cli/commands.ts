@@ -25,6 +25,7 @@ export const commandLoaders: Record<string, () => Promise<AnyCommand>> = {
   serve: lazy(() => import('./serve.js')),
   card: lazy(() => import('./card.js')),
   'check-effects': lazy(() => import('./check-effects.js')),
+  record: lazy(() => import('./record.js')),
   'capture-browser-scenario': lazy(() => import('./capture-browser-scenario.js')),
   'compare-web-captures': lazy(() => import('./compare-web-captures.js')),
   export: lazy(() => import('./export.js')),
