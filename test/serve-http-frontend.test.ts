@@ -114,7 +114,7 @@ describeBrowser('issue 46: the recorded app runs in Chromium against serve --htt
     });
   }
 
-  it('a frontend on another local origin reads X-Total-Count, Link and Capstate-Answer', async () => {
+  it('a frontend on another local origin reads X-Total-Count, Link and Capstate-Answer, of a decline too', async () => {
     const { base, close } = await serveHttp(join(root, 'bench/fidelity/json-server-0.17/capture.har'), join(dir, 'cors.sqlite'));
     // The frontend's own server: another port, another host name, so another origin.
     const pages: Server = createServer((_, res) => {
@@ -137,6 +137,16 @@ describeBrowser('issue 46: the recorded app runs in Chromium against serve --htt
       }, base);
       expect(read).toMatchObject({ status: 200, total: '8', answer: 'state', rows: 3 });
       expect(read.link).toMatch(/rel="next"/);
+      // A decline too: the page reads that it was declined and the tool it nearly matched.
+      const miss = await page.evaluate(async (b) => {
+        const r = await fetch(`${b}/post`);
+        return {
+          status: r.status,
+          answer: r.headers.get('capstate-answer'),
+          near: ((await r.json()) as { context: { nearest_tool?: string } }).context.nearest_tool,
+        };
+      }, base);
+      expect(miss).toEqual({ status: 501, answer: 'declined', near: 'get_posts' });
     } finally {
       await page.close();
       await new Promise((resolve) => pages.close(resolve));

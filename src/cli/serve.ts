@@ -154,7 +154,7 @@ export default defineCommand({
     description:
       "Serve a capture over MCP (stdio): one tool per manifest tool, answering reads from the environment state, verified writes on the session's own copy " +
       'and the rest by replaying retained records, plus reset_state, get_state, load_state, inspect_analysis_view, inspect_environment_manifest and query_store. ' +
-      "Only protocol touches stdout. With --http [HOST:]PORT: the same answers over plain HTTP on the app's own paths.",
+      "Only protocol touches stdout. With --http [HOST:]PORT (or --port PORT): the same answers over plain HTTP on the app's own paths, with the capture's recorded pages, scripts, styles and images.",
   },
   args,
   async run({ args: a, rawArgs }) {
