@@ -9,8 +9,9 @@ import { CapstateError } from '../src/errors.js';
 import type { ManifestTool } from '../src/manifest/read.js';
 import { explainDecline, nearestLine, nearestRoute } from '../src/http/near-miss.js';
 import { routesOf } from '../src/http/routes.js';
+import { writeHar } from './har-builder.js';
 import { root, tempDir } from './helpers.js';
-import { serveHttp } from './serve-helpers.js';
+import { METHOD_EXCHANGES, serveHttp } from './serve-helpers.js';
 
 const dir = tempDir();
 let base: string;
@@ -93,6 +94,27 @@ describe('issue 46: a declined call names the nearest tool and what did not matc
     });
     expect(out.message).toContain('the nearest recorded line is GET /posts?_page=1&_limit=3: _page=9 where it has _page=1');
     expect(nearestLine('GET /posts?q=a', ['GET /posts?userId=2'])?.differs).toBe('q is not in it; it has userId=2');
+  });
+
+  it('a query POST with a body no record has, over HTTP: its tool, the nearest line, and that the body differs', async () => {
+    const served = await serveHttp(writeHar(dir, 'methods.har', METHOD_EXCHANGES), join(dir, 'methods.sqlite'));
+    try {
+      const r = await fetch(`${served.base}/api/v1/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"q":"zzz"}',
+      });
+      expect(r.status).toBe(501);
+      const p = (await r.json()) as Problem & { context: { nearest_request_line?: string } };
+      expect(p.code).toBe('no-record');
+      expect(p.context).toMatchObject({
+        nearest_tool: expect.stringMatching(/search/),
+        nearest_request_line: 'POST /api/v1/search',
+        did_not_match: 'the request body',
+      });
+    } finally {
+      await served.close();
+    }
   });
 
   it('a matched tool whose records do not answer now (stale-record): that tool, and why', () => {
