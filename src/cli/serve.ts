@@ -8,6 +8,7 @@ import { parseMaxAnswerBytes } from '../serve/answer-bounds.js';
 import { createServer } from '../mcp/server.js';
 import { LineTransport, MAX_LINE_BYTES } from '../mcp/stdio-transport.js';
 import { listenHttp, parseListen, DATA_PLANE_PREFIX } from '../http/server.js';
+import { routeLines } from '../http/routes.js';
 import { httpGuard } from '../http/guard.js';
 import { log, parseTimeout } from './common.js';
 import { openSource, sourceArgs } from './source.js';
@@ -50,6 +51,16 @@ export const args = {
     description:
       "Serve over plain HTTP on the app's own paths at [HOST:]PORT (default host 127.0.0.1) instead of MCP stdio; data plane under /__capstate/",
     valueHint: '[HOST:]PORT',
+  },
+  port: {
+    type: 'string',
+    description: 'Serve over HTTP on 127.0.0.1:PORT: the same as --http 127.0.0.1:PORT (the json-server and Mockoon habit)',
+    valueHint: 'PORT',
+  },
+  quiet: {
+    type: 'boolean',
+    description: 'With --http or --port: no line per request on stderr (method, path, status, how it was answered, ms)',
+    default: false,
   },
   cors: {
     type: 'string',
@@ -116,34 +127,65 @@ function browserPolicy(
   };
 }
 
+/** The address from `--http [HOST:]PORT` or `--port PORT` (127.0.0.1); both at once is a usage error. */
+function listenFlag(http: string | undefined, port: string | undefined): { host: string; port: number } | null {
+  if (http !== undefined && port !== undefined)
+    throw new CapstateError('usage', '--port PORT is short for --http 127.0.0.1:PORT; give one of them, not both', {}, 2);
+  if (port !== undefined && !/^\s*\d{1,5}\s*$/.test(port))
+    throw new CapstateError(
+      'usage',
+      `--port takes a port number such as 3000, not ${JSON.stringify(port)} (--http HOST:PORT for another host)`,
+      {},
+      2,
+    );
+  const value = http ?? port;
+  return value === undefined ? null : parseListen(value);
+}
+
+/** The recorded files served, named up to a dozen. */
+function filesLine(files: string[]): string {
+  const shown = files.slice(0, 12).join(', ');
+  return files.length > 12 ? `${shown}, … (${files.length - 12} more)` : shown;
+}
+
 export default defineCommand({
   meta: {
     name: 'serve',
     description:
       "Serve a capture over MCP (stdio): one tool per manifest tool, answering reads from the environment state, verified writes on the session's own copy " +
       'and the rest by replaying retained records, plus reset_state, get_state, load_state, inspect_analysis_view, inspect_environment_manifest and query_store. ' +
-      "Only protocol touches stdout. With --http [HOST:]PORT: the same answers over plain HTTP on the app's own paths.",
+      "Only protocol touches stdout. With --http [HOST:]PORT (or --port PORT): the same answers over plain HTTP on the app's own paths, with the capture's recorded pages, scripts, styles and images.",
   },
   args,
   async run({ args: a, rawArgs }) {
     const browser = browserPolicy(a, rawArgs);
     const sqlTimeoutMs = parseTimeout(a['sql-timeout'], '--sql-timeout');
     const maxAnswerBytes = parseMaxAnswerBytes(a['max-answer-bytes']);
-    const listen = a.http === undefined ? null : parseListen(a.http);
+    const listen = listenFlag(a.http, a.port);
     const guard = httpGuard(repeated(rawArgs, '--cors'), repeated(rawArgs, '--allowed-host'));
     const { ctx, cleanup } = await openSource(a, rawArgs);
     try {
       if (listen) {
-        const { server, url } = await listenHttp(ctx, listen.host, listen.port, { guard, maxAnswerBytes });
+        const requestLog = a.quiet ? undefined : (line: string) => process.stderr.write(`${line}\n`);
+        const { server, url, files } = await listenHttp(ctx, listen.host, listen.port, { guard, maxAnswerBytes, log: requestLog });
+        // Listening before anything is said: a signal from whoever read the address ends it cleanly.
+        const stopped = new Promise<void>((resolve) => {
+          process.once('SIGINT', () => resolve());
+          process.once('SIGTERM', () => resolve());
+        });
         log(
           `serving capture ${ctx.captureId} (${ctx.manifest.capture_path}) over HTTP at ${url}: ${ctx.manifest.tools.length} tools on the app's paths; ` +
             `data plane: GET/PUT ${url}${DATA_PLANE_PREFIX}state, POST ${url}${DATA_PLANE_PREFIX}reset; ` +
             `web pages allowed: ${guard.origins ? [...guard.origins].join(', ') : 'the loopback origins (--cors ORIGIN for others)'}`,
         );
-        await new Promise<void>((resolve) => {
-          process.once('SIGINT', () => resolve());
-          process.once('SIGTERM', () => resolve());
-        });
+        // The routes, so a user sees what the model answers before the app asks (stderr: stdout stays empty).
+        process.stderr.write(`${['routes:', ...routeLines(ctx.manifest.tools).map((l) => `  ${l}`)].join('\n')}\n`);
+        if (files.length) process.stderr.write(`recorded files (replayed as recorded): ${filesLine(files)}\n`);
+        const page =
+          files.includes('/index.html') || ctx.manifest.tools.some((t) => t.method.toUpperCase() === 'GET' && t.template === '/index.html');
+        if (page) log(`open ${url}/ to run the recorded app against the model`);
+        log(a.quiet ? 'ready (--quiet: no line per request)' : 'ready; one line per request follows (--quiet: none)');
+        await stopped;
         await new Promise<void>((resolve) => server.close(() => resolve()));
         return;
       }

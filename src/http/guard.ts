@@ -8,8 +8,9 @@
  *   (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`, and https), or the ones
  *   `--cors ORIGIN` names; the server's own origin always. Others get 403 and no CORS header,
  *   so the browser shows the page nothing. Allowed origins get their own origin back (never
- *   `*`) with every header the model sends exposed (`X-Total-Count`, `Link`, the
- *   `X-Capstate-*` headers), and preflights echo the headers they ask for.
+ *   `*`) with every header the model sends exposed (`X-Total-Count`, `Link`, `Capstate-Answer`
+ *   and the other provenance headers: issue 46, a frontend reads them), and preflights echo
+ *   the headers they ask for.
  * - **Host.** The `Host` header must name this server: its bound address or, bound to a
  *   loopback or wildcard address, a loopback name (and on a wildcard, any IP literal and the
  *   machine's name), or a name `--allowed-host` gives — with the bound port. A rebinding page's

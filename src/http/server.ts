@@ -16,7 +16,6 @@ import { answerCall } from '../model/served/call.js';
 import type { ServeContext } from '../model/served/context.js';
 import { checkStateBodyDepth, getState, validateState } from '../serve/data-plane.js';
 import { toolInputCached } from '../model/served/answer.js';
-import { isParamSegment, templateParams } from '../manifest/paths.js';
 import { ServedModel } from '../model/served/model.js';
 import { itemValue, loggedWrite } from '../model/served/write-log.js';
 import type { CallAnswer } from '../model/served/answer.js';
@@ -25,6 +24,10 @@ import { answerByItemRoute } from '../model/served/item-route.js';
 import { DECLINED_CODES, DECLINED_STATUS, provenanceHeaders } from '../model/served/provenance.js';
 import { admit, corsHeaders, httpGuard, isJsonContentType, preflightHeaders, type HttpGuard } from './guard.js';
 import { boundHttpAnswer, limitAnswer } from '../serve/answer-bounds.js';
+import { matchRoute, routesOf, type Route } from './routes.js';
+import { explainDecline } from './near-miss.js';
+import { StaticFiles } from './static-files.js';
+import { logRequest, noteAnswer, type RequestLogger } from './request-log.js';
 
 /** The reserved prefix of the data plane: `/__capstate/state` (GET, PUT), `/__capstate/reset` (POST). */
 export const DATA_PLANE_PREFIX = '/__capstate/';
@@ -41,27 +44,14 @@ export function parseListen(value: string): { host: string; port: number } {
   return { host: m[1] ? m[1].replace(/^\[|\]$/g, '') : '127.0.0.1', port };
 }
 
-interface Route {
-  tool: ManifestTool;
-  pattern: RegExp;
-  params: string[];
-  literal: number;
-}
-
-/** Templates as patterns, most literal first: `/posts/new` wins over `/posts/{id}`. */
-function routesOf(ctx: ServeContext): Route[] {
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return ctx.manifest.tools
-    .map((tool) => {
-      const parts = tool.template.split(/\{[^}]+\}/);
-      return {
-        tool,
-        params: templateParams(tool.template),
-        literal: parts.join('').length,
-        pattern: new RegExp('^' + parts.map(escape).join('([^/]+)') + '$'),
-      };
-    })
-    .sort((a, b) => a.params.length - b.params.length || b.literal - a.literal);
+/**
+ * The path a request is answered on: its own, except that `GET /`, which no tool and no
+ * recorded file answers, opens the recorded `/index.html` (as a static server does), so
+ * `open http://127.0.0.1:PORT/` shows the recorded app.
+ */
+async function sitePath(routes: readonly Route[], statics: StaticFiles, method: string, path: string): Promise<string> {
+  if (path !== '/' || (method !== 'GET' && method !== 'HEAD') || matchRoute(routes, method, path) || (await statics.has(path))) return path;
+  return matchRoute(routes, method, '/index.html') || (await statics.has('/index.html')) ? '/index.html' : path;
 }
 
 /**
@@ -75,10 +65,23 @@ function asDecline(e: unknown, tool: ManifestTool, input: { callQueryArg: string
   const argument = String((e.context as { argument?: unknown }).argument ?? '');
   const from = (name: string) => argument === name || argument.startsWith(`${name}.`);
   if (!from(input.callQueryArg) && !(input.bodyArg && from(input.bodyArg))) return e;
+  const part = from(input.callQueryArg) ? 'query' : 'body';
+  const name = argument.slice(argument.indexOf('.') + 1);
+  const didNotMatch =
+    argument === input.callQueryArg
+      ? `the query string: the capture sent none to ${tool.template}`
+      : argument === input.bodyArg
+        ? `the body: not of the type the capture sent to ${tool.template}`
+        : `the ${part} ${part === 'query' ? 'key' : 'field'} ${name}: the capture never sent it, or never a value of this type`;
   return new CapstateError(
     'no-convention',
     `${e.message}: the model holds no convention for it (${tool.method} ${tool.template} answers what the capture showed)`,
-    { ...e.context, nearest_tool: tool.name },
+    {
+      ...e.context,
+      nearest_tool: tool.name,
+      nearest_template: `${tool.method.toUpperCase()} ${tool.template}`,
+      did_not_match: didNotMatch,
+    },
   );
 }
 
@@ -98,24 +101,6 @@ function logUnroutedWrite(routes: Route[], model: ServedModel, method: string, p
   model.writes.push(loggedWrite({ root: read.tool.root_path, tool: '', method, call, applied: false, entity: itemValue(read.tool, call) }));
 }
 
-/**
- * The route most like `method path`, for a decline's hint: the most leading segments in
- * common (a parameter matches any), then the same number of segments, then the same method.
- */
-function nearestRoute(routes: Route[], method: string, path: string): Route | undefined {
-  const asked = path.split('/').filter(Boolean);
-  let best: { r: Route; score: number } | undefined;
-  for (const r of routes) {
-    const segs = r.tool.template.split('/').filter(Boolean);
-    let common = 0;
-    while (common < Math.min(segs.length, asked.length) && (segs[common] === asked[common] || isParamSegment(segs[common]))) common++;
-    if (common === 0) continue;
-    const score = common * 4 + (segs.length === asked.length ? 2 : 0) + (r.tool.method.toUpperCase() === method ? 1 : 0);
-    if (!best || score > best.score) best = { r, score };
-  }
-  return best?.r;
-}
-
 function send(
   res: ServerResponse,
   status: number,
@@ -124,6 +109,7 @@ function send(
   origin: string | null = null,
 ): void {
   ({ status, body, headers } = boundHttpAnswer(res, status, body, headers));
+  noteAnswer(res, headers);
   res.writeHead(status, { ...headers, ...corsHeaders(origin, headers), 'content-length': String(Buffer.byteLength(body)) });
   res.end(body);
 }
@@ -220,28 +206,33 @@ function decodeParam(value: string, path: string): string {
 
 /**
  * The operator's options of `serve --http`: `guard`, which web pages and host names may drive
- * the model (guard.ts; default: the loopback origins), and `maxAnswerBytes`, the bound of every
- * answer (src/serve/answer-bounds.ts).
+ * the model (guard.ts; default: the loopback origins), `maxAnswerBytes`, the bound of every
+ * answer (src/serve/answer-bounds.ts), and `log`, the request log.
  */
 export interface HttpOptions {
   guard?: HttpGuard;
   maxAnswerBytes?: number;
+  /** Where one line per request goes (request-log.ts); none: no request log. */
+  log?: RequestLogger;
 }
 
 /**
- * The HTTP handler over one served capture and one model (exported for tests). The guard's
- * Host check applies once its `bound` is set, as listenHttp does.
+ * The HTTP handler over one served capture and one model (exported for tests), with the
+ * capture's recorded files (`statics`). The guard's Host check applies once its `bound` is
+ * set, as listenHttp does.
  */
 export function httpHandler(
   ctx: ServeContext,
   model: ServedModel = new ServedModel(ctx),
   opts: HttpOptions = {},
+  statics: StaticFiles = new StaticFiles(ctx),
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const guard = opts.guard ?? httpGuard();
-  const routes = routesOf(ctx);
+  const routes = routesOf(ctx.manifest.tools);
   const handle = async (req: IncomingMessage, res: ServerResponse, origin: string | null) => {
     const url = new URL(req.url ?? '/', 'http://capstate.invalid');
     const method = (req.method ?? 'GET').toUpperCase();
+    const path = await sitePath(routes, statics, method, url.pathname);
     if (method === 'OPTIONS' && origin !== null && req.headers['access-control-request-method']) {
       return send(res, 204, '', preflightHeaders(origin, req));
     }
@@ -249,8 +240,8 @@ export function httpHandler(
     const sendOk = (status: number, text: string | Buffer, headers: Record<string, string>) => send(res, status, text, headers, origin);
     const sendAnswer = answerSender(req, method, sendOk);
 
-    if (url.pathname.startsWith(DATA_PLANE_PREFIX)) {
-      const what = url.pathname.slice(DATA_PLANE_PREFIX.length);
+    if (path.startsWith(DATA_PLANE_PREFIX)) {
+      const what = path.slice(DATA_PLANE_PREFIX.length);
       if (what === 'reset' && method === 'POST') {
         model.reset();
         const s = await getState(model);
@@ -262,57 +253,55 @@ export function httpHandler(
       }
       if (what === 'state' && (method === 'PUT' || method === 'POST')) {
         checkStateBodyDepth(body);
-        model.load(await validateState(ctx, jsonBody(req, body, `${method} ${url.pathname}`)));
+        model.load(await validateState(ctx, jsonBody(req, body, `${method} ${path}`)));
         const s = await getState(model);
         return sendOk(200, JSON.stringify({ ok: true, loaded: true, sha256: s.sha256 }) + '\n', { 'content-type': 'application/json' });
       }
       throw new CapstateError(
         'no-data-plane-route',
-        `${method} ${url.pathname}: the data plane has GET and PUT ${DATA_PLANE_PREFIX}state and POST ${DATA_PLANE_PREFIX}reset`,
+        `${method} ${path}: the data plane has GET and PUT ${DATA_PLANE_PREFIX}state and POST ${DATA_PLANE_PREFIX}reset`,
         {},
       );
     }
 
-    const match = routes
-      .filter((r) => r.tool.method.toUpperCase() === method)
-      .map((r) => ({ r, m: r.pattern.exec(url.pathname) }))
-      .find((x) => x.m);
+    const match = matchRoute(routes, method, path);
     if (!match) {
       if (method === 'OPTIONS') {
         return sendOk(204, '', { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
       }
+      // A page, script, style, image or font the capture recorded and no tool answers.
+      const file = method === 'GET' || method === 'HEAD' ? await statics.answer(path, url.search.slice(1)) : null;
+      if (file) return sendOk(file.status, method === 'HEAD' ? '' : file.body, file.headers);
       // No tool of this path: the API's conventions may still answer it (item-route.ts).
       const query = [...url.searchParams].map(([name, value]) => ({ name, value }));
       const conventional =
-        (await answerByItemRoute(ctx, model, method, url.pathname, query)) ??
+        (await answerByItemRoute(ctx, model, method, path, query)) ??
         (query.length === 0
           ? await answerWriteByConvention(
               ctx,
               model,
               method,
-              url.pathname,
-              body.length ? (jsonBody(req, body, `${method} ${url.pathname}`) as JsonValue) : undefined,
+              path,
+              body.length ? (jsonBody(req, body, `${method} ${path}`) as JsonValue) : undefined,
             )
           : null);
       if (conventional) return sendAnswer(conventional);
-      if (!ctx.vocabulary.isSafeMethod(method)) logUnroutedWrite(routes, model, method, url.pathname);
-      const near = nearestRoute(routes, method, url.pathname);
-      throw new CapstateError(
-        'no-route',
-        `${method} ${url.pathname}: no tool of this capture answers this method and path` +
-          (near ? `; the nearest is ${near.tool.name} (${near.tool.method} ${near.tool.template})` : ''),
-        {
+      if (!ctx.vocabulary.isSafeMethod(method)) logUnroutedWrite(routes, model, method, path);
+      if (await statics.has(path)) {
+        throw new CapstateError('no-route', `${method} ${path}: this is a file the capture recorded, answered for GET and HEAD only`, {
           method,
-          path: url.pathname,
-          ...(near ? { nearest_tool: near.tool.name, nearest_template: `${near.tool.method} ${near.tool.template}` } : {}),
-        },
-      );
+          path,
+          did_not_match: `the method: the capture recorded GET ${path}`,
+        });
+      }
+      // The nearest tool and what did not match are added as for every decline (near-miss.ts).
+      throw new CapstateError('no-route', `${method} ${path}: no tool of this capture answers this method and path`, { method, path });
     }
     const { r, m } = match;
     const input = await toolInputCached(ctx, r.tool);
     const args: Record<string, unknown> = {};
     r.params.forEach((p, i) => {
-      args[p] = decodeParam(m![i + 1], url.pathname);
+      args[p] = decodeParam(m[i + 1], path);
     });
     const query: Record<string, string | string[]> = {};
     for (const [k, v] of url.searchParams) {
@@ -321,7 +310,7 @@ export function httpHandler(
     }
     if (Object.keys(query).length) args[input.callQueryArg] = query;
     if (body.length > 0 && input.bodyArg) {
-      args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(req, body, `${method} ${url.pathname}`);
+      args[input.bodyArg] = input.bodyShape?.type === 'string' ? body.toString('utf8') : jsonBody(req, body, `${method} ${path}`);
     }
     return sendAnswer(
       await answerCall(ctx, r.tool.name, args, model).catch((e: unknown) => {
@@ -349,6 +338,7 @@ export function httpHandler(
       sendOk(a.status, method === 'HEAD' ? '' : bytes, headers);
     };
   return (req, res) => {
+    if (opts.log) logRequest(opts.log, req, res);
     limitAnswer(res, opts.maxAnswerBytes);
     let origin: string | null = null;
     try {
@@ -358,8 +348,28 @@ export function httpHandler(
       req.resume();
       return sendError(res, e, null);
     }
-    handle(req, res, origin).catch((e) => sendError(res, e, origin));
+    handle(req, res, origin).catch((e) => {
+      const path = new URL(req.url ?? '/', 'http://capstate.invalid').pathname;
+      sendError(res, explainDecline(e, routes, (req.method ?? 'GET').toUpperCase(), path), origin);
+    });
   };
+}
+
+/**
+ * Why the server could not listen, as a runtime failure (exit 1): the flags were right, the
+ * machine said no (a busy port is the usual case, issue 46).
+ */
+function listenFailure(e: NodeJS.ErrnoException, host: string, port: number): CapstateError {
+  const at = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const why =
+    e.code === 'EADDRINUSE'
+      ? `port ${port} is already in use on ${host} (another server listens there); stop that server, or choose another port: --port ${port === 65535 ? port - 1 : port + 1}`
+      : e.code === 'EACCES'
+        ? `listening on port ${port} is not allowed here (ports below 1024 need privileges); choose a port above 1023`
+        : e.code === 'EADDRNOTAVAIL'
+          ? `${host} is not an address of this machine; use 127.0.0.1 or one of its own addresses`
+          : `cannot listen on ${at} (${e.code ?? e.message})`;
+  return new CapstateError('cannot-listen', why, { host, port }, 1);
 }
 
 /**
@@ -372,25 +382,17 @@ export async function listenHttp(
   host: string,
   port: number,
   opts: HttpOptions = {},
-): Promise<{ server: Server; url: string; model: ServedModel }> {
+): Promise<{ server: Server; url: string; model: ServedModel; files: string[] }> {
   const model = new ServedModel(ctx);
   const guard = opts.guard ?? httpGuard();
-  const server = createServer(httpHandler(ctx, model, { ...opts, guard }));
+  const statics = new StaticFiles(ctx);
+  const server = createServer(httpHandler(ctx, model, { ...opts, guard }, statics));
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(
-        new CapstateError(
-          'usage',
-          `--http ${host}:${port}: cannot listen (${e.code ?? e.message}); choose another port`,
-          { host, port },
-          2,
-        ),
-      ),
-    );
+    server.once('error', (e: NodeJS.ErrnoException) => reject(listenFailure(e, host, port)));
     server.listen(port, host, () => resolve());
   });
   const address = server.address();
   const actual = typeof address === 'object' && address ? address.port : port;
   guard.bound = { host, port: actual };
-  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}`, model };
+  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}`, model, files: await statics.paths() };
 }
