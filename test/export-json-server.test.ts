@@ -86,6 +86,6 @@ describe('issue 47: capstate export json-server', () => {
   it('an unknown format is a usage error naming the formats', () => {
     const r = runCli(['export', 'yaml', '--db', join(tempDir(), 'x.sqlite')]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('unknown export format "yaml"; formats: json-server');
+    expect(r.stderr).toContain('unknown export format "yaml"; formats: openapi, json-server');
   });
 });
