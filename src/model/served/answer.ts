@@ -129,6 +129,8 @@ export async function answerRequest(
           )
         : null;
     if (same) return stateAnswer(ctx, tool, same);
+    const recorded = await recordedAfterSameWrites(ctx, tool, call, model);
+    if (recorded) return recorded;
     const asked = callLine(tool, call);
     throw new CapstateError(
       'stale-record',
@@ -179,6 +181,35 @@ async function otherTypesStale(
     return { words: `it embeds ${written.relation!.collection}, which this session wrote without the model applying it`, orphans: [] };
   const orphans = await orphansOf(ctx, model, plan.collection, plan.kind === 'item' ? itemValue(tool, call) : undefined);
   return orphans.length ? { words: orphanWords(orphans[0]), orphans } : null;
+}
+
+/**
+ * Issue 44 (kind 7): a read the state cannot answer after this session's writes is still the
+ * app's own when the session's writes, all of them, are the capture's first ones in order and
+ * the capture read the same line after them (before its next write): the app stood there then.
+ * So the recorded app's own page, run against the model, gets its reads after a delete.
+ */
+async function recordedAfterSameWrites(
+  ctx: ServeContext,
+  tool: ManifestTool,
+  call: CallRequest,
+  model: ServedModel,
+): Promise<CallAnswer | null> {
+  if (call.body !== undefined) return null;
+  const window = await currentWindow(ctx, model.writes);
+  if (window === null || window === 'stale') return null;
+  const now = lineRecords(await toolRecords(ctx, tool.name), call).filter(
+    (r) => r.status > 0 && r.timeline_position > window.after && r.timeline_position < window.before,
+  );
+  const chosen = now[now.length - 1];
+  if (!chosen) return null;
+  return replayed(
+    ctx,
+    tool,
+    chosen,
+    `latest record of ${requestLine(chosen)} made after the capture's write #${window.k}: this session's writes are the capture's own, in order`,
+    ['ES-8'],
+  );
 }
 
 export async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {

@@ -58,11 +58,12 @@ export function sessionWrite(tool: ManifestTool, call: CallRequest): SessionWrit
   return loggedWrite({ root: tool.root_path, tool: tool.name, method: tool.method.toUpperCase(), call, entity: itemValue(tool, call) });
 }
 
-/** The capture's writes under `root` that got a response, in timeline order. */
-export async function captureWrites(ctx: ServeContext, root: string): Promise<ToolRecord[]> {
+/** The capture's writes under `root` (or under every root) that got a response, in timeline order. */
+export async function captureWrites(ctx: ServeContext, root?: string): Promise<ToolRecord[]> {
   const out: ToolRecord[] = [];
   for (const tool of ctx.manifest.tools)
-    if (tool.root_path === root && isWriteTool(ctx, tool)) out.push(...(await toolRecords(ctx, tool.name)).filter((r) => r.status > 0));
+    if ((root === undefined || tool.root_path === root) && isWriteTool(ctx, tool))
+      out.push(...(await toolRecords(ctx, tool.name)).filter((r) => r.status > 0));
   return out.sort((a, b) => a.timeline_position - b.timeline_position);
 }
 
@@ -70,14 +71,16 @@ export async function captureWrites(ctx: ServeContext, root: string): Promise<To
  * The timeline window whose recorded reads of `root` are current after the session's
  * `writes`: null when the session wrote nothing under it (the stored bounds decide, ES-8);
  * `stale` when its writes are not the capture's first ones under it; else the positions
- * between the capture's k-th write and its next (exclusive).
+ * between the capture's k-th write and its next (exclusive). With no `root`, every write of
+ * the session against every write of the capture: the window in which a record shows the
+ * app after exactly this session's writes, whatever they touched.
  */
 export async function currentWindow(
   ctx: ServeContext,
   writes: readonly SessionWrite[],
-  root: string,
+  root?: string,
 ): Promise<{ after: number; before: number; k: number } | 'stale' | null> {
-  const mine = writes.filter((w) => w.root === root);
+  const mine = root === undefined ? writes : writes.filter((w) => w.root === root);
   if (mine.length === 0) return null;
   const recorded = await captureWrites(ctx, root);
   if (mine.length > recorded.length) return 'stale';
