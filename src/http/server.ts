@@ -379,12 +379,11 @@ export async function listenHttp(
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
       reject(
-        new CapstateError(
-          'usage',
-          `--http ${host}:${port}: cannot listen (${e.code ?? e.message}); choose another port`,
-          { host, port },
-          2,
-        ),
+        // A busy or forbidden port is the machine's state, not a mistake in the command line: exit 1 (issue 46).
+        new CapstateError('cannot-listen', `--http ${host}:${port}: cannot listen (${e.code ?? e.message}); choose another port`, {
+          host,
+          port,
+        }),
       ),
     );
     server.listen(port, host, () => resolve());
