@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one set-up, for a newcomer and for CI (.ci/run calls it): the system packages the
-# tests need, then npm ci (which builds), then the main job on the bundled Grafana capture.
+# tests need, then npm ci (which builds), `capstate` on PATH (scripts/link-cli.sh), then the
+# main job on the bundled Grafana capture.
 # `--no-demo` stops after the install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,4 +29,6 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 npm ci
+# The README calls `capstate` by name: put it on PATH (a wrapper around ./capstate).
+bash scripts/link-cli.sh
 if [ "${1:-}" != "--no-demo" ]; then npm run demo; fi

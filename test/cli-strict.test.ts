@@ -70,7 +70,7 @@ describe('capstate help COMMAND', () => {
     expect(r.stdout).toMatch(/Exit codes: 0 ok/);
     const bad = cli(['help', 'lod']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/commands: load/);
+    expect(bad.stderr).toMatch(/unknown command 'lod'; did you mean 'load'\?/);
   });
 });
 

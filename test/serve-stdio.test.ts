@@ -116,12 +116,13 @@ describe('MCP-2 capstate card (the environment card)', () => {
     expect({ tools: doc.tools, limitations: doc.limitations }).toEqual(expected);
   });
 
-  it('a store with several captures needs --capture', () => {
+  it('issue 46: a store with several captures serves the latest without --capture, and says so', () => {
     const two = join(dir, 'two.sqlite');
     expect(cli(['load', grafana, fixture('redmine-json', 'capture.har'), '--db', two]).status).toBe(0);
     const r = cli(['card', '--db', two, '--json']);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/choose one with --capture ID/);
-    expect(cli(['card', '--db', two, '--capture', '2', '--json']).status).toBe(0);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/reading the latest, 2 \(.*redmine-json\/capture\.har\); the other: 1 \(.*grafana-mini\/capture\.har\)/);
+    expect(JSON.parse(r.stdout)).toEqual(JSON.parse(cli(['card', '--db', two, '--capture', '2', '--json']).stdout));
+    expect(cli(['card', '--db', two, '--capture', '1', '--json']).stderr).not.toMatch(/latest/);
   });
 });

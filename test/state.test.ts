@@ -831,13 +831,16 @@ describe('byte-stable result (OQ-36)', () => {
     expect(r.stdout).toMatch(/sha256 [0-9a-f]{64}/);
   });
 
-  it('a store with several captures needs --capture', () => {
+  it('issue 46: a store with several captures reads the latest without --capture, and says so', () => {
     const db = `${dir}/multi.sqlite`;
     expect(cli(['load', writeHar(dir, 'm1.har', [{ url: `${A}/api/a`, body: [] }]), '--db', db]).status).toBe(0);
     expect(cli(['load', writeHar(dir, 'm2.har', [{ url: `${A}/api/b`, body: [] }]), '--db', db]).status).toBe(0);
-    const r = cli(['state', '--db', db]);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/--capture/);
+    const r = cli(['state', '--db', db, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(cli(['state', '--db', db, '--capture', '2', '--json']).stdout);
+    expect(r.stderr).toMatch(
+      /holds 2 captures; reading the latest, 2 \(.*m2\.har\); the other: 1 \(.*m1\.har\); choose one with --capture ID/,
+    );
     expect(cli(['state', '--db', db, '--capture', '2']).status).toBe(0);
     // A capture the store does not hold is an error, not an empty state.
     const missing = cli(['state', '--db', db, '--capture', '9']);

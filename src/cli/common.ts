@@ -74,12 +74,19 @@ export function damagedStore(e: unknown, args: string[]): unknown {
   );
 }
 
+/** An error in one line of plain words, as stderr says it (no stack: that is for `internal`). */
+export function errorMessage(e: unknown): string {
+  if (e instanceof CapstateError) return `error: ${plainText(e.describe())}`;
+  if (e instanceof Error && e.name === 'CLIError') return e.message;
+  return `internal error (please report it): ${String((e as Error)?.message ?? e)}`;
+}
+
 /** Reports an error the way the user asked (`--json` or text) and returns the exit code. */
 export function reportError(e: unknown, asJson: boolean): number {
   if (e instanceof CapstateError) {
     // Plain words (issue 19): the message without rule IDs; `--json` names them in `rules`.
     if (asJson) out(toJson({ format_version: JSON_FORMAT_VERSION, ...plainError(e.toJSON()) }));
-    process.stderr.write(`capstate: error: ${plainText(e.describe())}\n`);
+    process.stderr.write(`capstate: ${errorMessage(e)}\n`);
     return e.exitCode;
   }
   if (e instanceof Error && e.name === 'CLIError') {

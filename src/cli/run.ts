@@ -5,9 +5,10 @@
  */
 import { defineCommand, runCommand } from 'citty';
 import { version } from './version.js';
-import { damagedStore, reportError } from './common.js';
+import { damagedStore, errorMessage, reportError } from './common.js';
+import { answerFirstRequest, mcpSession, servesStdio } from './mcp-startup.js';
 import { writeUsage } from './help.js';
-import { checkOptions, expandShortFlags } from './strict-args.js';
+import { checkOptions, closestOption, expandShortFlags } from './strict-args.js';
 import { commandLoaders, commandNames, isCommand } from './commands.js';
 
 const main = defineCommand({
@@ -43,8 +44,12 @@ export async function run(rawArgs: string[]): Promise<number> {
       await writeUsage(process.stdout, main);
       return 0;
     }
-    if (rawArgs.length > 2 || !isCommand(rawArgs[1])) {
-      process.stderr.write(`capstate: help takes one command name; commands: ${commandNames.join(', ')}\n`);
+    if (rawArgs.length > 2) {
+      usageError('help takes one command name', 'capstate help');
+      return 2;
+    }
+    if (!isCommand(rawArgs[1])) {
+      usageError(unknownCommand([rawArgs[1]]), 'capstate help');
       return 2;
     }
     await writeUsage(process.stdout, await commandLoaders[rawArgs[1]](), main);
@@ -59,14 +64,7 @@ export async function run(rawArgs: string[]): Promise<number> {
   const end = rawArgs.includes('--') ? rawArgs.indexOf('--') : rawArgs.length;
   const at = rawArgs.slice(0, end).findIndex(isCommand);
   if (at < 0) {
-    const words = rawArgs.slice(0, end).filter((a) => !a.startsWith('-'));
-    const what =
-      words.length === 0
-        ? `no command given`
-        : words.length === 1
-          ? `unknown command ${JSON.stringify(words[0])}`
-          : `no command among ${words.map((w) => JSON.stringify(w)).join(', ')}`;
-    process.stderr.write(`capstate: ${what}; commands: ${commandNames.join(', ')}\n`);
+    usageError(unknownCommand(rawArgs.slice(0, end).filter((a) => !a.startsWith('-'))), 'capstate help');
     return 2;
   }
   const cmd = await commandLoaders[rawArgs[at]]();
@@ -75,6 +73,7 @@ export async function run(rawArgs: string[]): Promise<number> {
     await writeUsage(process.stdout, cmd, main);
     return 0;
   }
+  mcpSession.started = false;
   try {
     // Short flags (`-j`, `-d FILE`, …) written out long before anything reads the arguments.
     rest = expandShortFlags(rest, (cmd.args ?? {}) as Record<string, never>);
@@ -82,11 +81,37 @@ export async function run(rawArgs: string[]): Promise<number> {
     await runCommand(cmd, { rawArgs: rest });
     return 0;
   } catch (e) {
-    const code = reportError(
-      damagedStore(e, rest),
-      asJson || rest.slice(0, rest.includes('--') ? rest.indexOf('--') : rest.length).includes('--json'),
-    );
-    if (code === 2) await writeUsage(process.stderr, cmd, main);
+    const error = damagedStore(e, rest);
+    const code = reportError(error, asJson || rest.slice(0, rest.includes('--') ? rest.indexOf('--') : rest.length).includes('--json'));
+    // A usage error is its one line and where to look, as git and npm have it, not the whole help page.
+    if (code === 2) process.stderr.write(`capstate: see ${whereToLook(rawArgs[at])}\n`);
+    // An MCP client that started `serve` shows the failure itself, not "Connection closed" (mcp-startup.ts).
+    if (rawArgs[at] === 'serve' && !mcpSession.started && servesStdio(rest) && !process.stdin.isTTY) {
+      const look = code === 2 ? `; see ${whereToLook('serve')}` : '';
+      await answerFirstRequest(`capstate serve: ${errorMessage(error)}${look}`, process.stdin, process.stdout);
+    }
     return code;
   }
+}
+
+/** Where a command's options are described. */
+const whereToLook = (command: string): string => `capstate help ${command} (or capstate ${command} --help)`;
+
+function usageError(message: string, look: string): void {
+  process.stderr.write(`capstate: ${message}\ncapstate: see ${look}\n`);
+}
+
+/**
+ * What was wrong when no argument names a command: the command a typo was meant to be
+ * (`staet`: did you mean 'state'?), else the commands there are.
+ */
+export function unknownCommand(words: string[]): string {
+  if (words.length === 0) return `no command given; commands: ${commandNames.join(', ')}`;
+  for (const w of words) {
+    const near = closestOption(w, [...commandNames, 'help']);
+    if (near) return `unknown command '${w}'; did you mean '${near}'?`;
+  }
+  return words.length === 1
+    ? `unknown command '${words[0]}'; commands: ${commandNames.join(', ')}`
+    : `no command among ${words.map((w) => `'${w}'`).join(', ')}; commands: ${commandNames.join(', ')}`;
 }

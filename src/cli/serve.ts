@@ -12,6 +12,7 @@ import { routeLines } from '../http/routes.js';
 import { httpGuard } from '../http/guard.js';
 import { log, parseTimeout } from './common.js';
 import { openSource, sourceArgs } from './source.js';
+import { mcpSession } from './mcp-startup.js';
 
 export const args = {
   ...sourceArgs,
@@ -202,6 +203,8 @@ export default defineCommand({
         process.once('SIGTERM', done);
         server.onclose = done;
       });
+      // From here a failure is the session's, not start-up's (mcp-startup.ts).
+      mcpSession.started = true;
       await server.connect(transport);
       log(
         `serving capture ${ctx.captureId} (${ctx.manifest.capture_path}) over MCP stdio: ` +

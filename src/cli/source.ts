@@ -20,6 +20,7 @@ import { temporaryReplica } from '../store/postgres-replica.js';
 import { dbArg, storeFromEnvironment } from './common.js';
 import { loadInputArgs, loadInputs } from './load-inputs.js';
 import { progressReporter } from './progress.js';
+import { latestOfSeveral } from './latest-capture.js';
 
 const captureArg = {
   capture: { type: 'string', description: 'Capture id in the store (see capstate info)', valueHint: 'ID' },
@@ -99,7 +100,12 @@ async function resolveSource(a: SourceArgValues, rawArgs: string[], opts: ReadOp
       const store = await openPostgresStore(db);
       try {
         const name = displayUrl(db);
-        const ids = (await store.client.query('select id from capture order by id')).rows.map((r) => Number(r.id));
+        const captures = (await store.client.query('select id, path from capture order by id')).rows.map((r) => ({
+          id: Number(r.id),
+          path: String(r.path),
+        }));
+        const ids = captures.map((c) => c.id);
+        if (only === null && one) only = latestOfSeveral(captures, name);
         if (only !== null || one) only = pickCapture(ids, name, only ?? undefined);
         else if (ids.length === 0) pickCapture(ids, name);
         if (state) {
@@ -122,6 +128,14 @@ async function resolveSource(a: SourceArgValues, rawArgs: string[], opts: ReadOp
         };
       } finally {
         await store.close();
+      }
+    }
+    if (only === null && one) {
+      const k = kyselyFor(openStore(db));
+      try {
+        only = latestOfSeveral(await k.selectFrom('capture').select(['id', 'path']).orderBy('id').execute(), db);
+      } finally {
+        await k.destroy();
       }
     }
     return { db, only, cleanup };

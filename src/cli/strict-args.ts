@@ -34,18 +34,26 @@ function optionNames(args: ArgsDef): OptionNames {
   return { known, takesValue, suggest: [...new Set(suggest)] };
 }
 
-/** Levenshtein distance, for the did-you-mean. */
+/**
+ * Edit distance for the did-you-mean: Levenshtein with a swap of two neighbouring letters
+ * counted as one edit (optimal string alignment), since `staet` for `state` is one slip.
+ */
 export function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) cur[j] = Math.min(cur[j], before[j - 2] + 1);
+    }
+    before = prev;
     prev = cur;
   }
   return prev[b.length];
 }
 
-/** The closest option name, if it is close enough to be what was meant. */
+/** The closest name (an option's, a command's), if it is close enough to be what was meant. */
 export function closestOption(name: string, options: string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
@@ -80,7 +88,7 @@ export function checkOptions(command: string, rawArgs: string[], args: ArgsDef):
       const near = closestOption(n.replace(/^no-/, ''), suggest);
       throw new CapstateError(
         'unknown-option',
-        `unknown option ${flag} for ${command}${near ? `; did you mean --${near}?` : ''} (see capstate help ${command})`,
+        `unknown option ${flag} for ${command}${near ? `; did you mean --${near}?` : ''}`,
         { option: flag, ...(near ? { suggestion: `--${near}` } : {}) },
         2,
       );
