@@ -60,6 +60,7 @@ export const args = {
   },
   quiet: {
     type: 'boolean',
+    alias: 'q',
     description: 'With --http or --port: no line per request on stderr (method, path, status, how it was answered, ms)',
     default: false,
   },
