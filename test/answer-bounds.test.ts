@@ -44,10 +44,10 @@ describe('issue 42: MCP answers are bounded and the session goes on', () => {
     const r = await s.call('query_store', { sql: `select 1 + /* ${comment} */ 1` });
     expect(r.isError, text(r)).toBeFalsy();
     expect(bytesOf(r)).toBeLessThan(8 * 1024);
-    expect(r.structuredContent).toMatchObject({
-      rows: [[2]],
-      columns: [expect.stringMatching(/^1 \+ \/\* z+… \(\d+ bytes, sha256 [0-9a-f]{16}…\)$/)],
-    });
+    const doc = r.structuredContent as { rows: Record<string, unknown>[]; columns: string[] };
+    expect(doc.columns).toEqual([expect.stringMatching(/^1 \+ \/\* z+… \(\d+ bytes, sha256 [0-9a-f]{16}…\)$/)]);
+    // Issue 46: rows are keyed by column, by the short echo too.
+    expect(doc.rows).toEqual([{ [doc.columns[0]]: 2 }]);
     // The session answers the next call.
     expect((await s.call('query_store', { sql: 'select count(*) as n from record' })).isError).toBeFalsy();
   });
@@ -107,7 +107,7 @@ describe('issue 42: an answer over the configured limit is an answer-too-large e
         /^the answer to get_state is \d+ bytes, \d+ over the server's limit of 4096 bytes, and was not sent; .*--max-answer-bytes/,
       );
       expect(bytesOf(r)).toBeLessThan(4096);
-      expect((await s.call('query_store', { sql: 'select 1 as one' })).structuredContent).toMatchObject({ rows: [[1]] });
+      expect((await s.call('query_store', { sql: 'select 1 as one' })).structuredContent).toMatchObject({ rows: [{ one: 1 }] });
     } finally {
       await s.close();
     }

@@ -348,7 +348,9 @@ describe('issue 20: an MCP caller of one capture queries that capture only', () 
       });
       expect(r.isError).toBeFalsy();
       const doc = JSON.parse((r.content as { text: string }[])[0].text);
-      expect(doc.rows).toEqual([[2, Number(pg.psql('postgres', 'select count(*) from served_one.record where capture_id = 2').trim())]]);
+      expect(doc.rows).toEqual([
+        { id: 2, records: Number(pg.psql('postgres', 'select count(*) from served_one.record where capture_id = 2').trim()) },
+      ]);
     } finally {
       await client.close();
     }

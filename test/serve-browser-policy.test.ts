@@ -36,10 +36,13 @@ describe('serve without --allow-browser: no browser tool', () => {
     expect(text(r)).toMatch(/--allow-browser/);
   });
 
-  it('compare_web_captures opens no file at all: /etc/passwd and a missing path get the same answer', async () => {
+  it('compare_web_captures is not listed and opens no file at all: /etc/passwd and a missing path get the same answer', async () => {
+    // Issue 46: a tool that is not about the app is listed (and answered) only when the operator asked for it.
+    expect(s.tools.map((t) => t.name)).not.toContain('compare_web_captures');
     const passwd = await s.call('compare_web_captures', { before: '/etc/passwd', after: {} });
     const missing = await s.call('compare_web_captures', { before: '/etc/no-such-file-here', after: {} });
-    expect(code(passwd)).toBe('evidence-path-refused');
+    expect(code(passwd)).toBe('tool-not-listed');
+    expect(text(passwd)).toMatch(/--evidence-dir DIR/);
     expect(text(passwd)).toBe(text(missing));
     expect(text(passwd)).not.toMatch(/Unexpected|no such file/);
   });

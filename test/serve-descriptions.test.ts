@@ -31,14 +31,14 @@ async function describe1(exchanges: Exchange[], name: string): Promise<string> {
 const API = 'http://localhost:3000/api';
 
 describe('DESC-1 description format', () => {
-  it('warning, then METHOD template; <returns>; recorded statuses; what state answers (issue 16) or that it replays; its records, in plain words (issue 19)', async () => {
+  it('METHOD template; <returns>; recorded statuses; what state answers (issue 16) or that it replays; its records, in plain words (issue 19); no warning (issue 46: once, in the instructions)', async () => {
     const s = await serveHar(dir, [
       { url: `${API}/folders`, body: [{ id: 1, uid: 'ab12cd34', title: 'x' }] },
       { url: `${API}/folders/ab12cd34`, body: { id: 1, uid: 'ab12cd34', title: 'x' } },
     ]);
     open.push(s);
     const t = s.tool('get_api_folders_by_uid');
-    expect(t.description!.split('\n')[0]).toBe(UNTRUSTED_CATALOG_WARNING);
+    expect(t.description).not.toContain(UNTRUSTED_CATALOG_WARNING);
     expect(line(t)).toBe(
       'GET /api/folders/{uid}; returns object with fields "id", "uid", "title"; recorded statuses 200; ' +
         "answers any id the state holds from state (an id it lacks: the app's 404); seen in record 2",
@@ -46,7 +46,7 @@ describe('DESC-1 description format', () => {
     expect(line(t)).not.toMatch(/\[#|evidence ev_|\b(ES|OQ|DESC|DOC)-\d/);
   });
 
-  it("issue 16: says what is answered from state — a list's recorded lines, a document, a write the capture can verify — and nothing for a tool that only replays", async () => {
+  it("issue 16: says what is answered from state — a list's recorded lines, a document, what a write the capture verifies does — and nothing for a tool that only replays", async () => {
     const s = await serveHar(dir, [
       { url: `${API}/folders`, body: [{ id: 1, uid: 'ab12cd34', title: 'x' }] },
       { url: `${API}/profile`, body: { name: 'n' } },
@@ -57,8 +57,9 @@ describe('DESC-1 description format', () => {
     open.push(s);
     expect(line(s.tool('get_api_folders'))).toMatch(/; answers its recorded request lines from state; seen in record 1$/);
     expect(line(s.tool('get_api_profile'))).toMatch(/; answers from state; seen in record 2$/);
+    // Issue 46: the load verified it (its own answer), so it says what it does.
     expect(line(s.tool('patch_api_profile'))).toMatch(
-      /; takes effect on this session's state when the capture's later reads verify it \(capstate check-effects\), else replays; seen in record 5$/,
+      /; changes the fields it sends of the document \/api\/profile; later reads show the change; seen in record 5$/,
     );
     expect(line(s.tool('get_api_tags'))).toMatch(/; replays its recorded answers; seen in records 3 and 4$/);
   });

@@ -69,11 +69,11 @@ export async function serveHar(
   return serveStore(db, opts);
 }
 
-/** The description line after the untrusted-catalog warning. */
+/** A tool's description: one line (issue 46: the untrusted-catalog warning is in the server's instructions, not here). */
 export function line(t: Tool): string {
-  const [warning, rest] = (t.description ?? '').split('\n');
-  expect(warning).toMatch(/^Untrusted catalog: /);
-  return rest;
+  const description = t.description ?? '';
+  expect(description).not.toMatch(/^Untrusted catalog: |\n/);
+  return description;
 }
 
 export function text(r: CallToolResult): string {

@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 const byMethod = (method: string, template?: string) =>
-  s.tools.find((t) => (t.description ?? '').split('\n')[1]?.startsWith(`${method} ${template ?? ''}`))!;
+  s.tools.find((t) => (t.description ?? '').startsWith(`${method} ${template ?? ''}`))!;
 
 describe('MCP-1 hints per method (ACC-7: advertised by the in-process server)', () => {
   for (const [method, template, hints] of METHOD_HINTS) {

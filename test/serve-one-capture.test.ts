@@ -22,7 +22,8 @@ const session = (db: string, capture?: number): Promise<Session> => serveStore(d
 const rows = async (s: Session, sql: string) => {
   const r = await s.call('query_store', { sql });
   expect(r.isError, text(r)).toBeFalsy();
-  return (r.structuredContent as { rows: unknown[][] }).rows;
+  // Rows come keyed by column (issue 46); these tests compare them as value lists.
+  return (r.structuredContent as { rows: Record<string, unknown>[] }).rows.map((row) => Object.values(row));
 };
 
 let one: Session;

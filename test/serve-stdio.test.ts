@@ -32,7 +32,7 @@ describe('ACC-7 the compiled server over stdio (node dist/src/cli/main.js serve 
     const folder = tools.find((t) => t.name === 'get_api_folders_by_uid')!;
     expect(folder.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     expect(folder.inputSchema).toMatchObject({ type: 'object', required: ['uid'] });
-    expect(folder.description).toMatch(/^Untrusted catalog: .*\nGET \/api\/folders\/\{uid\}; returns object with fields "id", "uid"/);
+    expect(folder.description).toMatch(/^GET \/api\/folders\/\{uid\}; returns object with fields "id", "uid"/);
     expect(tools.find((t) => t.name === 'post_api_annotations')!.annotations).toEqual({
       readOnlyHint: false,
       idempotentHint: false,
@@ -59,7 +59,7 @@ describe('ACC-7 the compiled server over stdio (node dist/src/cli/main.js serve 
     expect(JSON.parse((bad.content[0] as { text: string }).text)).toMatchObject({ ok: false, code: 'bad-arguments' });
     const q = (await client.callTool({ name: 'query_store', arguments: { sql: 'select 9007199254740993 as n' } })) as CallToolResult;
     expect((q.content[0] as { text: string }).text).toMatch(/9007199254740993/);
-    expect(q.structuredContent).toMatchObject({ rows: [['9007199254740993']] });
+    expect(q.structuredContent).toMatchObject({ rows: [{ n: '9007199254740993' }] });
   });
 });
 
@@ -72,7 +72,7 @@ describe('ACC-7 MCP-1 the compiled server advertises every row of the hint table
     try {
       const { tools } = await client.listTools();
       for (const [method, template, hints] of METHOD_HINTS) {
-        const t = tools.find((x) => (x.description ?? '').split('\n')[1]?.startsWith(`${method} ${template ?? ''}`));
+        const t = tools.find((x) => (x.description ?? '').startsWith(`${method} ${template ?? ''}`));
         expect(t?.annotations, `${method} ${template ?? ''}`).toEqual(hints);
       }
     } finally {

@@ -21,7 +21,8 @@ export default defineCommand({
       if (a.json) return printJson(card);
       const tools = card.tools as { name: string; description: string }[];
       const lines = [`capture ${ctx.captureId}: ${ctx.manifest.capture_path}`, String(card.warning), `${tools.length} tools:`];
-      for (const t of tools) lines.push(`  ${t.name}`, `    ${t.description.split('\n').slice(1).join(' ')}`);
+      // Issue 46: a description is one line; the warning above is the card's, said once.
+      for (const t of tools) lines.push(`  ${t.name}`, `    ${t.description}`);
       for (const l of card.limitations as string[]) lines.push(`limitation: ${plainText(l)}`);
       out(lines.join('\n'));
     } finally {

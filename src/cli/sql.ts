@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import { CapstateError } from '../errors.js';
-import { DEFAULT_SQL_TIMEOUT_MS, runReadOnlySql } from '../store/read-only-sql.js';
+import { DEFAULT_SQL_TIMEOUT_MS, rowsAsObjects, runReadOnlySql } from '../store/read-only-sql.js';
 import { dbArg, jsonArg, out, parseTimeout, printJson } from './common.js';
 
 /** Rows printed at most, so a careless `select *` cannot flood a terminal or an agent (not for --csv, an export). */
@@ -50,22 +50,9 @@ function csvCell(v: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/**
- * Rows as objects keyed by column, as sqlite-utils and Datasette print them. Two columns
- * of one name would lose a value, so that is an error naming them.
- */
+/** Rows as objects keyed by column (the store's rowsAsObjects, shared with MCP's query_store). */
 export function rowObjects(columns: string[], rows: unknown[][]): Record<string, unknown>[] {
-  const twice = columns.filter((c, i) => columns.indexOf(c) !== i);
-  if (twice.length) {
-    throw new CapstateError(
-      'duplicate-column',
-      `the query returns more than one column named ${[...new Set(twice)].map((c) => JSON.stringify(c)).join(', ')}; ` +
-        'sql --json keys rows by column name: give each column its own name (select a.id as a_id, b.id as b_id …)',
-      { columns },
-      1,
-    );
-  }
-  return rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])));
+  return rowsAsObjects(columns, rows, 'sql --json');
 }
 
 export default defineCommand({

@@ -9,7 +9,7 @@ import { CapstateError } from '../errors.js';
 import { capstateVersion } from '../store/open.js';
 import { ANALYSIS_TOOL_NAMES, callAnalysisTool } from '../serve/analysis.js';
 import { answerCall, checkArgumentDepth } from '../model/served/call.js';
-import { buildCatalog, type Catalog } from '../serve/catalog.js';
+import { buildCatalog, unlistedWhy, type Catalog } from '../serve/catalog.js';
 import type { ServeContext } from '../model/served/context.js';
 import type { BrowserPolicy } from '../serve/browser-policy.js';
 import { UNTRUSTED_CATALOG_WARNING } from '../serve/descriptions.js';
@@ -46,7 +46,12 @@ async function answerTool(
   try {
     // load_state refuses its own state, too deep, as bad-state (src/serve/data-plane.ts).
     if (name !== 'load_state') checkArgumentDepth(name, args);
-    if (ANALYSIS_TOOL_NAMES.has(name)) return await callAnalysisTool(ctx, name, args, signal, catalog.browser, catalog.sqlTimeoutMs);
+    if (ANALYSIS_TOOL_NAMES.has(name)) {
+      // A tool left out of the list is not answered either (capture_browser_scenario keeps its own refusal, the policy's).
+      const why = name === 'capture_browser_scenario' ? null : unlistedWhy(name, catalog.browser);
+      if (why !== null) throw new CapstateError('tool-not-listed', why, { tool: name });
+      return await callAnalysisTool(ctx, name, args, signal, catalog.browser, catalog.sqlTimeoutMs);
+    }
     if (DATA_PLANE_TOOL_NAMES.has(name)) return await callDataPlaneTool(ctx, model, name, args);
     if (!catalog.tools.some((t) => t.name === name)) {
       const why = catalog.leftOut.includes(name) ? ' (left out of the catalog: the catalog reserve is spent)' : '';

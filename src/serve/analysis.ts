@@ -7,7 +7,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CapstateError } from '../errors.js';
 import { toJson } from '../json/output.js';
-import { DEFAULT_SQL_TIMEOUT_MS, runReadOnlySql } from '../store/read-only-sql.js';
+import { DEFAULT_SQL_TIMEOUT_MS, rowsAsObjects, runReadOnlySql } from '../store/read-only-sql.js';
 import { readManifest } from '../manifest/read.js';
 import type { ServeContext } from '../model/served/context.js';
 import { BROWSER_TOOLS, callBrowserTool } from './browser-tools.js';
@@ -48,7 +48,7 @@ export const ANALYSIS_TOOLS: Tool[] = [
     description:
       'Run one read-only SQL statement against the capstate store (fact tables such as record, body, member, ' +
       `tool, and rule views such as records_timeline, initial_reads, list_locations; read body text from body_content, as body.content may be deflated). At most ${QUERY_STORE_ROWS.default} rows ` +
-      `unless max_rows says otherwise (up to ${QUERY_STORE_ROWS.max}), and at most ${QUERY_STORE_MAX_BYTES / 1024 / 1024} MiB of rows. Integers beyond 2^53 are exact in the text content and ` +
+      `unless max_rows says otherwise (up to ${QUERY_STORE_ROWS.max}), and at most ${QUERY_STORE_MAX_BYTES / 1024 / 1024} MiB of rows; rows are objects keyed by column, as \`capstate sql --json\` prints them. Integers beyond 2^53 are exact in the text content and ` +
       'decimal strings in structuredContent.',
     inputSchema: inputSchemaOf('query_store'),
     annotations: readOnly,
@@ -106,13 +106,15 @@ export async function callAnalysisTool(
         timeoutHint: "the server's serve --sql-timeout SECONDS",
         fits: (row) => (bytes += Buffer.byteLength(toJson(row, 0), 'utf8') + 1) <= QUERY_STORE_MAX_BYTES,
       });
+      // A column without AS is named by its expression's text, comments included: a 10 MB
+      // comment came back as a 10 MB name, twice (text and structuredContent). Long names
+      // are echoed in short; `AS name` names a column as the caller wants.
+      const columns = r.columns.map((c) => (c.length > ECHO_MAX_CHARS ? shortEcho(c) : c));
       return documentResult({
-        // A column without AS is named by its expression's text, comments included: a 10 MB
-        // comment came back as a 10 MB name, twice (text and structuredContent). Long names
-        // are echoed in short; `AS name` names a column as the caller wants.
         ok: true,
-        columns: r.columns.map((c) => (c.length > ECHO_MAX_CHARS ? shortEcho(c) : c)),
-        rows: r.rows,
+        columns,
+        // Issue 46: rows as objects keyed by column, as `capstate sql --json` prints them.
+        rows: rowsAsObjects(columns, r.rows, 'query_store'),
         truncated: r.truncated,
         max_rows: max,
         ...(r.unfit ? { truncated_at_bytes: QUERY_STORE_MAX_BYTES } : {}),

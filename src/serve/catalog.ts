@@ -41,6 +41,25 @@ export interface Catalog {
 
 const bytesOf = (t: Tool) => Buffer.byteLength(JSON.stringify(t), 'utf8');
 
+/**
+ * Why an analysis tool is left out of this server's list, or null when it is listed: the tools
+ * that are not about the served app are listed only when the operator asked for them at start-up.
+ * capture_browser_scenario runs a program on this machine (`serve --allow-browser`);
+ * compare_web_captures compares two web captures, not this app (issue 46: it was listed for every
+ * app), so it is listed with the flags that bring web captures to the server, `--allow-browser`
+ * (which records them) or `--evidence-dir DIR` (which holds them).
+ */
+export function unlistedWhy(name: string, browser: BrowserPolicy): string | null {
+  if (name === 'capture_browser_scenario' && !browser.allowBrowser)
+    return 'capture_browser_scenario is off on this server; the operator can start it with `capstate serve --allow-browser`';
+  if (name === 'compare_web_captures' && !browser.allowBrowser && browser.evidenceDir === null)
+    return (
+      'compare_web_captures compares web captures, not this app, and is not listed on this server; ' +
+      'the operator lists it with `capstate serve --evidence-dir DIR` (or `--allow-browser`)'
+    );
+  return null;
+}
+
 /** Builds the catalog of the served capture. `reserveBytes` exists for tests and benches. */
 export async function buildCatalog(
   ctx: ServeContext,
@@ -54,9 +73,9 @@ export async function buildCatalog(
   const leftOut: string[] = [];
   let used = 0;
   // The analysis tools are fixed text and come first, so a large capture cannot crowd them out.
-  // capture_browser_scenario runs a program on this machine: listed only when the operator allowed it.
+  // Tools that are not about the app are listed only when the operator asked for them (unlistedWhy).
   for (const t of ANALYSIS_TOOLS) {
-    if (t.name === 'capture_browser_scenario' && !browser.allowBrowser) continue;
+    if (unlistedWhy(t.name, browser) !== null) continue;
     tools.push(t);
     used += bytesOf(t);
   }

@@ -213,3 +213,22 @@ export async function runReadOnlySql(file: string, query: string, opts: ReadOnly
     child.send({ start: true, file, query, views, maxRows: opts.maxRows, maxBytes: opts.maxBytes ?? null });
   });
 }
+
+/**
+ * Rows as objects keyed by column, as sqlite-utils and Datasette print them (`sql --json`, and
+ * MCP's query_store since issue 46). Two columns of one name would lose a value, so that is an
+ * error naming them; `who` says which output keys rows so (`sql --json`, `query_store`).
+ */
+export function rowsAsObjects(columns: string[], rows: unknown[][], who: string): Record<string, unknown>[] {
+  const twice = columns.filter((c, i) => columns.indexOf(c) !== i);
+  if (twice.length) {
+    throw new CapstateError(
+      'duplicate-column',
+      `the query returns more than one column named ${[...new Set(twice)].map((c) => JSON.stringify(c)).join(', ')}; ` +
+        `${who} keys rows by column name: give each column its own name (select a.id as a_id, b.id as b_id …)`,
+      { columns },
+      1,
+    );
+  }
+  return rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])));
+}

@@ -2,16 +2,26 @@
  * @rule DOC-2, DOC-3, DOC-4, DOC-5
  * Documents, a step of the state pass beside forming plans (steps/plans.ts, which calls it for
  * a GET list tool without an entity plan): the tool's latest initial value saved as it was
- * (DOC-2; which paths name files is the view `file_documents`, DOC-1), unless that value
- * changed across a recorded write (DOC-3), renders to more than the rendered-size limit
- * (DOC-4; `MAX_RENDERED_BYTES` is ../plan-context.ts's, as plans' `rendered-oversize` check
- * uses it too), or its initial reads cover more than one path or query string (DOC-5). Its
- * reasons join the plans step's, reported by precedence (DOC-6).
+ * (DOC-2; which paths name files is the view `file_documents`, DOC-1, and which read the whole
+ * database `database_documents`, DOC-7), unless it is no successful answer (a 4xx is the API's
+ * not-found, issue 46), that value changed across a recorded write (DOC-3), renders to more
+ * than the rendered-size limit (DOC-4; `MAX_RENDERED_BYTES` is ../plan-context.ts's, as plans'
+ * `rendered-oversize` check uses it too), or its initial reads cover more than one path or
+ * query string (DOC-5). Its reasons join the plans step's, reported by precedence (DOC-6).
  */
 import { jsonEqual } from '../../model/plan/json.js';
 import type { StateDocument } from '../../model/plan/types.js';
 import type { ReadLine } from '../facts.js';
-import { MAX_RENDERED_BYTES, noInitialDetail, renderedBytes, unusableLines, type Ctx, type Outcome } from '../plan-context.js';
+import {
+  MAX_RENDERED_BYTES,
+  lineName,
+  noInitialDetail,
+  ok,
+  renderedBytes,
+  unusableLines,
+  type Ctx,
+  type Outcome,
+} from '../plan-context.js';
 import { writeBetween } from './change-bounds.js';
 
 /** DOC-2..DOC-5: the document of a GET list tool without an entity plan, or the reasons it has none. */
@@ -28,6 +38,16 @@ export function documentOf(ctx: Ctx, reads: ReadLine[], reasons: Outcome['reason
         ? { reason: 'path-varies', detail: `its initial reads have ${paths.size} paths (DOC-5)` }
         : { reason: 'query-varies', detail: `its initial reads have ${ctx.lines.length} query strings on one path (DOC-5)` },
     );
+  }
+  // Issue 46: only a successful answer is the path's value. A 4xx (json-server's `{}` for an
+  // unknown path) is the API's not-found evidence, which serving reads from the records
+  // (model/served notFound); as a document it would answer the path as if it held `{}`.
+  const failed = ctx.lines.find((l) => !ok(l.status));
+  if (failed) {
+    reasons.push({
+      reason: 'fields-differ',
+      detail: `record #${failed.ordinal} (${lineName(failed)}) answered ${failed.status}, which is no document (DOC-2)`,
+    });
   }
   unusableLines(ctx, reasons, () => true);
   // DOC-3: a value that changed across any recorded write keeps the tool recorded.

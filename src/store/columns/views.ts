@@ -121,6 +121,14 @@ const file_documents = {
 };
 export type FileDocumentsView = typeof file_documents;
 
+/** queries/database_documents.sql */
+const database_documents = {
+  capture_id: col<number>(),
+  tool_id: col<number>(),
+  root_path: col<string>(),
+};
+export type DatabaseDocumentsView = typeof database_documents;
+
 /** queries/read_records.sql */
 const read_records = {
   capture_id: col<number>(),
@@ -350,6 +358,7 @@ export const RULE_VIEWS = {
   first_write_per_root,
   tool_statuses,
   file_documents,
+  database_documents,
   read_records,
   list_locations,
   read_shown_ids,
