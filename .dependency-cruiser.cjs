@@ -16,7 +16,7 @@ const FLOORS = [
   ['state'], //          the state pass and its writer
   ['serve', 'ingest'], // the model's face to callers (catalog, descriptions, data plane); the load command's one transaction
   ['mcp', 'http', 'report', 'export'], // the MCP server over serve/; the HTTP server and the report beside it; the model in other tools' formats
-  ['cli', 'index'], //   one file per command; src/index.ts, the library's entry point
+  ['cli', 'index', 'playwright'], //   one file per command; src/index.ts, the library's entry point; capstate/playwright
 ];
 
 const folder = (name) => `^src/${name}(/|\\.ts$)`;

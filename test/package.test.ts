@@ -129,6 +129,25 @@ describe('the packed package installed into an empty folder', () => {
     expect(r.stdout).toMatch(new RegExp(`served at http://127\\.0\\.0\\.1:\\d+: ${state.entities.length} entities`));
   });
 
+  it('issue 47: capstate/playwright is an export of the package: it imports and routes a page-like object', () => {
+    const app = install();
+    writeFileSync(
+      join(app, 'route.mjs'),
+      [
+        "import { routeFromCapture } from 'capstate/playwright';",
+        'const routes = [];',
+        'const page = { route: async (url, h) => routes.push([url, h]), unroute: async () => {} };',
+        "const r = await routeFromCapture(page, 'capture.har', { url: '**/api/**' });",
+        'console.log(typeof routeFromCapture, routes.length, routes[0][0], Array.isArray(r.answers));',
+        'await r.close();',
+      ].join('\n'),
+    );
+    copyFileSync(fixture('grafana', 'capture.har'), join(app, 'capture.har'));
+    const r = run(process.execPath, ['route.mjs'], app);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('function 1 **/api/** true\n');
+  });
+
   it('type-checks a TypeScript caller against the shipped declarations', () => {
     const app = install();
     writeFileSync(
@@ -141,6 +160,14 @@ describe('the packed package installed into an empty folder', () => {
         'export const e = new CapstateError("c", "m"), count = n;',
         '// @ts-expect-error: the library API is typed, so a wrong option is caught',
         'await loadCaptures({ db: 1, files: [] });',
+        // Issue 47: capstate/playwright, typed against Playwright's own Page.
+        "import { routeFromCapture, type CaptureRoute } from 'capstate/playwright';",
+        "import type { Page } from 'playwright-core';",
+        'declare const page: Page;',
+        "const route: CaptureRoute = await routeFromCapture(page, 'app.har', { url: '**/api/**', unanswered: 'continue' });",
+        'export const answered: string[] = route.answers.map((a) => a.answer);',
+        '// @ts-expect-error: unanswered is decline or continue',
+        "await routeFromCapture(page, 'app.har', { unanswered: 'ignore' });",
       ].join('\n'),
     );
     writeFileSync(
