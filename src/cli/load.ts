@@ -12,7 +12,8 @@ export const args = {
   quiet: {
     type: 'boolean',
     alias: 'q',
-    description: 'No progress on stderr (on a terminal: one updating line; otherwise a line per tenth of each file over 4 MB)',
+    description:
+      'No progress on stderr (for files over 4 MB: on a terminal one updating line; otherwise a line per tenth read, then one per step of the manifest and state)',
     default: false,
   },
 } as const;
