@@ -6,6 +6,7 @@
  * 268 s after "100%"), and the percent and time left are the whole load's. Nothing with
  * `--quiet`, and nothing for small files, which load before a line would help.
  */
+import { isMainThread } from 'node:worker_threads';
 import type { LoadProgress } from '../ingest/load-captures.js';
 import { LoadEstimator, type Estimate } from './progress-estimate.js';
 import { startHeartbeat, type Heartbeat } from './progress-heartbeat.js';
@@ -98,7 +99,8 @@ export function progressReporter(
 ): ProgressReporter {
   const now = opts.now ?? Date.now;
   // Issue 46: stderr gets a heartbeat for steps that keep this thread busy (progress-heartbeat.ts).
-  const beatOpts = opts.heartbeat ?? (stream === process.stderr ? { fd: 2 } : undefined);
+  // Only on the main thread: a CLI run inside a worker (the tests') has a stderr that is not fd 2.
+  const beatOpts = opts.heartbeat ?? (stream === process.stderr && isMainThread ? { fd: 2 } : undefined);
   let beat: Heartbeat | null = null;
   const write = (chunk: string) => (beat ? beat.locked(() => stream.write(chunk)) : stream.write(chunk));
   const say = (message: string) => {
