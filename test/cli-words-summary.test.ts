@@ -29,7 +29,7 @@ describe('cli-words: the summary after load', () => {
 
   it('names the records it ignored by kind, and says plainly when no recorded write takes effect', () => {
     expect(load('news-site-playwright', join(dir, 'news.sqlite'))).toMatch(
-      /capture\.har: learned 1 collection; no recorded writes; ignored 17 records: 14 records from other sites, 1 image, 1 script, 1 stylesheet\n/,
+      /capture\.har: learned 1 collection; no recorded writes; ignored 17 records: 14 from other sites, 1 image, 1 script, 1 stylesheet\n/,
     );
     expect(load('grafana', join(dir, 'grafana.sqlite'))).toMatch(
       /capture\.har: learned 6 collections and 4 documents; none of its 2 recorded writes take effect \(they replay their recorded answers\)\n/,

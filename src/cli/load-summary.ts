@@ -12,16 +12,7 @@ import type { DB } from '../store/types.js';
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** What an ignored record is, for the summary: its asset kind, a failure, or another site. */
-type Ignored =
-  | 'font'
-  | 'image'
-  | 'script'
-  | 'stylesheet'
-  | 'source map'
-  | 'media file'
-  | 'failed request'
-  | 'record from another site'
-  | 'other';
+type Ignored = 'font' | 'image' | 'script' | 'stylesheet' | 'source map' | 'media file' | 'failed request' | 'from another site' | 'other';
 const IGNORED_PLURAL: Record<Ignored, string> = {
   font: 'fonts',
   image: 'images',
@@ -30,13 +21,13 @@ const IGNORED_PLURAL: Record<Ignored, string> = {
   'source map': 'source maps',
   'media file': 'media files',
   'failed request': 'failed requests',
-  'record from another site': 'records from other sites',
+  'from another site': 'from other sites',
   other: 'others',
 };
 
 /** A record no tool reads or writes, by what it is (the manifest's static-asset kinds, issue 17). */
 function ignoredKind(r: { path: string; resource_type: string | null; status: number | null }, onAppOrigin: boolean): Ignored {
-  if (!onAppOrigin) return 'record from another site';
+  if (!onAppOrigin) return 'from another site';
   if (r.status === null || r.status === 0) return 'failed request';
   const type = r.resource_type?.toLowerCase() ?? '';
   const path = r.path.toLowerCase();
