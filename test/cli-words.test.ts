@@ -12,7 +12,7 @@ import { cli, fixture, tempDir } from './helpers.js';
 const dir = tempDir();
 /** The terms users did not understand, as the default text printed them. */
 const TERMS =
-  /evidence: inferred|response-semantics|record view|membership (all|recorded)|type root|\(issue \d+\)|admitted: subject|\(from (document|page|start-url)\)|identity \w+ \((path|name|suffix|member)\)| root \/|\(api-write\)/;
+  /evidence: inferred|response-semantics|record view|type's bound|membership (all|recorded)|type root|\(issue \d+\)|admitted: subject|\(from (document|page|start-url)\)|identity \w+ \((path|name|suffix|member)\)| root \/|\(api-write\)/;
 
 /** Loads a fixture once into a store of its own. */
 function store(name: string, file = 'capture.har'): string {
@@ -33,6 +33,9 @@ describe('cli-words: state and manifest in plain words by default, the exact ter
     expect(text).toMatch(/^environment state of capture 1, inferred from the recorded traffic \(records in order of their start time\)$/m);
     expect(text).toContain('not known from the traffic: who may call what; what the app means by its answers beyond what they show');
     expect(text).toMatch(/get_d_by_id_service_overview +replays its recorded answers: record #1 .* has no usable JSON body/);
+    expect(text).toMatch(
+      /get_api_annotations +replays its recorded answers: none of its records comes before the first change to its type, so none shows the initial state\n/,
+    );
     expect(text).toMatch(
       /get_api_teams_search +a list of teams from the state \(at \/teams in the answer, every entity, counts in \/totalCount\)/,
     );

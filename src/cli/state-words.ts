@@ -67,9 +67,17 @@ export function planWords(p: Plan, explain: boolean, extra: (p: ItemPlan | ListP
     );
   }
   const at = (pointer: string) => (pointer ? `at ${pointer} in the answer` : 'the whole answer');
-  // body-unusable's detail says it all (`record #1 (/index.html) has no usable JSON body`); the others need the reason first.
-  if (p.kind === 'record')
-    return `replays its recorded answers: ${p.reason === 'body-unusable' ? plainText(p.detail) : `${REASON_WORDS[p.reason] ?? p.reason} (${plainText(p.detail)})`}`;
+  // body-unusable's detail says it all (`record #1 (/index.html) has no usable JSON body`); no-initial-record's
+  // reason does (its detail speaks of "the type's bound"); the others need the reason, then the detail.
+  if (p.kind === 'record') {
+    const why =
+      p.reason === 'body-unusable'
+        ? plainText(p.detail)
+        : p.reason === 'no-initial-record'
+          ? REASON_WORDS[p.reason]
+          : `${REASON_WORDS[p.reason] ?? p.reason} (${plainText(p.detail)})`;
+    return `replays its recorded answers: ${why}`;
+  }
   if (p.kind === 'document') return `the document ${p.path} from the state`;
   if (p.kind === 'item') return `one ${p.collection} entity from the state (${at(p.entity_pointer)}${extra(p)})`;
   return (
