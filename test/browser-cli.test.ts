@@ -76,7 +76,8 @@ describeBrowser('BS-1 / BS-59 capture, load, manifest', () => {
     expect(doc).toMatchObject({ format_version: 1, ok: true, schema_version: 1 });
     const file = join(dir, 'stdout-evidence.json');
     writeFileSync(file, r.stdout);
-    const load = await cliAsync(['load', file, '--db', join(dir, 'stdout.sqlite')]);
+    // --explain: the load's facts line (issue 46: the default is the plain summary).
+    const load = await cliAsync(['load', file, '--db', join(dir, 'stdout.sqlite'), '--explain']);
     expect(load.status, load.stderr).toBe(0);
     expect(load.stdout).toMatch(/3 records/);
   });

@@ -195,8 +195,8 @@ describe('capstate state says what each plan embeds (issue 16)', () => {
   it("the text output names the learned relation's field, or that an unlearned member is answered as recorded", () => {
     const r = cli(['state', CAPTURE]);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/get_posts_by_id +item plan \(posts at the root, _embed=comments by postId\)/);
-    expect(r.stdout).toMatch(/get_comments +list plan \(comments at the root, membership all, _expand=post by postId\)/);
+    expect(r.stdout).toMatch(/get_posts_by_id +one posts entity from the state \(the whole answer, _embed=comments by postId\)/);
+    expect(r.stdout).toMatch(/get_comments +a list of comments from the state \(the whole answer, every entity, _expand=post by postId\)/);
     const ghost = cli(['state', fixture('ghost-admin', 'capture.har')]);
     expect(ghost.status, ghost.stderr).toBe(0);
     expect(ghost.stdout).toMatch(/include=roles as recorded\)/);

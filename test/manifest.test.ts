@@ -498,7 +498,7 @@ describe('capstate manifest', () => {
     const r2 = cli(['manifest', fixture('grafana-mini', 'capture.har')], { cwd });
     expect(r1.status).toBe(0);
     expect(r1.stdout).toBe(r2.stdout);
-    expect(r1.stdout).toMatch(/get_api_folders_by_uid\s+GET\s+\/api\/folders\/\{uid\}\s+root \/api\/folders/);
+    expect(r1.stdout).toMatch(/get_api_folders_by_uid\s+GET\s+\/api\/folders\/\{uid\}\s+type \/api\/folders/);
     expect(readdirSync(cwd)).toEqual([]);
   });
 });

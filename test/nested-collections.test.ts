@@ -71,7 +71,9 @@ describe('nested collections in the state (issue 18): the json-server fixture', 
   it('the human output names the parent field of the nested list plan', () => {
     const r = cli(['state', CAPTURE]);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/get_posts_by_id_comments +list plan \(comments at the root, membership recorded, each \{id\}'s by postId\)/);
+    expect(r.stdout).toMatch(
+      /get_posts_by_id_comments +a list of comments from the state \(the whole answer, the entities its records listed, those whose postId is the \{id\} in the path\)/,
+    );
   });
 });
 

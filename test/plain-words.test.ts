@@ -98,7 +98,7 @@ describe('default text output carries no rule IDs; --explain and --json keep the
   it('state: plan reasons in plain words; --explain names the rules; --json keeps the stored detail', () => {
     expect(load.status, load.stderr).toBe(0);
     const text = cli(['state', '--db', db]).stdout;
-    expect(text).toContain('record view: body-unusable — record #1 (/d/abc123XYZ/service-overview?orgId=1) has no usable JSON body\n');
+    expect(text).toContain('replays its recorded answers: record #1 (/d/abc123XYZ/service-overview?orgId=1) has no usable JSON body\n');
     expect(text).not.toMatch(JARGON);
     expect(cli(['state', '--db', db, '--explain']).stdout).toContain('has no usable JSON body (ES-4)');
     const doc = JSON.parse(cli(['state', '--db', db, '--json']).stdout) as { plans: { kind: string; detail?: string }[] };

@@ -826,8 +826,8 @@ describe('byte-stable result (OQ-36)', () => {
     const file = writeHar(dir, 'human.har', [{ url: `${A}/api/v1/items`, body: [{ id: 'it-01' }] }]);
     const r = cli(['state', file]);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/items {2}\/api\/v1\/items {2}identity id \(name\) {2}1 entity: it-01/);
-    expect(r.stdout).toMatch(/get_api_v1_items +list plan/);
+    expect(r.stdout).toMatch(/items {2}\/api\/v1\/items {2}keyed by id \(its name says so\) {2}1 entity: it-01/);
+    expect(r.stdout).toMatch(/get_api_v1_items +a list of items from the state/);
     expect(r.stdout).toMatch(/sha256 [0-9a-f]{64}/);
   });
 

@@ -1,18 +1,23 @@
 import { defineCommand } from 'citty';
 import { loadCaptures, type LoadedCapture } from '../ingest/load-captures.js';
 import { displayUrl } from '../store/postgres-store.js';
-import { dbArg, jsonArg, out, printJson } from './common.js';
+import { dbArg, explainArg, jsonArg, out, printJson, storeFromEnvironment } from './common.js';
+import { isPostgresUrl } from '../store/postgres-store.js';
+import { kyselyFor, openStore } from '../store/open.js';
+import { loadSummary } from './load-summary.js';
 import { loadInputArgs, loadInputs } from './load-inputs.js';
 import { progressReporter } from './progress.js';
 
 export const args = {
   ...dbArg,
   ...jsonArg,
+  ...explainArg,
   ...loadInputArgs,
   quiet: {
     type: 'boolean',
     alias: 'q',
-    description: 'No progress on stderr (on a terminal: one updating line; otherwise a line per tenth of each file over 4 MB)',
+    description:
+      'No progress on stderr (for files over 4 MB: on a terminal one updating line; otherwise a line per tenth read, then one per step of the manifest and state)',
     default: false,
   },
 } as const;
@@ -41,8 +46,21 @@ export default defineCommand({
       printJson({ ok: true, db: displayUrl(a.db), captures: results });
       return;
     }
-    for (const r of results) out(describe(r));
-    out(`store: ${displayUrl(a.db)}`);
+    if (isPostgresUrl(a.db)) {
+      // The summary reads the stored rows; a PostgreSQL store keeps the load's facts line.
+      for (const r of results) out(describe(r));
+      out(`store: ${displayUrl(a.db)}`);
+      return;
+    }
+    // Issue 46: one plain summary per capture and the next step; --explain the exact terms.
+    // The next step names --db unless the commands would find the store without it.
+    const isDefaultDb = a.db === (storeFromEnvironment() ?? 'capstate.sqlite');
+    const k = kyselyFor(openStore(a.db));
+    try {
+      out((await loadSummary(k, results, { db: a.db, shownDb: displayUrl(a.db), isDefaultDb, explain: a.explain })).join('\n'));
+    } finally {
+      await k.destroy();
+    }
   },
 });
 

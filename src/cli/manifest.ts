@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { readManifest, type Manifest } from '../manifest/read.js';
-import { jsonArg, out, printJson } from './common.js';
+import { explainArg, jsonArg, out, printJson } from './common.js';
+import { admissionWords, noteWords } from './state-words.js';
 import { sourceArgs, withCaptures } from './source.js';
 
 export default defineCommand({
@@ -9,7 +10,7 @@ export default defineCommand({
     description:
       'Print the environment manifest: admission, template rules, and per tool its template, type root, query-POST flag, records and statuses',
   },
-  args: { ...sourceArgs, ...jsonArg },
+  args: { ...sourceArgs, ...jsonArg, ...explainArg },
   async run({ args: a, rawArgs }) {
     const manifests = await withCaptures(a, rawArgs, async (k, ids) => {
       const list: Manifest[] = [];
@@ -18,16 +19,17 @@ export default defineCommand({
     });
     if (a.json) return printJson({ ok: true, manifests });
     if (manifests.length === 0) return out('no captures yet: capstate load CAPTURE');
-    out(manifests.map(describe).join('\n\n'));
+    out(manifests.map((m) => describe(m, a.explain)).join('\n\n'));
   },
 });
 
-function describe(m: Manifest): string {
+/** Issue 46: plain words by default (state-words.ts); the exact terms with `--explain`. */
+function describe(m: Manifest, explain = false): string {
   const a = m.admission;
   const lines = [
     `capture ${m.capture_id}: ${m.capture_path}`,
-    `admitted: subject ${a.subject_origin} (from ${a.subject_source}), ${a.admitted_records} of ${a.records} records`,
-    ...a.notes.map((n) => `  note: ${n}`),
+    admissionWords(a, explain),
+    ...a.notes.map((n) => `  note: ${noteWords(n, explain)}`),
     `api base: ${m.api_base} (${m.api_base_source})`,
     `${m.tools.length} tool${m.tools.length === 1 ? '' : 's'}:`,
   ];
@@ -40,7 +42,7 @@ function describe(m: Manifest): string {
     const ords =
       t.record_ordinals.length > 8 ? [...t.record_ordinals.slice(0, 8).map((o) => `#${o}`), '…'] : t.record_ordinals.map((o) => `#${o}`);
     lines.push(
-      `  ${t.name.padEnd(wn)}  ${t.method.padEnd(wm)}  ${t.template.padEnd(wt)}  root ${t.root_path.padEnd(wr)}  ` +
+      `  ${t.name.padEnd(wn)}  ${t.method.padEnd(wm)}  ${t.template.padEnd(wt)}  ${explain ? 'root' : 'type'} ${t.root_path.padEnd(wr)}  ` +
         `${t.is_query_post ? 'query POST  ' : ''}records ${ords.join(', ')}  statuses ${t.statuses.join(', ') || 'none'}` +
         `${t.template_source === 'override' ? '  (override)' : ''}`,
     );

@@ -14,6 +14,7 @@ import { readVocabulary } from '../store/vocabulary.js';
 import { learnReadConventions, type ReadConventions } from '../model/plan/conventions.js';
 import { learnEmbedConventions, type EmbedConventions } from '../model/plan/embed-conventions.js';
 import { relationWords } from '../model/plan/relations.js';
+import { identityWords, planWords, stateHeader } from './state-words.js';
 
 export const stateArgs = {
   ...sourceArgs,
@@ -72,7 +73,7 @@ export default defineCommand({
 });
 
 /** Issue 16 (ES-41 extended), in plain words: which write tools take effect when served, and which replay. */
-function writesLine(evidence: EnvironmentState['evidence']): string {
+function writesLine(evidence: EnvironmentState['evidence'], explain: boolean): string {
   const marked = evidence.write_effects;
   if (!marked) return 'writes: not checked when this state was stored; serving checks them at the first write call';
   const n = marked.verified.length + marked.replayed.length;
@@ -87,7 +88,8 @@ function writesLine(evidence: EnvironmentState['evidence']): string {
       `${marked.replayed.length === 1 ? 'one replays its' : `${marked.replayed.length} replay their`} recorded answers (${listed(marked.replayed.map((r) => r.tool))})`,
     );
   // Issue 45 (write-route.ts): over HTTP, what they prove of their method writes other collections too.
-  if (marked.verified.length) parts.push('over HTTP a collection no tool writes is written as these are, by the same method (api-write)');
+  if (marked.verified.length)
+    parts.push(`over HTTP a collection no tool writes is written as these are, by the same method${explain ? ' (api-write)' : ''}`);
   return `writes: ${parts.join('; ')}`;
 }
 
@@ -144,18 +146,17 @@ export function describeState(
   opts: { explain?: boolean; conventions?: ReadConventions } = {},
 ): string {
   const words = (text: string) => (opts.explain ? text : plainText(text));
-  const lines = [
-    `environment state of capture ${s.capture_id} (timeline: ${s.timeline_order}; evidence: ${s.evidence.status}, ` +
-      `${s.evidence.unknown.join(', ')} unknown)`,
-  ];
-  lines.push(writesLine(s.evidence));
+  const explain = opts.explain === true;
+  // Issue 46: plain words by default (state-words.ts); the exact terms with --explain.
+  const lines = stateHeader(s, explain);
+  lines.push(writesLine(s.evidence, explain));
   for (const l of s.limitations) lines.push(`limitation: ${words(l)}`);
   lines.push('', `${s.types.length} type${s.types.length === 1 ? '' : 's'}:`);
   for (const t of s.types) {
     const n = s.entities.filter((e) => e.collection === t.collection).length;
     const ids = t.initial_order.length > 6 ? [...t.initial_order.slice(0, 6), '…'] : t.initial_order;
     lines.push(
-      `  ${t.collection}  ${t.root_path}  identity ${t.identity} (${t.identity_source})  ${n} entit${n === 1 ? 'y' : 'ies'}` +
+      `  ${t.collection}  ${t.root_path}  ${identityWords(t, explain)}  ${n} entit${n === 1 ? 'y' : 'ies'}` +
         (ids.length ? `: ${ids.join(', ')}` : ''),
     );
   }
@@ -167,15 +168,7 @@ export function describeState(
   lines.push('', `${s.plans.length} read tool${s.plans.length === 1 ? '' : 's'}:`);
   const w = Math.max(0, ...s.plans.map((p) => p.tool.length));
   for (const p of s.plans) {
-    const what =
-      p.kind === 'record'
-        ? `record view: ${p.reason} — ${words(p.detail)}`
-        : p.kind === 'document'
-          ? `document ${p.path}`
-          : p.kind === 'item'
-            ? `item plan (${p.collection} at ${p.entity_pointer || 'the root'}${embeddedWords(p)})`
-            : `list plan (${p.collection} at ${p.list_pointer || 'the root'}, membership ${p.membership}` +
-              `${p.counters.length ? `, counters ${p.counters.join(', ')}` : ''}${p.parent ? `, each {${p.parent.param}}'s by ${p.parent.field}` : ''}${embeddedWords(p)})`;
+    const what = planWords(p, explain, embeddedWords);
     lines.push(`  ${p.tool.padEnd(w)}  ${what}`);
   }
   const conventions = opts.conventions ? conventionLines(opts.conventions, opts.explain === true) : [];

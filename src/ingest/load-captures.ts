@@ -22,6 +22,7 @@ import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
 import { collectBetweenPhases } from './collect.js';
 import { storeCaptureState } from './store-state.js';
+import type { StateProgress } from '../state/index.js';
 import { Redactor, SensitiveLiterals } from '../load/secrets.js';
 import { QuirkTally } from '../load/quirks.js';
 import { openInput } from '../load/inputs.js';
@@ -34,7 +35,16 @@ export interface LoadProgress {
   bytesRead: number;
   bytesTotal: number;
   records: number;
+  /**
+   * Issue 46: the load's phase — reading the facts (the bytes above), inferring the manifest,
+   * the state pass (`step` says which of its steps and how many of its units are done), then
+   * done. Absent means facts (callers from before the phases).
+   */
+  phase?: LoadPhase;
+  step?: StateProgress;
 }
+
+export type LoadPhase = 'facts' | 'manifest' | 'state' | 'done';
 
 export interface LoadOptions {
   db: string;
@@ -240,7 +250,7 @@ async function loadInput(
         if (m.path[0] === 'log' && m.path[1] === 'entries') startCapture('har');
         else if (m.path[0] === 'events') startCapture('scenario-evidence');
       } else if (m.t === 'bytes') {
-        opts.onProgress?.({ file, bytesRead: m.bytesRead, bytesTotal: st.size, records });
+        opts.onProgress?.({ file, bytesRead: m.bytesRead, bytesTotal: st.size, records, phase: 'facts' });
       } else if (m.t === 'entry') {
         if (format === null) startCapture('har');
         const { index, record } = m;
@@ -305,6 +315,10 @@ async function loadInput(
       if (s.skippedWithoutRequest) opts.log?.(`${file}: ${s.skippedWithoutRequest} response event(s) without a request event were skipped`);
     }
     const tFacts = performance.now();
+    // Issue 46: the phases after the reading say where they are, so a long load is not silent.
+    const tell = (phase: LoadPhase, step?: StateProgress) =>
+      opts.onProgress?.({ file, bytesRead: st.size, bytesTotal: st.size, records, phase, ...(step ? { step } : {}) });
+    tell('manifest');
     // In a function of its own, so the manifest (a record list per tool, tens of MB at 1 GB)
     // is garbage before the state pass: a local of this frame would stay reachable until it ends.
     const storeManifest = async () => {
@@ -325,8 +339,9 @@ async function loadInput(
     // DESIGN (must): the load stores the capture's environment state in the load's transaction,
     // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.
     // Issue 16 (ES-41 extended): with the capture's write tools checked against its later reads.
-    const state = await storeCaptureState(db, opts.db, captureId);
+    const state = await storeCaptureState(db, opts.db, captureId, (step) => tell('state', step));
     const tState = performance.now();
+    tell('done');
     if (state.status === 'failed')
       opts.log?.(`${file}: capture loaded, but its environment state could not be computed (${state.code}); capstate state reports why`);
     const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {

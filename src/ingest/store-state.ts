@@ -10,6 +10,7 @@ import { checkWrites } from '../model/served/effects.js';
 import { learnRelations } from '../model/served/relations.js';
 import { viewsHash } from '../model/plan/stored.js';
 import { storeState, type CheckWrites } from '../state/writer.js';
+import type { StateProgress } from '../state/index.js';
 import { kyselyFor, type Sqlite } from '../store/open.js';
 
 /** The write check over connection `db` of store `file` (the file only names the store in messages). */
@@ -23,9 +24,14 @@ export function checkWritesOn(db: Sqlite, file: string): CheckWrites {
   };
 }
 
-/** Computes and stores capture `captureId`'s state and its write marking, on the caller's transaction. */
-export function storeCaptureState(db: Sqlite, file: string, captureId: number): ReturnType<typeof storeState> {
-  return storeState(kyselyFor(db), captureId, checkWritesOn(db, file));
+/** Computes and stores capture `captureId`'s state and its write marking, on the caller's transaction; `progress` hears each step (issue 46). */
+export function storeCaptureState(
+  db: Sqlite,
+  file: string,
+  captureId: number,
+  progress?: (p: StateProgress) => void,
+): ReturnType<typeof storeState> {
+  return storeState(kyselyFor(db), captureId, checkWritesOn(db, file), progress);
 }
 
 /**

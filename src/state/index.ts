@@ -52,6 +52,20 @@ export interface StateSink {
   /** Per record: initial read and bound (`initial_reads`), list pointer (`list_locations`), as the final views say. */
   records(rows: RecordDecision[]): Promise<void>;
   unit(result: UnitResult): Promise<void>;
+  /** Issue 46: told as each step starts and as each of its units of work ends, so a long pass is not silent. */
+  progress?(p: StateProgress): void;
+}
+
+/**
+ * The pass's steps in order: evaluating the rule views, the change bounds (a unit per type
+ * with an identity), the record decisions, then a unit per type root; the store adds the
+ * write check and the digest (writer.ts). `done` of `total` units of the step are finished.
+ */
+export type StateStep = 'views' | 'bounds' | 'records' | 'types' | 'write-check' | 'digest';
+export interface StateProgress {
+  step: StateStep;
+  done: number;
+  total: number;
 }
 
 /** The view in memory (tests, and callers that need the whole value); the store computes it with `storeState`. */
@@ -77,6 +91,7 @@ export async function environmentState(k: Kysely<DB>, captureId: number): Promis
 
 /** Runs the pass for capture `captureId`, handing each decided type to `sink`; returns the head. */
 export function computeState(k: Kysely<DB>, captureId: number, sink: StateSink): Promise<StateHead> {
+  sink.progress?.({ step: 'views', done: 0, total: 1 });
   // The pass's own change bounds shadow any the file stores: it starts from ES-8/ES-9 alone.
   return withSnapshot(
     k,
@@ -89,11 +104,13 @@ export function computeState(k: Kysely<DB>, captureId: number, sink: StateSink):
 
 async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, sink: StateSink): Promise<StateHead> {
   const budget = new Budget();
+  const tell = sink.progress?.bind(sink) ?? (() => {});
+  tell({ step: 'views', done: 1, total: 1 });
   const capture = await readCaptureFacts(k, captureId, budget);
   let shaping = await classifyRows(k, captureId);
   // ES-27 / ES-28, before anything is decided: a type's initial read ends at a change across a
   // write under another root. The bounds are facts the views then read (`initial_reads`).
-  const bounds = await changeBounds(k, capture, shaping, budget);
+  const bounds = await changeBounds(k, capture, shaping, budget, tell);
   await sink.changeBounds([...bounds.values()]);
   if (bounds.size > 0) {
     snapshot.replace(
@@ -108,14 +125,18 @@ async function statePass(k: Kysely<DB>, captureId: number, snapshot: Snapshot, s
     // The views under `initial_reads` are final now; the shaping views read them (the capture's shared facts do not).
     shaping = await classifyRows(k, captureId);
   }
+  tell({ step: 'records', done: 0, total: 1 });
   await sink.records(await recordDecisions(k, captureId));
   // Each read tool's place in the view's plan list (tool order), fixed before the types are taken.
   const readTools = await k.selectFrom('read_records').select('tool').distinct().where('capture_id', '=', captureId).execute();
   const hasReads = new Set(readTools.map((r) => r.tool));
   const position = new Map(capture.allTools.filter((t) => hasReads.has(t.name)).map((t, i) => [t.name, i]));
-  for (const root of unitRoots(capture)) {
+  const roots = unitRoots(capture);
+  for (const [i, root] of roots.entries()) {
+    tell({ step: 'types', done: i, total: roots.length });
     await sink.unit(await budget.unit(root, () => typePass(k, capture, root, shaping, bounds.get(root), position, budget)));
   }
+  tell({ step: 'types', done: roots.length, total: roots.length });
   const redacted = capture.writes.filter((w) => w.is_url_redacted === 1).length;
   const limitations: string[] = [];
   // ES-8: a write whose URL is redacted bounds every type; the view counts such writes.
@@ -161,9 +182,17 @@ async function recordDecisions(k: Kysely<DB>, captureId: number): Promise<Record
 }
 
 /** ES-27: each type's change bound (or absence bound, steps/change-bounds.ts), a type at a time (its bodies released before the next). */
-async function changeBounds(k: Kysely<DB>, capture: CaptureFacts, shaping: Shaping, budget: Budget): Promise<Map<string, ChangeBound>> {
+async function changeBounds(
+  k: Kysely<DB>,
+  capture: CaptureFacts,
+  shaping: Shaping,
+  budget: Budget,
+  tell: (p: StateProgress) => void,
+): Promise<Map<string, ChangeBound>> {
   const bounds = new Map<string, ChangeBound>();
-  for (const t of capture.allIdentities) {
+  const total = capture.allIdentities.length;
+  for (const [i, t] of capture.allIdentities.entries()) {
+    tell({ step: 'bounds', done: i, total });
     const bound = await budget.unit(t.root_path, async () => {
       const facts = await readUnitFacts(k, capture, t.root_path, budget);
       // Issue 18: an entity proven absent by a 404 and shown later bounds the type too; the earlier bound wins.

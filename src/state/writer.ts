@@ -11,7 +11,7 @@ import type { DB } from '../store/types.js';
 import { markWriteEffects } from '../model/plan/evidence.js';
 import { planRow, renderStoredState, text, viewsHash } from '../model/plan/stored.js';
 import type { WriteEffectsMark } from '../model/plan/types.js';
-import { computeState, type StateHead } from './index.js';
+import { computeState, type StateHead, type StateProgress } from './index.js';
 
 type Insert<T extends keyof DB> = DB[T];
 
@@ -46,21 +46,23 @@ const INSERT_BATCH = 500;
  * later reads over the rows just written (serving's check-effects, which sits above the state
  * pass and is handed in by the load); its marking is stored in state_write_effects and in the
  * view's evidence before the SHA-256 is taken. It runs on the same connection and
- * transaction, so a load that fails there stores nothing.
+ * transaction, so a load that fails there stores nothing. `progress` hears each step (issue 46).
  */
 export function storeState(
   k: Kysely<DB>,
   captureId: number,
   checkWrites: CheckWrites,
+  progress?: (p: StateProgress) => void,
 ): Promise<{ status: 'computed' } | { status: 'failed'; code: string }> {
   // The pass and the write check read with small page caches: flat memory (issue 14, store/page-cache.ts).
-  return withPageCache(k, STATE_PASS_CACHE_KIB, () => computeAndStore(k, captureId, checkWrites));
+  return withPageCache(k, STATE_PASS_CACHE_KIB, () => computeAndStore(k, captureId, checkWrites, progress));
 }
 
 async function computeAndStore(
   k: Kysely<DB>,
   captureId: number,
   checkWrites: CheckWrites,
+  progress?: (p: StateProgress) => void,
 ): Promise<{ status: 'computed' } | { status: 'failed'; code: string }> {
   await deleteStoredState(k, captureId);
   const queries_sha256 = viewsHash();
@@ -87,6 +89,7 @@ async function computeAndStore(
   let head: StateHead;
   try {
     head = await computeState(k, captureId, {
+      progress,
       // The pass shadows this table with its own (store/snapshot.ts): the stored rows go to the file's.
       changeBounds: (bounds) =>
         insertAll(
@@ -203,6 +206,7 @@ async function computeAndStore(
     .where('capture_id', '=', c)
     .execute();
   // The state's rows are complete: its write tools are checked against them.
+  progress?.({ step: 'write-check', done: 0, total: 1 });
   const mark = await checkWrites(c);
   await insertAll(
     k,
@@ -218,6 +222,7 @@ async function computeAndStore(
     .set({ evidence: text(head.evidence) })
     .where('capture_id', '=', c)
     .execute();
+  progress?.({ step: 'digest', done: 0, total: 1 });
   const sha256 = await renderStoredState(k, c, head, null);
   await k.updateTable('state_capture').set({ sha256 }).where('capture_id', '=', c).execute();
   return { status: 'computed' };
