@@ -3,15 +3,13 @@
  * 1 KiB or more were kept deflated (`body.coding = 'deflate'`) and `body_content` inflated them
  * with `sqlar_uncompress`, which only the sqlite3 shell and capstate's own connections have:
  * Python's sqlite3, sqlite-utils and Datasette failed on the view and on the search index that
- * reads it. Readable by every SQLite client wins over the store's size (about 1.25× larger;
+ * reads it. Readable by every SQLite client wins over the store's size (h50: 1.24× larger;
  * bench/README.md), so loads keep every body as it is and 0016 inflates the deflated ones.
- * `body.coding` stays (SQLite cannot drop a column a CHECK names without rebuilding the table)
- * and is NULL on every row from 0016 on.
+ * `body.coding` stays, NULL on every row from 0016 on: dropping it would mean dropping every view
+ * first (DROP COLUMN compiles them all again) and changing each reader that selects it.
  */
 import { inflateSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
-
-export type BodyCoding = 'deflate' | null;
 
 /** What a body row's content holds: TEXT for UTF-8 bodies, BLOB for binary (a row deflated before 0016 inflated). */
 export function storedContent(content: string | Buffer | null, coding: string | null): string | Buffer | null {
