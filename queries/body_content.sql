@@ -1,7 +1,7 @@
 -- @rule   none
--- @says   Each body's content as it was recorded: TEXT for UTF-8 bodies, BLOB for binary ones, inflated where the store keeps it deflated (body.coding = 'deflate'; issue 14), for `capstate sql`, exploring and tests. sqlar_uncompress is the sqlite3 shell's own function; capstate gives it to its connections too.
+-- @says   Each body's content as it was recorded: TEXT for UTF-8 bodies, BLOB for binary ones, for `capstate sql`, exploring, tests and the search index (`search_body`). Plain SQL, read the same by every SQLite client (issue 46: no body is kept deflated since migration 0016).
 -- @grain  one row per body (id = body.id)
 -- @reads  body
 create view body_content as
-select id, case when coding = 'deflate' then cast(sqlar_uncompress(content, bytes) as text) else content end as content
+select id, content
 from body;

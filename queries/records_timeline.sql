@@ -1,6 +1,6 @@
 -- @rule   ES-6
--- @says   The primary-source records (admitted by the manifest, OQ-3) in timeline order: by start time with ties in record order, or by record order for the whole capture when any of them lacks a start time.
--- @grain  one row per admitted record
+-- @says   Admitted records only: the primary-source records (the manifest gave them a tool, OQ-3), in timeline order: by start time with ties in record order, or by record order for the whole capture when any of them lacks a start time. Records the manifest did not admit (other origins, static files) are in `record` alone (`tool_id` NULL).
+-- @grain  one row per admitted record (record.tool_id not null), not one per record
 -- @reads  record
 create view records_timeline as
 with records as (

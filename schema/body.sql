@@ -1,9 +1,9 @@
 -- One row per distinct retained body and its classification (ES-4, DESC-6, OQ-33).
--- `content` holds exactly the bytes `sha256` was computed over: TEXT for UTF-8 kinds,
--- BLOB for binary; or, where `coding` is 'deflate' (a text body of 1 KiB or more that
--- deflating makes an eighth smaller, issue 14), those bytes as a zlib stream (RFC 1950,
--- what SQLite's sqlar_compress writes). The `body_content` view gives every body's bytes as
--- they were. `none` is the empty body; every record points at a body row.
+-- `content` holds exactly the bytes `sha256` was computed over, as recorded: TEXT for UTF-8
+-- kinds, BLOB for binary. `coding` is NULL on every row: from issue 14 until migration 0016
+-- (issue 46) it said 'deflate' for text bodies kept as a zlib stream, which only the sqlite3
+-- shell could read; 0016 inflated them. `none` is the empty body; every record points at a
+-- body row.
 CREATE TABLE body (
   id INTEGER PRIMARY KEY,
   sha256 TEXT NOT NULL,

@@ -9,8 +9,10 @@ cd "$(dirname "$0")/.."
 # The tests open stores with the sqlite3 command (views must work without capstate), drive
 # Debian's Chromium (playwright-core downloads no browser), headless and, for BS-4, headed on
 # an Xvfb display, and start throwaway PostgreSQL servers (issue 20) from Debian's binaries.
+# sqlite-utils (with Debian's python3) reads every fixture's store as another client would (issue 46).
 need=()
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+command -v sqlite-utils >/dev/null 2>&1 || need+=(sqlite-utils)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)

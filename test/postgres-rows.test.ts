@@ -10,7 +10,6 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCaptures } from '../src/ingest/load-captures.js';
 import { kyselyFor, openStore, rawConnection } from '../src/store/open.js';
@@ -167,11 +166,11 @@ describe("issue 20: a store's rows copied to PostgreSQL keep their bytes (postgr
         Buffer.from([0, 9, 255]),
       );
       db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (2, 'j', 2, 'json', 1, '[1.5]')").run();
-      // A body SQLite keeps deflated (issue 14) arrives as its text: PostgreSQL keeps no coding.
+      // A large text body (issue 14 kept such deflated until 0016) arrives as its text.
       const long = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: i, note: 'tab\there' })));
-      db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content, coding) values (3, 'd', ?, 'json', 1, ?, 'deflate')").run(
+      db.prepare("insert into body (id, sha256, bytes, kind, is_usable, content) values (3, 'd', ?, 'json', 1, ?)").run(
         Buffer.byteLength(long),
-        deflateSync(long),
+        long,
       );
       db.prepare(
         "insert into member_node (body_id, parent, key, node, depth, shape, value, pointer) values (2, -1, 0, 0, 0, 1, null, ''), (2, 0, 0, 1, null, null, 1.5, null)",

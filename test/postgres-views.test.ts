@@ -62,14 +62,6 @@ describe('issue 20: the view rewrite rules, each on its examples', () => {
     expect(r('f.key = t.identity_field')).toBe('f.key = t.identity_field');
   });
 
-  it('body-coding reads content as it is, PostgreSQL keeping no deflated bodies', () => {
-    expect(
-      rule('body-coding')(
-        "select id, case when coding = 'deflate' then cast(sqlar_uncompress(content, bytes) as text) else content end as content\nfrom body",
-      ),
-    ).toBe('select id, content as content\nfrom body');
-  });
-
   it("group_concat is string_agg; over an ordered subquery it orders by the subquery's sort_key", () => {
     expect(rule('group-concat')("group_concat(x, ',') over w")).toBe("string_agg(x, ',') over w");
     expect(postgresView("(select group_concat(k.name, ',') from (select n as name, n as sort_key from t order by sort_key) k)")).toBe(

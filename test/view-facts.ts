@@ -4,7 +4,6 @@
  * inference — and the view under test read back.
  */
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { flattenMembers, memberNodeParams } from '../src/load/bodies.js';
 import { MEMBER_NODE_INSERT } from '../src/load/member-tree.js';
 import { type JsonValue } from '../src/json/exact.js';
@@ -37,12 +36,6 @@ export interface RecordFacts {
   redacted?: boolean;
 }
 
-/** How a body row holds its content. */
-export interface BodyFacts {
-  /** Kept deflated (`body.coding = 'deflate'`), as the loader keeps text bodies of 1 KiB or more (issue 14). */
-  deflate?: boolean;
-}
-
 export interface FactStore {
   db: Sqlite;
   tool(t: ToolFacts): number;
@@ -52,7 +45,7 @@ export interface FactStore {
    * Inserts a body row and returns its id: a JSON value (its members flattened, as the loader
    * does), or bytes as a binary body (kind `base64`, BLOB content, unusable).
    */
-  body(value: JsonValue | Buffer, opts?: BodyFacts): number;
+  body(value: JsonValue | Buffer): number;
   rows(sql: string, ...params: unknown[]): unknown[][];
 }
 
@@ -72,15 +65,13 @@ export function factStore(dir: string): FactStore {
   const insertMember = db.prepare(MEMBER_NODE_INSERT);
   const none = Number(insertBody.run('none', 0, 'none', 0, 'no-body', null, null).lastInsertRowid);
   let bodies = 0;
-  const body = (value: JsonValue | Buffer | undefined, opts: BodyFacts = {}): number => {
+  const body = (value: JsonValue | Buffer | undefined): number => {
     if (value === undefined) return none;
     if (Buffer.isBuffer(value)) {
       return Number(insertBody.run(`binary-${bodies++}`, value.length, 'base64', 0, 'binary', value, null).lastInsertRowid);
     }
     const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
-    const content = opts.deflate ? deflateSync(text) : text;
-    const coding = opts.deflate ? 'deflate' : null;
-    const id = Number(insertBody.run(`json-${bodies++}`, Buffer.byteLength(text), 'json', 1, null, content, coding).lastInsertRowid);
+    const id = Number(insertBody.run(`json-${bodies++}`, Buffer.byteLength(text), 'json', 1, null, text, null).lastInsertRowid);
     flattenMembers(value, (m) => insertMember.run(memberNodeParams(id, m)));
     return id;
   };

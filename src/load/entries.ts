@@ -14,7 +14,6 @@ import { Redactor, SensitiveLiterals } from './secrets.js';
 import { CleanBodies, SecretCollector } from './secret-collect.js';
 import { formatPath, splitJson, type JsonPath, type Piece } from './split.js';
 import type { LoadedRecord } from './writer.js';
-import { deflatedBody } from '../store/body-content.js';
 
 /** A classified body as the writer stores it. `content` is what `sha256` covers. */
 export interface BodyOut {
@@ -26,8 +25,6 @@ export interface BodyOut {
   reason: UnusableReason | null;
   /** The body owner accepted `content` for flattening by json_tree (ES-5, member-tree.ts). */
   isTreeText: boolean;
-  /** What the store keeps for a text body it keeps deflated (src/store/body-content.ts); `content` stays the text. */
-  deflated?: Buffer;
 }
 
 /** A HAR entry's record without its URL object (rebuilt from `rawUrl` by the writer's side). */
@@ -299,8 +296,6 @@ export function classifyForStore(
   const b = classifyRetainedBody(redactor.body(retained, namesClean));
   // A Buffer may view a larger pooled allocation, which a structured clone would copy whole.
   const content = typeof b.content === 'string' ? b.content : Buffer.from(new Uint8Array(b.content));
-  // Deflated here, on the parse worker where there is one (the writer's thread is the busier).
-  const deflated = typeof content === 'string' ? deflatedBody(content, b.bytes.length) : undefined;
   return {
     kind: b.kind,
     sha256: b.sha256,
@@ -309,7 +304,6 @@ export function classifyForStore(
     isUsable: b.isUsable,
     reason: b.reason,
     isTreeText: b.treeText !== undefined,
-    ...(deflated ? { deflated } : {}),
   };
 }
 

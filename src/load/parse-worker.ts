@@ -33,10 +33,7 @@ port.on('message', (m: ToWorker) => {
 });
 
 function weight(m: ParseOut): number {
-  if (m.t === 'entry')
-    return (
-      512 + m.request.content.length + m.response.content.length + (m.request.deflated?.length ?? 0) + (m.response.deflated?.length ?? 0)
-    );
+  if (m.t === 'entry') return 512 + m.request.content.length + m.response.content.length;
   if (m.t === 'piece') return 64 + m.piece.bytes.length;
   return 64;
 }

@@ -44,8 +44,6 @@ function fromClone(m: ParseOut): ParseOut {
   else if (m.t === 'entry') {
     if (typeof m.request.content !== 'string') m.request.content = asBuffer(m.request.content);
     if (typeof m.response.content !== 'string') m.response.content = asBuffer(m.response.content);
-    if (m.request.deflated) m.request.deflated = asBuffer(m.request.deflated);
-    if (m.response.deflated) m.response.deflated = asBuffer(m.response.deflated);
   }
   return m;
 }

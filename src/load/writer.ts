@@ -102,7 +102,7 @@ export class FactWriter {
         request_bodies_selected = ?, response_bodies_selected = ?, header_values_selected = ? where id = ?`),
       page: db.prepare('insert into page (capture_id, position, page_id, title, started_ms) values (?, ?, ?, ?, ?)'),
       findBody: db.prepare("select id from body where sha256 = ? and kind = ? and ifnull(unusable_reason, '') = ?").pluck(),
-      body: db.prepare('insert into body (sha256, bytes, kind, is_usable, unusable_reason, content, coding) values (?, ?, ?, ?, ?, ?, ?)'),
+      body: db.prepare('insert into body (sha256, bytes, kind, is_usable, unusable_reason, content) values (?, ?, ?, ?, ?, ?)'),
       record: db.prepare(`insert into record (capture_id, ordinal, method, url, origin, path, query, is_url_redacted,
         status, status_text, http_version, started_ms, duration_ms, page_id, step_id, transaction_id,
         redirected_from_transaction_id, redirect_state, resource_type, request_media_type, response_media_type,
@@ -190,10 +190,7 @@ export class FactWriter {
       this.bodyIds.set(identity, Number(found));
       return Number(found);
     }
-    const id = Number(
-      this.st.body.run(b.sha256, b.byteLength, b.kind, b.isUsable ? 1 : 0, b.reason, b.deflated ?? b.content, b.deflated ? 'deflate' : null)
-        .lastInsertRowid,
-    );
+    const id = Number(this.st.body.run(b.sha256, b.byteLength, b.kind, b.isUsable ? 1 : 0, b.reason, b.content).lastInsertRowid);
     this.bodyIds.set(identity, id);
     this.counts.newBodies++;
     // ES-5: the body owner accepted this text for json_tree; otherwise flatten its exact value.

@@ -1,31 +1,17 @@
 /**
- * Text bodies kept deflated (issue 14: the store ≤ 2× its HAR). `body.content` of a text body
- * of at least DEFLATE_MIN_BYTES is a zlib stream (RFC 1950, what SQLite's `sqlar_compress`
- * writes) when that saves at least an eighth, and `body.coding` says `deflate`; every other
- * body's content is its bytes as before. Readers go through `storedContent` or the
- * `body_content` view (queries/body_content.sql), which inflates with `sqlar_uncompress`: the
- * sqlite3 shell has that function built in, and `registerBodyFunctions` gives it to every
- * connection capstate opens, so the view reads the same in both.
+ * Bodies as they were recorded (issue 46). From issue 14 until migration 0016, text bodies of
+ * 1 KiB or more were kept deflated (`body.coding = 'deflate'`) and `body_content` inflated them
+ * with `sqlar_uncompress`, which only the sqlite3 shell and capstate's own connections have:
+ * Python's sqlite3, sqlite-utils and Datasette failed on the view and on the search index that
+ * reads it. Readable by every SQLite client wins over the store's size (h50: 1.24× larger;
+ * bench/README.md), so loads keep every body as it is and 0016 inflates the deflated ones.
+ * `body.coding` stays, NULL on every row from 0016 on: dropping it would mean dropping every view
+ * first (DROP COLUMN compiles them all again) and changing each reader that selects it.
  */
-import { deflateSync, inflateSync } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
 
-/** Smaller text bodies stay as they are: they save little and stay readable in `body.content`. */
-export const DEFLATE_MIN_BYTES = 1024;
-
-/** zlib's level 3: on the bench capture's JSON as small as level 6 within 7%, at twice its speed. */
-const LEVEL = 3;
-
-export type BodyCoding = 'deflate' | null;
-
-/** The deflated form of a text body of `bytes` UTF-8 bytes, or undefined when it is kept as it is. */
-export function deflatedBody(text: string, bytes: number): Buffer | undefined {
-  if (bytes < DEFLATE_MIN_BYTES) return undefined;
-  const out = deflateSync(text, { level: LEVEL });
-  return out.length <= bytes - (bytes >> 3) ? out : undefined;
-}
-
-/** What a body row's content holds once inflated: TEXT for UTF-8 bodies, BLOB for binary, as before deflating. */
+/** What a body row's content holds: TEXT for UTF-8 bodies, BLOB for binary (a row deflated before 0016 inflated). */
 export function storedContent(content: string | Buffer | null, coding: string | null): string | Buffer | null {
   if (coding !== 'deflate' || content === null) return content;
   return inflateSync(content).toString('utf8');
@@ -33,8 +19,9 @@ export function storedContent(content: string | Buffer | null, coding: string | 
 
 /**
  * SQLite shell's `sqlar_uncompress(DATA, SZ)`: DATA itself when it is SZ bytes long (stored as
- * it is), else DATA inflated. Registered on capstate's connections so `body_content` works in
- * them as it does in the sqlite3 shell.
+ * it is), else DATA inflated. No view or query of the store needs it, and capstate's own
+ * connections do not have it (so they read the store as every other client does); it is here
+ * for code that builds or reads a store as an earlier version wrote it.
  */
 export function sqlarUncompress(data: unknown, size: unknown): unknown {
   if (data === null || data === undefined) return null;
@@ -43,7 +30,20 @@ export function sqlarUncompress(data: unknown, size: unknown): unknown {
   return inflateSync(bytes);
 }
 
-/** Gives a connection what the `body_content` view needs. */
+/** Gives a connection the shell's `sqlar_uncompress`, for stores as versions 0014–0015 wrote them. */
 export function registerBodyFunctions(db: Database.Database): void {
   db.function('sqlar_uncompress', { deterministic: true }, sqlarUncompress);
+}
+
+/**
+ * Migration 0016's work: every body an earlier version kept deflated is written back as its
+ * text, one row at a time (a whole store's bodies never sit in memory at once), inside the
+ * migration's transaction.
+ */
+export function inflateKeptBodies(db: Database.Database): number {
+  const ids = db.prepare("select id from body where coding = 'deflate' order by id").pluck().all() as number[];
+  const read = db.prepare('select content from body where id = ?').pluck();
+  const write = db.prepare('update body set content = ?, coding = null where id = ?');
+  for (const id of ids) write.run(storedContent(read.get(id) as Buffer, 'deflate'), id);
+  return ids.length;
 }

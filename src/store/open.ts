@@ -12,7 +12,7 @@ import { CapstateError, shellWord } from '../errors.js';
 import { sha256Hex } from '../json/sha256.js';
 import type { DB } from './types.js';
 import { capstateTables, checkStorePath, checkWritableStore, storeError } from './guard.js';
-import { registerBodyFunctions } from './body-content.js';
+import { inflateKeptBodies } from './body-content.js';
 import { removeAbandonedWork } from './abandoned-work.js';
 import { checkStoreShape, fresh } from './schema-check.js';
 
@@ -105,6 +105,12 @@ export function queriesHash(views = listViews()): string {
   return sha256Hex(views.map((v) => `${v.file}\n${v.sql}`).join('\n\0'));
 }
 
+/**
+ * What a migration does beyond its SQL, in the same transaction: work plain SQL cannot do
+ * without a function other SQLite clients lack (0016 inflates bodies with node:zlib).
+ */
+const MIGRATION_STEPS: ReadonlyMap<number, (db: Sqlite) => void> = new Map([[16, (db: Sqlite) => void inflateKeptBodies(db)]]);
+
 function migrate(db: Sqlite, file: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (const m of listMigrations()) {
@@ -112,6 +118,7 @@ function migrate(db: Sqlite, file: string): void {
     try {
       db.transaction(() => {
         db.exec(m.sql);
+        MIGRATION_STEPS.get(m.version)?.(db);
         db.pragma(`user_version = ${m.version}`); // version is an integer parsed from the file name
       })();
     } catch (e) {
@@ -195,7 +202,6 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
       checkWritableStore(db, file, Math.max(...listMigrations().map((m) => m.version)), capstateTables(listMigrations().map((m) => m.sql)));
       checkStoreShape(db, file, listMigrations());
       db.pragma('foreign_keys = ON');
-      registerBodyFunctions(db);
       migrate(db, file);
       rebuildViews(db);
       return db;
@@ -260,7 +266,6 @@ export function openStore(file: string, opts: OpenOptions = {}): Sqlite {
       { file },
     );
   }
-  registerBodyFunctions(db);
   return db;
 }
 

@@ -54,8 +54,8 @@ function selectFor(table: string, where = 'true'): string {
   }
   if (table === 'body') {
     return `select id, sha256, bytes, kind, is_usable, unusable_reason,
-      case when coding = 'deflate' then cast(sqlar_uncompress(content, bytes) as text) when typeof(content) = 'text' then content end as content,
-      case when typeof(content) = 'blob' and coding is null then content end as content_bytes from body where ${where} order by id`;
+      case when typeof(content) = 'text' then content end as content,
+      case when typeof(content) = 'blob' then content end as content_bytes from body where ${where} order by id`;
   }
   return `select * from "${table}" where ${where}`;
 }

@@ -56,7 +56,7 @@ const RETYPED: Record<string, Record<string, string[]>> = {
   body: {
     content: ['content TEXT', 'content_bytes BYTEA', 'CHECK (content IS NULL OR content_bytes IS NULL)'],
     // PostgreSQL keeps every body as it is (TOAST compresses large values itself): the
-    // publish inflates what SQLite kept deflated (postgres-copy.ts), so there is no coding.
+    // PostgreSQL keeps bodies as they are, as SQLite does from migration 0016: there is no coding.
     coding: [],
   },
 };
@@ -135,8 +135,11 @@ export function postgresSchema(): string {
   return tablesByReference().map(postgresTable).join('\n\n') + '\n';
 }
 
-/** SQLite migrations that change nothing PostgreSQL has: 0014 adds `body.coding`, which RETYPED leaves out. */
-export const SQLITE_ONLY_MIGRATIONS: ReadonlySet<number> = new Set([14]);
+/**
+ * SQLite migrations that change nothing PostgreSQL has: 0014 adds `body.coding`, which RETYPED
+ * leaves out; 0016 inflates the bodies SQLite kept deflated, which PostgreSQL never had.
+ */
+export const SQLITE_ONLY_MIGRATIONS: ReadonlySet<number> = new Set([14, 16]);
 
 /**
  * The schema version a PostgreSQL store starts at: the last SQLite migration's that changed

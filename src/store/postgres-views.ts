@@ -66,12 +66,6 @@ export const POSTGRES_VIEW_RULES: readonly Rule[] = [
         .replace(/\b([a-z_][a-z0-9_]*)\.key = ([0-9]+)\b/gi, "($1.key_is_index = 1 and $1.key = '$2')"),
   },
   {
-    name: 'body-coding',
-    says: "`case when coding = 'deflate' then cast(sqlar_uncompress(content, bytes) as text) else content end` is `content`: PostgreSQL keeps bodies as they are (no `coding`; binary ones in `content_bytes`)",
-    apply: (sql) =>
-      sql.replace(/\bcase when coding = 'deflate' then cast\(sqlar_uncompress\(content, bytes\) as text\) else content end\b/gi, 'content'),
-  },
-  {
     name: 'ordered-concat',
     says: "`group_concat(k.x, sep) from (… order by sort_key) k` orders the aggregate itself by k.sort_key: PostgreSQL does not promise the subquery's order to it",
     apply: (sql) =>

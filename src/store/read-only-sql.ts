@@ -63,12 +63,6 @@ process.on('message', (m) => {
   try {
     if (m.start) {
       const db = new Database(m.file, { readonly: true, fileMustExist: true });
-      // The body_content view's function, as src/store/body-content.ts registers it (this child loads no capstate module).
-      db.function('sqlar_uncompress', { deterministic: true }, (d, sz) => {
-        if (d === null) return null;
-        const b = Buffer.isBuffer(d) ? d : Buffer.from(String(d), 'utf8');
-        return Number(sz) <= 0 || b.length === Number(sz) ? d : require('node:zlib').inflateSync(b);
-      });
       for (const v of m.views) for (const s of v.statements) db.exec(s);
       let stmt;
       try {

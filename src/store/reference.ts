@@ -31,6 +31,48 @@ function tableSentence(name: string): string {
   return lines.join(' ').trim();
 }
 
+/**
+ * Issue 46: "start here", the handful of tables and views a user wants first, out of the 65
+ * (75 after a search) that `.tables` lists. Each name must be in the store (schemaReference
+ * throws otherwise), so the list cannot go stale.
+ */
+const START_HERE: readonly (readonly [name: string, holds: string])[] = [
+  ['records_timeline', 'the API calls the model was learned from (admitted records only), in timeline order: method, path, status, times'],
+  ['record', 'every recorded exchange, admitted or not (other origins, static files): `tool_id` is NULL for those not admitted'],
+  ['body_content', 'each body as recorded (TEXT, or BLOB for binary): join on `record.response_body_id` or `request_body_id`'],
+  ['tool', "the API's operations the manifest learned: method and path template"],
+  ['state_entities', "the app's data as the model serves it: one row per entity, its collection and exact JSON `value`"],
+  ['state_documents', 'the single-object reads (settings, profile, …) with their JSON `value`'],
+  ['state_write_effects', 'what each write tool does (create, merge, replace, remove, …) or why it is replayed'],
+];
+
+function startHere(db: Sqlite): string[] {
+  const have = new Set(db.prepare("select name from sqlite_master where type in ('table', 'view')").pluck().all() as string[]);
+  const missing = START_HERE.map(([n]) => n).filter((n) => !have.has(n));
+  if (missing.length) throw new Error(`docs/schema.md: "start here" names ${missing.join(', ')}, which the store does not have`);
+  return [
+    '## Start here',
+    '',
+    'Most questions are answered by these; the rest are the facts and rule views behind them.',
+    '',
+    '| table or view | holds |',
+    '|---|---|',
+    ...START_HERE.map(([n, holds]) => `| [\`${n}\`](#${n}) | ${holds} |`),
+    '',
+    '```sh',
+    'sqlite3 env.sqlite "select ordinal, method, path, status from records_timeline"',
+    'sqlite3 env.sqlite "select collection, entity_key, value from state_entities"',
+    "python3 -c \"import sqlite3; print(sqlite3.connect('env.sqlite').execute('select count(*) from body_content').fetchone())\"",
+    'sqlite-utils tables env.sqlite --counts',
+    '```',
+    '',
+    "Every table and view is plain SQL that any SQLite 3.37 or later reads (Python's `sqlite3`,",
+    "sqlite-utils, Datasette, the sqlite3 shell): no function of capstate's or the shell's is needed.",
+    'The state tables hold one environment state per capture (`capture_id`).',
+    '',
+  ];
+}
+
 /** Markdown cell text: pipes escaped, no line breaks. */
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 
@@ -63,20 +105,19 @@ export function schemaReference(db: Sqlite): string {
     '',
     '<!-- Written by `npm run docs:schema` from a freshly migrated store; test/schema-doc.test.ts fails when it is stale. Do not edit by hand: edit the header of schema/TABLE.sql or queries/VIEW.sql and regenerate. -->',
     '',
-    `A capstate store is one SQLite file (schema version ${version}). Any SQLite client reads it:`,
-    '`sqlite3 env.sqlite "select * from state_entities"`. Tables hold data (the facts a load',
-    'wrote and the state it derived); views are the rules, rebuilt from `queries/` when the',
-    'store is opened for writing. JSON columns hold exact JSON text.',
+    `A capstate store is one SQLite file (schema version ${version}). Tables hold data (the facts`,
+    'a load wrote and the state it derived); views are the rules, rebuilt from `queries/` when the',
+    'store is opened for writing. JSON columns hold exact JSON text; bodies are kept as recorded.',
     '',
-    'Text bodies of 1 KiB or more are kept deflated where that saves an eighth (`body.coding` is',
-    "'deflate'): read bodies from the `body_content` view, which gives each as recorded. It uses",
-    '`sqlar_uncompress`, which the sqlite3 shell has built in and capstate gives its own connections.',
+    ...startHere(db),
+    '## The search index',
     '',
     'The first `capstate search` adds two FTS5 tables that a freshly loaded store does not have:',
     '`search_body` (the words of each text body in `body_content`, rowid = `body.id`) and `search_url`',
     '(the words of each `record.url`, rowid = `record.id`), with their FTS5 shadow tables. They',
-    'are external-content indexes (no second copy of the text); `meta` keys `search_body_max_id`',
-    'and `search_record_max_id` say how far they reach.',
+    'are external-content indexes (no second copy of the text) with the default tokenizer, which',
+    'every SQLite built with FTS5 has; `meta` keys `search_body_max_id` and `search_record_max_id`',
+    'say how far they reach.',
     '',
     `## Tables (${tables.length})`,
     '',

@@ -1,10 +1,12 @@
 /**
  * Full-text search over the store's bodies and URLs (SQLite FTS5, which better-sqlite3
  * ships). Two external-content FTS5 tables: `search_body` indexes the text of each body
- * (the `body_content` view, which inflates what the store keeps deflated; rowid = body id) and `search_url` indexes `record.url` (rowid = record id). External
+ * (the `body_content` view; rowid = body id) and `search_url` indexes `record.url` (rowid = record id). External
  * content means the index keeps only its tokens, not a second copy of the text, and holds
  * nothing the store does not hold: credentials the loader redacted are not in the bodies or
- * URLs, so they are not in the index either.
+ * URLs, so they are not in the index either. Plain FTS5 with its default tokenizer over plain
+ * SQL (issue 46): any SQLite client with FTS5 (Python's sqlite3, sqlite-utils, Datasette, the
+ * sqlite3 shell) counts and queries both tables.
  *
  * `capstate load` does not build the index (it would slow every load for a command some
  * users never run). The first search builds it in its own transaction, and each later
@@ -41,10 +43,7 @@ function indexGap(db: Sqlite): IndexGap {
   const recordMark = exists ? mark(RECORD_MARK) : 0;
   return {
     created: !exists,
-    bodies: db
-      .prepare("select count(*) from body where id > ? and (typeof(content) = 'text' or coding = 'deflate')")
-      .pluck()
-      .get(bodyMark) as number,
+    bodies: db.prepare("select count(*) from body where id > ? and typeof(content) = 'text'").pluck().get(bodyMark) as number,
     records: db.prepare('select count(*) from record where id > ?').pluck().get(recordMark) as number,
   };
 }

@@ -39,7 +39,7 @@ const body = {
   is_usable: col<number>(),
   unusable_reason: col<string | null>(),
   content: col<string | Buffer | null>(),
-  /** 'deflate': `content` is the body's bytes as a zlib stream (src/store/body-content.ts). */
+  /** NULL on every row from migration 0016 (issue 46); 'deflate' meant a zlib stream before (src/store/body-content.ts). */
   coding: col<'deflate' | null>(),
 };
 export type BodyTable = typeof body;

@@ -19,7 +19,7 @@ const member = {
 };
 export type MemberTable = typeof member;
 
-/** View `body_content` (queries/body_content.sql): each body's bytes as recorded, inflated where kept deflated. */
+/** View `body_content` (queries/body_content.sql): each body's bytes as recorded. */
 const body_content = {
   id: col<number>(),
   content: col<string | Buffer | null>(),

@@ -1,0 +1,6 @@
+-- 0016 (issue 46): every body is kept as it was recorded, so any SQLite client (Python's
+-- sqlite3, sqlite-utils, Datasette, any sqlite3 >= 3.37) reads `body` and `body_content`
+-- without `sqlar_uncompress`, a function only the sqlite3 shell and capstate had. The text
+-- bodies 0014 kept deflated are inflated by this migration's step in src/store/open.ts
+-- (node:zlib, in the same transaction: plain SQL cannot inflate). The text is the same, so the
+-- search index over `body_content` stays as it is. `coding` is NULL on every row from now on.
