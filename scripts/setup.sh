@@ -10,12 +10,16 @@ cd "$(dirname "$0")/.."
 # Debian's Chromium (playwright-core downloads no browser), headless and, for BS-4, headed on
 # an Xvfb display, and start throwaway PostgreSQL servers (issue 20) from Debian's binaries.
 # sqlite-utils (with Debian's python3) reads every fixture's store as another client would (issue 46).
+# zsh and fish check the completion scripts parse; x11-utils (xwininfo) lets `capstate record`'s test close its window (issue 46).
 need=()
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 command -v sqlite-utils >/dev/null 2>&1 || need+=(sqlite-utils)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
+command -v zsh >/dev/null 2>&1 || need+=(zsh)
+command -v fish >/dev/null 2>&1 || need+=(fish)
+command -v xwininfo >/dev/null 2>&1 || need+=(x11-utils)
 if [ ${#need[@]} -gt 0 ]; then
   if ! command -v apt-get >/dev/null 2>&1; then
     echo "setup: the tests need ${need[*]} (Debian package names); install them with your system's package manager" >&2

@@ -47,7 +47,7 @@ export const ANALYSIS_TOOLS: Tool[] = [
     name: 'query_store',
     description:
       'Run one read-only SQL statement against the capstate store (fact tables such as record, body, member, ' +
-      `tool, and rule views such as records_timeline, initial_reads, list_locations; read body text from body_content, as body.content may be deflated). At most ${QUERY_STORE_ROWS.default} rows ` +
+      `tool, and rule views such as records_timeline, initial_reads, list_locations; body text is in body.content, or in the view body_content). At most ${QUERY_STORE_ROWS.default} rows ` +
       `unless max_rows says otherwise (up to ${QUERY_STORE_ROWS.max}), and at most ${QUERY_STORE_MAX_BYTES / 1024 / 1024} MiB of rows; rows are objects keyed by column, as \`capstate sql --json\` prints them. Integers beyond 2^53 are exact in the text content and ` +
       'decimal strings in structuredContent.',
     inputSchema: inputSchemaOf('query_store'),
