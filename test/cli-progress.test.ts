@@ -18,6 +18,15 @@ import { cli, tempDir } from './helpers.js';
 const dir = tempDir();
 const MB = 1e6;
 
+/** A.har's progress once it is read (8 MB, 5 records), at the step `extra` names. */
+const p = (extra: Partial<LoadProgress>): LoadProgress => ({
+  file: 'a.har',
+  bytesRead: 8 * MB,
+  bytesTotal: 8 * MB,
+  records: 5,
+  ...extra,
+});
+
 /** A HAR over the 4 MB progress threshold, with a list, items and a write, so the state pass has types. */
 function bigHar(): string {
   const file = join(dir, 'big.har');
@@ -113,13 +122,6 @@ describe('cli-progress: off a terminal, the steps after the reading', () => {
     const chunks: string[] = [];
     let t = 0;
     const r = progressReporter({ isTTY: false, write: (c: string) => chunks.push(c) }, { now: () => t });
-    const p = (extra: Partial<LoadProgress>): LoadProgress => ({
-      file: 'a.har',
-      bytesRead: 8 * MB,
-      bytesTotal: 8 * MB,
-      records: 5,
-      ...extra,
-    });
     t = 1000;
     r.update(p({ phase: 'facts' }));
     r.update(p({ phase: 'manifest' }));
@@ -153,13 +155,6 @@ describe('cli-progress: a heartbeat while the load thread is busy', () => {
       { isTTY: false, write: (c: string) => writeFileSync(fd, c) },
       { heartbeat: { fd, everyMs: 100, onReady: () => ready() } },
     );
-    const p = (extra: Partial<LoadProgress>): LoadProgress => ({
-      file: 'a.har',
-      bytesRead: 8 * MB,
-      bytesTotal: 8 * MB,
-      records: 5,
-      ...extra,
-    });
     r.update(p({ phase: 'facts' }));
     r.update(p({ phase: 'state', step: { step: 'views', done: 0, total: 1 } }));
     await started;

@@ -5,7 +5,7 @@
  * visible window that the user closes writes it too. Without a display, and for a bad URL
  * or an existing --out, it says so plainly and records nothing.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,25 +59,37 @@ fetch('/api/notes').then((r) => r.json()).then((notes) => {
  */
 function recordThenInterrupt(args: string[], ready: Promise<unknown>): Promise<CliResult> {
   const child = spawn(process.execPath, [cliPath, 'record', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  let sawRecording!: () => void;
-  const recording = new Promise<void>((r) => {
-    sawRecording = r;
-  });
-  child.stdout.setEncoding('utf8').on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding('utf8').on('data', (d) => {
-    stderr += d;
-    if (/recording into /.test(stderr)) sawRecording();
-  });
+  const seen = watchRecording(child);
   const exited = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr }));
+    child.on('close', (code) => resolve({ status: code ?? -1, stdout: seen.stdout, stderr: seen.stderr }));
   });
-  void Promise.all([recording, ready]).then(() => child.kill('SIGINT'));
+  void Promise.all([seen.recording, ready]).then(() => child.kill('SIGINT'));
   return exited;
+}
+
+/** What a `capstate record` process printed so far, and when its stderr first says it is recording. */
+function watchRecording(child: ChildProcess): {
+  stdout: string;
+  stderr: string;
+  recording: Promise<void>;
+} {
+  let sawRecording!: () => void;
+  const seen = {
+    stdout: '',
+    stderr: '',
+    recording: new Promise<void>((r) => {
+      sawRecording = r;
+    }),
+  };
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    seen.stdout += d;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    seen.stderr += d;
+    if (/recording into /.test(seen.stderr)) sawRecording();
+  });
+  return seen;
 }
 
 describeBrowser('issue 46: capstate record', () => {
@@ -192,38 +204,26 @@ describeBrowser('issue 46: capstate record with a window (xvfb-run)', () => {
       // Its own process group, so a failed test ends xvfb-run, Xvfb and capstate together.
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DISPLAY: '', WAYLAND_DISPLAY: '' }, detached: true },
     );
-    let stdout = '';
-    let stderr = '';
-    let sawRecording!: () => void;
-    const recording = new Promise<void>((r) => {
-      sawRecording = r;
-    });
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-      if (/recording into /.test(stderr)) sawRecording();
-    });
+    const seen = watchRecording(child);
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     // A test that times out never reaches its finally.
     onTestFinished(() => endGroup(child.pid));
     try {
-      await Promise.all([recording, app.done]);
-      expect(stderr).toMatch(/recording into .*close the browser/);
+      await Promise.all([seen.recording, app.done]);
+      expect(seen.stderr).toMatch(/recording into .*close the browser/);
       // The window is on xvfb-run's display, which lets in only holders of its cookie.
-      const [, display, xauthority] = /display=(\S+) xauthority=(\S*)/.exec(stderr) ?? [];
+      const [, display, xauthority] = /display=(\S+) xauthority=(\S*)/.exec(seen.stderr) ?? [];
       const closer = spawnSync('python3', ['-c', CLOSE_WINDOWS_PY], {
         env: { ...process.env, DISPLAY: display, XAUTHORITY: xauthority },
         encoding: 'utf8',
       });
       expect(closer.status, `closing the window: ${closer.stderr}`).toBe(0);
-      expect(await exited, stderr).toBe(0);
+      expect(await exited, seen.stderr).toBe(0);
     } finally {
       endGroup(child.pid);
     }
-    expect(stderr).not.toMatch(/stopping/); // the window's close ended it, not a signal
-    expect(stdout).toContain(`next: capstate load ${har}`);
+    expect(seen.stderr).not.toMatch(/stopping/); // the window's close ended it, not a signal
+    expect(seen.stdout).toContain(`next: capstate load ${har}`);
     const entries = JSON.parse(readFileSync(har, 'utf8')).log.entries as { request: { url: string } }[];
     expect(entries.map((e) => e.request.url)).toContain(`${origin}/api/notes`);
   });

@@ -25,6 +25,17 @@ beforeAll(() => {
   expect(r.status, r.stderr).toBe(0);
 });
 
+/** A client's input and output for answerFirstRequest, and what was written to the output so far. */
+function pipes(): { input: PassThrough; output: PassThrough; written: () => string } {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let text = '';
+  output.on('data', (d: Buffer) => {
+    text += d.toString();
+  });
+  return { input, output, written: () => text };
+}
+
 describe('one-capture commands on a store with several read the latest and say so', () => {
   it('state, card and check-effects: exit 0, the latest capture, one line on stderr naming the other and its file', () => {
     for (const command of ['state', 'card', 'check-effects']) {
@@ -105,18 +116,13 @@ describe('a serve that cannot start answers the MCP client with the reason', () 
   });
 
   it('answerFirstRequest passes over notifications and other lines, and answers the first request with its id', async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let written = '';
-    output.on('data', (d: Buffer) => {
-      written += d.toString();
-    });
+    const { input, output, written } = pipes();
     const done = answerFirstRequest('it failed', input, output);
     input.write('not json\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":7,"meth');
     input.write('od":"initialize","params":{}}\n{"jsonrpc":"2.0","id":8,"method":"tools/list"}\n');
     await done;
     expect(
-      written
+      written()
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l)),
@@ -124,15 +130,10 @@ describe('a serve that cannot start answers the MCP client with the reason', () 
   });
 
   it('answerFirstRequest returns, writing nothing, when the input ends without a request', async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let written = '';
-    output.on('data', (d: Buffer) => {
-      written += d.toString();
-    });
+    const { input, output, written } = pipes();
     const done = answerFirstRequest('it failed', input, output);
     input.end('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
     await done;
-    expect(written).toBe('');
+    expect(written()).toBe('');
   });
 });
