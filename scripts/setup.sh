@@ -41,6 +41,6 @@ if [ "${1:-}" != "--no-demo" ]; then
   npm run demo
   # Issue 46: the demo ends with what to do next, not with its last fact.
   echo
-  echo "next: ./capstate serve --http 3000 --db demo.sqlite  (the demo app's API at http://127.0.0.1:3000/)"
+  echo "next: ./capstate serve --http 3000 --db demo.sqlite  (then open http://127.0.0.1:3000/: the recorded app, answered by the model)"
   echo "  or: ./capstate load YOUR-APP.har                   (a capture of your own app; the README says how to record one)"
 fi
