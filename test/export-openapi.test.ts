@@ -45,7 +45,7 @@ describe('issue 47: capstate export openapi', () => {
     expect(d.paths['/posts/{id}'].delete['x-capstate']).toMatchObject({ answers: 'state', write_effect: 'remove' });
   });
 
-  it('Redmine: the list inside its envelope is the entity schema; the recorded 404 is the not-found answer', async () => {
+  it('Redmine: the list inside its envelope is the entity schema; the recorded 404 is the not-found answer of every item read', async () => {
     const [text] = await exported('redmine', join(root, 'bench', 'fidelity', 'redmine', 'capture.har'));
     const d = JSON.parse(text) as Doc;
     const list = d.paths['/issues.json'].get.responses['200'].content['application/json'].schema;
@@ -54,6 +54,8 @@ describe('issue 47: capstate export openapi', () => {
     expect(list.properties.total_count).toEqual({ type: 'integer' });
     expect(d.components.schemas.issues.properties.created_on).toMatchObject({ type: 'string', format: 'date-time' });
     expect(Object.keys(d.paths['/issues/{id}.json'].get.responses)).toEqual(['200', '404']);
+    // Projects were never read at an unknown id: their 404 is the API's, as issues answered it.
+    expect(d.paths['/projects/{id}.json'].get.responses['404']['x-capstate']).toMatchObject({ convention: 'api-not-found' });
   });
 
   it('the CLI writes it to --out and says what it wrote', () => {

@@ -15,7 +15,7 @@ import { at, replaceAt } from '../model/plan/json.js';
 import type { ServeContext } from '../model/served/context.js';
 import { verifiedWrites } from '../model/served/effects.js';
 import { servedTypes } from '../model/served/model.js';
-import { embeddedOf, readConventions, servedState } from '../model/served/from-state.js';
+import { apiNotFoundRecord, embeddedOf, readConventions, servedState } from '../model/served/from-state.js';
 import { jsonValueOf, readBody, toolRecords, type ToolRecord } from '../model/served/records.js';
 import { toolInput } from '../model/served/input-schema.js';
 import { schemaOf, type Schema } from './json-schema.js';
@@ -153,6 +153,20 @@ async function operationOf(
       response.content = { [type]: { schema: ok ? await answerSchema(plan, bodies) : schemaOf(bodies) } };
     else if (type) response.content = { [type]: {} };
     responses[String(status)] = response;
+  }
+  // The API's own not-found (issue 44): an item read the model answers from state answers an
+  // unknown id as another item read of the API answered it, though this one never recorded it.
+  if (plan?.kind === 'item' && tool.method.toUpperCase() === 'GET' && !responses['404']) {
+    const nf = await apiNotFoundRecord(ctx, tool.name);
+    if (nf) {
+      const type = nf.response_media_type?.split(';')[0].trim();
+      const bodies = await jsonBodies(ctx, [nf]);
+      responses['404'] = {
+        description: `not found, as the API answers an unknown id (record #${nf.ordinal} of ${nf.tool})`,
+        ...(type ? { content: { [type]: bodies.length ? { schema: schemaOf(bodies) } : {} } } : {}),
+        'x-capstate': { convention: 'api-not-found', record: nf.ordinal },
+      };
+    }
   }
   if (Object.keys(responses).length === 0) responses.default = { description: 'no response was recorded' };
   const input = await toolInput(ctx, tool);
