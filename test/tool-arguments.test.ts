@@ -141,7 +141,7 @@ describe('bad arguments: errors name the tool, the argument and what to give (is
   it('good arguments pass, with their defaults: a query_store call returns its rows, inspect_analysis_view the served capture', async () => {
     const q = await s.call('query_store', { sql: 'select 1 as one' });
     expect(q.isError).toBeFalsy();
-    expect(q.structuredContent).toMatchObject({ ok: true, rows: [[1]], max_rows: 500 });
+    expect(q.structuredContent).toMatchObject({ ok: true, rows: [{ one: 1 }], max_rows: 500 });
     const v = await s.call('inspect_analysis_view', { view: { kind: 'environment-manifest' } });
     expect(v.structuredContent).toMatchObject({ ok: true, parent: 1 });
   });

@@ -1,19 +1,20 @@
 /**
  * Issue 47: a JSON Schema (2020-12, OpenAPI 3.1's dialect) that every recorded value fits —
  * nothing more is claimed. Members present in every object are `required` (ES-21's reading:
- * a member an entity lacks is not one the app always sends); a format (`date-time`, `date`,
- * `uuid`) only where every string fits it; integers and numbers merge to `number`.
+ * a member an entity lacks is not one the app always sends); a format (date-time, date, a
+ * UUID's) only where every string fits it; integers and numbers merge to `number`.
  */
 import { objectEntries, type JsonValue } from '../json/exact.js';
 import { isObject } from '../model/plan/json.js';
 
 export type Schema = Record<string, JsonValue>;
 
-const FORMATS: [string, RegExp][] = [
-  ['date-time', /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/],
-  ['date', /^\d{4}-\d{2}-\d{2}$/],
-  ['uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i],
-];
+/** JSON Schema's formats a capture's strings may all fit, by their JSON Schema names. */
+const FORMATS: Record<string, RegExp> = {
+  'date-time': /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+};
 
 /** Nested objects deeper than this are described as objects only (a capture's bodies may nest without end). */
 const MAX_DEPTH = 12;
@@ -35,7 +36,7 @@ export function schemaOf(values: readonly JsonValue[], depth = 0): Schema {
   const schema: Schema = { type: types.length === 1 ? types[0] : types.sort() };
   const strings = values.filter((v): v is string => typeof v === 'string');
   if (strings.length && strings.length === values.filter((v) => v !== null).length) {
-    const format = FORMATS.find(([, re]) => strings.every((s) => re.test(s)))?.[0];
+    const format = Object.entries(FORMATS).find(([, re]) => strings.every((s) => re.test(s)))?.[0];
     if (format) schema.format = format;
   }
   const objects = values.filter(isObject);

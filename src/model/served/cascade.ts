@@ -10,6 +10,7 @@
  * is null under `?postId=2`, recorded in bench/fidelity/json-server-1.0/capture.har).
  */
 import { canonicalJson } from '../../json/canonical.js';
+import { childPointer } from '../../json/pointer.js';
 import { replaceAt } from '../plan/json.js';
 import type { StateAnswer } from './read-index.js';
 import type { ServedModel } from './model.js';
@@ -17,10 +18,6 @@ import type { Orphan } from './write-log.js';
 
 /** The cascades a delete may have had on the entities naming the deleted one. */
 const CASCADES = ['kept', 'deleted', 'cleared'] as const;
-
-function pointerOf(field: string): string {
-  return `/${field.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-}
 
 /** The answer as compared across cascades: everything a client sees. */
 function seen(a: StateAnswer): string {
@@ -52,7 +49,7 @@ export async function cascadeFreeAnswer(
       for (const o of orphans) {
         if (cascade === 'deleted') model.remove(o.collection, o.id);
         const e = await model.entity(o.collection, o.id);
-        if (cascade === 'cleared' && e) await model.put({ ...e, value: replaceAt(e.value, pointerOf(o.field), null) });
+        if (cascade === 'cleared' && e) await model.put({ ...e, value: replaceAt(e.value, childPointer('', o.field), null) });
       }
       const a = await answer();
       if (a === null) return null;
