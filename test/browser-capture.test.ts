@@ -350,10 +350,12 @@ describeBrowser('BS-47 to BS-56 request steps', () => {
     expect(app.hits.slice(hitsBefore).filter((h) => h.method === 'POST')).toHaveLength(0);
 
     // BS-54: timeout_ms covers sending and reading; a sent request may still reach the app.
-    const slow = await capture(scenario('/', [{ step_id: 'slow', action: 'request', method: 'GET', path: '/api/hang', timeout_ms: 500 }]));
+    // /api/hang never answers, so the step ends at its timeout; 4 s leaves a busy machine time
+    // to send the request first (at 500 ms a loaded CI machine sometimes had not).
+    const slow = await capture(scenario('/', [{ step_id: 'slow', action: 'request', method: 'GET', path: '/api/hang', timeout_ms: 4000 }]));
     expect(slow.steps[0]).toMatchObject({
       status: 'failed',
-      error: { code: 'timeout', message: expect.stringMatching(/timeout_ms 500; the request had been sent/) },
+      error: { code: 'timeout', message: expect.stringMatching(/timeout_ms 4000; the request had been sent/) },
     });
 
     const status = await capture(
