@@ -8,6 +8,7 @@
  *   BENCH_SEED   generator seed, default gen-har's DEFAULT_SEED
  *   BENCH_RUNS   runs per measurement, default 1 (median wall time, max RSS are reported)
  *   BENCH_CLI    path of the capstate CLI script, default dist/src/cli/main.js
+ *   BENCH_REPEAT_MB  size of the single-app capture (one json-server session repeated, issue 49), default 200; 0 skips it
  *
  * Each measurement is its own process so peak RSS is that job's alone, and node start-up is
  * paid equally by both sides (the ratio compares like with like).
@@ -20,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { DEFAULT_SEED, GENERATOR_VERSION, generateHar, type GenStats } from './gen-har.js';
+import { generateRepeatedHar } from './gen-repeat-har.js';
 import { NODE_FLAGS } from '../src/cli/memory.js';
 import { haveTime, measure, TIME_BIN } from './measure.js';
 
@@ -179,7 +181,9 @@ interface FileResult {
   file: string;
   bytes: number;
   sha256: string;
-  generated: GenStats;
+  /** `varied` (gen-har.ts) or `single-app` (gen-repeat-har.ts, issue 49). */
+  shape: 'varied' | 'single-app';
+  generated: GenStats | { entries: number; repeats: number };
   baseline: {
     runs: BaselineRun[];
     wallMs: number;
@@ -298,6 +302,111 @@ function table(results: FileResult[]): string {
 
 // ---------------------------------------------------------------------------------------------
 
+/** Baseline, load and state pass of one HAR (`entries` as its generator wrote them). */
+async function benchFile(
+  file: string,
+  bytes: number,
+  entries: number,
+  runs: number,
+  cliMissing: boolean,
+): Promise<Pick<FileResult, 'baseline' | 'load' | 'state'>> {
+  const mbytes = bytes / 1e6;
+
+  const bRuns: BaselineRun[] = [];
+  for (let i = 0; i < runs; i++) {
+    log(`[baseline] ${basename(file)} run ${i + 1}/${runs}…`);
+    bRuns.push(await runBaseline(file));
+    log(`[baseline]   ${(bRuns[i].wallMs / 1000).toFixed(2)} s wall, ${fmt(bRuns[i].rssMB, 0)} MB RSS, ${bRuns[i].entries} entries`);
+  }
+  const bWall = median(bRuns.map((r) => r.wallMs));
+  const bWork = median(bRuns.map((r) => r.workMs));
+  const baseline = {
+    runs: bRuns,
+    wallMs: bWall,
+    workMs: bWork,
+    rssMB: maxOrNull(bRuns.map((r) => r.rssMB)),
+    entries: bRuns[0].entries,
+    mbPerSec: mbytes / (bWall / 1000),
+    workMbPerSec: mbytes / (bWork / 1000),
+  };
+  if (baseline.entries !== entries) log(`bench: WARNING baseline saw ${baseline.entries} entries, generator wrote ${entries}`);
+
+  let load: FileResult['load'];
+  if (cliMissing) {
+    load = { error: `${relative(ROOT, CLI_JS)} not found (loader CLI not built)` };
+  } else {
+    const db = join(OUT, basename(file, '.har') + '.sqlite');
+    try {
+      const lRuns: LoadRun[] = [];
+      for (let i = 0; i < runs; i++) {
+        log(`[load] ${basename(file)} → ${relative(ROOT, db)} run ${i + 1}/${runs}…`);
+        lRuns.push(await runLoad(file, db));
+        const l = lRuns[i];
+        const ph = l.phasesMs
+          ? ` (facts ${fmt(l.phasesMs.facts / 1000, 2)} s, manifest ${fmt(l.phasesMs.manifest / 1000, 2)} s, state ${fmt(l.phasesMs.state / 1000, 2)} s)`
+          : '';
+        log(
+          `[load]   ${(l.wallMs / 1000).toFixed(2)} s wall${ph}, ${fmt(l.rssMB, 0)} MB RSS, ${l.records ?? '?'} records, ${l.members ?? 'no'} member rows`,
+        );
+      }
+      const last = lRuns[lRuns.length - 1];
+      const wall = median(lRuns.map((r) => r.wallMs));
+      const s = wall / 1000;
+      if (last.records !== null && last.records !== entries)
+        log(`bench: WARNING record table has ${last.records} rows for ${entries} entries`);
+      load = {
+        runs: lRuns,
+        wallMs: wall,
+        rssMB: maxOrNull(lRuns.map((r) => r.rssMB)),
+        records: last.records,
+        members: last.members,
+        dbBytes: last.dbBytes,
+        mbPerSec: mbytes / s,
+        recordsPerSec: last.records === null ? null : last.records / s,
+        membersPerSec: last.members === null ? null : last.members / s,
+        dbTimesHar: last.dbBytes / bytes,
+        vsBaseline: mbytes / s / baseline.mbPerSec,
+      };
+    } catch (err) {
+      load = { error: err instanceof Error ? err.message : String(err) };
+      log(`bench: ${load.error}`);
+    }
+  }
+  let state: FileResult['state'];
+  if (!('error' in load)) {
+    const db = join(OUT, basename(file, '.har') + '.sqlite');
+    // The state pass runs inside the load (phases_ms.state); `migrate --recompute` runs it
+    // again on its own, so its wall time and peak RSS are the pass's alone.
+    log(`[state] capstate migrate --db ${relative(ROOT, db)} --recompute…`);
+    const pass = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'migrate', '--db', db, '--recompute']);
+    log(`[state] capstate state --db ${relative(ROOT, db)} --json…`);
+    const m = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'state', '--db', db, '--json']);
+    if (pass.code === 0 && m.code === 0) {
+      const doc = JSON.parse(m.stdout) as { entities: unknown[]; plans: unknown[] };
+      state = {
+        wallMs: pass.wallMs,
+        rssMB: pass.rssMB,
+        renderMs: m.wallMs,
+        renderRssMB: m.rssMB,
+        entities: doc.entities.length,
+        plans: doc.plans.length,
+      };
+      log(
+        `[state]   pass ${(pass.wallMs / 1000).toFixed(2)} s wall, ${fmt(pass.rssMB, 0)} MB RSS; state --json ${(m.wallMs / 1000).toFixed(2)} s, ${fmt(m.rssMB, 0)} MB RSS; ${doc.entities.length} entities, ${doc.plans.length} plans`,
+      );
+    } else {
+      state = {
+        error:
+          pass.code !== 0
+            ? `capstate migrate --recompute exited with ${pass.code}`
+            : `capstate state exited with ${m.code}: ${m.stdout.slice(0, 500)}`,
+      };
+      log(`bench: ${state.error}`);
+    }
+  }
+  return { baseline, load, state };
+}
+
 async function main(): Promise<number> {
   const sizes = (process.env.BENCH_SIZES ?? '50,500')
     .split(',')
@@ -305,6 +414,11 @@ async function main(): Promise<number> {
     .filter((n) => n > 0);
   const seed = process.env.BENCH_SEED ? Number(process.env.BENCH_SEED) : DEFAULT_SEED;
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1) | 0);
+  const repeatMb = Number(process.env.BENCH_REPEAT_MB ?? 200);
+  if (!Number.isFinite(repeatMb) || repeatMb < 0) {
+    log('bench: BENCH_REPEAT_MB must be a size in MB (0 skips the single-app capture)');
+    return 2;
+  }
   if (!sizes.length || !Number.isInteger(seed)) {
     log('bench: BENCH_SIZES must list sizes in MB (e.g. "50,500"), BENCH_SEED must be an integer');
     return 2;
@@ -324,102 +438,31 @@ async function main(): Promise<number> {
   const results: FileResult[] = [];
   for (const mb of sizes) {
     const { file, meta } = await ensureHar(mb, seed);
-    const mbytes = meta.bytes / 1e6;
-
-    const bRuns: BaselineRun[] = [];
-    for (let i = 0; i < runs; i++) {
-      log(`[baseline] ${basename(file)} run ${i + 1}/${runs}…`);
-      bRuns.push(await runBaseline(file));
-      log(`[baseline]   ${(bRuns[i].wallMs / 1000).toFixed(2)} s wall, ${fmt(bRuns[i].rssMB, 0)} MB RSS, ${bRuns[i].entries} entries`);
-    }
-    const bWall = median(bRuns.map((r) => r.wallMs));
-    const bWork = median(bRuns.map((r) => r.workMs));
-    const baseline = {
-      runs: bRuns,
-      wallMs: bWall,
-      workMs: bWork,
-      rssMB: maxOrNull(bRuns.map((r) => r.rssMB)),
-      entries: bRuns[0].entries,
-      mbPerSec: mbytes / (bWall / 1000),
-      workMbPerSec: mbytes / (bWork / 1000),
-    };
-    if (baseline.entries !== meta.stats.entries)
-      log(`bench: WARNING baseline saw ${baseline.entries} entries, generator wrote ${meta.stats.entries}`);
-
-    let load: FileResult['load'];
-    if (cliMissing) {
-      load = { error: `${relative(ROOT, CLI_JS)} not found (loader CLI not built)` };
-    } else {
-      const db = join(OUT, basename(file, '.har') + '.sqlite');
-      try {
-        const lRuns: LoadRun[] = [];
-        for (let i = 0; i < runs; i++) {
-          log(`[load] ${basename(file)} → ${relative(ROOT, db)} run ${i + 1}/${runs}…`);
-          lRuns.push(await runLoad(file, db));
-          const l = lRuns[i];
-          const ph = l.phasesMs
-            ? ` (facts ${fmt(l.phasesMs.facts / 1000, 2)} s, manifest ${fmt(l.phasesMs.manifest / 1000, 2)} s, state ${fmt(l.phasesMs.state / 1000, 2)} s)`
-            : '';
-          log(
-            `[load]   ${(l.wallMs / 1000).toFixed(2)} s wall${ph}, ${fmt(l.rssMB, 0)} MB RSS, ${l.records ?? '?'} records, ${l.members ?? 'no'} member rows`,
-          );
-        }
-        const last = lRuns[lRuns.length - 1];
-        const wall = median(lRuns.map((r) => r.wallMs));
-        const s = wall / 1000;
-        if (last.records !== null && last.records !== meta.stats.entries)
-          log(`bench: WARNING record table has ${last.records} rows for ${meta.stats.entries} entries`);
-        load = {
-          runs: lRuns,
-          wallMs: wall,
-          rssMB: maxOrNull(lRuns.map((r) => r.rssMB)),
-          records: last.records,
-          members: last.members,
-          dbBytes: last.dbBytes,
-          mbPerSec: mbytes / s,
-          recordsPerSec: last.records === null ? null : last.records / s,
-          membersPerSec: last.members === null ? null : last.members / s,
-          dbTimesHar: last.dbBytes / meta.bytes,
-          vsBaseline: mbytes / s / baseline.mbPerSec,
-        };
-      } catch (err) {
-        load = { error: err instanceof Error ? err.message : String(err) };
-        log(`bench: ${load.error}`);
-      }
-    }
-    let state: FileResult['state'];
-    if (!('error' in load)) {
-      const db = join(OUT, basename(file, '.har') + '.sqlite');
-      // The state pass runs inside the load (phases_ms.state); `migrate --recompute` runs it
-      // again on its own, so its wall time and peak RSS are the pass's alone.
-      log(`[state] capstate migrate --db ${relative(ROOT, db)} --recompute…`);
-      const pass = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'migrate', '--db', db, '--recompute']);
-      log(`[state] capstate state --db ${relative(ROOT, db)} --json…`);
-      const m = await measure(ROOT, [...NODE_FLAGS, CLI_JS, 'state', '--db', db, '--json']);
-      if (pass.code === 0 && m.code === 0) {
-        const doc = JSON.parse(m.stdout) as { entities: unknown[]; plans: unknown[] };
-        state = {
-          wallMs: pass.wallMs,
-          rssMB: pass.rssMB,
-          renderMs: m.wallMs,
-          renderRssMB: m.rssMB,
-          entities: doc.entities.length,
-          plans: doc.plans.length,
-        };
-        log(
-          `[state]   pass ${(pass.wallMs / 1000).toFixed(2)} s wall, ${fmt(pass.rssMB, 0)} MB RSS; state --json ${(m.wallMs / 1000).toFixed(2)} s, ${fmt(m.rssMB, 0)} MB RSS; ${doc.entities.length} entities, ${doc.plans.length} plans`,
-        );
-      } else {
-        state = {
-          error:
-            pass.code !== 0
-              ? `capstate migrate --recompute exited with ${pass.code}`
-              : `capstate state exited with ${m.code}: ${m.stdout.slice(0, 500)}`,
-        };
-        log(`bench: ${state.error}`);
-      }
-    }
-    results.push({ file: relative(ROOT, file), bytes: meta.bytes, sha256: meta.sha256, generated: meta.stats, baseline, load, state });
+    const measured = await benchFile(file, meta.bytes, meta.stats.entries, runs, cliMissing);
+    results.push({
+      file: relative(ROOT, file),
+      bytes: meta.bytes,
+      sha256: meta.sha256,
+      shape: 'varied',
+      generated: meta.stats,
+      ...measured,
+    });
+  }
+  // Issue 49's second shape: one small app's session repeated (gen-repeat-har.ts).
+  if (repeatMb > 0) {
+    const file = join(OUT, `r${repeatMb}.har`);
+    log(`[gen] generating ${relative(ROOT, file)} (${repeatMb} MB of one json-server session repeated)…`);
+    const g = generateRepeatedHar(ROOT, file, Math.round(repeatMb * 1e6), (b) => log(`[gen]   ${(b / 1e6).toFixed(0)} MB`));
+    log(`[gen]   ${g.bytes.toLocaleString('en')} bytes, ${g.entries} entries (${g.repeats} repeats of the session)`);
+    const measured = await benchFile(file, g.bytes, g.entries, runs, cliMissing);
+    results.push({
+      file: relative(ROOT, file),
+      bytes: g.bytes,
+      sha256: g.sha256,
+      shape: 'single-app',
+      generated: { entries: g.entries, repeats: g.repeats },
+      ...measured,
+    });
   }
 
   const doc = {
@@ -432,7 +475,7 @@ async function main(): Promise<number> {
       node: process.version,
       platform: process.platform,
     },
-    env: { sizes, seed, runs },
+    env: { sizes, seed, runs, repeatMb },
     results,
   };
   writeFileSync(join(OUT, 'results.json'), JSON.stringify(doc, null, 2) + '\n');
