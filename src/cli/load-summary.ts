@@ -8,11 +8,12 @@ import type { Kysely } from 'kysely';
 import { shellWord } from '../errors.js';
 import type { LoadedCapture } from '../ingest/load-captures.js';
 import type { DB } from '../store/types.js';
+import { assetKind, type AssetKind } from '../manifest/subject.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** What an ignored record is, for the summary: its asset kind, a failure, or another site. */
-type Ignored = 'font' | 'image' | 'script' | 'stylesheet' | 'source map' | 'media file' | 'failed request' | 'from another site' | 'other';
+/** What an ignored record is, for the summary: its asset kind (the manifest's, issue 17), a failure, or another site. */
+type Ignored = AssetKind | 'failed request' | 'from another site' | 'other';
 const IGNORED_PLURAL: Record<Ignored, string> = {
   font: 'fonts',
   image: 'images',
@@ -25,19 +26,11 @@ const IGNORED_PLURAL: Record<Ignored, string> = {
   other: 'others',
 };
 
-/** A record no tool reads or writes, by what it is (the manifest's static-asset kinds, issue 17). */
+/** A record no tool reads or writes, by what it is. */
 function ignoredKind(r: { path: string; resource_type: string | null; status: number | null }, onAppOrigin: boolean): Ignored {
   if (!onAppOrigin) return 'from another site';
   if (r.status === null || r.status === 0) return 'failed request';
-  const type = r.resource_type?.toLowerCase() ?? '';
-  const path = r.path.toLowerCase();
-  if (/\.map$/.test(path)) return 'source map';
-  if (type === 'font' || /\.(woff2?|ttf|otf|eot)$/.test(path)) return 'font';
-  if (type === 'image' || /\.(png|jpe?g|gif|webp|avif|svg|ico|bmp)$/.test(path)) return 'image';
-  if (type === 'stylesheet' || /\.css$/.test(path)) return 'stylesheet';
-  if (type === 'script' || /\.m?js$/.test(path)) return 'script';
-  if (type === 'media' || /\.(mp4|webm|mp3|wav|ogg|m4a|flac|avi|mov)$/.test(path)) return 'media file';
-  return 'other';
+  return assetKind({ path: r.path, resourceType: r.resource_type }) ?? 'other';
 }
 
 interface Learned {

@@ -9,6 +9,7 @@
  */
 import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
+import { templateParams } from '../manifest/paths.js';
 import type { Plan } from '../model/plan/types.js';
 import type { ReadConventions } from '../model/plan/conventions.js';
 import { at, replaceAt } from '../model/plan/json.js';
@@ -25,10 +26,6 @@ type Doc = Record<string, JsonValue>;
 /** A components key for a collection (OpenAPI allows `[A-Za-z0-9._-]` only). */
 const componentName = (collection: string) => collection.replace(/[^A-Za-z0-9._-]+/g, '_');
 const ref = (collection: string): Schema => ({ $ref: `#/components/schemas/${componentName(collection)}` });
-
-function paramsOf(template: string): string[] {
-  return [...template.matchAll(/\{([^}/]+)\}/g)].map((m) => m[1]);
-}
 
 /** A path parameter's or query key's schema from its recorded values (integer when every one is, else string), with the first as its example. */
 function valueSchema(values: string[]): { schema: Schema; example?: JsonValue } {
@@ -125,7 +122,7 @@ async function operationOf(
 ): Promise<Doc> {
   const embeds = new Set(plan?.kind === 'item' || plan?.kind === 'list' ? (await embeddedOf(ctx, plan)).members.map((m) => m.param) : []);
   const parameters: JsonValue[] = [];
-  for (const name of paramsOf(tool.template)) {
+  for (const name of templateParams(tool.template)) {
     const values = [...new Set(records.map((r) => r.params.get(name)).filter((v): v is string => v !== undefined))];
     parameters.push({ name, in: 'path', required: true, ...valueSchema(values) });
   }

@@ -93,9 +93,9 @@ function asDecline(e: unknown, tool: ManifestTool, input: { callQueryArg: string
  * (`/issues.json`) makes every read of the type stale.
  */
 function logUnroutedWrite(routes: Route[], model: ServedModel, method: string, path: string): void {
-  const read = routes.filter((r) => r.tool.method.toUpperCase() === 'GET').find((r) => r.pattern.test(path));
-  if (!read) return;
-  const m = read.pattern.exec(path)!;
+  const match = matchRoute(routes, 'GET', path);
+  if (!match) return;
+  const { r: read, m } = match;
   const params = new Map(read.params.map((p, i) => [p, m[i + 1]]));
   const call = { params, query: [] };
   model.writes.push(loggedWrite({ root: read.tool.root_path, tool: '', method, call, applied: false, entity: itemValue(read.tool, call) }));

@@ -88,7 +88,7 @@ export class StaticFiles {
     const records = (await this.load()).get(path);
     if (!records) return null;
     const same = records.filter((r) => (r.query ?? '') === query);
-    const chosen = (same.length ? same : records)[(same.length ? same : records).length - 1];
+    const chosen = (same.length ? same : records).at(-1)!;
     const body = await readBody(this.ctx, chosen.bodyId, chosen.mediaType);
     if (body.content === null) return null;
     return {

@@ -49,8 +49,27 @@ export function answersJson(r: SubjectRecord): boolean {
   return r.isJson && !isFailed(r) && !isSourceMap(r);
 }
 
-const STATIC_TYPES = new Set(['script', 'stylesheet', 'image', 'font', 'media', 'manifest', 'texttrack']);
-const STATIC_EXTENSIONS = /\.(m?js|css|png|jpe?g|gif|webp|avif|svg|ico|bmp|woff2?|ttf|otf|eot|mp4|webm|mp3|wav|ogg|m4a|flac|avi|mov|map)$/i;
+/** What a static asset is, by the browser's resource type or a well-known extension (issue 17). */
+export type AssetKind = 'source map' | 'font' | 'image' | 'stylesheet' | 'script' | 'media file';
+
+/** The asset kinds, in the order a record is told by (a font's path decides before an image's type). */
+const ASSET_KINDS: { kind: AssetKind; types: string[]; extension: RegExp }[] = [
+  { kind: 'source map', types: [], extension: /\.map$/i },
+  { kind: 'font', types: ['font'], extension: /\.(woff2?|ttf|otf|eot)$/i },
+  { kind: 'image', types: ['image'], extension: /\.(png|jpe?g|gif|webp|avif|svg|ico|bmp)$/i },
+  { kind: 'stylesheet', types: ['stylesheet'], extension: /\.css$/i },
+  { kind: 'script', types: ['script'], extension: /\.m?js$/i },
+  { kind: 'media file', types: ['media'], extension: /\.(mp4|webm|mp3|wav|ogg|m4a|flac|avi|mov)$/i },
+];
+
+/** A record's asset kind by its resource type or its path's extension, or null for neither. */
+export function assetKind(r: { path: string; resourceType: string | null }): AssetKind | null {
+  const type = r.resourceType?.toLowerCase() ?? '';
+  return ASSET_KINDS.find((k) => k.types.includes(type) || k.extension.test(r.path))?.kind ?? null;
+}
+
+/** Resource types of static assets that have no kind of their own above. */
+const OTHER_STATIC_TYPES = new Set(['manifest', 'texttrack']);
 
 /**
  * A static asset (issue 17): a source map, or a record of resource type script,
@@ -60,7 +79,7 @@ const STATIC_EXTENSIONS = /\.(m?js|css|png|jpe?g|gif|webp|avif|svg|ico|bmp|woff2
 export function isStaticAsset(r: SubjectRecord): boolean {
   if (isSourceMap(r)) return true;
   if (r.isJson) return false;
-  return (r.resourceType !== null && STATIC_TYPES.has(r.resourceType.toLowerCase())) || STATIC_EXTENSIONS.test(r.path);
+  return assetKind(r) !== null || (r.resourceType !== null && OTHER_STATIC_TYPES.has(r.resourceType.toLowerCase()));
 }
 
 function originOf(url: string): string | null {

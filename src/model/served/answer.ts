@@ -16,7 +16,7 @@ import { embeddedOf } from './read-index.js';
 import { catchUp } from './catch-up.js';
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
-import { currentWindow, itemValue, orphansOf, orphanWords, sessionWrite, touches, type Orphan } from './write-log.js';
+import { currentWindow, inWindow, itemValue, orphansOf, orphanWords, sessionWrite, touches, type Orphan } from './write-log.js';
 import { cascadeFreeAnswer } from './cascade.js';
 import { servedLookups, servedTypes } from './model.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
@@ -198,9 +198,7 @@ async function recordedAfterSameWrites(
   if (call.body !== undefined) return null;
   const window = await currentWindow(ctx, model.writes);
   if (window === null || window === 'stale') return null;
-  const now = lineRecords(await toolRecords(ctx, tool.name), call).filter(
-    (r) => r.status > 0 && r.timeline_position > window.after && r.timeline_position < window.before,
-  );
+  const now = lineRecords(await toolRecords(ctx, tool.name), call).filter((r) => r.status > 0 && inWindow(r, window));
   const chosen = now[now.length - 1];
   if (!chosen) return null;
   return replayed(
@@ -278,8 +276,7 @@ async function replay(ctx: ServeContext, tool: ManifestTool, call: CallRequest, 
   // where the capture stood after the same writes tells what the app answers now (write-log.ts).
   const current = candidates.length && !isWriteTool(ctx, tool) ? await currentWindow(ctx, model.writes, tool.root_path) : null;
   if (current !== null) {
-    const now =
-      current === 'stale' ? [] : candidates.filter((r) => r.timeline_position > current.after && r.timeline_position < current.before);
+    const now = current === 'stale' ? [] : candidates.filter((r) => inWindow(r, current));
     if (now.length === 0) {
       const asked = callLine(tool, call);
       throw new CapstateError(

@@ -23,7 +23,7 @@ import type { ServeContext } from './context.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
 import { jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 import { entityIdIn, scalarId } from './ids.js';
-import { captureWrites, currentWindow } from './write-log.js';
+import { captureWrites, currentWindow, inWindow } from './write-log.js';
 import { newestFirst } from './writes.js';
 import { answerFromState } from './from-state.js';
 import { sameValue } from './same-value.js';
@@ -46,7 +46,7 @@ async function windowReads(ctx: ServeContext, root: string, window: { after: num
     const p = await state.plan(tool.name);
     const plan = p?.kind === 'item' || p?.kind === 'list' ? p : undefined;
     for (const record of await toolRecords(ctx, tool.name)) {
-      if (record.timeline_position <= window.after || record.timeline_position >= window.before) continue;
+      if (!inWindow(record, window)) continue;
       out.push({ tool, plan, record, body: jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)) });
     }
   }

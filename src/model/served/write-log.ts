@@ -67,6 +67,11 @@ export async function captureWrites(ctx: ServeContext, root?: string): Promise<T
   return out.sort((a, b) => a.timeline_position - b.timeline_position);
 }
 
+/** Whether a record was made inside a window of currentWindow's: after the capture's k-th write, before its next. */
+export function inWindow(r: { timeline_position: number }, window: { after: number; before: number }): boolean {
+  return r.timeline_position > window.after && r.timeline_position < window.before;
+}
+
 /**
  * The timeline window whose recorded reads of `root` are current after the session's
  * `writes`: null when the session wrote nothing under it (the stored bounds decide, ES-8);
