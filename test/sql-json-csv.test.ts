@@ -1,7 +1,8 @@
 /** Issue 19: `sql --json` rows are objects keyed by column (format_version 2); `--csv` exports every row unless --max-rows is given. */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { SQL_JSON_FORMAT_VERSION, rowObjects } from '../src/cli/sql.js';
+import { SQL_JSON_FORMAT_VERSION } from '../src/cli/sql.js';
+import { rowsAsObjects } from '../src/store/read-only-sql.js';
 import { JSON_FORMAT_VERSION } from '../src/json/output.js';
 import { cli, fixture, tempDir } from './helpers.js';
 
@@ -39,7 +40,7 @@ describe('sql --json: rows as objects keyed by column', () => {
   });
 
   it('a column named __proto__ is an ordinary key', () => {
-    expect(rowObjects(['__proto__', 'a'], [[1, 2]])[0]).toEqual(JSON.parse('{"__proto__": 1, "a": 2}'));
+    expect(rowsAsObjects(['__proto__', 'a'], [[1, 2]], 'sql --json')[0]).toEqual(JSON.parse('{"__proto__": 1, "a": 2}'));
   });
 });
 

@@ -50,11 +50,6 @@ function csvCell(v: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** Rows as objects keyed by column (the store's rowsAsObjects, shared with MCP's query_store). */
-export function rowObjects(columns: string[], rows: unknown[][]): Record<string, unknown>[] {
-  return rowsAsObjects(columns, rows, 'sql --json');
-}
-
 export default defineCommand({
   meta: {
     name: 'sql',
@@ -81,7 +76,7 @@ export default defineCommand({
         format_version: SQL_JSON_FORMAT_VERSION,
         ok: true,
         columns: r.columns,
-        rows: rowObjects(r.columns, r.rows),
+        rows: rowsAsObjects(r.columns, r.rows, 'sql --json'),
         truncated: r.truncated,
       });
     if (a.csv) {

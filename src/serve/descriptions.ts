@@ -17,7 +17,7 @@ import { embeddedOf, knownCollections, readConventions, servedState } from '../m
 import { embedKey, type WidenedEmbedded } from '../model/plan/embed-conventions.js';
 import { widenQueries, type ReadConventions } from '../model/plan/conventions.js';
 import { writeModelOf, type WriteKind, type WriteModel } from '../model/served/writes.js';
-import { storedWriteEffects } from '../model/plan/stored.js';
+import { storedVerifiedWrites } from '../model/served/effects.js';
 import { jsonValueOf, listPointerOf, readBody, toolRecords, type ToolRecord } from '../model/served/records.js';
 import { pointerTokens } from '../json/pointer.js';
 import { NAME_MAX, QUOTED_MAX, sampleName } from '../model/served/sample-names.js';
@@ -225,7 +225,7 @@ async function describeWrite(ctx: ServeContext, tool: ManifestTool): Promise<str
   // A query POST (or another safe method) reads: it replays, and says nothing of writing.
   if (ctx.vocabulary.isSafeMethod(tool.method.toUpperCase()) || tool.is_query_post) return null;
   const wm = await writeModelOf(ctx, tool);
-  const marked = await writeEffectsOf(ctx);
+  const marked = await storedVerifiedWrites(ctx);
   if (marked === null)
     return wm
       ? "takes effect on this session's state when the capture's later reads verify it (capstate check-effects), else replays"
@@ -236,20 +236,6 @@ async function describeWrite(ctx: ServeContext, tool: ManifestTool): Promise<str
 
 /** How a write the capture does not verify is answered: its records, and the state stays as it was. */
 export const UNVERIFIED_WRITE = `${REPLAY_PHRASE}; the state stays as it was`;
-
-const effectsByCtx = new WeakMap<ServeContext, Promise<Map<string, WriteKind> | null>>();
-
-/** The stored write effects (tool → effect) of the served capture, read once; null when none were stored. */
-function writeEffectsOf(ctx: ServeContext): Promise<Map<string, WriteKind> | null> {
-  let hit = effectsByCtx.get(ctx);
-  if (!hit) {
-    hit = storedWriteEffects(ctx.k, ctx.captureId).then((m) =>
-      m ? new Map(m.verified.map((v) => [v.tool, v.effect as WriteKind])) : null,
-    );
-    effectsByCtx.set(ctx, hit);
-  }
-  return hit;
-}
 
 /** `posts` → `post`, `entries` → `entry`; a name not ending in `s` stays as it is. */
 function singular(collection: string): string {

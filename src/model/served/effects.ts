@@ -278,20 +278,36 @@ const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>([
   'document-replace',
 ]);
 
+/** A marking's verified write tools, by the effect each takes (the WriteKind values only). */
+function verifiedOf(mark: WriteEffectsMark): Map<string, WriteKind> {
+  return new Map(mark.verified.filter((v) => WRITE_KINDS.has(v.effect)).map((v) => [v.tool, v.effect as WriteKind]));
+}
+
+const stored = new WeakMap<ServeContext, Promise<Map<string, WriteKind> | null>>();
+
+/**
+ * The verification the load stored with the state (issue 16, ES-41 extended), read once per
+ * context; null for a state computed before migration 0011, which stores none.
+ */
+export function storedVerifiedWrites(ctx: ServeContext): Promise<Map<string, WriteKind> | null> {
+  let hit = stored.get(ctx);
+  if (!hit) {
+    hit = storedWriteEffects(ctx.k, ctx.captureId).then((mark) => (mark ? verifiedOf(mark) : null));
+    stored.set(ctx, hit);
+  }
+  return hit;
+}
+
 /**
  * The write tools whose model serving uses, with the effect, read once per context: the
- * verification the load stored with the state (issue 16, ES-41 extended); for a state
- * computed before migration 0011, which stores none, checked as the load now does
- * (check-effects' verified set), at the first write call.
+ * verification the load stored with the state; for a state computed before migration 0011,
+ * which stores none, checked as the load now does (check-effects' verified set), at the first
+ * write call.
  */
 export function verifiedWrites(ctx: ServeContext): Promise<Map<string, WriteKind>> {
   let hit = verified.get(ctx);
   if (!hit) {
-    hit = (async () => {
-      const stored = await storedWriteEffects(ctx.k, ctx.captureId);
-      const mark = stored ?? (await checkWrites(ctx));
-      return new Map(mark.verified.filter((v) => WRITE_KINDS.has(v.effect)).map((v) => [v.tool, v.effect as WriteKind]));
-    })();
+    hit = storedVerifiedWrites(ctx).then(async (m) => m ?? verifiedOf(await checkWrites(ctx)));
     verified.set(ctx, hit);
   }
   return hit;
