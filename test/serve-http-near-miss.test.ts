@@ -96,6 +96,16 @@ describe('issue 46: a declined call names the nearest tool and what did not matc
     expect(nearestLine('GET /posts?q=a', ['GET /posts?userId=2'])?.differs).toBe('q is not in it; it has userId=2');
   });
 
+  it('a path no record has: the nearest line names the path that differs, not the request body', () => {
+    const near = nearestLine('GET /projects/2.json', ['GET /projects/1.json', 'GET /projects.json?limit=2']);
+    expect(near).toEqual({ line: 'GET /projects/1.json', differs: '/projects/2.json where it has /projects/1.json' });
+    // The same path wins over a line with more of the query in common.
+    expect(nearestLine('GET /issues/3.json?include=journals', ['GET /issues.json?include=journals', 'GET /issues/3.json'])?.line).toBe(
+      'GET /issues/3.json',
+    );
+    expect(nearestLine('POST /search', ['POST /search'])?.differs).toBe('the request body');
+  });
+
   it('a query POST with a body no record has, over HTTP: its tool, the nearest line, and that the body differs', async () => {
     const served = await serveHttp(writeHar(dir, 'methods.har', METHOD_EXCHANGES), join(dir, 'methods.sqlite'));
     try {

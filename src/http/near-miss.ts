@@ -90,28 +90,35 @@ function pairsOf(query: string): [string, string][] {
 
 /**
  * The recorded request line (`GET /posts?_page=1`) most like the call asked, with what
- * differs in its query: the most pairs in common, then the most keys.
+ * differs: its path first (`/projects/2.json` where it has `/projects/1.json`), then its query;
+ * the same path, then the most pairs in common, then the most keys. Only when path and query
+ * are the same does the request body differ.
  */
 export function nearestLine(asked: string, recorded: readonly string[]): { line: string; differs: string } | undefined {
-  const q = (line: string) => (line.includes('?') ? line.slice(line.indexOf('?') + 1) : '');
-  const mine = pairsOf(q(asked));
+  const split = (line: string) => {
+    const i = line.indexOf('?');
+    return { path: i < 0 ? line : line.slice(0, i), pairs: pairsOf(i < 0 ? '' : line.slice(i + 1)) };
+  };
+  const mine = split(asked);
   let best: { line: string; score: number } | undefined;
   for (const line of recorded) {
-    const theirs = pairsOf(q(line));
-    const pairs = mine.filter(([k, v]) => theirs.some(([k2, v2]) => k === k2 && v === v2)).length;
-    const keys = mine.filter(([k]) => theirs.some(([k2]) => k === k2)).length;
-    const score = pairs * 4 + keys * 2 - Math.abs(theirs.length - mine.length);
+    const theirs = split(line);
+    const pairs = mine.pairs.filter(([k, v]) => theirs.pairs.some(([k2, v2]) => k === k2 && v === v2)).length;
+    const keys = mine.pairs.filter(([k]) => theirs.pairs.some(([k2]) => k === k2)).length;
+    const path = theirs.path === mine.path ? 100 : 0;
+    const score = path + pairs * 4 + keys * 2 - Math.abs(theirs.pairs.length - mine.pairs.length);
     if (!best || score > best.score) best = { line, score };
   }
   if (!best) return undefined;
-  const theirs = pairsOf(q(best.line));
+  const theirs = split(best.line);
   const has = (list: [string, string][], k: string) => list.some(([k2]) => k2 === k);
   const parts = [
-    ...mine.filter(([k]) => !has(theirs, k)).map(([k]) => `${k} is not in it`),
-    ...theirs.filter(([k]) => !has(mine, k)).map(([k, v]) => `it has ${k}=${v}`),
-    ...mine
-      .filter(([k, v]) => has(theirs, k) && !theirs.some(([k2, v2]) => k2 === k && v2 === v))
-      .map(([k, v]) => `${k}=${v} where it has ${k}=${theirs.find(([k2]) => k2 === k)![1]}`),
+    ...(theirs.path === mine.path ? [] : [`${mine.path.replace(/^\S+ /, '')} where it has ${theirs.path.replace(/^\S+ /, '')}`]),
+    ...mine.pairs.filter(([k]) => !has(theirs.pairs, k)).map(([k]) => `${k} is not in it`),
+    ...theirs.pairs.filter(([k]) => !has(mine.pairs, k)).map(([k, v]) => `it has ${k}=${v}`),
+    ...mine.pairs
+      .filter(([k, v]) => has(theirs.pairs, k) && !theirs.pairs.some(([k2, v2]) => k2 === k && v2 === v))
+      .map(([k, v]) => `${k}=${v} where it has ${k}=${theirs.pairs.find(([k2]) => k2 === k)![1]}`),
   ];
   return { line: best.line, differs: parts.length ? parts.join('; ') : 'the request body' };
 }
