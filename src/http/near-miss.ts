@@ -137,7 +137,8 @@ const MATCHED_TOOL_MISS: Record<string, string> = {
 export function explainDecline(e: unknown, routes: readonly Route[], method: string, path: string): unknown {
   if (!(e instanceof CapstateError)) return e;
   const context = e.context as Record<string, unknown>;
-  if (context.did_not_match !== undefined) return e;
+  // A GraphQL decline names the operation and field it stopped at (src/model/graphql/call.ts).
+  if (context.did_not_match !== undefined || context.graphql === true) return e;
   const more: Record<string, unknown> = {};
   let words = '';
   if (e.code === 'no-record' && typeof context.request_line === 'string' && Array.isArray(context.recorded_request_lines)) {

@@ -137,11 +137,13 @@ function sendError(res: ServerResponse, e: unknown, origin: string | null): void
     // The model cannot answer: a problem document (RFC 9457) with 501, which no client takes
     // for the app's own answer, in capstate's error shape as well (provenance.ts).
     const problem = { type: 'about:blank', title: 'Not answered by the model', status: DECLINED_STATUS, detail: doc.message, ...doc };
+    // Issue 48: a GraphQL client reads `errors`; the decline is one of them, with the same 501.
+    const graphql = (doc.context as Record<string, unknown>).graphql === true;
     send(
       res,
       DECLINED_STATUS,
-      JSON.stringify(problem) + '\n',
-      { 'content-type': 'application/problem+json', 'x-capstate-error': doc.code, 'capstate-answer': 'declined' },
+      JSON.stringify(graphql ? { errors: [{ message: `capstate declined: ${doc.message}`, extensions: { code: 'CAPSTATE_DECLINED', capstate: problem } }] } : problem) + '\n',
+      { 'content-type': graphql ? 'application/json' : 'application/problem+json', 'x-capstate-error': doc.code, 'capstate-answer': 'declined' },
       origin,
     );
     return;

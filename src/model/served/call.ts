@@ -15,6 +15,8 @@ import { defaultModel, type ServedModel } from './model.js';
 import type { WriteKind } from './writes.js';
 import { isWriteTool } from './records.js';
 import { answerIgnoring } from './cache-busters.js';
+import { isGraphqlEndpoint } from '../graphql/model.js';
+import { answerGraphqlCall } from '../graphql/call.js';
 
 const NO_WRITES: ReadonlyMap<string, WriteKind> = new Map();
 
@@ -63,6 +65,9 @@ export async function answerCall(
   // Only a write needs the verified set (stored by the load; read once, at the first write call).
   const isWrite = isWriteTool(ctx, tool);
   const writes = isWrite ? await verifiedWrites(ctx) : NO_WRITES;
+  // Issue 48: a GraphQL endpoint answers from its own model of entities, replay behind it.
+  if (call.body !== undefined && (await isGraphqlEndpoint(ctx, tool)))
+    return answerGraphqlCall(ctx, tool, call, model, () => answerRequest(ctx, tool, call, model, writes));
   // Issue 44: the call is answered without the cache-busters it named, and says it ignored them.
   return answerIgnoring(call.ignored, () => answerRequest(ctx, tool, call, model, writes));
 }

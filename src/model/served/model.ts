@@ -78,6 +78,8 @@ export class ServedModel {
   private loaded = false;
   /** This session's writes, in order (write-log.ts: which recorded reads are still current). */
   readonly writes: SessionWrite[] = [];
+  /** Other models of the session (a GraphQL endpoint's entities, src/model/graphql/model.ts), reset with it. */
+  private parts = new Map<string, { reset(): void }>();
 
   constructor(readonly ctx: ServeContext) {}
 
@@ -160,8 +162,16 @@ export class ServedModel {
     this.documents.set(doc.tool, doc);
   }
 
+  /** The session's part named `key`, made by `make` on first use. */
+  part<T extends { reset(): void }>(key: string, make: () => T): T {
+    let p = this.parts.get(key);
+    if (!p) this.parts.set(key, (p = make()));
+    return p as T;
+  }
+
   /** `reset_state`: back to the capture's initial (stored) state. */
   reset(): void {
+    for (const p of this.parts.values()) p.reset();
     this.entities.clear();
     this.documents.clear();
     this.writes.length = 0;
@@ -204,6 +214,7 @@ export class ServedModel {
 
   /** `load_state`: serve this (validated) state from now on. */
   load(doc: ServedStateDocument): void {
+    for (const p of this.parts.values()) p.reset();
     this.entities.clear();
     this.documents.clear();
     this.writes.length = 0;

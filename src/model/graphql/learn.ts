@@ -1,0 +1,265 @@
+/**
+ * Issue 48: what a GraphQL endpoint's records teach, read once per served capture — the
+ * entities before any mutation touches their type (GQL-3, ES-8's reading for GraphQL), the
+ * root fields' conventions (an item by an id argument, a list, a Relay connection, and what
+ * an unknown id answers: GQL-4), each list's members by position, and the mutations (GQL-5).
+ * Every convention comes from the capture's own answers; nothing is assumed of the schema.
+ */
+import type { JsonValue } from '../../json/exact.js';
+import type { ManifestTool } from '../../manifest/read.js';
+import type { ServeContext } from '../served/context.js';
+import { jsonValueOf, readBody, toolRecords } from '../served/records.js';
+import { entityKey, idText, isRef, normalize, type Entity, type NValue } from './normalize.js';
+import { fieldsOf, readRequest, type GqlRequest, type SelectedField } from './request.js';
+import { learnMutations, namedType, type MutationConvention } from './mutations.js';
+import { edgesOf, offsetCursor, type CursorScheme } from './cursors.js';
+
+/** One record of the endpoint, read. */
+export interface GqlRecord {
+  ordinal: number;
+  status: number;
+  req: GqlRequest;
+  /** The recorded answer (`{data, errors}`), or null when it is not a JSON object. */
+  answer: Record<string, JsonValue> | null;
+  /** The answer's `data`, normalized: root store key → value (null when the answer has none). */
+  root: Record<string, NValue> | null;
+  /** Every entity this answer showed, with the fields it showed. */
+  shown: Map<string, Entity>;
+}
+
+/** Arguments that pick a window of a list rather than filter it. */
+export const WINDOW_ARGS = new Set(['first', 'after', 'last', 'before', 'limit', 'offset', 'skip', 'take']);
+
+/** What a query root field answers, learned from every record that asked it. */
+export interface RootConvention {
+  name: string;
+  kind: 'item' | 'list' | 'connection' | 'other';
+  /** The type of the entities it answers (items, list members, connection nodes). */
+  typename: string | null;
+  /** Item: the argument whose value is the entity's id. */
+  idArg?: string;
+  /** Item: what an id the app does not hold answers (GQL-4), when the capture shows it. */
+  notFound?: NotFoundAnswer;
+  /** Connection: the objects' own type names, as the capture's answers give them. */
+  wrappers?: { connection?: string; edge?: string; pageInfo?: string };
+  cursors?: CursorScheme | null;
+  /** Connection: `pageInfo.hasPreviousPage` after an `after` cursor: `start` (true past the first), `never` (graphql-relay's forward paging), or not shown. */
+  hasPrevious?: 'start' | 'never' | null;
+  /** List positions (an unfiltered read's members by offset) and the count, where shown. */
+  positions: Map<number, string>;
+  total: number | null;
+  /** Filtered reads the capture made before its first mutation of the type: the check of each filter. */
+  filteredReads: { args: Record<string, JsonValue>; ids: string[]; start: number; total: number | null }[];
+}
+
+export interface NotFoundAnswer {
+  /** The app's errors for the field, with the asked id where the message named it. */
+  errors: JsonValue[];
+  idAsked: string;
+  errorsFirst: boolean;
+  status: number;
+}
+
+export interface Learned {
+  records: GqlRecord[];
+  /** The entities as they stood before the first mutation of their type (merged across reads). */
+  initial: Map<string, Entity>;
+  /** Every object type the answers name. */
+  types: Set<string>;
+  /** Per type, the ordinal of the first mutation whose answer or name touches it. */
+  firstTouch: Map<string, number>;
+  roots: Map<string, RootConvention>;
+  mutations: Map<string, MutationConvention>;
+  /** Per type, the ids the capture's creates got, in order (the app's counter). */
+  createdIds: Map<string, string[]>;
+}
+
+export async function readRecords(ctx: ServeContext, tool: ManifestTool): Promise<GqlRecord[]> {
+  const out: GqlRecord[] = [];
+  for (const r of await toolRecords(ctx, tool.name)) {
+    if (r.status <= 0 || r.request_kind === 'none') continue;
+    const body = jsonValueOf(await readBody(ctx, r.request_body_id));
+    const req = readRequest(body);
+    // A body the model cannot read makes the endpoint one it does not model: replay answers it.
+    if (!req) return [];
+    const answer = jsonValueOf(await readBody(ctx, r.response_body_id));
+    const obj = answer && typeof answer === 'object' && !Array.isArray(answer) ? (answer as Record<string, JsonValue>) : null;
+    const shown = new Map<string, Entity>();
+    let root: Record<string, NValue> | null = null;
+    if (obj && obj.data && typeof obj.data === 'object' && !Array.isArray(obj.data))
+      root = normalize(req, req.operation.selectionSet, obj.data, shown) as Record<string, NValue>;
+    out.push({ ordinal: r.ordinal, status: r.status, req, answer: obj, root, shown });
+  }
+  return out;
+}
+
+/** Reads the endpoint's records and learns from them (model.ts caches it, with the mutations checked). */
+export async function learn(ctx: ServeContext, tool: ManifestTool): Promise<Learned> {
+  const records = await readRecords(ctx, tool);
+  const types = new Set<string>();
+  for (const r of records) for (const e of r.shown.values()) types.add(e.typename);
+  // GQL-3: a type's initial window closes at the first mutation that shows or names it.
+  const firstTouch = new Map<string, number>();
+  for (const r of records) {
+    if (r.req.kind !== 'mutation') continue;
+    const touched = new Set([...r.shown.values()].map((e) => e.typename));
+    for (const f of fieldsOf(r.req, r.req.operation.selectionSet, null)) {
+      const t = namedType(f.name, types);
+      if (t) touched.add(t);
+    }
+    for (const t of touched) if (!firstTouch.has(t)) firstTouch.set(t, r.ordinal);
+  }
+  const isInitial = (typename: string, ordinal: number) => ordinal < (firstTouch.get(typename) ?? Infinity);
+  const initial = new Map<string, Entity>();
+  for (const r of records) {
+    if (r.req.kind !== 'query') continue;
+    for (const [key, e] of r.shown) {
+      if (!isInitial(e.typename, r.ordinal)) continue;
+      const had = initial.get(key);
+      if (had) Object.assign(had.fields, e.fields);
+      else initial.set(key, { typename: e.typename, id: e.id, fields: { ...e.fields } });
+    }
+  }
+  const roots = new Map<string, RootConvention>();
+  for (const r of records) if (r.req.kind === 'query' && r.root) learnRoots(r, roots, isInitial);
+  for (const c of roots.values()) {
+    if (c.kind !== 'connection') continue;
+    c.cursors = offsetCursor(records, c.name);
+    c.hasPrevious = previousRule(records, c);
+    if (c.cursors) placeLaterPages(records, c, isInitial);
+  }
+  const mutations = learnMutations(records, initial, types);
+  const createdIds = new Map<string, string[]>();
+  for (const r of records) {
+    if (r.req.kind !== 'mutation' || !r.root) continue;
+    for (const f of fieldsOf(r.req, r.req.operation.selectionSet, null)) {
+      const c = mutations.get(f.name);
+      const v = r.root[f.storeKey];
+      if (c?.kind === 'create' && isRef(v)) createdIds.set(c.typename, [...(createdIds.get(c.typename) ?? []), idOfKey(v.__ref)]);
+    }
+  }
+  return { records, initial, types, firstTouch, roots, mutations, createdIds };
+}
+
+const rootOf = (roots: Map<string, RootConvention>, name: string): RootConvention => {
+  let c = roots.get(name);
+  if (!c) roots.set(name, (c = { name, kind: 'other', typename: null, positions: new Map(), total: null, filteredReads: [] }));
+  return c;
+};
+
+const typeOfKey = (key: string) => key.slice(0, key.indexOf(':'));
+const idOfKey = (key: string) => key.slice(key.indexOf(':') + 1);
+
+function learnRoots(r: GqlRecord, roots: Map<string, RootConvention>, isInitial: (t: string, o: number) => boolean): void {
+  for (const f of fieldsOf(r.req, r.req.operation.selectionSet, null)) {
+    if (!(f.storeKey in r.root!)) continue;
+    const v = r.root![f.storeKey];
+    const c = rootOf(roots, f.name);
+    if (isRef(v)) {
+      c.kind = 'item';
+      c.typename = typeOfKey(v.__ref);
+      const idArg = Object.entries(f.args).find(([, a]) => idText(a) === idOfKey(v.__ref));
+      if (idArg) c.idArg = idArg[0];
+    } else if (v === null) {
+      const nf = notFoundOf(r, f);
+      if (nf) c.notFound = nf;
+    } else if (Array.isArray(v) && v.length > 0 && v.every(isRef)) {
+      c.kind = 'list';
+      c.typename = typeOfKey((v[0] as { __ref: string }).__ref);
+      if (isInitial(c.typename, r.ordinal)) place(c, f, v.map((x) => (x as { __ref: string }).__ref), numberArg(f, ['offset', 'skip']) ?? 0, v.length);
+    } else if (Array.isArray(v) && v.length === 0 && c.kind === 'other') {
+      c.kind = 'list';
+    } else {
+      const edges = edgesOf(v);
+      if (!edges) continue;
+      c.kind = 'connection';
+      const obj = v as Record<string, NValue>;
+      const first = (Array.isArray(obj.edges) ? obj.edges[0] : undefined) as Record<string, NValue> | undefined;
+      const pageInfo = obj.pageInfo as Record<string, NValue> | undefined;
+      c.wrappers = {
+        connection: typeof obj.__typename === 'string' ? obj.__typename : c.wrappers?.connection,
+        edge: typeof first?.__typename === 'string' ? first.__typename : c.wrappers?.edge,
+        pageInfo: typeof pageInfo?.__typename === 'string' ? pageInfo.__typename : c.wrappers?.pageInfo,
+      };
+      if (edges.length) c.typename = typeOfKey(edges[0].ref);
+      const total = typeof obj.totalCount === 'number' ? obj.totalCount : null;
+      // Positions are placed once the cursor scheme is known (an `after` read's start is its cursor's); first pages now.
+      if (c.typename && isInitial(c.typename, r.ordinal) && f.args.after === undefined && f.args.before === undefined && f.args.last === undefined)
+        place(c, f, edges.map((e) => e.ref), 0, total);
+    }
+  }
+}
+
+function numberArg(f: SelectedField, names: string[]): number | undefined {
+  for (const n of names) if (typeof f.args[n] === 'number') return f.args[n] as number;
+  return undefined;
+}
+
+/** Records a read's members at their positions (unfiltered reads) or as a filtered read to check filters against. */
+export function place(c: RootConvention, f: SelectedField, refs: string[], start: number, total: number | null): void {
+  const filters = Object.fromEntries(Object.entries(f.args).filter(([k]) => !WINDOW_ARGS.has(k)));
+  const ids = refs.map(idOfKey);
+  const limited = numberArg(f, ['first', 'limit', 'take', 'last']) !== undefined;
+  // A read with no window answers the whole (filtered) list: its count is its length.
+  const count = total ?? (!limited && start === 0 ? refs.length : null);
+  if (Object.keys(filters).length) {
+    c.filteredReads.push({ args: filters, ids, start, total: count });
+    return;
+  }
+  ids.forEach((id, i) => c.positions.set(start + i, id));
+  if (count !== null) c.total = count;
+}
+
+/** GQL-4: what the app answered for an item whose id it does not hold, with the asked id. */
+function notFoundOf(r: GqlRecord, f: SelectedField): NotFoundAnswer | null {
+  const idArg = Object.entries(f.args).find(([k, a]) => /^(id|.*[a-z]Id|.*_id|.*ID)$/.test(k) && idText(a) !== null);
+  if (!idArg || !r.answer) return null;
+  const errors = Array.isArray(r.answer.errors)
+    ? r.answer.errors.filter((e) => {
+        const path = e && typeof e === 'object' && !Array.isArray(e) ? (e as Record<string, JsonValue>).path : undefined;
+        return Array.isArray(path) && path[0] === f.responseKey;
+      })
+    : [];
+  return { errors, idAsked: idText(idArg[1])!, errorsFirst: Object.keys(r.answer)[0] === 'errors', status: r.status };
+}
+
+/** Places the members of a connection's pages read past an `after` cursor, once the cursor scheme says where they start. */
+function placeLaterPages(records: GqlRecord[], c: RootConvention, isInitial: (t: string, o: number) => boolean): void {
+  for (const r of records) {
+    if (r.req.kind !== 'query' || !r.root || !c.typename || !isInitial(c.typename, r.ordinal)) continue;
+    for (const f of fieldsOf(r.req, r.req.operation.selectionSet, null)) {
+      if (f.name !== c.name || f.args.after === undefined || f.args.before !== undefined || f.args.last !== undefined) continue;
+      const start = c.cursors!.decode(f.args.after);
+      const v = r.root[f.storeKey];
+      const edges = edgesOf(v);
+      if (start === null || !edges) continue;
+      const total = (v as Record<string, NValue>).totalCount;
+      place(c, f, edges.map((e) => e.ref), start + 1, typeof total === 'number' ? total : null);
+    }
+  }
+}
+
+/** Which `hasPreviousPage` rule every recorded page past the first agrees with (null when none shows it). */
+function previousRule(records: GqlRecord[], c: RootConvention): 'start' | 'never' | null {
+  let start = true;
+  let never = true;
+  let seen = false;
+  for (const r of records) {
+    if (r.req.kind !== 'query' || !r.root) continue;
+    for (const f of fieldsOf(r.req, r.req.operation.selectionSet, null)) {
+      if (f.name !== c.name || typeof f.args.after !== 'string' || !c.cursors) continue;
+      const v = r.root[f.storeKey] as Record<string, NValue> | null;
+      const prev = (v?.pageInfo as Record<string, NValue> | undefined)?.hasPreviousPage;
+      if (typeof prev !== 'boolean') continue;
+      const s = c.cursors.decode(f.args.after);
+      if (s === null) continue;
+      seen = true;
+      if (prev !== s + 1 > 0) start = false;
+      if (prev !== false) never = false;
+    }
+  }
+  if (!seen) return null;
+  return start && !never ? 'start' : never && !start ? 'never' : null;
+}
+
+export { entityKey, typeOfKey, idOfKey };

@@ -1,0 +1,34 @@
+/**
+ * Issue 48: the GraphQL model of a served capture's endpoint — learned from its records once
+ * (learn.ts) with its mutations checked (verify.ts) — and each served session's copy of its
+ * entities, kept beside the session's REST model and reset with it.
+ */
+import type { ManifestTool } from '../../manifest/read.js';
+import type { ServeContext } from '../served/context.js';
+import type { ServedModel } from '../served/model.js';
+import { learn, type Learned } from './learn.js';
+import { GqlSession } from './session.js';
+import { verifyMutations } from './verify.js';
+
+const cache = new WeakMap<ServeContext, Map<string, Promise<Learned>>>();
+
+/** The endpoint's learned model (cached per served capture and tool: the store is read-only). */
+export function graphqlModel(ctx: ServeContext, tool: ManifestTool): Promise<Learned> {
+  let per = cache.get(ctx);
+  if (!per) cache.set(ctx, (per = new Map()));
+  let hit = per.get(tool.name);
+  if (!hit) per.set(tool.name, (hit = learn(ctx, tool).then(verifyMutations)));
+  return hit;
+}
+
+/** Whether a tool is a GraphQL endpoint the model reads: `POST …/graphql` whose every recorded body is a GraphQL request. */
+export async function isGraphqlEndpoint(ctx: ServeContext, tool: ManifestTool): Promise<boolean> {
+  if (tool.method.toUpperCase() !== 'POST' || !/graphql$/i.test(tool.template)) return false;
+  return (await graphqlModel(ctx, tool)).records.length > 0;
+}
+
+/** This session's GraphQL entities for the endpoint (made on first use; `reset_state` and `load_state` drop them). */
+export async function graphqlSession(ctx: ServeContext, tool: ManifestTool, model: ServedModel): Promise<GqlSession> {
+  const l = await graphqlModel(ctx, tool);
+  return model.part(`graphql:${tool.name}`, () => new GqlSession(l));
+}

@@ -1,0 +1,133 @@
+/**
+ * Issue 48: one served session's GraphQL entities — the capture's initial ones (learn.ts)
+ * under an overlay of this session's checked mutations — and the lists they make: a root
+ * list's members are its recorded positions with deleted ones gone and created ones after
+ * them, in the order the app keeps (checked against the capture's own later reads, verify.ts).
+ */
+import type { JsonValue } from '../../json/exact.js';
+import type { Learned, RootConvention } from './learn.js';
+import { entityKey, idText, isRef, type Entity, type NValue } from './normalize.js';
+
+export class GqlSession {
+  private overlay = new Map<string, Entity | null>();
+  /** Entities this session created, per type, in order. */
+  private created = new Map<string, string[]>();
+  /** Types a mutation the model did not apply may have changed ('*': any type). */
+  readonly stale = new Set<string>();
+  mutations = 0;
+
+  constructor(readonly learned: Learned) {}
+
+  /** What this session wrote, for `restore` (a mutation that cannot answer is undone). */
+  save(): { overlay: Map<string, Entity | null>; created: Map<string, string[]> } {
+    return { overlay: new Map(this.overlay), created: new Map([...this.created].map(([t, ids]) => [t, [...ids]])) };
+  }
+
+  restore(saved: { overlay: Map<string, Entity | null>; created: Map<string, string[]> }): void {
+    this.overlay = saved.overlay;
+    this.created = saved.created;
+  }
+
+  reset(): void {
+    this.overlay.clear();
+    this.created.clear();
+    this.stale.clear();
+    this.mutations = 0;
+  }
+
+  entity(key: string): Entity | undefined {
+    if (this.overlay.has(key)) return this.overlay.get(key) ?? undefined;
+    return this.learned.initial.get(key);
+  }
+
+  isStale(typename: string): boolean {
+    return this.stale.has('*') || this.stale.has(typename);
+  }
+
+  /** Whether this session changed any entity of the type. */
+  touched(typename: string): boolean {
+    if (this.created.has(typename)) return true;
+    for (const key of this.overlay.keys()) if (key.startsWith(`${typename}:`)) return true;
+    return false;
+  }
+
+  put(e: Entity, isNew: boolean): void {
+    const key = entityKey(e.typename, e.id);
+    this.overlay.set(key, e);
+    if (isNew) {
+      const list = this.created.get(e.typename) ?? [];
+      list.push(e.id);
+      this.created.set(e.typename, list);
+    }
+  }
+
+  remove(typename: string, id: string): void {
+    this.overlay.set(entityKey(typename, id), null);
+  }
+
+  /** Every id of a type the model holds now (initial, created; deleted ones gone). */
+  ids(typename: string): string[] {
+    const out = new Set<string>();
+    for (const e of this.learned.initial.values()) if (e.typename === typename) out.add(e.id);
+    for (const id of this.created.get(typename) ?? []) out.add(id);
+    return [...out].filter((id) => this.entity(entityKey(typename, id)) !== undefined);
+  }
+
+  /**
+   * A root list's members now, in order, when every position of it is known (the capture read
+   * the whole list, in one read or in pages); null otherwise.
+   */
+  members(c: RootConvention): string[] | null {
+    if (c.total === null || !c.typename) return null;
+    const ids: string[] = [];
+    for (let i = 0; i < c.total; i++) {
+      const id = c.positions.get(i);
+      if (id === undefined) return null;
+      ids.push(id);
+    }
+    const t = c.typename;
+    const kept = ids.filter((id) => this.entity(entityKey(t, id)) !== undefined);
+    const added = (this.created.get(t) ?? []).filter((id) => !ids.includes(id) && this.entity(entityKey(t, id)) !== undefined);
+    return [...kept, ...added];
+  }
+
+  /**
+   * GQL-5, ids of created entities: the app's counter as the capture shows it — this session's
+   * n-th create of a type gets the id the capture's n-th create got, and the ones after count
+   * on from the last (integers); with no recorded create, one past the largest id of a type
+   * whose every member the model holds. Null when neither tells.
+   */
+  nextId(typename: string): string | null {
+    const n = this.created.get(typename)?.length ?? 0;
+    const recorded = this.learned.createdIds.get(typename) ?? [];
+    if (n < recorded.length) return recorded[n];
+    const last = recorded[recorded.length - 1];
+    if (last !== undefined) return /^(0|[1-9]\d*)$/.test(last) ? String(Number(last) + n - recorded.length + 1) : null;
+    const lists = [...this.learned.roots.values()].filter((c) => c.typename === typename && c.kind !== 'item' && c.kind !== 'other');
+    if (!lists.some((c) => this.members(c) !== null)) return null;
+    let max = 0;
+    for (const id of this.ids(typename)) {
+      if (!/^(0|[1-9]\d*)$/.test(id)) return null;
+      max = Math.max(max, Number(id));
+    }
+    return String(max + 1);
+  }
+}
+
+/**
+ * GQL-7, filters: whether entity `e` passes argument `name` = `value` of a list, read as the
+ * field of that name (`published: true`) or the reference it names (`authorId: "2"` → the
+ * `author` reference's id); undefined when the entity does not show the field.
+ */
+export function passes(e: Entity, name: string, value: JsonValue): boolean | undefined {
+  if (name in e.fields) {
+    const v = e.fields[name];
+    if (isRef(v)) return idText(value) !== null && v.__ref === entityKey(v.__ref.slice(0, v.__ref.indexOf(':')), idText(value)!);
+    if (v !== null && typeof v === 'object') return undefined;
+    return v === value || (typeof v !== typeof value && String(v) === String(value));
+  }
+  const m = /^(.+?)(Id|_id|ID)$/.exec(name);
+  const ref: NValue | undefined = m ? e.fields[m[1]] : undefined;
+  if (m && isRef(ref)) return idText(value) !== null && ref.__ref.endsWith(`:${idText(value)}`);
+  return undefined;
+}

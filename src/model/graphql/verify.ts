@@ -1,0 +1,50 @@
+/**
+ * Issue 48 (GQL-8, check-effects for GraphQL): a mutation convention changes the model only
+ * when the capture agrees with it. The capture is run again on a fresh session from its
+ * initial entities: each recorded mutation is applied by its convention and its answer
+ * compared with the recorded one, and each later read the model can answer is compared with
+ * the app's. A disagreement refutes the conventions of the types that read shows.
+ */
+import { canonicalJson } from '../../json/canonical.js';
+import type { JsonValue } from '../../json/exact.js';
+import { answerGraphql, GqlDecline } from './answer.js';
+import type { Learned } from './learn.js';
+import { GqlSession } from './session.js';
+
+const dataOf = (v: JsonValue | null | undefined): string | null =>
+  v && typeof v === 'object' && !Array.isArray(v) ? canonicalJson((v as Record<string, JsonValue>).data ?? null) : null;
+
+/** Marks each mutation convention of `l` verified or refuted (with why); returns `l`. */
+export function verifyMutations(l: Learned): Learned {
+  const session = new GqlSession(l);
+  const applied = new Map<string, number>();
+  for (const r of l.records) {
+    if (r.req.kind === 'mutation') {
+      const names = new Set(r.req.operation.selectionSet.selections.flatMap((s) => (s.kind === 'Field' ? [s.name.value] : [])));
+      const conventions = [...names].map((n) => l.mutations.get(n)).filter((c) => c !== undefined);
+      try {
+        const a = answerGraphql(session, r.req, true);
+        if (dataOf(a.value) !== dataOf(r.answer)) for (const c of conventions) c.refuted ??= `its answer to record #${r.ordinal} differs from the app's`;
+      } catch (e) {
+        if (!(e instanceof GqlDecline)) throw e;
+        for (const c of conventions) c.refuted ??= `record #${r.ordinal}: ${e.message}`;
+        session.stale.add('*');
+      }
+      for (const c of conventions) applied.set(c.name, (applied.get(c.name) ?? 0) + 1);
+      continue;
+    }
+    const types = new Set([...r.shown.values()].map((e) => e.typename));
+    const after = [...types].some((t) => session.touched(t));
+    if (!after || !r.answer) continue;
+    try {
+      const a = answerGraphql(session, r.req);
+      if (dataOf(a.value) !== dataOf(r.answer))
+        for (const c of l.mutations.values())
+          if (types.has(c.typename) && applied.has(c.name)) c.refuted ??= `the app's later read, record #${r.ordinal}, differs from the model's`;
+    } catch (e) {
+      if (!(e instanceof GqlDecline)) throw e;
+    }
+  }
+  for (const c of l.mutations.values()) c.verified = !c.refuted && applied.has(c.name);
+  return l;
+}
