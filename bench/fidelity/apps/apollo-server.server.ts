@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { GraphQLError } from 'graphql';
+import { typeDefs } from './apollo-server.js';
 import { firstNewId, serverArgs, sessionPage } from './node-server.js';
 
 interface Author {
@@ -22,31 +23,6 @@ interface Book {
   year: number;
   authorId: number;
 }
-
-const typeDefs = /* GraphQL */ `
-  type Author {
-    id: Int!
-    name: String!
-  }
-  type Book {
-    id: Int!
-    title: String!
-    genre: String!
-    year: Int!
-    author: Author!
-  }
-  type Query {
-    book(id: Int!): Book
-    books(limit: Int, offset: Int, authorId: Int, genre: String): [Book!]!
-    authors: [Author!]!
-    bookCount(genre: String): Int!
-  }
-  type Mutation {
-    addBook(title: String!, genre: String!, year: Int!, authorId: Int!): Book!
-    updateBook(id: Int!, title: String, genre: String, year: Int): Book
-    removeBook(id: Int!): Boolean!
-  }
-`;
 
 const notFound = (what: string) => new GraphQLError(`${what} not found`, { extensions: { code: 'NOT_FOUND' } });
 

@@ -6,6 +6,32 @@
 import type { FidelityApp } from '../harness.js';
 import { isGraphqlRead, startNodeServer } from './node-server.js';
 
+/** The schema the server serves (apollo-server.server.ts; the held-out test validates every request against it). */
+export const typeDefs = /* GraphQL */ `
+  type Author {
+    id: Int!
+    name: String!
+  }
+  type Book {
+    id: Int!
+    title: String!
+    genre: String!
+    year: Int!
+    author: Author!
+  }
+  type Query {
+    book(id: Int!): Book
+    books(limit: Int, offset: Int, authorId: Int, genre: String): [Book!]!
+    authors: [Author!]!
+    bookCount(genre: String): Int!
+  }
+  type Mutation {
+    addBook(title: String!, genre: String!, year: Int!, authorId: Int!): Book!
+    updateBook(id: Int!, title: String, genre: String, year: Int): Book
+    removeBook(id: Int!): Boolean!
+  }
+`;
+
 export const apolloServer: FidelityApp = {
   name: 'apollo-server',
   about:

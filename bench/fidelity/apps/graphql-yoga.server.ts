@@ -7,6 +7,7 @@
 import { createServer } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
+import { typeDefs } from './graphql-yoga.js';
 import { firstNewId, serverArgs, sessionPage } from './node-server.js';
 
 interface Author {
@@ -22,61 +23,6 @@ interface Post {
   views: number;
   authorId: string;
 }
-
-const typeDefs = /* GraphQL */ `
-  type Author {
-    id: ID!
-    name: String!
-    email: String!
-    posts(first: Int, after: String): PostConnection!
-  }
-  type Post {
-    id: ID!
-    title: String!
-    body: String!
-    published: Boolean!
-    views: Int!
-    author: Author!
-  }
-  type PostConnection {
-    edges: [PostEdge!]!
-    pageInfo: PageInfo!
-    totalCount: Int!
-  }
-  type PostEdge {
-    cursor: String!
-    node: Post!
-  }
-  type PageInfo {
-    hasNextPage: Boolean!
-    hasPreviousPage: Boolean!
-    startCursor: String
-    endCursor: String
-  }
-  type Query {
-    post(id: ID!): Post
-    author(id: ID!): Author
-    authors: [Author!]!
-    posts(first: Int, after: String, authorId: ID, published: Boolean): PostConnection!
-  }
-  input CreatePostInput {
-    title: String!
-    body: String!
-    authorId: ID!
-    published: Boolean
-  }
-  input UpdatePostInput {
-    title: String
-    body: String
-    published: Boolean
-    views: Int
-  }
-  type Mutation {
-    createPost(input: CreatePostInput!): Post!
-    updatePost(id: ID!, input: UpdatePostInput!): Post
-    deletePost(id: ID!): ID
-  }
-`;
 
 // graphql-relay's cursors: base64 of "arrayconnection:" and the index in the (filtered) list.
 const PREFIX = 'arrayconnection:';
