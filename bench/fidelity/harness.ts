@@ -8,6 +8,8 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { alertmanager } from './apps/alertmanager.js';
+import { apolloServer } from './apps/apollo-server.js';
+import { graphqlYoga } from './apps/graphql-yoga.js';
 import { redmine } from './apps/redmine.js';
 import { bodyOf, type Answer, type MaskRules } from './compare.js';
 
@@ -40,6 +42,11 @@ export interface FidelityApp {
   isApiPath?(path: string): boolean;
   /** Where the recorder opens session.html on the app's origin (default `/index.html`); a `start` app must serve it there. */
   sessionPath?: string;
+  /**
+   * Whether a request only reads (default: a GET): the recorder checks that the truth run answers
+   * the capture's reads as the capture recorded them. GraphQL apps read with POST too.
+   */
+  isRead?(r: Req): boolean;
   /** Headers every request to the app carries (an API key the session also sent); never stored in the truth. */
   headers?: Record<string, string>;
 }
@@ -77,6 +84,8 @@ export const APPS: FidelityApp[] = [
   },
   alertmanager,
   redmine,
+  graphqlYoga,
+  apolloServer,
 ];
 
 export const appDir = (app: FidelityApp) => join(root, 'bench', 'fidelity', app.name);

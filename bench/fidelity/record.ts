@@ -141,12 +141,13 @@ async function recordTruth(app: FidelityApp): Promise<number> {
     // answers here as the capture recorded it (apps whose answers carry clocks or drawn ids are
     // compared after their mask; a difference is reported on stderr and kept in truth.json).
     const differs: string[] = [];
+    const isRead = app.isRead ?? ((r: Req) => r.method === 'GET');
     for (const [i, r] of captureRequests(app).entries()) {
       const live = await send(running.base, ids.request(r), app.headers);
       ids.pair(recorded[i], live.json);
       const mine = ids.answer(live).json;
-      if (r.method === 'GET' && recorded[i] !== undefined && !sameMasked(app.mask, recorded[i], mine))
-        differs.push(`${r.method} ${r.path}`);
+      if (isRead(r) && recorded[i] !== undefined && !sameMasked(app.mask, recorded[i], mine))
+        differs.push(`${r.method} ${r.path}${r.method === 'GET' ? '' : ` (the capture's request ${i + 1})`}`);
     }
     if (differs.length)
       process.stderr.write(
