@@ -142,8 +142,16 @@ function sendError(res: ServerResponse, e: unknown, origin: string | null): void
     send(
       res,
       DECLINED_STATUS,
-      JSON.stringify(graphql ? { errors: [{ message: `capstate declined: ${doc.message}`, extensions: { code: 'CAPSTATE_DECLINED', capstate: problem } }] } : problem) + '\n',
-      { 'content-type': graphql ? 'application/json' : 'application/problem+json', 'x-capstate-error': doc.code, 'capstate-answer': 'declined' },
+      JSON.stringify(
+        graphql
+          ? { errors: [{ message: `capstate declined: ${doc.message}`, extensions: { code: 'CAPSTATE_DECLINED', capstate: problem } }] }
+          : problem,
+      ) + '\n',
+      {
+        'content-type': graphql ? 'application/json' : 'application/problem+json',
+        'x-capstate-error': doc.code,
+        'capstate-answer': 'declined',
+      },
       origin,
     );
     return;

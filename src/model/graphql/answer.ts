@@ -7,7 +7,7 @@
  */
 import type { FieldNode } from 'graphql';
 import type { JsonValue } from '../../json/exact.js';
-import { WINDOW_ARGS, type NotFoundAnswer, type RootConvention } from './learn.js';
+import type { NotFoundAnswer, RootConvention } from './learn.js';
 import { givenFields, type MutationConvention } from './mutations.js';
 import { entityKey, idText, Missing, render, type Entity, type NValue } from './normalize.js';
 import { fieldsOf, UnsettledFragment, type GqlRequest, type SelectedField } from './request.js';
@@ -18,6 +18,8 @@ export class GqlDecline extends Error {
   constructor(
     message: string,
     readonly field: string | null,
+    /** A mutation's answer asked a field the model does not hold; its effect was taken (it is checked, and needs no answer to take). */
+    readonly effectTaken = false,
   ) {
     super(message);
   }
@@ -61,8 +63,10 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
       }
       data[f.responseKey] = a !== undefined ? a.value : recordedValue(session, req, f, why);
     } catch (e) {
-      if (saved) session.restore(saved);
-      if (e instanceof Missing) throw new GqlDecline(`${f.responseKey}: ${e.message}`, f.responseKey);
+      const effectTaken = saved !== null && e instanceof Missing;
+      if (saved && !effectTaken) session.restore(saved);
+      if (effectTaken) session.mutations++;
+      if (e instanceof Missing) throw new GqlDecline(`${f.responseKey}: ${e.message}`, f.responseKey, effectTaken);
       if (e instanceof UnsettledFragment) throw new GqlDecline(`${f.responseKey}: ${e.message}; only the schema settles it`, f.responseKey);
       throw e;
     }
@@ -79,7 +83,8 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
     c: RootConvention,
     w: string[],
   ): { value: JsonValue } | { notFound: NotFoundAnswer; id: string } | undefined {
-    if (c.typename && s.isStale(c.typename)) throw new GqlDecline(`${f.responseKey}: this session changed ${c.typename} by a mutation the model did not apply`, f.responseKey);
+    if (c.typename && s.isStale(c.typename))
+      throw new GqlDecline(`${f.responseKey}: this session changed ${c.typename} by a mutation the model did not apply`, f.responseKey);
     if (c.kind === 'item' && c.idArg && Object.keys(f.args).length === 1 && c.idArg in f.args) {
       const id = idText(f.args[c.idArg]);
       if (id === null) return undefined;
@@ -88,71 +93,79 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
         w.push(`${f.responseKey}: the ${c.typename} ${id} of the model`);
         return { value: render2(f.node.selectionSet, { __ref: key }) };
       }
-      if (c.notFound && absent(s, c.typename!, id)) {
-        w.push(`${f.responseKey}: the model holds no ${c.typename} ${id}: the app's not-found answer, as the capture shows it (convention)`);
-        return { notFound: c.notFound, id };
+      const nf = c.notFound ?? apiNotFound(s);
+      if (nf && absent(s, c.typename!, id)) {
+        w.push(
+          `${f.responseKey}: the model holds no ${c.typename} ${id}: the app's not-found answer, as the capture shows it${c.notFound ? '' : ' for another item field'} (convention)`,
+        );
+        return { notFound: nf, id };
       }
       return undefined;
     }
     if (c.kind === 'list' || c.kind === 'connection') {
-      const filters = Object.entries(f.args).filter(([k]) => !WINDOW_ARGS.has(k));
-      const members = s.members(c) ?? (filters.length === 0 && !s.touched(c.typename!) ? knownWindow(f, c) : null);
+      const filters = Object.entries(f.args).filter(([k]) => !l.words.isWindow(k));
+      const members = s.members(c) ?? (filters.length === 0 ? knownWindow(f, c) : null);
       if (!members) return undefined;
       const refuted = filters.find(([k]) => filterRefuted(s, c, k));
-      if (refuted) throw new GqlDecline(`${f.responseKey}: the capture's reads filtered by ${refuted[0]} do not match the members the model holds`, f.responseKey);
+      if (refuted)
+        throw new GqlDecline(
+          `${f.responseKey}: the capture's reads filtered by ${refuted[0]} do not match the members the model holds`,
+          f.responseKey,
+        );
       const kept = members.filter((id) => {
         const e = s.entity(entityKey(c.typename!, id))!;
         return filters.every(([k, v]) => {
           const p = passes(e, k, v);
-          if (p === undefined) throw new GqlDecline(`${f.responseKey}: the model holds no field of ${c.typename} ${id} that ${k} filters on`, f.responseKey);
+          if (p === undefined)
+            throw new GqlDecline(`${f.responseKey}: the model holds no field of ${c.typename} ${id} that ${k} filters on`, f.responseKey);
           return p;
         });
       });
-      w.push(`${f.responseKey}: ${kept.length} of the model's ${members.length} ${c.typename} members${filters.length ? ` where ${filters.map(([k]) => k).join(', ')} match` : ''}`);
+      w.push(
+        `${f.responseKey}: ${kept.length} of the model's ${members.length} ${c.typename} members${filters.length ? ` where ${filters.map(([k]) => k).join(', ')} match` : ''}`,
+      );
       return { value: c.kind === 'list' ? listValue(f, c, kept) : connectionValue(f, c, kept) };
     }
     return undefined;
   }
   /**
-   * An unfiltered list whose every position the capture did not show, while this session
-   * changed none of it: the members of the window asked, when the capture showed each of them
-   * at its place (the other places hold nothing the window reads), else null.
+   * An unfiltered list whose every position the capture did not show: the members of the
+   * window asked, when the capture showed each of them at its place (session.listing), else null.
    */
   function knownWindow(f: SelectedField, c: RootConvention): string[] | null {
-    if (c.total === null) return null;
-    let start = num(f, ['offset', 'skip']) ?? 0;
+    const listing = session.listing(c);
+    if (!listing) return null;
+    let start = l.words.offset(f.args) ?? 0;
     if (c.kind === 'connection' && f.args.after !== undefined) start = (c.cursors?.decode(f.args.after) ?? -2) + 1;
-    const size = num(f, c.kind === 'connection' ? ['first'] : ['limit', 'take', 'first']);
+    const size = l.words.size(f.args);
     if (start < 0 || (c.kind === 'connection' && (f.args.last !== undefined || f.args.before !== undefined))) return null;
-    const end = Math.min(c.total, size === undefined ? c.total : start + size);
-    const ids: string[] = [];
-    for (let i = 0; i < c.total; i++) {
-      const id = c.positions.get(i);
-      if (id === undefined && i >= start && i < end) return null;
-      // A place not shown stands in by an id no entity has; nothing renders it (outside the window).
-      ids.push(id ?? `\u0000${i}`);
-    }
-    return ids;
+    const end = Math.min(listing.length, size === undefined ? listing.length : start + size);
+    for (let i = start; i < end; i++) if (listing[i] === null) return null;
+    // A place not shown stands in by an id no entity has; nothing renders it (it is outside the window).
+    return listing.map((id, i) => id ?? `\u0000${i}`);
   }
   function listValue(f: SelectedField, c: RootConvention, ids: string[]): JsonValue {
-    const start = num(f, ['offset', 'skip']) ?? 0;
-    const size = num(f, ['limit', 'take', 'first']);
+    const start = l.words.offset(f.args) ?? 0;
+    const size = l.words.size(f.args);
     const window = ids.slice(start, size === undefined ? undefined : start + size);
     return window.map((id) => render2(f.node.selectionSet, { __ref: entityKey(c.typename!, id) }));
   }
   function connectionValue(f: SelectedField, c: RootConvention, ids: string[]): JsonValue {
-    if (f.args.last !== undefined || f.args.before !== undefined) throw new GqlDecline(`${f.responseKey}: backward paging (last/before) is not shown by the capture`, f.responseKey);
+    if (f.args.last !== undefined || f.args.before !== undefined)
+      throw new GqlDecline(`${f.responseKey}: backward paging (last/before) is not shown by the capture`, f.responseKey);
     let start = 0;
     if (f.args.after !== undefined) {
       const n = c.cursors?.decode(f.args.after) ?? null;
       if (n === null) throw new GqlDecline(`${f.responseKey}: a cursor the model cannot read`, f.responseKey);
       start = n + 1;
     }
-    const first = num(f, ['first']);
+    const first = l.words.size(f.args);
     const end = Math.min(ids.length, first === undefined ? ids.length : start + first);
     const page = ids.slice(start, end);
     const cursor = (i: number): NValue | undefined => (c.cursors ? c.cursors.encode(start + i) : undefined);
-    const edges = page.map((id, i) => strip({ __typename: c.wrappers?.edge, cursor: cursor(i), node: { __ref: entityKey(c.typename!, id) } }));
+    const edges = page.map((id, i) =>
+      strip({ __typename: c.wrappers?.edge, cursor: cursor(i), node: { __ref: entityKey(c.typename!, id) } }),
+    );
     const previous = start === 0 ? false : c.hasPrevious === 'start' ? true : c.hasPrevious === 'never' ? false : undefined;
     const pageInfo = strip({
       __typename: c.wrappers?.pageInfo,
@@ -165,14 +178,18 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
   }
 }
 
-const num = (f: SelectedField, names: string[]) => {
-  for (const n of names) if (typeof f.args[n] === 'number') return f.args[n] as number;
-  return undefined;
-};
-
 /** An object with its unknown (undefined) members left out, so rendering them declines. */
 function strip(o: Record<string, NValue | undefined>): Record<string, NValue> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, NValue>;
+}
+
+/**
+ * GQL-4 as the API's habit: an item field the capture never asked for a missing id answers as
+ * the others did, when they all answered a plain null (an error's words name its own type).
+ */
+function apiNotFound(s: GqlSession): NotFoundAnswer | undefined {
+  const seen = [...s.learned.roots.values()].flatMap((c) => (c.notFound ? [c.notFound] : []));
+  return seen.length > 0 && seen.every((n) => n.errors.length === 0) ? seen[0] : undefined;
 }
 
 /** Whether the model knows an entity is not there: the session deleted it, or a complete list of its type never held it. */
@@ -210,7 +227,8 @@ function notFoundError(e: JsonValue, asked: string, id: string, f: SelectedField
   const out: Record<string, JsonValue> = { ...(e as Record<string, JsonValue>) };
   const escaped = asked.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   if (typeof out.message === 'string') out.message = out.message.replace(new RegExp(`(?<![\\w-])${escaped}(?![\\w-])`, 'g'), id);
-  if (Array.isArray(out.locations) && f.node.loc) out.locations = [{ line: f.node.loc.startToken.line, column: f.node.loc.startToken.column }];
+  if (Array.isArray(out.locations) && f.node.loc)
+    out.locations = [{ line: f.node.loc.startToken.line, column: f.node.loc.startToken.column }];
   if (Array.isArray(out.path)) out.path = [f.responseKey];
   return out;
 }
@@ -224,15 +242,30 @@ function recordedValue(s: GqlSession, req: GqlRequest, f: SelectedField, why: st
     if ([...types].some((t) => r.ordinal >= (s.learned.firstTouch.get(t) ?? Infinity) || s.touched(t))) continue;
     why.push(`${f.responseKey}: as the capture answered ${f.storeKey} (record #${r.ordinal})`);
     const v = r.root[f.storeKey];
-    return f.node.selectionSet && v !== null ? render(req, f.node.selectionSet, v, (k) => s.entity(k), (n) => s.learned.types.has(n)) : (v as JsonValue);
+    return f.node.selectionSet && v !== null
+      ? render(
+          req,
+          f.node.selectionSet,
+          v,
+          (k) => s.entity(k),
+          (n) => s.learned.types.has(n),
+        )
+      : (v as JsonValue);
   }
-  throw new GqlDecline(`${f.responseKey}: no convention of the capture answers ${f.storeKey}, and it never recorded that field with these arguments before a mutation`, f.responseKey);
+  throw new GqlDecline(
+    `${f.responseKey}: no convention of the capture answers ${f.storeKey}, and it never recorded that field with these arguments before a mutation`,
+    f.responseKey,
+  );
 }
 
 function mutate(s: GqlSession, req: GqlRequest, f: SelectedField, trial: boolean, why: string[]): JsonValue {
   const c = s.learned.mutations.get(f.name);
   if (!c) throw new GqlDecline(`${f.responseKey}: the capture shows no ${f.name} whose effect the model can take`, f.responseKey);
-  if (!c.verified && !trial) throw new GqlDecline(`${f.responseKey}: ${f.name}'s effect is not checked by the capture's later reads${c.refuted ? ` (${c.refuted})` : ''}`, f.responseKey);
+  if (!c.verified && !trial)
+    throw new GqlDecline(
+      `${f.responseKey}: ${f.name}'s effect is not checked by the capture's later reads${c.refuted ? ` (${c.refuted})` : ''}`,
+      f.responseKey,
+    );
   const t = c.typename;
   const isType = (n: string) => s.learned.types.has(n);
   const show = (key: string) => (f.node.selectionSet ? render(req, f.node.selectionSet, { __ref: key }, (k) => s.entity(k), isType) : null);
@@ -243,7 +276,8 @@ function mutate(s: GqlSession, req: GqlRequest, f: SelectedField, trial: boolean
       if (!m) throw new GqlDecline(`${f.responseKey}: the capture never showed what ${f.name}'s ${k} sets`, f.responseKey);
       if (m.refType) {
         const id = idText(v);
-        if (id === null || !s.entity(entityKey(m.refType, id))) throw new GqlDecline(`${f.responseKey}: ${k} names no ${m.refType} the model holds`, f.responseKey);
+        if (id === null || !s.entity(entityKey(m.refType, id)))
+          throw new GqlDecline(`${f.responseKey}: ${k} names no ${m.refType} the model holds`, f.responseKey);
         out[m.field] = { __ref: entityKey(m.refType, id) };
       } else out[m.field] = v;
     }
@@ -253,7 +287,16 @@ function mutate(s: GqlSession, req: GqlRequest, f: SelectedField, trial: boolean
     const id = s.nextId(t);
     if (id === null) throw new GqlDecline(`${f.responseKey}: the ids of ${t} are not integers the model can count on from`, f.responseKey);
     const sample = [...s.learned.initial.values()].find((e) => e.typename === t)?.fields.id;
-    const e: Entity = { typename: t, id, fields: { __typename: t, ...c.defaults, ...fields(givenFields(f.args, undefined).given), id: typeof sample === 'number' ? Number(id) : id } };
+    const e: Entity = {
+      typename: t,
+      id,
+      fields: {
+        __typename: t,
+        ...c.defaults,
+        ...fields(givenFields(f.args, undefined).given),
+        id: typeof sample === 'number' ? Number(id) : id,
+      },
+    };
     s.put(e, true);
     why.push(`${f.responseKey}: created ${t} ${id}${trial ? '' : ' (checked by the capture)'}`);
     return show(entityKey(t, id));

@@ -5,9 +5,11 @@
  * an unknown id answers: GQL-4), each list's members by position, and the mutations (GQL-5).
  * Every convention comes from the capture's own answers; nothing is assumed of the schema.
  */
+import { canonicalJson } from '../../json/canonical.js';
 import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from '../served/context.js';
+import type { Vocabulary } from '../../store/vocabulary.js';
 import { jsonValueOf, readBody, toolRecords } from '../served/records.js';
 import { entityKey, idText, isRef, normalize, type Entity, type NValue } from './normalize.js';
 import { fieldsOf, readRequest, type GqlRequest, type SelectedField } from './request.js';
@@ -18,6 +20,10 @@ import { edgesOf, offsetCursor, type CursorScheme } from './cursors.js';
 export interface GqlRecord {
   ordinal: number;
   status: number;
+  /** The request body's canonical JSON (equal requests, member order aside, give equal keys). */
+  bodyKey: string;
+  responseBodyId: number;
+  mediaType: string | null;
   req: GqlRequest;
   /** The recorded answer (`{data, errors}`), or null when it is not a JSON object. */
   answer: Record<string, JsonValue> | null;
@@ -27,8 +33,31 @@ export interface GqlRecord {
   shown: Map<string, Entity>;
 }
 
-/** Arguments that pick a window of a list rather than filter it. */
-export const WINDOW_ARGS = new Set(['first', 'after', 'last', 'before', 'limit', 'offset', 'skip', 'take']);
+/** The Relay Cursor Connections spec's arguments (GQL-6): they page a connection, never filter it. */
+const RELAY_ARGS = new Set(['first', 'after', 'last', 'before']);
+
+/**
+ * Which arguments page a list rather than filter it: Relay's, and the store's pagination
+ * vocabulary (OQ-13) — an offset by its `window_offset` rows, a size by `window_size` or `first`.
+ */
+export interface WindowWords {
+  isWindow(arg: string): boolean;
+  offset(args: Record<string, JsonValue>): number | undefined;
+  size(args: Record<string, JsonValue>): number | undefined;
+}
+
+export function windowWords(v: Vocabulary): WindowWords {
+  const numberOf = (args: Record<string, JsonValue>, role: 'offset' | 'size') => {
+    for (const [k, x] of Object.entries(args))
+      if (typeof x === 'number' && (v.windowRole(k) === role || (role === 'size' && k === 'first'))) return x;
+    return undefined;
+  };
+  return {
+    isWindow: (arg) => RELAY_ARGS.has(arg) || v.isPagination(arg),
+    offset: (args) => numberOf(args, 'offset'),
+    size: (args) => numberOf(args, 'size'),
+  };
+}
 
 /** What a query root field answers, learned from every record that asked it. */
 export interface RootConvention {
@@ -72,6 +101,7 @@ export interface Learned {
   mutations: Map<string, MutationConvention>;
   /** Per type, the ids the capture's creates got, in order (the app's counter). */
   createdIds: Map<string, string[]>;
+  words: WindowWords;
 }
 
 export async function readRecords(ctx: ServeContext, tool: ManifestTool): Promise<GqlRecord[]> {
@@ -88,7 +118,17 @@ export async function readRecords(ctx: ServeContext, tool: ManifestTool): Promis
     let root: Record<string, NValue> | null = null;
     if (obj && obj.data && typeof obj.data === 'object' && !Array.isArray(obj.data))
       root = normalize(req, req.operation.selectionSet, obj.data, shown) as Record<string, NValue>;
-    out.push({ ordinal: r.ordinal, status: r.status, req, answer: obj, root, shown });
+    out.push({
+      ordinal: r.ordinal,
+      status: r.status,
+      bodyKey: canonicalJson(body as JsonValue),
+      responseBodyId: r.response_body_id,
+      mediaType: r.response_media_type,
+      req,
+      answer: obj,
+      root,
+      shown,
+    });
   }
   return out;
 }
@@ -120,13 +160,14 @@ export async function learn(ctx: ServeContext, tool: ManifestTool): Promise<Lear
       else initial.set(key, { typename: e.typename, id: e.id, fields: { ...e.fields } });
     }
   }
+  const words = windowWords(ctx.vocabulary);
   const roots = new Map<string, RootConvention>();
-  for (const r of records) if (r.req.kind === 'query' && r.root) learnRoots(r, roots, isInitial);
+  for (const r of records) if (r.req.kind === 'query' && r.root) learnRoots(r, roots, isInitial, words);
   for (const c of roots.values()) {
     if (c.kind !== 'connection') continue;
     c.cursors = offsetCursor(records, c.name);
     c.hasPrevious = previousRule(records, c);
-    if (c.cursors) placeLaterPages(records, c, isInitial);
+    if (c.cursors) placeLaterPages(records, c, isInitial, words);
   }
   const mutations = learnMutations(records, initial, types);
   const createdIds = new Map<string, string[]>();
@@ -138,7 +179,7 @@ export async function learn(ctx: ServeContext, tool: ManifestTool): Promise<Lear
       if (c?.kind === 'create' && isRef(v)) createdIds.set(c.typename, [...(createdIds.get(c.typename) ?? []), idOfKey(v.__ref)]);
     }
   }
-  return { records, initial, types, firstTouch, roots, mutations, createdIds };
+  return { records, initial, types, firstTouch, roots, mutations, createdIds, words };
 }
 
 const rootOf = (roots: Map<string, RootConvention>, name: string): RootConvention => {
@@ -150,7 +191,12 @@ const rootOf = (roots: Map<string, RootConvention>, name: string): RootConventio
 const typeOfKey = (key: string) => key.slice(0, key.indexOf(':'));
 const idOfKey = (key: string) => key.slice(key.indexOf(':') + 1);
 
-function learnRoots(r: GqlRecord, roots: Map<string, RootConvention>, isInitial: (t: string, o: number) => boolean): void {
+function learnRoots(
+  r: GqlRecord,
+  roots: Map<string, RootConvention>,
+  isInitial: (t: string, o: number) => boolean,
+  words: WindowWords,
+): void {
   for (const f of fieldsOf(r.req, r.req.operation.selectionSet, null)) {
     if (!(f.storeKey in r.root!)) continue;
     const v = r.root![f.storeKey];
@@ -166,7 +212,15 @@ function learnRoots(r: GqlRecord, roots: Map<string, RootConvention>, isInitial:
     } else if (Array.isArray(v) && v.length > 0 && v.every(isRef)) {
       c.kind = 'list';
       c.typename = typeOfKey((v[0] as { __ref: string }).__ref);
-      if (isInitial(c.typename, r.ordinal)) place(c, f, v.map((x) => (x as { __ref: string }).__ref), numberArg(f, ['offset', 'skip']) ?? 0, v.length);
+      if (isInitial(c.typename, r.ordinal))
+        place(
+          c,
+          f,
+          v.map((x) => (x as { __ref: string }).__ref),
+          words.offset(f.args) ?? 0,
+          null,
+          words,
+        );
     } else if (Array.isArray(v) && v.length === 0 && c.kind === 'other') {
       c.kind = 'list';
     } else {
@@ -184,22 +238,30 @@ function learnRoots(r: GqlRecord, roots: Map<string, RootConvention>, isInitial:
       if (edges.length) c.typename = typeOfKey(edges[0].ref);
       const total = typeof obj.totalCount === 'number' ? obj.totalCount : null;
       // Positions are placed once the cursor scheme is known (an `after` read's start is its cursor's); first pages now.
-      if (c.typename && isInitial(c.typename, r.ordinal) && f.args.after === undefined && f.args.before === undefined && f.args.last === undefined)
-        place(c, f, edges.map((e) => e.ref), 0, total);
+      if (
+        c.typename &&
+        isInitial(c.typename, r.ordinal) &&
+        f.args.after === undefined &&
+        f.args.before === undefined &&
+        f.args.last === undefined
+      )
+        place(
+          c,
+          f,
+          edges.map((e) => e.ref),
+          0,
+          total,
+          words,
+        );
     }
   }
 }
 
-function numberArg(f: SelectedField, names: string[]): number | undefined {
-  for (const n of names) if (typeof f.args[n] === 'number') return f.args[n] as number;
-  return undefined;
-}
-
 /** Records a read's members at their positions (unfiltered reads) or as a filtered read to check filters against. */
-export function place(c: RootConvention, f: SelectedField, refs: string[], start: number, total: number | null): void {
-  const filters = Object.fromEntries(Object.entries(f.args).filter(([k]) => !WINDOW_ARGS.has(k)));
+export function place(c: RootConvention, f: SelectedField, refs: string[], start: number, total: number | null, words: WindowWords): void {
+  const filters = Object.fromEntries(Object.entries(f.args).filter(([k]) => !words.isWindow(k)));
   const ids = refs.map(idOfKey);
-  const limited = numberArg(f, ['first', 'limit', 'take', 'last']) !== undefined;
+  const limited = words.size(f.args) !== undefined || f.args.last !== undefined;
   // A read with no window answers the whole (filtered) list: its count is its length.
   const count = total ?? (!limited && start === 0 ? refs.length : null);
   if (Object.keys(filters).length) {
@@ -224,7 +286,7 @@ function notFoundOf(r: GqlRecord, f: SelectedField): NotFoundAnswer | null {
 }
 
 /** Places the members of a connection's pages read past an `after` cursor, once the cursor scheme says where they start. */
-function placeLaterPages(records: GqlRecord[], c: RootConvention, isInitial: (t: string, o: number) => boolean): void {
+function placeLaterPages(records: GqlRecord[], c: RootConvention, isInitial: (t: string, o: number) => boolean, words: WindowWords): void {
   for (const r of records) {
     if (r.req.kind !== 'query' || !r.root || !c.typename || !isInitial(c.typename, r.ordinal)) continue;
     for (const f of fieldsOf(r.req, r.req.operation.selectionSet, null)) {
@@ -234,7 +296,14 @@ function placeLaterPages(records: GqlRecord[], c: RootConvention, isInitial: (t:
       const edges = edgesOf(v);
       if (start === null || !edges) continue;
       const total = (v as Record<string, NValue>).totalCount;
-      place(c, f, edges.map((e) => e.ref), start + 1, typeof total === 'number' ? total : null);
+      place(
+        c,
+        f,
+        edges.map((e) => e.ref),
+        start + 1,
+        typeof total === 'number' ? total : null,
+        words,
+      );
     }
   }
 }

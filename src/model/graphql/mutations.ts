@@ -40,7 +40,10 @@ const CLOCK = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
 const same = (a: NValue | undefined, b: JsonValue) => a !== undefined && canonicalJson(a as JsonValue) === canonicalJson(b);
 
 /** The fields a call gives: its input object's members and its other arguments, the id argument aside. */
-export function givenFields(args: Record<string, JsonValue>, idArg: string | undefined): { inputArg: string | null; given: Record<string, JsonValue> } {
+export function givenFields(
+  args: Record<string, JsonValue>,
+  idArg: string | undefined,
+): { inputArg: string | null; given: Record<string, JsonValue> } {
   const rest = Object.entries(args).filter(([k]) => k !== idArg);
   const objects = rest.filter(([, v]) => v !== null && typeof v === 'object' && !Array.isArray(v));
   if (objects.length === 1) {
@@ -58,7 +61,8 @@ function mapFields(given: Record<string, JsonValue>, e: Entity): Record<string, 
     else {
       const m = /^(.+?)(Id|_id|ID)$/.exec(k);
       const ref = m ? e.fields[m[1]] : undefined;
-      if (m && isRef(ref) && ref.__ref.endsWith(`:${idText(v)}`)) out[k] = { field: m[1], refType: ref.__ref.slice(0, ref.__ref.indexOf(':')) };
+      if (m && isRef(ref) && ref.__ref.endsWith(`:${idText(v)}`))
+        out[k] = { field: m[1], refType: ref.__ref.slice(0, ref.__ref.indexOf(':')) };
     }
   }
   return out;
@@ -103,7 +107,17 @@ export function learnMutations(records: GqlRecord[], initial: Map<string, Entity
               defaults[k] = x as JsonValue;
             }
           }
-        out.set(f.name, { name: f.name, kind, typename: e.typename, idArg, inputArg, fieldMap, defaults, result: 'entity', verified: false });
+        out.set(f.name, {
+          name: f.name,
+          kind,
+          typename: e.typename,
+          idArg,
+          inputArg,
+          fieldMap,
+          defaults,
+          result: 'entity',
+          verified: false,
+        });
         known.add(v.__ref);
       } else {
         const idEntry = Object.entries(f.args).find(([k, a]) => ID_ARG.test(k) && idText(a) !== null);
@@ -118,7 +132,17 @@ export function learnMutations(records: GqlRecord[], initial: Map<string, Entity
         if (!/^(delete|remove|destroy)/i.test(f.name)) continue;
         const result = v === true ? 'boolean' : idText(v) === idText(idEntry[1]) ? 'id' : null;
         if (!result) continue;
-        out.set(f.name, { name: f.name, kind: 'delete', typename, idArg: idEntry[0], inputArg: null, fieldMap: {}, defaults: {}, result, verified: false });
+        out.set(f.name, {
+          name: f.name,
+          kind: 'delete',
+          typename,
+          idArg: idEntry[0],
+          inputArg: null,
+          fieldMap: {},
+          defaults: {},
+          result,
+          verified: false,
+        });
       }
     }
   }

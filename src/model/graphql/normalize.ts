@@ -82,7 +82,13 @@ export type EntityLookup = (key: string) => Entity | undefined;
  * The answer to `set` over the stored `value`, exactly the fields asked in the order asked
  * (aliases as response keys); throws Missing for a field the store does not hold.
  */
-export function render(req: GqlRequest, set: SelectionSetNode, value: NValue, lookup: EntityLookup, isType: (n: string) => boolean): JsonValue {
+export function render(
+  req: GqlRequest,
+  set: SelectionSetNode,
+  value: NValue,
+  lookup: EntityLookup,
+  isType: (n: string) => boolean,
+): JsonValue {
   if (Array.isArray(value)) return value.map((v) => render(req, set, v, lookup, isType));
   if (value === null || typeof value !== 'object') return value as JsonValue;
   let where = 'an object';

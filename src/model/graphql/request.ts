@@ -70,7 +70,15 @@ export function readRequest(body: unknown): GqlRequest | null {
   for (const d of operation.variableDefinitions ?? [])
     if (!(d.variable.name.value in vars) && d.defaultValue) vars[d.variable.name.value] = valueOf(d.defaultValue, {});
   const name = operation.name?.value ?? null;
-  const req: GqlRequest = { kind: operation.operation as OperationKind, name, stableName: '', operation, fragments, variables: vars, query };
+  const req: GqlRequest = {
+    kind: operation.operation as OperationKind,
+    name,
+    stableName: '',
+    operation,
+    fragments,
+    variables: vars,
+    query,
+  };
   req.stableName = name ?? `${req.kind}_${[...new Set(fieldsOf(req, operation.selectionSet, null).map((f) => f.name))].join('_')}`;
   return req;
 }
@@ -112,7 +120,10 @@ export function storeKeyOf(name: string, args: Record<string, JsonValue>): strin
   return Object.keys(args).length === 0 ? name : `${name}(${canonicalJson(args)})`;
 }
 
-function included(node: { directives?: readonly { name: { value: string }; arguments?: readonly ArgumentNode[] }[] }, vars: Record<string, JsonValue>): boolean {
+function included(
+  node: { directives?: readonly { name: { value: string }; arguments?: readonly ArgumentNode[] }[] },
+  vars: Record<string, JsonValue>,
+): boolean {
   for (const d of node.directives ?? []) {
     const cond = d.arguments?.find((a) => a.name.value === 'if');
     const value = cond ? valueOf(cond.value, vars) : null;
@@ -136,7 +147,12 @@ export class UnsettledFragment extends Error {
  * `isType` names the object types the capture showed: a fragment on another name (an interface
  * or union, which only the schema resolves) throws UnsettledFragment rather than guess.
  */
-export function fieldsOf(req: GqlRequest, set: SelectionSetNode, typename: string | null, isType?: (name: string) => boolean): SelectedField[] {
+export function fieldsOf(
+  req: GqlRequest,
+  set: SelectionSetNode,
+  typename: string | null,
+  isType?: (name: string) => boolean,
+): SelectedField[] {
   const out = new Map<string, SelectedField>();
   const applies = (on: string | undefined) => {
     if (on === undefined || typename === null || on === typename) return true;
@@ -150,7 +166,10 @@ export function fieldsOf(req: GqlRequest, set: SelectionSetNode, typename: strin
         const responseKey = sel.alias?.value ?? sel.name.value;
         const had = out.get(responseKey);
         if (had && had.node.selectionSet && sel.selectionSet) {
-          had.node = { ...had.node, selectionSet: { ...had.node.selectionSet, selections: [...had.node.selectionSet.selections, ...sel.selectionSet.selections] } };
+          had.node = {
+            ...had.node,
+            selectionSet: { ...had.node.selectionSet, selections: [...had.node.selectionSet.selections, ...sel.selectionSet.selections] },
+          };
         } else if (!had) {
           const args = argsOf(sel.arguments, req.variables);
           out.set(responseKey, { responseKey, name: sel.name.value, args, storeKey: storeKeyOf(sel.name.value, args), node: sel });

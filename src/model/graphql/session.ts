@@ -5,7 +5,7 @@
  * them, in the order the app keeps (checked against the capture's own later reads, verify.ts).
  */
 import type { JsonValue } from '../../json/exact.js';
-import type { Learned, RootConvention } from './learn.js';
+import type { GqlRecord, Learned, RootConvention } from './learn.js';
 import { entityKey, idText, isRef, type Entity, type NValue } from './normalize.js';
 
 export class GqlSession {
@@ -15,6 +15,8 @@ export class GqlSession {
   /** Types a mutation the model did not apply may have changed ('*': any type). */
   readonly stale = new Set<string>();
   mutations = 0;
+  /** The canonical bodies of this session's mutations, in order (call.ts: where it stands among the capture's). */
+  readonly log: string[] = [];
 
   constructor(readonly learned: Learned) {}
 
@@ -33,6 +35,7 @@ export class GqlSession {
     this.created.clear();
     this.stale.clear();
     this.mutations = 0;
+    this.log.length = 0;
   }
 
   entity(key: string): Entity | undefined {
@@ -42,6 +45,28 @@ export class GqlSession {
 
   isStale(typename: string): boolean {
     return this.stale.has('*') || this.stale.has(typename);
+  }
+
+  /**
+   * GQL-9, the capture's track: after this session's k-th mutation, when its mutations are the
+   * capture's first k in order, every answer the capture recorded from that mutation up to its
+   * next one shows the app as it stands now: the entities they show take the fields they show.
+   */
+  catchUp(k: number): void {
+    const mutations = this.learned.records.filter((r) => r.req.kind === 'mutation');
+    if (k < 1 || k > mutations.length) return;
+    const from = mutations[k - 1].ordinal;
+    const to = k < mutations.length ? mutations[k].ordinal : Infinity;
+    for (const r of this.learned.records) if (r.ordinal >= from && r.ordinal < to) this.absorb(r);
+  }
+
+  /** The entities a record of the capture shows take the fields it shows (a deleted one stays deleted). */
+  absorb(r: GqlRecord): void {
+    for (const [key, e] of r.shown) {
+      const had = this.entity(key);
+      if (had === undefined && this.overlay.get(key) === null) continue;
+      this.overlay.set(key, { typename: e.typename, id: e.id, fields: { ...had?.fields, ...e.fields } });
+    }
   }
 
   /** Whether this session changed any entity of the type. */
@@ -78,17 +103,25 @@ export class GqlSession {
    * the whole list, in one read or in pages); null otherwise.
    */
   members(c: RootConvention): string[] | null {
+    const l = this.listing(c);
+    return l && l.every((id) => id !== null) ? (l as string[]) : null;
+  }
+
+  /**
+   * A root list now, by position: the capture's positions (null where it never showed the
+   * member), less this session's deletes, then this session's creates (the app appends; the
+   * capture's reads after its creates check it). Null when the count is not known, or a delete
+   * of a member at a position the capture never showed leaves the places after it unknown.
+   */
+  listing(c: RootConvention): (string | null)[] | null {
     if (c.total === null || !c.typename) return null;
-    const ids: string[] = [];
-    for (let i = 0; i < c.total; i++) {
-      const id = c.positions.get(i);
-      if (id === undefined) return null;
-      ids.push(id);
-    }
     const t = c.typename;
-    const kept = ids.filter((id) => this.entity(entityKey(t, id)) !== undefined);
-    const added = (this.created.get(t) ?? []).filter((id) => !ids.includes(id) && this.entity(entityKey(t, id)) !== undefined);
-    return [...kept, ...added];
+    const base: (string | null)[] = [];
+    for (let i = 0; i < c.total; i++) base.push(c.positions.get(i) ?? null);
+    const gone = [...this.overlay].filter(([k, e]) => e === null && k.startsWith(`${t}:`)).map(([k]) => k.slice(t.length + 1));
+    for (const id of gone) if (!base.includes(id) && base.includes(null)) return null;
+    const created = (this.created.get(t) ?? []).filter((id) => !base.includes(id));
+    return [...base, ...created].filter((id) => id === null || this.entity(entityKey(t, id)) !== undefined);
   }
 
   /**

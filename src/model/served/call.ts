@@ -66,8 +66,7 @@ export async function answerCall(
   const isWrite = isWriteTool(ctx, tool);
   const writes = isWrite ? await verifiedWrites(ctx) : NO_WRITES;
   // Issue 48: a GraphQL endpoint answers from its own model of entities, replay behind it.
-  if (call.body !== undefined && (await isGraphqlEndpoint(ctx, tool)))
-    return answerGraphqlCall(ctx, tool, call, model, () => answerRequest(ctx, tool, call, model, writes));
+  if (call.body !== undefined && (await isGraphqlEndpoint(ctx, tool))) return answerGraphqlCall(ctx, tool, call, model);
   // Issue 44: the call is answered without the cache-busters it named, and says it ignored them.
   return answerIgnoring(call.ignored, () => answerRequest(ctx, tool, call, model, writes));
 }
