@@ -70,7 +70,9 @@ describe('issue 48: GraphQL reads from the model', () => {
   it('GQL-2 an entity shown by several operations answers a selection none of them made, from state', async () => {
     const [a] = await session(yoga, { query: '{ post(id: "6") { id title views published author { name } } }' });
     expect(a).toMatchObject({ status: 200, source: 'state' });
-    expect(a.value).toEqual({ data: { post: { id: '6', title: 'Notes on replay', views: 3, published: false, author: { name: 'Carol Diaz' } } } });
+    expect(a.value).toEqual({
+      data: { post: { id: '6', title: 'Notes on replay', views: 3, published: false, author: { name: 'Carol Diaz' } } },
+    });
   });
 
   it('GQL-2 a field no answer showed is declined, never guessed', async () => {
@@ -112,7 +114,8 @@ describe('issue 48: GraphQL reads from the model', () => {
   it("GQL-6 a page past a cursor the capture never sent, with cursors in the app's scheme", async () => {
     const cursor = (n: number) => Buffer.from(`arrayconnection:${n}`).toString('base64');
     const [a] = await session(yoga, {
-      query: 'query P($after: String) { posts(first: 2, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }',
+      query:
+        'query P($after: String) { posts(first: 2, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }',
       variables: { after: cursor(0) },
       operationName: 'P',
     });
@@ -165,7 +168,9 @@ describe('issue 48: GraphQL mutations', () => {
     );
     // Each of the capture's own mutations answers as the app did.
     mutations.forEach((m, i) => expect(answers[i].value).toEqual(m.answer));
-    expect(answers[3].value).toEqual({ data: { post: { id: '11', title: 'Written in the session', views: 0, author: { name: 'Bob Okafor' } } } });
+    expect(answers[3].value).toEqual({
+      data: { post: { id: '11', title: 'Written in the session', views: 0, author: { name: 'Bob Okafor' } } },
+    });
     expect(answers[4].value).toEqual({ data: { post: null } });
     expect(answers[5].value).toEqual({ data: { post: { title: 'Offline models, revised', body: 'Not ready yet.' } } });
     // The next create counts on from the capture's: the app's default `views` as its create showed it.
@@ -200,7 +205,12 @@ describe('issue 48: GraphQL mutations', () => {
       ...l,
       records: l.records.map((r) =>
         r.req.name === 'CreatePost'
-          ? { ...r, answer: { data: { createPost: { ...(r.answer!.data as Record<string, Record<string, unknown>>).createPost, title: 'Other' } } } as never }
+          ? {
+              ...r,
+              answer: {
+                data: { createPost: { ...(r.answer!.data as Record<string, Record<string, unknown>>).createPost, title: 'Other' } },
+              } as never,
+            }
           : r,
       ),
       mutations: new Map([...l.mutations].map(([k, c]) => [k, { ...c, verified: false, refuted: undefined }])),
@@ -211,18 +221,14 @@ describe('issue 48: GraphQL mutations', () => {
   });
 
   it('GQL-8 a mutation the model does not hold is declined, and the reads of its type decline after it', async () => {
-    const [m, r] = await session(
-      yoga,
-      { query: 'mutation { publishPost(id: "2") { id } }' },
-      { query: '{ post(id: "2") { id title } }' },
-    );
+    const [m, r] = await session(yoga, { query: 'mutation { publishPost(id: "2") { id } }' }, { query: '{ post(id: "2") { id title } }' });
     expect(m.declined?.code).toBe('no-convention');
     expect(r.declined?.message).toContain('changed Post by a mutation the model did not apply');
   });
 });
 
 describe('issue 48: replay and the wire', () => {
-  it("GQL-9 a request the capture made before and after its mutations replays the record where the session stands", async () => {
+  it('GQL-9 a request the capture made before and after its mutations replays the record where the session stands', async () => {
     const filtered = await recorded(yoga, 'FilteredPosts');
     expect(filtered).toHaveLength(2);
     // Before any mutation the model answers it as recorded then (the root field's recorded value).

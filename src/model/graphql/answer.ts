@@ -1,4 +1,5 @@
 /**
+ * @rule GQL-4
  * Issue 48: a GraphQL request answered from the session's entities — each root field by the
  * convention the capture proved for it (an item by id, a list or Relay connection with its
  * filters and window, a recorded value), exactly the selection set asked; mutations by their

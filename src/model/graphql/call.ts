@@ -1,4 +1,5 @@
 /**
+ * @rule GQL-9
  * Issue 48: a call of a GraphQL endpoint tool, answered by the GraphQL model (answer.ts) on
  * the session's entities. Where the model declines, the capture's own answer to the same
  * request stands only where the app stood the same way (GQL-9): this session's mutations are

@@ -1,4 +1,5 @@
 /**
+ * @rule GQL-6
  * Issue 48 (GQL-6, Relay cursors): a connection's cursors are opaque to clients, but many
  * servers make them from the edge's offset (graphql-relay: base64 of `arrayconnection:3`).
  * The scheme is taken only when every recorded cursor of the field fits it — each first page's

@@ -1,4 +1,5 @@
 /**
+ * @rule GQL-3
  * Issue 48: what a GraphQL endpoint's records teach, read once per served capture — the
  * entities before any mutation touches their type (GQL-3, ES-8's reading for GraphQL), the
  * root fields' conventions (an item by an id argument, a list, a Relay connection, and what

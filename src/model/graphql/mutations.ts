@@ -1,4 +1,5 @@
 /**
+ * @rule GQL-5
  * Issue 48 (GQL-5, mutations): what each mutation field of the capture does, read from its
  * recorded answers — a create (a new entity whose fields are the arguments' and the app's own
  * defaults, its id the next integer), an update (the named entity with the given fields

@@ -1,4 +1,5 @@
 /**
+ * @rule GQL-2
  * Issue 48 (GQL-2, entities normalized across operations): an answer's objects that carry
  * `__typename` and an `id` are entities of that type, stored once by `Type:id` and merged
  * across every operation that shows them, as a GraphQL client cache does (Apollo, urql). Each

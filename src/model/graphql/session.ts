@@ -1,4 +1,5 @@
 /**
+ * @rule GQL-7
  * Issue 48: one served session's GraphQL entities — the capture's initial ones (learn.ts)
  * under an overlay of this session's checked mutations — and the lists they make: a root
  * list's members are its recorded positions with deleted ones gone and created ones after

@@ -1,4 +1,5 @@
 /**
+ * @rule GQL-8
  * Issue 48 (GQL-8, check-effects for GraphQL): a mutation convention changes the model only
  * when the capture agrees with it. The capture is run again on a fresh session from its
  * initial entities: each recorded mutation is applied by its convention and its answer
