@@ -144,7 +144,14 @@ function sendError(res: ServerResponse, e: unknown, origin: string | null): void
       DECLINED_STATUS,
       JSON.stringify(
         graphql
-          ? { errors: [{ message: `capstate declined: ${doc.message}`, extensions: { code: 'CAPSTATE_DECLINED', capstate: problem } }] }
+          ? {
+              errors: [
+                {
+                  message: `capstate declined: ${doc.message}`,
+                  extensions: { code: 'CAPSTATE_DECLINED', capstate: { code: doc.code, context: doc.context } },
+                },
+              ],
+            }
           : problem,
       ) + '\n',
       {

@@ -62,7 +62,7 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
         status = a.notFound.status;
         continue;
       }
-      data[f.responseKey] = a !== undefined ? a.value : recordedValue(session, req, f, why);
+      data[f.responseKey] = a !== undefined && 'value' in a ? a.value : recordedValue(session, req, f, why, a?.unknown);
     } catch (e) {
       const effectTaken = saved !== null && e instanceof Missing;
       if (saved && !effectTaken) session.restore(saved);
@@ -83,7 +83,7 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
     f: SelectedField,
     c: RootConvention,
     w: string[],
-  ): { value: JsonValue } | { notFound: NotFoundAnswer; id: string } | undefined {
+  ): { value: JsonValue } | { notFound: NotFoundAnswer; id: string } | { unknown: string } | undefined {
     if (c.typename && s.isStale(c.typename))
       throw new GqlDecline(`${f.responseKey}: this session changed ${c.typename} by a mutation the model did not apply`, f.responseKey);
     if (c.kind === 'item' && c.idArg && Object.keys(f.args).length === 1 && c.idArg in f.args) {
@@ -101,7 +101,9 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
         );
         return { notFound: nf, id };
       }
-      return undefined;
+      return {
+        unknown: `${f.responseKey}: the capture never showed ${c.typename} ${id}, and no list of ${c.typename} it read whole says whether the app holds it`,
+      };
     }
     if (c.kind === 'list' || c.kind === 'connection') {
       const filters = Object.entries(f.args).filter(([k]) => !l.words.isWindow(k));
@@ -123,7 +125,7 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
         });
       });
       w.push(
-        `${f.responseKey}: ${kept.length} of the model's ${members.length} ${c.typename} members${filters.length ? ` where ${filters.map(([k]) => k).join(', ')} match` : ''}`,
+        `${f.responseKey}: the model's list of ${c.typename}${filters.length ? ` where ${filters.map(([k]) => k).join(', ')} match` : ''}, in the places the capture showed`,
       );
       return { value: c.kind === 'list' ? listValue(f, c, kept) : connectionValue(f, c, kept) };
     }
@@ -235,12 +237,15 @@ function notFoundError(e: JsonValue, asked: string, id: string, f: SelectedField
 }
 
 /** A root field the capture answered with these exact arguments, before any mutation of what it shows, and this session changed none of it. */
-function recordedValue(s: GqlSession, req: GqlRequest, f: SelectedField, why: string[]): JsonValue {
+function recordedValue(s: GqlSession, req: GqlRequest, f: SelectedField, why: string[], unknown?: string): JsonValue {
   for (let i = s.learned.records.length - 1; i >= 0; i--) {
     const r = s.learned.records[i];
     if (r.req.kind !== 'query' || !r.root || !(f.storeKey in r.root)) continue;
     const types = new Set([...r.shown.values()].map((e) => e.typename));
-    if ([...types].some((t) => r.ordinal >= (s.learned.firstTouch.get(t) ?? Infinity) || s.touched(t))) continue;
+    // A recorded null shows no entity: the field's own type still counts.
+    const own = s.learned.roots.get(f.name)?.typename;
+    if (own) types.add(own);
+    if ([...types].some((t) => r.ordinal >= (s.learned.firstTouch.get(t) ?? Infinity) || s.touched(t) || s.isStale(t))) continue;
     why.push(`${f.responseKey}: as the capture answered ${f.storeKey} (record #${r.ordinal})`);
     const v = r.root[f.storeKey];
     return f.node.selectionSet && v !== null
@@ -254,7 +259,8 @@ function recordedValue(s: GqlSession, req: GqlRequest, f: SelectedField, why: st
       : (v as JsonValue);
   }
   throw new GqlDecline(
-    `${f.responseKey}: no convention of the capture answers ${f.storeKey}, and it never recorded that field with these arguments before a mutation`,
+    unknown ??
+      `${f.responseKey}: no convention of the capture answers ${f.storeKey}, and it never recorded that field with these arguments before a mutation`,
     f.responseKey,
   );
 }

@@ -21,12 +21,28 @@ export interface CursorScheme {
   decode(cursor: JsonValue): number | null;
 }
 
+/** A cursor's text under base64 (cursors are short ASCII; not a body, which src/load/bodies.ts decodes), or null. */
+const fromBase64 = (c: string): string | null => {
+  try {
+    return atob(c);
+  } catch {
+    return null;
+  }
+};
+const toBase64 = (t: string): string | null => {
+  try {
+    return btoa(t);
+  } catch {
+    return null;
+  }
+};
+
 function scheme(encoding: 'base64' | 'plain', prefix: string): CursorScheme {
-  const text = (c: string) => (encoding === 'base64' ? Buffer.from(c, 'base64').toString('utf8') : c);
+  const text = (c: string) => (encoding === 'base64' ? (fromBase64(c) ?? '') : c);
   return {
     encoding,
     prefix,
-    encode: (n) => (encoding === 'base64' ? Buffer.from(prefix + n, 'utf8').toString('base64') : prefix + n),
+    encode: (n) => (encoding === 'base64' ? (toBase64(prefix + n) ?? '') : prefix + n),
     decode(c) {
       if (typeof c !== 'string') return null;
       const t = text(c);
@@ -55,7 +71,8 @@ export function offsetCursor(records: GqlRecord[], name: string): CursorScheme |
   const sample = pages.flatMap((p) => p.cursors)[0];
   if (sample === undefined || !pages.some((p) => p.after === undefined && p.cursors.length > 0)) return null;
   for (const encoding of ['base64', 'plain'] as const) {
-    const t = encoding === 'base64' ? Buffer.from(sample, 'base64').toString('utf8') : sample;
+    const t = encoding === 'base64' ? fromBase64(sample) : sample;
+    if (t === null) continue;
     const m = /^(.*?)(0|[1-9]\d*)$/s.exec(t);
     if (!m) continue;
     const s = scheme(encoding, m[1]);
