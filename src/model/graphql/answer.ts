@@ -62,7 +62,16 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
         status = a.notFound.status;
         continue;
       }
-      data[f.responseKey] = a !== undefined && 'value' in a ? a.value : recordedValue(session, req, f, why, a?.unknown);
+      if (a !== undefined && 'value' in a) {
+        data[f.responseKey] = a.value;
+        continue;
+      }
+      const r = recordedValue(session, req, f, why, a?.unknown);
+      data[f.responseKey] = r.value;
+      if (r.errors.length) {
+        errors.push(...r.errors);
+        errorsFirst = r.errorsFirst;
+      }
     } catch (e) {
       const effectTaken = saved !== null && e instanceof Missing;
       if (saved && !effectTaken) session.restore(saved);
@@ -226,37 +235,68 @@ function filterRefuted(s: GqlSession, c: RootConvention, arg: string): boolean {
 
 /** GQL-4: the app's not-found error for another id: its message naming this id, its location this field's. */
 function notFoundError(e: JsonValue, asked: string, id: string, f: SelectedField): JsonValue {
+  const out = atField(e, f) as Record<string, JsonValue> | null;
+  if (!out || typeof out !== 'object' || Array.isArray(out) || typeof out.message !== 'string') return out;
+  const escaped = asked.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return { ...out, message: out.message.replace(new RegExp(`(?<![\\w-])${escaped}(?![\\w-])`, 'g'), id) };
+}
+
+/** A recorded error of a root field, moved to this request's field: its location and response key. */
+function atField(e: JsonValue, f: SelectedField): JsonValue {
   if (!e || typeof e !== 'object' || Array.isArray(e)) return e;
   const out: Record<string, JsonValue> = { ...(e as Record<string, JsonValue>) };
-  const escaped = asked.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  if (typeof out.message === 'string') out.message = out.message.replace(new RegExp(`(?<![\\w-])${escaped}(?![\\w-])`, 'g'), id);
   if (Array.isArray(out.locations) && f.node.loc)
     out.locations = [{ line: f.node.loc.startToken.line, column: f.node.loc.startToken.column }];
-  if (Array.isArray(out.path)) out.path = [f.responseKey];
+  if (Array.isArray(out.path)) out.path = [f.responseKey, ...out.path.slice(1)];
   return out;
 }
 
 /** A root field the capture answered with these exact arguments, before any mutation of what it shows, and this session changed none of it. */
-function recordedValue(s: GqlSession, req: GqlRequest, f: SelectedField, why: string[], unknown?: string): JsonValue {
+/** The ordinal of the capture's first mutation (Infinity: none). */
+function firstMutation(s: GqlSession): number {
+  return s.learned.records.find((r) => r.req.kind === 'mutation')?.ordinal ?? Infinity;
+}
+
+function recordedValue(
+  s: GqlSession,
+  req: GqlRequest,
+  f: SelectedField,
+  why: string[],
+  unknown?: string,
+): { value: JsonValue; errors: JsonValue[]; errorsFirst: boolean } {
+  // After a write of another tool of the capture, or of this session, a recorded answer may be stale.
+  const before = Math.min(s.learned.firstOtherWrite, s.otherWrites() > 0 ? -Infinity : Infinity);
   for (let i = s.learned.records.length - 1; i >= 0; i--) {
     const r = s.learned.records[i];
-    if (r.req.kind !== 'query' || !r.root || !(f.storeKey in r.root)) continue;
+    if (r.req.kind !== 'query' || !r.root || !(f.storeKey in r.root) || r.ordinal >= before) continue;
     const types = new Set([...r.shown.values()].map((e) => e.typename));
     // A recorded null shows no entity: the field's own type still counts.
     const own = s.learned.roots.get(f.name)?.typename;
     if (own) types.add(own);
     if ([...types].some((t) => r.ordinal >= (s.learned.firstTouch.get(t) ?? Infinity) || s.touched(t) || s.isStale(t))) continue;
+    // An answer that names no type may depend on any mutation: only one from before them all, in a session with none.
+    if (types.size === 0 && (s.mutations > 0 || r.ordinal > firstMutation(s))) continue;
     why.push(`${f.responseKey}: as the capture answered ${f.storeKey} (record #${r.ordinal})`);
     const v = r.root[f.storeKey];
-    return f.node.selectionSet && v !== null
-      ? render(
-          req,
-          f.node.selectionSet,
-          v,
-          (k) => s.entity(k),
-          (n) => s.learned.types.has(n),
-        )
-      : (v as JsonValue);
+    const value =
+      f.node.selectionSet && v !== null
+        ? render(
+            req,
+            f.node.selectionSet,
+            v,
+            (k) => s.entity(k),
+            (n) => s.learned.types.has(n),
+          )
+        : (v as JsonValue);
+    // The errors the app gave for that field come with it (a missing id's, `path` at the field).
+    const key = fieldsOf(r.req, r.req.operation.selectionSet, null).find((x) => x.storeKey === f.storeKey)?.responseKey;
+    const errors = (Array.isArray(r.answer?.errors) ? r.answer.errors : [])
+      .filter((e) => {
+        const path = e && typeof e === 'object' && !Array.isArray(e) ? (e as Record<string, JsonValue>).path : undefined;
+        return Array.isArray(path) && path[0] === key;
+      })
+      .map((e) => atField(e, f));
+    return { value, errors, errorsFirst: Object.keys(r.answer ?? {})[0] === 'errors' };
   }
   throw new GqlDecline(
     unknown ??

@@ -89,7 +89,11 @@ function captureWindow(session: GqlSession): { k: number; from: number; to: numb
   const mutations = session.learned.records.filter((r) => r.req.kind === 'mutation');
   const k = session.log.length;
   if (k > mutations.length || session.log.some((b, i) => mutations[i].bodyKey !== b)) return null;
-  return { k, from: k === 0 ? -Infinity : mutations[k - 1].ordinal, to: k < mutations.length ? mutations[k].ordinal : Infinity };
+  // Writes through the capture's other tools (REST beside GraphQL) bound the track too: after
+  // one of this session's, no record is known to stand; before the capture's first, records do.
+  const from = k === 0 ? -Infinity : mutations[k - 1].ordinal;
+  if (session.otherWrites() > 0 || session.learned.firstOtherWrite < from) return null;
+  return { k, from, to: Math.min(k < mutations.length ? mutations[k].ordinal : Infinity, session.learned.firstOtherWrite) };
 }
 
 /** GQL-9: the latest record of the same request in the window (a mutation: the capture's next one, if it is this). */

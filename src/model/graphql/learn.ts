@@ -12,6 +12,7 @@ import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from '../served/context.js';
 import type { Vocabulary } from '../../store/vocabulary.js';
 import { jsonValueOf, readBody, toolRecords } from '../served/records.js';
+import { captureWrites } from '../served/write-log.js';
 import { entityKey, idText, isRef, normalize, type Entity, type NValue } from './normalize.js';
 import { fieldsOf, readRequest, type GqlRequest, type SelectedField } from './request.js';
 import { learnMutations, namedType, type MutationConvention } from './mutations.js';
@@ -103,6 +104,8 @@ export interface Learned {
   /** Per type, the ids the capture's creates got, in order (the app's counter). */
   createdIds: Map<string, string[]>;
   words: WindowWords;
+  /** The ordinal of the capture's first write through another tool (Infinity: none): an answer recorded after it may show its effect. */
+  firstOtherWrite: number;
 }
 
 export async function readRecords(ctx: ServeContext, tool: ManifestTool): Promise<GqlRecord[]> {
@@ -180,7 +183,9 @@ export async function learn(ctx: ServeContext, tool: ManifestTool): Promise<Lear
       if (c?.kind === 'create' && isRef(v)) createdIds.set(c.typename, [...(createdIds.get(c.typename) ?? []), idOfKey(v.__ref)]);
     }
   }
-  return { records, initial, types, firstTouch, roots, mutations, createdIds, words };
+  const others = (await captureWrites(ctx)).filter((w) => w.tool !== tool.name);
+  const firstOtherWrite = others.length ? others[0].ordinal : Infinity;
+  return { records, initial, types, firstTouch, roots, mutations, createdIds, words, firstOtherWrite };
 }
 
 const rootOf = (roots: Map<string, RootConvention>, name: string): RootConvention => {

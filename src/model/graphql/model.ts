@@ -30,5 +30,20 @@ export async function isGraphqlEndpoint(ctx: ServeContext, tool: ManifestTool): 
 /** This session's GraphQL entities for the endpoint (made on first use; `reset_state` and `load_state` drop them). */
 export async function graphqlSession(ctx: ServeContext, tool: ManifestTool, model: ServedModel): Promise<GqlSession> {
   const l = await graphqlModel(ctx, tool);
-  return model.part(`graphql:${tool.name}`, () => new GqlSession(l));
+  // The session's writes through other tools: logged ones, and (check-effects logs none) whether the model changed at all.
+  const otherWrites = () => model.writes.filter((w) => w.tool !== tool.name).length + (model.isChanged ? 1 : 0);
+  return model.part(`graphql:${tool.name}`, () => new GqlSession(l, otherWrites));
+}
+
+/** What a GraphQL endpoint's mutations do, in plain words (check-effects' line for the endpoint). */
+export async function graphqlWritesWords(ctx: ServeContext, tool: ManifestTool): Promise<string> {
+  const l = await graphqlModel(ctx, tool);
+  const all = [...l.mutations.values()];
+  const taken = all.filter((c) => c.verified).map((c) => `${c.name} (${c.kind} ${c.typename})`);
+  const not = all.filter((c) => !c.verified).map((c) => `${c.name}${c.refuted ? `: ${c.refuted}` : ''}`);
+  return (
+    'a GraphQL endpoint, answered by its own model: ' +
+    (taken.length ? `the mutations ${taken.join(', ')} take effect, checked by the capture's later answers` : 'no mutation takes effect') +
+    (not.length ? `; ${not.join('; ')} replay` : '')
+  );
 }

@@ -19,7 +19,14 @@ export class GqlSession {
   /** The canonical bodies of this session's mutations, in order (call.ts: where it stands among the capture's). */
   readonly log: string[] = [];
 
-  constructor(readonly learned: Learned) {}
+  /**
+   * @param otherWrites how many writes this session made through the capture's other tools
+   *   (REST writes beside the endpoint), which may have changed what its recorded answers show.
+   */
+  constructor(
+    readonly learned: Learned,
+    readonly otherWrites: () => number = () => 0,
+  ) {}
 
   /** What this session wrote, for `restore` (a mutation that cannot answer is undone). */
   save(): { overlay: Map<string, Entity | null>; created: Map<string, string[]> } {
