@@ -123,24 +123,43 @@ export async function startApp(app: FidelityApp, work: string): Promise<RunningA
   const port = await freePort();
   const { file, args, env } = app.command('db.json', 'public', port);
   const child = spawn(file, args, { cwd: work, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  return whenReady(app, child, `http://127.0.0.1:${port}`);
+}
+
+/**
+ * A started app once `app.readyPath` answers 200 (with `app.headers`), polled every `everyMs`
+ * at most `tries` times; its stderr's tail names why when it never does. `stop` sends SIGTERM,
+ * then SIGKILL after `killAfterMs` when given (Rails may ignore the first).
+ */
+export async function whenReady(
+  app: FidelityApp,
+  child: ChildProcess,
+  base: string,
+  opts: { tries?: number; everyMs?: number; killAfterMs?: number; hint?: string } = {},
+): Promise<RunningApp> {
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d) => {
-    err += d;
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    err = (err + d).slice(-4000);
   });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const base = `http://127.0.0.1:${port}`;
+  child.once('error', (e) => {
+    err += `${e.message}${opts.hint ? ` (${opts.hint})` : ''}\n`;
+  });
+  const exited = new Promise<void>((r) => child.once('close', () => r()));
   const stop = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return exited;
+    child.kill('SIGTERM');
+    const t = opts.killAfterMs ? setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs) : undefined;
     await exited;
+    clearTimeout(t);
   };
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) break;
+  for (let i = 0; i < (opts.tries ?? 200); i++) {
+    if (child.exitCode !== null || child.pid === undefined) break;
     try {
-      if ((await fetch(base + app.readyPath)).status === 200) return { base, stop, child };
+      if ((await fetch(base + app.readyPath, { headers: app.headers })).status === 200) return { base, stop, child };
     } catch {
       /* not listening yet */
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, opts.everyMs ?? 50));
   }
   await stop();
   throw new Error(`${app.name} did not answer ${app.readyPath} on ${base}: ${err.slice(-2000)}`);

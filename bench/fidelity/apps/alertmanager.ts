@@ -38,7 +38,7 @@ inhibit_rules:
 
 async function start(work: string): Promise<RunningApp> {
   // Imported here, not at the top: harness.ts imports this file for APPS.
-  const { appDir, freePort } = await import('../harness.js');
+  const { appDir, freePort, whenReady } = await import('../harness.js');
   const ui = join(work, 'ui');
   mkdirSync(ui, { recursive: true });
   mkdirSync(join(work, 'data'), { recursive: true });
@@ -57,30 +57,7 @@ async function start(work: string): Promise<RunningApp> {
     ],
     { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d) => {
-    err += d;
-  });
-  child.once('error', (e) => {
-    err += `${e.message} (run scripts/fidelity-alertmanager.sh)\n`;
-  });
-  const exited = new Promise<void>((r) => child.once('close', () => r()));
-  const base = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) child.kill('SIGTERM');
-    await exited;
-  };
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null || child.pid === undefined) break;
-    try {
-      if ((await fetch(base + alertmanager.readyPath)).status === 200) return { base, stop, child };
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await stop();
-  throw new Error(`alertmanager did not answer ${alertmanager.readyPath} on ${base}: ${err.slice(-2000)}`);
+  return whenReady(alertmanager, child, `http://127.0.0.1:${port}`, { hint: 'run scripts/fidelity-alertmanager.sh' });
 }
 
 export const alertmanager: FidelityApp = {

@@ -20,7 +20,7 @@ import type { FidelityApp, Req, RunningApp } from '../harness.js';
 
 export async function startNodeServer(app: FidelityApp, work: string): Promise<RunningApp> {
   // Imported here, not at the top: harness.ts imports the apps for APPS.
-  const { appDir, freePort, root } = await import('../harness.js');
+  const { appDir, freePort, root, whenReady } = await import('../harness.js');
   const script = join(root, 'dist', 'bench', 'fidelity', 'apps', `${app.name}.server.js`);
   if (!existsSync(script)) throw new Error(`${app.name}: ${script} missing: run npm run build`);
   const port = await freePort();
@@ -31,27 +31,7 @@ export async function startNodeServer(app: FidelityApp, work: string): Promise<R
     // environment should not change the app.
     { cwd: work, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: undefined } },
   );
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    err = (err + d).slice(-4000);
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const base = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) break;
-    try {
-      if ((await fetch(base + app.readyPath)).status === 200) return { base, stop, child };
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await stop();
-  throw new Error(`${app.name} did not answer ${app.readyPath} on ${base}: ${err.slice(-2000)}`);
+  return whenReady(app, child, `http://127.0.0.1:${port}`);
 }
 
 /** Whether `r` is a GraphQL query (its operation, or the one operationName names, is not a mutation). */

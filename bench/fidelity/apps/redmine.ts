@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { appDir, freePort, type FidelityApp, type RunningApp } from '../harness.js';
+import { appDir, freePort, whenReady, type FidelityApp, type RunningApp } from '../harness.js';
 
 const REDMINE = '/usr/share/redmine';
 const INSTANCE = 'capstate-fidelity';
@@ -51,33 +51,8 @@ async function start(work: string): Promise<RunningApp> {
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    err = (err + d).slice(-4000);
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const base = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(t);
-    }
-  };
-  // Rails boots in 3–10 s; poll for up to 90 s.
-  for (let i = 0; i < 450; i++) {
-    if (child.exitCode !== null) break;
-    try {
-      const res = await fetch(base + redmine.readyPath, { headers: redmine.headers });
-      if (res.status === 200) return { base, stop, child };
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  await stop();
-  throw new Error(`redmine did not answer ${redmine.readyPath} on ${base}: ${err.slice(-2000)}`);
+  // Rails boots in 3–10 s; polled for up to 90 s. WEBrick may ignore SIGTERM while it serves.
+  return whenReady(redmine, child, `http://127.0.0.1:${port}`, { tries: 450, everyMs: 200, killAfterMs: 10_000 });
 }
 
 export const redmine: FidelityApp = {
