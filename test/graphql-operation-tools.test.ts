@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { environmentCard } from '../src/serve/catalog.js';
 import { cli, root, tempDir } from './helpers.js';
 import { servedFidelityApp } from './fidelity-served.js';
-import { serveStore } from './serve-helpers.js';
+import { serveHar, serveStore } from './serve-helpers.js';
 import { expectValidOpenApi } from './openapi-check.js';
 
 const yoga = servedFidelityApp('graphql-yoga');
@@ -276,6 +276,53 @@ describe('issue 48: apollo-server, integer ids and a boolean delete', () => {
     expect(code(r)).toBe('no-convention');
     const http = await postGraphql(apollo.base(), { ...recordedBody('apollo-server', 'FilteredBooks'), variables: { genre: 'fiction' } });
     expect(http.status).toBe(501);
+  });
+});
+
+describe('issue 48: names and arguments beyond the two apps', () => {
+  const gql = (url: string, query: string, variables: Record<string, unknown>, data: unknown, operationName?: string) => ({
+    method: 'POST',
+    url,
+    requestBody: { query, variables, ...(operationName ? { operationName } : {}) },
+    body: { data },
+  });
+  const post = { __typename: 'Post', id: '1', title: 'A' };
+
+  it('a name another tool has gets _2, _3 (across endpoints too); lists are arrays, a default is no requirement, an enum a string', async () => {
+    const s = await serveHar(tempDir(), [
+      gql('http://localhost:4000/graphql', 'query Post($id: ID!) { post(id: $id) { __typename id title } }', { id: '1' }, { post }, 'Post'),
+      gql('http://localhost:4000/graphql', 'query post { posts { __typename id title } }', {}, { posts: [post] }, 'post'),
+      gql(
+        'http://localhost:4000/graphql',
+        'query Search($ids: [ID!]!, $order: Order = ASC, $limit: Int = 10, $score: Float) { search(ids: $ids, order: $order, limit: $limit, score: $score) { __typename id title } }',
+        { ids: ['1'], order: 'DESC', score: 0.5 },
+        { search: [post] },
+        'Search',
+      ),
+      gql('http://localhost:4000/admin/graphql', 'query Post { post(id: "1") { __typename id title } }', {}, { post }, 'Post'),
+    ]);
+    try {
+      const names = s.catalog.environmentTools.map((t) => t.name);
+      // Manifest order (its templates sorted), each endpoint's operations in the order first sent.
+      expect(names).toEqual(['post_admin_graphql', 'graphql_post', 'post_graphql', 'graphql_post_2', 'graphql_post_3', 'graphql_search']);
+      expect(s.tool('graphql_post_2').inputSchema.required).toEqual(['id']);
+      const search = s.tool('graphql_search').inputSchema;
+      expect(search.required).toEqual(['ids']);
+      expect(search.properties).toMatchObject({
+        ids: { type: 'array', items: { type: ['string', 'integer'] } },
+        order: { type: ['string', 'null'], default: 'ASC', description: 'GraphQL type Order; recorded "DESC"; default "ASC"' },
+        limit: { type: ['integer', 'null'], default: 10 },
+        score: { type: ['number', 'null'] },
+      });
+      const bad = await s.call('graphql_search', { ids: [true] });
+      expect(code(bad)).toBe('bad-arguments');
+      expect(message(bad)).toMatch(/ids\[0\] must be a string or an integer, not a boolean/);
+      // Each tool sends its own endpoint's document: the admin one answers from its own records.
+      const admin = await s.call('graphql_post', {});
+      expect(structured(admin)).toMatchObject({ status: 200, request_line: 'POST /admin/graphql Post', body: { data: { post } } });
+    } finally {
+      await s.close();
+    }
   });
 });
 
