@@ -299,12 +299,28 @@ describe('issue 48: names and arguments beyond the two apps', () => {
         { search: [post] },
         'Search',
       ),
+      // A document of two operations: the recorded operationName picks the one that runs, and so must the tool's call.
+      gql(
+        'http://localhost:4000/graphql',
+        'query Unused { posts { __typename id } } query Pick { post(id: "1") { __typename id title } }',
+        {},
+        { post },
+        'Pick',
+      ),
       gql('http://localhost:4000/admin/graphql', 'query Post { post(id: "1") { __typename id title } }', {}, { post }, 'Post'),
     ]);
     try {
       const names = s.catalog.environmentTools.map((t) => t.name);
       // Manifest order (its templates sorted), each endpoint's operations in the order first sent.
-      expect(names).toEqual(['post_admin_graphql', 'graphql_post', 'post_graphql', 'graphql_post_2', 'graphql_post_3', 'graphql_search']);
+      expect(names).toEqual([
+        'post_admin_graphql',
+        'graphql_post',
+        'post_graphql',
+        'graphql_post_2',
+        'graphql_post_3',
+        'graphql_search',
+        'graphql_pick',
+      ]);
       expect(s.tool('graphql_post_2').inputSchema.required).toEqual(['id']);
       const search = s.tool('graphql_search').inputSchema;
       expect(search.required).toEqual(['ids']);
@@ -317,6 +333,7 @@ describe('issue 48: names and arguments beyond the two apps', () => {
       const bad = await s.call('graphql_search', { ids: [true] });
       expect(code(bad)).toBe('bad-arguments');
       expect(message(bad)).toMatch(/ids\[0\] must be a string or an integer, not a boolean/);
+      expect(data(await s.call('graphql_pick', {}))).toEqual({ post });
       // Each tool sends its own endpoint's document: the admin one answers from its own records.
       const admin = await s.call('graphql_post', {});
       expect(structured(admin)).toMatchObject({ status: 200, request_line: 'POST /admin/graphql Post', body: { data: { post } } });
