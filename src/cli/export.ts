@@ -41,7 +41,12 @@ export default defineCommand({
         const doc = await openApiOf(ctx);
         const ops = Object.values(doc.paths as Record<string, Record<string, unknown>>).reduce((n, p) => n + Object.keys(p).length, 0);
         const schemas = Object.keys((doc.components as { schemas: object }).schemas).length;
-        write(doc, `openapi: ${ops} operations, ${schemas} entity ${schemas === 1 ? 'schema' : 'schemas'}, from capture ${ctx.captureId}`);
+        write(
+          doc,
+          `openapi: ${ops} ${ops === 1 ? 'operation' : 'operations'}, ${schemas} entity ${schemas === 1 ? 'schema' : 'schemas'}, from capture ${ctx.captureId}`,
+        );
+        for (const l of (doc['x-capstate-left-out'] ?? []) as { operation: string; why: string }[])
+          log(`left out: ${l.operation} (${l.why})`);
       } finally {
         await closeServeContext(ctx);
         cleanup();

@@ -5,7 +5,9 @@
  * (each query key's role) and the write effects check-effects verified. Nothing is inferred
  * again here, and nothing is claimed that the capture does not show: schemas fit every
  * recorded value (json-schema.ts), parameters are the recorded ones with recorded examples,
- * and each operation says how capstate answers it (`x-capstate`).
+ * and each operation says how capstate answers it (`x-capstate`). A GraphQL endpoint is left
+ * out of `paths` and named in `x-capstate-left-out` (issue 48): its one POST stands for every
+ * operation, which OpenAPI cannot tell apart; capstate serves them as MCP tools instead.
  */
 import type { JsonValue } from '../json/exact.js';
 import type { ManifestTool } from '../manifest/read.js';
@@ -20,6 +22,8 @@ import { apiNotFoundRecord, embeddedOf, readConventions, servedState } from '../
 import { jsonValueOf, readBody, toolRecords, type ToolRecord } from '../model/served/records.js';
 import { toolInput } from '../model/served/input-schema.js';
 import { schemaOf, type Schema } from './json-schema.js';
+import { isGraphqlEndpoint } from '../model/graphql/model.js';
+import { graphqlOperations } from '../model/graphql/operations.js';
 
 type Doc = Record<string, JsonValue>;
 
@@ -91,7 +95,19 @@ export async function openApiOf(ctx: ServeContext): Promise<Doc> {
     schemas[componentName(t.collection)] = schema;
   }
   const paths: Doc = Object.create(null);
+  const leftOut: JsonValue[] = [];
   for (const tool of ctx.manifest.tools) {
+    // Issue 48: one POST carrying every operation is no REST operation; its operations are MCP tools instead.
+    if (await isGraphqlEndpoint(ctx, tool)) {
+      const tools = (await graphqlOperations(ctx, tool)).map((o) => o.name);
+      leftOut.push({
+        operation: `${tool.method.toUpperCase()} ${tool.template}`,
+        operationId: tool.name,
+        why: GRAPHQL_LEFT_OUT,
+        mcp_tools: tools,
+      });
+      continue;
+    }
     const plan = await state?.plan(tool.name);
     const records = await toolRecords(ctx, tool.name);
     const path = (paths[tool.template] ??= Object.create(null)) as Doc;
@@ -109,8 +125,12 @@ export async function openApiOf(ctx: ServeContext): Promise<Doc> {
     servers: [{ url: server }],
     paths,
     components: { schemas },
+    ...(leftOut.length ? { 'x-capstate-left-out': leftOut } : {}),
   };
 }
+
+/** Why a GraphQL endpoint is not in `paths`, in the export and on stderr. */
+export const GRAPHQL_LEFT_OUT = 'a GraphQL endpoint: its operations are MCP tools, see capstate serve';
 
 async function operationOf(
   ctx: ServeContext,

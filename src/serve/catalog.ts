@@ -1,6 +1,7 @@
 /**
  * The served catalog: one MCP tool per manifest tool (name, DESC description,
- * inputSchema, MCP-1 hints) plus the analysis tools, charged against the catalog reserve
+ * inputSchema, MCP-1 hints), each GraphQL endpoint followed by its recorded operations as
+ * tools of their own (issue 48), plus the analysis tools, charged against the catalog reserve
  * (DESC-5, MCP-2, OQ-37), and the environment card built from the same definitions.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -8,7 +9,8 @@ import type { ServeContext } from '../model/served/context.js';
 import { ANALYSIS_TOOLS, ANALYSIS_TOOL_NAMES } from './analysis.js';
 import { toolInputCached } from '../model/served/answer.js';
 import { describeTool, minimalDescription, UNTRUSTED_CATALOG_WARNING } from './descriptions.js';
-import { hintsFor } from './hints.js';
+import { hintsFor, operationHints } from './hints.js';
+import { graphqlOperations } from '../model/graphql/operations.js';
 import { DATA_PLANE_TOOLS, DATA_PLANE_TOOL_NAMES } from './data-plane.js';
 import type { JsonSchema } from '../model/served/input-schema.js';
 import { DEFAULT_SQL_TIMEOUT_MS } from '../store/read-only-sql.js';
@@ -72,6 +74,24 @@ export async function buildCatalog(
   const shortened: string[] = [];
   const leftOut: string[] = [];
   let used = 0;
+  /** Charges a tool against the reserve: its full description, else the minimal one, else it is left out. */
+  const admit = (name: string, make: (description: string) => Tool, full: string, minimal: string): boolean => {
+    let def = make(full);
+    let size = bytesOf(def);
+    if (used + size > reserve) {
+      def = make(minimal);
+      size = bytesOf(def);
+      if (used + size > reserve) {
+        leftOut.push(name);
+        return false;
+      }
+      shortened.push(name);
+    }
+    used += size;
+    tools.push(def);
+    environmentTools.push(def);
+    return true;
+  };
   // The analysis tools are fixed text and come first, so a large capture cannot crowd them out.
   // Tools that are not about the app are listed only when the operator asked for them (unlistedWhy).
   for (const t of ANALYSIS_TOOLS) {
@@ -96,20 +116,18 @@ export async function buildCatalog(
       inputSchema: input.schema as Tool['inputSchema'],
       annotations: hintsFor(mt.method, mt.is_query_post, ctx.vocabulary.isSafeMethod(mt.method)),
     });
-    let def = make(described.text);
-    let size = bytesOf(def);
-    if (used + size > reserve) {
-      def = make(minimalDescription(mt));
-      size = bytesOf(def);
-      if (used + size > reserve) {
-        leftOut.push(mt.name);
-        continue;
-      }
-      shortened.push(mt.name);
+    admit(mt.name, make, described.text, minimalDescription(mt));
+    // Issue 48: each operation the capture sent to a GraphQL endpoint is a tool of its own, listed after it
+    // (and charged as any tool: one that does not fit is left out and named, with or without its endpoint).
+    for (const op of await graphqlOperations(ctx, mt)) {
+      const makeOp = (description: string): Tool => ({
+        name: op.name,
+        description,
+        inputSchema: op.inputSchema as Tool['inputSchema'],
+        annotations: operationHints(op.kind, op.effects),
+      });
+      admit(op.name, makeOp, op.description, `GraphQL ${op.kind} ${op.stableName} on ${mt.method.toUpperCase()} ${mt.template}`);
     }
-    used += size;
-    tools.push(def);
-    environmentTools.push(def);
   }
   const limitations: string[] = [];
   if (shortened.length)

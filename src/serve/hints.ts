@@ -26,3 +26,21 @@ export function hintsFor(method: string, isQueryPost: boolean, safe: boolean): T
     openWorldHint: false,
   };
 }
+
+/**
+ * Issue 48: the hints of a GraphQL operation tool, by what the operation is rather than by
+ * the endpoint's method (every operation is a POST). A query reads only (the GraphQL spec's
+ * query is a read-only fetch, so calling it again changes nothing); a mutation writes, and is
+ * destructive and idempotent only when every root field of it is a delete by the capture's
+ * conventions, as DELETE is in MCP-1's table.
+ */
+export function operationHints(kind: 'query' | 'mutation', effects: string[]): ToolHints {
+  if (kind === 'query') return { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+  const deletes = effects.length > 0 && effects.every((e) => e === 'delete');
+  return {
+    readOnlyHint: false,
+    ...(deletes ? { destructiveHint: true as const } : {}),
+    idempotentHint: deletes,
+    openWorldHint: false,
+  };
+}

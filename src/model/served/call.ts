@@ -17,6 +17,8 @@ import { isWriteTool } from './records.js';
 import { answerIgnoring } from './cache-busters.js';
 import { isGraphqlEndpoint } from '../graphql/model.js';
 import { answerGraphqlCall } from '../graphql/call.js';
+import { graphqlOperationTool } from '../graphql/operations.js';
+import { answerOperationCall } from '../graphql/operation-call.js';
 
 const NO_WRITES: ReadonlyMap<string, WriteKind> = new Map();
 
@@ -41,7 +43,7 @@ export function checkArgumentDepth(toolName: string, args: unknown): void {
 }
 
 /**
- * Answers a call of manifest tool `toolName` with `args`. Replay picks, among the records
+ * Answers a call of manifest tool `toolName` with `args` (or of a GraphQL endpoint's operation tool, issue 48). Replay picks, among the records
  * of the same request line (path values and query pairs equal, order aside), the latest
  * initial record (ES-8/ES-9, before its type's bound), else the latest record. Throws a
  * CapstateError (`unknown-tool`, `bad-arguments`, `no-record`) that the server returns
@@ -56,6 +58,11 @@ export async function answerCall(
   model: ServedModel = defaultModel(ctx),
 ): Promise<CallAnswer> {
   const tool = ctx.tools.get(toolName);
+  if (!tool) {
+    // Issue 48: a recorded GraphQL operation is a tool of its own, answered through its endpoint.
+    const op = await graphqlOperationTool(ctx, toolName);
+    if (op) return answerOperationCall(ctx, op, args, model);
+  }
   if (!tool)
     throw new CapstateError('unknown-tool', `no tool ${JSON.stringify(toolName)} in this environment; list the tools to see the names`, {
       tool: toolName,
