@@ -8,6 +8,7 @@
  * Bodies are read only in the owner's `json` case (DESC-6): the kind comes from the store,
  * the value from the owner's exact parser (src/load/bodies.ts).
  */
+import { graphqlEndpointWords, isGraphqlEndpoint } from '../model/graphql/model.js';
 import { objectEntries, type JsonValue } from '../json/exact.js';
 import type { ListPlan } from '../model/plan/types.js';
 import { relationWords } from '../model/plan/relations.js';
@@ -202,6 +203,8 @@ export async function describeTool(ctx: ServeContext, tool: ManifestTool): Promi
  * only replays). Cheap: the stored plans and write shapes, not the verification run.
  */
 export async function describeServing(ctx: ServeContext, tool: ManifestTool): Promise<string | null> {
+  // Issue 48: a GraphQL endpoint answers from its own model, whatever the REST state holds.
+  if (tool.method.toUpperCase() === 'POST' && (await isGraphqlEndpoint(ctx, tool))) return graphqlEndpointWords(ctx, tool);
   const state = await servedState(ctx);
   if (!state) return null;
   if (tool.method.toUpperCase() === 'GET') {

@@ -148,9 +148,9 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
     const listing = session.listing(c);
     if (!listing) return null;
     let start = l.words.offset(f.args) ?? 0;
-    if (c.kind === 'connection' && f.args.after !== undefined) start = (c.cursors?.decode(f.args.after) ?? -2) + 1;
+    if (c.kind === 'connection' && f.args.after != null) start = (c.cursors?.decode(f.args.after) ?? -2) + 1;
     const size = l.words.size(f.args);
-    if (start < 0 || (c.kind === 'connection' && (f.args.last !== undefined || f.args.before !== undefined))) return null;
+    if (start < 0 || (c.kind === 'connection' && (f.args.last != null || f.args.before != null))) return null;
     const end = Math.min(listing.length, size === undefined ? listing.length : start + size);
     for (let i = start; i < end; i++) if (listing[i] === null) return null;
     // A place not shown stands in by an id no entity has; nothing renders it (it is outside the window).
@@ -163,10 +163,10 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
     return window.map((id) => render2(f.node.selectionSet, { __ref: entityKey(c.typename!, id) }));
   }
   function connectionValue(f: SelectedField, c: RootConvention, ids: string[]): JsonValue {
-    if (f.args.last !== undefined || f.args.before !== undefined)
+    if (f.args.last != null || f.args.before != null)
       throw new GqlDecline(`${f.responseKey}: backward paging (last/before) is not shown by the capture`, f.responseKey);
     let start = 0;
-    if (f.args.after !== undefined) {
+    if (f.args.after != null) {
       const n = c.cursors?.decode(f.args.after) ?? null;
       if (n === null) throw new GqlDecline(`${f.responseKey}: a cursor the model cannot read`, f.responseKey);
       start = n + 1;

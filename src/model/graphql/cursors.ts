@@ -64,8 +64,8 @@ export function offsetCursor(records: GqlRecord[], name: string): CursorScheme |
       if (f.name !== name || !(f.storeKey in r.root)) continue;
       const edges = edgesOf(r.root[f.storeKey]);
       if (!edges || edges.some((e) => e.cursor === null)) continue;
-      if (f.args.before !== undefined || f.args.last !== undefined) continue;
-      pages.push({ after: f.args.after, cursors: edges.map((e) => e.cursor!) });
+      if (f.args.before != null || f.args.last != null) continue;
+      pages.push({ after: f.args.after ?? undefined, cursors: edges.map((e) => e.cursor!) });
     }
   }
   const sample = pages.flatMap((p) => p.cursors)[0];

@@ -244,13 +244,7 @@ function learnRoots(
       if (edges.length) c.typename = typeOfKey(edges[0].ref);
       const total = typeof obj.totalCount === 'number' ? obj.totalCount : null;
       // Positions are placed once the cursor scheme is known (an `after` read's start is its cursor's); first pages now.
-      if (
-        c.typename &&
-        isInitial(c.typename, r.ordinal) &&
-        f.args.after === undefined &&
-        f.args.before === undefined &&
-        f.args.last === undefined
-      )
+      if (c.typename && isInitial(c.typename, r.ordinal) && f.args.after == null && f.args.before == null && f.args.last == null)
         place(
           c,
           f,
@@ -267,7 +261,7 @@ function learnRoots(
 export function place(c: RootConvention, f: SelectedField, refs: string[], start: number, total: number | null, words: WindowWords): void {
   const filters = Object.fromEntries(Object.entries(f.args).filter(([k]) => !words.isWindow(k)));
   const ids = refs.map(idOfKey);
-  const limited = words.size(f.args) !== undefined || f.args.last !== undefined;
+  const limited = words.size(f.args) !== undefined || f.args.last != null;
   // A read with no window answers the whole (filtered) list: its count is its length.
   const count = total ?? (!limited && start === 0 ? refs.length : null);
   if (Object.keys(filters).length) {
@@ -296,7 +290,7 @@ function placeLaterPages(records: GqlRecord[], c: RootConvention, isInitial: (t:
   for (const r of records) {
     if (r.req.kind !== 'query' || !r.root || !c.typename || !isInitial(c.typename, r.ordinal)) continue;
     for (const f of fieldsOf(r.req, r.req.operation.selectionSet, null)) {
-      if (f.name !== c.name || f.args.after === undefined || f.args.before !== undefined || f.args.last !== undefined) continue;
+      if (f.name !== c.name || f.args.after == null || f.args.before != null || f.args.last != null) continue;
       const start = c.cursors!.decode(f.args.after);
       const v = r.root[f.storeKey];
       const edges = edgesOf(v);

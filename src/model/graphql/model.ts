@@ -47,3 +47,14 @@ export async function graphqlWritesWords(ctx: ServeContext, tool: ManifestTool):
     (not.length ? `; ${not.join('; ')} replay` : '')
   );
 }
+
+/** How a GraphQL endpoint's tool answers, for its description (DESC-1..5): its model, its mutations, replay. */
+export async function graphqlEndpointWords(ctx: ServeContext, tool: ManifestTool): Promise<string> {
+  const l = await graphqlModel(ctx, tool);
+  const taken = [...l.mutations.values()].filter((c) => c.verified).map((c) => c.name);
+  return (
+    "a GraphQL endpoint: answers any query from its model of the app's entities, exactly the fields asked, and declines what the capture never showed" +
+    (taken.length ? `; the mutations ${taken.join(', ')} take effect (the capture's later answers check them)` : '') +
+    '; other mutations replay their recorded answers; each recorded operation is also a tool of its own'
+  );
+}
