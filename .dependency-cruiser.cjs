@@ -14,7 +14,7 @@ const FLOORS = [
   ['load'], //           reading captures and writing their facts (and the manifest's rows)
   ['model', 'browser', 'compare'], // plans, rendering, the stored state read back, the served model; scenario capture; capture comparison
   ['state'], //          the state pass and its writer
-  ['serve', 'ingest'], // the model's face to callers (catalog, descriptions, data plane); the load command's one transaction
+  ['serve', 'ingest'], // the model's face to callers (catalog, descriptions, data plane); the load command (facts, then each state)
   ['mcp', 'http', 'report', 'export'], // the MCP server over serve/; the HTTP server and the report beside it; the model in other tools' formats
   ['cli', 'index', 'playwright'], //   one file per command; src/index.ts, the library's entry point; capstate/playwright
 ];

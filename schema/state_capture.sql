@@ -3,7 +3,9 @@
 -- carries), or 'failed' with the CapstateError's code, message and context (JSON), e.g.
 -- `budget-exceeded`. `queries_sha256` is the hash of queries/ it was computed from: when it
 -- differs from the views', the state is stale and `capstate migrate` recomputes it.
--- `evidence` is the view's evidence object as exact JSON (ES-41).
+-- `evidence` is the view's evidence object as exact JSON (ES-41). A capture with no row is
+-- pending (issue 49): its facts are committed and its state not yet (its load is computing
+-- it, or was killed first); readers say so, and the next load or `capstate migrate` stores it.
 CREATE TABLE state_capture (
   capture_id INTEGER PRIMARY KEY REFERENCES capture (id),
   status TEXT NOT NULL CHECK (status IN ('computed', 'failed')),

@@ -1,6 +1,7 @@
 /**
  * Atomicity (issue: "A load interrupted by SIGKILL leaves the store as it was"): a load
- * killed mid-way leaves an existing store byte-identical once SQLite has rolled back its
+ * killed while it reads (before its facts commit; after, see load-pending-state.test.ts)
+ * leaves an existing store byte-identical once SQLite has rolled back its
  * hot journal (any writing open does that, e.g. `capstate migrate`), and leaves nothing at
  * the path of a store that did not exist.
  */

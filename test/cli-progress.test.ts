@@ -171,3 +171,34 @@ describe('cli-progress: a heartbeat while the load thread is busy', () => {
     expect(after).toMatch(/capstate: a\.har: \d+%, .*state: evaluating the rules over the records \(0:0\d so far\)\n/);
   });
 });
+
+describe('cli-progress: issue 49, a state told after other work', () => {
+  it("a file's state comes after the other files' reading: its time is its own, not theirs", () => {
+    const chunks: string[] = [];
+    let t = 0;
+    const r = progressReporter({ isTTY: false, write: (c: string) => chunks.push(c) }, { now: () => t });
+    t = 1000;
+    r.update(p({ phase: 'facts' }));
+    r.update(p({ phase: 'manifest' }));
+    // b.har is read for a minute before a.har's state begins.
+    t += 60_000;
+    r.update({ ...p({ phase: 'facts' }), file: 'b.har' });
+    r.update({ ...p({ phase: 'manifest' }), file: 'b.har' });
+    t += 1000;
+    r.update(p({ phase: 'state', step: { step: 'views', done: 0, total: 1 } }));
+    t += 1000;
+    r.update(p({ phase: 'done' }));
+    r.end();
+    expect(chunks.join('').split('\n').filter(Boolean).at(-1)).toBe('capstate: a.har: 100%, done in 0:03');
+  });
+  it("a pending capture's state computed alone: the percent is its steps', the time left their pace once there is one", () => {
+    const e = new LoadEstimator(0);
+    const first = e.observe(p({ file: 'capture 2', phase: 'state', step: { step: 'views', done: 0, total: 1 } }), 0);
+    expect([first.percent, first.secondsLeft]).toEqual([0, null]);
+    // The views are about a quarter of the state pass: ten seconds for them leaves about thirty.
+    const next = e.observe(p({ file: 'capture 2', phase: 'state', step: { step: 'bounds', done: 0, total: 4 } }), 10_000);
+    expect(next.percent).toBe(26);
+    expect(next.secondsLeft).toBeCloseTo(28.5, 0);
+    expect(e.observe(p({ file: 'capture 2', phase: 'done' }), 20_000)).toMatchObject({ percent: 100, secondsLeft: 0 });
+  });
+});

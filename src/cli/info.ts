@@ -24,8 +24,12 @@ export interface StoreInfo {
     timeline_order: string | null;
     origins: { origin: string; records: number }[];
     response_bodies_by_kind: Record<string, number>;
-    /** The stored environment state (issue 13): `stale` when missing or computed from other rule views (fix: capstate migrate). */
-    state: { status: 'computed' | 'failed' | 'stale'; sha256: string | null; error_code: string | null };
+    /**
+     * The stored environment state (issue 13): `pending` when there is none yet (issue 49: its
+     * load was interrupted or is still running; the next load or capstate migrate completes it),
+     * `stale` when computed from other rule views (fix: capstate migrate).
+     */
+    state: { status: 'computed' | 'failed' | 'pending' | 'stale'; sha256: string | null; error_code: string | null };
     /** Producer quirks the loader normalised (issue 17): which, in which field, in how many records. */
     normalised: { quirk: string; field: string; records: number; first_record: number | null; note: string }[];
   }[];
@@ -153,9 +157,11 @@ async function readInfoFrom(k: Kysely<DB>, file: string, catalog: Catalog): Prom
         origins: origins.filter((o) => o.capture_id === c.id).map((o) => ({ origin: o.origin, records: o.records })),
         response_bodies_by_kind: Object.fromEntries(kinds.filter((x) => x.capture_id === c.id).map((x) => [x.kind, x.n])),
         state: ((st) =>
-          st && st.queries_sha256 === hash
-            ? { status: st.status, sha256: st.sha256, error_code: st.error_code }
-            : { status: 'stale' as const, sha256: null, error_code: null })(states.find((x) => x.capture_id === c.id)),
+          !st
+            ? { status: 'pending' as const, sha256: null, error_code: null }
+            : st.queries_sha256 === hash
+              ? { status: st.status, sha256: st.sha256, error_code: st.error_code }
+              : { status: 'stale' as const, sha256: null, error_code: null })(states.find((x) => x.capture_id === c.id)),
         normalised: normalised.filter((q) => q.capture_id === c.id).map(({ capture_id: _, ...q }) => q),
       })),
       bodies: bodies.map((b) => ({ ...b, bytes: Number(b.bytes) })),
@@ -193,7 +199,9 @@ export default defineCommand({
             ? `stored at load, sha256 ${c.state.sha256!.slice(0, 16)}…`
             : c.state.status === 'failed'
               ? `could not be computed (${c.state.error_code}; capstate state says why)`
-              : `out of date; run: capstate migrate --db ${shellWord(info.db)}`
+              : c.state.status === 'pending'
+                ? `pending (its load was interrupted or is still running); the next capstate load into this store completes it, or run: capstate migrate --db ${shellWord(info.db)}`
+                : `out of date; run: capstate migrate --db ${shellWord(info.db)}`
         }`,
       );
       for (const q of c.normalised) {

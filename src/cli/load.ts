@@ -23,7 +23,10 @@ export const args = {
 } as const;
 
 export default defineCommand({
-  meta: { name: 'load', description: 'Load HAR 1.2 or scenario Evidence captures into the store (one transaction; all or nothing)' },
+  meta: {
+    name: 'load',
+    description: 'Load HAR 1.2 or scenario Evidence captures into the store (their facts all or nothing, then each state)',
+  },
   args: {
     ...args,
     captures: {

@@ -64,12 +64,28 @@ function stateFraction(p: LoadProgress): number {
 export class LoadEstimator {
   private percent = 0;
   private factsEndMs: number | null = null;
+  private lastMs: number;
+  /** Only a state is computed: a capture a killed load left pending (issue 49). */
+  private stateOnly: boolean | null = null;
 
-  constructor(private readonly startMs: number) {}
+  constructor(private startMs: number) {
+    this.lastMs = startMs;
+  }
+
+  /**
+   * Other files were worked on from this one's last report until `othersEndMs` (issue 49: a
+   * load reads all its files, then computes their states): that time is not this file's.
+   */
+  resumeAt(othersEndMs: number): void {
+    this.startMs += Math.max(0, othersEndMs - this.lastMs);
+  }
 
   observe(p: LoadProgress, nowMs: number): Estimate {
     const phase = p.phase ?? 'facts';
+    this.lastMs = nowMs;
     const elapsedMs = Math.max(0, nowMs - this.startMs);
+    this.stateOnly ??= phase === 'state';
+    if (this.stateOnly) return this.observeState(p, elapsedMs);
     const fraction = loadFraction(p);
     // Never backwards, and 100 only when done: a state step's guessed share may run over.
     this.percent = Math.max(this.percent, phase === 'done' ? 100 : Math.min(99, Math.floor(fraction * 100)));
@@ -94,5 +110,15 @@ export class LoadEstimator {
     const trust = Math.min(1, done / 0.15);
     const secondsLeft = trust * byPace + (1 - trust) * byGuess;
     return { percent: this.percent, bytesPerSecond: null, secondsLeft: Number.isFinite(secondsLeft) ? secondsLeft : null, elapsedMs };
+  }
+
+  /** A state computed alone: its steps are the whole; the time left is their pace, once there is one. */
+  private observeState(p: LoadProgress, elapsedMs: number): Estimate {
+    const phase = p.phase ?? 'facts';
+    if (phase === 'done') return { percent: 100, bytesPerSecond: null, secondsLeft: 0, elapsedMs };
+    const done = stateFraction(p);
+    this.percent = Math.max(this.percent, Math.min(99, Math.floor(done * 100)));
+    const secondsLeft = done > 0 ? ((elapsedMs / 1000) * (1 - done)) / done : null;
+    return { percent: this.percent, bytesPerSecond: null, secondsLeft, elapsedMs };
   }
 }

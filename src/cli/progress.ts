@@ -121,9 +121,14 @@ export function progressReporter(
       shown = false;
     }
   };
+  let lastFile: string | null = null;
   const estimate = (p: LoadProgress) => {
-    if (!estimators.has(p.file)) estimators.set(p.file, new LoadEstimator(lastEvent));
+    const known = estimators.get(p.file);
+    if (!known) estimators.set(p.file, new LoadEstimator(lastEvent));
+    // Issue 49: a file's state comes after the other files' facts: the time up to their last report is not its own.
+    if (known && lastFile !== p.file) known.resumeAt(lastEvent);
     lastEvent = now();
+    lastFile = p.file;
     return estimators.get(p.file)!.observe(p, lastEvent);
   };
   // A new phase or state step is always shown; units within a step and bytes are throttled.

@@ -1,9 +1,11 @@
 /**
- * Loading captures into the store: one transaction for the whole command, so a failed
- * or killed load leaves the store as it was. It sits above the loader, the manifest and
- * the state pass (docs/architecture.md): it writes the facts (src/load), infers the
- * manifest and stores the environment state in that one transaction. A store that does not exist yet is built in
- * a temporary file beside it and renamed into place only after the commit.
+ * Loading captures into the store (issue 49: facts, then state). It sits above the loader,
+ * the manifest and the state pass (docs/architecture.md): the facts and manifests of all the
+ * command's files are written in one transaction, so a failed or killed load adds none of
+ * them; each capture's environment state follows in a short transaction of its own
+ * (load-states.ts), and until it commits the capture is pending, which every reader says.
+ * A store that does not exist yet is built in a temporary file beside it, states included,
+ * in one transaction, and linked into place only after the commit.
  */
 import { closeSync, createReadStream, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -21,7 +23,7 @@ import { FactWriter, noKinds } from '../load/writer.js';
 import { kyselyFor } from '../store/open.js';
 import { inferManifest, type ManifestOverride } from '../manifest/infer.js';
 import { collectBetweenPhases } from './collect.js';
-import { storeCaptureState } from './store-state.js';
+import { completePendingStates, storeLoadedStates } from './load-states.js';
 import type { StateProgress } from '../state/index.js';
 import { Redactor, SensitiveLiterals } from '../load/secrets.js';
 import { QuirkTally } from '../load/quirks.js';
@@ -88,7 +90,8 @@ export interface LoadedCapture {
   /**
    * Where `duration_ms` went (issue 14): `facts` from the start (hashing, the parse worker's
    * credential pass, records, bodies, members), then `manifest` (OQ-1/OQ-2) and `state` (the
-   * environment state stored in the same transaction). Zero for a capture already loaded.
+   * environment state, stored after all the command's facts; issue 49). Zero for a capture
+   * already loaded. The other files' phases in between are not counted.
    */
   phases_ms: LoadPhases;
 }
@@ -336,14 +339,8 @@ async function loadInput(
     await storeManifest();
     collectBetweenPhases();
     const tManifest = performance.now();
-    // DESIGN (must): the load stores the capture's environment state in the load's transaction,
-    // or records why it could not (ES-39 `budget-exceeded`); readers render these rows.
-    // Issue 16 (ES-41 extended): with the capture's write tools checked against its later reads.
-    const state = await storeCaptureState(db, opts.db, captureId, (step) => tell('state', step));
-    const tState = performance.now();
-    tell('done');
-    if (state.status === 'failed')
-      opts.log?.(`${file}: capture loaded, but its environment state could not be computed (${state.code}); capstate state reports why`);
+    // DESIGN (must, issue 49): the state follows (load-states.ts), after the facts' commit
+    // into an existing store; until then the capture is pending and readers say so.
     const delta = (now: Record<BodyKind, number>, then: Record<BodyKind, number>) => {
       const d = noKinds();
       for (const k of Object.keys(d) as BodyKind[]) d[k] = now[k] - then[k];
@@ -361,8 +358,9 @@ async function loadInput(
       request_bodies_by_kind: delta(writer.counts.bodiesByKind.request, before.request),
       new_bodies: writer.counts.newBodies - before.newBodies,
       members: writer.counts.members - before.members,
-      duration_ms: performance.now() - t0,
-      phases_ms: { facts: tFacts - t0, manifest: tManifest - tFacts, state: tState - tManifest },
+      // Its phases' sum: the state's is added when it is stored (load-states.ts).
+      duration_ms: tFacts - t0 + (tManifest - tFacts),
+      phases_ms: { facts: tFacts - t0, manifest: tManifest - tFacts, state: 0 },
     };
   } finally {
     // Ends the worker on every way out (done, already loaded, an error on this side).
@@ -371,8 +369,10 @@ async function loadInput(
 }
 
 /**
- * Loads capture files into the store at `opts.db` in one transaction. Throws a
- * CapstateError for bad input; the store is then exactly as before.
+ * Loads capture files into the store at `opts.db`: their facts in one transaction, then each
+ * capture's state in one of its own (issue 49). Throws a CapstateError for bad input; the
+ * store then holds none of the files' facts (a failure in the state phase leaves the
+ * captures pending, and says so).
  */
 export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> {
   if (isPostgresUrl(opts.db)) return loadIntoPostgres(opts, loadCaptures);
@@ -400,17 +400,24 @@ export async function loadCaptures(opts: LoadOptions): Promise<LoadedCapture[]> 
     db.pragma('cache_size = -16384');
     const writer = new FactWriter(db, new SensitiveLiterals(opts.sensitive ?? []));
     const results: LoadedCapture[] = [];
+    // Issue 49: what a killed load left pending is completed first, so this load's summary
+    // and the store's readers see every capture whole again.
+    if (!isNew) await completePendingStates(db, opts);
     db.exec('BEGIN IMMEDIATE');
     try {
       for (const [i, file] of opts.files.entries()) {
         if (file !== '-' && !existsSync(file)) throw new CapstateError('no-such-file', `${file}: no such file`, { file });
         results.push(await loadOne(db, writer, file, { ...opts, captureId: opts.captureIds?.[i] ?? null }));
       }
+      // Nobody reads a new store before it is in place: its states go in its one transaction.
+      if (isNew) await storeLoadedStates(db, results, opts, false);
       db.exec('COMMIT');
     } catch (e) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw e;
     }
+    // An existing store: the facts are visible now, each capture pending until its state commits.
+    if (!isNew) await storeLoadedStates(db, results, opts, true);
     if (isNew) {
       db.pragma('journal_mode = DELETE');
       db.close();

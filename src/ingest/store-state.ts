@@ -3,7 +3,8 @@
  * extended). The state pass (src/model/plan/stored.ts) writes the state_* rows; serving's
  * check-effects (src/model/served/effects.ts), which reads those rows through a serve context, then
  * marks each write tool verified or replayed; both run on the caller's connection and
- * transaction, so a load (or a migrate of one capture) stores all of it or nothing.
+ * transaction, so the transaction that stores a capture's state (a load's or a migrate's)
+ * stores all of it or nothing.
  */
 import { serveContextOn } from '../model/served/context.js';
 import { checkWrites } from '../model/served/effects.js';
@@ -37,8 +38,9 @@ export function storeCaptureState(
 /**
  * Brings every capture's stored state up to date with the rule views (`capstate migrate`):
  * a capture with no stored state, or one computed from another queries/ hash, is computed
- * again — all of them with `all`. One transaction per capture, so an interrupted migrate
- * keeps what it finished and loses nothing it had not.
+ * again — all of them with `all` (a capture with none is pending, issue 49: its load was
+ * interrupted). One transaction per capture, so an interrupted migrate keeps what it
+ * finished and loses nothing it had not.
  */
 export async function refreshStoredStates(
   db: Sqlite,
@@ -58,6 +60,12 @@ export async function refreshStoredStates(
     if (!opts.all && c.queries_sha256 === hash) continue;
     db.exec('BEGIN IMMEDIATE');
     try {
+      // Issue 49: a pending capture may be a load's still computing it, done by the time the lock is ours.
+      const now = db.prepare('select queries_sha256 from state_capture where capture_id = ?').pluck().get(c.id);
+      if (!opts.all && now === hash) {
+        db.exec('COMMIT');
+        continue;
+      }
       const { status } = await storeCaptureState(db, file, c.id);
       db.exec('COMMIT');
       done[status].push(c.id);

@@ -178,8 +178,9 @@ export function planOf(r: Row<'state_plans'>): Plan {
 
 /**
  * The stored state's bookkeeping row of a capture that has a computed state; throws what a
- * reader must say otherwise: the stored failure (as the state pass raised it), or
- * `stale-store` when there is none or it was computed from other rule views.
+ * reader must say otherwise: the stored failure (as the state pass raised it),
+ * `state-pending` when there is none yet, or `stale-store` when it was computed from other
+ * rule views.
  */
 export async function storedStateOf(
   k: Kysely<DB>,
@@ -199,17 +200,19 @@ export async function storedStateOf(
 }
 
 /**
- * The capture's state_capture row, computed or failed; `stale-store` naming `capstate
- * migrate` when there is none (a capture loaded before migration 0003) or it was computed
- * from other rule views (STYLE §3: read-only commands detect what is stale and name the fix).
+ * The capture's state_capture row, computed or failed. Without one the capture is pending
+ * (issue 49): its facts are committed and its state is not yet stored — its load is still
+ * computing it, or was killed first (or an older capstate loaded it) — so `state-pending`
+ * names what completes it. A state computed from other rule views is `stale-store` naming
+ * `capstate migrate` (STYLE §3: read-only commands detect what is stale and name the fix).
  */
 export async function freshStoredState(k: Kysely<DB>, captureId: number, file: string): Promise<Row<'state_capture'>> {
   const row = await k.selectFrom('state_capture').selectAll().where('capture_id', '=', captureId).executeTakeFirst();
   const fix = `run: capstate migrate --db ${shellWord(file)}`;
   if (!row)
     throw new CapstateError(
-      'stale-store',
-      `capture ${captureId} in ${file} has no stored environment state (it was loaded by an older capstate); ${fix}`,
+      'state-pending',
+      `the environment state of capture ${captureId} in ${file} is pending (its load was interrupted or is still running, or an older capstate loaded it); the next capstate load into this store completes it, or ${fix}`,
       { file, capture: captureId },
     );
   if (row.queries_sha256 !== viewsHash()) {

@@ -38,7 +38,7 @@ export function servedLookups(ctx: ServeContext): Promise<StoredLookups | null> 
   let hit = lookups.get(ctx);
   if (!hit) {
     hit = storedLookups(ctx.k, ctx.captureId, ctx.storeName).catch((e: unknown) => {
-      if (e instanceof CapstateError && e.code !== 'stale-store' && e.code !== 'damaged-store') return null;
+      if (e instanceof CapstateError && !['stale-store', 'state-pending', 'damaged-store'].includes(e.code)) return null;
       throw e;
     });
     lookups.set(ctx, hit);

@@ -5,7 +5,7 @@
  */
 import { col } from './col.js';
 
-/** state_capture: one row per capture whose state was computed or failed (migrations/0003-state.sql). */
+/** state_capture: one row per capture whose state was computed or failed (migrations/0003-state.sql); none: pending (issue 49). */
 const state_capture = {
   capture_id: col<number>(),
   status: col<'computed' | 'failed'>(),
