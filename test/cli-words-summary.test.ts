@@ -36,6 +36,17 @@ describe('cli-words: the summary after load', () => {
     );
   });
 
+  it('issue 48 a GraphQL endpoint: the entities its answers showed, and its mutations (not its queries) as the recorded writes', () => {
+    const har = join(root, 'bench/fidelity/graphql-yoga/capture.har');
+    const r = cli(['load', har, '--db', join(dir, 'yoga.sqlite'), '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe(`${har}: learned 9 GraphQL entities of 2 types; 3 of 3 recorded writes take effect`);
+    // One unchecked mutation (graphql-mutation's AddStar), said in the singular.
+    expect(load('graphql-mutation', join(dir, 'gm.sqlite')).split('\n')[0]).toMatch(
+      /: learned nothing it answers from state \(every read replays its records\); none of its 1 recorded write takes effect \(it replays its recorded answer\)/,
+    );
+  });
+
   it('with several captures in the store, the next step names the one just loaded', () => {
     const db = join(dir, 'two.sqlite');
     load('json-server', db);

@@ -33,6 +33,14 @@ function ignoredKind(r: { path: string; resource_type: string | null; status: nu
   return assetKind({ path: r.path, resourceType: r.resource_type }) ?? 'other';
 }
 
+/** What a capture's GraphQL endpoints hold (src/model/graphql): entities, types, records, and mutations that take effect. */
+export interface GraphqlSummary {
+  entities: number;
+  types: number;
+  records: number;
+  mutations: { verified: number; all: number };
+}
+
 interface Learned {
   status: 'computed' | 'failed' | 'missing';
   types: number;
@@ -84,15 +92,21 @@ async function learned(k: Kysely<DB>, captureId: number): Promise<Learned> {
 }
 
 /** The plain line: `FILE: learned 3 collections and 2 documents; 4 of 4 recorded writes take effect; ignored 3 records: 1 font, 2 scripts`. */
-function plainLine(r: LoadedCapture, l: Learned, db: string): string {
+function plainLine(r: LoadedCapture, l: Learned, db: string, graphql: GraphqlSummary | null): string {
   if (l.status !== 'computed')
     return `${r.file}: loaded as capture ${r.capture_id}, but its state could not be computed; capstate state${db} says why`;
   const what = [l.types ? plural(l.types, 'collection') : '', l.documents ? plural(l.documents, 'document') : ''].filter(Boolean);
+  if (graphql?.entities) what.push(`${plural(graphql.entities, 'GraphQL entity', 'GraphQL entities')} of ${plural(graphql.types, 'type')}`);
   const parts = [what.length ? `learned ${what.join(' and ')}` : 'learned nothing it answers from state (every read replays its records)'];
-  const w = l.writeRecords;
+  // A GraphQL endpoint's records are writes to the manifest; its mutations are counted as such.
+  const w = graphql
+    ? { verified: l.writeRecords.verified + graphql.mutations.verified, all: l.writeRecords.all - graphql.records + graphql.mutations.all }
+    : l.writeRecords;
   if (w.all === 0) parts.push('no recorded writes');
   else if (w.verified === 0)
-    parts.push(`none of its ${plural(w.all, 'recorded write')} take${w.all === 1 ? 's' : ''} effect (they replay their recorded answers)`);
+    parts.push(
+      `none of its ${plural(w.all, 'recorded write')} take${w.all === 1 ? 's effect (it replays its recorded answer)' : ' effect (they replay their recorded answers)'}`,
+    );
   else parts.push(`${w.verified} of ${plural(w.all, 'recorded write')} take${w.verified === 1 ? 's' : ''} effect`);
   const n = [...l.ignored.values()].reduce((a, b) => a + b, 0);
   if (n > 0)
@@ -134,7 +148,13 @@ function explainLines(r: LoadedCapture, l: Learned): string[] {
 export async function loadSummary(
   k: Kysely<DB>,
   results: LoadedCapture[],
-  opts: { db: string; shownDb: string; isDefaultDb: boolean; explain: boolean },
+  opts: {
+    db: string;
+    shownDb: string;
+    isDefaultDb: boolean;
+    explain: boolean;
+    graphql?: (captureId: number) => Promise<GraphqlSummary | null>;
+  },
 ): Promise<string[]> {
   const dbFlag = opts.isDefaultDb ? '' : ` --db ${shellWord(opts.db)}`;
   const lines: string[] = [];
@@ -152,7 +172,8 @@ export async function loadSummary(
       continue;
     }
     const l = await learned(k, r.capture_id);
-    lines.push(...(opts.explain ? explainLines(r, l) : [plainLine(r, l, dbFlag)]));
+    const graphql = opts.graphql ? await opts.graphql(r.capture_id) : null;
+    lines.push(...(opts.explain ? explainLines(r, l) : [plainLine(r, l, dbFlag, graphql)]));
   }
   lines.push(`store: ${opts.shownDb}`);
   // Several captures in the store: the one-capture commands need --capture.

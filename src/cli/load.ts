@@ -5,6 +5,7 @@ import { dbArg, explainArg, jsonArg, out, printJson, storeFromEnvironment } from
 import { isPostgresUrl } from '../store/postgres-store.js';
 import { kyselyFor, openStore } from '../store/open.js';
 import { loadSummary } from './load-summary.js';
+import { graphqlSummary } from './graphql-summary.js';
 import { loadInputArgs, loadInputs } from './load-inputs.js';
 import { progressReporter } from './progress.js';
 
@@ -58,9 +59,11 @@ export default defineCommand({
     // Issue 46: one plain summary per capture and the next step; --explain the exact terms.
     // The next step names --db unless the commands would find the store without it.
     const isDefaultDb = a.db === (storeFromEnvironment() ?? 'capstate.sqlite');
-    const k = kyselyFor(openStore(a.db));
+    const sqlite = openStore(a.db);
+    const k = kyselyFor(sqlite);
     try {
-      out((await loadSummary(k, results, { db: a.db, shownDb: displayUrl(a.db), isDefaultDb, explain: a.explain })).join('\n'));
+      const graphql = (captureId: number) => graphqlSummary(sqlite, k, a.db, captureId);
+      out((await loadSummary(k, results, { db: a.db, shownDb: displayUrl(a.db), isDefaultDb, explain: a.explain, graphql })).join('\n'));
     } finally {
       await k.destroy();
     }
