@@ -47,6 +47,16 @@ describe('cli-words: the summary after load', () => {
     );
   });
 
+  it('issue 48 capstate state names a GraphQL endpoint and says its model is not part of the stored state', () => {
+    const db = join(dir, 'gm-state.sqlite');
+    load('graphql-mutation', db);
+    const r = cli(['state', '--db', db]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'graphql: post_graphql (POST /graphql) is a GraphQL endpoint: serving answers it from its own model of the entities its answers show, which this stored state does not hold',
+    );
+  });
+
   it('with several captures in the store, the next step names the one just loaded', () => {
     const db = join(dir, 'two.sqlite');
     load('json-server', db);

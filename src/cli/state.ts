@@ -54,7 +54,8 @@ export async function printStoredState(
       // The human view shows the SHA-256 the load computed from the view's bytes.
       if (!opts.json) {
         const state = await readStoredState(k, captureId, a.db);
-        out(describeState(state, sha256, { explain: opts.explain, conventions: await conventionsOf(k, captureId, state) }));
+        const graphql = await graphqlEndpointsOf(k, captureId);
+        out(describeState(state, sha256, { explain: opts.explain, conventions: await conventionsOf(k, captureId, state), graphql }));
       }
     },
     { one: true, state: true },
@@ -97,6 +98,19 @@ function writesLine(evidence: EnvironmentState['evidence'], explain: boolean): s
  * The human view: types with identity and entity counts, documents, each tool's plan or
  * reason. In plain words unless `explain`, which keeps the rule IDs the stored text cites.
  */
+/** Issue 48: the capture's `POST …/graphql` tools (the GraphQL model answers them when served). */
+async function graphqlEndpointsOf(k: Kysely<DB>, captureId: number): Promise<{ tool: string; template: string }[]> {
+  const rows = await k
+    .selectFrom('tool')
+    .select(['name', 'template'])
+    .where('capture_id', '=', captureId)
+    .where('method', '=', 'POST')
+    .where('template', 'like', '%graphql')
+    .orderBy('name')
+    .execute();
+  return rows.map((r) => ({ tool: r.name, template: r.template }));
+}
+
 /** Issue 44: the API's read conventions as serving learns them (every read's query keys, the list plans). */
 async function conventionsOf(k: Kysely<DB>, captureId: number, s: EnvironmentState): Promise<ReadConventions> {
   // The records' query strings (record-lines.ts alone reads the loader's query pairs per tool).
@@ -143,13 +157,18 @@ function conventionLines(c: ReadConventions, explain: boolean): string[] {
 export function describeState(
   s: EnvironmentState,
   sha256: string,
-  opts: { explain?: boolean; conventions?: ReadConventions } = {},
+  opts: { explain?: boolean; conventions?: ReadConventions; graphql?: { tool: string; template: string }[] } = {},
 ): string {
   const words = (text: string) => (opts.explain ? text : plainText(text));
   const explain = opts.explain === true;
   // Issue 46: plain words by default (state-words.ts); the exact terms with --explain.
   const lines = stateHeader(s, explain);
   lines.push(writesLine(s.evidence, explain));
+  // Issue 48: a GraphQL endpoint's entities live in its own model, learned when it is served.
+  for (const g of opts.graphql ?? [])
+    lines.push(
+      `graphql: ${g.tool} (POST ${g.template}) is a GraphQL endpoint: serving answers it from its own model of the entities its answers show${explain ? ' (GQL-2..GQL-9)' : ''}, which this stored state does not hold; capstate check-effects says which of its mutations take effect`,
+    );
   for (const l of s.limitations) lines.push(`limitation: ${words(l)}`);
   lines.push('', `${s.types.length} type${s.types.length === 1 ? '' : 's'}:`);
   for (const t of s.types) {
