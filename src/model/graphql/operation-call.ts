@@ -6,6 +6,7 @@
  * through the endpoint's own GraphQL answer path: the answer, its provenance and any decline
  * are the ones the same request over HTTP gets.
  */
+import { hasType, typeName } from '../served/input-schema.js';
 import { CapstateError } from '../../errors.js';
 import type { JsonValue } from '../../json/exact.js';
 import type { CallAnswer } from '../served/answer.js';
@@ -25,30 +26,6 @@ export async function answerOperationCall(ctx: ServeContext, op: GraphqlOperatio
     ...(op.operationName ? { operationName: op.operationName } : {}),
   };
   return answerGraphqlCall(ctx, op.endpoint, { params: new Map(), query: [], body }, model);
-}
-
-const typeName = (v: unknown) =>
-  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-
-function hasType(v: unknown, type: string): boolean {
-  switch (type) {
-    case 'string':
-      return typeof v === 'string';
-    case 'integer':
-      return (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
-    case 'number':
-      return (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint';
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'null':
-      return v === null;
-    case 'array':
-      return Array.isArray(v);
-    case 'object':
-      return v !== null && typeof v === 'object' && !Array.isArray(v);
-    default:
-      return true;
-  }
 }
 
 /** The arguments as the operation's variables, checked as strictly as its inputSchema says. */

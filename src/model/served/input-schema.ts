@@ -184,7 +184,7 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
 }
 
 /** Whether `v` has the JSON Schema `type` (the types toolInput publishes). */
-function hasType(v: unknown, type: unknown): boolean {
+export function hasType(v: unknown, type: unknown): boolean {
   switch (type) {
     case 'string':
       return typeof v === 'string';
@@ -205,7 +205,8 @@ function hasType(v: unknown, type: unknown): boolean {
   }
 }
 
-const typeName = (v: unknown) =>
+/** `a string`, `an object`, `null`: a value's JSON type in a message. */
+export const typeName = (v: unknown) =>
   v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /**
