@@ -4,6 +4,7 @@
  * summary line. Only a capture with a `POST …/graphql` tool opens a serve context for it.
  */
 import type { Kysely } from 'kysely';
+import { isGraphqlTemplate } from '../manifest/graphql.js';
 import { graphqlModel, isGraphqlEndpoint } from '../model/graphql/model.js';
 import { serveContextOn } from '../model/served/context.js';
 import { isWriteTool, toolRecords } from '../model/served/records.js';
@@ -11,14 +12,20 @@ import type { Sqlite } from '../store/open.js';
 import type { DB } from '../store/types.js';
 import type { GraphqlSummary } from './load-summary.js';
 
-export async function graphqlSummary(db: Sqlite, k: Kysely<DB>, file: string, captureId: number): Promise<GraphqlSummary | null> {
-  const candidates = await k
+/** The capture's tools at a GraphQL endpoint's path (OQ-7; the GraphQL model answers them when served). */
+export async function graphqlEndpointTools(k: Kysely<DB>, captureId: number): Promise<{ name: string; template: string }[]> {
+  const posts = await k
     .selectFrom('tool')
-    .select('name')
+    .select(['name', 'template'])
     .where('capture_id', '=', captureId)
     .where('method', '=', 'POST')
-    .where('template', 'like', '%graphql')
+    .orderBy('name')
     .execute();
+  return posts.filter((t) => isGraphqlTemplate(t.template));
+}
+
+export async function graphqlSummary(db: Sqlite, k: Kysely<DB>, file: string, captureId: number): Promise<GraphqlSummary | null> {
+  const candidates = await graphqlEndpointTools(k, captureId);
   if (candidates.length === 0) return null;
   const ctx = await serveContextOn(db, k, file, captureId);
   const out: GraphqlSummary = { entities: 0, types: 0, records: 0, mutations: { verified: 0, all: 0 } };

@@ -15,6 +15,7 @@ import { learnReadConventions, type ReadConventions } from '../model/plan/conven
 import { learnEmbedConventions, type EmbedConventions } from '../model/plan/embed-conventions.js';
 import { relationWords } from '../model/plan/relations.js';
 import { identityWords, planWords, stateHeader } from './state-words.js';
+import { graphqlEndpointTools } from './graphql-summary.js';
 
 export const stateArgs = {
   ...sourceArgs,
@@ -54,7 +55,7 @@ export async function printStoredState(
       // The human view shows the SHA-256 the load computed from the view's bytes.
       if (!opts.json) {
         const state = await readStoredState(k, captureId, a.db);
-        const graphql = await graphqlEndpointsOf(k, captureId);
+        const graphql = await graphqlEndpointTools(k, captureId);
         out(describeState(state, sha256, { explain: opts.explain, conventions: await conventionsOf(k, captureId, state), graphql }));
       }
     },
@@ -98,19 +99,6 @@ function writesLine(evidence: EnvironmentState['evidence'], explain: boolean): s
  * The human view: types with identity and entity counts, documents, each tool's plan or
  * reason. In plain words unless `explain`, which keeps the rule IDs the stored text cites.
  */
-/** Issue 48: the capture's `POST …/graphql` tools (the GraphQL model answers them when served). */
-async function graphqlEndpointsOf(k: Kysely<DB>, captureId: number): Promise<{ tool: string; template: string }[]> {
-  const rows = await k
-    .selectFrom('tool')
-    .select(['name', 'template'])
-    .where('capture_id', '=', captureId)
-    .where('method', '=', 'POST')
-    .where('template', 'like', '%graphql')
-    .orderBy('name')
-    .execute();
-  return rows.map((r) => ({ tool: r.name, template: r.template }));
-}
-
 /** Issue 44: the API's read conventions as serving learns them (every read's query keys, the list plans). */
 async function conventionsOf(k: Kysely<DB>, captureId: number, s: EnvironmentState): Promise<ReadConventions> {
   // The records' query strings (record-lines.ts alone reads the loader's query pairs per tool).
@@ -157,7 +145,7 @@ function conventionLines(c: ReadConventions, explain: boolean): string[] {
 export function describeState(
   s: EnvironmentState,
   sha256: string,
-  opts: { explain?: boolean; conventions?: ReadConventions; graphql?: { tool: string; template: string }[] } = {},
+  opts: { explain?: boolean; conventions?: ReadConventions; graphql?: { name: string; template: string }[] } = {},
 ): string {
   const words = (text: string) => (opts.explain ? text : plainText(text));
   const explain = opts.explain === true;
@@ -167,7 +155,7 @@ export function describeState(
   // Issue 48: a GraphQL endpoint's entities live in its own model, learned when it is served.
   for (const g of opts.graphql ?? [])
     lines.push(
-      `graphql: ${g.tool} (POST ${g.template}) is a GraphQL endpoint: serving answers it from its own model of the entities its answers show${explain ? ' (GQL-2..GQL-9)' : ''}, which this stored state does not hold; capstate check-effects says which of its mutations take effect`,
+      `graphql: ${g.name} (POST ${g.template}) is a GraphQL endpoint: serving answers it from its own model of the entities its answers show${explain ? ' (GQL-2..GQL-9)' : ''}, which this stored state does not hold; capstate check-effects says which of its mutations take effect`,
     );
   for (const l of s.limitations) lines.push(`limitation: ${words(l)}`);
   lines.push('', `${s.types.length} type${s.types.length === 1 ? '' : 's'}:`);

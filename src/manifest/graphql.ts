@@ -4,6 +4,19 @@
  * Anything this module cannot read with confidence counts as a write — the safer side.
  */
 
+import { parseTemplate } from './paths.js';
+
+/**
+ * OQ-7: a GraphQL endpoint's template — its last static segment is `graphql` (`/graphql`,
+ * `/api/graphql`), as the query-POST rule reads it; serving's GraphQL model answers the same
+ * tools (src/model/graphql/model.ts).
+ */
+export function isGraphqlTemplate(template: string): boolean {
+  const statics = parseTemplate(template).parts.filter((p) => p.kind === 'static');
+  const last = statics[statics.length - 1] as { text: string } | undefined;
+  return last?.text.toLowerCase() === 'graphql';
+}
+
 type OperationType = 'query' | 'mutation' | 'subscription';
 
 interface Operation {

@@ -7,7 +7,7 @@ import type { DB } from '../store/types.js';
 import type { Vocabulary } from '../store/vocabulary.js';
 import { storedContent } from '../store/body-content.js';
 import { parseExactJson } from '../json/exact.js';
-import { isGraphqlQueryOnly } from './graphql.js';
+import { isGraphqlQueryOnly, isGraphqlTemplate } from './graphql.js';
 import { parseTemplate } from './paths.js';
 import type { InferredTool } from './inferred.js';
 import { chunks } from './lookups.js';
@@ -36,7 +36,7 @@ export async function isQueryPost(k: Kysely<DB>, t: InferredTool, byId: Map<numb
   )
     return true;
   if (!words.segments.has(lower) && !words.suffixes.some((s) => lower.endsWith(s))) return false;
-  if (last.toLowerCase() !== 'graphql') return true;
+  if (!isGraphqlTemplate(t.template)) return true;
   // GraphQL: a query POST only when every recorded document provably runs queries only.
   const bodies: unknown[] = [];
   for (const chunk of chunks(t.records.map((r) => byId.get(r.id)!.requestBodyId))) {

@@ -3,6 +3,7 @@
  * (learn.ts) with its mutations checked (verify.ts) — and each served session's copy of its
  * entities, kept beside the session's REST model and reset with it.
  */
+import { isGraphqlTemplate } from '../../manifest/graphql.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from '../served/context.js';
 import type { ServedModel } from '../served/model.js';
@@ -21,9 +22,9 @@ export function graphqlModel(ctx: ServeContext, tool: ManifestTool): Promise<Lea
   return hit;
 }
 
-/** Whether a tool is a GraphQL endpoint the model reads: `POST …/graphql` whose every recorded body is a GraphQL request. */
+/** Whether a tool is a GraphQL endpoint the model reads: a POST the manifest calls GraphQL (OQ-7) whose every recorded body is a GraphQL request. */
 export async function isGraphqlEndpoint(ctx: ServeContext, tool: ManifestTool): Promise<boolean> {
-  if (tool.method.toUpperCase() !== 'POST' || !/graphql$/i.test(tool.template)) return false;
+  if (tool.method.toUpperCase() !== 'POST' || !isGraphqlTemplate(tool.template)) return false;
   return (await graphqlModel(ctx, tool)).records.length > 0;
 }
 
