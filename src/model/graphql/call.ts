@@ -11,11 +11,10 @@ import { CapstateError } from '../../errors.js';
 import { canonicalJson } from '../../json/canonical.js';
 import { stringifyExact, type JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
-import type { CallAnswer } from '../served/answer.js';
+import { answerBody, type CallAnswer } from '../served/answer.js';
 import type { ServeContext } from '../served/context.js';
 import type { CallRequest } from '../served/input-schema.js';
 import type { ServedModel } from '../served/model.js';
-import { jsonValueOf, readBody } from '../served/records.js';
 import { answerGraphql, GqlDecline } from './answer.js';
 import type { GqlRecord } from './learn.js';
 import { namedType } from './mutations.js';
@@ -105,13 +104,10 @@ function recordIn(session: GqlSession, w: { from: number; to: number }, key: str
 }
 
 async function replayed(ctx: ServeContext, tool: ManifestTool, r: GqlRecord, req: GqlRequest, k: number): Promise<CallAnswer> {
-  const b = await readBody(ctx, r.responseBodyId, r.mediaType);
-  const text = b.content === null ? '' : typeof b.content === 'string' ? b.content : b.content.toString('utf8');
-  const value = jsonValueOf(b);
   return {
     tool: tool.name,
     status: r.status,
-    body: { kind: b.kind, bytes: b.bytes, text, ...(value !== undefined ? { value } : {}) },
+    body: await answerBody(ctx, { response_body_id: r.responseBodyId, response_media_type: r.mediaType }),
     record_ordinal: r.ordinal,
     request_line: `POST ${tool.template} ${req.stableName}`,
     source: 'replay',

@@ -356,7 +356,8 @@ async function replayed(ctx: ServeContext, tool: ManifestTool, chosen: ToolRecor
   };
 }
 
-async function answerBody(ctx: ServeContext, r: ToolRecord): Promise<AnswerBody> {
+/** A record's retained response body as an answer carries it (text, JSON value, or bytes). */
+export async function answerBody(ctx: ServeContext, r: Pick<ToolRecord, 'response_body_id' | 'response_media_type'>): Promise<AnswerBody> {
   const b = await readBody(ctx, r.response_body_id, r.response_media_type);
   const out: AnswerBody = { kind: b.kind, bytes: b.bytes };
   if (b.content === null || b.kind === 'none') return out;
