@@ -252,11 +252,6 @@ function atField(e: JsonValue, f: SelectedField): JsonValue {
 }
 
 /** A root field the capture answered with these exact arguments, before any mutation of what it shows, and this session changed none of it. */
-/** The ordinal of the capture's first mutation (Infinity: none). */
-function firstMutation(s: GqlSession): number {
-  return s.learned.records.find((r) => r.req.kind === 'mutation')?.ordinal ?? Infinity;
-}
-
 function recordedValue(
   s: GqlSession,
   req: GqlRequest,
@@ -275,7 +270,7 @@ function recordedValue(
     if (own) types.add(own);
     if ([...types].some((t) => r.ordinal >= (s.learned.firstTouch.get(t) ?? Infinity) || s.touched(t) || s.isStale(t))) continue;
     // An answer that names no type may depend on any mutation: only one from before them all, in a session with none.
-    if (types.size === 0 && (s.mutations > 0 || r.ordinal > firstMutation(s))) continue;
+    if (types.size === 0 && (s.mutations > 0 || r.ordinal > (s.learned.mutationRecords[0]?.ordinal ?? Infinity))) continue;
     why.push(`${f.responseKey}: as the capture answered ${f.storeKey} (record #${r.ordinal})`);
     const v = r.root[f.storeKey];
     const value =

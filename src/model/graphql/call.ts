@@ -85,7 +85,7 @@ function markStale(session: GqlSession, req: GqlRequest): void {
 
 /** The span of the capture between its k-th and (k+1)-th mutations, when this session's k mutations are its first k, in order; else null. */
 function captureWindow(session: GqlSession): { k: number; from: number; to: number } | null {
-  const mutations = session.learned.records.filter((r) => r.req.kind === 'mutation');
+  const mutations = session.learned.mutationRecords;
   const k = session.log.length;
   if (k > mutations.length || session.log.some((b, i) => mutations[i].bodyKey !== b)) return null;
   // Writes through the capture's other tools (REST beside GraphQL) bound the track too: after

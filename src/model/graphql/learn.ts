@@ -104,6 +104,8 @@ export interface Learned {
   /** Per type, the ids the capture's creates got, in order (the app's counter). */
   createdIds: Map<string, string[]>;
   words: WindowWords;
+  /** The capture's mutations, in order (the track a session follows, GQL-9). */
+  mutationRecords: GqlRecord[];
   /** The ordinal of the capture's first write through another tool (Infinity: none): an answer recorded after it may show its effect. */
   firstOtherWrite: number;
 }
@@ -185,7 +187,8 @@ export async function learn(ctx: ServeContext, tool: ManifestTool): Promise<Lear
   }
   const others = (await captureWrites(ctx)).filter((w) => w.tool !== tool.name);
   const firstOtherWrite = others.length ? others[0].ordinal : Infinity;
-  return { records, initial, types, firstTouch, roots, mutations, createdIds, words, firstOtherWrite };
+  const mutationRecords = records.filter((r) => r.req.kind === 'mutation');
+  return { records, initial, types, firstTouch, roots, mutations, createdIds, words, firstOtherWrite, mutationRecords };
 }
 
 const rootOf = (roots: Map<string, RootConvention>, name: string): RootConvention => {

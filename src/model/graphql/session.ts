@@ -61,7 +61,7 @@ export class GqlSession {
    * next one shows the app as it stands now: the entities they show take the fields they show.
    */
   catchUp(k: number): void {
-    const mutations = this.learned.records.filter((r) => r.req.kind === 'mutation');
+    const mutations = this.learned.mutationRecords;
     if (k < 1 || k > mutations.length) return;
     const from = mutations[k - 1].ordinal;
     const to = k < mutations.length ? mutations[k].ordinal : Infinity;
