@@ -13,7 +13,7 @@ import type { ServeContext } from '../served/context.js';
 import type { Vocabulary } from '../../store/vocabulary.js';
 import { jsonValueOf, readBody, toolRecords } from '../served/records.js';
 import { captureWrites } from '../served/write-log.js';
-import { entityKey, idText, isRef, normalize, type Entity, type NValue } from './normalize.js';
+import { idOfKey, idText, isIdArg, isRef, normalize, typeOfKey, type Entity, type NValue } from './normalize.js';
 import { fieldsOf, readRequest, type GqlRequest, type SelectedField } from './request.js';
 import { learnMutations, namedType, type MutationConvention } from './mutations.js';
 import { edgesOf, offsetCursor, type CursorScheme } from './cursors.js';
@@ -197,9 +197,6 @@ const rootOf = (roots: Map<string, RootConvention>, name: string): RootConventio
   return c;
 };
 
-const typeOfKey = (key: string) => key.slice(0, key.indexOf(':'));
-const idOfKey = (key: string) => key.slice(key.indexOf(':') + 1);
-
 function learnRoots(
   r: GqlRecord,
   roots: Map<string, RootConvention>,
@@ -277,7 +274,7 @@ export function place(c: RootConvention, f: SelectedField, refs: string[], start
 
 /** GQL-4: what the app answered for an item whose id it does not hold, with the asked id. */
 function notFoundOf(r: GqlRecord, f: SelectedField): NotFoundAnswer | null {
-  const idArg = Object.entries(f.args).find(([k, a]) => /^(id|.*[a-z]Id|.*_id|.*ID)$/.test(k) && idText(a) !== null);
+  const idArg = Object.entries(f.args).find(([k, a]) => isIdArg(k) && idText(a) !== null);
   if (!idArg || !r.answer) return null;
   const errors = Array.isArray(r.answer.errors)
     ? r.answer.errors.filter((e) => {
@@ -333,5 +330,3 @@ function previousRule(records: GqlRecord[], c: RootConvention): 'start' | 'never
   if (!seen) return null;
   return start && !never ? 'start' : never && !start ? 'never' : null;
 }
-
-export { entityKey, typeOfKey, idOfKey };

@@ -9,7 +9,7 @@
 import { canonicalJson } from '../../json/canonical.js';
 import type { JsonValue } from '../../json/exact.js';
 import type { GqlRecord } from './learn.js';
-import { entityKey, idText, isRef, type Entity, type NValue } from './normalize.js';
+import { entityKey, idText, isIdArg, isRef, referenceOf, refNames, typeOfKey, type Entity, type NValue } from './normalize.js';
 import { fieldsOf } from './request.js';
 
 export interface MutationConvention {
@@ -34,7 +34,6 @@ export interface MutationConvention {
   refuted?: string;
 }
 
-const ID_ARG = /^(id|.*[a-z]Id|.*_id|.*ID)$/;
 /** A date-time the app stamped: a clock, which the model cannot know for a new write (ES-29). */
 const CLOCK = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
 
@@ -60,10 +59,9 @@ function mapFields(given: Record<string, JsonValue>, e: Entity): Record<string, 
   for (const [k, v] of Object.entries(given)) {
     if (same(e.fields[k], v)) out[k] = { field: k };
     else {
-      const m = /^(.+?)(Id|_id|ID)$/.exec(k);
-      const ref = m ? e.fields[m[1]] : undefined;
-      if (m && isRef(ref) && ref.__ref.endsWith(`:${idText(v)}`))
-        out[k] = { field: m[1], refType: ref.__ref.slice(0, ref.__ref.indexOf(':')) };
+      const field = referenceOf(k);
+      const ref = field ? e.fields[field] : undefined;
+      if (field && isRef(ref) && refNames(ref, v)) out[k] = { field, refType: typeOfKey(ref.__ref) };
     }
   }
   return out;
@@ -90,7 +88,7 @@ export function learnMutations(records: GqlRecord[], initial: Map<string, Entity
       const had = out.get(f.name);
       if (isRef(v)) {
         const e = r.shown.get(v.__ref)!;
-        const idArg = Object.entries(f.args).find(([k, a]) => ID_ARG.test(k) && idText(a) === e.id)?.[0];
+        const idArg = Object.entries(f.args).find(([k, a]) => isIdArg(k) && idText(a) === e.id)?.[0];
         const kind = idArg && known.has(v.__ref) ? 'update' : idArg ? null : 'create';
         if (!kind || (had && (had.kind !== kind || had.typename !== e.typename))) {
           out.delete(f.name);
@@ -121,7 +119,7 @@ export function learnMutations(records: GqlRecord[], initial: Map<string, Entity
         });
         known.add(v.__ref);
       } else {
-        const idEntry = Object.entries(f.args).find(([k, a]) => ID_ARG.test(k) && idText(a) !== null);
+        const idEntry = Object.entries(f.args).find(([k, a]) => isIdArg(k) && idText(a) !== null);
         const typename = namedType(f.name, types);
         if (!idEntry || !typename) continue;
         const key = entityKey(typename, idText(idEntry[1])!);

@@ -28,6 +28,21 @@ export const isRef = (v: unknown): v is Ref =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as Ref).__ref === 'string' && Object.keys(v).length === 1;
 
 export const entityKey = (typename: string, id: string): string => `${typename}:${id}`;
+/** A key's type (`Post` of `Post:3`; GraphQL type names hold no colon). */
+export const typeOfKey = (key: string): string => key.slice(0, key.indexOf(':'));
+/** A key's id (`3` of `Post:3`). */
+export const idOfKey = (key: string): string => key.slice(key.indexOf(':') + 1);
+
+/** An argument that names an entity by its id: `id`, `postId`, `post_id`, `postID`. */
+export const isIdArg = (arg: string): boolean => /^(id|.*[a-z]Id|.*_id|.*ID)$/.test(arg);
+
+/** The reference an id argument names (`authorId`, `author_id`, `authorID` → `author`), or null. */
+export function referenceOf(arg: string): string | null {
+  return /^(.+?)(Id|_id|ID)$/.exec(arg)?.[1] ?? null;
+}
+
+/** Whether reference `ref` names the entity whose id is `value`. */
+export const refNames = (ref: Ref, value: unknown): boolean => idText(value) !== null && idOfKey(ref.__ref) === idText(value);
 
 const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -7,7 +7,7 @@
  */
 import type { JsonValue } from '../../json/exact.js';
 import type { GqlRecord, Learned, RootConvention } from './learn.js';
-import { entityKey, idText, isRef, type Entity, type NValue } from './normalize.js';
+import { entityKey, isRef, referenceOf, refNames, type Entity, type NValue } from './normalize.js';
 
 export class GqlSession {
   private overlay = new Map<string, Entity | null>();
@@ -163,12 +163,12 @@ export class GqlSession {
 export function passes(e: Entity, name: string, value: JsonValue): boolean | undefined {
   if (name in e.fields) {
     const v = e.fields[name];
-    if (isRef(v)) return idText(value) !== null && v.__ref === entityKey(v.__ref.slice(0, v.__ref.indexOf(':')), idText(value)!);
+    if (isRef(v)) return refNames(v, value);
     if (v !== null && typeof v === 'object') return undefined;
     return v === value || (typeof v !== typeof value && String(v) === String(value));
   }
-  const m = /^(.+?)(Id|_id|ID)$/.exec(name);
-  const ref: NValue | undefined = m ? e.fields[m[1]] : undefined;
-  if (m && isRef(ref)) return idText(value) !== null && ref.__ref.endsWith(`:${idText(value)}`);
+  const field = referenceOf(name);
+  const ref: NValue | undefined = field ? e.fields[field] : undefined;
+  if (isRef(ref)) return refNames(ref, value);
   return undefined;
 }
