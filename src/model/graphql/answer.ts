@@ -8,9 +8,9 @@
  */
 import type { FieldNode } from 'graphql';
 import type { JsonValue } from '../../json/exact.js';
-import type { NotFoundAnswer, RootConvention } from './learn.js';
+import { fieldErrors, type NotFoundAnswer, type RootConvention } from './learn.js';
 import { givenFields, type MutationConvention } from './mutations.js';
-import { entityKey, idText, Missing, render, type Entity, type NValue } from './normalize.js';
+import { entityKey, idText, isPlainObject, Missing, render, type Entity, type NValue } from './normalize.js';
 import { fieldsOf, UnsettledFragment, type GqlRequest, type SelectedField } from './request.js';
 import { passes, type GqlSession } from './session.js';
 
@@ -38,7 +38,6 @@ export interface GqlAnswer {
 /** Answers `req` on `session`; throws GqlDecline. `trial`: mutations apply unchecked (verify.ts checks them so). */
 export function answerGraphql(session: GqlSession, req: GqlRequest, trial = false): GqlAnswer {
   const l = session.learned;
-  const isType = (n: string) => l.types.has(n);
   if (req.kind === 'subscription') throw new GqlDecline('a subscription is not answered by the model', null);
   const data: Record<string, JsonValue> = {};
   const errors: JsonValue[] = [];
@@ -54,7 +53,7 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
         continue;
       }
       const c = l.roots.get(f.name);
-      const a = c ? rootAnswer(session, f, c, why) : undefined;
+      const a = c ? rootAnswer(f, c) : undefined;
       if (a !== undefined && 'notFound' in a) {
         data[f.responseKey] = null;
         errors.push(...a.notFound.errors.map((e) => notFoundError(e, a.notFound.idAsked, a.id, f)));
@@ -84,28 +83,23 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
   if (req.kind === 'mutation') session.mutations++;
   const value: Record<string, JsonValue> = errors.length ? (errorsFirst ? { errors, data } : { data, errors }) : { data };
   return { status, value, why, ...(why.some((w) => w.includes('convention')) ? { convention: 'graphql' } : {}) };
-  function render2(set: FieldNode['selectionSet'], v: NValue): JsonValue {
-    return set && v !== null ? render(req, set, v, (k) => session.entity(k), isType) : (v as JsonValue);
-  }
   function rootAnswer(
-    s: GqlSession,
     f: SelectedField,
     c: RootConvention,
-    w: string[],
   ): { value: JsonValue } | { notFound: NotFoundAnswer; id: string } | { unknown: string } | undefined {
-    if (c.typename && s.isStale(c.typename))
+    if (c.typename && session.isStale(c.typename))
       throw new GqlDecline(`${f.responseKey}: this session changed ${c.typename} by a mutation the model did not apply`, f.responseKey);
     if (c.kind === 'item' && c.idArg && Object.keys(f.args).length === 1 && c.idArg in f.args) {
       const id = idText(f.args[c.idArg]);
       if (id === null) return undefined;
       const key = entityKey(c.typename!, id);
-      if (s.entity(key)) {
-        w.push(`${f.responseKey}: the ${c.typename} ${id} of the model`);
-        return { value: render2(f.node.selectionSet, { __ref: key }) };
+      if (session.entity(key)) {
+        why.push(`${f.responseKey}: the ${c.typename} ${id} of the model`);
+        return { value: renderIn(session, req, f.node.selectionSet, { __ref: key }) };
       }
-      const nf = c.notFound ?? apiNotFound(s);
-      if (nf && absent(s, c.typename!, id)) {
-        w.push(
+      const nf = c.notFound ?? apiNotFound(session);
+      if (nf && absent(session, c.typename!, id)) {
+        why.push(
           `${f.responseKey}: the model holds no ${c.typename} ${id}: the app's not-found answer, as the capture shows it${c.notFound ? '' : ' for another item field'} (convention)`,
         );
         return { notFound: nf, id };
@@ -116,16 +110,16 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
     }
     if (c.kind === 'list' || c.kind === 'connection') {
       const filters = Object.entries(f.args).filter(([k]) => !l.words.isWindow(k));
-      const members = s.members(c) ?? (filters.length === 0 ? knownWindow(f, c) : null);
+      const members = session.members(c) ?? (filters.length === 0 ? knownWindow(f, c) : null);
       if (!members) return undefined;
-      const refuted = filters.find(([k]) => filterRefuted(s, c, k));
+      const refuted = filters.find(([k]) => filterRefuted(session, c, k));
       if (refuted)
         throw new GqlDecline(
           `${f.responseKey}: the capture's reads filtered by ${refuted[0]} do not match the members the model holds`,
           f.responseKey,
         );
       const kept = members.filter((id) => {
-        const e = s.entity(entityKey(c.typename!, id))!;
+        const e = session.entity(entityKey(c.typename!, id))!;
         return filters.every(([k, v]) => {
           const p = passes(e, k, v);
           if (p === undefined)
@@ -133,7 +127,7 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
           return p;
         });
       });
-      w.push(
+      why.push(
         `${f.responseKey}: the model's list of ${c.typename}${filters.length ? ` where ${filters.map(([k]) => k).join(', ')} match` : ''}, in the places the capture showed`,
       );
       return { value: c.kind === 'list' ? listValue(f, c, kept) : connectionValue(f, c, kept) };
@@ -160,7 +154,7 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
     const start = l.words.offset(f.args) ?? 0;
     const size = l.words.size(f.args);
     const window = ids.slice(start, size === undefined ? undefined : start + size);
-    return window.map((id) => render2(f.node.selectionSet, { __ref: entityKey(c.typename!, id) }));
+    return window.map((id) => renderIn(session, req, f.node.selectionSet, { __ref: entityKey(c.typename!, id) }));
   }
   function connectionValue(f: SelectedField, c: RootConvention, ids: string[]): JsonValue {
     if (f.args.last != null || f.args.before != null)
@@ -186,8 +180,26 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
       startCursor: page.length ? cursor(0) : undefined,
       endCursor: page.length ? cursor(page.length - 1) : undefined,
     });
-    return render2(f.node.selectionSet, strip({ __typename: c.wrappers?.connection, edges, pageInfo, totalCount: ids.length }));
+    return renderIn(
+      session,
+      req,
+      f.node.selectionSet,
+      strip({ __typename: c.wrappers?.connection, edges, pageInfo, totalCount: ids.length }),
+    );
   }
+}
+
+/** `v` as `set` asks it, over the session's entities; a null, or a value asked without a selection, as it is. */
+function renderIn(s: GqlSession, req: GqlRequest, set: FieldNode['selectionSet'], v: NValue): JsonValue {
+  return set && v !== null
+    ? render(
+        req,
+        set,
+        v,
+        (k) => s.entity(k),
+        (n) => s.learned.types.has(n),
+      )
+    : (v as JsonValue);
 }
 
 /** An object with its unknown (undefined) members left out, so rendering them declines. */
@@ -243,8 +255,8 @@ function notFoundError(e: JsonValue, asked: string, id: string, f: SelectedField
 
 /** A recorded error of a root field, moved to this request's field: its location and response key. */
 function atField(e: JsonValue, f: SelectedField): JsonValue {
-  if (!e || typeof e !== 'object' || Array.isArray(e)) return e;
-  const out: Record<string, JsonValue> = { ...(e as Record<string, JsonValue>) };
+  if (!isPlainObject(e)) return e;
+  const out: Record<string, JsonValue> = { ...e };
   if (Array.isArray(out.locations) && f.node.loc)
     out.locations = [{ line: f.node.loc.startToken.line, column: f.node.loc.startToken.column }];
   if (Array.isArray(out.path)) out.path = [f.responseKey, ...out.path.slice(1)];
@@ -273,24 +285,10 @@ function recordedValue(
     if (types.size === 0 && (s.mutations > 0 || r.ordinal > (s.learned.mutationRecords[0]?.ordinal ?? Infinity))) continue;
     why.push(`${f.responseKey}: as the capture answered ${f.storeKey} (record #${r.ordinal})`);
     const v = r.root[f.storeKey];
-    const value =
-      f.node.selectionSet && v !== null
-        ? render(
-            req,
-            f.node.selectionSet,
-            v,
-            (k) => s.entity(k),
-            (n) => s.learned.types.has(n),
-          )
-        : (v as JsonValue);
+    const value = renderIn(s, req, f.node.selectionSet, v);
     // The errors the app gave for that field come with it (a missing id's, `path` at the field).
     const key = fieldsOf(r.req, r.req.operation.selectionSet, null).find((x) => x.storeKey === f.storeKey)?.responseKey;
-    const errors = (Array.isArray(r.answer?.errors) ? r.answer.errors : [])
-      .filter((e) => {
-        const path = e && typeof e === 'object' && !Array.isArray(e) ? (e as Record<string, JsonValue>).path : undefined;
-        return Array.isArray(path) && path[0] === key;
-      })
-      .map((e) => atField(e, f));
+    const errors = fieldErrors(r.answer, key).map((e) => atField(e, f));
     return { value, errors, errorsFirst: Object.keys(r.answer ?? {})[0] === 'errors' };
   }
   throw new GqlDecline(
@@ -309,8 +307,7 @@ function mutate(s: GqlSession, req: GqlRequest, f: SelectedField, trial: boolean
       f.responseKey,
     );
   const t = c.typename;
-  const isType = (n: string) => s.learned.types.has(n);
-  const show = (key: string) => (f.node.selectionSet ? render(req, f.node.selectionSet, { __ref: key }, (k) => s.entity(k), isType) : null);
+  const show = (key: string) => (f.node.selectionSet ? renderIn(s, req, f.node.selectionSet, { __ref: key }) : null);
   const fields = (given: Record<string, JsonValue>): Record<string, NValue> => {
     const out: Record<string, NValue> = {};
     for (const [k, v] of Object.entries(given)) {

@@ -9,7 +9,7 @@
  */
 import type { JsonValue } from '../../json/exact.js';
 import type { GqlRecord } from './learn.js';
-import { isRef, type NValue } from './normalize.js';
+import { isPlainObject, isRef, type NValue } from './normalize.js';
 import { fieldsOf } from './request.js';
 
 export interface CursorScheme {
@@ -92,7 +92,7 @@ export function edgesOf(v: NValue): { ref: string; cursor: string | null }[] | n
   if (!Array.isArray(edges)) return null;
   const out: { ref: string; cursor: string | null }[] = [];
   for (const e of edges) {
-    if (!e || typeof e !== 'object' || Array.isArray(e)) return null;
+    if (!isPlainObject(e)) return null;
     const node = (e as Record<string, NValue>).node;
     if (!isRef(node)) return null;
     const cursor = (e as Record<string, NValue>).cursor;

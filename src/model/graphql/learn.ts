@@ -13,7 +13,7 @@ import type { ServeContext } from '../served/context.js';
 import type { Vocabulary } from '../../store/vocabulary.js';
 import { jsonValueOf, readBody, toolRecords } from '../served/records.js';
 import { captureWrites } from '../served/write-log.js';
-import { idOfKey, idText, isIdArg, isRef, normalize, typeOfKey, type Entity, type NValue } from './normalize.js';
+import { idOfKey, idText, isIdArg, isPlainObject, isRef, normalize, typeOfKey, type Entity, type NValue } from './normalize.js';
 import { fieldsOf, readRequest, type GqlRequest, type SelectedField } from './request.js';
 import { learnMutations, namedType, type MutationConvention } from './mutations.js';
 import { edgesOf, offsetCursor, type CursorScheme } from './cursors.js';
@@ -119,11 +119,10 @@ export async function readRecords(ctx: ServeContext, tool: ManifestTool): Promis
     // A body the model cannot read makes the endpoint one it does not model: replay answers it.
     if (!req) return [];
     const answer = jsonValueOf(await readBody(ctx, r.response_body_id));
-    const obj = answer && typeof answer === 'object' && !Array.isArray(answer) ? (answer as Record<string, JsonValue>) : null;
+    const obj = isPlainObject(answer) ? answer : null;
     const shown = new Map<string, Entity>();
     let root: Record<string, NValue> | null = null;
-    if (obj && obj.data && typeof obj.data === 'object' && !Array.isArray(obj.data))
-      root = normalize(req, req.operation.selectionSet, obj.data, shown) as Record<string, NValue>;
+    if (obj && isPlainObject(obj.data)) root = normalize(req, req.operation.selectionSet, obj.data, shown) as Record<string, NValue>;
     out.push({
       ordinal: r.ordinal,
       status: r.status,
@@ -272,17 +271,22 @@ export function place(c: RootConvention, f: SelectedField, refs: string[], start
   if (count !== null) c.total = count;
 }
 
+/** The errors of an answer whose `path` starts at root field `responseKey`. */
+export function fieldErrors(answer: Record<string, JsonValue> | null, responseKey: string | undefined): JsonValue[] {
+  const errors = answer?.errors;
+  return Array.isArray(errors) ? errors.filter((e) => isPlainObject(e) && Array.isArray(e.path) && e.path[0] === responseKey) : [];
+}
+
 /** GQL-4: what the app answered for an item whose id it does not hold, with the asked id. */
 function notFoundOf(r: GqlRecord, f: SelectedField): NotFoundAnswer | null {
   const idArg = Object.entries(f.args).find(([k, a]) => isIdArg(k) && idText(a) !== null);
   if (!idArg || !r.answer) return null;
-  const errors = Array.isArray(r.answer.errors)
-    ? r.answer.errors.filter((e) => {
-        const path = e && typeof e === 'object' && !Array.isArray(e) ? (e as Record<string, JsonValue>).path : undefined;
-        return Array.isArray(path) && path[0] === f.responseKey;
-      })
-    : [];
-  return { errors, idAsked: idText(idArg[1])!, errorsFirst: Object.keys(r.answer)[0] === 'errors', status: r.status };
+  return {
+    errors: fieldErrors(r.answer, f.responseKey),
+    idAsked: idText(idArg[1])!,
+    errorsFirst: Object.keys(r.answer)[0] === 'errors',
+    status: r.status,
+  };
 }
 
 /** Places the members of a connection's pages read past an `after` cursor, once the cursor scheme says where they start. */

@@ -9,7 +9,18 @@
 import { canonicalJson } from '../../json/canonical.js';
 import type { JsonValue } from '../../json/exact.js';
 import type { GqlRecord } from './learn.js';
-import { entityKey, idText, isIdArg, isRef, referenceOf, refNames, typeOfKey, type Entity, type NValue } from './normalize.js';
+import {
+  entityKey,
+  idText,
+  isIdArg,
+  isPlainObject,
+  isRef,
+  referenceOf,
+  refNames,
+  typeOfKey,
+  type Entity,
+  type NValue,
+} from './normalize.js';
 import { fieldsOf } from './request.js';
 
 export interface MutationConvention {
@@ -45,7 +56,7 @@ export function givenFields(
   idArg: string | undefined,
 ): { inputArg: string | null; given: Record<string, JsonValue> } {
   const rest = Object.entries(args).filter(([k]) => k !== idArg);
-  const objects = rest.filter(([, v]) => v !== null && typeof v === 'object' && !Array.isArray(v));
+  const objects = rest.filter(([, v]) => isPlainObject(v));
   if (objects.length === 1) {
     const [name, value] = objects[0];
     return { inputArg: name, given: { ...Object.fromEntries(rest.filter(([k]) => k !== name)), ...(value as Record<string, JsonValue>) } };

@@ -24,8 +24,7 @@ export interface Entity {
   fields: Record<string, NValue>;
 }
 
-export const isRef = (v: unknown): v is Ref =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as Ref).__ref === 'string' && Object.keys(v).length === 1;
+export const isRef = (v: unknown): v is Ref => isPlainObject(v) && typeof v.__ref === 'string' && Object.keys(v).length === 1;
 
 export const entityKey = (typename: string, id: string): string => `${typename}:${id}`;
 /** A key's type (`Post` of `Post:3`; GraphQL type names hold no colon). */
@@ -44,7 +43,8 @@ export function referenceOf(arg: string): string | null {
 /** Whether reference `ref` names the entity whose id is `value`. */
 export const refNames = (ref: Ref, value: unknown): boolean => idText(value) !== null && idOfKey(ref.__ref) === idText(value);
 
-const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** An object, not an array or null: a GraphQL answer's object or a request body's. */
+export const isPlainObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An identity value as the store keys it: ids are strings or integers in GraphQL answers. */
 export function idText(v: unknown): string | null {
@@ -61,7 +61,7 @@ export function idText(v: unknown): string | null {
  */
 export function normalize(req: GqlRequest, set: SelectionSetNode, value: JsonValue, sink: Map<string, Entity>): NValue {
   if (Array.isArray(value)) return value.map((v) => normalize(req, set, v, sink));
-  if (!isObject(value)) return value;
+  if (!isPlainObject(value)) return value;
   const fields = fieldsOf(req, set, typeof value.__typename === 'string' ? value.__typename : null);
   const typeField = fields.find((f) => f.name === '__typename');
   const idField = fields.find((f) => f.name === 'id' && Object.keys(f.args).length === 0);
@@ -127,13 +127,5 @@ export function render(
     const v = stored[f.storeKey];
     out[f.responseKey] = f.node.selectionSet && v !== null ? render(req, f.node.selectionSet, v, lookup, isType) : (v as JsonValue);
   }
-  return out;
-}
-
-/** Every entity key a stored value references, at any depth. */
-export function refsIn(value: NValue, out: Set<string> = new Set()): Set<string> {
-  if (Array.isArray(value)) for (const v of value) refsIn(v, out);
-  else if (isRef(value)) out.add(value.__ref);
-  else if (isObject(value)) for (const v of Object.values(value)) refsIn(v as NValue, out);
   return out;
 }

@@ -16,6 +16,7 @@ import { NAME_MAX, sampleName } from '../served/sample-names.js';
 import type { GqlRecord, Learned } from './learn.js';
 import { graphqlModel, isGraphqlEndpoint } from './model.js';
 import { fieldsOf, valueOf } from './request.js';
+import { isPlainObject } from './normalize.js';
 
 /** One recorded operation of a GraphQL endpoint, as a tool. */
 export interface GraphqlOperation {
@@ -133,7 +134,7 @@ const rootFields = (r: GqlRecord): string[] => [...new Set(fieldsOf(r.req, r.req
 function sentVariables(r: GqlRecord): Record<string, JsonValue> {
   const body = JSON.parse(r.bodyKey) as { variables?: unknown };
   const v = body.variables;
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, JsonValue>) : {};
+  return isPlainObject(v) ? v : {};
 }
 
 /**
@@ -149,7 +150,7 @@ export function inputSchemaOf(defs: readonly VariableDefinitionNode[], records: 
     const values = records.map(sentVariables).flatMap((v) => (name in v ? [v[name]] : []));
     const schema = typeSchema(d.type, values, true);
     const seen = [...new Map(values.map((v) => [JSON.stringify(v), v])).values()];
-    const fieldsShown = [...new Set(values.flatMap((v) => (isObject(v) ? Object.keys(v) : [])))];
+    const fieldsShown = [...new Set(values.flatMap((v) => (isPlainObject(v) ? Object.keys(v) : [])))];
     const notes = [`GraphQL type ${print(d.type)}`];
     if (fieldsShown.length) notes.push(`the capture gave it with ${fieldsShown.slice(0, 12).map(shown).join(', ')}`);
     else if (seen.length)
@@ -173,8 +174,6 @@ function sampleValue(v: JsonValue): string {
   const text = JSON.stringify(v, (_, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
   return text.length > NAME_MAX ? `${text.slice(0, NAME_MAX - 1)}…` : text;
 }
-
-const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A declared type's schema; a nullable type also takes null, as GraphQL's does. */
 function typeSchema(t: TypeNode, values: JsonValue[], nullable: boolean): JsonSchema {
@@ -202,7 +201,7 @@ function typeSchema(t: TypeNode, values: JsonValue[], nullable: boolean): JsonSc
   }
   // An input object or an enum (or a custom scalar): the capture's values say which; never given, no type is claimed.
   const given = values.filter((v) => v !== null);
-  if (given.length && given.every(isObject)) return of(['object']);
+  if (given.length && given.every(isPlainObject)) return of(['object']);
   if (given.length && given.every((v) => typeof v === 'string')) return of(['string']);
   return {};
 }

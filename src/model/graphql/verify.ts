@@ -11,9 +11,9 @@ import type { JsonValue } from '../../json/exact.js';
 import { answerGraphql, GqlDecline } from './answer.js';
 import type { Learned } from './learn.js';
 import { GqlSession } from './session.js';
+import { isPlainObject } from './normalize.js';
 
-const dataOf = (v: JsonValue | null | undefined): string | null =>
-  v && typeof v === 'object' && !Array.isArray(v) ? canonicalJson((v as Record<string, JsonValue>).data ?? null) : null;
+const dataOf = (v: JsonValue | null | undefined): string | null => (isPlainObject(v) ? canonicalJson(v.data ?? null) : null);
 
 /** Marks each mutation convention of `l` verified or refuted (with why); returns `l`. */
 export function verifyMutations(l: Learned): Learned {
