@@ -29,18 +29,11 @@ export function hintsFor(method: string, isQueryPost: boolean, safe: boolean): T
 
 /**
  * Issue 48: the hints of a GraphQL operation tool, by what the operation is rather than by
- * the endpoint's method (every operation is a POST). A query reads only (the GraphQL spec's
- * query is a read-only fetch, so calling it again changes nothing); a mutation writes, and is
- * destructive and idempotent only when every root field of it is a delete by the capture's
- * conventions, as DELETE is in MCP-1's table.
+ * the endpoint's method (every operation is a POST), read off MCP-1's table: a query acts as
+ * a safe read (the GraphQL spec's query is a read-only fetch), a mutation whose every root
+ * field is a delete by the capture's conventions as DELETE, any other mutation as POST.
  */
 export function operationHints(kind: 'query' | 'mutation', effects: string[]): ToolHints {
-  if (kind === 'query') return { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
-  const deletes = effects.length > 0 && effects.every((e) => e === 'delete');
-  return {
-    readOnlyHint: false,
-    ...(deletes ? { destructiveHint: true as const } : {}),
-    idempotentHint: deletes,
-    openWorldHint: false,
-  };
+  if (kind === 'query') return hintsFor('GET', false, true);
+  return effects.length > 0 && effects.every((e) => e === 'delete') ? hintsFor('DELETE', false, false) : hintsFor('POST', false, false);
 }
