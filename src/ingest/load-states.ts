@@ -11,15 +11,10 @@ import { CapstateError } from '../errors.js';
 import type { Sqlite } from '../store/open.js';
 import { storeError } from '../store/guard.js';
 import { collectBetweenPhases } from './collect.js';
-import { storeCaptureState } from './store-state.js';
+import { storeCaptureState, storedStateHash } from './store-state.js';
 import type { LoadedCapture, LoadOptions, LoadProgress } from './load-captures.js';
 
 type Tell = (p: Omit<LoadProgress, 'file' | 'bytesRead' | 'bytesTotal' | 'records'>) => void;
-
-/** Whether capture `captureId` has a stored state (computed or failed): false is pending. */
-function hasState(db: Sqlite, captureId: number): boolean {
-  return db.prepare('select 1 from state_capture where capture_id = ?').pluck().get(captureId) !== undefined;
-}
 
 /** The state phase of one capture on the caller's transaction, told as the load's progress (issue 46). */
 async function storeStateTold(db: Sqlite, dbFile: string, captureId: number, tell: Tell): Promise<string | null> {
@@ -51,7 +46,7 @@ export async function storeLoadedStates(
     if (own) db.exec('BEGIN IMMEDIATE');
     try {
       // Another load finds pending captures first, and may have taken this one between the commits.
-      const failed = own && hasState(db, r.capture_id) ? null : await storeStateTold(db, opts.db, r.capture_id, tell);
+      const failed = own && storedStateHash(db, r.capture_id) !== undefined ? null : await storeStateTold(db, opts.db, r.capture_id, tell);
       if (own) db.exec('COMMIT');
       if (failed) opts.log?.(`${r.file}: capture loaded, but its environment state ${failedWords(failed)}`);
     } catch (e) {

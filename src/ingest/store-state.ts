@@ -36,6 +36,15 @@ export function storeCaptureState(
 }
 
 /**
+ * The rule views' hash capture `captureId`'s stored state was computed from, read on the
+ * caller's connection (inside its transaction); undefined when it has none stored: pending,
+ * issue 49.
+ */
+export function storedStateHash(db: Sqlite, captureId: number): string | undefined {
+  return db.prepare('select queries_sha256 from state_capture where capture_id = ?').pluck().get(captureId) as string | undefined;
+}
+
+/**
  * Brings every capture's stored state up to date with the rule views (`capstate migrate`):
  * a capture with no stored state, or one computed from another queries/ hash, is computed
  * again — all of them with `all` (a capture with none is pending, issue 49: its load was
@@ -61,8 +70,7 @@ export async function refreshStoredStates(
     db.exec('BEGIN IMMEDIATE');
     try {
       // Issue 49: a pending capture may be a load's still computing it, done by the time the lock is ours.
-      const now = db.prepare('select queries_sha256 from state_capture where capture_id = ?').pluck().get(c.id);
-      if (!opts.all && now === hash) {
+      if (!opts.all && storedStateHash(db, c.id) === hash) {
         db.exec('COMMIT');
         continue;
       }
