@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { APPS, captureRequests, send } from '../bench/fidelity/harness.js';
 import { root, tempDir } from './helpers.js';
 import { serveHttp, serveStore, type Served } from './serve-helpers.js';
 
@@ -19,6 +20,10 @@ export interface ServedFidelityApp {
   base(): string;
   mcp(): Served;
   get(path: string): Promise<{ status: number; json: unknown; h: (name: string) => string | null }>;
+  /** Sends the capture's own API requests over HTTP, in order (what the benchmark's runner does before its held-out ones). */
+  replayCapture(): Promise<void>;
+  /** The app's own answer to a held-out request (truth.json): by id, or the last one by method and path. */
+  truth(idOrMethod: string, path?: string): { status: number; json?: unknown };
 }
 
 /** Serves `bench/fidelity/<name>/capture.har` for the calling file's tests (beforeAll/afterAll). */
@@ -47,6 +52,17 @@ export function servedFidelityApp(name: string): ServedFidelityApp {
     get: async (path) => {
       const r = await fetch(base + path);
       return { status: r.status, json: (await r.json()) as unknown, h: (n: string) => r.headers.get(n) };
+    },
+    replayCapture: async () => {
+      for (const r of captureRequests(APPS.find((a) => a.name === name)!)) await send(base, r);
+    },
+    truth: (idOrMethod, path) => {
+      const t = JSON.parse(readFileSync(join(app, 'truth.json'), 'utf8')) as {
+        answers: { id: string; method: string; path: string; status: number; json?: unknown }[];
+      };
+      return path === undefined
+        ? t.answers.find((a) => a.id === idOrMethod)!
+        : t.answers.findLast((a) => a.method === idOrMethod && a.path === path)!;
     },
   };
 }

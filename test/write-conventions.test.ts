@@ -6,8 +6,6 @@
  * requests (truth.json's held-out writes, recorded from json-server 0.17.4, 1.0.0-beta.3 and
  * Redmine 5.0.4), or the seed the session read.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { servedFidelityApp, type ServedFidelityApp } from './fidelity-served.js';
 import { tempDir } from './helpers.js';
@@ -16,14 +14,6 @@ import { serveHar, text } from './serve-helpers.js';
 const v017 = servedFidelityApp('json-server-0.17');
 const v10 = servedFidelityApp('json-server-1.0');
 const redmine = servedFidelityApp('redmine');
-
-/** The app's own answer to a held-out request (truth.json), by method and path: the last, after the held-out writes. */
-function truthOf(app: ServedFidelityApp, method: string, path: string): { status: number; json?: unknown } {
-  const t = JSON.parse(readFileSync(join(app.app, 'truth.json'), 'utf8')) as {
-    answers: { method: string; path: string; status: number; json?: unknown }[];
-  };
-  return t.answers.findLast((a) => a.method === method && a.path === path)!;
-}
 
 async function send(app: ServedFidelityApp, method: string, path: string, body?: unknown) {
   const r = await fetch(app.base() + path, {
@@ -38,18 +28,18 @@ describe('issue 45 kind 1: writes on routes the capture never wrote to, by the A
   it('api-write: POST /users creates as POST /posts did (next integer id), and the users list shows it', async () => {
     const r = await send(v017, 'POST', '/users', { name: 'Dan', email: 'dan@example.test' });
     expect(r.status).toBe(201);
-    expect(r.json).toEqual(truthOf(v017, 'POST', '/users').json);
+    expect(r.json).toEqual(v017.truth('POST', '/users').json);
     expect(r.h('capstate-answer')).toBe('convention');
     expect(r.h('capstate-convention')).toContain('api-write');
-    expect((await v017.get('/users/4')).json).toEqual(truthOf(v017, 'GET', '/users/4').json);
+    expect((await v017.get('/users/4')).json).toEqual(v017.truth('GET', '/users/4').json);
     expect(((await v017.get('/users')).json as { id: number }[]).map((u) => u.id)).toEqual([1, 2, 3, 4]);
   });
 
   it('api-write: PATCH /comments/2 merges as PATCH /posts/{id} did; DELETE /comments/3 removes as DELETE /posts/{id} did', async () => {
     const patched = await send(v017, 'PATCH', '/comments/2', { body: 'Edited, held out' });
     expect(patched.status).toBe(200);
-    expect(patched.json).toEqual(truthOf(v017, 'PATCH', '/comments/2').json);
-    expect((await v017.get('/comments/2')).json).toEqual(truthOf(v017, 'GET', '/comments/2').json);
+    expect(patched.json).toEqual(v017.truth('PATCH', '/comments/2').json);
+    expect((await v017.get('/comments/2')).json).toEqual(v017.truth('GET', '/comments/2').json);
     const deleted = await send(v017, 'DELETE', '/comments/3');
     expect(deleted.status).toBe(200);
     expect(deleted.json).toEqual({});
@@ -61,8 +51,8 @@ describe('issue 45 kind 1: writes on routes the capture never wrote to, by the A
   it('api-write: PATCH of the /profile document merges by the API PATCH', async () => {
     const r = await send(v017, 'PATCH', '/profile', { name: 'capstate demo, renamed' });
     expect(r.status).toBe(200);
-    expect(r.json).toEqual(truthOf(v017, 'PATCH', '/profile').json);
-    expect((await v017.get('/profile')).json).toEqual(truthOf(v017, 'GET', '/profile').json);
+    expect(r.json).toEqual(v017.truth('PATCH', '/profile').json);
+    expect((await v017.get('/profile')).json).toEqual(v017.truth('GET', '/profile').json);
   });
 
   it('no-convention: a PUT the capture verified nowhere is declined (json-server replaces, Redmine merges), and the entity it named is declined after it', async () => {
@@ -77,16 +67,17 @@ describe('issue 45 kind 1: writes on routes the capture never wrote to, by the A
 });
 
 describe('issue 45: no write answered wrongly in silence', () => {
-  it('a write the model does not apply is never replayed for another body (json-server 1.0 POST /comments was not verified)', async () => {
-    const r = await send(v10, 'POST', '/comments', { id: '12', postId: '1', userId: '2', body: 'Held-out comment' });
+  it("a write the model does not apply is never replayed for another body (Redmine's POST /issues.json is not verified)", async () => {
+    const r = await send(redmine, 'POST', '/issues.json', { issue: { project_id: 1, tracker_id: 2, subject: 'Held out' } });
     expect(r.status).toBe(501);
     expect(r.h('capstate-answer')).toBe('declined');
+    expect((r.json as { code: string }).code).toBe('no-record');
   });
 
   it("kind 5: a delete that answers the entity answers the one removed (json-server 1.0's DELETE /posts/6), and its item reads as not found", async () => {
     const r = await send(v10, 'DELETE', '/posts/6');
     expect(r.status).toBe(200);
-    expect(r.json).toEqual(truthOf(v10, 'DELETE', '/posts/6').json);
+    expect(r.json).toEqual(v10.truth('DELETE', '/posts/6').json);
     const gone = await send(v10, 'GET', '/posts/6');
     expect(gone.status).toBe(404);
   });

@@ -84,6 +84,7 @@ export function planWords(p: Plan, explain: boolean, extra: (p: ItemPlan | ListP
     `a list of ${p.collection} from the state (${at(p.list_pointer)}, ` +
     `${p.membership === 'all' ? 'every entity' : 'the entities its records listed'}` +
     `${p.counters.length ? `, counts in ${p.counters.join(', ')}` : ''}` +
+    `${p.page_envelope ? `, any page by ${p.page_envelope.keys.join('/')} in the envelope of #${p.page_envelope.record_ordinal}` : ''}` +
     `${p.parent ? `, those whose ${p.parent.field} is the {${p.parent.param}} in the path` : ''}${extra(p)})`
   );
 }

@@ -17,6 +17,7 @@ import type { ServeContext } from '../model/served/context.js';
 import { embeddedOf, knownCollections, readConventions, servedState } from '../model/served/from-state.js';
 import { embedKey, type WidenedEmbedded } from '../model/plan/embed-conventions.js';
 import { widenQueries, type ReadConventions } from '../model/plan/conventions.js';
+import { pageWords } from '../model/plan/page-envelope.js';
 import { writeModelOf, type WriteKind, type WriteModel } from '../model/served/writes.js';
 import { storedVerifiedWrites } from '../model/served/effects.js';
 import { jsonValueOf, listPointerOf, readBody, toolRecords, type ToolRecord } from '../model/served/records.js';
@@ -305,6 +306,9 @@ function describeListServing(plan: ListPlan, conv: ReadConventions): string {
     if (q.window.length) any.push(`pages by ${q.window.join('/')} (totals recounted)`);
     if (any.length) parts.push(`and from state any value of its ${any.join(' and ')}`);
   }
+  // Issue 44: any page in the page envelope its recorded page proved (model/plan/page-envelope.ts).
+  const page = plan.page_envelope;
+  if (page) parts.push(`and from state any page by ${page.keys.join('/')} in the envelope of #${page.record_ordinal} (${pageWords(page)})`);
   // Issue 44: the keys it answers only by the API's conventions, and the lists that proved them.
   const borrowed = widenQueries(plan, conv)?.borrowed;
   if (borrowed?.size) {

@@ -91,3 +91,11 @@ export function renderClock(field: string, stored: JsonValue, format: ClockForma
     `${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}${fraction ? '.' + fraction : ''}${format.offset}`
   );
 }
+
+/** The current instant in a recorded clock's spelling (ES-29/30): same separator, fraction width and offset, or epoch unit. */
+export function clockNow(field: string, format: ClockFormat, now = new Date()): JsonValue {
+  if ('epoch' in format) return format.epoch === 's' ? Math.floor(now.getTime() / 1000) : now.getTime();
+  const iso = now.toISOString(); // 2026-12-01T12:00:00.123Z
+  const fraction = iso.slice(20, 23).padEnd(format.fraction_digits, '0').slice(0, format.fraction_digits);
+  return renderClock(field, `${iso.slice(0, 19)}${fraction ? '.' + fraction : ''}Z`, format);
+}

@@ -51,9 +51,19 @@ export interface WidenedQueries {
 
 /**
  * `page-links-end`: a page past the last, or the only page, sends no Link (a documented default);
- * `api-embed`: a relation embedded as another read of the API proved it (embed-conventions.ts).
+ * `api-embed`: a relation embedded as another read of the API proved it (embed-conventions.ts);
+ * `api-null-filter`: an entity whose field is null listed under any equality filter on it, as a
+ * recorded filtered read of the API showed (served/null-filters.ts); `api-page-envelope`: a page
+ * in the page envelope another list's recorded page proved (served/page-envelope.ts).
  */
-export type ApiConvention = 'api-filter' | 'api-sort' | 'api-window' | 'api-embed' | 'page-links-end';
+export type ApiConvention =
+  | 'api-filter'
+  | 'api-sort'
+  | 'api-window'
+  | 'api-embed'
+  | 'page-links-end'
+  | 'api-null-filter'
+  | 'api-page-envelope';
 
 const add = <K>(m: Map<K, string[]>, k: K, tool: string) => {
   const l = m.get(k) ?? [];

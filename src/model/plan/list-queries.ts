@@ -19,7 +19,7 @@ export interface ListQuery {
    * operator key (`views_gte`, `userId_ne`, `title_like`: the field and json-server's suffix)
    * carries its operator in `op`; without one the filter is equality (decisions: "ES-37 / list queries").
    */
-  filter?: { field: string; values: string[]; op?: FilterOp }[];
+  filter?: { field: string; values: string[]; op?: FilterOp; nulls?: true }[];
   /** One sort field and its direction (a stable sort: ties keep state order). */
   sort?: { field: string; direction: 'asc' | 'desc' };
   /** A multi-field sort's further fields (`_sort=userId,views&_order=asc,desc`), compared in turn where the ones before tie. */
@@ -249,9 +249,12 @@ function compare(a: JsonValue | undefined, b: JsonValue | undefined): number {
  * values excludes each), `_gte`/`_lte` as JavaScript's `<=` compares the query's text with the
  * value (a number as a number, a query value that is not one matching nothing; a string by
  * code units), `_like` a case-insensitive regular expression searched in the spelling. A
- * missing or null value, an object or an array passes no filter.
+ * missing or null value, an object or an array passes no filter — except a null value where an
+ * equality filter says `nulls`: the API lists such entities under any value (issue 44,
+ * src/model/served/null-filters.ts; json-server 1.0 does).
  */
-function matches(v: JsonValue | undefined, f: { values: string[]; op?: FilterOp }): boolean {
+function matches(v: JsonValue | undefined, f: { values: string[]; op?: FilterOp; nulls?: true }): boolean {
+  if (v === null && f.nulls && f.op === undefined) return true;
   if (v === null || v === undefined) return false;
   const s = spelling(v);
   if (s === null) return false;

@@ -171,10 +171,26 @@ export interface ListPlan extends ViewFacts {
   parent?: ListParent;
   /** Issue 44: members of the envelope rendered from the line's window (steps/window-echoes.ts). */
   window_echoes?: WindowEcho[];
+  /** Issue 44: a recorded page set apart as a variant (ES-20) that its window explains (page-envelope.ts). */
+  page_envelope?: PageEnvelope;
   list_pointer: string;
   membership: 'all' | 'recorded';
   counters: string[];
 }
+/** What a page envelope's member shows: a page number of RFC 8288's page links, the page count or the count the query matched. */
+export type PageQuantity = 'first' | 'prev' | 'next' | 'last' | 'pages' | 'matched';
+
+/** A recorded page's envelope as its window explains it (src/model/plan/page-envelope.ts). */
+export interface PageEnvelope {
+  /** The recorded page: its answer is the envelope every page renders in. */
+  record_ordinal: number;
+  /** Where the page's entities sit (`/data`). */
+  list_pointer: string;
+  members: { pointer: string; quantity: PageQuantity }[];
+  /** The window keys the recorded page named (`_page`, `_per_page`): a call pages by the same. */
+  keys: string[];
+}
+
 export interface DocumentPlan {
   tool: string;
   kind: 'document';

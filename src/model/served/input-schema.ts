@@ -14,6 +14,7 @@ import { jsonValueOf, readBody, toolRecords } from './records.js';
 import { servedLookups } from './model.js';
 import { widenQueries } from '../plan/conventions.js';
 import { embeddedOf, readConventions } from './from-state.js';
+import { pageEnvelopes } from './page-envelope.js';
 import { relationWords } from '../plan/relations.js';
 import { sampleName } from './sample-names.js';
 import { cacheBusterTest, isIgnorable, onlyCacheBusters, type QueryPair } from './cache-busters.js';
@@ -118,6 +119,11 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
         values: [],
         convention: widened!.borrowed.get(name)?.convention,
       });
+  // Issue 44: a list pages by the window keys of a page envelope another list proved (page-envelope.ts).
+  if (plan?.kind === 'list')
+    for (const r of await pageEnvelopes(ctx))
+      for (const name of r.tool === tool.name ? [] : r.keys)
+        if (!queryKeys.has(name)) queryKeys.set(name, { repeated: false, records: 0, values: [], convention: 'api-page-envelope' });
   // Issue 44: an item or list plan embeds the members the API's embed conventions give it
   // (embed-conventions.ts), under the convention's param, recorded on this tool or not.
   const embedded = plan?.kind === 'item' || plan?.kind === 'list' ? await embeddedOf(ctx, plan) : undefined;

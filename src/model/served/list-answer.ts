@@ -4,14 +4,19 @@
  * plan learned or an API convention gives it (src/model/plan/conventions.ts), rendered in the
  * envelope of the line most like it, its totals and page links recounted.
  */
+import { CapstateError } from '../../errors.js';
 import { lineQuery, renderList } from '../plan/render.js';
 import { isListQuery, parseListQuery, type ListQuery } from '../plan/list-queries.js';
-import { widenQueries, type ApiConvention } from '../plan/conventions.js';
+import { withNullFilters } from './null-filters.js';
+import { pageEnvelopeFor } from './page-envelope.js';
+import { pageWords, renderPage } from '../plan/page-envelope.js';
+import { widenQueries, type ApiConvention, type WidenedQueries } from '../plan/conventions.js';
 import type { ListPlan, PlanLine } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
 import type { ServedModel } from './model.js';
 import { entitiesFor, envelopeOf, parentId, readConventions, type StateAnswer } from './read-index.js';
+import { lineRecords, toolRecords } from './records.js';
 
 /**
  * A list read (ES-37; issue 18/16): a recorded line renders as its plan line says — the
@@ -60,8 +65,12 @@ export async function answerList(
     line = { ...template, filter, sort: undefined, then_by: undefined, window: undefined, listed_ids: undefined };
     how = `${describeQuery({ filter })}, a parent no record shows (its ${plan.parent.field} learned from the recorded nested lines), in the envelope of #${template.record_ordinal}`;
   } else {
-    const widened = widenQueries(plan, await readConventions(ctx));
-    if (!widened || call.query.length === 0) return null;
+    // A list that learned no key may still page in a page envelope (below).
+    const widened: WidenedQueries = widenQueries(plan, await readConventions(ctx)) ?? {
+      queries: { filter: [], sort: [], window: [] },
+      borrowed: new Map(),
+    };
+    if (call.query.length === 0) return null;
     const learned = widened.queries;
     // Filters only on the keys learned as filters (an operator key as spelled: `views_gte`); a
     // sort by any field the view shows, on several fields only where a multi-field sort was learned.
@@ -70,7 +79,10 @@ export async function answerList(
       plan.fields.includes(name) || (use === 'filter' && learned.filter.includes(name) && !operatorKey(name));
     const parsed = parseListQuery(call.query, ctx.vocabulary, isField);
     if (!parsed.ok || !isListQuery(parsed.query)) return null;
-    for (const [kind, names] of parsed.kinds) if (names.some((n) => !learned[kind].includes(n))) return null;
+    const unlearned = [...parsed.kinds].filter(([kind, names]) => names.some((n) => !learned[kind].includes(n)));
+    // Issue 44: a window no line of the list learned may still be a page the API's page envelope explains.
+    const paging = unlearned.length === 1 && unlearned[0][0] === 'window' ? await pageEnvelopeFor(ctx, plan, unlearned[0][1]) : null;
+    if (unlearned.length > 0 && !paging) return null;
     if (parsed.units.has('sort:multi') && !learned.multi_sort) return null;
     // Issue 44: a repeated key is OR in one API and ignored in another; only a recorded line tells.
     if (parsed.units.has('filter:any') && !learned.any_of) return null;
@@ -92,6 +104,34 @@ export async function answerList(
     const d = plan.default_filter;
     if (d && !call.query.some((p) => d.lifted_by.includes(p.name)))
       parsed.query.filter = [{ field: d.field, values: d.values }, ...(parsed.query.filter ?? [])];
+    if (paging) {
+      const nulls = await withNullFilters(ctx, parsed.query.filter, call);
+      const all = await model.collection(plan.collection);
+      const query = { ...parsed.query, filter: nulls.filter };
+      const { reading, envelope, status } = paging;
+      const value = renderPage(reading, envelope, plan, query, all);
+      // A page past the last: the app may answer it empty or as the last page (json-server 1.0
+      // clamps it); unless a record of this very line shows which, no answer is made up.
+      if (value === null) {
+        if (lineRecords(await toolRecords(ctx, plan.tool), call).length > 0) return null;
+        throw new CapstateError(
+          'no-convention',
+          `${plan.tool}: ${asked} asks for a page past the last; the capture does not show what the app answers there (an empty page, or the last one)`,
+          { tool: plan.tool, request_line: asked, nearest_tool: plan.tool, did_not_match: 'a page past the last page' },
+        );
+      }
+      if (reading.tool !== plan.tool) restsOn('api-page-envelope', [reading.tool]);
+      if (nulls.habit && nulls.listsNull(all, query, plan.tool)) restsOn('api-null-filter', nulls.habit.tools);
+      return {
+        status,
+        value,
+        record_ordinal: reading.record_ordinal,
+        request_line: asked,
+        why: `rendered from state: ${plan.collection} list (${describeQuery(parsed.query)}, in the page envelope of #${reading.record_ordinal}: ${pageWords(reading)})`,
+        rules: ['ES-37', 'ES-20'],
+        ...(borrowedFrom.size ? { convention: [...borrowedFrom.keys()].sort().join(', ') } : {}),
+      };
+    }
     const keys = (l: { query: string | null }) => [...new Set(new URLSearchParams(l.query ?? '').keys())].sort().join('&');
     const wanted = [...new Set(call.query.map((p) => p.name))].sort().join('&');
     const usable = plan.lines.filter((l) => l.status >= 200 && l.status <= 299 && l.reason === undefined);
@@ -133,6 +173,9 @@ export async function answerList(
     how = `${describeQuery(parsed.query)}, a query no record shows (${from}), in the envelope of #${template.record_ordinal}`;
   }
   if (line.status < 200 || line.status > 299) return null;
+  // Issue 44: where the API lists null-valued entities under any equality filter, the call's do too.
+  const nulls = await withNullFilters(ctx, line.filter, call);
+  if (nulls.fields.length) line = { ...line, filter: nulls.filter };
   const envelope = await envelopeOf(ctx, line.record_ordinal);
   if (envelope === undefined) return null;
   const entities = await entitiesFor(
@@ -142,6 +185,8 @@ export async function answerList(
   );
   const rendered = renderList(shape, line, envelope, entities);
   if (rendered.status !== 'rendered') return null;
+  if (nulls.habit && nulls.listsNull(entities.all(plan.collection), lineQuery(line), plan.tool))
+    restsOn('api-null-filter', nulls.habit.tools);
   const headers: Record<string, string> = {};
   // Issue 16: a total header (X-Total-Count) counts what the query matched, as the capture shows.
   if (rendered.matched !== undefined)

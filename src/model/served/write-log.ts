@@ -12,7 +12,7 @@ import { canonicalJson } from '../../json/canonical.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { isObject, member } from '../plan/json.js';
-import { singular } from '../plan/relations.js';
+import { deleteCascade, referenceFields } from './delete-cascade.js';
 import { servedTypes, type ServedModel } from './model.js';
 import type { CallRequest } from './input-schema.js';
 import { isWriteTool, lineRecords, requestBodyKey, toolRecords, type ToolRecord } from './records.js';
@@ -119,14 +119,14 @@ export interface Orphan {
  */
 export async function orphansOf(ctx: ServeContext, model: ServedModel, collection: string, id?: string): Promise<Orphan[]> {
   const deletes = model.writes.filter((w) => w.applied && w.entity !== undefined && w.method === 'DELETE');
-  if (deletes.length === 0) return [];
+  // An applied delete took the API's learned cascade with it (delete-cascade.ts): no orphan is left in doubt.
+  if (deletes.length === 0 || (await deleteCascade(ctx))) return [];
   const types = await servedTypes(ctx);
   const out: Orphan[] = [];
   for (const w of deletes) {
     const deleted = types.find((t) => t.root_path === w.root)?.collection;
     if (deleted === undefined || deleted === collection) continue;
-    const word = singular(deleted.split('/').pop() ?? deleted);
-    const fields = [`${word}Id`, `${word}_id`];
+    const fields = referenceFields(deleted);
     const entities =
       id === undefined ? await model.collection(collection) : [await model.entity(collection, id)].filter((e) => e !== undefined);
     for (const e of entities) {

@@ -8,7 +8,7 @@
  */
 import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
-import { readClock, renderClock, type ClockFormat } from '../plan/clocks.js';
+import { clockNow, readClock } from '../plan/clocks.js';
 import { at, isObject, jsonEqual, keysOf, member, objectFrom, replaceAt } from '../plan/json.js';
 import type { StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
@@ -18,6 +18,7 @@ import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 import { childPointer } from '../../json/pointer.js';
+import { cascadeAfterRemove } from './delete-cascade.js';
 import { allocateId, createdIdOf, idShape, isInt, scalarId, type RandomBytes } from './ids.js';
 
 export type WriteKind = 'create' | 'create-with-defaults' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
@@ -140,14 +141,6 @@ async function answerRecord(
 }
 
 const entriesOf = (v: JsonValue | undefined): [string, JsonValue][] => keysOf(v).map((k) => [k, member(v, k)!]);
-
-/** The current instant in a recorded clock's spelling (ES-29/30): same separator, fraction width and offset, or epoch unit. */
-export function clockNow(field: string, format: ClockFormat, now = new Date()): JsonValue {
-  if ('epoch' in format) return format.epoch === 's' ? Math.floor(now.getTime() / 1000) : now.getTime();
-  const iso = now.toISOString(); // 2026-12-01T12:00:00.123Z
-  const fraction = iso.slice(20, 23).padEnd(format.fraction_digits, '0').slice(0, format.fraction_digits);
-  return renderClock(field, `${iso.slice(0, 19)}${fraction ? '.' + fraction : ''}Z`, format);
-}
 
 /**
  * Values the server set in the recorded answer (members its recorded request did not give)
@@ -458,10 +451,12 @@ export async function applyWrite(
   }
   if (wm.kind === 'remove') {
     model.remove(collection, id);
-    const why = `write took effect: removed ${collection} entity ${id} from its type and every list`;
+    // Issue 45 (kind 5): the entities naming it, as the capture's deletes showed (delete-cascade.ts).
+    const cascade = await cascadeAfterRemove(ctx, model, collection, id);
+    const why = `write took effect: removed ${collection} entity ${id} from its type and every list${cascade.note}`;
     // An app that answers a delete with the entity (json-server 1.0) answers the one removed.
     const answer = recordedEntity === undefined ? undefined : shapedAnswer(shape?.value, wm, current.value, id);
-    return answered(answer, why);
+    return { ...answered(answer, why), ...cascade.mark };
   }
   const requested = entriesOf(part);
   // The entity the recorded update wrote, as the stored state (before the capture's writes) holds it
@@ -469,10 +464,15 @@ export async function applyWrite(
   const recordedId = opts.borrowed ? undefined : shape?.record.params.get(wm.idParam!);
   const before = recordedId === undefined ? undefined : (await (await servedState(ctx))?.entity(collection, recordedId))?.value;
   const server = opts.borrowed ? [] : serverFields(recordedEntity, recordedRequest, part!, current.value, identity, before);
+  // A member the body gives (null included: `??` would keep the old value), else the server's, else as held.
+  const taken = (k: string, v: JsonValue): JsonValue => {
+    const given = member(part, k);
+    return given !== undefined ? given : (server.find(([s]) => s === k)?.[1] ?? v);
+  };
   const value =
     wm.kind === 'merge'
       ? objectFrom([
-          ...entriesOf(current.value).map(([k, v]): [string, JsonValue] => [k, member(part, k) ?? server.find(([s]) => s === k)?.[1] ?? v]),
+          ...entriesOf(current.value).map(([k, v]): [string, JsonValue] => [k, taken(k, v)]),
           ...requested.filter(([k]) => member(current.value, k) === undefined),
         ])
       : objectFrom([

@@ -37,6 +37,7 @@ import {
   type Ctx,
   type Outcome,
 } from '../plan-context.js';
+import { pageEnvelopeOf } from '../plan-page-envelope.js';
 import { viewBase } from '../plan-view-base.js';
 import { parentOf, readLineQuery } from '../plan-list-lines.js';
 import { documentOf } from './documents.js';
@@ -441,5 +442,8 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     lines,
   };
   if (reasons.length === 0) checkLines(ctx, plan, reasons);
+  // Issue 44: a page ES-20 set apart may be a page envelope its window explains.
+  const page = ctx === whole ? undefined : pageEnvelopeOf(whole, ctx, plan, isField, baseFilters);
+  if (page) plan.page_envelope = page;
   return plan;
 }

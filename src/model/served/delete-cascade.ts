@@ -1,0 +1,174 @@
+/**
+ * Issue 45 (kind 5, deletes): what a delete does to the entities naming the deleted one, learned
+ * from the capture and applied to every delete of the API (`api-delete-cascade`). After
+ * `DELETE /posts/5` the comments naming post 5 (`postId`) may be deleted with it (json-server
+ * 0.17), keep the reference (many SQL apps) or have it cleared (json-server 1.0, `postId: null`).
+ * The capture shows which where it read such an entity after one of its deletes: shown with the
+ * reference null, it was cleared; shown with it unchanged, kept; left out of a later read of the
+ * whole collection, deleted. One habit shown, and no other, is the API's until the capture shows
+ * otherwise; none shown, the model does not pick one (cascade.ts answers only the reads all three
+ * answer alike; write-log.ts declines the rest).
+ */
+import type { JsonValue } from '../../json/exact.js';
+import { childPointer } from '../../json/pointer.js';
+import { at, isObject, member, replaceAt } from '../plan/json.js';
+import { singular } from '../plan/relations.js';
+import type { StateEntity } from '../plan/types.js';
+import type { ServeContext } from './context.js';
+import { scalarId } from './ids.js';
+import { servedLookups, servedTypes, type ServedModel } from './model.js';
+import { jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+
+export type Cascade = 'kept' | 'deleted' | 'cleared';
+
+/** The API's delete cascade and the reads (record ordinals) that showed it. */
+export interface LearnedCascade {
+  cascade: Cascade;
+  proof: number[];
+}
+
+/** The fields by which an entity names one of `collection` (`postId`, `post_id` for posts), as write-log.ts's orphans are found. */
+export function referenceFields(collection: string): string[] {
+  const word = singular(collection.split('/').pop() ?? collection);
+  return [`${word}Id`, `${word}_id`];
+}
+
+/** The value of the template's last parameter in a record (the deleted entity), or undefined. */
+function lastParam(template: string, r: ToolRecord): string | undefined {
+  const m = /\{([^}/]+)\}[^/{}]*$/.exec(template);
+  return m ? r.params.get(m[1]) : undefined;
+}
+
+const learned = new WeakMap<ServeContext, Promise<LearnedCascade | null>>();
+
+/** The API's delete cascade as the capture shows it, learned once per served store; null when it shows none, or more than one. */
+export function deleteCascade(ctx: ServeContext): Promise<LearnedCascade | null> {
+  let hit = learned.get(ctx);
+  if (!hit) learned.set(ctx, (hit = learn(ctx)));
+  return hit;
+}
+
+async function learn(ctx: ServeContext): Promise<LearnedCascade | null> {
+  const state = await servedLookups(ctx);
+  if (!state) return null;
+  const types = await servedTypes(ctx);
+  const shown = new Map<Cascade, Set<number>>();
+  const saw = (c: Cascade, ordinal: number) => shown.set(c, (shown.get(c) ?? new Set()).add(ordinal));
+  const gets = ctx.manifest.tools.filter((t) => t.method.toUpperCase() === 'GET');
+  for (const tool of ctx.manifest.tools) {
+    if (tool.method.toUpperCase() !== 'DELETE') continue;
+    const deleted = types.find((t) => t.root_path === tool.root_path);
+    if (!deleted) continue;
+    for (const d of await toolRecords(ctx, tool.name)) {
+      const id = lastParam(tool.template, d);
+      if (d.status < 200 || d.status > 299 || id === undefined) continue;
+      for (const other of types) {
+        if (other.collection === deleted.collection) continue;
+        // The entities that named the deleted one before the capture's writes (the stored state).
+        const naming = new Map<string, string>();
+        for (const e of await state.collection(other.collection))
+          for (const f of referenceFields(deleted.collection))
+            if (isObject(e.value) && String(scalarId(member(e.value, f)) ?? '') === id) naming.set(e.id, f);
+        if (naming.size === 0) continue;
+        const writes = await laterItemWrites(ctx, other.root_path, d.timeline_position);
+        for (const read of gets.filter((t) => t.root_path === other.root_path)) {
+          const plan = await state.plan(read.name);
+          if (plan?.kind !== 'item' && plan?.kind !== 'list') continue;
+          const pointer = plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer;
+          const whole = plan.kind === 'list' && plan.lines.some((l) => l.query === null && l.membership === 'all');
+          for (const r of await toolRecords(ctx, read.name)) {
+            if (r.timeline_position <= d.timeline_position || r.status < 200 || r.status > 299) continue;
+            const body = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
+            const found = body === undefined ? undefined : at(body, pointer);
+            const objects: JsonValue[] = plan.kind === 'item' ? (found === undefined ? [] : [found]) : Array.isArray(found) ? found : [];
+            const ids = new Set<string>();
+            for (const o of objects) {
+              const oid = isObject(o) ? scalarId(member(o, other.identity)) : undefined;
+              if (oid === undefined) continue;
+              ids.add(String(oid));
+              const field = naming.get(String(oid));
+              // An entity a later write named may have been changed by that write, not the delete.
+              if (field === undefined || (writes.get(String(oid)) ?? Infinity) < r.timeline_position) continue;
+              const v = member(o, field);
+              if (v === null) saw('cleared', r.ordinal);
+              else if (v !== undefined && String(scalarId(v)) === id) saw('kept', r.ordinal);
+            }
+            // A read of the whole collection that leaves one out shows it deleted.
+            if (
+              whole &&
+              r.query_pairs.length === 0 &&
+              [...naming.keys()].some((n) => !ids.has(n) && (writes.get(n) ?? Infinity) > r.timeline_position)
+            )
+              saw('deleted', r.ordinal);
+          }
+        }
+      }
+    }
+  }
+  if (shown.size !== 1) return null;
+  const [[cascade, proof]] = [...shown];
+  return { cascade, proof: [...proof].sort((a, b) => a - b) };
+}
+
+/** Per entity id of the collection at `root`, the timeline position of the first capture write naming it by path after `after`. */
+async function laterItemWrites(ctx: ServeContext, root: string, after: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const tool of ctx.manifest.tools) {
+    if (tool.root_path !== root || ctx.vocabulary.isSafeMethod(tool.method.toUpperCase())) continue;
+    for (const r of await toolRecords(ctx, tool.name)) {
+      const id = lastParam(tool.template, r);
+      if (id !== undefined && r.timeline_position > after && r.timeline_position < (out.get(id) ?? Infinity))
+        out.set(id, r.timeline_position);
+    }
+  }
+  return out;
+}
+
+/**
+ * After the model removed `id` from `collection`: the API's learned cascade applied to the
+ * entities of other collections naming it. Returns the learned cascade and the entities it
+ * changed (none for `kept`), or null when the capture shows no cascade.
+ */
+export async function applyDeleteCascade(
+  ctx: ServeContext,
+  model: ServedModel,
+  collection: string,
+  id: string,
+): Promise<(LearnedCascade & { changed: StateEntity[] }) | null> {
+  const learnedCascade = await deleteCascade(ctx);
+  if (!learnedCascade) return null;
+  const changed: StateEntity[] = [];
+  for (const other of await servedTypes(ctx)) {
+    if (other.collection === collection) continue;
+    for (const e of await model.collection(other.collection)) {
+      const field = referenceFields(collection).find((f) => isObject(e.value) && String(scalarId(member(e.value, f)) ?? '') === id);
+      if (field === undefined) continue;
+      if (learnedCascade.cascade === 'deleted') model.remove(e.collection, e.id);
+      if (learnedCascade.cascade === 'cleared') await model.put({ ...e, value: replaceAt(e.value, childPointer('', field), null) });
+      if (learnedCascade.cascade !== 'kept') changed.push(e);
+    }
+  }
+  return { ...learnedCascade, changed };
+}
+
+/**
+ * After the model removed `id` from `collection`: the API's learned cascade applied
+ * (applyDeleteCascade), as a note for the delete's `why` and the convention to mark it with,
+ * both empty where it changed nothing.
+ */
+export async function cascadeAfterRemove(
+  ctx: ServeContext,
+  model: ServedModel,
+  collection: string,
+  id: string,
+): Promise<{ note: string; mark: { convention?: 'api-delete-cascade' } }> {
+  const c = await applyDeleteCascade(ctx, model, collection, id);
+  if (!c?.changed.length) return { note: '', mark: {} };
+  const named = [...new Set(c.changed.map((e) => e.collection))].join(', ');
+  const did = c.cascade === 'deleted' ? 'deleted with it' : 'had the reference cleared (null)';
+  const proof = `record${c.proof.length > 1 ? 's' : ''} #${c.proof.join(', #')}`;
+  return {
+    note: `; the ${named} naming it (${c.changed.map((e) => e.id).join(', ')}) ${did}, as the capture showed after its own delete (${proof}: the API's api-delete-cascade convention)`,
+    mark: { convention: 'api-delete-cascade' },
+  };
+}

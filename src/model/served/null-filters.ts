@@ -1,0 +1,97 @@
+/**
+ * Issue 44: whether the API lists an entity whose field is null under an equality filter on that
+ * field, whatever the value asked (`api-null-filter`). json-server 1.0 does: its filter compares
+ * only numbers, strings and booleans and lets every other value through, so after a delete
+ * cleared `postId` (delete-cascade.ts) the comment shows under `?postId=2`, `?postId=7`, … The
+ * capture shows it where a recorded filtered read lists such an entity (its field null, the value
+ * asked not `null`); it shows the opposite where a filtered line the state pass checked (ES-37)
+ * left out an entity whose field was null. Shown so, and never the opposite, it is the API's habit
+ * and every equality filter of every list follows it; else a null value passes no filter.
+ */
+import { isObject, member, at } from '../plan/json.js';
+import { applyListQuery, fieldOf, type ListQuery } from '../plan/list-queries.js';
+import type { StateEntity } from '../plan/types.js';
+import type { CallRequest } from './input-schema.js';
+import type { ServeContext } from './context.js';
+import { servedLookups } from './model.js';
+import { jsonValueOf, readBody, toolRecords } from './records.js';
+
+/** The records whose filtered lists showed null-valued entities; null when the capture shows no such habit. */
+export interface NullFilterHabit {
+  tools: string[];
+  proof: number[];
+}
+
+const learned = new WeakMap<ServeContext, Promise<NullFilterHabit | null>>();
+
+/** The API's null-filter habit, learned once per served store. */
+export function nullFilterHabit(ctx: ServeContext): Promise<NullFilterHabit | null> {
+  let hit = learned.get(ctx);
+  if (!hit) learned.set(ctx, (hit = learn(ctx)));
+  return hit;
+}
+
+async function learn(ctx: ServeContext): Promise<NullFilterHabit | null> {
+  const state = await servedLookups(ctx);
+  if (!state) return null;
+  const tools = new Set<string>();
+  const proof: number[] = [];
+  for (const tool of ctx.manifest.tools) {
+    if (tool.method.toUpperCase() !== 'GET') continue;
+    const plan = await state.plan(tool.name);
+    if (plan?.kind !== 'list') continue;
+    const isFilter = (name: string, value: string) =>
+      plan.fields.includes(name) && value !== 'null' && ctx.vocabulary.windowRole(name) === null;
+    // The opposite shown: a checked equality filter that left out an entity holding null there.
+    for (const line of plan.lines) {
+      const named = new Set(new URLSearchParams(line.query ?? '').keys());
+      for (const f of line.filter ?? []) {
+        if (f.op !== undefined || !named.has(f.field) || !line.listed_ids) continue;
+        for (const e of await state.collection(plan.collection))
+          if (isObject(e.value) && member(e.value, f.field) === null && !line.listed_ids.includes(e.id)) return null;
+      }
+    }
+    for (const r of await toolRecords(ctx, tool.name)) {
+      const keys = r.query_pairs.filter((q) => isFilter(q.name, q.value)).map((q) => q.name);
+      if (r.status < 200 || r.status > 299 || keys.length === 0) continue;
+      const listed = at(jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type)) ?? null, plan.list_pointer);
+      if (!Array.isArray(listed)) continue;
+      if (listed.some((o) => isObject(o) && keys.some((k) => member(o, k) === null))) {
+        tools.add(tool.name);
+        proof.push(r.ordinal);
+      }
+    }
+  }
+  return proof.length ? { tools: [...tools], proof } : null;
+}
+
+/**
+ * `filter` with the API's null-filter habit applied to the equality filters the call names (not
+ * a default filter or a nested list's parent): those list an entity holding null there. `habit`
+ * is set when the habit applies, and `listsNull` says whether a query's answer lists such an
+ * entity (the answer is then marked `api-null-filter`).
+ */
+export async function withNullFilters(
+  ctx: ServeContext,
+  filter: ListQuery['filter'],
+  call: CallRequest,
+): Promise<{
+  filter: ListQuery['filter'];
+  fields: string[];
+  habit: NullFilterHabit | null;
+  listsNull: (all: StateEntity[], q: ListQuery | undefined, tool: string) => boolean;
+}> {
+  const found = await nullFilterHabit(ctx);
+  const named = new Set(call.query.map((p) => p.name));
+  const nullable = (f: { field: string; op?: string }) => f.op === undefined && named.has(f.field);
+  const fields = found ? (filter ?? []).filter(nullable).map((f) => f.field) : [];
+  if (fields.length === 0) return { filter, fields, habit: null, listsNull: () => false };
+  return {
+    filter: filter!.map((f) => (nullable(f) ? { ...f, nulls: true as const } : f)),
+    fields,
+    habit: found,
+    listsNull: (all, q, tool) =>
+      q !== undefined &&
+      applyListQuery(all, { ...q, window: undefined }, tool).entities.some((e) => fields.some((f) => fieldOf(e, tool, f) === null)),
+  };
+}
