@@ -18,7 +18,7 @@ const redmine = servedFidelityApp('redmine');
 const truthOf = (app: ServedFidelityApp, path: string) => app.truth('GET', path).json;
 
 describe("catch-up: after the capture's own writes, the state its later reads show", () => {
-  it("catch-up: Redmine's replayed POST and PUTs, seen done in the reads after them, leave the issue list answering from state like the app", async () => {
+  it("after Redmine's POST and PUTs (verified since issue 45's update effects; caught up to before), the issue list answers from state like the app", async () => {
     const before = await redmine.get('/issues.json?limit=2');
     expect(before.h('capstate-answer')).toBe('state');
     await redmine.replayCapture();
@@ -30,6 +30,44 @@ describe("catch-up: after the capture's own writes, the state its later reads sh
     // Issue 13 (created in the session) first, issue 1 (closed in it) gone from the open issues.
     expect(mask(r.json)).toEqual(mask(truthOf(redmine, '/issues.json?limit=2')));
     expect(mask((await redmine.get('/issues/6.json')).json)).toEqual(mask(truthOf(redmine, '/issues/6.json')));
+  });
+
+  it("catch-up: an unverified write (a server-kept counter the model cannot stamp) seen done in the reads after it: the type's reads answer from the state those reads show", async () => {
+    const A = 'http://localhost:3000/api';
+    const s = await serveHar(tempDir(), [
+      {
+        url: `${A}/items`,
+        body: [
+          { id: 1, name: 'a', version: 1 },
+          { id: 2, name: 'b', version: 1 },
+        ],
+      },
+      { url: `${A}/items/2`, body: { id: 2, name: 'b', version: 1 } },
+      { method: 'PUT', url: `${A}/items/1`, requestBody: { name: 'c' }, status: 204 },
+      { url: `${A}/items/1`, body: { id: 1, name: 'c', version: 2 } },
+      {
+        url: `${A}/items`,
+        body: [
+          { id: 1, name: 'c', version: 2 },
+          { id: 2, name: 'b', version: 1 },
+        ],
+      },
+    ]);
+    try {
+      const put = await s.call('put_api_items_by_id', { id: '1', body: { name: 'c' } });
+      expect((put.structuredContent as { source: string; why: string }).source).toBe('replay');
+      expect((put.structuredContent as { why: string }).why).toContain('took it from them');
+      const list = await s.call('get_api_items', {});
+      expect(list.structuredContent).toMatchObject({
+        source: 'state',
+        body: [
+          { id: 1, name: 'c', version: 2 },
+          { id: 2, name: 'b', version: 1 },
+        ],
+      });
+    } finally {
+      await s.close();
+    }
   });
 
   it("catch-up: reads after the capture's own unverified write that disagree with the state it would leave keep that state out (the type's lists stay declined)", async () => {

@@ -25,7 +25,7 @@ async function call(app: ServedFidelityApp, method: string, path: string, body?:
 }
 
 beforeEach(async () => {
-  for (const app of [v10, v017]) expect((await fetch(`${app.base()}/__capstate/reset`, { method: 'POST' })).status).toBe(200);
+  for (const app of [v10, v017]) await app.reset();
 });
 
 describe('issue 45 kind 5: the API delete cascade, learned from the capture', () => {

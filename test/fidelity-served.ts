@@ -20,8 +20,10 @@ export interface ServedFidelityApp {
   base(): string;
   mcp(): Served;
   get(path: string): Promise<{ status: number; json: unknown; h: (name: string) => string | null }>;
-  /** Sends the capture's own API requests over HTTP, in order (what the benchmark's runner does before its held-out ones). */
+  /** Resets the served model, then sends the capture's own API requests over HTTP, in order (what the benchmark's runner does before its held-out ones). */
   replayCapture(): Promise<void>;
+  /** Resets the served model (`POST /__capstate/reset`). */
+  reset(): Promise<void>;
   /** The app's own answer to a held-out request (truth.json): by id, or the last one by method and path. */
   truth(idOrMethod: string, path?: string): { status: number; json?: unknown };
 }
@@ -41,8 +43,13 @@ export function servedFidelityApp(name: string): ServedFidelityApp {
     await mcp?.close();
     await close?.();
   });
+  const reset = async () => {
+    const r = await fetch(`${base}/__capstate/reset`, { method: 'POST' });
+    if (r.status !== 200) throw new Error(`POST /__capstate/reset answered ${r.status}`);
+  };
   return {
     app,
+    reset,
     // json-server apps have a seed db.json; Redmine and Alertmanager seed themselves.
     seed: (existsSync(join(app, 'db.json'))
       ? JSON.parse(readFileSync(join(app, 'db.json'), 'utf8'))
@@ -54,6 +61,7 @@ export function servedFidelityApp(name: string): ServedFidelityApp {
       return { status: r.status, json: (await r.json()) as unknown, h: (n: string) => r.headers.get(n) };
     },
     replayCapture: async () => {
+      await reset();
       for (const r of captureRequests(APPS.find((a) => a.name === name)!)) await send(base, r);
     },
     truth: (idOrMethod, path) => {

@@ -107,13 +107,14 @@ describe('issue 18, alternate keys: one entity read by its id and by its identif
 });
 
 describe("issue 18, filtered lists: Redmine's default issue list hides closed issues", () => {
-  it('?status_id=* lists every issue but is a filter, so its ids are recorded (issue 44 kind 9); the default line is a default filter (kind 4); ?status_id=closed lists its own issues, and the plan stays', () => {
+  it('?status_id=* lists every issue and its key lifts the default filter, so it lists the whole collection (issue 44 kind 9); the default line is a default filter (kind 4); ?status_id=closed lists its own issues, and the plan stays', () => {
     const p = plan('get_issues_json') as ListPlan;
     expect(p.kind).toBe('list');
     const byQuery = Object.fromEntries(p.lines.map((l) => [l.query ?? '', l]));
-    // Issue 44 kind 9 (ES-35): `status_id` is no pagination, ordering or projection key; that
-    // `*` means every status is Redmine's, not the capture's to prove.
-    expect(byQuery['status_id=*']).toMatchObject({ membership: 'recorded', listed_ids: ['4', '3', '2', '1'] });
+    // Issue 44 kind 9 (ES-35): `status_id` lifts the default filter (it lists the closed issue the
+    // plain line leaves out): a line naming only it widens the plain line and is no filter.
+    expect(byQuery['status_id=*']).toMatchObject({ membership: 'all' });
+    expect(byQuery['status_id=*'].listed_ids).toBeUndefined();
     expect(byQuery['status_id=*'].reason).toBeUndefined();
     expect(byQuery[''].membership).toBe('recorded');
     expect(byQuery[''].listed_ids).toEqual(['4', '3', '1']);

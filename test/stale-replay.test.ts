@@ -47,35 +47,36 @@ const send = (method: string, path: string, body: unknown) =>
 const ids = async (r: Response) => ((await r.json()) as { issues: { id: number }[] }).issues.map((i) => i.id);
 
 describe('issue 44 kind 7: no replay of a read from before this session’s writes', () => {
-  it('a list recorded only before the writes answers before them and is declined after the first', async () => {
+  it('a list recorded only before the writes answers from state after a verified create, counting the created issue', async () => {
     await fetch(`${base}/__capstate/reset`, { method: 'POST' });
     const before = await fetch(`${base}/issues.json?limit=2&offset=2`);
     expect(before.status).toBe(200);
-    // The ids its record listed, from state (its offset and limit echo the request); after a
-    // write under /issues those ids are a snapshot of before, so neither state nor record answers.
+    // Its window from state (its offset and limit echo the request), not its record's snapshot.
     expect(before.headers.get('capstate-answer')).toBe('state');
+    const total = ((await before.json()) as { total_count: number }).total_count;
     expect((await send(...WRITES[0])).status).toBe(201);
     const after = await fetch(`${base}/issues.json?limit=2&offset=2`);
-    expect(after.status).toBe(501);
-    expect(after.headers.get('capstate-answer')).toBe('declined');
-    expect(after.headers.get('x-capstate-error')).toBe('stale-record');
+    expect(after.status).toBe(200);
+    expect(after.headers.get('capstate-answer')).toBe('state');
+    expect(((await after.json()) as { total_count: number }).total_count).toBe(total + 1);
   });
 
-  it('after the capture’s own writes in order, the reads made after them answer (it lists the created issue; catch-up.ts takes the state from them)', async () => {
+  it('after the capture’s own writes in order, the issue list answers from state and lists the created issue (the writes are verified since issue 45)', async () => {
     await fetch(`${base}/__capstate/reset`, { method: 'POST' });
     const initial = await fetch(`${base}/issues.json`);
     expect(await ids(initial)).not.toContain(13);
     for (const w of WRITES) await send(...w);
     const now = await fetch(`${base}/issues.json`);
     expect(now.status).toBe(200);
-    // The capture's reads after its writes show them done and agree with the state: the model caught up.
+    // The model applied the capture's verified POST and PUTs (update-effects.ts): the state answers.
     expect(now.headers.get('capstate-answer')).toBe('state');
     expect(await ids(now)).toContain(13);
   });
 
-  it('a write the capture did not make leaves no record current: the read is declined', async () => {
+  it('a write the capture did not make, and the model does not apply, leaves no record current: the read is declined', async () => {
     await fetch(`${base}/__capstate/reset`, { method: 'POST' });
-    await send('PUT', '/issues/1.json', { issue: { status_id: 3 } });
+    // No DELETE of the API is recorded: the model cannot apply it, and logs it unapplied.
+    expect((await fetch(`${base}/issues/5.json`, { method: 'DELETE' })).status).toBe(501);
     const r = await fetch(`${base}/issues.json`);
     expect(r.status).toBe(501);
     expect(r.headers.get('x-capstate-error')).toBe('stale-record');
@@ -84,12 +85,11 @@ describe('issue 44 kind 7: no replay of a read from before this session’s writ
     expect((await fetch(`${base}/issues.json`)).status).toBe(200);
   });
 
-  it('an unapplied write (a 204 PUT) leaves the state before it: that issue declines or replays after it, another issue still renders', async () => {
+  it('an unapplied write (a DELETE no route answers) leaves the state before it: that issue declines after it, another issue still renders', async () => {
     await fetch(`${base}/__capstate/reset`, { method: 'POST' });
     expect((await fetch(`${base}/issues/2.json`)).headers.get('capstate-answer')).toBe('state');
-    const put = await send('PUT', '/issues/6.json', WRITES[2][2]);
-    expect(put.status).toBe(204);
-    // Issue 6 was never read after the PUT in the capture, and the model did not apply the PUT.
+    expect((await fetch(`${base}/issues/6.json`, { method: 'DELETE' })).status).toBe(501);
+    // The model did not apply the delete: issue 6 is neither rendered nor replayed.
     const six = await fetch(`${base}/issues/6.json`);
     expect(six.status).toBe(501);
     const two = await fetch(`${base}/issues/2.json`);

@@ -33,11 +33,13 @@ export function readLineQuery(
   isField: (n: string) => boolean,
   totalsOf: Totals,
   base: { field: string; values: string[] }[] = [],
+  lifting: readonly string[] = [],
 ): LineRead {
   const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
   // Issue 44 kind 9 (ES-35): a filtered line may list every entity the state holds and still
   // not be the collection; the state holds what such reads showed, so the check is circular.
-  const proves = m === 'all' && filteringKey(r, ctx.facts.vocabulary) === undefined;
+  // A key that lifts the list's default filter (`status_id=*`) widens the list rather than filtering it.
+  const proves = m === 'all' && filteringKey(r, ctx.facts.vocabulary, lifting) === undefined;
   let parsed: ParsedQuery | null = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
   if (base.length && (parsed === null || parsed.ok)) {
     // Issue 18: a nested line's parent is its first filter (the field learned by parentOf);
@@ -102,11 +104,15 @@ export function readLineQuery(
  * Issue 44 kind 9 (ES-35): the first key of a line's query that filters — any key the
  * vocabulary names neither pagination, ordering (random included) nor projection: `id_like`,
  * `userId`, `q`, `status_id` — or undefined. A line read through a filter never proves the
- * whole collection: it keeps its listed ids or its learned filter (OQ-25, ES-37).
+ * whole collection: it keeps its listed ids or its learned filter (OQ-25, ES-37). A key of
+ * `lifting` lifts the list's default filter (plan-default-filter.ts: Redmine's `status_id`,
+ * whose `*` lists the closed issues the plain line leaves out): it widens, and is not one.
  */
-function filteringKey(r: Pick<ReadLine, 'query_pairs'>, vocabulary: Vocabulary): string | undefined {
-  return r.query_pairs.find((p) => !vocabulary.isPagination(p.name) && !vocabulary.isOrdering(p.name) && !vocabulary.isProjection(p.name))
-    ?.name;
+function filteringKey(r: Pick<ReadLine, 'query_pairs'>, vocabulary: Vocabulary, lifting: readonly string[] = []): string | undefined {
+  return r.query_pairs.find(
+    (p) =>
+      !vocabulary.isPagination(p.name) && !vocabulary.isOrdering(p.name) && !vocabulary.isProjection(p.name) && !lifting.includes(p.name),
+  )?.name;
 }
 
 export type Totals = { members: Map<number, StateFacts['counters']>; headers: Map<number, StateFacts['pageSignals']> };

@@ -13,14 +13,14 @@ import { objectEntries, type JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import { storedWriteEffects } from '../plan/stored.js';
 import type { WriteEffectsMark } from '../plan/types.js';
-import { isObject } from '../plan/json.js';
+import { at, isObject, member } from '../plan/json.js';
 import { answerRequest, type CallAnswer } from './answer.js';
 import type { ServeContext } from './context.js';
 import { servedState } from './from-state.js';
 import type { CallRequest } from './input-schema.js';
-import { ServedModel } from './model.js';
+import { ServedModel, servedTypes } from './model.js';
 import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
-import { effectsToTry, writeModelOf, type WriteKind } from './writes.js';
+import { effectsToTry, writeModelOf, type WriteKind, type WriteModel } from './writes.js';
 import { createdIdOf, type RandomBytes } from './ids.js';
 import { childPointer } from '../../json/pointer.js';
 import { sameValue } from './same-value.js';
@@ -153,6 +153,8 @@ async function run(
   const model = new ServedModel(ctx);
   const random = fixedRandom();
   const touched = new Map<string, Set<string>>();
+  // Per entity (`collection\u0000id`), the write tools that wrote it, latest last.
+  const wrote = new Map<string, string[]>();
   const blamed = new Map<string, Blame>();
   const checks: EffectCheck[] = [];
   for (const { tool, record } of await timeline(ctx)) {
@@ -203,18 +205,66 @@ async function run(
       // Kept in the order of their latest write: the last is the latest.
       touched.get(target)!.delete(tool.name);
       touched.get(target)!.add(tool.name);
+      const id = wm.collection === null ? undefined : writtenId(wm, call, answer);
+      if (id !== undefined) {
+        const key = `${wm.collection}\u0000${id}`;
+        wrote.set(key, [...(wrote.get(key) ?? []).filter((t) => t !== tool.name), tool.name]);
+      }
       if (detail !== null && !blamed.has(tool.name))
         blamed.set(tool.name, { why: `its own answer to #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal, target });
     } else if (detail !== null) {
       const target = await readTarget(ctx, tool);
       // The latest write to what the read renders is blamed: if it was not the cause, the
       // difference stays once it replays, and the next run blames the one before it.
-      const latest = [...((target && touched.get(target)) ?? [])].filter((w) => !blamed.has(w)).at(-1);
+      // Where the difference is in one entity (or the lists differ by some), the latest write of
+      // those is blamed first: a create's missing default is the create's, not a later update's.
+      const ids = answer && target ? await differingEntities(ctx, target, record, answer) : [];
+      const byEntity = ids.flatMap((id) => wrote.get(`${target!.slice('collection:'.length)}\u0000${id}`) ?? []);
+      const candidates = [...((target && touched.get(target)) ?? [])].filter((w) => !blamed.has(w));
+      const latest = candidates.filter((w) => byEntity.includes(w)).at(-1) ?? candidates.at(-1);
       if (latest !== undefined)
         blamed.set(latest, { why: `a later read #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal, target: target! });
     }
   }
   return { checks, blamed };
+}
+
+/** The id of the entity a modelled write wrote: its path value, or the id its answer shows a create made. */
+function writtenId(wm: WriteModel, call: CallRequest, answer: CallAnswer | null): string | undefined {
+  if (wm.idParam) return call.params.get(wm.idParam);
+  const shown = answer?.body.value === undefined ? undefined : at(answer.body.value, wm.pointer);
+  const id = isObject(shown) && wm.identity ? member(shown, wm.identity) : undefined;
+  return id === undefined || id === null || typeof id === 'object' ? undefined : String(id);
+}
+
+/**
+ * The ids of the entities a read's answer and record first differ in: the object holding the
+ * type's identity around the first difference, or, where a list differs in length, the
+ * entities one side lists and the other does not. Empty when the difference is in no entity.
+ */
+async function differingEntities(ctx: ServeContext, target: string, record: ToolRecord, answer: CallAnswer): Promise<string[]> {
+  if (!target.startsWith('collection:') || answer.body.value === undefined) return [];
+  const identity = (await servedTypes(ctx)).find((t) => `collection:${t.collection}` === target)?.identity;
+  const recorded = jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type));
+  if (identity === undefined || recorded === undefined) return [];
+  const idOf = (o: JsonValue | undefined) => {
+    const v = isObject(o) ? member(o, identity) : undefined;
+    return v === undefined || v === null || typeof v === 'object' ? undefined : String(v);
+  };
+  const d = firstDifference(answer.body.value, recorded);
+  const [a, b] = [at(answer.body.value, d.pointer), at(recorded, d.pointer)];
+  if (Array.isArray(a) && Array.isArray(b) && a.length !== b.length) {
+    const [ia, ib] = [new Set(a.map(idOf)), new Set(b.map(idOf))];
+    return [...ia, ...ib].filter((id): id is string => id !== undefined && ia.has(id) !== ib.has(id));
+  }
+  // The deepest object on the way to the difference that is an entity.
+  const steps = d.pointer.split('/').slice(1);
+  for (let n = steps.length; n >= 0; n--) {
+    const p = n === 0 ? '' : `/${steps.slice(0, n).join('/')}`;
+    const id = idOf(at(recorded, p)) ?? idOf(at(answer.body.value, p));
+    if (id !== undefined) return [id];
+  }
+  return [];
 }
 
 /**

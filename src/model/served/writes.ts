@@ -19,6 +19,8 @@ import { servedTypes, type ServedModel } from './model.js';
 import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 import { childPointer } from '../../json/pointer.js';
 import { cascadeAfterRemove } from './delete-cascade.js';
+import { omitsRecorded, referenceBase, requestGave, typeDefaults, withDefaults } from './create-members.js';
+import { resolvedReferences, updateStamps } from './update-effects.js';
 import { allocateId, createdIdOf, idShape, isInt, scalarId, type RandomBytes } from './ids.js';
 
 export type WriteKind = 'create' | 'create-with-defaults' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
@@ -157,7 +159,8 @@ function serverFields(
 ): [string, JsonValue][] {
   const out: [string, JsonValue][] = [];
   for (const [k, v] of entriesOf(recorded)) {
-    if (k === skip || member(request, k) !== undefined || member(recordedRequest, k) !== undefined) continue;
+    // A member the recorded request gave, itself or by its reference form (`assigned_to_id`), is the request's.
+    if (k === skip || member(request, k) !== undefined || requestGave(recordedRequest, k)) continue;
     const clock = readClock(k, v);
     const held = member(current, k);
     // Issue 45 (server-kept fields): a clock the recorded update left as its entity held it
@@ -180,35 +183,6 @@ function transformed(recordedRequest: JsonValue | undefined, recordedEntity: Jso
   // Only where the answer echoes the entity (it shares a request member): a wrapper such as
   // Grafana's `{"id": 17, "message": "Annotation added"}` shows nothing of what was stored.
   return keysOf(recordedRequest).some((k) => member(recordedEntity, k) !== undefined);
-}
-
-/**
- * A type's defaults: the members every entity the model holds (at least two) holds with one
- * and the same value, with the member each follows in the first entity (null: first).
- * Only tried when a create without them does not reproduce the capture (effectsToTry).
- */
-function typeDefaults(entities: StateEntity[]): { key: string; value: JsonValue; after: string | null }[] {
-  if (entities.length < 2) return [];
-  const [first, ...rest] = entities;
-  const keys = keysOf(first.value);
-  return keys.flatMap((key, i) => {
-    const value = member(first.value, key)!;
-    return rest.every((e) => member(e.value, key) !== undefined && jsonEqual(member(e.value, key), value))
-      ? [{ key, value, after: i === 0 ? null : keys[i - 1] }]
-      : [];
-  });
-}
-
-/** The entity's members with each default it lacks put after the member it follows in the type's entities (else last). */
-function withDefaults(entries: [string, JsonValue][], defaults: { key: string; value: JsonValue; after: string | null }[]): JsonValue {
-  const out = [...entries];
-  for (const d of defaults) {
-    if (out.some(([k]) => k === d.key)) continue;
-    // After the member it follows; first when it follows none; last when that member is absent.
-    const i = d.after === null ? 0 : out.findIndex(([k]) => k === d.after) + 1 || out.length;
-    out.splice(i, 0, [d.key, d.value]);
-  }
-  return objectFrom(out);
 }
 
 /**
@@ -240,7 +214,7 @@ function referencedObjects(
 ): [string, JsonValue][] {
   const out: [string, JsonValue][] = [];
   for (const k of keysOf(recordedRequest)) {
-    const base = /^(.+?)(?:_id|Id)$/.exec(k)?.[1];
+    const base = referenceBase(k);
     const recordedObject = base === undefined ? undefined : member(recordedEntity, base);
     if (base === undefined || !isObject(recordedObject) || member(recordedEntity, k) !== undefined) continue;
     if (!jsonEqual(member(recordedObject, 'id'), member(recordedRequest, k))) continue;
@@ -417,6 +391,7 @@ export async function applyWrite(
       id = chosen;
     }
     const own = !opts.borrowed;
+    if (own && omitsRecorded(recordedRequest, recordedEntity, part!, identity)) return null;
     const given = entriesOf(part).filter(([k]) => k !== identity && !(own && transformed(recordedRequest, recordedEntity, k)));
     // The type's entities before this create: what references, defaults and order are read from.
     const held = await model.collection(collection);
@@ -458,18 +433,22 @@ export async function applyWrite(
     const answer = recordedEntity === undefined ? undefined : shapedAnswer(shape?.value, wm, current.value, id);
     return { ...answered(answer, why), ...cascade.mark };
   }
-  const requested = entriesOf(part);
+  // Issue 45: reference forms resolved as the API's create showed them (update-effects.ts).
+  const refs = await resolvedReferences(ctx, model, collection, current.value, part!);
+  if (!refs) return null;
+  const sent = refs.part;
+  const requested = entriesOf(sent);
   // The entity the recorded update wrote, as the stored state (before the capture's writes) holds it
   // (not read for a borrowed write: the record is another collection's).
   const recordedId = opts.borrowed ? undefined : shape?.record.params.get(wm.idParam!);
   const before = recordedId === undefined ? undefined : (await (await servedState(ctx))?.entity(collection, recordedId))?.value;
-  const server = opts.borrowed ? [] : serverFields(recordedEntity, recordedRequest, part!, current.value, identity, before);
+  const server = opts.borrowed ? [] : serverFields(recordedEntity, recordedRequest, sent, current.value, identity, before);
   // A member the body gives (null included: `??` would keep the old value), else the server's, else as held.
   const taken = (k: string, v: JsonValue): JsonValue => {
-    const given = member(part, k);
+    const given = member(sent, k);
     return given !== undefined ? given : (server.find(([s]) => s === k)?.[1] ?? v);
   };
-  const value =
+  let value: JsonValue =
     wm.kind === 'merge'
       ? objectFrom([
           ...entriesOf(current.value).map(([k, v]): [string, JsonValue] => [k, taken(k, v)]),
@@ -478,14 +457,21 @@ export async function applyWrite(
       : objectFrom([
           ...requested.filter(([k]) => k !== identity),
           ...server,
-          [identity, member(part, identity) ?? member(current.value, identity) ?? id],
+          [identity, member(sent, identity) ?? member(current.value, identity) ?? id],
         ]);
+  // Issue 45: clocks the capture's own updates show the server stamping, where no answer shows them.
+  const stamps = recordedEntity === undefined && !opts.borrowed ? ((await updateStamps(ctx, tool, wm, current.value, value)) ?? []) : [];
+  if (stamps.length)
+    value = objectFrom([
+      ...entriesOf(value).map(([k, v]): [string, JsonValue] => [k, stamps.find(([s]) => s === k)?.[1] ?? v]),
+      ...stamps.filter(([k]) => member(value, k) === undefined),
+    ]);
   const e = await model.put({
     ...current,
     value,
     view_values: written(
       current,
-      [...requested, ...server].map(([k]) => k),
+      [...requested, ...server, ...stamps].map(([k]) => k),
     ),
   });
   const answer = shapedAnswer(shape?.value, wm, e.value, member(e.value, identity) ?? id);

@@ -361,7 +361,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     const m = membership.get(r.record_id);
     if (m) {
       const listedIds = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
-      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, baseFilters(r));
+      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, baseFilters(r), defaults?.lifted_by);
       if (read.kind === 'query') {
         for (const [u, names] of read.units) for (const n of names) (learnedUnits.get(u) ?? learnedUnits.set(u, new Set()).get(u)!).add(n);
         lines.push({
