@@ -15,14 +15,7 @@ import { serveHar, text } from './serve-helpers.js';
 const v10 = servedFidelityApp('json-server-1.0');
 const v017 = servedFidelityApp('json-server-0.17');
 
-async function call(app: ServedFidelityApp, method: string, path: string, body?: unknown) {
-  const r = await fetch(app.base() + path, {
-    method,
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await r.text();
-  return { status: r.status, json: text ? (JSON.parse(text) as unknown) : undefined, h: (n: string) => r.headers.get(n) };
-}
+const call = (app: ServedFidelityApp, method: string, path: string, body?: unknown) => app.send(method, path, body);
 
 beforeEach(async () => {
   for (const app of [v10, v017]) await app.reset();

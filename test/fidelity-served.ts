@@ -20,6 +20,8 @@ export interface ServedFidelityApp {
   base(): string;
   mcp(): Served;
   get(path: string): Promise<{ status: number; json: unknown; h: (name: string) => string | null }>;
+  /** Any request over HTTP, a JSON body sent as JSON; the answer's JSON (undefined for an empty body). */
+  send(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown; h: (name: string) => string | null }>;
   /** Resets the served model, then sends the capture's own API requests over HTTP, in order (what the benchmark's runner does before its held-out ones). */
   replayCapture(): Promise<void>;
   /** Resets the served model (`POST /__capstate/reset`). */
@@ -59,6 +61,14 @@ export function servedFidelityApp(name: string): ServedFidelityApp {
     get: async (path) => {
       const r = await fetch(base + path);
       return { status: r.status, json: (await r.json()) as unknown, h: (n: string) => r.headers.get(n) };
+    },
+    send: async (method, path, body) => {
+      const r = await fetch(base + path, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+      const text = await r.text();
+      return { status: r.status, json: text ? (JSON.parse(text) as unknown) : undefined, h: (n: string) => r.headers.get(n) };
     },
     replayCapture: async () => {
       await reset();

@@ -15,14 +15,7 @@ const CLOCKS = ['created_on', 'updated_on', 'closed_on'];
 const mask = (v: unknown) =>
   JSON.parse(JSON.stringify(v), (k, x: unknown) => (CLOCKS.includes(k) && x !== null ? '<clock>' : x)) as unknown;
 
-async function send(method: string, path: string, body?: unknown) {
-  const r = await fetch(redmine.base() + path, {
-    method,
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await r.text();
-  return { status: r.status, json: text ? (JSON.parse(text) as unknown) : undefined, h: (n: string) => r.headers.get(n) };
-}
+const send = (method: string, path: string, body?: unknown) => redmine.send(method, path, body);
 
 type Issue = { issue: Record<string, unknown> };
 

@@ -15,14 +15,7 @@ const v017 = servedFidelityApp('json-server-0.17');
 const v10 = servedFidelityApp('json-server-1.0');
 const redmine = servedFidelityApp('redmine');
 
-async function send(app: ServedFidelityApp, method: string, path: string, body?: unknown) {
-  const r = await fetch(app.base() + path, {
-    method,
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await r.text();
-  return { status: r.status, json: text ? (JSON.parse(text) as unknown) : undefined, h: (n: string) => r.headers.get(n) };
-}
+const send = (app: ServedFidelityApp, method: string, path: string, body?: unknown) => app.send(method, path, body);
 
 describe('issue 45 kind 1: writes on routes the capture never wrote to, by the API verified writes', () => {
   it('api-write: POST /users creates as POST /posts did (next integer id), and the users list shows it', async () => {

@@ -92,3 +92,16 @@ export async function closeServeContext(ctx: ServeContext): Promise<void> {
   await ctx.k.destroy(); // closes ctx.db as well
   ctx.release?.();
 }
+
+/**
+ * `compute` run once per served store: what serving learns from the capture (an API's habits)
+ * is the same for every call, so the first call's promise is kept with the context.
+ */
+export function perContext<T>(compute: (ctx: ServeContext) => Promise<T>): (ctx: ServeContext) => Promise<T> {
+  const kept = new WeakMap<ServeContext, Promise<T>>();
+  return (ctx) => {
+    let hit = kept.get(ctx);
+    if (!hit) kept.set(ctx, (hit = compute(ctx)));
+    return hit;
+  };
+}

@@ -14,7 +14,7 @@ import { childPointer } from '../../json/pointer.js';
 import { at, isObject, member, replaceAt } from '../plan/json.js';
 import { singular } from '../plan/relations.js';
 import type { StateEntity } from '../plan/types.js';
-import type { ServeContext } from './context.js';
+import { perContext, type ServeContext } from './context.js';
 import { scalarId } from './ids.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
 import { jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
@@ -39,14 +39,8 @@ function lastParam(template: string, r: ToolRecord): string | undefined {
   return m ? r.params.get(m[1]) : undefined;
 }
 
-const learned = new WeakMap<ServeContext, Promise<LearnedCascade | null>>();
-
 /** The API's delete cascade as the capture shows it, learned once per served store; null when it shows none, or more than one. */
-export function deleteCascade(ctx: ServeContext): Promise<LearnedCascade | null> {
-  let hit = learned.get(ctx);
-  if (!hit) learned.set(ctx, (hit = learn(ctx)));
-  return hit;
-}
+export const deleteCascade = perContext(learn);
 
 async function learn(ctx: ServeContext): Promise<LearnedCascade | null> {
   const state = await servedLookups(ctx);

@@ -12,7 +12,7 @@ import { isObject, member, at } from '../plan/json.js';
 import { applyListQuery, fieldOf, type ListQuery } from '../plan/list-queries.js';
 import type { StateEntity } from '../plan/types.js';
 import type { CallRequest } from './input-schema.js';
-import type { ServeContext } from './context.js';
+import { perContext, type ServeContext } from './context.js';
 import { servedLookups } from './model.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
 
@@ -22,14 +22,8 @@ export interface NullFilterHabit {
   proof: number[];
 }
 
-const learned = new WeakMap<ServeContext, Promise<NullFilterHabit | null>>();
-
 /** The API's null-filter habit, learned once per served store. */
-export function nullFilterHabit(ctx: ServeContext): Promise<NullFilterHabit | null> {
-  let hit = learned.get(ctx);
-  if (!hit) learned.set(ctx, (hit = learn(ctx)));
-  return hit;
-}
+export const nullFilterHabit = perContext(learn);
 
 async function learn(ctx: ServeContext): Promise<NullFilterHabit | null> {
   const state = await servedLookups(ctx);

@@ -7,7 +7,7 @@
  */
 import type { JsonValue } from '../../json/exact.js';
 import type { ListPlan, PageEnvelope } from '../plan/types.js';
-import type { ServeContext } from './context.js';
+import { perContext, type ServeContext } from './context.js';
 import { servedLookups } from './model.js';
 import { envelopeOf } from './read-index.js';
 import { toolRecords } from './records.js';
@@ -17,26 +17,16 @@ export interface ServedPageEnvelope extends PageEnvelope {
   tool: string;
 }
 
-const learned = new WeakMap<ServeContext, Promise<ServedPageEnvelope[]>>();
-
 /** The page envelopes the API's list plans hold, read once per served store. */
-export function pageEnvelopes(ctx: ServeContext): Promise<ServedPageEnvelope[]> {
-  let hit = learned.get(ctx);
-  if (!hit)
-    learned.set(
-      ctx,
-      (hit = (async () => {
-        const state = await servedLookups(ctx);
-        const out: ServedPageEnvelope[] = [];
-        for (const tool of ctx.manifest.tools) {
-          const plan = tool.method.toUpperCase() === 'GET' ? await state?.plan(tool.name) : undefined;
-          if (plan?.kind === 'list' && plan.page_envelope) out.push({ ...plan.page_envelope, tool: tool.name });
-        }
-        return out;
-      })()),
-    );
-  return hit;
-}
+export const pageEnvelopes = perContext(async (ctx): Promise<ServedPageEnvelope[]> => {
+  const state = await servedLookups(ctx);
+  const out: ServedPageEnvelope[] = [];
+  for (const tool of ctx.manifest.tools) {
+    const plan = tool.method.toUpperCase() === 'GET' ? await state?.plan(tool.name) : undefined;
+    if (plan?.kind === 'list' && plan.page_envelope) out.push({ ...plan.page_envelope, tool: tool.name });
+  }
+  return out;
+});
 
 /**
  * The page envelope a call naming the window keys `keys` renders in for `plan`, with the

@@ -3,7 +3,7 @@
  * from the capture, for an API whose update answers show no entity (Redmine's `PUT
  * /issues/1.json` answers 204, so writes.ts's serverFields has no recorded answer to read).
  *
- * - **References** (`api-reference`): a body member `X_id` (or `XId`) where the entity holds `X`
+ * - **References**: a body member `X_id` (or `XId`) where the entity holds `X`
  *   as an object with an `id` sets `X` to the object another entity of the type holds with that
  *   id (`priority_id: 4` → `"priority": {"id": 4, "name": "Urgent"}`), as the API's create showed
  *   (a recorded create gave `X_id` and answered `X` with that id). No entity holds one: the
@@ -19,36 +19,26 @@ import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import { clockNow, readClock, type ClockFormat } from '../plan/clocks.js';
 import { at, isObject, jsonEqual, keysOf, member, objectFrom } from '../plan/json.js';
-import type { ServeContext } from './context.js';
+import { perContext, type ServeContext } from './context.js';
 import { isInt } from './ids.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { isWriteTool, jsonValueOf, readBody, toolRecords } from './records.js';
 import type { WriteModel } from './writes.js';
 import { referenceBase } from './create-members.js';
 
-const habits = new WeakMap<ServeContext, Promise<boolean>>();
-
 /** Whether a recorded write of the API gave `X_id` and answered `X` as an object with that id (the API's reference habit). */
-function referenceHabit(ctx: ServeContext): Promise<boolean> {
-  let hit = habits.get(ctx);
-  if (!hit)
-    habits.set(
-      ctx,
-      (hit = (async () => {
-        for (const tool of ctx.manifest.tools) {
-          if (!isWriteTool(ctx, tool)) continue;
-          for (const r of await toolRecords(ctx, tool.name)) {
-            if (r.status < 200 || r.status > 299 || r.request_kind !== 'json') continue;
-            const request = jsonValueOf(await readBody(ctx, r.request_body_id));
-            const answer = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
-            if (showsReference(request, answer)) return true;
-          }
-        }
-        return false;
-      })()),
-    );
-  return hit;
-}
+const referenceHabit = perContext(async (ctx): Promise<boolean> => {
+  for (const tool of ctx.manifest.tools) {
+    if (!isWriteTool(ctx, tool)) continue;
+    for (const r of await toolRecords(ctx, tool.name)) {
+      if (r.status < 200 || r.status > 299 || r.request_kind !== 'json') continue;
+      const request = jsonValueOf(await readBody(ctx, r.request_body_id));
+      const answer = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
+      if (showsReference(request, answer)) return true;
+    }
+  }
+  return false;
+});
 
 /** Whether some object level of `request` gives `X_id` that the same level of `answer` shows as `X: {id}` (one envelope deep). */
 function showsReference(request: JsonValue | undefined, answer: JsonValue | undefined): boolean {
