@@ -9,7 +9,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { servedFidelityApp, type ServedFidelityApp } from './fidelity-served.js';
-import { tempDir } from './helpers.js';
+import { join } from 'node:path';
+import { cli, tempDir } from './helpers.js';
 import { serveHar, text } from './serve-helpers.js';
 
 const v10 = servedFidelityApp('json-server-1.0');
@@ -155,5 +156,22 @@ describe('issue 45 kind 5: the other cascades, learned the same way', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('issues 44/45: capstate state names the habits serving learned from the records', () => {
+  it('json-server 1.0 shows both (with --explain, their names); json-server 0.17 neither', () => {
+    const v10State = cli(['state', join(v10.app, 'capture.har'), '--explain']);
+    expect(v10State.status, v10State.stderr).toBe(0);
+    expect(v10State.stdout).toContain(
+      'a filter lists the entities whose field is null, whatever the value asked [api-null-filter]: shown by get_comments',
+    );
+    expect(v10State.stdout).toMatch(
+      /a delete clears the references to what it deleted \(null\) \[api-delete-cascade\]: shown by record #\d+/,
+    );
+    const v017State = cli(['state', join(v017.app, 'capture.har'), '--explain']);
+    expect(v017State.status, v017State.stderr).toBe(0);
+    expect(v017State.stdout).not.toContain('api-null-filter');
+    expect(v017State.stdout).not.toContain('api-delete-cascade');
   });
 });

@@ -152,14 +152,14 @@ async function resolveSource(a: SourceArgValues, rawArgs: string[], opts: ReadOp
 export async function withCaptures<T>(
   a: SourceArgValues,
   rawArgs: string[],
-  fn: (k: Kysely<DB>, ids: number[]) => Promise<T>,
+  fn: (k: Kysely<DB>, ids: number[], db: string) => Promise<T>,
   opts: ReadOptions = {},
 ): Promise<T> {
   const { db, only, cleanup } = await resolveSource(a, rawArgs, opts);
   try {
     const k = kyselyFor(openStore(db));
     try {
-      return await fn(k, only !== null ? [pickCapture(await listCaptureIds(k), db, only)] : await listCaptureIds(k));
+      return await fn(k, only !== null ? [pickCapture(await listCaptureIds(k), db, only)] : await listCaptureIds(k), db);
     } finally {
       await k.destroy();
     }

@@ -16,6 +16,10 @@ import { learnEmbedConventions, type EmbedConventions } from '../model/plan/embe
 import { relationWords } from '../model/plan/relations.js';
 import { identityWords, planWords, stateHeader } from './state-words.js';
 import { graphqlEndpointTools } from './graphql-summary.js';
+import { closeServeContext, serveContextOn } from '../model/served/context.js';
+import { kyselyFor, openStore } from '../store/open.js';
+import { deleteCascade, type LearnedCascade } from '../model/served/delete-cascade.js';
+import { nullFilterHabit, type NullFilterHabit } from '../model/served/null-filters.js';
 
 export const stateArgs = {
   ...sourceArgs,
@@ -36,7 +40,7 @@ export async function printStoredState(
   await withCaptures(
     a,
     rawArgs,
-    async (k, ids) => {
+    async (k, ids, db) => {
       const captureId = pickCapture(ids, a.db);
       // A stale or failed state is reported before anything is written (storedStateOf throws).
       const { sha256 } = await storedStateOf(k, captureId, a.db);
@@ -56,7 +60,10 @@ export async function printStoredState(
       if (!opts.json) {
         const state = await readStoredState(k, captureId, a.db);
         const graphql = await graphqlEndpointTools(k, captureId);
-        out(describeState(state, sha256, { explain: opts.explain, conventions: await conventionsOf(k, captureId, state), graphql }));
+        const habits = await habitsOf(db, a.db, captureId);
+        out(
+          describeState(state, sha256, { explain: opts.explain, conventions: await conventionsOf(k, captureId, state), graphql, habits }),
+        );
       }
     },
     { one: true, state: true },
@@ -115,6 +122,30 @@ async function conventionsOf(k: Kysely<DB>, captureId: number, s: EnvironmentSta
   return learnReadConventions(lists, keys, await readVocabulary(k));
 }
 
+const CASCADE_WORDS = {
+  cleared: 'clears the references to what it deleted (null)',
+  deleted: 'deletes the entities naming what it deleted',
+  kept: 'leaves the references to what it deleted as they were',
+} as const;
+
+/**
+ * The habits serving learns from the capture's records, read on a serve context of its own over
+ * the store (`file`, named `name` in messages); no private copy: nothing but these reads runs on it.
+ */
+async function habitsOf(
+  file: string,
+  name: string,
+  captureId: number,
+): Promise<{ cascade: LearnedCascade | null; nullFilter: NullFilterHabit | null }> {
+  const sqlite = openStore(file);
+  const ctx = { ...(await serveContextOn(sqlite, kyselyFor(sqlite), file, captureId)), storeName: name };
+  try {
+    return { cascade: await deleteCascade(ctx), nullFilter: await nullFilterHabit(ctx) };
+  } finally {
+    await closeServeContext(ctx);
+  }
+}
+
 /** Issue 44: the conventions in words, each with the lists whose recorded lines proved it (with `--explain`, its name). */
 function conventionLines(c: ReadConventions, explain: boolean): string[] {
   const named = (name: string, words: string, tools: Iterable<string>) =>
@@ -145,7 +176,12 @@ function conventionLines(c: ReadConventions, explain: boolean): string[] {
 export function describeState(
   s: EnvironmentState,
   sha256: string,
-  opts: { explain?: boolean; conventions?: ReadConventions; graphql?: { name: string; template: string }[] } = {},
+  opts: {
+    explain?: boolean;
+    conventions?: ReadConventions;
+    graphql?: { name: string; template: string }[];
+    habits?: { cascade: LearnedCascade | null; nullFilter: NullFilterHabit | null };
+  } = {},
 ): string {
   const words = (text: string) => (opts.explain ? text : plainText(text));
   const explain = opts.explain === true;
@@ -182,6 +218,18 @@ export function describeState(
   conventions.push(
     ...embedLines(learnEmbedConventions(s.plans.filter((p) => p.kind === 'item' || p.kind === 'list')), opts.explain === true),
   );
+  // Issues 44/45: habits serving learns from the capture's records (null-filters.ts, delete-cascade.ts).
+  const tag = (name: string) => (explain ? ` [${name}]` : '');
+  const nf = opts.habits?.nullFilter;
+  if (nf)
+    conventions.push(
+      `  a filter lists the entities whose field is null, whatever the value asked${tag('api-null-filter')}: shown by ${nf.tools.join(', ')}`,
+    );
+  const c = opts.habits?.cascade;
+  if (c)
+    conventions.push(
+      `  a delete ${CASCADE_WORDS[c.cascade]}${tag('api-delete-cascade')}: shown by record${c.proof.length > 1 ? 's' : ''} #${c.proof.join(', #')}`,
+    );
   if (conventions.length) lines.push('', 'read conventions of the API (serving applies them to every list and item):', ...conventions);
   lines.push('', `sha256 ${sha256}`);
   return lines.join('\n');
