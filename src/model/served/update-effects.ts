@@ -25,6 +25,7 @@ import { servedLookups, type ServedModel } from './model.js';
 import { isWriteTool, jsonValueOf, readBody, toolRecords } from './records.js';
 import type { WriteModel } from './writes.js';
 import { referenceBase } from './create-members.js';
+import { captureWrites, itemValue } from './write-log.js';
 
 /** Whether a recorded write of the API gave `X_id` and answered `X` as an object with that id (the API's reference habit). */
 const referenceHabit = perContext(async (ctx): Promise<boolean> => {
@@ -117,13 +118,19 @@ async function learnStamps(ctx: ServeContext, tool: ManifestTool, wm: WriteModel
   const state = await servedLookups(ctx);
   if (!state || !wm.collection || !wm.identity || !wm.idParam) return null;
   const seen: Seen[] = [];
+  const writes = await captureWrites(ctx, tool.root_path);
   for (const r of await toolRecords(ctx, tool.name)) {
     const id = r.params.get(wm.idParam);
     if (r.status < 200 || r.status > 299 || id === undefined || r.request_kind !== 'json') continue;
+    // Only an entity's first write of the capture: the stored state holds it as it was before,
+    // and the read counts only before the next write naming it (which would show both).
+    const naming = writes.filter((w) => itemValue(ctx.tools.get(w.tool)!, { params: w.params, query: [] }) === id);
+    if (naming.some((w) => w.timeline_position < r.timeline_position)) continue;
+    const next = naming.find((w) => w.timeline_position > r.timeline_position)?.timeline_position ?? Infinity;
     const before = (await state.entity(wm.collection, id))?.value;
     const body = jsonValueOf(await readBody(ctx, r.request_body_id));
     const part = body === undefined ? undefined : wm.pointer === '' ? body : at(body, wm.pointer);
-    const after = await firstReadAfter(ctx, tool.root_path, wm.identity, id, r.timeline_position);
+    const after = await firstReadAfter(ctx, tool.root_path, wm.identity, id, r.timeline_position, next);
     if (before === undefined || !isObject(part) || after === undefined) continue;
     seen.push({ before, part, after });
   }
@@ -159,13 +166,14 @@ async function learnStamps(ctx: ServeContext, tool: ManifestTool, wm: WriteModel
   return out;
 }
 
-/** The first entity `id` a read under `root` showed after `after` (an item read, or a list listing it). */
+/** The first entity `id` a read under `root` showed after `after` and before `before` (an item read, or a list listing it). */
 async function firstReadAfter(
   ctx: ServeContext,
   root: string,
   identity: string,
   id: string,
   after: number,
+  before: number,
 ): Promise<JsonValue | undefined> {
   const state = await servedLookups(ctx);
   let best: { at: number; value: JsonValue } | undefined;
@@ -174,7 +182,8 @@ async function firstReadAfter(
     const plan = await state?.plan(t.name);
     if (plan?.kind !== 'item' && plan?.kind !== 'list') continue;
     for (const r of await toolRecords(ctx, t.name)) {
-      if (r.timeline_position <= after || (best && best.at < r.timeline_position) || r.status < 200 || r.status > 299) continue;
+      if (r.timeline_position <= after || r.timeline_position >= before || (best && best.at < r.timeline_position)) continue;
+      if (r.status < 200 || r.status > 299) continue;
       if (plan.kind === 'item' && r.query_pairs.length > 0) continue;
       const body = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
       const found = body === undefined ? undefined : at(body, plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer);
