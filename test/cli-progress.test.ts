@@ -117,24 +117,30 @@ describe('cli-progress: the time left counts the phases after the reading', () =
   });
 });
 
+/** A reporter off a terminal, its clock set by the test, and the lines it wrote. */
+function offTerminal() {
+  const chunks: string[] = [];
+  const clock = { t: 0 };
+  const r = progressReporter({ isTTY: false, write: (c: string) => chunks.push(c) }, { now: () => clock.t });
+  return { r, clock, lines: () => chunks.join('').split('\n').filter(Boolean) };
+}
+
 describe('cli-progress: off a terminal, the steps after the reading', () => {
   it('print a line at each new step, and within a step at most one per few seconds', () => {
-    const chunks: string[] = [];
-    let t = 0;
-    const r = progressReporter({ isTTY: false, write: (c: string) => chunks.push(c) }, { now: () => t });
-    t = 1000;
+    const { r, clock, lines } = offTerminal();
+    clock.t = 1000;
     r.update(p({ phase: 'facts' }));
     r.update(p({ phase: 'manifest' }));
     for (let i = 0; i < 50; i++) {
-      t += 10;
+      clock.t += 10;
       r.update(p({ phase: 'state', step: { step: 'types', done: i, total: 50 } }));
     }
-    t += 5000;
+    clock.t += 5000;
     r.update(p({ phase: 'state', step: { step: 'types', done: 49, total: 50 } }));
     r.update(p({ phase: 'state', step: { step: 'write-check', done: 0, total: 1 } }));
     r.update(p({ phase: 'done' }));
     r.end();
-    expect(chunks.join('').split('\n').filter(Boolean)).toEqual([
+    expect(lines()).toEqual([
       'capstate: a.har: 8.0/8.0 MB, 48%, 8.0 MB/s, about 0:01 left, 5 records',
       'capstate: a.har: 48%, about 0:01 left, finding the tools in 5 records',
       'capstate: a.har: 75%, almost done, state: building type 1 of 50',
@@ -174,22 +180,20 @@ describe('cli-progress: a heartbeat while the load thread is busy', () => {
 
 describe('cli-progress: issue 49, a state told after other work', () => {
   it("a file's state comes after the other files' reading: its time is its own, not theirs", () => {
-    const chunks: string[] = [];
-    let t = 0;
-    const r = progressReporter({ isTTY: false, write: (c: string) => chunks.push(c) }, { now: () => t });
-    t = 1000;
+    const { r, clock, lines } = offTerminal();
+    clock.t = 1000;
     r.update(p({ phase: 'facts' }));
     r.update(p({ phase: 'manifest' }));
     // b.har is read for a minute before a.har's state begins.
-    t += 60_000;
+    clock.t += 60_000;
     r.update({ ...p({ phase: 'facts' }), file: 'b.har' });
     r.update({ ...p({ phase: 'manifest' }), file: 'b.har' });
-    t += 1000;
+    clock.t += 1000;
     r.update(p({ phase: 'state', step: { step: 'views', done: 0, total: 1 } }));
-    t += 1000;
+    clock.t += 1000;
     r.update(p({ phase: 'done' }));
     r.end();
-    expect(chunks.join('').split('\n').filter(Boolean).at(-1)).toBe('capstate: a.har: 100%, done in 0:03');
+    expect(lines().at(-1)).toBe('capstate: a.har: 100%, done in 0:03');
   });
   it("a pending capture's state computed alone: the percent is its steps', the time left their pace once there is one", () => {
     const e = new LoadEstimator(0);

@@ -12,7 +12,7 @@ import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from '../served/context.js';
 import type { Vocabulary } from '../../store/vocabulary.js';
 import { jsonValueOf, readBody, toolRecords } from '../served/records.js';
-import { captureWrites } from '../served/write-log.js';
+import { captureWrites } from '../served/records.js';
 import { idOfKey, idText, isIdArg, isPlainObject, isRef, normalize, typeOfKey, type Entity, type NValue } from './normalize.js';
 import { fieldsOf, readRequest, type GqlRequest, type SelectedField } from './request.js';
 import { learnMutations, namedType, type MutationConvention } from './mutations.js';

@@ -16,7 +16,7 @@ import { embeddedOf } from './read-index.js';
 import { catchUp } from './catch-up.js';
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
-import { currentWindow, inWindow, itemValue, orphansOf, orphanWords, sessionWrite, touches, type Orphan } from './write-log.js';
+import { currentWindow, inWindow, orphansOf, orphanWords, sessionWrite, touches, type Orphan } from './write-log.js';
 import { cascadeFreeAnswer } from './cascade.js';
 import { servedLookups, servedTypes } from './model.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
@@ -25,6 +25,7 @@ import {
   callLine,
   firstWriteOrdinal,
   isWriteTool,
+  itemValue,
   jsonValueOf,
   lineRecords,
   readBody,

@@ -16,14 +16,15 @@
  * Entities the reads do not show are taken as the writes left them: unchanged.
  */
 import type { JsonValue } from '../../json/exact.js';
-import { at, isObject, keysOf, member, objectFrom } from '../plan/json.js';
+import { isObject, keysOf, member, objectFrom } from '../plan/json.js';
+import { shownAt } from '../plan/render.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ItemPlan, ListPlan, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
-import { jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+import { captureWrites, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 import { entityIdIn, scalarId } from './ids.js';
-import { captureWrites, currentWindow, inWindow } from './write-log.js';
+import { currentWindow, inWindow } from './write-log.js';
 import { newestFirst } from './writes.js';
 import { answerFromState } from './from-state.js';
 import { sameValue } from './same-value.js';
@@ -59,9 +60,7 @@ function shownIn(reads: readonly WindowRead[], identity: string): Map<string, Js
   for (const { plan, record: r, body } of reads) {
     // A read naming query keys may show a projection or a variant; the plain reads show the entity.
     if (!plan || r.status < 200 || r.status > 299 || (r.query_pairs.length > 0 && plan.kind === 'item')) continue;
-    const found = body === undefined ? undefined : at(body, plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer);
-    const objects = plan.kind === 'item' ? [found] : Array.isArray(found) ? found : [];
-    for (const o of objects) {
+    for (const o of shownAt(plan, body) ?? []) {
       const id = scalarId(isObject(o) ? member(o, identity) : undefined);
       if (id === undefined) continue;
       const prev = shown.get(String(id));

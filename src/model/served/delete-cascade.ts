@@ -9,15 +9,15 @@
  * otherwise; none shown, the model does not pick one (cascade.ts answers only the reads all three
  * answer alike; write-log.ts declines the rest).
  */
-import type { JsonValue } from '../../json/exact.js';
 import { childPointer } from '../../json/pointer.js';
-import { at, isObject, member, replaceAt } from '../plan/json.js';
+import { isObject, member, replaceAt } from '../plan/json.js';
 import { singular } from '../plan/relations.js';
 import type { StateEntity } from '../plan/types.js';
 import { perContext, type ServeContext } from './context.js';
 import { scalarId } from './ids.js';
+import { shownAt } from '../plan/render.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
-import { jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+import { itemValue, itemWritesOf, jsonValueOf, readBody, toolRecords } from './records.js';
 
 export type Cascade = 'kept' | 'deleted' | 'cleared';
 
@@ -33,12 +33,6 @@ export function referenceFields(collection: string): string[] {
   return [`${word}Id`, `${word}_id`];
 }
 
-/** The value of the template's last parameter in a record (the deleted entity), or undefined. */
-function lastParam(template: string, r: ToolRecord): string | undefined {
-  const m = /\{([^}/]+)\}[^/{}]*$/.exec(template);
-  return m ? r.params.get(m[1]) : undefined;
-}
-
 /** The API's delete cascade as the capture shows it, learned once per served store; null when it shows none, or more than one. */
 export const deleteCascade = perContext(learn);
 
@@ -49,50 +43,48 @@ async function learn(ctx: ServeContext): Promise<LearnedCascade | null> {
   const shown = new Map<Cascade, Set<number>>();
   const saw = (c: Cascade, ordinal: number) => shown.set(c, (shown.get(c) ?? new Set()).add(ordinal));
   const gets = ctx.manifest.tools.filter((t) => t.method.toUpperCase() === 'GET');
+  // Each type's stored entities, read once however many deletes ask.
+  const held = new Map<string, Promise<StateEntity[]>>();
+  const collection = (c: string) => held.get(c) ?? held.set(c, state.collection(c)).get(c)!;
   for (const tool of ctx.manifest.tools) {
     if (tool.method.toUpperCase() !== 'DELETE') continue;
     const deleted = types.find((t) => t.root_path === tool.root_path);
     if (!deleted) continue;
     for (const d of await toolRecords(ctx, tool.name)) {
-      const id = lastParam(tool.template, d);
+      const id = itemValue(tool, { params: d.params, query: [] });
       if (d.status < 200 || d.status > 299 || id === undefined) continue;
       for (const other of types) {
         if (other.collection === deleted.collection) continue;
         // The entities that named the deleted one before the capture's writes (the stored state).
         const naming = new Map<string, string>();
-        for (const e of await state.collection(other.collection))
+        for (const e of await collection(other.collection))
           for (const f of referenceFields(deleted.collection))
             if (isObject(e.value) && String(scalarId(member(e.value, f)) ?? '') === id) naming.set(e.id, f);
         if (naming.size === 0) continue;
-        const writes = await laterItemWrites(ctx, other.root_path, d.timeline_position);
+        // An entity a later write named may have been changed by that write, not the delete.
+        const writes = await itemWritesOf(ctx, other.root_path);
+        const rewritten = (oid: string, at: number) =>
+          (writes.get(oid) ?? []).some((w) => w.timeline_position > d.timeline_position && w.timeline_position < at);
         for (const read of gets.filter((t) => t.root_path === other.root_path)) {
           const plan = await state.plan(read.name);
           if (plan?.kind !== 'item' && plan?.kind !== 'list') continue;
-          const pointer = plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer;
           const whole = plan.kind === 'list' && plan.lines.some((l) => l.query === null && l.membership === 'all');
           for (const r of await toolRecords(ctx, read.name)) {
             if (r.timeline_position <= d.timeline_position || r.status < 200 || r.status > 299) continue;
-            const body = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
-            const found = body === undefined ? undefined : at(body, pointer);
-            const objects: JsonValue[] = plan.kind === 'item' ? (found === undefined ? [] : [found]) : Array.isArray(found) ? found : [];
+            const objects = shownAt(plan, jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type))) ?? [];
             const ids = new Set<string>();
             for (const o of objects) {
               const oid = isObject(o) ? scalarId(member(o, other.identity)) : undefined;
               if (oid === undefined) continue;
               ids.add(String(oid));
               const field = naming.get(String(oid));
-              // An entity a later write named may have been changed by that write, not the delete.
-              if (field === undefined || (writes.get(String(oid)) ?? Infinity) < r.timeline_position) continue;
+              if (field === undefined || rewritten(String(oid), r.timeline_position)) continue;
               const v = member(o, field);
               if (v === null) saw('cleared', r.ordinal);
               else if (v !== undefined && String(scalarId(v)) === id) saw('kept', r.ordinal);
             }
             // A read of the whole collection that leaves one out shows it deleted.
-            if (
-              whole &&
-              r.query_pairs.length === 0 &&
-              [...naming.keys()].some((n) => !ids.has(n) && (writes.get(n) ?? Infinity) > r.timeline_position)
-            )
+            if (whole && r.query_pairs.length === 0 && [...naming.keys()].some((n) => !ids.has(n) && !rewritten(n, r.timeline_position)))
               saw('deleted', r.ordinal);
           }
         }
@@ -102,20 +94,6 @@ async function learn(ctx: ServeContext): Promise<LearnedCascade | null> {
   if (shown.size !== 1) return null;
   const [[cascade, proof]] = [...shown];
   return { cascade, proof: [...proof].sort((a, b) => a - b) };
-}
-
-/** Per entity id of the collection at `root`, the timeline position of the first capture write naming it by path after `after`. */
-async function laterItemWrites(ctx: ServeContext, root: string, after: number): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for (const tool of ctx.manifest.tools) {
-    if (tool.root_path !== root || ctx.vocabulary.isSafeMethod(tool.method.toUpperCase())) continue;
-    for (const r of await toolRecords(ctx, tool.name)) {
-      const id = lastParam(tool.template, r);
-      if (id !== undefined && r.timeline_position > after && r.timeline_position < (out.get(id) ?? Infinity))
-        out.set(id, r.timeline_position);
-    }
-  }
-  return out;
 }
 
 /**

@@ -21,7 +21,7 @@ import type { CallRequest } from './input-schema.js';
 import { ServedModel, servedTypes } from './model.js';
 import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 import { effectsToTry, writeModelOf, type WriteKind, type WriteModel } from './writes.js';
-import { createdIdOf, type RandomBytes } from './ids.js';
+import { createdIdOf, entityIdIn, type RandomBytes } from './ids.js';
 import { childPointer } from '../../json/pointer.js';
 import { sameValue } from './same-value.js';
 import { graphqlWritesWords, isGraphqlEndpoint } from '../graphql/model.js';
@@ -232,9 +232,8 @@ async function run(
 /** The id of the entity a modelled write wrote: its path value, or the id its answer shows a create made. */
 function writtenId(wm: WriteModel, call: CallRequest, answer: CallAnswer | null): string | undefined {
   if (wm.idParam) return call.params.get(wm.idParam);
-  const shown = answer?.body.value === undefined ? undefined : at(answer.body.value, wm.pointer);
-  const id = isObject(shown) && wm.identity ? member(shown, wm.identity) : undefined;
-  return id === undefined || id === null || typeof id === 'object' ? undefined : String(id);
+  const id = answer?.body.value !== undefined && wm.identity ? entityIdIn(answer.body.value, wm.pointer, wm.identity).id : undefined;
+  return id === undefined ? undefined : String(id);
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 import { isObject, member, at } from '../plan/json.js';
 import { applyListQuery, fieldOf, type ListQuery } from '../plan/list-queries.js';
-import type { StateEntity } from '../plan/types.js';
+import type { ListPlan, StateEntity } from '../plan/types.js';
 import type { CallRequest } from './input-schema.js';
 import { perContext, type ServeContext } from './context.js';
 import { servedLookups } from './model.js';
@@ -30,21 +30,14 @@ async function learn(ctx: ServeContext): Promise<NullFilterHabit | null> {
   if (!state) return null;
   const tools = new Set<string>();
   const proof: number[] = [];
+  const lists: ListPlan[] = [];
   for (const tool of ctx.manifest.tools) {
     if (tool.method.toUpperCase() !== 'GET') continue;
     const plan = await state.plan(tool.name);
     if (plan?.kind !== 'list') continue;
+    lists.push(plan);
     const isFilter = (name: string, value: string) =>
       plan.fields.includes(name) && value !== 'null' && ctx.vocabulary.windowRole(name) === null;
-    // The opposite shown: a checked equality filter that left out an entity holding null there.
-    for (const line of plan.lines) {
-      const named = new Set(new URLSearchParams(line.query ?? '').keys());
-      for (const f of line.filter ?? []) {
-        if (f.op !== undefined || !named.has(f.field) || !line.listed_ids) continue;
-        for (const e of await state.collection(plan.collection))
-          if (isObject(e.value) && member(e.value, f.field) === null && !line.listed_ids.includes(e.id)) return null;
-      }
-    }
     for (const r of await toolRecords(ctx, tool.name)) {
       const keys = r.query_pairs.filter((q) => isFilter(q.name, q.value)).map((q) => q.name);
       if (r.status < 200 || r.status > 299 || keys.length === 0) continue;
@@ -56,7 +49,20 @@ async function learn(ctx: ServeContext): Promise<NullFilterHabit | null> {
       }
     }
   }
-  return proof.length ? { tools: [...tools], proof } : null;
+  if (proof.length === 0) return null;
+  // The opposite shown: a checked equality filter that left out an entity holding null there
+  // (each list's entities read once, and only where the habit was shown at all).
+  for (const plan of lists) {
+    const checked = plan.lines.flatMap((line) => {
+      const named = new Set(new URLSearchParams(line.query ?? '').keys());
+      return (line.filter ?? []).filter((f) => f.op === undefined && named.has(f.field) && line.listed_ids).map((f) => ({ f, line }));
+    });
+    if (checked.length === 0) continue;
+    const all = await state.collection(plan.collection);
+    for (const { f, line } of checked)
+      if (all.some((e) => isObject(e.value) && member(e.value, f.field) === null && !line.listed_ids!.includes(e.id))) return null;
+  }
+  return { tools: [...tools], proof };
 }
 
 /**

@@ -254,3 +254,31 @@ export async function requestBodyKey(ctx: ServeContext, r: ToolRecord): Promise<
   if (typeof body.content === 'string') return canonicalJson(body.content);
   return null;
 }
+
+/** The value of the template's last parameter when the template ends in one (an item route), else undefined. */
+export function itemValue(tool: ManifestTool, call: LineCall): string | undefined {
+  const m = /\{([^}/]+)\}[^/{}]*$/.exec(tool.template);
+  return m ? call.params.get(m[1]) : undefined;
+}
+
+/** The capture's writes under `root` (or under every root) that got a response, in timeline order. */
+export async function captureWrites(ctx: ServeContext, root?: string): Promise<ToolRecord[]> {
+  const out: ToolRecord[] = [];
+  for (const tool of ctx.manifest.tools)
+    if ((root === undefined || tool.root_path === root) && isWriteTool(ctx, tool))
+      out.push(...(await toolRecords(ctx, tool.name)).filter((r) => r.status > 0));
+  return out.sort((a, b) => a.timeline_position - b.timeline_position);
+}
+
+/**
+ * The capture's writes under `root` that name an entity by path (`PUT /issues/1.json`,
+ * `DELETE /posts/5`), by that entity's id, each list in timeline order: an entity's own writes.
+ */
+export async function itemWritesOf(ctx: ServeContext, root: string): Promise<Map<string, ToolRecord[]>> {
+  const out = new Map<string, ToolRecord[]>();
+  for (const w of await captureWrites(ctx, root)) {
+    const id = itemValue(ctx.tools.get(w.tool)!, { params: w.params, query: [] });
+    if (id !== undefined) out.set(id, [...(out.get(id) ?? []), w]);
+  }
+  return out;
+}

@@ -22,10 +22,10 @@ import { at, isObject, jsonEqual, keysOf, member, objectFrom } from '../plan/jso
 import { perContext, type ServeContext } from './context.js';
 import { isInt } from './ids.js';
 import { servedLookups, type ServedModel } from './model.js';
-import { isWriteTool, jsonValueOf, readBody, toolRecords } from './records.js';
+import { isWriteTool, itemWritesOf, jsonValueOf, readBody, toolRecords } from './records.js';
 import type { WriteModel } from './writes.js';
 import { referenceBase } from './create-members.js';
-import { captureWrites, itemValue } from './write-log.js';
+import { shownAt } from '../plan/render.js';
 
 /** Whether a recorded write of the API gave `X_id` and answered `X` as an object with that id (the API's reference habit). */
 const referenceHabit = perContext(async (ctx): Promise<boolean> => {
@@ -118,13 +118,13 @@ async function learnStamps(ctx: ServeContext, tool: ManifestTool, wm: WriteModel
   const state = await servedLookups(ctx);
   if (!state || !wm.collection || !wm.identity || !wm.idParam) return null;
   const seen: Seen[] = [];
-  const writes = await captureWrites(ctx, tool.root_path);
+  const writes = await itemWritesOf(ctx, tool.root_path);
   for (const r of await toolRecords(ctx, tool.name)) {
     const id = r.params.get(wm.idParam);
     if (r.status < 200 || r.status > 299 || id === undefined || r.request_kind !== 'json') continue;
     // Only an entity's first write of the capture: the stored state holds it as it was before,
     // and the read counts only before the next write naming it (which would show both).
-    const naming = writes.filter((w) => itemValue(ctx.tools.get(w.tool)!, { params: w.params, query: [] }) === id);
+    const naming = writes.get(id) ?? [];
     if (naming.some((w) => w.timeline_position < r.timeline_position)) continue;
     const next = naming.find((w) => w.timeline_position > r.timeline_position)?.timeline_position ?? Infinity;
     const before = (await state.entity(wm.collection, id))?.value;
@@ -185,9 +185,7 @@ async function firstReadAfter(
       if (r.timeline_position <= after || r.timeline_position >= before || (best && best.at < r.timeline_position)) continue;
       if (r.status < 200 || r.status > 299) continue;
       if (plan.kind === 'item' && r.query_pairs.length > 0) continue;
-      const body = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
-      const found = body === undefined ? undefined : at(body, plan.kind === 'item' ? plan.entity_pointer : plan.list_pointer);
-      const objects = plan.kind === 'item' ? [found] : Array.isArray(found) ? found : [];
+      const objects = shownAt(plan, jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type))) ?? [];
       const o = objects.find((x) => isObject(x) && String(member(x, identity)) === id);
       if (o !== undefined) best = { at: r.timeline_position, value: o };
     }

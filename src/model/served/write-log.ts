@@ -15,7 +15,7 @@ import { isObject, member } from '../plan/json.js';
 import { deleteCascade, referenceFields } from './delete-cascade.js';
 import { servedTypes, type ServedModel } from './model.js';
 import type { CallRequest } from './input-schema.js';
-import { isWriteTool, lineRecords, requestBodyKey, toolRecords, type ToolRecord } from './records.js';
+import { captureWrites, itemValue, lineRecords, requestBodyKey } from './records.js';
 
 /** One write this session sent: its type, tool, request (path values and query) and body (canonical JSON, or null). */
 export interface SessionWrite {
@@ -28,12 +28,6 @@ export interface SessionWrite {
   /** The entity an item write names (its template's last path value), or undefined for a collection write. */
   entity?: string;
   method: string;
-}
-
-/** The value of the template's last parameter when the template ends in one (an item route), else undefined. */
-export function itemValue(tool: ManifestTool, call: CallRequest): string | undefined {
-  const m = /\{([^}/]+)\}[^/{}]*$/.exec(tool.template);
-  return m ? call.params.get(m[1]) : undefined;
 }
 
 /**
@@ -56,15 +50,6 @@ export function loggedWrite(w: Omit<SessionWrite, 'body' | 'entity'> & { entity?
 /** The write `call` on `tool` as the log keeps it. */
 export function sessionWrite(tool: ManifestTool, call: CallRequest): SessionWrite {
   return loggedWrite({ root: tool.root_path, tool: tool.name, method: tool.method.toUpperCase(), call, entity: itemValue(tool, call) });
-}
-
-/** The capture's writes under `root` (or under every root) that got a response, in timeline order. */
-export async function captureWrites(ctx: ServeContext, root?: string): Promise<ToolRecord[]> {
-  const out: ToolRecord[] = [];
-  for (const tool of ctx.manifest.tools)
-    if ((root === undefined || tool.root_path === root) && isWriteTool(ctx, tool))
-      out.push(...(await toolRecords(ctx, tool.name)).filter((r) => r.status > 0));
-  return out.sort((a, b) => a.timeline_position - b.timeline_position);
 }
 
 /** Whether a record was made inside a window of currentWindow's: after the capture's k-th write, before its next. */
