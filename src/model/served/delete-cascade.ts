@@ -17,7 +17,8 @@ import { perContext, type ServeContext } from './context.js';
 import { scalarId } from './ids.js';
 import { shownAt } from '../plan/render.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
-import { itemValue, itemWritesOf, jsonValueOf, readBody, toolRecords } from './records.js';
+import { itemValue, itemWritesOf, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+import type { ManifestTool } from '../../manifest/read.js';
 
 export type Cascade = 'kept' | 'deleted' | 'cleared';
 
@@ -46,47 +47,65 @@ async function learn(ctx: ServeContext): Promise<LearnedCascade | null> {
   // Each type's stored entities, read once however many deletes ask.
   const held = new Map<string, Promise<StateEntity[]>>();
   const collection = (c: string) => held.get(c) ?? held.set(c, state.collection(c)).get(c)!;
-  for (const tool of ctx.manifest.tools) {
-    if (tool.method.toUpperCase() !== 'DELETE') continue;
+  // Each type's stored entities, each root's item writes and each read tool's records in
+  // timeline order, read once however many deletes ask.
+  const writesUnder = new Map<string, Promise<Map<string, ToolRecord[]>>>();
+  const itemWrites = (root: string) => writesUnder.get(root) ?? writesUnder.set(root, itemWritesOf(ctx, root)).get(root)!;
+  const inOrder = new Map<string, ToolRecord[]>();
+  const readsOf = async (tool: string) =>
+    inOrder.get(tool) ??
+    inOrder
+      .set(
+        tool,
+        [...(await toolRecords(ctx, tool))].sort((a, b) => a.timeline_position - b.timeline_position),
+      )
+      .get(tool)!;
+  // A delete's evidence is the reads before the capture's next delete: each read is looked at for
+  // one delete only, so a capture of thousands of deletes (a session repeated) costs one pass.
+  const deletes: { tool: ManifestTool; d: ToolRecord }[] = [];
+  for (const tool of ctx.manifest.tools)
+    if (tool.method.toUpperCase() === 'DELETE') for (const d of await toolRecords(ctx, tool.name)) deletes.push({ tool, d });
+  deletes.sort((a, b) => a.d.timeline_position - b.d.timeline_position);
+  for (const [i, { tool, d }] of deletes.entries()) {
     const deleted = types.find((t) => t.root_path === tool.root_path);
-    if (!deleted) continue;
-    for (const d of await toolRecords(ctx, tool.name)) {
-      const id = itemValue(tool, { params: d.params, query: [] });
-      if (d.status < 200 || d.status > 299 || id === undefined) continue;
-      for (const other of types) {
-        if (other.collection === deleted.collection) continue;
-        // The entities that named the deleted one before the capture's writes (the stored state).
-        const naming = new Map<string, string>();
-        for (const e of await collection(other.collection))
-          for (const f of referenceFields(deleted.collection))
-            if (isObject(e.value) && String(scalarId(member(e.value, f)) ?? '') === id) naming.set(e.id, f);
-        if (naming.size === 0) continue;
-        // An entity a later write named may have been changed by that write, not the delete.
-        const writes = await itemWritesOf(ctx, other.root_path);
-        const rewritten = (oid: string, at: number) =>
-          (writes.get(oid) ?? []).some((w) => w.timeline_position > d.timeline_position && w.timeline_position < at);
-        for (const read of gets.filter((t) => t.root_path === other.root_path)) {
-          const plan = await state.plan(read.name);
-          if (plan?.kind !== 'item' && plan?.kind !== 'list') continue;
-          const whole = plan.kind === 'list' && plan.lines.some((l) => l.query === null && l.membership === 'all');
-          for (const r of await toolRecords(ctx, read.name)) {
-            if (r.timeline_position <= d.timeline_position || r.status < 200 || r.status > 299) continue;
-            const objects = shownAt(plan, jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type))) ?? [];
-            const ids = new Set<string>();
-            for (const o of objects) {
-              const oid = isObject(o) ? scalarId(member(o, other.identity)) : undefined;
-              if (oid === undefined) continue;
-              ids.add(String(oid));
-              const field = naming.get(String(oid));
-              if (field === undefined || rewritten(String(oid), r.timeline_position)) continue;
-              const v = member(o, field);
-              if (v === null) saw('cleared', r.ordinal);
-              else if (v !== undefined && String(scalarId(v)) === id) saw('kept', r.ordinal);
-            }
-            // A read of the whole collection that leaves one out shows it deleted.
-            if (whole && r.query_pairs.length === 0 && [...naming.keys()].some((n) => !ids.has(n) && !rewritten(n, r.timeline_position)))
-              saw('deleted', r.ordinal);
+    const id = itemValue(tool, { params: d.params, query: [] });
+    if (!deleted || d.status < 200 || d.status > 299 || id === undefined) continue;
+    const until = deletes[i + 1]?.d.timeline_position ?? Infinity;
+    for (const other of types) {
+      if (other.collection === deleted.collection) continue;
+      // The entities that named the deleted one before the capture's writes (the stored state).
+      const naming = new Map<string, string>();
+      for (const e of await collection(other.collection))
+        for (const f of referenceFields(deleted.collection))
+          if (isObject(e.value) && String(scalarId(member(e.value, f)) ?? '') === id) naming.set(e.id, f);
+      if (naming.size === 0) continue;
+      // An entity a later write named may have been changed by that write, not the delete.
+      const writes = await itemWrites(other.root_path);
+      const rewritten = (oid: string, at: number) =>
+        (writes.get(oid) ?? []).some((w) => w.timeline_position > d.timeline_position && w.timeline_position < at);
+      for (const read of gets.filter((t) => t.root_path === other.root_path)) {
+        const plan = await state.plan(read.name);
+        if (plan?.kind !== 'item' && plan?.kind !== 'list') continue;
+        const whole = plan.kind === 'list' && plan.lines.some((l) => l.query === null && l.membership === 'all');
+        const records = await readsOf(read.name);
+        for (let j = firstAfter(records, d.timeline_position); j < records.length && records[j].timeline_position < until; j++) {
+          const r = records[j];
+          if (r.status < 200 || r.status > 299) continue;
+          const objects = shownAt(plan, jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type))) ?? [];
+          const ids = new Set<string>();
+          for (const o of objects) {
+            const oid = isObject(o) ? scalarId(member(o, other.identity)) : undefined;
+            if (oid === undefined) continue;
+            ids.add(String(oid));
+            const field = naming.get(String(oid));
+            if (field === undefined || rewritten(String(oid), r.timeline_position)) continue;
+            const v = member(o, field);
+            if (v === null) saw('cleared', r.ordinal);
+            else if (v !== undefined && String(scalarId(v)) === id) saw('kept', r.ordinal);
           }
+          // A read of the whole collection that leaves one out shows it deleted.
+          if (whole && r.query_pairs.length === 0 && [...naming.keys()].some((n) => !ids.has(n) && !rewritten(n, r.timeline_position)))
+            saw('deleted', r.ordinal);
         }
       }
     }
@@ -94,6 +113,18 @@ async function learn(ctx: ServeContext): Promise<LearnedCascade | null> {
   if (shown.size !== 1) return null;
   const [[cascade, proof]] = [...shown];
   return { cascade, proof: [...proof].sort((a, b) => a - b) };
+}
+
+/** The index of the first of `records` (in timeline order) made after `position`. */
+function firstAfter(records: readonly ToolRecord[], position: number): number {
+  let lo = 0;
+  let hi = records.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (records[mid].timeline_position <= position) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
