@@ -1,7 +1,7 @@
 -- @rule   DOC-1
--- @says   A GET tool whose path names a file (its template ends in `.webmanifest` or `.har`, or in `.json` with no other tool under its type root or its path) and whose records have one request line reads a document, not its root's collection (issue 18: a Web App Manifest is no type `manifest` with one entity).
+-- @says   A GET tool whose path names a file (its template ends in `.webmanifest` or `.har`, or in `.json` with no other tool under its type root or its path) and whose records have one request line reads a document, not its root's collection (issue 18: a Web App Manifest is no type `manifest` with one entity) — unless, for `.json`, an answer lists objects with an identity member (issue 44: Redmine's `/trackers.json` is its collection read once).
 -- @grain  one row per such tool
--- @reads  tool, record
+-- @reads  tool, record, member_node, vocabulary
 create view file_documents as
 with get_tools as (
   select id as tool_id, capture_id, root_path, lower(template) as template
@@ -23,7 +23,17 @@ lone as (
      or (f.is_json = 1 and not exists (
        select 1 from tool o
        where o.capture_id = f.capture_id and o.id <> f.tool_id
-         and (o.root_path = f.root_path or substr(o.template, 1, length(f.root_path) + 1) = f.root_path || '/')))
+         and (o.root_path = f.root_path or substr(o.template, 1, length(f.root_path) + 1) = f.root_path || '/'))
+       -- Issue 44 kind 5: an answer listing objects with identities (Redmine's `/trackers.json`,
+       -- `{"trackers":[{"id":1,"name":"Bug"},…]}`) is its collection read once, not a file.
+       and not exists (
+         select 1
+         from record r
+         join member_node a on a.body_id = r.response_body_id and a.parent in (-1, 0) and a.type = 'array'
+         join member_node e on e.body_id = a.body_id and e.parent = a.node and e.pointer = a.pointer || '/0' and e.type = 'object'
+         join member_node i on i.body_id = e.body_id and i.parent = e.node
+         where r.tool_id = f.tool_id and r.status between 200 and 299
+           and i.key in (select name from vocabulary where vocabulary = 'identity')))
 ),
 lines as (
   select l.tool_id, count(distinct r.path || '?' || coalesce(r.query, '')) as request_lines

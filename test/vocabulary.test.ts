@@ -74,6 +74,7 @@ describe('one list per vocabulary', () => {
     const readers = listViews().filter((v) => /\bfrom\s+vocabulary\b|\bjoin\s+vocabulary\b/i.test(v.sql));
     // collection_order and the variant views read the parameter roles through query_param_roles.
     expect(readers.map((v) => v.name).sort()).toEqual([
+      'file_documents',
       'item_locations',
       'list_counters',
       'list_locations',

@@ -41,6 +41,15 @@ describe('issue 45 kind 1: writes on routes the capture never wrote to, by the A
     expect(gone.status).toBe(404);
   });
 
+  it("kind 5: an entity deleted by convention reads as not found by the item route, though another entity's reference spells its id (json-server 1.0's string ids)", async () => {
+    await v10.reset();
+    // Comments name posts and users by string ids (`"postId": "3"`): no sign that /comments/3 names a comment by another key.
+    expect((await send(v10, 'DELETE', '/comments/3')).status).toBe(200);
+    const gone = await send(v10, 'GET', '/comments/3');
+    expect(gone.status).toBe(404);
+    expect(gone.h('capstate-convention')).toBe('default-not-found');
+  });
+
   it('api-write: PATCH of the /profile document merges by the API PATCH', async () => {
     const r = await send(v017, 'PATCH', '/profile', { name: 'capstate demo, renamed' });
     expect(r.status).toBe(200);

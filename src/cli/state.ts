@@ -154,6 +154,8 @@ function conventionLines(c: ReadConventions, explain: boolean): string[] {
   if (c.filter.length)
     out.push(named('api-filter', `filters by any field name${c.any_of.length ? ' (a repeated key: any of its values)' : ''}`, c.filter));
   for (const [op, tools] of Object.entries(c.ops)) out.push(named('api-filter', `filters by a field's _${op} key`, tools ?? []));
+  for (const [suffix, tools] of c.reference)
+    out.push(named('api-reference-filter', `filters by a reference's id as <field>${suffix} (project${suffix}=1: project.id is 1)`, tools));
   if (c.sort.size)
     out.push(
       named(

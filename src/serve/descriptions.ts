@@ -14,7 +14,7 @@ import type { ListPlan } from '../model/plan/types.js';
 import { relationWords } from '../model/plan/relations.js';
 import type { ManifestTool } from '../manifest/read.js';
 import type { ServeContext } from '../model/served/context.js';
-import { embeddedOf, knownCollections, readConventions, servedState } from '../model/served/from-state.js';
+import { embeddedOf, knownCollections, readConventions, referenceMembers, servedState } from '../model/served/from-state.js';
 import { embedKey, type WidenedEmbedded } from '../model/plan/embed-conventions.js';
 import { widenQueries, type ReadConventions } from '../model/plan/conventions.js';
 import { pageWords } from '../model/plan/page-envelope.js';
@@ -213,7 +213,8 @@ export async function describeServing(ctx: ServeContext, tool: ManifestTool): Pr
     if (!plan || plan.kind === 'record') return null;
     if (plan.kind === 'document') return 'answers from state';
     const embedded = describeEmbedded(await embeddedOf(ctx, plan));
-    if (plan.kind === 'list') return describeListServing(plan, await readConventions(ctx)) + embedded;
+    if (plan.kind === 'list')
+      return describeListServing(plan, await readConventions(ctx), await referenceMembers(ctx, plan.collection)) + embedded;
     return `answers any id the state holds from state (${(await knownCollections(ctx)).has(plan.collection) ? "an id it lacks: the app's 404" : 'an id it lacks replays'})${embedded}`;
   }
   return describeWrite(ctx, tool);
@@ -277,7 +278,7 @@ export function writeWords(effect: WriteKind, wm: WriteModel, tool: { template: 
  * Issue 16/18: a list plan's serving in plain words: its recorded lines from state, any value
  * of the filter, sort and window keys it learned, and the lines that replay.
  */
-function describeListServing(plan: ListPlan, conv: ReadConventions): string {
+function describeListServing(plan: ListPlan, conv: ReadConventions, references: readonly string[]): string {
   const differs = plan.lines.filter((l) => l.reason === 'membership-differs');
   const kept = plan.lines.length - differs.length;
   const parts = [
@@ -310,7 +311,7 @@ function describeListServing(plan: ListPlan, conv: ReadConventions): string {
   const page = plan.page_envelope;
   if (page) parts.push(`and from state any page by ${page.keys.join('/')} in the envelope of #${page.record_ordinal} (${pageWords(page)})`);
   // Issue 44: the keys it answers only by the API's conventions, and the lists that proved them.
-  const borrowed = widenQueries(plan, conv)?.borrowed;
+  const borrowed = widenQueries(plan, conv, references)?.borrowed;
   if (borrowed?.size) {
     const by = new Map<string, { keys: string[]; tools: Set<string> }>();
     for (const [key, b] of borrowed) {

@@ -34,13 +34,26 @@ export function readLineQuery(
   totalsOf: Totals,
   base: { field: string; values: string[] }[] = [],
   lifting: readonly string[] = [],
+  referenceOf?: (name: string) => string | undefined,
 ): LineRead {
   const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
   // Issue 44 kind 9 (ES-35): a filtered line may list every entity the state holds and still
   // not be the collection; the state holds what such reads showed, so the check is circular.
   // A key that lifts the list's default filter (`status_id=*`) widens the list rather than filtering it.
   const proves = m === 'all' && filteringKey(r, ctx.facts.vocabulary, lifting) === undefined;
-  let parsed: ParsedQuery | null = r.query_pairs.length ? parseListQuery(r.query_pairs, ctx.facts.vocabulary, isField) : null;
+  // Issue 44: a key naming a reference's id (`project_id`) is read as a filter on `project.id`
+  // only where that reproduces the line (Redmine's `project_id=1` also lists subprojects'
+  // issues, `project_id=garden` names a project by identifier); a key that lifts the default
+  // filter (`status_id=*`) names no filter of its own. Else the line reads as before.
+  const parse = (pairs: ReadLine['query_pairs'], refs?: (name: string) => string | undefined) =>
+    pairs.length ? parseListQuery(pairs, ctx.facts.vocabulary, isField, refs) : null;
+  const reproduces = (p: ParsedQuery | null) =>
+    p?.ok === true &&
+    same(applyListQuery(all, { ...p.query, filter: [...base, ...(p.query.filter ?? [])] }, ctx.tool).entities.map((e) => e.id));
+  const unlifted = r.query_pairs.filter((p) => !lifting.includes(p.name));
+  const readings = referenceOf ? [parse(r.query_pairs, referenceOf)] : [];
+  if (referenceOf && unlifted.length < r.query_pairs.length) readings.push(parse(unlifted, referenceOf));
+  let parsed: ParsedQuery | null = readings.find(reproduces) ?? parse(r.query_pairs);
   if (base.length && (parsed === null || parsed.ok)) {
     // Issue 18: a nested line's parent is its first filter (the field learned by parentOf);
     // issue 44: a list's default filter (plan-default-filter.ts) comes next.

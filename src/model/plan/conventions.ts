@@ -8,6 +8,8 @@
  * - an equality filter on a field (`?userId=2` on /posts) means every list filters by any of
  *   its fields by name (`?author=carol`, `/comments?userId=3`; a repeated key is OR);
  * - a filter operator suffix (`views_gte`) means that operator on any field;
+ * - a filter by a reference's id (`?project_id=1` filtering `project.id`) means the same key
+ *   spelling filters any reference field of any list (`tracker_id`, `/versions.json?project_id=`);
  * - a sort key and a multi-field sort mean the same on every list, unless the capture's
  *   reads sort by another spelling too;
  * - window keys mean the same window on every list, unless the capture's reads page by
@@ -17,7 +19,7 @@
  * a convention (the caller's decline names it). The answers these conventions make say so
  * (`convention: api-filter`, …; provenance.ts).
  */
-import type { FilterOp } from './list-queries.js';
+import { referenceKey, type FilterOp } from './list-queries.js';
 import type { ListPlan, ListQueries, WindowEcho } from './types.js';
 import type { Vocabulary } from '../../store/vocabulary.js';
 
@@ -27,6 +29,8 @@ const OPS: readonly FilterOp[] = ['gte', 'lte', 'ne', 'like'];
 export interface ReadConventions {
   /** Equality filters by field name. */
   filter: string[];
+  /** Filters by a reference's id, per key spelling (the ending of `project_id`, which filters `project.id`), each with its tools. */
+  reference: Map<string, string[]>;
   /** Filter operator suffixes, per operator. */
   ops: Partial<Record<FilterOp, string[]>>;
   /** Sort keys (`_sort`, `_order`), each with its tools. */
@@ -58,6 +62,7 @@ export interface WidenedQueries {
  */
 export type ApiConvention =
   | 'api-filter'
+  | 'api-reference-filter'
   | 'api-sort'
   | 'api-window'
   | 'api-embed'
@@ -84,6 +89,7 @@ export function learnReadConventions(
 ): ReadConventions {
   const out: ReadConventions = {
     filter: [],
+    reference: new Map(),
     ops: {},
     sort: new Map(),
     multi_sort: [],
@@ -99,8 +105,10 @@ export function learnReadConventions(
       const op = plan.fields.includes(key)
         ? undefined
         : OPS.find((o) => key.endsWith(`_${o}`) && plan.fields.includes(key.slice(0, -o.length - 1)));
+      const ref = plan.fields.includes(key) ? undefined : referenceKey(key, (f) => plan.fields.includes(f));
       if (op) out.ops[op] = [...new Set([...(out.ops[op] ?? []), plan.tool])];
-      // A key that is no field (a reference form such as `project_id`) is the plan's own reading, not a habit of the API.
+      // A reference's id (`project_id`, learned only where it reproduced) is the API's way of naming any reference.
+      else if (ref) add(out.reference, ref.suffix, plan.tool);
       else if (plan.fields.includes(key) && !out.filter.includes(plan.tool)) out.filter.push(plan.tool);
     }
     for (const key of q.sort) add(out.sort, key, plan.tool);
@@ -132,12 +140,17 @@ export function learnReadConventions(
  * The keys `plan` answers from state: its own learned keys, and every key an API convention
  * gives it (filters on its own fields only). Undefined when neither gives it any.
  */
-export function widenQueries(plan: ListPlan, conv: ReadConventions): WidenedQueries | undefined {
+export function widenQueries(plan: ListPlan, conv: ReadConventions, references: readonly string[] = []): WidenedQueries | undefined {
   const own = plan.list_queries ?? { filter: [], sort: [], window: [] };
   const borrowed = new Map<string, { convention: ApiConvention; tools: string[] }>();
   const queries: ListQueries = { filter: [...own.filter], sort: [...own.sort], window: [...own.window] };
+  // A key of this list's own recorded line that the state did not reproduce is one the capture
+  // shows this list answers otherwise (Redmine's `project_id=1` also lists subprojects' issues): not borrowed.
+  const failed = (l: ListPlan['lines'][number]) =>
+    l.reason !== undefined || (l.membership === 'recorded' && !l.filter && !l.sort && !l.window);
+  const named = new Set(plan.lines.filter(failed).flatMap((l) => [...new URLSearchParams(l.query ?? '').keys()]));
   const borrow = (list: string[], key: string, convention: ApiConvention, tools: string[]) => {
-    if (list.includes(key) || tools.length === 0) return;
+    if (list.includes(key) || tools.length === 0 || named.has(key)) return;
     list.push(key);
     borrowed.set(key, { convention, tools });
   };
@@ -145,6 +158,9 @@ export function widenQueries(plan: ListPlan, conv: ReadConventions): WidenedQuer
     borrow(queries.filter, field, 'api-filter', conv.filter);
     for (const op of OPS) borrow(queries.filter, `${field}_${op}`, 'api-filter', conv.ops[op] ?? []);
   }
+  for (const field of references)
+    for (const [suffix, tools] of conv.reference)
+      if (!plan.fields.includes(`${field}${suffix}`)) borrow(queries.filter, `${field}${suffix}`, 'api-reference-filter', tools);
   for (const [key, tools] of conv.sort) borrow(queries.sort, key, 'api-sort', tools);
   for (const [key, tools] of conv.window) borrow(queries.window, key, 'api-window', tools);
   if (own.multi_sort || conv.multi_sort.length) queries.multi_sort = true;

@@ -65,6 +65,7 @@ export function parseListQuery(
   pairs: readonly { name: string; value: string }[],
   vocabulary: Vocabulary,
   isField: (name: string, use: 'filter' | 'sort') => boolean,
+  referenceOf: (name: string) => string | undefined = () => undefined,
 ): ParsedQuery {
   const kinds = new Map<QueryKind, string[]>();
   const note = (k: QueryKind, name: string) => {
@@ -73,6 +74,8 @@ export function parseListQuery(
     kinds.set(k, l);
   };
   const filters = new Map<string, string[]>();
+  /** Keys read as a reference's id, with the field path they filter (`project_id` → `project.id`). */
+  const references = new Map<string, string>();
   let sortField: string | null = null;
   let direction: 'asc' | 'desc' | null = null;
   let multiFields: { field: string; desc: boolean }[] | null = null;
@@ -129,7 +132,15 @@ export function parseListQuery(
       win[role] = n;
       continue;
     }
-    // A field's own name first; else json-server's operator suffix on a field (`views_gte`).
+    // A field's own name first; else a reference's id (Redmine's `project_id`: `project.id`);
+    // else json-server's operator suffix on a field (`views_gte`).
+    const ref = isField(name, 'filter') ? undefined : referenceOf(name);
+    if (ref !== undefined) {
+      note('filter', name);
+      references.set(name, ref);
+      filters.set(name, [...(filters.get(name) ?? []), value]);
+      continue;
+    }
     const op = isField(name, 'filter')
       ? undefined
       : OPS.find((o) => name.endsWith(`_${o}`) && isField(name.slice(0, -o.length - 1), 'filter'));
@@ -141,6 +152,8 @@ export function parseListQuery(
   const query: ListQuery = {};
   if (filters.size) {
     query.filter = [...filters].map(([key, values]) => {
+      const ref = references.get(key);
+      if (ref !== undefined) return { field: ref, values };
       const op = isField(key, 'filter') ? undefined : OPS.find((o) => key.endsWith(`_${o}`));
       return op === undefined ? { field: key, values } : { field: key.slice(0, -op.length - 1), values, op };
     });
@@ -169,18 +182,18 @@ export function parseListQuery(
       query.window = { offset: from, size: end !== undefined ? end - from : (size ?? null) };
     }
   }
-  return { ok: true, query, kinds, units: unitsOf(query, kinds) };
+  return { ok: true, query, kinds, units: unitsOf(query, kinds, filters) };
 }
 
 /** The learning units of a parsed query, each with the keys it rests on. */
-function unitsOf(query: ListQuery, kinds: Map<QueryKind, string[]>): Map<QueryUnit, string[]> {
+function unitsOf(query: ListQuery, kinds: Map<QueryKind, string[]>, filters: Map<string, string[]>): Map<QueryUnit, string[]> {
   const units = new Map<QueryUnit, string[]>();
   for (const name of kinds.get('filter') ?? []) {
     const op = OPS.find((o) => query.filter?.some((f) => f.op === o && `${f.field}_${o}` === name));
     const u: QueryUnit = op === undefined ? 'filter' : `filter:${op}`;
     units.set(u, [...(units.get(u) ?? []), name]);
   }
-  const repeated = (query.filter ?? []).filter((f) => f.values.length > 1).map((f) => (f.op ? `${f.field}_${f.op}` : f.field));
+  const repeated = [...filters].filter(([, values]) => values.length > 1).map(([key]) => key);
   if (repeated.length) units.set('filter:any', repeated);
   if (kinds.has('sort')) units.set(query.then_by ? 'sort:multi' : 'sort', kinds.get('sort')!);
   if (kinds.has('window')) units.set('window', kinds.get('window')!);
@@ -205,6 +218,34 @@ function isPattern(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Issue 44: the reference field a filter key names by its id — `project_id` and `postId` name
+ * `project` and `post` — when that field is one of `isReference` (an object field whose values
+ * carry an `id`, as Redmine's `"project": {"id": 1, "name": "Aurora"}`); else undefined. The key
+ * filters on `field.id`. `suffix` is the spelling's ending (an underscore and id, or Id).
+ */
+export function referenceKey(name: string, isReference: (field: string) => boolean): { field: string; suffix: string } | undefined {
+  const m = REFERENCE_KEY.exec(name);
+  return m && isReference(m[1]) ? { field: m[1], suffix: m[2] } : undefined;
+}
+/** A field's name with its reference's id spelled after it, as delete-cascade.ts names references (`project_id`, `postId`). */
+const REFERENCE_KEY = /^(.+?)(_id|Id)$/;
+
+/**
+ * Whether `field` holds references on these entities: an object with an `id` wherever it is
+ * present and not null, and present so on at least one.
+ */
+export function holdsReferences(entities: readonly StateEntity[], field: string): boolean {
+  let seen = false;
+  for (const e of entities) {
+    const v = isObject(e.value) ? member(e.value, field) : undefined;
+    if (v === undefined || v === null) continue;
+    if (!isObject(v) || member(v, 'id') === undefined) return false;
+    seen = true;
+  }
+  return seen;
 }
 
 /** A scalar's spelling as a query value compares it (OQ-9: `7` and `"7"` are one id). */

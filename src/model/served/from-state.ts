@@ -32,7 +32,7 @@ import {
 } from './read-index.js';
 import { embedKey } from '../plan/embed-conventions.js';
 
-export { embeddedOf, knownCollections, readConventions, servedState, type StateAnswer } from './read-index.js';
+export { embeddedOf, knownCollections, readConventions, referenceMembers, servedState, type StateAnswer } from './read-index.js';
 
 /**
  * The latest recorded 404 of the API's item reads (a GET tool whose template ends in a

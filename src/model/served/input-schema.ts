@@ -13,7 +13,7 @@ import type { ServeContext } from './context.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
 import { servedLookups } from './model.js';
 import { widenQueries } from '../plan/conventions.js';
-import { embeddedOf, readConventions } from './from-state.js';
+import { embeddedOf, readConventions, referenceMembers } from './from-state.js';
 import { pageEnvelopes } from './page-envelope.js';
 import { relationWords } from '../plan/relations.js';
 import { sampleName } from './sample-names.js';
@@ -103,7 +103,8 @@ export async function toolInput(ctx: ServeContext, tool: ManifestTool): Promise<
   // Issue 16/44: a list plan answers any value of the filter, sort and window keys it learned,
   // and of those the API's conventions give it (conventions.ts), recorded on this tool or not.
   const plan = tool.method.toUpperCase() === 'GET' ? await (await servedLookups(ctx))?.plan(tool.name) : undefined;
-  const widened = plan?.kind === 'list' ? widenQueries(plan, await readConventions(ctx)) : undefined;
+  const widened =
+    plan?.kind === 'list' ? widenQueries(plan, await readConventions(ctx), await referenceMembers(ctx, plan.collection)) : undefined;
   const learned = widened ? [...widened.queries.filter, ...widened.queries.sort, ...widened.queries.window] : [];
   // A filter key is answered for several values too where a recorded line proved a repeated key is OR (list-queries.ts `filter:any`).
   const anyOf = widened?.queries.any_of === true;

@@ -6,7 +6,9 @@
  */
 import { CapstateError } from '../../errors.js';
 import { lineQuery, renderList } from '../plan/render.js';
-import { isListQuery, parseListQuery, type ListQuery } from '../plan/list-queries.js';
+import { isListQuery, parseListQuery, referenceKey, type ListQuery } from '../plan/list-queries.js';
+import { knownReferences } from './reference-filters.js';
+import type { QueryPair } from './cache-busters.js';
 import { withNullFilters } from './null-filters.js';
 import { pageEnvelopeFor } from './page-envelope.js';
 import { pageWords, renderPage } from '../plan/page-envelope.js';
@@ -15,7 +17,7 @@ import type { ListPlan, PlanLine } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
 import type { ServedModel } from './model.js';
-import { entitiesFor, envelopeOf, parentId, readConventions, type StateAnswer } from './read-index.js';
+import { entitiesFor, envelopeOf, parentId, readConventions, referenceMembers, type StateAnswer } from './read-index.js';
 import { lineRecords, toolRecords } from './records.js';
 
 /**
@@ -66,7 +68,8 @@ export async function answerList(
     how = `${describeQuery({ filter })}, a parent no record shows (its ${plan.parent.field} learned from the recorded nested lines), in the envelope of #${template.record_ordinal}`;
   } else {
     // A list that learned no key may still page in a page envelope (below).
-    const widened: WidenedQueries = widenQueries(plan, await readConventions(ctx)) ?? {
+    const references = await referenceMembers(ctx, plan.collection);
+    const widened: WidenedQueries = widenQueries(plan, await readConventions(ctx), references) ?? {
       queries: { filter: [], sort: [], window: [] },
       borrowed: new Map(),
     };
@@ -75,10 +78,24 @@ export async function answerList(
     // Filters only on the keys learned as filters (an operator key as spelled: `views_gte`); a
     // sort by any field the view shows, on several fields only where a multi-field sort was learned.
     const operatorKey = (n: string) => /_(gte|lte|ne|like)$/.test(n) && plan.fields.includes(n.replace(/_(gte|lte|ne|like)$/, ''));
+    // Issue 44: a learned key naming a reference's id (`project_id`) filters the reference's `id`.
+    const referenceOf = (name: string) => {
+      const ref = learned.filter.includes(name) ? referenceKey(name, (f) => references.includes(f)) : undefined;
+      return ref && `${ref.field}.id`;
+    };
     const isField = (name: string, use: 'filter' | 'sort') =>
-      plan.fields.includes(name) || (use === 'filter' && learned.filter.includes(name) && !operatorKey(name));
-    const parsed = parseListQuery(call.query, ctx.vocabulary, isField);
+      plan.fields.includes(name) ||
+      (use === 'filter' && learned.filter.includes(name) && !operatorKey(name) && referenceOf(name) === undefined);
+    // Issue 44 kind 4: a key that lifts the default filter with the value a recorded line lifted it by (`status_id=*`) filters nothing.
+    const lifts = liftingPairs(plan, call.query);
+    const parsed = parseListQuery(
+      call.query.filter((p) => !lifts.includes(p)),
+      ctx.vocabulary,
+      isField,
+      referenceOf,
+    );
     if (!parsed.ok || !isListQuery(parsed.query)) return null;
+    await knownReferences(ctx, model, plan, parsed.query, call);
     const unlearned = [...parsed.kinds].filter(([kind, names]) => names.some((n) => !learned[kind].includes(n)));
     // Issue 44: a window no line of the list learned may still be a page the API's page envelope explains.
     const paging = unlearned.length === 1 && unlearned[0][0] === 'window' ? await pageEnvelopeFor(ctx, plan, unlearned[0][1]) : null;
@@ -214,6 +231,27 @@ export async function answerList(
     ...(Object.keys(headers).length ? { headers } : {}),
     ...(borrowedFrom.size ? { convention: [...borrowedFrom.keys()].sort().join(', ') } : {}),
   };
+}
+
+/**
+ * Issue 44 kind 4: the call's pairs that lift the list's default filter as a recorded line lifted
+ * it — the same key and value (Redmine's `status_id=*`) on a line the state reproduced with no
+ * filter of that key's own. Another value (`status_id=5`) is a filter, or not understood.
+ */
+function liftingPairs(plan: ListPlan, query: readonly QueryPair[]): QueryPair[] {
+  const d = plan.default_filter;
+  if (!d) return [];
+  return query.filter(
+    (p) =>
+      d.lifted_by.includes(p.name) &&
+      plan.lines.some(
+        (l) =>
+          l.reason === undefined &&
+          l.query !== null &&
+          new URLSearchParams(l.query).getAll(p.name).includes(p.value) &&
+          (l.membership === 'all' || (l.filter ?? []).every((f) => f.field === d.field)),
+      ),
+  );
 }
 
 const PAGE_RELS = ['first', 'prev', 'next', 'last'] as const;

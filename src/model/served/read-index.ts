@@ -10,9 +10,10 @@ import { isObject, keysOf, member } from '../plan/json.js';
 import type { StoredLookups } from '../plan/lookups.js';
 import { collectionsOf, entityByKey, type Collections } from '../plan/render.js';
 import { learnReadConventions, type ReadConventions } from '../plan/conventions.js';
+import { holdsReferences, referenceKey } from '../plan/list-queries.js';
 import { learnEmbedConventions, widenEmbedded, type EmbedConventions, type WidenedEmbedded } from '../plan/embed-conventions.js';
 import type { ItemPlan, ListParent, ListPlan, StateEntity } from '../plan/types.js';
-import type { ServeContext } from './context.js';
+import { perContext, type ServeContext } from './context.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 
@@ -139,6 +140,31 @@ export async function wholeListAt(ctx: ServeContext, template: string): Promise<
   return { tool, plan };
 }
 
+/**
+ * Issue 44: per collection, the fields its entities hold references in (`"project": {"id": 1,
+ * …}`), as the stored state shows them: where the API filters by a reference's id
+ * (conventions.ts `reference`), `project_id` filters `project.id`.
+ */
+const referenceIndex = perContext(async (ctx) => {
+  const state = await servedState(ctx);
+  const out = new Map<string, string[]>();
+  if (!state) return out;
+  for (const [collection, fields] of (await planIndex(ctx)).fields) {
+    const all = await state.collection(collection);
+    out.set(
+      collection,
+      fields.filter((f) => holdsReferences(all, f)),
+    );
+  }
+  return out;
+});
+
+/** The fields of `collection` that hold references (empty where the API shows no filter by a reference's id). */
+export async function referenceMembers(ctx: ServeContext, collection: string): Promise<string[]> {
+  if ((await readConventions(ctx)).reference.size === 0) return [];
+  return (await referenceIndex(ctx)).get(collection) ?? [];
+}
+
 /** Issue 44: the API's read conventions (conventions.ts), learned once per served store. */
 export async function readConventions(ctx: ServeContext): Promise<ReadConventions> {
   return (await planIndex(ctx)).conventions;
@@ -178,13 +204,19 @@ export function envelopeOf(ctx: ServeContext, ordinal: number): Promise<JsonValu
   return hit;
 }
 
-/** Whether a string member of some entity of `collection` holds `value` (a path value may name it by that key: a slug, an identifier). */
+/**
+ * Whether a string member of some entity of `collection` holds `value` (a path value may name it
+ * by that key: a slug, an identifier). A member named as a reference (`postId`, `project_id`)
+ * names another entity, not this one: json-server 1.0 spells ids as strings, so a comment's
+ * `"postId": "3"` is no sign that `/comments/3` names a comment by another key.
+ */
 export async function namesByAnotherKey(model: ServedModel, collection: string, value: string): Promise<boolean> {
+  const isReference = (k: string) => referenceKey(k, () => true) !== undefined;
   for (const e of await model.collection(collection)) {
     if (!isObject(e.value)) continue;
     for (const k of keysOf(e.value)) {
       const v = member(e.value, k);
-      if (typeof v === 'string' && v === value) return true;
+      if (typeof v === 'string' && v === value && !isReference(k)) return true;
     }
   }
   return false;

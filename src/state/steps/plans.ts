@@ -26,7 +26,7 @@ import {
 } from '../../model/plan/types.js';
 import type { Shaping } from '../../model/plan/variants.js';
 import { childPointer } from '../../json/pointer.js';
-import { applyListQuery, kindOf, type QueryKind, type QueryUnit } from '../../model/plan/list-queries.js';
+import { applyListQuery, holdsReferences, kindOf, referenceKey, type QueryKind, type QueryUnit } from '../../model/plan/list-queries.js';
 import {
   MAX_RENDERED_BYTES,
   lineName,
@@ -325,6 +325,15 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
       fieldCache.set(name, (hit = fieldNames.has(name) || all.some((e) => isObject(e.value) && member(e.value, name) !== undefined)));
     return hit;
   };
+  // Issue 44: a key naming a reference's id (Redmine's `project_id`) filters on `project.id`.
+  const refCache = new Map<string, string | undefined>();
+  const referenceOf = (name: string) => {
+    if (!refCache.has(name)) {
+      const ref = referenceKey(name, (f) => fieldNames.has(f) && holdsReferences(all, f));
+      refCache.set(name, ref && `${ref.field}.id`);
+    }
+    return refCache.get(name);
+  };
   const byRecord = <T extends { record_id: number }>(rows: T[]) => {
     const m = new Map<number, T[]>();
     for (const r of rows) (m.get(r.record_id) ?? m.set(r.record_id, []).get(r.record_id)!).push(r);
@@ -361,7 +370,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     const m = membership.get(r.record_id);
     if (m) {
       const listedIds = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
-      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, baseFilters(r), defaults?.lifted_by);
+      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, baseFilters(r), defaults?.lifted_by, referenceOf);
       if (read.kind === 'query') {
         for (const [u, names] of read.units) for (const n of names) (learnedUnits.get(u) ?? learnedUnits.set(u, new Set()).get(u)!).add(n);
         lines.push({
