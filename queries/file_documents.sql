@@ -26,10 +26,10 @@ lone as (
        select 1 from tool o
        where o.capture_id = f.capture_id and o.id <> f.tool_id
          and (o.root_path = f.root_path or substr(o.template, 1, length(f.root_path) + 1) = f.root_path || '/'))
-       -- Issue 44 kind 5: an answer listing objects with identities (Redmine's `/trackers.json`,
-       -- `{"trackers":[{"id":1,"name":"Bug"},…]}`) at its root or in the member the file is named
-       -- for is its collection read once, not a file (a Web App Manifest's `related_applications`
-       -- carry an `id`, but the file is no list of them).
+       -- Issue 44 kind 5: an answer listing objects with identities (Redmine's `/trackers.json`:
+       -- a `trackers` array of trackers, each with its identity) at its root or in the member the
+       -- file is named for is its collection read once, not a file (a Web App Manifest's
+       -- `related_applications` carry identities too, but the file is no list of them).
        and not exists (
          select 1
          from record r

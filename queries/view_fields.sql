@@ -1,5 +1,5 @@
 -- @rule   ES-21
--- @says   A view's fields are the ordered union of the members its observations show (the first observation's in body order; a member it lacks where it was first shown, after the first observation's members before it there), less the members generated per response of an entity at the body root (ES-25); a field every observation shows is required. Item views count all their observations, list views their list observations.
+-- @says   A view's fields are the ordered union of the members its observations show (the first observation's in body order; a member it lacks where it was first shown, right after the first observation's members before it there), less the members generated per response of an entity at the body root (ES-25); a field every observation shows is required. Item views count all their observations, list views their list observations.
 -- @grain  one row per (capture_id, tool, scope, field); scope 'all' or 'list'
 -- @reads  kept_observations, record, member_node, per_response_members
 create view view_fields as
@@ -32,18 +32,24 @@ scoped as (
   union all
   select capture_id, tool, 'list', key, list_index, position from shown where list_index is not null
 ),
-based as (
-  -- Whether a member is one of its scope's first observation's: the order the members it lacks are placed in.
+ranked as (
+  -- Each member's place in its scope's first observation (1, 2, …; null in the others).
   select s.*,
-         max(case when s.obs_index = 1 then 1 else 0 end) over (partition by s.capture_id, s.tool, s.scope, s.key) as in_base
+         case when s.obs_index = 1
+           then row_number() over (partition by s.capture_id, s.tool, s.scope, s.obs_index order by s.position) end as first_place
   from scoped s
 ),
+based as (
+  -- The member's place in the first observation, on every row of it (null: the first lacks it).
+  select r.*, max(r.first_place) over (partition by r.capture_id, r.tool, r.scope, r.key) as base_place
+  from ranked r
+),
 anchored as (
-  -- How many of the first observation's members come before a member in its observation.
+  -- The latest place of the first observation's members before this one in its observation.
   select b.*,
-         coalesce(sum(b.in_base) over (
+         max(b.base_place) over (
            partition by b.capture_id, b.tool, b.scope, b.obs_index order by b.position
-           rows between unbounded preceding and 1 preceding), 0) as base_before
+           rows between unbounded preceding and 1 preceding) as before_place
   from based b
 ),
 firsts as (
@@ -52,11 +58,13 @@ firsts as (
   from anchored s
 ),
 final as (
-  -- A member the first observation lacks goes where it was first shown: after the first
-  -- observation's members that came before it there, before the next (Redmine's optional
-  -- `category` between `assigned_to` and `subject`, though the first issue listed has none).
+  -- A member the first observation lacks goes where it was first shown: right after the last (in
+  -- the first observation's order) of that observation's members before it there (Redmine's
+  -- optional `category` between `assigned_to` and `subject`, though the first issue listed has none).
   select f.capture_id, f.tool, f.scope, f.key as field,
-         row_number() over (partition by f.capture_id, f.tool, f.scope order by f.base_before, f.in_base, f.obs_index, f.position) - 1 as field_order,
+         row_number() over (
+           partition by f.capture_id, f.tool, f.scope
+           order by coalesce(f.base_place, coalesce(f.before_place, 0) + 1), f.base_place is not null, f.obs_index, f.position) - 1 as field_order,
          cast(f.shown_count = case f.scope when 'all' then c.all_count else c.list_count end as integer) as is_required
   from firsts f
   join counts c on c.capture_id = f.capture_id and c.tool = f.tool

@@ -37,6 +37,24 @@ describe('ES-21 view_fields, rows in and out', () => {
     ]);
   });
 
+  it('ES-21 a member the first observation lacks goes where its body has it, not after the first observation (Redmine: an optional category before subject)', () => {
+    const f = items();
+    f.record({
+      tool: f.list,
+      path: '/api/items',
+      body: [
+        { id: 'it-01', owner: 'a', title: 'One', done: false },
+        { id: 'it-02', owner: 'b', category: 'c1', version: 'v1', title: 'Two', done: true },
+        { id: 'it-03', priority: 1, owner: 'c', title: 'Three', done: false },
+      ],
+    });
+    expect(
+      fields(f)
+        .filter((r) => r[1] === 'list')
+        .map((r) => r[2]),
+    ).toEqual(['id', 'priority', 'owner', 'category', 'version', 'title', 'done']);
+  });
+
   it("ES-21 (ES-19) only kept initial observations count: a variant's extra member and a later read's omission change nothing", () => {
     const f = items();
     f.record({ tool: f.list, path: '/api/items', body: [{ id: 'it-01', archived: false }] });
@@ -57,12 +75,13 @@ describe('ES-21 view_fields, rows in and out', () => {
     const uuid = (n: number) => `6f1c2b3a-4d5e-4f60-8a7b-${n.toString(16).padStart(12, '0')}`;
     for (const n of [1, 2, 3])
       f.record({ tool: f.item, path: '/api/items/it-01', pathParams: ['it-01'], body: { id: 'it-01', requestId: uuid(n), name: 'One' } });
-    // it-02 is read once: its path proves nothing, so its `requestId` is shown (ES-24: no borrowing).
+    // it-02 is read once: its path proves nothing, so its `requestId` is shown (ES-24: no borrowing),
+    // where its body has it: between `id` and `name` (decisions: "ES-21 / the ordered union").
     f.record({ tool: f.item, path: '/api/items/it-02', pathParams: ['it-02'], body: { id: 'it-02', requestId: uuid(4), name: 'Two' } });
     expect(fields(f)).toEqual([
       ['GET /api/items/{id}', 'all', 'id', 0, 1],
-      ['GET /api/items/{id}', 'all', 'name', 1, 1],
-      ['GET /api/items/{id}', 'all', 'requestId', 2, 0],
+      ['GET /api/items/{id}', 'all', 'requestId', 1, 0],
+      ['GET /api/items/{id}', 'all', 'name', 2, 1],
     ]);
   });
 });
