@@ -51,8 +51,10 @@ export function readLineQuery(
     p?.ok === true &&
     same(applyListQuery(all, { ...p.query, filter: [...base, ...(p.query.filter ?? [])] }, ctx.tool).entities.map((e) => e.id));
   const unlifted = r.query_pairs.filter((p) => !lifting.includes(p.name));
-  const readings = referenceOf ? [parse(r.query_pairs, referenceOf)] : [];
-  if (referenceOf && unlifted.length < r.query_pairs.length) readings.push(parse(unlifted, referenceOf));
+  // Only a line naming such a key is read twice (the common line is read once, as before).
+  const refs = referenceOf && r.query_pairs.some((p) => referenceOf(p.name) !== undefined) ? referenceOf : undefined;
+  const readings = refs || unlifted.length < r.query_pairs.length ? [parse(r.query_pairs, refs)] : [];
+  if (unlifted.length < r.query_pairs.length) readings.push(parse(unlifted, refs));
   let parsed: ParsedQuery | null = readings.find(reproduces) ?? parse(r.query_pairs);
   if (base.length && (parsed === null || parsed.ok)) {
     // Issue 18: a nested line's parent is its first filter (the field learned by parentOf);
