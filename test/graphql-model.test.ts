@@ -160,6 +160,30 @@ describe('issue 48: GraphQL reads from the model', () => {
     });
   });
 
+  it('GQL-6 a window of a plain list of unknown length, inside the first places the capture showed, answers from state; one past them is declined', async () => {
+    // Apollo's capture pages books(limit: 4) at offsets 0 and 4 and never shows their count.
+    const books = (limit: number, offset: number) => ({
+      query: 'query W($limit: Int, $offset: Int) { books(limit: $limit, offset: $offset) { __typename id title } }',
+      variables: { limit, offset },
+      operationName: 'W',
+    });
+    // The app's own answers: books(limit: 4, offset: 0) selecting these fields, and book 5.
+    const truth = (
+      JSON.parse(readFileSync(join(root, 'bench/fidelity/apollo-server/truth.json'), 'utf8')) as {
+        answers: { id: string; json: { data: { books?: unknown[]; book?: { __typename: string; id: number; title: string } } } }[];
+      }
+    ).answers;
+    const first4 = truth.find((a) => a.id === 'selection-17')!.json.data.books!;
+    const book5 = truth.find((a) => a.id === 'unread-item-01')!.json.data.book!;
+    const [inside, across, past] = await session(apollo, books(3, 2), books(8, 0), books(2, 7));
+    expect(inside.source).toBe('state');
+    expect(inside.value).toEqual({
+      data: { books: [...first4.slice(2), { __typename: book5.__typename, id: book5.id, title: book5.title }] },
+    });
+    expect((across.value as { data: { books: unknown[] } }).data.books).toHaveLength(8);
+    expect(past.declined?.message).toContain('books');
+  });
+
   it('GQL-6 a page reaching places the capture never showed is declined', async () => {
     const [a] = await session(yoga, { query: '{ posts(first: 8) { edges { node { id } } } }' });
     expect(a.declined?.message).toContain('posts');

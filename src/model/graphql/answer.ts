@@ -140,7 +140,13 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
    */
   function knownWindow(f: SelectedField, c: RootConvention): string[] | null {
     const listing = session.listing(c);
-    if (!listing) return null;
+    if (!listing) {
+      // A plain list of unknown length: a window inside the first places the capture showed.
+      const prefix = c.kind === 'list' ? session.knownPrefix(c) : null;
+      const from = l.words.offset(f.args) ?? 0;
+      const size = l.words.size(f.args);
+      return prefix && size !== undefined && from >= 0 && from + size <= prefix.length ? prefix : null;
+    }
     let start = l.words.offset(f.args) ?? 0;
     if (c.kind === 'connection' && f.args.after != null) start = (c.cursors?.decode(f.args.after) ?? -2) + 1;
     const size = l.words.size(f.args);

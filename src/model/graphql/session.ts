@@ -116,6 +116,21 @@ export class GqlSession {
   }
 
   /**
+   * GQL-6 (issue 48): where the count of a plain list is not known, its first places the capture
+   * showed one after the other from 0 (Apollo's `books(limit: 4, offset: 0)` and `offset: 4`),
+   * this session's deletes gone. They stay its first members whatever the rest holds: a delete
+   * elsewhere and a create (the app appends, as `listing` reads it) come after them. Null when
+   * the capture never showed the first place.
+   */
+  knownPrefix(c: RootConvention): string[] | null {
+    if (!c.typename || !c.positions.has(0)) return null;
+    const t = c.typename;
+    const out: string[] = [];
+    for (let i = 0; c.positions.has(i); i++) out.push(c.positions.get(i)!);
+    return out.filter((id) => this.entity(entityKey(t, id)) !== undefined);
+  }
+
+  /**
    * A root list now, by position: the capture's positions (null where it never showed the
    * member), less this session's deletes, then this session's creates (the app appends; the
    * capture's reads after its creates check it). Null when the count is not known, or a delete
