@@ -143,26 +143,27 @@ export async function wholeListAt(ctx: ServeContext, template: string): Promise<
 /**
  * Issue 44: per collection, the fields its entities hold references in (`"project": {"id": 1,
  * …}`), as the stored state shows them: where the API filters by a reference's id
- * (conventions.ts `reference`), `project_id` filters `project.id`.
+ * (conventions.ts `reference`), `project_id` filters `project.id`. Each collection is read when
+ * a list of it is first asked for, once per served store.
  */
-const referenceIndex = perContext(async (ctx) => {
-  const state = await servedState(ctx);
-  const out = new Map<string, string[]>();
-  if (!state) return out;
-  for (const [collection, fields] of (await planIndex(ctx)).fields) {
-    const all = await state.collection(collection);
-    out.set(
-      collection,
-      fields.filter((f) => holdsReferences(all, f)),
-    );
-  }
-  return out;
-});
+const referenceIndex = perContext(async () => new Map<string, Promise<string[]>>());
 
 /** The fields of `collection` that hold references (empty where the API shows no filter by a reference's id). */
 export async function referenceMembers(ctx: ServeContext, collection: string): Promise<string[]> {
   if ((await readConventions(ctx)).reference.size === 0) return [];
-  return (await referenceIndex(ctx)).get(collection) ?? [];
+  const perCtx = await referenceIndex(ctx);
+  let hit = perCtx.get(collection);
+  if (!hit) {
+    hit = (async () => {
+      const state = await servedState(ctx);
+      const fields = (await planIndex(ctx)).fields.get(collection) ?? [];
+      if (!state || fields.length === 0) return [];
+      const all = await state.collection(collection);
+      return fields.filter((f) => holdsReferences(all, f));
+    })();
+    perCtx.set(collection, hit);
+  }
+  return hit;
 }
 
 /** Issue 44: the API's read conventions (conventions.ts), learned once per served store. */
