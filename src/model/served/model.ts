@@ -73,6 +73,12 @@ export class ServedModel {
   private base: Base | null = null;
   /** collection → id → the entity as written, or null when deleted. */
   private entities = new Map<string, Map<string, StateEntity | null>>();
+  /**
+   * collection → `collection()`'s answer until the next write to it: a create asks for its
+   * collection to allocate an id and to order itself, so building it anew each time made a
+   * session's k-th create cost k (the load's write check on a long single-app capture).
+   */
+  private merged = new Map<string, StateEntity[]>();
   /** tool → the document as written. */
   private documents = new Map<string, StateDocument>();
   private loaded = false;
@@ -102,6 +108,14 @@ export class ServedModel {
 
   /** The collection in state order (ES-34), this session's writes applied: created entities last, or first when ordered before the state's first. */
   async collection(collection: string): Promise<StateEntity[]> {
+    const hit = this.merged.get(collection);
+    if (hit) return [...hit];
+    const merged = await this.mergedCollection(collection);
+    this.merged.set(collection, merged);
+    return [...merged];
+  }
+
+  private async mergedCollection(collection: string): Promise<StateEntity[]> {
     const base = (await (await this.baseOf())?.collection(collection)) ?? [];
     const written = this.entities.get(collection);
     if (!written) return base;
@@ -134,6 +148,7 @@ export class ServedModel {
     let written = this.entities.get(e.collection);
     if (!written) this.entities.set(e.collection, (written = new Map()));
     written.set(e.id, e);
+    this.merged.delete(e.collection);
     return e;
   }
 
@@ -147,6 +162,7 @@ export class ServedModel {
     let written = this.entities.get(collection);
     if (!written) this.entities.set(collection, (written = new Map()));
     written.set(id, null);
+    this.merged.delete(collection);
   }
 
   /** What this session wrote to entities so far, for `restore` (catch-up.ts keeps a state only if the capture's reads agree). */
@@ -156,6 +172,7 @@ export class ServedModel {
 
   restore(entities: Map<string, Map<string, StateEntity | null>>): void {
     this.entities = entities;
+    this.merged.clear();
   }
 
   putDocument(doc: StateDocument): void {
@@ -173,6 +190,7 @@ export class ServedModel {
   reset(): void {
     for (const p of this.parts.values()) p.reset();
     this.entities.clear();
+    this.merged.clear();
     this.documents.clear();
     this.writes.length = 0;
     this.base = null;
@@ -216,6 +234,7 @@ export class ServedModel {
   load(doc: ServedStateDocument): void {
     for (const p of this.parts.values()) p.reset();
     this.entities.clear();
+    this.merged.clear();
     this.documents.clear();
     this.writes.length = 0;
     this.base = new SnapshotBase(doc);
