@@ -78,6 +78,20 @@ describe("issue 44: filters by a reference's id", () => {
     expect(r.stdout).toContain("filters by a reference's id as <field>_id (project_id=1: project.id is 1): proved by get_issues_json");
   });
 
+  it('the tool card names the learned reference keys, and promises several values of one key only where a recorded line proved it', () => {
+    const card = (capture: string) => {
+      const r = cli(['card', capture]);
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    const redmine = card(CAPTURE);
+    expect(redmine).toContain('filters on assigned_to_id or tracker_id, and by the API');
+    expect(redmine).toContain('api-reference-filter (project_id, status_id, priority_id');
+    expect(redmine).not.toContain('one value or several');
+    // json-server 0.17 lists what any of a repeated key's values picks: its capture reads `?userId=1&userId=2`.
+    expect(card(fixture('json-server-lists', 'capture.har'))).toContain('filters on id or userId (one value or several)');
+  });
+
   it.each([
     ['/issues.json?priority_id=4', 'convention'],
     ['/issues.json?priority_id=2&status_id=*', 'convention'],

@@ -302,7 +302,9 @@ function describeListServing(plan: ListPlan, conv: ReadConventions, references: 
       );
       return op ? `${k} (${OP[op]})` : k;
     };
-    if (q.filter.length) any.push(`filters on ${q.filter.map(word).join(' or ')} (one value or several)`);
+    // Several values of one key only where a recorded line proved a repeated key is OR (issue 44: json-server 1.0 ignores it).
+    const several = q.any_of || conv.any_of.length > 0;
+    if (q.filter.length) any.push(`filters on ${q.filter.map(word).join(' or ')}${several ? ' (one value or several)' : ''}`);
     if (q.sort.length) any.push(`sorting by ${q.sort.join('/')}${q.multi_sort ? ' (one field or several, comma-separated)' : ''}`);
     if (q.window.length) any.push(`pages by ${q.window.join('/')} (totals recounted)`);
     if (any.length) parts.push(`and from state any value of its ${any.join(' and ')}`);
