@@ -279,6 +279,7 @@ export function writeWords(effect: WriteKind, wm: WriteModel, tool: { template: 
  * of the filter, sort and window keys it learned, and the lines that replay.
  */
 function describeListServing(plan: ListPlan, conv: ReadConventions, references: readonly string[]): string {
+  const widened = widenQueries(plan, conv, references);
   const differs = plan.lines.filter((l) => l.reason === 'membership-differs');
   const kept = plan.lines.length - differs.length;
   const parts = [
@@ -303,7 +304,7 @@ function describeListServing(plan: ListPlan, conv: ReadConventions, references: 
       return op ? `${k} (${OP[op]})` : k;
     };
     // Several values of one key only where a recorded line proved a repeated key is OR (issue 44: json-server 1.0 ignores it).
-    const several = q.any_of || conv.any_of.length > 0;
+    const several = widened?.queries.any_of === true;
     if (q.filter.length) any.push(`filters on ${q.filter.map(word).join(' or ')}${several ? ' (one value or several)' : ''}`);
     if (q.sort.length) any.push(`sorting by ${q.sort.join('/')}${q.multi_sort ? ' (one field or several, comma-separated)' : ''}`);
     if (q.window.length) any.push(`pages by ${q.window.join('/')} (totals recounted)`);
@@ -313,7 +314,7 @@ function describeListServing(plan: ListPlan, conv: ReadConventions, references: 
   const page = plan.page_envelope;
   if (page) parts.push(`and from state any page by ${page.keys.join('/')} in the envelope of #${page.record_ordinal} (${pageWords(page)})`);
   // Issue 44: the keys it answers only by the API's conventions, and the lists that proved them.
-  const borrowed = widenQueries(plan, conv, references)?.borrowed;
+  const borrowed = widened?.borrowed;
   if (borrowed?.size) {
     const by = new Map<string, { keys: string[]; tools: Set<string> }>();
     for (const [key, b] of borrowed) {

@@ -51,11 +51,12 @@ export function readLineQuery(
     p?.ok === true &&
     same(applyListQuery(all, { ...p.query, filter: [...base, ...(p.query.filter ?? [])] }, ctx.tool).entities.map((e) => e.id));
   const unlifted = r.query_pairs.filter((p) => !lifting.includes(p.name));
-  // Only a line naming such a key is read twice (the common line is read once, as before).
+  const lifted = unlifted.length < r.query_pairs.length;
+  // Only a line naming such a key is checked against other readings (the common line is read once, as before).
   const refs = referenceOf && r.query_pairs.some((p) => referenceOf(p.name) !== undefined) ? referenceOf : undefined;
-  const readings = refs || unlifted.length < r.query_pairs.length ? [parse(r.query_pairs, refs)] : [];
-  if (unlifted.length < r.query_pairs.length) readings.push(parse(unlifted, refs));
-  let parsed: ParsedQuery | null = readings.find(reproduces) ?? parse(r.query_pairs);
+  const plain = parse(r.query_pairs);
+  const readings = refs || lifted ? [refs ? parse(r.query_pairs, refs) : plain, ...(lifted ? [parse(unlifted, refs)] : [])] : [];
+  let parsed: ParsedQuery | null = readings.find(reproduces) ?? plain;
   if (base.length && (parsed === null || parsed.ok)) {
     // Issue 18: a nested line's parent is its first filter (the field learned by parentOf);
     // issue 44: a list's default filter (plan-default-filter.ts) comes next.

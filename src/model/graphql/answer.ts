@@ -139,17 +139,15 @@ export function answerGraphql(session: GqlSession, req: GqlRequest, trial = fals
    * window asked, when the capture showed each of them at its place (session.listing), else null.
    */
   function knownWindow(f: SelectedField, c: RootConvention): string[] | null {
+    let start = l.words.offset(f.args) ?? 0;
+    if (c.kind === 'connection' && f.args.after != null) start = (c.cursors?.decode(f.args.after) ?? -2) + 1;
+    const size = l.words.size(f.args);
     const listing = session.listing(c);
     if (!listing) {
       // A plain list of unknown length: a window inside the first places the capture showed.
       const prefix = c.kind === 'list' ? session.knownPrefix(c) : null;
-      const from = l.words.offset(f.args) ?? 0;
-      const size = l.words.size(f.args);
-      return prefix && size !== undefined && from >= 0 && from + size <= prefix.length ? prefix : null;
+      return prefix && size !== undefined && start >= 0 && start + size <= prefix.length ? prefix : null;
     }
-    let start = l.words.offset(f.args) ?? 0;
-    if (c.kind === 'connection' && f.args.after != null) start = (c.cursors?.decode(f.args.after) ?? -2) + 1;
-    const size = l.words.size(f.args);
     if (start < 0 || (c.kind === 'connection' && (f.args.last != null || f.args.before != null))) return null;
     const end = Math.min(listing.length, size === undefined ? listing.length : start + size);
     for (let i = start; i < end; i++) if (listing[i] === null) return null;

@@ -233,6 +233,12 @@ export function referenceKey(name: string, isReference: (field: string) => boole
 /** A field's name with its reference's id spelled after it, as delete-cascade.ts names references (`project_id`, `postId`). */
 const REFERENCE_KEY = /^(.+?)(_id|Id)$/;
 
+/** The field path a reference key filters (`project_id` → `project.id`; referenceKey), or undefined. */
+export function referenceFilterField(name: string, isReference: (field: string) => boolean): string | undefined {
+  const ref = referenceKey(name, isReference);
+  return ref && `${ref.field}.id`;
+}
+
 /**
  * Whether `field` holds references on these entities: an object with an `id` wherever it is
  * present and not null, and present so on at least one.

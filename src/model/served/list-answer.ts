@@ -6,7 +6,7 @@
  */
 import { CapstateError } from '../../errors.js';
 import { lineQuery, renderList } from '../plan/render.js';
-import { isListQuery, parseListQuery, referenceKey, type ListQuery } from '../plan/list-queries.js';
+import { isListQuery, parseListQuery, referenceFilterField, type ListQuery } from '../plan/list-queries.js';
 import { knownReferences } from './reference-filters.js';
 import type { QueryPair } from './cache-busters.js';
 import { withNullFilters } from './null-filters.js';
@@ -79,10 +79,8 @@ export async function answerList(
     // sort by any field the view shows, on several fields only where a multi-field sort was learned.
     const operatorKey = (n: string) => /_(gte|lte|ne|like)$/.test(n) && plan.fields.includes(n.replace(/_(gte|lte|ne|like)$/, ''));
     // Issue 44: a learned key naming a reference's id (`project_id`) filters the reference's `id`.
-    const referenceOf = (name: string) => {
-      const ref = learned.filter.includes(name) ? referenceKey(name, (f) => references.includes(f)) : undefined;
-      return ref && `${ref.field}.id`;
-    };
+    const referenceOf = (name: string) =>
+      learned.filter.includes(name) ? referenceFilterField(name, (f) => references.includes(f)) : undefined;
     const isField = (name: string, use: 'filter' | 'sort') =>
       plan.fields.includes(name) ||
       (use === 'filter' && learned.filter.includes(name) && !operatorKey(name) && referenceOf(name) === undefined);
@@ -235,8 +233,9 @@ export async function answerList(
 
 /**
  * Issue 44 kind 4: the call's pairs that lift the list's default filter as a recorded line lifted
- * it — the same key and value (Redmine's `status_id=*`) on a line the state reproduced with no
- * filter of that key's own. Another value (`status_id=5`) is a filter, or not understood.
+ * it — the same key and value (Redmine's `status_id=*`) on a line the state reproduced as the
+ * whole collection, or with no filter but one on the default filter's field. Another value
+ * (`status_id=5`) is a filter, or not understood.
  */
 function liftingPairs(plan: ListPlan, query: readonly QueryPair[]): QueryPair[] {
   const d = plan.default_filter;

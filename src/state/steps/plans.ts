@@ -26,7 +26,14 @@ import {
 } from '../../model/plan/types.js';
 import type { Shaping } from '../../model/plan/variants.js';
 import { childPointer } from '../../json/pointer.js';
-import { applyListQuery, holdsReferences, kindOf, referenceKey, type QueryKind, type QueryUnit } from '../../model/plan/list-queries.js';
+import {
+  applyListQuery,
+  holdsReferences,
+  kindOf,
+  referenceFilterField,
+  type QueryKind,
+  type QueryUnit,
+} from '../../model/plan/list-queries.js';
 import {
   MAX_RENDERED_BYTES,
   lineName,
@@ -328,10 +335,11 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
   // Issue 44: a key naming a reference's id (Redmine's `project_id`) filters on `project.id`.
   const refCache = new Map<string, string | undefined>();
   const referenceOf = (name: string) => {
-    if (!refCache.has(name)) {
-      const ref = referenceKey(name, (f) => fieldNames.has(f) && holdsReferences(all, f));
-      refCache.set(name, ref && `${ref.field}.id`);
-    }
+    if (!refCache.has(name))
+      refCache.set(
+        name,
+        referenceFilterField(name, (f) => fieldNames.has(f) && holdsReferences(all, f)),
+      );
     return refCache.get(name);
   };
   const byRecord = <T extends { record_id: number }>(rows: T[]) => {
