@@ -6,7 +6,8 @@ create view list_page_signals as
 with lists as materialized (
   select * from list_reads
 ),
-window_keys as (
+window_keys as materialized (
+  -- (Materialized: two parts read it, and its role lookup is a scan of the vocabulary per key.)
   -- Issue 18: `_page=2&_limit=10`, `offset=20`, `cursor=…` mark a window of the collection;
   -- what each key's value means comes from the window_* vocabularies (none: an opaque cursor).
   select s.capture_id, s.record_id, s.ordinal, s.tool, s.list_pointer, s.entries, q.name, q.value,
@@ -30,13 +31,15 @@ counted as materialized (
   select distinct record_id from list_counters where is_counter = 1
 ),
 headers as (
+  -- `cross join` keeps the list reads outermost, each looking up its own headers by key: left
+  -- to itself SQLite scanned every header of the capture (2 million at 200 MB, issue 49).
   select s.capture_id, s.record_id, s.ordinal, s.tool, s.list_pointer, s.entries, v.vocabulary as signal, h.name, h.value,
          case v.vocabulary when 'range_header' then trim(substr(h.value, instr(h.value, '/') + 1)) else trim(h.value) end as total_text
   from lists s
-  join header h on h.record_id = s.record_id and h.side = 'response' and h.source = 'header' and h.value is not null
+  cross join header h on h.record_id = s.record_id and h.side = 'response' and h.source = 'header' and h.value is not null
   join vocabulary v on v.vocabulary in ('total_header', 'next_header', 'range_header') and v.name = lower(h.name)
 ),
-header_totals as (
+header_totals as materialized (
   select capture_id, record_id, ordinal, tool, list_pointer, entries, signal, name, value,
          case when signal <> 'next_header' and total_text <> '' and total_text not glob '*[^0-9]*' then cast(total_text as integer) end as total
   from headers

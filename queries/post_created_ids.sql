@@ -64,23 +64,37 @@ candidates as materialized (
   from named_ids n
   join types t on t.capture_id = n.capture_id and t.root_path <> n.root_path
 ),
-shown as materialized (
-  -- Per candidate, counted once: the type's reads showing the id that completed before the
-  -- POST started (record order: came earlier), those that did not (ES-9 condition 2; OQ-10:
-  -- a read in flight counts as after), and the item reads among the latter.
-  select c.record_id as post_record_id, c.type_root, c.created_id,
-         sum(case when s.completed_before = 1 then 1 else 0 end) as reads_before,
-         sum(case when s.completed_before = 0 then 1 else 0 end) as reads_after,
-         sum(case when s.completed_before = 0 and s.shown_by = 'item' then 1 else 0 end) as item_reads_after
+shown_ranges as materialized (
+  -- Per (type root, id), once: the earliest completion among the type's reads showing the id,
+  -- how many of them have one, and how many of those are item reads, in both timeline orders.
+  -- A read either completed before a POST started or did not, so "no read before and one
+  -- after" is "the earliest is not before" — one row per id where counting per (POST, id)
+  -- pair was quadratic in a session that creates the same ids over and over (issue 49: 28 s
+  -- of a 200 MB capture of one small app). A read without a time counts on neither side.
+  select capture_id, root_path, shown_id,
+         min(timeline_position) as first_position,
+         count(timeline_position) as positioned,
+         sum(case when shown_by = 'item' and timeline_position is not null then 1 else 0 end) as positioned_items,
+         min(ended_ms) as first_ended_ms,
+         count(ended_ms) as timed,
+         sum(case when shown_by = 'item' and ended_ms is not null then 1 else 0 end) as timed_items
+  from read_shown_ids
+  where shown_id in (select created_id from candidates)
+  group by capture_id, root_path, shown_id
+),
+shown as (
+  -- Per candidate (ES-9 condition 2; OQ-10: a read in flight counts as after): whether any of
+  -- the type's reads showing the id completed before the POST started (record order: came
+  -- earlier), whether any did not, and whether an item read is among the latter.
+  select c.*,
+         case when c.timeline_order = 'record-order' then coalesce(s.first_position < c.timeline_position, 0)
+              else coalesce(s.first_ended_ms < c.started_ms, 0) end as read_before,
+         case when c.timeline_order = 'record-order' then c.timeline_position is not null and s.positioned > 0
+              else c.started_ms is not null and s.timed > 0 end as read_after,
+         case when c.timeline_order = 'record-order' then c.timeline_position is not null and s.positioned_items > 0
+              else c.started_ms is not null and s.timed_items > 0 end as item_read_after
   from candidates c
-  join (
-    select c.record_id, c.type_root, c.created_id, s.shown_by,
-           case when c.timeline_order = 'record-order' then cast(s.timeline_position < c.timeline_position as integer)
-                else cast(s.ended_ms < c.started_ms as integer) end as completed_before
-    from candidates c
-    join read_shown_ids s on s.capture_id = c.capture_id and s.root_path = c.type_root and s.shown_id = c.created_id
-  ) s on s.record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id
-  group by c.record_id, c.type_root, c.created_id
+  join shown_ranges s on s.capture_id = c.capture_id and s.root_path = c.type_root and s.shown_id = c.created_id
 ),
 first_reads as (
   -- For short ids: the type's earliest read, so "read before the POST" is one comparison.
@@ -90,13 +104,12 @@ first_reads as (
 ),
 qualified as (
   select c.*
-  from candidates c
-  join shown s on s.post_record_id = c.record_id and s.type_root = c.type_root and s.created_id = c.created_id
+  from shown c
   left join first_reads f on f.capture_id = c.capture_id and f.root_path = c.type_root
-  where s.reads_before = 0 and s.reads_after > 0
+  where c.read_before = 0 and c.read_after
     and (
       length(c.created_id) >= 4
-      or (s.item_reads_after > 0
+      or (c.item_read_after
           and case when c.timeline_order = 'record-order' then f.first_position < c.timeline_position
                    else f.first_ended_ms < c.started_ms end)
     )

@@ -38,6 +38,18 @@ describe('ES-9 post_created_ids, rows in and out', () => {
     expect(created(f)).toEqual([]);
   });
 
+  it('ES-9 an id named by several POSTs was created by the first only: every later one has a read before it showing the id', () => {
+    // The shape of a session repeated (issue 49's single-app capture): the same id is named
+    // again and again; the rule reads each id's earliest showing once, not once per POST.
+    const f = projects();
+    f.record({ tool: f.list, path: '/api/projects', start: 0, body: [{ id: 'prj-1001' }] });
+    for (const start of [1000, 3000, 5000]) {
+      f.record({ tool: f.imports, path: '/api/imports', start, status: 201, body: { id: 'prj-2002' } });
+      f.record({ tool: f.list, path: '/api/projects', start: start + 1000, body: [{ id: 'prj-1001' }, { id: 'prj-2002' }] });
+    }
+    expect(created(f)).toEqual([['/api/projects', 2, 'prj-2002']]);
+  });
+
   it('ES-9 (OQ-10) a read in flight when the POST started counts as after when it shows the id', () => {
     const f = projects();
     f.record({ tool: f.list, path: '/api/projects', start: 0, duration: 20, body: [{ id: 'prj-1001' }] });

@@ -29,6 +29,7 @@ import {
   jsonValueOf,
   lineRecords,
   readBody,
+  recordAt,
   requestBodyKey,
   requestLine,
   toolRecords,
@@ -237,7 +238,7 @@ export async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: Stat
 /** The media type of the record a state answer is shaped like (its own tool's, else JSON). */
 async function mediaTypeOf(ctx: ServeContext, tool: ManifestTool, ordinal: number): Promise<string> {
   const records = await toolRecords(ctx, tool.name);
-  const r = records.find((x) => x.ordinal === ordinal) ?? records.find((x) => x.response_kind === 'json');
+  const r = recordAt(records, ordinal) ?? records.find((x) => x.response_kind === 'json');
   return r?.response_media_type ?? 'application/json';
 }
 

@@ -17,7 +17,7 @@ import type { CallRequest } from './input-schema.js';
 import type { ServedModel } from './model.js';
 import { onlyEmbedded, relationCall, withRecordedMembersAt, withRelatedMembers } from './relations.js';
 import { relationWords } from '../plan/relations.js';
-import { callLine, jsonValueOf, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
+import { callLine, jsonValueOf, latestRecord, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
 
 import { answerList } from './list-answer.js';
 import {
@@ -34,6 +34,8 @@ import { embedKey } from '../plan/embed-conventions.js';
 
 export { embeddedOf, knownCollections, readConventions, referenceMembers, servedState, type StateAnswer } from './read-index.js';
 
+const apiNotFound = new WeakMap<ServeContext, Map<string, ToolRecord | null>>();
+
 /**
  * The latest recorded 404 of the API's item reads (a GET tool whose template ends in a
  * parameter, optionally with a suffix such as `.json`), other than `except`'s: the API's own
@@ -41,11 +43,17 @@ export { embeddedOf, knownCollections, readConventions, referenceMembers, served
  * (issue 44). Null when none is recorded.
  */
 export async function apiNotFoundRecord(ctx: ServeContext, except?: string): Promise<ToolRecord | null> {
+  // Remembered per context and tool: every not-found answer asks, and the search reads every record of every item tool.
+  let memo = apiNotFound.get(ctx);
+  if (!memo) apiNotFound.set(ctx, (memo = new Map()));
+  const key = except ?? '';
+  if (memo.has(key)) return memo.get(key)!;
   let best: ToolRecord | null = null;
   for (const tool of ctx.manifest.tools) {
     if (tool.name === except || tool.method.toUpperCase() !== 'GET' || !/\{[^}/]+\}[^/{}]*$/.test(tool.template)) continue;
     for (const r of await toolRecords(ctx, tool.name)) if (r.status === 404 && (!best || r.ordinal > best.ordinal)) best = r;
   }
+  memo.set(key, best);
   return best;
 }
 
@@ -62,7 +70,7 @@ export async function notFound(
   what: string,
   rules: string[] = [],
 ): Promise<StateAnswer> {
-  const own = (await toolRecords(ctx, toolName)).filter((r) => r.status === 404).at(-1);
+  const own = (await latestRecord(ctx, toolName, '404')) ?? undefined;
   const recorded = own ?? (await apiNotFoundRecord(ctx, toolName));
   if (recorded) {
     const value = jsonValueOf(await readBody(ctx, recorded.response_body_id, recorded.response_media_type));

@@ -24,7 +24,8 @@ function uuidFrom(random: RandomBytes): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** An integer id (a number or a 64-bit bigint). */
-export const isInt = (v: JsonValue | undefined) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
+export const isInt = (v: JsonValue | undefined): v is number | bigint =>
+  (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
 
 /** An id's shape: an integer, a UUID, a prefix and a counter (`note-2001`: `note-` + digits), or its length and alphabet. */
 export function idShape(v: JsonValue | undefined): string {
@@ -53,7 +54,10 @@ export async function allocateId(
   const max = (xs: bigint[]) => xs.reduce((m, v) => (v > m ? v : m), 0n);
   if (typeof recordedId === 'string' && UUID.test(recordedId)) return random ? uuidFrom(random) : randomUUID();
   if ((recordedId === undefined || isInt(recordedId)) && ids.every(isInt)) {
-    const next = max(ids.map((v) => BigInt(v as number | bigint))) + 1n;
+    // Compared as they are (`<` orders numbers and bigints alike): converting every id to a
+    // bigint on each create was most of a long session's write check.
+    const top = (ids as (number | bigint)[]).reduce<number | bigint>((m, v) => (v > m ? v : m), 0);
+    const next = BigInt(top) + 1n;
     return next <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(next) : next;
   }
   const counter = typeof recordedId === 'string' ? /^(.*?)(\d+)$/.exec(recordedId) : null;

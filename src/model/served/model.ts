@@ -68,6 +68,36 @@ export interface ServedStateDocument {
   documents: StateDocument[];
 }
 
+/** A collection as `collection()` answers it, and the state order of the stored state's first entity (Infinity: none). */
+interface Merged {
+  list: StateEntity[];
+  first: number;
+}
+
+/**
+ * Puts a written entity into `merged` where mergedCollection would, when that is plain: an
+ * entity already listed, in its place (its order unchanged); one this session created, last or
+ * first when its order is beyond every listed one's on that side. False when it is not plain (the caller
+ * merges anew): each create re-merging its collection made a long session quadratic.
+ */
+function placed(merged: Merged, e: StateEntity, before: StateEntity | undefined, creation: boolean): boolean {
+  const { list, first } = merged;
+  const at = list.findIndex((x) => x.id === e.id);
+  if (at >= 0) {
+    if (before?.state_order !== e.state_order) return false;
+    list[at] = e;
+    return true;
+  }
+  // One the stored state holds (removed, now written again) takes its stored place: merge anew.
+  if (before !== undefined || !creation) return false;
+  // Created entities ordered before the stored state's first precede it, the others follow it, each side in order.
+  const last = list.at(-1);
+  if ((e.state_order >= first || first === Infinity) && (!last || e.state_order > last.state_order)) list.push(e);
+  else if (e.state_order < first && (!list.length || e.state_order < list[0].state_order)) list.unshift(e);
+  else return false;
+  return true;
+}
+
 /** One session's copy of the state. */
 export class ServedModel {
   private base: Base | null = null;
@@ -78,7 +108,13 @@ export class ServedModel {
    * collection to allocate an id and to order itself, so building it anew each time made a
    * session's k-th create cost k (the load's write check on a long single-app capture).
    */
-  private merged = new Map<string, StateEntity[]>();
+  private merged = new Map<string, Merged>();
+  /**
+   * collection → the entities this session created that are still there, beside `entities`:
+   * merging walked every id the session ever wrote, and a long session's creates and deletes
+   * leave thousands of them (null) behind. Derived on first use, then kept by put and remove.
+   */
+  private created = new Map<string, Map<string, StateEntity>>();
   /** tool → the document as written. */
   private documents = new Map<string, StateDocument>();
   private loaded = false;
@@ -109,16 +145,19 @@ export class ServedModel {
   /** The collection in state order (ES-34), this session's writes applied: created entities last, or first when ordered before the state's first. */
   async collection(collection: string): Promise<StateEntity[]> {
     const hit = this.merged.get(collection);
-    if (hit) return [...hit];
+    if (hit) return [...hit.list];
     const merged = await this.mergedCollection(collection);
     this.merged.set(collection, merged);
-    return [...merged];
+    return [...merged.list];
   }
 
-  private async mergedCollection(collection: string): Promise<StateEntity[]> {
+  private async mergedCollection(collection: string): Promise<Merged> {
     const base = (await (await this.baseOf())?.collection(collection)) ?? [];
+    // A created entity ordered before the state's first (newest first lists) comes first.
+    const first = base.length ? base[0].state_order : Infinity;
     const written = this.entities.get(collection);
-    if (!written) return base;
+    // A copy: `placed` edits the list in place, and the stored lookups keep `base` for every session.
+    if (!written) return { list: [...base], first };
     const out: StateEntity[] = [];
     const seen = new Set<string>();
     for (const e of base) {
@@ -126,13 +165,13 @@ export class ServedModel {
       if (!written.has(e.id)) out.push(e);
       else if (written.get(e.id)) out.push(written.get(e.id)!);
     }
-    const added = [...written.entries()]
-      .filter(([id, e]) => !seen.has(id) && e !== null)
-      .map(([, e]) => e!)
-      .sort((a, b) => a.state_order - b.state_order);
-    // A created entity ordered before the state's first (newest first lists) comes first.
-    const first = base.length ? base[0].state_order : Infinity;
-    return [...added.filter((e) => e.state_order < first), ...out, ...added.filter((e) => e.state_order >= first)];
+    let created = this.created.get(collection);
+    if (!created) {
+      created = new Map([...written].filter((w): w is [string, StateEntity] => !seen.has(w[0]) && w[1] !== null));
+      this.created.set(collection, created);
+    }
+    const added = [...created.values()].sort((a, b) => a.state_order - b.state_order);
+    return { list: [...added.filter((e) => e.state_order < first), ...out, ...added.filter((e) => e.state_order >= first)], first };
   }
 
   async document(tool: string): Promise<StateDocument | undefined> {
@@ -143,12 +182,22 @@ export class ServedModel {
   async put(entity: Omit<StateEntity, 'state_order'> & { state_order?: number }): Promise<StateEntity> {
     const current = await this.entity(entity.collection, entity.id);
     let order = entity.state_order ?? current?.state_order;
-    if (order === undefined) order = Math.max(-1, ...(await this.collection(entity.collection)).map((e) => e.state_order)) + 1;
+    if (order === undefined) {
+      // Read in place (no copy of the collection per create).
+      let merged = this.merged.get(entity.collection);
+      if (!merged) this.merged.set(entity.collection, (merged = await this.mergedCollection(entity.collection)));
+      order = merged.list.reduce((m, e) => Math.max(m, e.state_order), -1) + 1;
+    }
     const e: StateEntity = { ...entity, state_order: order };
     let written = this.entities.get(e.collection);
     if (!written) this.entities.set(e.collection, (written = new Map()));
     written.set(e.id, e);
-    this.merged.delete(e.collection);
+    // One the stored state does not hold is this session's creation (the stored state never changes).
+    const created = this.created.get(e.collection);
+    const merged = this.merged.get(e.collection);
+    const creation = created?.has(e.id) || ((created || merged) && !(await (await this.baseOf())?.entity(e.collection, e.id)));
+    if (created && creation) created.set(e.id, e);
+    if (merged && !placed(merged, e, current, creation === true)) this.merged.delete(e.collection);
     return e;
   }
 
@@ -162,7 +211,9 @@ export class ServedModel {
     let written = this.entities.get(collection);
     if (!written) this.entities.set(collection, (written = new Map()));
     written.set(id, null);
-    this.merged.delete(collection);
+    this.created.get(collection)?.delete(id);
+    const merged = this.merged.get(collection);
+    if (merged) merged.list = merged.list.filter((e) => e.id !== id);
   }
 
   /** What this session wrote to entities so far, for `restore` (catch-up.ts keeps a state only if the capture's reads agree). */
@@ -173,6 +224,7 @@ export class ServedModel {
   restore(entities: Map<string, Map<string, StateEntity | null>>): void {
     this.entities = entities;
     this.merged.clear();
+    this.created.clear();
   }
 
   putDocument(doc: StateDocument): void {
@@ -191,6 +243,7 @@ export class ServedModel {
     for (const p of this.parts.values()) p.reset();
     this.entities.clear();
     this.merged.clear();
+    this.created.clear();
     this.documents.clear();
     this.writes.length = 0;
     this.base = null;
@@ -235,6 +288,7 @@ export class ServedModel {
     for (const p of this.parts.values()) p.reset();
     this.entities.clear();
     this.merged.clear();
+    this.created.clear();
     this.documents.clear();
     this.writes.length = 0;
     this.base = new SnapshotBase(doc);

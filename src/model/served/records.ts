@@ -92,6 +92,37 @@ export async function toolRecords(ctx: ServeContext, tool: string): Promise<Tool
   return (await allToolRecords(ctx)).get(tool) ?? [];
 }
 
+const byOrdinal = new WeakMap<ToolRecord[], Map<number, ToolRecord>>();
+
+/** The record of `records` with this ordinal, by an index built once per records list (a search per answer was linear in the tool's records). */
+export function recordAt(records: ToolRecord[], ordinal: number): ToolRecord | undefined {
+  let index = byOrdinal.get(records);
+  if (!index) byOrdinal.set(records, (index = new Map(records.map((r) => [r.ordinal, r]))));
+  return index.get(ordinal);
+}
+
+/** Which of a tool's records `latestRecord` looks for: its answers (2xx) or its not-founds. */
+export type RecordClass = '2xx' | '404';
+const latest = new WeakMap<ServeContext, Map<string, ToolRecord | null>>();
+
+/**
+ * The tool's latest record of the class, remembered per context: a write's answer shape and a
+ * read's not-found are asked for on every call, and searching the tool's records each time made
+ * the load's write check quadratic in a long single-app capture (7,000 POSTs of one tool).
+ */
+export async function latestRecord(ctx: ServeContext, tool: string, cls: RecordClass): Promise<ToolRecord | null> {
+  let memo = latest.get(ctx);
+  if (!memo) latest.set(ctx, (memo = new Map()));
+  const key = `${cls} ${tool}`;
+  if (memo.has(key)) return memo.get(key)!;
+  const records = await toolRecords(ctx, tool);
+  const wanted = cls === '404' ? (r: ToolRecord) => r.status === 404 : (r: ToolRecord) => r.status >= 200 && r.status <= 299;
+  let found: ToolRecord | null = null;
+  for (let i = records.length - 1; i >= 0 && !found; i--) if (wanted(records[i])) found = records[i];
+  memo.set(key, found);
+  return found;
+}
+
 /**
  * Every tool's records, read in one query the first time any tool's are needed: start-up
  * describes every tool, and each query of its own evaluated the timeline (ES-6, a window

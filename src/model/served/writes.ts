@@ -16,7 +16,7 @@ import { notFound, servedState, type StateAnswer } from './from-state.js';
 import { templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
-import { callLine, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+import { callLine, jsonValueOf, latestRecord, readBody, toolRecords, type ToolRecord } from './records.js';
 import { childPointer } from '../../json/pointer.js';
 import { cascadeAfterRemove } from './delete-cascade.js';
 import { omitsRecorded, referenceBase, requestGave, typeDefaults, withDefaults } from './create-members.js';
@@ -133,7 +133,7 @@ async function answerRecord(
   ctx: ServeContext,
   tool: string,
 ): Promise<{ record: ToolRecord; value: JsonValue | undefined; request: JsonValue | undefined } | null> {
-  const record = (await toolRecords(ctx, tool)).filter((r) => r.status >= 200 && r.status <= 299).at(-1);
+  const record = await latestRecord(ctx, tool, '2xx');
   if (!record) return null;
   return {
     record,
@@ -192,11 +192,17 @@ function transformed(recordedRequest: JsonValue | undefined, recordedEntity: Jso
  */
 export function newestFirst(held: StateEntity[], identity: string, id: JsonValue): { state_order?: number } {
   if (held.length < 2 || !isInt(id)) return {};
-  const ids = held.map((e) => member(e.value, identity));
-  if (!ids.every(isInt)) return {};
-  const big = ids.map((v) => BigInt(v as number | bigint));
-  const descending = big.every((v, i) => i === 0 || v < big[i - 1]);
-  return descending && BigInt(id as number | bigint) > big[0] ? { state_order: Math.min(...held.map((e) => e.state_order)) - 1 } : {};
+  // One walk that stops at the first id out of descending order (most collections ascend):
+  // `<` orders numbers and bigints alike, so no id is converted.
+  let previous: number | bigint | undefined;
+  let lowest = Infinity;
+  for (const e of held) {
+    const v = member(e.value, identity);
+    if (!isInt(v) || (previous !== undefined && !(v < previous))) return {};
+    previous = v;
+    lowest = Math.min(lowest, e.state_order);
+  }
+  return (id as number | bigint) > (member(held[0].value, identity) as number | bigint) ? { state_order: lowest - 1 } : {};
 }
 
 /**
