@@ -87,12 +87,15 @@ shown as (
   -- the type's reads showing the id completed before the POST started (record order: came
   -- earlier), whether any did not, and whether an item read is among the latter.
   select c.*,
-         case when c.timeline_order = 'record-order' then coalesce(s.first_position < c.timeline_position, 0)
-              else coalesce(s.first_ended_ms < c.started_ms, 0) end as read_before,
-         case when c.timeline_order = 'record-order' then c.timeline_position is not null and s.positioned > 0
-              else c.started_ms is not null and s.timed > 0 end as read_after,
-         case when c.timeline_order = 'record-order' then c.timeline_position is not null and s.positioned_items > 0
-              else c.started_ms is not null and s.timed_items > 0 end as item_read_after
+         case when c.timeline_order = 'record-order'
+              then case when s.first_position < c.timeline_position then 1 else 0 end
+              else case when s.first_ended_ms < c.started_ms then 1 else 0 end end as read_before,
+         case when c.timeline_order = 'record-order'
+              then case when c.timeline_position is not null and s.positioned > 0 then 1 else 0 end
+              else case when c.started_ms is not null and s.timed > 0 then 1 else 0 end end as read_after,
+         case when c.timeline_order = 'record-order'
+              then case when c.timeline_position is not null and s.positioned_items > 0 then 1 else 0 end
+              else case when c.started_ms is not null and s.timed_items > 0 then 1 else 0 end end as item_read_after
   from candidates c
   join shown_ranges s on s.capture_id = c.capture_id and s.root_path = c.type_root and s.shown_id = c.created_id
 ),
@@ -106,10 +109,10 @@ qualified as (
   select c.*
   from shown c
   left join first_reads f on f.capture_id = c.capture_id and f.root_path = c.type_root
-  where c.read_before = 0 and c.read_after
+  where c.read_before = 0 and c.read_after = 1
     and (
       length(c.created_id) >= 4
-      or (c.item_read_after
+      or (c.item_read_after = 1
           and case when c.timeline_order = 'record-order' then f.first_position < c.timeline_position
                    else f.first_ended_ms < c.started_ms end)
     )
