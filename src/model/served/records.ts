@@ -92,13 +92,22 @@ export async function toolRecords(ctx: ServeContext, tool: string): Promise<Tool
   return (await allToolRecords(ctx)).get(tool) ?? [];
 }
 
-const byOrdinal = new WeakMap<ToolRecord[], Map<number, ToolRecord>>();
+const byOrdinal = new WeakMap<ToolRecord[], Map<number, ToolRecord | undefined>>();
 
-/** The record of `records` with this ordinal, by an index built once per records list (a search per answer was linear in the tool's records). */
+/**
+ * The record of `records` with this ordinal, each ordinal searched for once per records list:
+ * answers name the few records they are shaped on again and again, and a search per answer was
+ * linear in the tool's records (an index of all of them cost the long load 7 MB at its peak).
+ */
 export function recordAt(records: ToolRecord[], ordinal: number): ToolRecord | undefined {
-  let index = byOrdinal.get(records);
-  if (!index) byOrdinal.set(records, (index = new Map(records.map((r) => [r.ordinal, r]))));
-  return index.get(ordinal);
+  let found = byOrdinal.get(records);
+  if (!found) byOrdinal.set(records, (found = new Map()));
+  if (!found.has(ordinal))
+    found.set(
+      ordinal,
+      records.find((r) => r.ordinal === ordinal),
+    );
+  return found.get(ordinal);
 }
 
 /** Which of a tool's records `latestRecord` looks for: its answers (2xx) or its not-founds. */
