@@ -188,6 +188,33 @@ describe("BS-65 the first pass shared between the load's two threads", () => {
   });
 });
 
+describe("BS-65 echoes are a capture's own", () => {
+  it("BS-65 two captures in one load: a header echoing one capture's credential is replaced there, and kept in the other that never held it", () => {
+    const echo = { name: 'X-Echo', value: 't-OnlyInFirst-9a8b7c6d' };
+    const first = writeHar(dir, `k${n}a.har`, [
+      { url: `${A}/api/me`, headers: [{ name: 'Authorization', value: 'Bearer t-OnlyInFirst-9a8b7c6d' }], body: { ok: true } },
+      { url: `${A}/api/a`, headers: [echo], body: { ok: true } },
+    ]);
+    // The second capture sends the same header (name and value) but holds no such credential:
+    // the writer remembers stored headers by name and value, for one capture's redactor only.
+    const second = writeHar(dir, `k${n}b.har`, [{ url: `${A}/api/b`, headers: [echo], body: { ok: true } }]);
+    const db = join(dir, `k${n++}.sqlite`);
+    const r = cli(['load', first, second, '--db', db]);
+    expect(r.status, r.stderr).toBe(0);
+    const store = new Database(db, { readonly: true });
+    const values = store
+      .prepare(
+        "select c.id as capture, h.value from header h join record r on r.id = h.record_id join capture c on c.id = r.capture_id where h.name = 'X-Echo' order by c.id",
+      )
+      .all();
+    store.close();
+    expect(values).toEqual([
+      { capture: 1, value: '[REDACTED]' },
+      { capture: 2, value: 't-OnlyInFirst-9a8b7c6d' },
+    ]);
+  });
+});
+
 describe('BS-65 token members in response bodies', () => {
   it('BS-65 access_token, refresh_token, id_token, client_secret, api_key, apiKey, password in snake, camel and kebab spellings; their echoes too', () => {
     const planted = {

@@ -81,6 +81,9 @@ export const noKinds = (): Record<BodyKind, number> => ({ none: 0, base64: 0, cu
 const MEMBER_BATCH = 100;
 const bool = (b: boolean | null) => (b === null ? null : b ? 1 : 0);
 
+/** Distinct headers remembered at a time (writeHeaders); unique values (dates, request ids) would otherwise grow it without bound. */
+const STORED_HEADERS_KEPT = 4096;
+
 export class FactWriter {
   private readonly bodyIds = new Map<string, number>();
   private readonly members: unknown[] = [];
@@ -91,6 +94,13 @@ export class FactWriter {
 
   /** The redactor is replaced per capture: it holds that capture's credential values. */
   redactor = new Redactor([]);
+  /**
+   * A header as stored, by name and value, for the redactor it was decided with: most of a
+   * session's headers repeat on every request (User-Agent, Accept, sec-ch-ua…), and deciding
+   * each again was a tenth of a long single-app load (both checks are pure for one redactor).
+   */
+  private readonly storedHeaders = new Map<string, { value: string | null; flag: number }>();
+  private storedFor: Redactor | null = null;
 
   constructor(
     db: Sqlite,
@@ -326,12 +336,22 @@ export class FactWriter {
   }
 
   private writeHeaders(recordId: number, side: 'request' | 'response', headers: HeaderIn[]): void {
+    if (this.storedFor !== this.redactor) {
+      this.storedHeaders.clear();
+      this.storedFor = this.redactor;
+    }
     headers.forEach((h, i) => {
-      // BS-65: the name stays, the credential value never reaches the store (by name, by
-      // form, or a Referer/Location with a password or token, OQ-2; secrets.ts).
-      const redacted = isRedactedHeader(h.name, h.value);
-      const value = redacted ? null : this.redactor.freeText(h.value);
-      this.st.header.run(recordId, side, 'header', i, h.name, value, redacted || h.value === null ? 1 : 0);
+      const key = h.value === null ? `${h.name}\u0001` : `${h.name}\0${h.value}`;
+      let stored = this.storedHeaders.get(key);
+      if (stored === undefined) {
+        // BS-65: the name stays, the credential value never reaches the store (by name, by
+        // form, or a Referer/Location with a password or token, OQ-2; secrets.ts).
+        const redacted = isRedactedHeader(h.name, h.value);
+        stored = { value: redacted ? null : this.redactor.freeText(h.value), flag: redacted || h.value === null ? 1 : 0 };
+        if (this.storedHeaders.size >= STORED_HEADERS_KEPT) this.storedHeaders.clear();
+        this.storedHeaders.set(key, stored);
+      }
+      this.st.header.run(recordId, side, 'header', i, h.name, stored.value, stored.flag);
     });
   }
 }
