@@ -22,10 +22,11 @@ import { at, isObject, jsonEqual, keysOf, member, objectFrom } from '../plan/jso
 import { perContext, type ServeContext } from './context.js';
 import { isInt } from './ids.js';
 import { servedLookups, type ServedModel } from './model.js';
-import { isWriteTool, itemWritesOf, jsonValueOf, readBody, toolRecords } from './records.js';
+import { isWriteTool, itemWritesOf, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 import type { WriteModel } from './writes.js';
 import { referenceBase } from './create-members.js';
 import { shownAt } from '../plan/render.js';
+import type { ItemPlan, ListPlan } from '../plan/types.js';
 
 /** Whether a recorded write of the API gave `X_id` and answered `X` as an object with that id (the API's reference habit). */
 const referenceHabit = perContext(async (ctx): Promise<boolean> => {
@@ -166,7 +167,12 @@ async function learnStamps(ctx: ServeContext, tool: ManifestTool, wm: WriteModel
   return out;
 }
 
-/** The first entity `id` a read under `root` showed after `after` and before `before` (an item read, or a list listing it). */
+/**
+ * The first entity `id` a read under `root` showed after `after` and before `before` (an item
+ * read, or a list listing it). Which reads show which ids is read once per root (readsShowing):
+ * searching the reads after each update parsed every body after the write, to the capture's
+ * end when no read showed the entity, for every update (h500: 44 s of its state pass).
+ */
 async function firstReadAfter(
   ctx: ServeContext,
   root: string,
@@ -175,22 +181,51 @@ async function firstReadAfter(
   after: number,
   before: number,
 ): Promise<JsonValue | undefined> {
+  const read = (await readsShowing(ctx, root, identity)).get(id)?.find((x) => x.r.timeline_position > after);
+  if (!read || read.r.timeline_position >= before) return undefined;
+  const objects = shownAt(read.plan, jsonValueOf(await readBody(ctx, read.r.response_body_id, read.r.response_media_type))) ?? [];
+  return objects.find((x) => isObject(x) && String(member(x, identity)) === id);
+}
+
+type ShowingRead = { r: ToolRecord; plan: ItemPlan | ListPlan };
+const showing = new WeakMap<ServeContext, Map<string, Promise<Map<string, ShowingRead[]>>>>();
+
+/** Per id, the 2xx reads under `root` (item reads without a query, and lists) that show it at their plan's place, in timeline order; each body parsed once. */
+function readsShowing(ctx: ServeContext, root: string, identity: string): Promise<Map<string, ShowingRead[]>> {
+  let perRoot = showing.get(ctx);
+  if (!perRoot) showing.set(ctx, (perRoot = new Map()));
+  const key = `${root}\0${identity}`;
+  let hit = perRoot.get(key);
+  if (!hit) perRoot.set(key, (hit = indexReads(ctx, root, identity)));
+  return hit;
+}
+
+async function indexReads(ctx: ServeContext, root: string, identity: string): Promise<Map<string, ShowingRead[]>> {
   const state = await servedLookups(ctx);
-  let best: { at: number; value: JsonValue } | undefined;
+  const reads: ShowingRead[] = [];
   for (const t of ctx.manifest.tools) {
     if (t.method.toUpperCase() !== 'GET' || t.root_path !== root) continue;
     const plan = await state?.plan(t.name);
     if (plan?.kind !== 'item' && plan?.kind !== 'list') continue;
     for (const r of await toolRecords(ctx, t.name)) {
-      if (r.timeline_position <= after || r.timeline_position >= before || (best && best.at < r.timeline_position)) continue;
-      if (r.status < 200 || r.status > 299) continue;
-      if (plan.kind === 'item' && r.query_pairs.length > 0) continue;
-      const objects = shownAt(plan, jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type))) ?? [];
-      const o = objects.find((x) => isObject(x) && String(member(x, identity)) === id);
-      if (o !== undefined) best = { at: r.timeline_position, value: o };
+      if (r.status < 200 || r.status > 299 || (plan.kind === 'item' && r.query_pairs.length > 0)) continue;
+      reads.push({ r, plan });
     }
   }
-  return best?.value;
+  reads.sort((a, b) => a.r.timeline_position - b.r.timeline_position);
+  const out = new Map<string, ShowingRead[]>();
+  for (const read of reads) {
+    const objects = shownAt(read.plan, jsonValueOf(await readBody(ctx, read.r.response_body_id, read.r.response_media_type))) ?? [];
+    for (const o of objects) {
+      if (!isObject(o)) continue;
+      const id = String(member(o, identity));
+      const list = out.get(id) ?? [];
+      // A read listing the same id twice counts once (its first showing is the one returned).
+      if (list.at(-1) !== read) list.push(read);
+      out.set(id, list);
+    }
+  }
+  return out;
 }
 
 /** The boolean members of an entity, one object level down included (`status.is_closed`). */
