@@ -20,6 +20,16 @@ async function bothOrders(model: ServedModel, collection: string): Promise<[stri
   return [kept, (await fresh.collection(collection)).map((e) => e.id)];
 }
 
+/** Runs each step with the kept list read before it (so the step edits it rather than merging anew), then compares it with a fresh merge. */
+async function eachStepAsMerged(model: ServedModel, collection: string, steps: [string, () => Promise<unknown> | void][]): Promise<void> {
+  for (const [what, step] of steps) {
+    await model.collection(collection);
+    await step();
+    const [kept, fresh] = await bothOrders(model, collection);
+    expect(kept, what).toEqual(fresh);
+  }
+}
+
 async function served(ids: number[]) {
   const s = await serveHar(dir, [{ url: 'http://localhost:3000/api/notes', body: ids.map((id) => ({ id, title: `n${id}` })) }]);
   const types = (await (await servedLookups(s.ctx))!.types()).map((t) => t.collection);
@@ -44,13 +54,7 @@ describe('issue 49: a collection kept write by write is the one merged anew', ()
       ['write 1 again', () => model.put(entity(collection, 1))],
       ['create 6', () => model.put(entity(collection, 6))],
     ];
-    // The kept list is read before each step, so every step edits it rather than merging anew.
-    for (const [what, step] of steps) {
-      await model.collection(collection);
-      await step();
-      const [kept, fresh] = await bothOrders(model, collection);
-      expect(kept, what).toEqual(fresh);
-    }
+    await eachStepAsMerged(model, collection, steps);
     expect((await model.collection(collection)).map((e) => e.id)).toEqual(['1', '2', '3', '5', '6']);
   });
 
@@ -64,12 +68,7 @@ describe('issue 49: a collection kept write by write is the one merged anew', ()
       ['create 45 between', () => model.put(entity(collection, 45, Math.min(...orders) - 1.5))],
       ['create 5 last', () => model.put(entity(collection, 5))],
     ];
-    for (const [what, step] of steps) {
-      await model.collection(collection);
-      await step();
-      const [kept, fresh] = await bothOrders(model, collection);
-      expect(kept, what).toEqual(fresh);
-    }
+    await eachStepAsMerged(model, collection, steps);
     expect((await model.collection(collection)).map((e) => e.id)).toEqual(['50', '45', '40', '30', '20', '10', '5']);
   });
 });

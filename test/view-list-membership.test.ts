@@ -2,11 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
 import { factStore } from './view-facts.js';
+import type { JsonValue } from '../src/json/exact.js';
 
 const dir = tempDir();
 
 /** The membership of one list read of `/api/items` whose body is `body`. */
-function membershipOf(body: unknown): unknown[][] {
+function membershipOf(body: JsonValue): unknown[][] {
   const f = factStore(dir);
   const list = f.tool({ template: '/api/items' });
   f.record({ tool: list, path: '/api/items', body });
