@@ -105,3 +105,18 @@ export function perContext<T>(compute: (ctx: ServeContext) => Promise<T>): (ctx:
     return hit;
   };
 }
+
+/** `perContext` per key: `compute(ctx, ...key)` run once per served store and key (a tool, a collection, a type root and its identity). */
+export function perContextKey<K extends string[], T>(
+  compute: (ctx: ServeContext, ...key: K) => Promise<T>,
+): (ctx: ServeContext, ...key: K) => Promise<T> {
+  const kept = new WeakMap<ServeContext, Map<string, Promise<T>>>();
+  return (ctx, ...key) => {
+    let byKey = kept.get(ctx);
+    if (!byKey) kept.set(ctx, (byKey = new Map()));
+    const k = key.join('\0');
+    let hit = byKey.get(k);
+    if (!hit) byKey.set(k, (hit = compute(ctx, ...key)));
+    return hit;
+  };
+}

@@ -11,7 +11,7 @@ import type { ManifestTool } from '../../manifest/read.js';
 import { collectionsOf, entityByKey, lineQuery, renderItem } from '../plan/render.js';
 import type { ItemPlan, ListPlan } from '../plan/types.js';
 import { namesVariantKey } from '../plan/variants.js';
-import type { ServeContext } from './context.js';
+import { perContextKey, type ServeContext } from './context.js';
 import { templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import type { ServedModel } from './model.js';
@@ -34,28 +34,25 @@ import { embedKey } from '../plan/embed-conventions.js';
 
 export { embeddedOf, knownCollections, readConventions, referenceMembers, servedState, type StateAnswer } from './read-index.js';
 
-const apiNotFound = new WeakMap<ServeContext, Map<string, ToolRecord | null>>();
-
 /**
  * The latest recorded 404 of the API's item reads (a GET tool whose template ends in a
  * parameter, optionally with a suffix such as `.json`), other than `except`'s: the API's own
  * not-found, which it answers alike for every collection until the capture shows otherwise
  * (issue 44). Null when none is recorded.
  */
-export async function apiNotFoundRecord(ctx: ServeContext, except?: string): Promise<ToolRecord | null> {
+export function apiNotFoundRecord(ctx: ServeContext, except?: string): Promise<ToolRecord | null> {
   // Remembered per context and tool: every not-found answer asks, and the search reads every record of every item tool.
-  let memo = apiNotFound.get(ctx);
-  if (!memo) apiNotFound.set(ctx, (memo = new Map()));
-  const key = except ?? '';
-  if (memo.has(key)) return memo.get(key)!;
+  return apiNotFound(ctx, except ?? '');
+}
+
+const apiNotFound = perContextKey(async (ctx, except): Promise<ToolRecord | null> => {
   let best: ToolRecord | null = null;
   for (const tool of ctx.manifest.tools) {
     if (tool.name === except || tool.method.toUpperCase() !== 'GET' || !/\{[^}/]+\}[^/{}]*$/.test(tool.template)) continue;
     for (const r of await toolRecords(ctx, tool.name)) if (r.status === 404 && (!best || r.ordinal > best.ordinal)) best = r;
   }
-  memo.set(key, best);
   return best;
-}
+});
 
 /**
  * The app's own 404 for an entity the state does not hold: the latest recorded 404 of the

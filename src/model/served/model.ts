@@ -144,11 +144,14 @@ export class ServedModel {
 
   /** The collection in state order (ES-34), this session's writes applied: created entities last, or first when ordered before the state's first. */
   async collection(collection: string): Promise<StateEntity[]> {
-    const hit = this.merged.get(collection);
-    if (hit) return [...hit.list];
-    const merged = await this.mergedCollection(collection);
-    this.merged.set(collection, merged);
-    return [...merged.list];
+    return [...(await this.mergedOf(collection)).list];
+  }
+
+  /** The kept collection (a copy of it is what `collection()` answers), merged when not kept. */
+  private async mergedOf(collection: string): Promise<Merged> {
+    let merged = this.merged.get(collection);
+    if (!merged) this.merged.set(collection, (merged = await this.mergedCollection(collection)));
+    return merged;
   }
 
   private async mergedCollection(collection: string): Promise<Merged> {
@@ -182,12 +185,8 @@ export class ServedModel {
   async put(entity: Omit<StateEntity, 'state_order'> & { state_order?: number }): Promise<StateEntity> {
     const current = await this.entity(entity.collection, entity.id);
     let order = entity.state_order ?? current?.state_order;
-    if (order === undefined) {
-      // Read in place (no copy of the collection per create).
-      let merged = this.merged.get(entity.collection);
-      if (!merged) this.merged.set(entity.collection, (merged = await this.mergedCollection(entity.collection)));
-      order = merged.list.reduce((m, e) => Math.max(m, e.state_order), -1) + 1;
-    }
+    // Read in place (no copy of the collection per create).
+    if (order === undefined) order = (await this.mergedOf(entity.collection)).list.reduce((m, e) => Math.max(m, e.state_order), -1) + 1;
     const e: StateEntity = { ...entity, state_order: order };
     let written = this.entities.get(e.collection);
     if (!written) this.entities.set(e.collection, (written = new Map()));

@@ -13,7 +13,7 @@ import { learnReadConventions, type ReadConventions } from '../plan/conventions.
 import { holdsReferences, referenceKey } from '../plan/list-queries.js';
 import { learnEmbedConventions, widenEmbedded, type EmbedConventions, type WidenedEmbedded } from '../plan/embed-conventions.js';
 import type { ItemPlan, ListParent, ListPlan, StateEntity } from '../plan/types.js';
-import { perContext, type ServeContext } from './context.js';
+import { perContextKey, type ServeContext } from './context.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 
@@ -146,24 +146,18 @@ export async function wholeListAt(ctx: ServeContext, template: string): Promise<
  * (conventions.ts `reference`), `project_id` filters `project.id`. Each collection is read when
  * a list of it is first asked for, once per served store.
  */
-const referenceIndex = perContext(async () => new Map<string, Promise<string[]>>());
+const referenceIndex = perContextKey(async (ctx, collection): Promise<string[]> => {
+  const state = await servedState(ctx);
+  const fields = (await planIndex(ctx)).fields.get(collection) ?? [];
+  if (!state || fields.length === 0) return [];
+  const all = await state.collection(collection);
+  return fields.filter((f) => holdsReferences(all, f));
+});
 
 /** The fields of `collection` that hold references (empty where the API shows no filter by a reference's id). */
 export async function referenceMembers(ctx: ServeContext, collection: string): Promise<string[]> {
   if ((await readConventions(ctx)).reference.size === 0) return [];
-  const perCtx = await referenceIndex(ctx);
-  let hit = perCtx.get(collection);
-  if (!hit) {
-    hit = (async () => {
-      const state = await servedState(ctx);
-      const fields = (await planIndex(ctx)).fields.get(collection) ?? [];
-      if (!state || fields.length === 0) return [];
-      const all = await state.collection(collection);
-      return fields.filter((f) => holdsReferences(all, f));
-    })();
-    perCtx.set(collection, hit);
-  }
-  return hit;
+  return referenceIndex(ctx, collection);
 }
 
 /** Issue 44: the API's read conventions (conventions.ts), learned once per served store. */

@@ -8,7 +8,7 @@ import { type BodyKind } from '../../load/bodies.js';
 import { canonicalJson } from '../../json/canonical.js';
 import { parseAcceptedJson, type JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
-import type { ServeContext } from './context.js';
+import { perContextKey, type ServeContext } from './context.js';
 import { servedLookups } from './model.js';
 import { storedContent } from '../../store/body-content.js';
 import { lineBound, readRecordLines, type LineBound, type RecordLine } from '../../store/record-lines.js';
@@ -112,7 +112,6 @@ export function recordAt(records: ToolRecord[], ordinal: number): ToolRecord | u
 
 /** Which of a tool's records `latestRecord` looks for: its answers (2xx) or its not-founds. */
 export type RecordClass = '2xx' | '404';
-const latest = new WeakMap<ServeContext, Map<string, ToolRecord | null>>();
 
 /**
  * The tool's latest record of the class, remembered per context: a write's answer shape and a
@@ -120,17 +119,20 @@ const latest = new WeakMap<ServeContext, Map<string, ToolRecord | null>>();
  * the load's write check quadratic in a long single-app capture (7,000 POSTs of one tool).
  */
 export async function latestRecord(ctx: ServeContext, tool: string, cls: RecordClass): Promise<ToolRecord | null> {
-  let memo = latest.get(ctx);
-  if (!memo) latest.set(ctx, (memo = new Map()));
-  const key = `${cls} ${tool}`;
-  if (memo.has(key)) return memo.get(key)!;
-  const records = await toolRecords(ctx, tool);
-  const wanted = cls === '404' ? (r: ToolRecord) => r.status === 404 : (r: ToolRecord) => r.status >= 200 && r.status <= 299;
-  let found: ToolRecord | null = null;
-  for (let i = records.length - 1; i >= 0 && !found; i--) if (wanted(records[i])) found = records[i];
-  memo.set(key, found);
-  return found;
+  return (await latestOf(ctx, tool))[cls];
 }
+
+/** A tool's latest 2xx and 404 records, from one walk back from its last record. */
+const latestOf = perContextKey(async (ctx, tool): Promise<Record<RecordClass, ToolRecord | null>> => {
+  const out: Record<RecordClass, ToolRecord | null> = { '2xx': null, '404': null };
+  const records = await toolRecords(ctx, tool);
+  for (let i = records.length - 1; i >= 0 && (out['2xx'] === null || out['404'] === null); i--) {
+    const r = records[i];
+    if (r.status === 404) out['404'] ??= r;
+    else if (r.status >= 200 && r.status <= 299) out['2xx'] ??= r;
+  }
+  return out;
+});
 
 /**
  * Every tool's records, read in one query the first time any tool's are needed: start-up

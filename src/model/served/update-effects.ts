@@ -19,7 +19,7 @@ import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import { clockNow, readClock, type ClockFormat } from '../plan/clocks.js';
 import { at, isObject, jsonEqual, keysOf, member, objectFrom } from '../plan/json.js';
-import { perContext, type ServeContext } from './context.js';
+import { perContext, perContextKey, type ServeContext } from './context.js';
 import { isInt } from './ids.js';
 import { servedLookups, type ServedModel } from './model.js';
 import { isWriteTool, itemWritesOf, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
@@ -188,17 +188,9 @@ async function firstReadAfter(
 }
 
 type ShowingRead = { r: ToolRecord; plan: ItemPlan | ListPlan };
-const showing = new WeakMap<ServeContext, Map<string, Promise<Map<string, ShowingRead[]>>>>();
 
 /** Per id, the 2xx reads under `root` (item reads without a query, and lists) that show it at their plan's place, in timeline order; each body parsed once. */
-function readsShowing(ctx: ServeContext, root: string, identity: string): Promise<Map<string, ShowingRead[]>> {
-  let perRoot = showing.get(ctx);
-  if (!perRoot) showing.set(ctx, (perRoot = new Map()));
-  const key = `${root}\0${identity}`;
-  let hit = perRoot.get(key);
-  if (!hit) perRoot.set(key, (hit = indexReads(ctx, root, identity)));
-  return hit;
-}
+const readsShowing = perContextKey(indexReads);
 
 async function indexReads(ctx: ServeContext, root: string, identity: string): Promise<Map<string, ShowingRead[]>> {
   const state = await servedLookups(ctx);
