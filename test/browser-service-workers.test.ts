@@ -109,8 +109,25 @@ function route(req: http.IncomingMessage, res: http.ServerResponse) {
   // The main thread is busy for 3.5 s from 300 ms after load: nothing can be evaluated.
   if (u.pathname === '/busy')
     return res.end(html('busy', `<script>setTimeout(() => { const t = Date.now(); while (Date.now() - t < 3500); }, 300);</script>`));
+  // The main thread is held from 300 ms after load by a synchronous request the server answers
+  // only when the test lets it go (releaseHeld): as busy as /busy, for as long as the test needs
+  // on a loaded machine, without burning a core.
+  if (u.pathname === '/held')
+    return res.end(
+      html('held', `<script>setTimeout(() => { const x = new XMLHttpRequest(); x.open('GET', '/hold', false); x.send(); }, 300);</script>`),
+    );
+  if (u.pathname === '/hold') {
+    held.push(() => res.end('released'));
+    return;
+  }
   return res.end(html('plain', '<p>plain</p>'));
 }
+
+/** The /hold requests waiting to be answered. */
+const held: (() => void)[] = [];
+const releaseHeld = () => {
+  for (const answer of held.splice(0)) answer();
+};
 
 const servers: http.Server[] = [];
 afterAll(async () => {
@@ -415,9 +432,11 @@ describe("BS-18 the policy holder's transport", () => {
       SERVICE_WORKER_DEADLINES.check_ms = 300;
       SERVICE_WORKER_DEADLINES.restore_grace_ms = 300;
       const site = await origin();
+      // The page stays held through the check and the restore however slow the machine is
+      // (/busy's 3.5 s could end before the restore on a loaded one), and is let go after.
       const err = await rejection(
-        connect(ext.endpoint, `${site}/busy`, [{ step_id: 'wait', action: 'wait_for_timeout', duration_ms: 600 }]),
-      );
+        connect(ext.endpoint, `${site}/held`, [{ step_id: 'wait', action: 'wait_for_timeout', duration_ms: 600 }]),
+      ).finally(releaseHeld);
       expect(err).toBeInstanceOf(CapstateError);
       expect(err!.code).toBe('service-worker-policy-unverified');
       const cleanup = (err!.context.details as { diagnostics: { cleanup?: { step: string; message: string }[] } }).diagnostics.cleanup;
