@@ -53,17 +53,28 @@ export interface FidelityApp {
 
 const pkgBin = (pkg: string, bin: string) => join(root, 'node_modules', pkg, bin);
 
+/** json-server 0.17.4 serving `db` and the page; it sets no value of its own but ids, which are the same from the same seed. */
+const jsonServer017 = {
+  command: (db: string, pub: string, port: number) => ({
+    file: process.execPath,
+    args: [pkgBin('json-server', 'lib/cli/bin.js'), '--host', '127.0.0.1', '--port', String(port), '--static', pub, '--quiet', db],
+  }),
+  readyPath: '/db',
+  mask: { fields: [] },
+};
+
 export const APPS: FidelityApp[] = [
   {
     name: 'json-server-0.17',
     about: 'json-server 0.17.4 (npm, pinned devDependency), seed db.json, page served from its --static dir',
-    command: (db, pub, port) => ({
-      file: process.execPath,
-      args: [pkgBin('json-server', 'lib/cli/bin.js'), '--host', '127.0.0.1', '--port', String(port), '--static', pub, '--quiet', db],
-    }),
-    readyPath: '/db',
-    // json-server 0.17 sets no value of its own but ids, which are the same from the same seed.
-    mask: { fields: [] },
+    ...jsonServer017,
+  },
+  {
+    // OQ-11 (5): a session that starts on an empty app, as many recorded sessions do.
+    name: 'json-server-empty',
+    about:
+      'json-server 0.17.4 (npm, pinned devDependency), a todo app whose seed db.json holds empty lists: the session creates every entity',
+    ...jsonServer017,
   },
   {
     name: 'json-server-1.0',

@@ -325,6 +325,7 @@ export async function readUnitFacts(k: Kysely<DB>, capture: CaptureFacts, root: 
     }
   };
   await loadBodies(reads.filter((r) => r.is_initial).map((r) => r.response_body_id));
+  await loadBodies(laterBodies(reads, listReads, itemLocations));
   const value = (id: number): JsonValue | undefined => {
     if (!parsed.has(id)) {
       const text = texts.get(id);
@@ -443,4 +444,34 @@ async function nestedParents(
     });
   }
   return out;
+}
+
+/** How many later reads a tool whose initial reads show none of its type's entities learns its view's members from. */
+const LATER_READS = 8;
+
+/**
+ * OQ-11 (5): the bodies of the first later reads (by ordinal) of each list tool whose initial
+ * reads list nothing, and of each item tool read only after its type's first change — a type
+ * that starts empty learns the members its views show from them (plan-empty-start.ts).
+ */
+function laterBodies(
+  reads: readonly ReadLine[],
+  listReads: readonly DB['list_reads'][],
+  itemLocations: readonly DB['item_locations'][],
+): number[] {
+  const initial = new Set(reads.filter((r) => r.is_initial).map((r) => r.record_id));
+  const bodyOf = new Map(reads.map((r) => [r.record_id, r.response_body_id]));
+  const listedInitially = new Set(listReads.filter((l) => initial.has(l.record_id)).map((l) => l.tool));
+  const readInitially = new Set(reads.filter((r) => r.is_initial).map((r) => r.tool));
+  const rows = [...listReads.filter((l) => !listedInitially.has(l.tool)), ...itemLocations.filter((l) => !readInitially.has(l.tool))].sort(
+    (a, b) => a.ordinal - b.ordinal,
+  );
+  const later = new Map<string, number[]>();
+  for (const l of rows) {
+    const body = bodyOf.get(l.record_id);
+    if (body === undefined || initial.has(l.record_id)) continue;
+    const bodies = later.get(l.tool) ?? later.set(l.tool, []).get(l.tool)!;
+    if (bodies.length < LATER_READS) bodies.push(body);
+  }
+  return [...later.values()].flat();
 }

@@ -29,6 +29,10 @@ export interface Vocabulary {
   isRandom(param: string): boolean;
   /** Issue 16: what a pagination key's value means when a window is rendered from state (the `window_*` rows), or null (opaque: a cursor, a token). */
   windowRole(param: string): 'page' | 'size' | 'offset' | 'end' | null;
+  /** OQ-24 (ES-35, ES-36): an item-total member's name — lower-cased without `_`/`-`, it holds an `item_total` word and no `page_total` word (`totalCount`, not `totalPages`). */
+  isItemTotal(name: string): boolean;
+  /** OQ-24: a next-page token's or has-more flag's member name (`next`, `has_more`, …), as spelled. */
+  isNextToken(name: string): boolean;
   /** ES-35/36 in headers (issue 18): an item-total, next-link or range header, by its name (any case), or null. */
   headerKind(name: string): 'total' | 'next' | 'range' | null;
   /**
@@ -93,6 +97,9 @@ async function load(k: Kysely<DB>): Promise<Vocabulary> {
     ...of('next_header').map((n) => [n, 'next'] as const),
     ...of('range_header').map((n) => [n, 'range'] as const),
   ]);
+  const itemTotals = of('item_total');
+  const pageTotals = of('page_total');
+  const nextTokens = new Set(of('next_token'));
   const lower = (kind: VocabularyKind) => of(kind).map((n) => n.replace(/[A-Z]+/g, (c) => c.toLowerCase()));
   return {
     identityNames,
@@ -108,6 +115,12 @@ async function load(k: Kysely<DB>): Promise<Vocabulary> {
     isRandom: (param) => random.has(paramBase(param)),
     windowRole: (param) => windowRoles.get(paramBase(param)) ?? null,
     headerKind: (name) => headerKinds.get(name.toLowerCase()) ?? null,
+    isItemTotal: (name) => {
+      // As list_counters.sql compares: SQLite's lower() is ASCII-only.
+      const plain = name.replace(/[A-Z]+/g, (c) => c.toLowerCase()).replace(/[_-]/g, '');
+      return itemTotals.some((w) => plain.includes(w)) && !pageTotals.some((w) => plain.includes(w));
+    },
+    isNextToken: (name) => nextTokens.has(name),
     isCacheBuster: (name) => cacheBusters.has(name),
     isSafeMethod: (method) => safe.has(method.replace(/[a-z]+/g, (c) => c.toUpperCase())),
     queryWords: {

@@ -19,12 +19,13 @@ import type { ServeContext } from './context.js';
 import { servedState } from './from-state.js';
 import type { CallRequest } from './input-schema.js';
 import { ServedModel, servedTypes } from './model.js';
-import { jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
+import { isWriteTool, jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 import { effectsToTry, writeModelOf, type WriteKind, type WriteModel } from './writes.js';
 import { createdIdOf, entityIdIn, type RandomBytes } from './ids.js';
 import { childPointer } from '../../json/pointer.js';
 import { sameValue } from './same-value.js';
 import { graphqlWritesWords, isGraphqlEndpoint } from '../graphql/model.js';
+import { LaterQueryLearning, type LaterQueries } from './later-queries.js';
 import { answerGraphqlCall } from '../graphql/call.js';
 
 export { sameValue };
@@ -49,6 +50,8 @@ export interface EffectsReport {
   /** Write tools whose model was used (verified), with the effect, and those that replay, each with why. */
   verified: { tool: string; effect: WriteKind }[];
   replayed: { tool: string; reason: string }[];
+  /** Issue 44: list keys the reads after the capture's verified writes reproduced (later-queries.ts). */
+  later_queries: LaterQueries[];
 }
 
 const shown = (v: JsonValue | undefined) => {
@@ -149,8 +152,9 @@ async function run(
   ctx: ServeContext,
   writes: ReadonlyMap<string, WriteKind>,
   everyRecord: boolean,
-): Promise<{ checks: EffectCheck[]; blamed: Map<string, Blame> }> {
+): Promise<{ checks: EffectCheck[]; blamed: Map<string, Blame>; later: LaterQueries[] }> {
   const model = new ServedModel(ctx);
+  const learning = new LaterQueryLearning();
   const random = fixedRandom();
   const touched = new Map<string, Set<string>>();
   // Per entity (`collection\u0000id`), the write tools that wrote it, latest last.
@@ -160,6 +164,8 @@ async function run(
   for (const { tool, record } of await timeline(ctx)) {
     // Only to decide which writes to use, a read can blame nothing before a write touched what it renders: skipped.
     if (!everyRecord && !writes.has(tool.name)) {
+      // A write with no model replays: its type's later reads teach no key (later-queries.ts).
+      if (isWriteTool(ctx, tool)) learning.write(tool, false);
       const target = await readTarget(ctx, tool);
       if (target === null || !touched.has(target)) continue;
       // Nor can it once every write that touched what it renders is blamed (the run's blame is the same).
@@ -181,7 +187,10 @@ async function run(
           ? await answerGraphqlCall(ctx, tool, call, model)
           : await answerRequest(ctx, tool, call, model, writes, { chosenId, random, verifying: true });
       // A blamed write is still applied (later reads see its effect); its answer can blame nothing more.
-      if (!everyRecord && wm && blamed.has(tool.name)) continue;
+      if (!everyRecord && wm && blamed.has(tool.name)) {
+        learning.write(tool, false);
+        continue;
+      }
       detail = await compare(ctx, record, answer);
     } catch (e) {
       if (!(e instanceof CapstateError)) throw e;
@@ -199,6 +208,8 @@ async function run(
       reproduced: detail === null,
       ...(detail !== null ? { detail } : {}),
     });
+    if (isWriteTool(ctx, tool)) learning.write(tool, answer?.source === 'state');
+    else if (answer?.source === 'replay') await learning.observe(ctx, tool, record, model);
     if (wm) {
       const target = wm.collection !== null ? `collection:${wm.collection}` : `document:${wm.documentTool}`;
       if (!touched.has(target)) touched.set(target, new Set());
@@ -226,7 +237,7 @@ async function run(
         blamed.set(latest, { why: `a later read #${record.ordinal} (${line}): ${detail}`, ordinal: record.ordinal, target: target! });
     }
   }
-  return { checks, blamed };
+  return { checks, blamed, later: learning.result() };
 }
 
 /** The id of the entity a modelled write wrote: its path value, or the id its answer shows a create made. */
@@ -295,7 +306,7 @@ export async function checkEffects(ctx: ServeContext, opts: { everyRecord?: bool
     }
   }
   for (;;) {
-    const { checks, blamed } = await run(ctx, candidates, opts.everyRecord ?? true);
+    const { checks, blamed, later } = await run(ctx, candidates, opts.everyRecord ?? true);
     // Only the first difference in what a write touched (a collection, a document) is surely
     // a write's own: a later one may follow from it (a create that did not take effect makes
     // the next delete's list read differ too). Collections are independent: each drops its own.
@@ -309,6 +320,7 @@ export async function checkEffects(ctx: ServeContext, opts: { everyRecord?: bool
         checks,
         verified: [...candidates].map(([tool, effect]) => ({ tool, effect })),
         replayed: replayed.sort((a, b) => a.tool.localeCompare(b.tool)),
+        later_queries: later,
       };
     }
     for (const [tool, why] of dropped) {
@@ -373,7 +385,7 @@ export function verifiedWrites(ctx: ServeContext): Promise<Map<string, WriteKind
 }
 
 /** The marking the load stores with the state: check-effects' verified set (read only where a write touched), and why the others replay. */
-export async function checkWrites(ctx: ServeContext): Promise<WriteEffectsMark> {
-  const { verified: v, replayed } = await checkEffects(ctx, { everyRecord: false });
-  return { verified: v, replayed };
+export async function checkWrites(ctx: ServeContext): Promise<WriteEffectsMark & { later_queries: LaterQueries[] }> {
+  const { verified: v, replayed, later_queries } = await checkEffects(ctx, { everyRecord: false });
+  return { verified: v, replayed, later_queries };
 }

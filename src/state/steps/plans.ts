@@ -48,6 +48,7 @@ import { pageEnvelopeOf } from '../plan-page-envelope.js';
 import { viewBase } from '../plan-view-base.js';
 import { parentOf, readLineQuery } from '../plan-list-lines.js';
 import { documentOf } from './documents.js';
+import { emptyListIsWhole, emptyListPointer, laterItemView, laterListFields } from '../plan-empty-start.js';
 import { windowEchoes } from '../plan-window-echoes.js';
 import { defaultFilterOf } from '../plan-default-filter.js';
 
@@ -136,14 +137,22 @@ export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shapi
         });
       }
       if (initial.length === 0) reasons.push({ reason: 'no-initial-record', detail: noInitialDetail(reads, initialAll.length) });
+      // OQ-11 (5): an item tool of a type that starts empty, read only after the session's writes (plan-empty-start.ts).
+      const later = identity && initial.length === 0 ? laterItemView(ctx) : undefined;
+      if (later) {
+        plans.push({ tool: tool.name, kind: 'item', ...viewBase(ctx, [], 'all'), ...later, membership: null, counters: [] });
+        continue;
+      }
       const plan = reasons.length ? null : itemPlan(ctx, reasons);
       plans.push(plan && reasons.length === 0 ? plan : recordPlan(tool.name, { reasons }));
       continue;
     }
 
-    if (identity && obs.some((o) => o.view_kind === 'list')) {
+    // OQ-11 (5): an initial `[]` is the list where the tool's later reads list there (plan-empty-start.ts).
+    const emptyAt = identity && !obs.some((o) => o.view_kind === 'list') ? emptyListPointer(ctx) : undefined;
+    if (identity && (emptyAt !== undefined || obs.some((o) => o.view_kind === 'list'))) {
       const reasons: Outcome['reasons'] = [];
-      const plan = listPlan(ctx, reasons);
+      const plan = listPlan(ctx, reasons, emptyAt);
       plans.push(plan && reasons.length === 0 ? plan : recordPlan(tool.name, { reasons }));
       continue;
     }
@@ -301,7 +310,7 @@ function itemPlan(ctx: Ctx, reasons: Outcome['reasons']): ItemPlan | null {
   return plan;
 }
 
-function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
+function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): ListPlan | null {
   unusableLines(whole, reasons, () => true);
   const initialIds = new Set(whole.initial.map((r) => r.record_id));
   let listReads = whole.facts.listReads.filter((l) => initialIds.has(l.record_id));
@@ -317,7 +326,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     const kept = new Set(ctx.initial.map((r) => r.record_id));
     listReads = listReads.filter((l) => kept.has(l.record_id));
   }
-  const listPointer = listReads[0]?.list_pointer ?? '';
+  const listPointer = listReads[0]?.list_pointer ?? emptyAt ?? '';
   const membership = new Map(ctx.facts.membership.map((m) => [m.record_id, m.membership]));
   const counters = [
     ...new Set(ctx.facts.counters.filter((c) => initialIds.has(c.record_id) && c.is_counter === 1).map((c) => c.member_pointer)),
@@ -411,8 +420,12 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     ) {
       // Issue 18: a parent without members lists what its parent filter picks (nothing, until a write adds one).
       lines.push({ ...base, membership: 'recorded', listed_ids: [], filter: [{ field: emptyParent.field, values: [emptyParent.value] }] });
-    } else if (Array.isArray(list) && list.length === 0) lines.push({ ...base, membership: 'recorded', listed_ids: [] });
-    else {
+    } else if (Array.isArray(list) && list.length === 0) {
+      // ES-35: a plain `[]` of a collection the state holds nothing of shows all of it (plan-empty-start.ts).
+      const whole =
+        !emptyParent && r.query_pairs.length === 0 && all.length === 0 && emptyListIsWhole(body!, listPointer, ctx.facts.vocabulary);
+      lines.push(whole ? { ...base, membership: 'all' } : { ...base, membership: 'recorded', listed_ids: [] });
+    } else {
       lines.push(base);
       if (ok(r.status) && body !== undefined)
         reasons.push({
@@ -441,6 +454,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons']): ListPlan | null {
     tool: ctx.tool,
     kind: 'list',
     ...viewBase(ctx, listObs, 'list'),
+    ...(emptyAt !== undefined ? laterListFields(ctx, emptyAt) : {}),
     ...(hasQueries ? { list_queries: listQueries } : {}),
     ...(parent
       ? {

@@ -1,0 +1,123 @@
+/**
+ * Issue 44 (ES-37 after writes): query keys learned from the capture's reads after its own
+ * writes. The state pass learns a list's filter and sort keys from its initial lines only, the
+ * ones made before the first write to its type (ES-8). An app whose session starts empty
+ * (OQ-11 (5): `GET /todos` is `[]`, then the session creates todos and reads
+ * `/todos?done=false`) has no initial line naming a key, so every filtered read after the
+ * creates was replayed for that exact query string alone.
+ *
+ * check-effects replays the capture in order against the model its verified writes change;
+ * where such a read comes after only verified writes under its type, the model stands where
+ * the app stood. A filter or sort key is learned when applying the read's query to the model
+ * then reproduces the ids the read listed, in order, on every such read naming it — the rule
+ * the state pass applies to initial lines (plans.ts, `learnedUnits`). A read after a write the
+ * model did not apply teaches nothing (the model does not stand where the app did). Windows
+ * are not learned here: their totals and links come from a plan line's record (ES-36).
+ */
+import type { JsonValue } from '../../json/exact.js';
+import type { ManifestTool } from '../../manifest/read.js';
+import { at, isObject, member } from '../plan/json.js';
+import { applyListQuery, holdsReferences, kindOf, parseListQuery, referenceFilterField, type QueryUnit } from '../plan/list-queries.js';
+import type { ListQueries } from '../plan/types.js';
+import { restorePlanFacts } from '../plan/stored.js';
+import type { ServeContext } from './context.js';
+import { servedState } from './from-state.js';
+import { servedTypes, type ServedModel } from './model.js';
+import { jsonValueOf, readBody, type ToolRecord } from './records.js';
+import { scalarId } from './ids.js';
+
+/** A list tool's keys learned from its reads after the capture's writes. */
+export interface LaterQueries {
+  tool: string;
+  list_queries: ListQueries;
+}
+
+/** What one check-effects run learns from the reads it replays after writes. */
+export class LaterQueryLearning {
+  private readonly learned = new Map<string, Map<QueryUnit, Set<string>>>();
+  private readonly failed = new Map<string, Set<QueryUnit>>();
+  /** Roots the model applied a write to: reads there come after the capture's writes. */
+  private readonly written = new Set<string>();
+  /** Roots a write the model did not apply went to: the model no longer stands where the app did. */
+  private readonly unapplied = new Set<string>();
+
+  /** A write record of the capture, answered by the model (`applied`) or replayed. */
+  write(tool: ManifestTool, applied: boolean): void {
+    (applied ? this.written : this.unapplied).add(tool.root_path);
+  }
+
+  /** A read record of `tool`, replayed after the capture's writes: its query tried on the model. */
+  async observe(ctx: ServeContext, tool: ManifestTool, record: ToolRecord, model: ServedModel): Promise<void> {
+    // Initial reads are the state pass's to learn from (plans.ts); a read after a write the model did not apply teaches nothing.
+    if (!this.written.has(tool.root_path) || this.unapplied.has(tool.root_path)) return;
+    if (record.query_pairs.length === 0 || record.status < 200 || record.status > 299) return;
+    const plan = await (await servedState(ctx))?.plan(tool.name);
+    // A nested list's parent and a default filter need the plan's own lines (plans.ts).
+    if (plan?.kind !== 'list' || plan.parent || plan.default_filter || plan.page_envelope) return;
+    const identity = (await servedTypes(ctx)).find((t) => t.collection === plan.collection)?.identity;
+    const body = jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type));
+    const list = body === undefined ? undefined : at(body, plan.list_pointer);
+    if (identity === undefined || !Array.isArray(list)) return;
+    const listed = list.map((o) => idOf(o, identity));
+    if (listed.some((id) => id === undefined)) return;
+    const all = await model.collection(plan.collection);
+    const isField = (name: string) => plan.fields.includes(name) || all.some((e) => member(e.value, name) !== undefined);
+    const referenceOf = (name: string) => referenceFilterField(name, (f) => plan.fields.includes(f) && holdsReferences(all, f));
+    const parsed = parseListQuery(record.query_pairs, ctx.vocabulary, isField, referenceOf);
+    if (!parsed.ok || parsed.query.window !== undefined) return;
+    const picked = applyListQuery(all, parsed.query, tool.name).entities.map((e) => e.id);
+    const same = picked.length === listed.length && picked.every((id, i) => id === listed[i]);
+    for (const [unit, names] of parsed.units) {
+      if (same) {
+        const units = this.learned.get(tool.name) ?? this.learned.set(tool.name, new Map()).get(tool.name)!;
+        for (const n of names) (units.get(unit) ?? units.set(unit, new Set()).get(unit)!).add(n);
+      } else (this.failed.get(tool.name) ?? this.failed.set(tool.name, new Set()).get(tool.name)!).add(unit);
+    }
+  }
+
+  /** Per tool, the keys every read naming them reproduced (a unit that failed once is not learned). */
+  result(): LaterQueries[] {
+    const out: LaterQueries[] = [];
+    for (const [tool, units] of [...this.learned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const kept = [...units].filter(([u]) => !this.failed.get(tool)?.has(u));
+      const of = (k: 'filter' | 'sort') => [...new Set(kept.filter(([u]) => kindOf(u) === k).flatMap(([, n]) => [...n]))].sort();
+      const q: ListQueries = {
+        filter: of('filter'),
+        sort: of('sort'),
+        window: [],
+        ...(kept.some(([u]) => u === 'sort:multi') ? { multi_sort: true as const } : {}),
+        ...(kept.some(([u]) => u === 'filter:any') ? { any_of: true as const } : {}),
+      };
+      if (q.filter.length + q.sort.length > 0) out.push({ tool, list_queries: q });
+    }
+    return out;
+  }
+}
+
+const idOf = (o: JsonValue, identity: string) => {
+  const v = isObject(o) ? scalarId(member(o, identity)) : undefined;
+  return v === undefined || v === null ? undefined : String(v);
+};
+
+/**
+ * Writes each tool's later-learned keys into its stored list plan (beside the keys its initial
+ * lines taught), on the caller's transaction, before the state's SHA-256 is taken — as
+ * relations.ts stores the relations it learns after the pass.
+ */
+export async function storeLaterQueries(ctx: ServeContext, later: readonly LaterQueries[]): Promise<void> {
+  const state = await servedState(ctx);
+  for (const { tool, list_queries: q } of later) {
+    const plan = await state?.plan(tool);
+    if (plan?.kind !== 'list') continue;
+    const had = plan.list_queries ?? { filter: [], sort: [], window: [] };
+    const union = (a: string[], b: string[]) => [...new Set([...a, ...b])].sort();
+    const list_queries: ListQueries = {
+      filter: union(had.filter, q.filter),
+      sort: union(had.sort, q.sort),
+      window: had.window,
+      ...(had.multi_sort || q.multi_sort ? { multi_sort: true as const } : {}),
+      ...(had.any_of || q.any_of ? { any_of: true as const } : {}),
+    };
+    await restorePlanFacts(ctx.k, ctx.captureId, { ...plan, list_queries });
+  }
+}

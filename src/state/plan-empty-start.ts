@@ -1,0 +1,126 @@
+/**
+ * OQ-11 (5) and ES-35: a type whose initial reads show none of its entities. Many sessions
+ * start on an empty app — `GET /todos` answers `[]`, then the session creates todos and reads
+ * them. The empty array is the list when the tool's other records identify a list at the same
+ * place (OQ-11 (5)); before this, such a tool had no list observation and its `[]` became a
+ * document (DOC-2), answered after every create as if nothing had been created.
+ *
+ * An empty plain line shows its whole collection (ES-35) when the state holds no entity of
+ * it and the body says nothing of more: no item-total member other than 0, no next-page
+ * token set (OQ-24). Then the list is `all` and a create shows up in it. An item tool of such
+ * a type, read only after the session's first write, is an item view of the (empty) state.
+ * Both learn the members they show from their first later reads (the view's shape, which
+ * writes do not change); check-effects still verifies every write against those reads.
+ */
+import type { JsonValue } from '../json/exact.js';
+import { at, isObject, keysOf, member } from '../model/plan/json.js';
+import type { PlanLine } from '../model/plan/types.js';
+import type { Vocabulary } from '../store/vocabulary.js';
+import type { Ctx } from './plan-context.js';
+
+/**
+ * The place the tool's later reads (after its type's first change) list entities at, when
+ * its initial reads list none and each holds an empty array there; else undefined.
+ */
+export function emptyListPointer(ctx: Ctx): string | undefined {
+  const initial = new Set(ctx.initialAll.map((r) => r.record_id));
+  const later = ctx.facts.listReads.filter((l) => l.tool === ctx.tool && !initial.has(l.record_id));
+  const pointers = new Set(later.map((l) => l.list_pointer));
+  if (pointers.size !== 1 || ctx.lines.length === 0) return undefined;
+  const [pointer] = pointers;
+  const empty = ctx.lines.every((r) => {
+    const body = ctx.facts.bodyValue(r.response_body_id);
+    const list = body === undefined ? undefined : at(body, pointer);
+    return r.status >= 200 && r.status < 300 && Array.isArray(list) && list.length === 0;
+  });
+  return empty ? pointer : undefined;
+}
+
+/**
+ * ES-35 for a body whose list at `pointer` is empty: whether it shows the whole (empty)
+ * collection — no item-total member (top level, or in a top-level object) other than 0, and
+ * no next-page token or has-more flag set (OQ-24: set is present and not null, false or "").
+ */
+export function emptyListIsWhole(body: JsonValue, pointer: string, vocabulary: Vocabulary): boolean {
+  if (!Array.isArray(at(body, pointer))) return false;
+  if (!isObject(body)) return true;
+  const says = (o: JsonValue, depth: number): boolean =>
+    isObject(o) &&
+    keysOf(o).some((k) => {
+      const v = member(o, k)!;
+      if ((typeof v === 'number' || typeof v === 'bigint') && vocabulary.isItemTotal(k) && Number(v) !== 0) return true;
+      if (vocabulary.isNextToken(k) && v !== null && v !== false && v !== '') return true;
+      return depth === 0 && says(v, 1);
+    });
+  return !says(body, 0);
+}
+
+/**
+ * ES-21 for a list its initial reads showed empty: the members its later reads' entries show
+ * (in first-seen order; required where every entry shows it). A view's members are its shape,
+ * which the session's writes do not change; without them a created entity would render as `{}`.
+ */
+export function laterListFields(ctx: Ctx, pointer: string): { fields: string[]; required_fields: string[] } {
+  const initial = new Set(ctx.initialAll.map((r) => r.record_id));
+  const fields: string[] = [];
+  const counts = new Map<string, number>();
+  let entries = 0;
+  // The first later reads, by ordinal: facts.ts loads their bodies (laterListBodies); others read as undefined.
+  for (const l of [...ctx.facts.listReads].sort((a, b) => a.ordinal - b.ordinal)) {
+    if (l.tool !== ctx.tool || initial.has(l.record_id)) continue;
+    const body = ctx.facts.bodyValue(l.body_id);
+    const list = body === undefined ? undefined : at(body, pointer);
+    for (const o of Array.isArray(list) ? list : []) {
+      if (!isObject(o)) continue;
+      entries++;
+      for (const k of keysOf(o)) {
+        if (!counts.has(k)) fields.push(k);
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+      }
+    }
+  }
+  return { fields, required_fields: fields.filter((k) => counts.get(k) === entries) };
+}
+
+/**
+ * An item tool read only after its type's first change, of a type the state holds no entity
+ * of: the place its later reads hold the entity at (one place) and the members they show; else
+ * undefined (its records replay, as before).
+ */
+export function laterItemView(
+  ctx: Ctx,
+): { entity_pointer: string; fields: string[]; required_fields: string[]; lines: PlanLine[] } | undefined {
+  if (ctx.initialAll.length > 0 || ctx.state.all(ctx.collection).length > 0) return undefined;
+  const located = ctx.facts.itemLocations.filter((l) => l.tool === ctx.tool).sort((a, b) => a.ordinal - b.ordinal);
+  const pointers = new Set(located.map((l) => l.entity_pointer));
+  if (pointers.size !== 1) return undefined;
+  const [pointer] = pointers;
+  const bodyOf = new Map(ctx.facts.reads.map((r) => [r.record_id, r.response_body_id]));
+  const fields: string[] = [];
+  const counts = new Map<string, number>();
+  let entities = 0;
+  for (const l of located) {
+    const bodyId = bodyOf.get(l.record_id);
+    const body = bodyId === undefined ? undefined : ctx.facts.bodyValue(bodyId);
+    const o = body === undefined ? undefined : at(body, pointer);
+    if (!isObject(o)) continue;
+    entities++;
+    for (const k of keysOf(o)) {
+      if (!counts.has(k)) fields.push(k);
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+  }
+  if (entities === 0) return undefined;
+  // Its one line is its first later read: the envelope another id renders in (OQ-19). That
+  // read shows the state after writes, so no load check compares it; check-effects does.
+  const first = ctx.facts.reads.find((r) => r.record_id === located[0].record_id)!;
+  const id = ctx.facts.pathValue(first.record_id);
+  const line: PlanLine = {
+    path: first.path,
+    query: first.query,
+    record_ordinal: first.ordinal,
+    status: first.status,
+    ...(id !== undefined ? { id } : {}),
+  };
+  return { entity_pointer: pointer, fields, required_fields: fields.filter((k) => counts.get(k) === entities), lines: [line] };
+}
