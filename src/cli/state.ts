@@ -155,7 +155,15 @@ function conventionLines(c: ReadConventions, explain: boolean): string[] {
     out.push(named('api-filter', `filters by any field name${c.any_of.length ? ' (a repeated key: any of its values)' : ''}`, c.filter));
   for (const [op, tools] of Object.entries(c.ops)) out.push(named('api-filter', `filters by a field's _${op} key`, tools ?? []));
   for (const [suffix, tools] of c.reference)
-    out.push(named('api-reference-filter', `filters by a reference's id as <field>${suffix} (project${suffix}=1: project.id is 1)`, tools));
+    out.push(
+      named(
+        'api-reference-filter',
+        c.tree.length
+          ? `filters by a reference's id as <field>${suffix}, the entity named and those under it (project${suffix}=1: project.id is 1 or a subproject's)`
+          : `filters by a reference's id as <field>${suffix} (project${suffix}=1: project.id is 1)`,
+        c.tree.length ? [...tools, ...c.tree] : tools,
+      ),
+    );
   if (c.sort.size)
     out.push(
       named(

@@ -10,6 +10,7 @@ import { serveContextOn } from '../model/served/context.js';
 import { checkWrites } from '../model/served/effects.js';
 import { learnRelations } from '../model/served/relations.js';
 import { storeLaterQueries } from '../model/served/later-queries.js';
+import { learnTreeFilters } from '../model/served/tree-filters.js';
 import { viewsHash } from '../model/plan/stored.js';
 import { storeState, type CheckWrites } from '../state/writer.js';
 import type { StateProgress } from '../state/index.js';
@@ -21,6 +22,8 @@ export function checkWritesOn(db: Sqlite, file: string): CheckWrites {
     const k = kyselyFor(db);
     // Issue 16: the plans' embedded relations are learned first, so the check serves them.
     await learnRelations(await serveContextOn(db, k, file, captureId));
+    // Issue 44: reference keys that list what sits under the entity named (tree-filters.ts), with every type at hand.
+    await learnTreeFilters(await serveContextOn(db, k, file, captureId));
     // Each context is dropped after its step (its caches with it); the connection stays the caller's.
     const { later_queries, ...mark } = await checkWrites(await serveContextOn(db, k, file, captureId));
     // Issue 44: the list keys the reads after the capture's verified writes taught (later-queries.ts).

@@ -301,7 +301,8 @@ function describeListServing(plan: ListPlan, conv: ReadConventions, references: 
       const op = (Object.keys(OP) as (keyof typeof OP)[]).find(
         (o) => k.endsWith(`_${o}`) && plan.fields.includes(k.slice(0, -o.length - 1)),
       );
-      return op ? `${k} (${OP[op]})` : k;
+      // Issue 44: a reference key learned as `tree` (tree-filters.ts) names what it lists.
+      return op ? `${k} (${OP[op]})` : q.tree?.includes(k) ? `${k} (the one named and those under it)` : k;
     };
     // Several values of one key only where a recorded line proved a repeated key is OR (issue 44: json-server 1.0 ignores it).
     const several = widened?.queries.any_of === true;

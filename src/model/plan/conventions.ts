@@ -38,6 +38,8 @@ export interface ReadConventions {
   multi_sort: string[];
   /** Tools whose lines proved a repeated filter key lists what any of its values picks. */
   any_of: string[];
+  /** Tools whose lines proved a reference key lists what sits under the entity named too (ListQueries `tree`). */
+  tree: string[];
   /** Window keys (`_page`, `_limit`), each with its tools. */
   window: Map<string, string[]>;
   /** Envelope members that echo the window on a list that learned its window keys (Redmine's `offset`, `limit`), from the first such list. */
@@ -94,6 +96,7 @@ export function learnReadConventions(
     sort: new Map(),
     multi_sort: [],
     any_of: [],
+    tree: [],
     window: new Map(),
     window_echoes: [],
     window_headers: null,
@@ -114,6 +117,7 @@ export function learnReadConventions(
     for (const key of q.sort) add(out.sort, key, plan.tool);
     if (q.multi_sort && !out.multi_sort.includes(plan.tool)) out.multi_sort.push(plan.tool);
     if (q.any_of && !out.any_of.includes(plan.tool)) out.any_of.push(plan.tool);
+    if (q.tree?.length && !out.tree.includes(plan.tool)) out.tree.push(plan.tool);
     for (const key of q.window) add(out.window, key, plan.tool);
     if (q.window.length && plan.window_echoes?.length && !out.window_echoes.length) out.window_echoes = plan.window_echoes;
     if (q.window.length && !out.window_headers) {
@@ -143,7 +147,7 @@ export function learnReadConventions(
 export function widenQueries(plan: ListPlan, conv: ReadConventions, references: readonly string[] = []): WidenedQueries | undefined {
   const own = plan.list_queries ?? { filter: [], sort: [], window: [] };
   const borrowed = new Map<string, { convention: ApiConvention; tools: string[] }>();
-  const queries: ListQueries = { filter: [...own.filter], sort: [...own.sort], window: [...own.window] };
+  const queries: ListQueries = { filter: [...own.filter], sort: [...own.sort], window: [...own.window], tree: [...(own.tree ?? [])] };
   // A key of this list's own recorded line that the state did not reproduce is one the capture
   // shows this list answers otherwise (Redmine's `project_id=1` also lists subprojects' issues): not borrowed.
   const failed = (l: ListPlan['lines'][number]) =>
@@ -160,11 +164,16 @@ export function widenQueries(plan: ListPlan, conv: ReadConventions, references: 
   }
   for (const field of references)
     for (const [suffix, tools] of conv.reference)
-      if (!plan.fields.includes(`${field}${suffix}`)) borrow(queries.filter, `${field}${suffix}`, 'api-reference-filter', tools);
+      if (!plan.fields.includes(`${field}${suffix}`)) {
+        borrow(queries.filter, `${field}${suffix}`, 'api-reference-filter', tools);
+        // The API's reference keys list what sits under the entity named where one of its lists proved so.
+        if (conv.tree.length && borrowed.has(`${field}${suffix}`)) queries.tree!.push(`${field}${suffix}`);
+      }
   for (const [key, tools] of conv.sort) borrow(queries.sort, key, 'api-sort', tools);
   for (const [key, tools] of conv.window) borrow(queries.window, key, 'api-window', tools);
   if (own.multi_sort || conv.multi_sort.length) queries.multi_sort = true;
   if (own.any_of || conv.any_of.length) queries.any_of = true;
+  if (!queries.tree!.length) delete queries.tree;
   if (!queries.filter.length && !queries.sort.length && !queries.window.length) return undefined;
   return { queries, borrowed };
 }

@@ -100,6 +100,12 @@ export interface ListQueries {
   multi_sort?: true;
   /** Issue 44: present when a filter key given more than once (`?userId=1&userId=3`, any of them) reproduced every recorded line naming one so. */
   any_of?: true;
+  /**
+   * Issue 44: reference keys whose value stands for the entity it names and those under it in
+   * its own collection (Redmine's `project_id=1` lists subproject 3's issues too;
+   * src/model/served/tree-filters.ts), learned where that reproduced a line equality did not.
+   */
+  tree?: string[];
 }
 
 interface ViewFacts {

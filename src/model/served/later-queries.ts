@@ -112,6 +112,7 @@ export async function storeLaterQueries(ctx: ServeContext, later: readonly Later
     const had = plan.list_queries ?? { filter: [], sort: [], window: [] };
     const union = (a: string[], b: string[]) => [...new Set([...a, ...b])].sort();
     const list_queries: ListQueries = {
+      ...had,
       filter: union(had.filter, q.filter),
       sort: union(had.sort, q.sort),
       window: had.window,

@@ -8,6 +8,7 @@ import { CapstateError } from '../../errors.js';
 import { lineQuery, renderList } from '../plan/render.js';
 import { isListQuery, parseListQuery, referenceFilterField, type ListQuery } from '../plan/list-queries.js';
 import { knownReferences } from './reference-filters.js';
+import { withSubtrees } from './tree-filters.js';
 import type { QueryPair } from './cache-busters.js';
 import { withNullFilters } from './null-filters.js';
 import { pageEnvelopeFor } from './page-envelope.js';
@@ -93,7 +94,13 @@ export async function answerList(
       referenceOf,
     );
     if (!parsed.ok || !isListQuery(parsed.query)) return null;
-    await knownReferences(ctx, model, plan, parsed.query, call);
+    // Issue 44: a reference key learned (or borrowed) as `tree` lists what sits under the entity named too (tree-filters.ts).
+    const treeFields = new Set((learned.tree ?? []).map(referenceOf).filter((f): f is string => f !== undefined));
+    await knownReferences(ctx, model, plan, parsed.query, call, treeFields);
+    if (treeFields.size)
+      parsed.query.filter = (
+        await withSubtrees(ctx, model, await model.collection(plan.collection), plan.tool, parsed.query, treeFields)
+      ).filter;
     const unlearned = [...parsed.kinds].filter(([kind, names]) => names.some((n) => !learned[kind].includes(n)));
     // Issue 44: a window no line of the list learned may still be a page the API's page envelope explains.
     const paging = unlearned.length === 1 && unlearned[0][0] === 'window' ? await pageEnvelopeFor(ctx, plan, unlearned[0][1]) : null;

@@ -10,15 +10,16 @@
  *   reference (a subproject's `"parent": {"id": 1}`): Redmine's `project_id=1` lists the
  *   subprojects' issues too (bench/fidelity/redmine), another app would not.
  *
- * Both are declined (`no-convention`), never answered with plain equality.
+ * Both are declined (`no-convention`), never answered with plain equality — the second unless
+ * the capture proved the key lists what sits under the entity (`tree`, tree-filters.ts).
  */
 import { CapstateError } from '../../errors.js';
-import { isObject, jsonEqual, keysOf, member } from '../plan/json.js';
 import { fieldOf, spelling, type ListQuery } from '../plan/list-queries.js';
 import type { ListPlan, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
-import { servedTypes, type ServedModel } from './model.js';
+import type { ServedModel } from './model.js';
+import { namingAny, referencedCollection } from './tree-filters.js';
 
 /** Throws the decline for the first reference filter value the model cannot answer by equality. */
 export async function knownReferences(
@@ -27,6 +28,7 @@ export async function knownReferences(
   plan: ListPlan,
   query: ListQuery,
   call: CallRequest,
+  tree: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const refs = (query.filter ?? []).filter(
     (f) => f.op === undefined && f.field.endsWith('.id') && plan.fields.includes(f.field.slice(0, -3)),
@@ -49,17 +51,14 @@ export async function knownReferences(
           v,
           `names no ${name} that an entity of ${plan.collection} references; the app may read it as another key (an identifier) or list nothing`,
         );
-      const under = await subEntityOf(ctx, model, all, plan.tool, name, v);
+      // A key learned as `tree` answers for what sits under the entity too (tree-filters.ts).
+      const under = tree.has(f.field) ? null : await subEntityOf(ctx, model, all, plan.tool, name, v);
       if (under) decline(v, `names ${name} ${v}, which ${under}; the app's filter may list theirs too or not`);
     }
   }
 }
 
-/**
- * Words naming an entity under the one `field` references by `id` — an entity of the same
- * collection naming it by a reference — or null. The referenced collection is the one whose
- * entity `id` agrees with a referencing value's members (`{"id": 1, "name": "Aurora"}` is project 1).
- */
+/** Words naming an entity under the one `field` references by `id` (tree-filters.ts: in the referenced collection, one naming it by a reference), or null. */
 async function subEntityOf(
   ctx: ServeContext,
   model: ServedModel,
@@ -68,20 +67,8 @@ async function subEntityOf(
   field: string,
   id: string,
 ): Promise<string | null> {
-  const ref = all.map((e) => fieldOf(e, tool, field)).find((r) => isObject(r) && spelling(member(r, 'id')) === id);
-  if (!isObject(ref)) return null;
-  for (const type of await servedTypes(ctx)) {
-    const target = await model.entity(type.collection, id);
-    if (!target || !isObject(target.value)) continue;
-    const value = target.value;
-    if (!keysOf(ref).every((k) => jsonEqual(member(ref, k), member(value, k)))) continue;
-    for (const e of await model.collection(type.collection)) {
-      if (e.id === id || !isObject(e.value)) continue;
-      for (const k of keysOf(e.value)) {
-        const v = member(e.value, k);
-        if (isObject(v) && spelling(member(v, 'id')) === id) return `${type.collection} ${e.id} names by its ${k}`;
-      }
-    }
-  }
-  return null;
+  const collection = await referencedCollection(ctx, model, all, tool, field, id);
+  if (collection === null) return null;
+  const [first] = await namingAny(model, collection, new Set([id]));
+  return first ? `${collection} ${first[0]} names by its ${first[1]}` : null;
 }
