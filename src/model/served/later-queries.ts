@@ -54,17 +54,20 @@ export class LaterQueryLearning {
     const plan = await (await servedState(ctx))?.plan(tool.name);
     // A nested list's parent and a default filter need the plan's own lines (plans.ts).
     if (plan?.kind !== 'list' || plan.parent || plan.default_filter || plan.page_envelope) return;
+    const all = await model.collection(plan.collection);
+    const isField = (name: string) => plan.fields.includes(name) || all.some((e) => member(e.value, name) !== undefined);
+    const referenceOf = (name: string) => referenceFilterField(name, (f) => plan.fields.includes(f) && holdsReferences(all, f));
+    const parsed = parseListQuery(record.query_pairs, ctx.vocabulary, isField, referenceOf);
+    if (!parsed.ok || parsed.query.window !== undefined) return;
+    // A long session repeats its reads: once each unit failed, another read cannot teach it (its body stays unread).
+    const failed = this.failed.get(tool.name);
+    if (failed && [...parsed.units.keys()].every((u) => failed.has(u))) return;
     const identity = (await servedTypes(ctx)).find((t) => t.collection === plan.collection)?.identity;
     const body = jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type));
     const list = body === undefined ? undefined : at(body, plan.list_pointer);
     if (identity === undefined || !Array.isArray(list)) return;
     const listed = list.map((o) => idOf(o, identity));
     if (listed.some((id) => id === undefined)) return;
-    const all = await model.collection(plan.collection);
-    const isField = (name: string) => plan.fields.includes(name) || all.some((e) => member(e.value, name) !== undefined);
-    const referenceOf = (name: string) => referenceFilterField(name, (f) => plan.fields.includes(f) && holdsReferences(all, f));
-    const parsed = parseListQuery(record.query_pairs, ctx.vocabulary, isField, referenceOf);
-    if (!parsed.ok || parsed.query.window !== undefined) return;
     const picked = applyListQuery(all, parsed.query, tool.name).entities.map((e) => e.id);
     const same = picked.length === listed.length && picked.every((id, i) => id === listed[i]);
     for (const [unit, names] of parsed.units) {
