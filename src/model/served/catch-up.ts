@@ -12,7 +12,9 @@
  * is shown, the entity a `POST` created (the id its recorded answer names) is shown — the shown
  * entities take the values shown (members a list leaves out kept as held), new ones in the
  * type's order, and those writes count as applied: reads of the type answer from state again.
- * A `DELETE` the model did not apply is never caught up (an entity not shown is not shown gone).
+ * A `DELETE` the model did not apply is caught up only where those reads still show its entity
+ * (a soft delete: Alertmanager expires a silence and lists it so); one they do not show is not
+ * shown gone, and is never caught up.
  * Entities the reads do not show are taken as the writes left them: unchanged.
  */
 import type { JsonValue } from '../../json/exact.js';
@@ -23,7 +25,7 @@ import type { ItemPlan, ListPlan, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
 import { captureWrites, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
-import { entityIdIn, scalarId } from './ids.js';
+import { createdIdOf, scalarId } from './ids.js';
 import { currentWindow, inWindow } from './write-log.js';
 import { newestFirst } from './writes.js';
 import { answerFromState } from './from-state.js';
@@ -77,7 +79,7 @@ function shownIn(reads: readonly WindowRead[], identity: string): Map<string, Js
  */
 export async function catchUp(ctx: ServeContext, model: ServedModel, root: string): Promise<number> {
   const pending = model.writes.filter((w) => w.root === root && !w.applied);
-  if (pending.length === 0 || pending.some((w) => w.method === 'DELETE')) return 0;
+  if (pending.length === 0) return 0;
   const window = await currentWindow(ctx, model.writes, root);
   if (window === null || window === 'stale') return 0;
   const type = (await servedTypes(ctx)).find((t) => t.root_path === root);
@@ -99,8 +101,11 @@ export async function catchUp(ctx: ServeContext, model: ServedModel, root: strin
     const record = recorded[k];
     if (!record) return 0;
     const answer = w.method === 'POST' ? jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type)) : undefined;
-    const created = answer === undefined ? undefined : entityIdIn(answer, pointer, type.identity).id;
+    // The id a create's answer names: the entity's identity, or a wrapper's only member (Alertmanager's `{"silenceID": …}`).
+    const created = scalarId(createdIdOf({ pointer, identity: type.identity }, answer));
     const id = w.entity ?? (created === undefined ? undefined : String(created));
+    // A DELETE whose entity the reads after it still show left it changed (Alertmanager expires a
+    // silence): caught up to what they show. One they do not show is not shown gone: not caught up.
     if (id === undefined || !shown.has(id)) return 0;
   }
   const saved = model.writtenEntities();

@@ -103,7 +103,7 @@ export function randomLike(shape: string, random: RandomBytes = randomBytes): st
 }
 
 /** The id a recorded create answer shows: the entity's identity member, or the value of a wrapper holding only an id. */
-export function createdIdOf(wm: WriteModel, answer: JsonValue | undefined): JsonValue | undefined {
+export function createdIdOf(wm: Pick<WriteModel, 'pointer' | 'identity'>, answer: JsonValue | undefined): JsonValue | undefined {
   if (answer === undefined) return undefined;
   const held = entityIdIn(answer, wm.pointer, wm.identity!);
   if (held.found) return held.id;

@@ -7,7 +7,8 @@
  * answers posts — marked `convention: item-route` — and an id the collection does not hold
  * (its whole membership known, ES-35) gets the API's not-found.
  *
- * Only where the evidence is plain: a line of the list's plan is the whole collection
+ * Only where the evidence is plain: the collection has no item route of its own elsewhere, a
+ * line of the list's plan is the whole collection
  * (membership `all`), and every item route the capture proves answers the entity itself (its plan's
  * entity pointer is the root), with the same suffix shape (`/{id}`). Anything else is left to
  * the caller's decline. A query is answered only when it names cache-busters alone (`?_=1712`,
@@ -77,6 +78,10 @@ export async function answerByItemRoute(
     return null;
   const routes = await provenItemRoutes(ctx);
   if (routes.length === 0 || routes.some((r) => r.plan.entity_pointer !== '')) return null;
+  // A collection the capture reads by an item route of its own at another path (Alertmanager's
+  // silences at `/api/v2/silence/{id}`, listed at `/api/v2/silences`) is read there: what the app
+  // answers under the list's path is not known (Alertmanager: an unrouted 404).
+  if (routes.some((r) => r.plan.collection === plan.collection)) return null;
   const media =
     (await toolRecords(ctx, list.name)).find((r) => r.status >= 200 && r.status <= 299)?.response_media_type ?? 'application/json';
   const proof = routes.map((r) => `${r.tool.method} ${r.tool.template}`).join(', ');
