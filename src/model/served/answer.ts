@@ -124,6 +124,7 @@ export async function answerRequest(
     const same =
       stale.orphans.length && !unapplied
         ? await cascadeFreeAnswer(
+            ctx,
             model,
             stale.orphans,
             call.query.map((q) => q.name),

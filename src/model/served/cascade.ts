@@ -7,13 +7,18 @@
  * lists them or not) does not — so the model never picks one of the apps' habits in silence.
  * A read that filters on the reference itself is not answered: how the app's filter treats a
  * cleared (null) reference is not known either (json-server 1.0 lists a comment whose `postId`
- * is null under `?postId=2`, recorded in bench/fidelity/json-server-1.0/capture.har).
+ * is null under `?postId=2`, recorded in bench/fidelity/json-server-1.0/capture.har) — unless
+ * the capture's own reads after the same delete refute that habit (nullListingRefuted).
  */
 import { canonicalJson } from '../../json/canonical.js';
 import { childPointer } from '../../json/pointer.js';
 import { replaceAt } from '../plan/json.js';
 import type { StateAnswer } from './read-index.js';
-import type { ServedModel } from './model.js';
+import { servedLookups, servedTypes, type ServedModel } from './model.js';
+import type { ServeContext } from './context.js';
+import { at, isObject, member } from '../plan/json.js';
+import { scalarId } from './ids.js';
+import { itemWritesOf, jsonValueOf, readBody, toolRecords } from './records.js';
 import type { Orphan } from './write-log.js';
 
 /** The cascades a delete may have had on the entities naming the deleted one. */
@@ -30,17 +35,54 @@ function seen(a: StateAnswer): string {
 }
 
 /**
+ * Whether the capture refutes that the app cleared `o`'s reference and lists a null reference
+ * under any value of a filter on it (json-server 1.0's habit, which would put a cleared orphan
+ * in every filtered read): a read of `o`'s collection recorded after the capture's own delete of
+ * the same entity, filtering on that reference by another value, that does not list `o`. Then,
+ * whatever the delete did to `o` (deleted, kept, cleared), a filter by another value leaves it out.
+ */
+async function nullListingRefuted(ctx: ServeContext, o: Orphan): Promise<boolean> {
+  const types = await servedTypes(ctx);
+  const deletedRoot = types.find((t) => t.collection === o.deleted)?.root_path;
+  const identity = types.find((t) => t.collection === o.collection)?.identity;
+  if (deletedRoot === undefined || identity === undefined) return false;
+  const deletes = ((await itemWritesOf(ctx, deletedRoot)).get(o.deletedId) ?? []).filter(
+    (r) => ctx.tools.get(r.tool)?.method.toUpperCase() === 'DELETE' && r.status >= 200 && r.status <= 299,
+  );
+  if (deletes.length === 0) return false;
+  const after = deletes[0].timeline_position;
+  const state = await servedLookups(ctx);
+  for (const tool of ctx.manifest.tools) {
+    if (tool.method.toUpperCase() !== 'GET') continue;
+    const plan = await state?.plan(tool.name);
+    if (plan?.kind !== 'list' || plan.collection !== o.collection) continue;
+    for (const r of await toolRecords(ctx, tool.name)) {
+      if (r.timeline_position <= after || r.status < 200 || r.status > 299) continue;
+      if (!r.query_pairs.some((q) => q.name === o.field && q.value !== o.deletedId)) continue;
+      const body = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
+      const list = body === undefined ? undefined : at(body, plan.list_pointer);
+      if (!Array.isArray(list)) continue;
+      if (!list.some((x) => isObject(x) && String(scalarId(member(x, identity)) ?? '') === o.id)) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * The answer `answer()` gives under every cascade of `orphans`, when it is the same under all
- * (its `why` saying so) and none of `queryKeys` filters on an orphan's reference, else null.
+ * (its `why` saying so), else null. Where `queryKeys` filter on an orphan's reference, only
+ * where the capture refutes that a cleared reference is listed under any value
+ * (nullListingRefuted): how the app's filter treats a cleared reference is otherwise not known.
  * The model is left as it was.
  */
 export async function cascadeFreeAnswer(
+  ctx: ServeContext,
   model: ServedModel,
   orphans: readonly Orphan[],
   queryKeys: readonly string[],
   answer: () => Promise<StateAnswer | null>,
 ): Promise<StateAnswer | null> {
-  if (orphans.some((o) => queryKeys.some((k) => k.startsWith(o.field)))) return null;
+  for (const o of orphans) if (queryKeys.some((k) => k.startsWith(o.field)) && !(await nullListingRefuted(ctx, o))) return null;
   const saved = model.writtenEntities();
   let first: StateAnswer | null = null;
   try {
