@@ -120,6 +120,23 @@ describe('an app that starts empty (OQ-11 (5), ES-35)', () => {
     }
   });
 
+  it("ES-36: an empty envelope's item total (0, as it lists) is a counter, recounted as the session's creates fill the list", async () => {
+    const A = 'http://localhost:3000/api';
+    const s = await serveHar(tempDir(), [
+      { url: `${A}/items`, body: { data: [], total: 0 } },
+      { method: 'POST', url: `${A}/items`, requestBody: { name: 'a' }, status: 201, body: { id: 1, name: 'a' } },
+      { url: `${A}/items`, body: { data: [{ id: 1, name: 'a' }], total: 1 } },
+    ]);
+    try {
+      expect((await s.call('post_api_items', { body: { name: 'b' } })).structuredContent).toMatchObject({ source: 'state' });
+      const list = (await s.call('get_api_items', {})).structuredContent as { source: string; body: unknown };
+      expect(list.source).toBe('state');
+      expect(list.body).toEqual({ data: [{ id: 1, name: 'b' }], total: 1 });
+    } finally {
+      await s.close();
+    }
+  });
+
   it('ES-35: an empty list whose envelope says there is more (an item total other than 0, a next token) is not the whole collection', async () => {
     const db = migratedStore(join(tempDir(), 'v.sqlite'));
     const v = await readVocabulary(kyselyFor(db));

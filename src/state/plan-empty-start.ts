@@ -14,6 +14,7 @@
  */
 import type { JsonValue } from '../json/exact.js';
 import { at, isObject, keysOf, member } from '../model/plan/json.js';
+import { childPointer } from '../json/pointer.js';
 import type { PlanLine } from '../model/plan/types.js';
 import type { Vocabulary } from '../store/vocabulary.js';
 import type { Ctx } from './plan-context.js';
@@ -123,4 +124,24 @@ export function laterItemView(
     ...(id !== undefined ? { id } : {}),
   };
   return { entity_pointer: pointer, fields, required_fields: fields.filter((k) => counts.get(k) === entities), lines: [line] };
+}
+
+/**
+ * ES-36 for an empty list whose envelope says nothing of more (emptyListIsWhole): its item-total
+ * members (top level, or in a top-level object), each 0 as the count it lists, are counters —
+ * recounted as the session's creates fill the list (`{"data": [], "total": 0}`).
+ */
+export function emptyListCounters(body: JsonValue, vocabulary: Vocabulary): string[] {
+  const out: string[] = [];
+  const walk = (o: JsonValue, pointer: string, depth: number) => {
+    if (!isObject(o)) return;
+    for (const k of keysOf(o)) {
+      const v = member(o, k)!;
+      if ((typeof v === 'number' || typeof v === 'bigint') && vocabulary.isItemTotal(k) && Number(v) === 0)
+        out.push(childPointer(pointer, k));
+      else if (depth === 0) walk(v, childPointer(pointer, k), 1);
+    }
+  };
+  walk(body, '', 0);
+  return out.sort();
 }

@@ -48,7 +48,7 @@ import { pageEnvelopeOf } from '../plan-page-envelope.js';
 import { viewBase } from '../plan-view-base.js';
 import { parentOf, readLineQuery } from '../plan-list-lines.js';
 import { documentOf } from './documents.js';
-import { emptyListIsWhole, emptyListPointer, laterItemView, laterListFields } from '../plan-empty-start.js';
+import { emptyListCounters, emptyListIsWhole, emptyListPointer, laterItemView, laterListFields } from '../plan-empty-start.js';
 import { windowEchoes } from '../plan-window-echoes.js';
 import { defaultFilterOf } from '../plan-default-filter.js';
 
@@ -328,7 +328,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
   }
   const listPointer = listReads[0]?.list_pointer ?? emptyAt ?? '';
   const membership = new Map(ctx.facts.membership.map((m) => [m.record_id, m.membership]));
-  const counters = [
+  let counters = [
     ...new Set(ctx.facts.counters.filter((c) => initialIds.has(c.record_id) && c.is_counter === 1).map((c) => c.member_pointer)),
   ].sort();
   const listObs = ctx.obs.filter((o) => o.view_kind === 'list');
@@ -425,6 +425,8 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
       const whole =
         !emptyParent && r.query_pairs.length === 0 && all.length === 0 && emptyListIsWhole(body!, listPointer, ctx.facts.vocabulary);
       lines.push(whole ? { ...base, membership: 'all' } : { ...base, membership: 'recorded', listed_ids: [] });
+      // ES-36: its item totals (0, as it lists) are counters, where no listing line named any.
+      if (whole && counters.length === 0) counters = emptyListCounters(body!, ctx.facts.vocabulary);
     } else {
       lines.push(base);
       if (ok(r.status) && body !== undefined)
