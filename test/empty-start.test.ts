@@ -120,6 +120,44 @@ describe('an app that starts empty (OQ-11 (5), ES-35)', () => {
     }
   });
 
+  it("OQ-11 (5): an item tool whose only initial read is a 404 (before the create) is an item view: a create reads from state, another id is the app's own 404", async () => {
+    const A = 'http://localhost:3000/api';
+    const s = await serveHar(tempDir(), [
+      { url: `${A}/todos`, body: [] },
+      { url: `${A}/todos/1`, status: 404, body: {} },
+      { method: 'POST', url: `${A}/todos`, requestBody: { title: 'a' }, status: 201, body: { title: 'a', id: 1 } },
+      { url: `${A}/todos/1`, body: { title: 'a', id: 1 } },
+      { url: `${A}/todos`, body: [{ title: 'a', id: 1 }] },
+    ]);
+    try {
+      await s.call('post_api_todos', { body: { title: 'b' } });
+      const one = (await s.call('get_api_todos_by_id', { id: '1' })).structuredContent as { source: string; body: unknown };
+      expect(one).toMatchObject({ source: 'state', body: { title: 'b', id: 1 } });
+      const two = (await s.call('get_api_todos_by_id', { id: '2' })).structuredContent as { source: string; status: number; body: unknown };
+      expect(two).toMatchObject({ source: 'state', status: 404, body: {} });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("a `[]` no later read shows as a list stays a document, and after the session's writes to its collection the state does not answer it (never `[]` in silence)", async () => {
+    const A = 'http://localhost:3000/api';
+    const s = await serveHar(tempDir(), [
+      { url: `${A}/todos`, body: [] },
+      { method: 'POST', url: `${A}/todos`, requestBody: { title: 'a' }, status: 201, body: { title: 'a', id: 1 } },
+      { url: `${A}/todos/1`, body: { title: 'a', id: 1 } },
+    ]);
+    try {
+      expect(((await s.call('get_api_todos', {})).structuredContent as { body: unknown }).body).toEqual([]);
+      expect((await s.call('post_api_todos', { body: { title: 'b' } })).structuredContent).toMatchObject({ source: 'state' });
+      const after = (await s.call('get_api_todos', {})).structuredContent as { source: string | null; body?: unknown };
+      expect(after.source).not.toBe('state');
+      expect(after.body).not.toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("ES-36: an empty envelope's item total (0, as it lists) is a counter, recounted as the session's creates fill the list", async () => {
     const A = 'http://localhost:3000/api';
     const s = await serveHar(tempDir(), [

@@ -462,7 +462,8 @@ function laterBodies(
   const initial = new Set(reads.filter((r) => r.is_initial).map((r) => r.record_id));
   const bodyOf = new Map(reads.map((r) => [r.record_id, r.response_body_id]));
   const listedInitially = new Set(listReads.filter((l) => initial.has(l.record_id)).map((l) => l.tool));
-  const readInitially = new Set(reads.filter((r) => r.is_initial).map((r) => r.tool));
+  // A 404 before the create shows nothing: such a tool learns its members from its later reads too.
+  const readInitially = new Set(reads.filter((r) => r.is_initial && r.status >= 200 && r.status <= 299).map((r) => r.tool));
   const rows = [...listReads.filter((l) => !listedInitially.has(l.tool)), ...itemLocations.filter((l) => !readInitially.has(l.tool))].sort(
     (a, b) => a.ordinal - b.ordinal,
   );

@@ -84,14 +84,16 @@ export function laterListFields(ctx: Ctx, pointer: string): { fields: string[]; 
 }
 
 /**
- * An item tool read only after its type's first change, of a type the state holds no entity
- * of: the place its later reads hold the entity at (one place) and the members they show; else
+ * An item tool read only after its type's first change (before it, at most not found: a 404
+ * before the create), of a type the state holds no entity of: the place its later reads hold the
+ * entity at (one place) and the members they show, its initial absences as lines; else
  * undefined (its records replay, as before).
  */
 export function laterItemView(
   ctx: Ctx,
 ): { entity_pointer: string; fields: string[]; required_fields: string[]; lines: PlanLine[] } | undefined {
-  if (ctx.initialAll.length > 0 || ctx.state.all(ctx.collection).length > 0) return undefined;
+  // Initial reads that found nothing (a 404 before the create) are lines of it, as absences.
+  if (ctx.initialAll.some((r) => r.status >= 200 && r.status <= 299) || ctx.state.all(ctx.collection).length > 0) return undefined;
   const located = ctx.facts.itemLocations.filter((l) => l.tool === ctx.tool).sort((a, b) => a.ordinal - b.ordinal);
   const pointers = new Set(located.map((l) => l.entity_pointer));
   if (pointers.size !== 1) return undefined;
@@ -123,7 +125,16 @@ export function laterItemView(
     status: first.status,
     ...(id !== undefined ? { id } : {}),
   };
-  return { entity_pointer: pointer, fields, required_fields: fields.filter((k) => counts.get(k) === entities), lines: [line] };
+  const absences: PlanLine[] = ctx.lines.map((r) => {
+    const v = ctx.facts.pathValue(r.record_id);
+    return { path: r.path, query: r.query, record_ordinal: r.ordinal, status: r.status, ...(v !== undefined ? { id: v } : {}) };
+  });
+  return {
+    entity_pointer: pointer,
+    fields,
+    required_fields: fields.filter((k) => counts.get(k) === entities),
+    lines: [...absences, line],
+  };
 }
 
 /**

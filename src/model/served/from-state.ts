@@ -14,7 +14,7 @@ import { namesVariantKey } from '../plan/variants.js';
 import { perContextKey, type ServeContext } from './context.js';
 import { templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
-import type { ServedModel } from './model.js';
+import { servedTypes, type ServedModel } from './model.js';
 import { onlyEmbedded, relationCall, withRecordedMembersAt, withRelatedMembers } from './relations.js';
 import { relationWords } from '../plan/relations.js';
 import { callLine, jsonValueOf, latestRecord, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
@@ -122,6 +122,15 @@ export async function answerFromState(
     const stored = (await state.document(tool.name))!;
     if (!recorded.has(stored.record_ordinal)) return null;
     const doc = (await model.document(tool.name)) ?? stored;
+    // A document at a collection's own path (an empty `[]` no later read showed as a list,
+    // OQ-11 (5)) is what the app answered before this session's writes to that collection: after
+    // them it may list what they created, so the state does not answer it (replay decides).
+    if (
+      doc === stored &&
+      model.writes.some((w) => w.root === tool.root_path) &&
+      (await servedTypes(ctx)).some((t) => t.root_path === tool.root_path)
+    )
+      return null;
     const why = doc === stored ? `its latest initial value, #${doc.record_ordinal}` : 'as this session wrote or loaded it';
     return {
       status: doc.status,

@@ -138,7 +138,7 @@ export function planTools(facts: StateFacts, merged: MergedTypes, shaping: Shapi
       }
       if (initial.length === 0) reasons.push({ reason: 'no-initial-record', detail: noInitialDetail(reads, initialAll.length) });
       // OQ-11 (5): an item tool of a type that starts empty, read only after the session's writes (plan-empty-start.ts).
-      const later = identity && initial.length === 0 ? laterItemView(ctx) : undefined;
+      const later = identity ? laterItemView(ctx) : undefined;
       if (later) {
         plans.push({ tool: tool.name, kind: 'item', ...viewBase(ctx, [], 'all'), ...later, membership: null, counters: [] });
         continue;
