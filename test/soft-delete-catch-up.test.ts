@@ -10,7 +10,9 @@
 import { describe, expect, it } from 'vitest';
 import { maskJson } from '../bench/fidelity/compare.js';
 import { alertmanager } from '../bench/fidelity/apps/alertmanager.js';
+import { join } from 'node:path';
 import { servedFidelityApp } from './fidelity-served.js';
+import { cli, root, tempDir } from './helpers.js';
 
 const am = servedFidelityApp('alertmanager');
 const mask = (v: unknown) => maskJson(v, alertmanager.mask);
@@ -29,6 +31,16 @@ describe('catch-up after creates answered by an id and a soft delete', () => {
     expect(((await am.get('/api/v2/silence/00af2dbe-0d49-463b-87da-2e32f595b6f8')).json as { status: unknown }).status).toEqual({
       state: 'expired',
     });
+  });
+
+  it('check-effects: after a create the model replays, no id of its type is claimed absent (the silence read after the creates replays its record, not a 404)', () => {
+    const db = join(tempDir(), 'am.sqlite');
+    expect(cli(['load', join(root, 'bench', 'fidelity', 'alertmanager', 'capture.har'), '--db', db]).status).toBe(0);
+    const r = JSON.parse(cli(['check-effects', '--db', db, '--json']).stdout) as {
+      checks: { request_line: string; reproduced: boolean; answered_status: number }[];
+    };
+    const read = r.checks.find((c) => c.request_line === 'GET /api/v2/silence/28fcfa07-b5b7-446c-a253-23686817f577')!;
+    expect(read).toMatchObject({ reproduced: true, answered_status: 200 });
   });
 
   it('item-route: a collection read by an item route of its own elsewhere is not read under its list path', async () => {

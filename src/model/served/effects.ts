@@ -19,7 +19,7 @@ import type { ServeContext } from './context.js';
 import { servedState } from './from-state.js';
 import type { CallRequest } from './input-schema.js';
 import { ServedModel, servedTypes } from './model.js';
-import { isWriteTool, jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
+import { isWriteTool, itemValue, jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
 import { effectsToTry, writeModelOf, type WriteKind, type WriteModel } from './writes.js';
 import { createdIdOf, entityIdIn, type RandomBytes } from './ids.js';
 import { childPointer } from '../../json/pointer.js';
@@ -164,8 +164,13 @@ async function run(
   for (const { tool, record } of await timeline(ctx)) {
     // Only to decide which writes to use, a read can blame nothing before a write touched what it renders: skipped.
     if (!everyRecord && !writes.has(tool.name)) {
-      // A write with no model replays: its type's later reads teach no key (later-queries.ts).
-      if (isWriteTool(ctx, tool)) learning.write(tool, false);
+      // A write with no model replays: its type's later reads teach no key (later-queries.ts),
+      // and a create may have made any id of its type.
+      if (isWriteTool(ctx, tool)) {
+        learning.write(tool, false);
+        const call = await recordCall(ctx, record);
+        if (tool.method.toUpperCase() === 'POST' && itemValue(tool, call) === undefined) model.replayedCreates.add(tool.root_path);
+      }
       const target = await readTarget(ctx, tool);
       if (target === null || !touched.has(target)) continue;
       // Nor can it once every write that touched what it renders is blamed (the run's blame is the same).
@@ -208,8 +213,12 @@ async function run(
       reproduced: detail === null,
       ...(detail !== null ? { detail } : {}),
     });
-    if (isWriteTool(ctx, tool)) learning.write(tool, answer?.source === 'state');
-    else if (answer?.source === 'replay') await learning.observe(ctx, tool, record, model);
+    if (isWriteTool(ctx, tool)) {
+      learning.write(tool, answer?.source === 'state');
+      // A create the model replayed may have made any id of its type (from-state.ts claims none absent).
+      if (answer?.source !== 'state' && tool.method.toUpperCase() === 'POST' && itemValue(tool, call) === undefined)
+        model.replayedCreates.add(tool.root_path);
+    } else if (answer?.source === 'replay') await learning.observe(ctx, tool, record, model);
     if (wm) {
       const target = wm.collection !== null ? `collection:${wm.collection}` : `document:${wm.documentTool}`;
       if (!touched.has(target)) touched.set(target, new Set());

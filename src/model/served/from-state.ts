@@ -201,7 +201,11 @@ export async function answerFromState(
         return notFound(ctx, tool.name, asked, `${plan.collection} entity ${id} was deleted in this session`, ['ES-35']);
       if (!(await knownCollections(ctx)).has(plan.collection)) return null;
       // A create of the type the model did not apply may have made this very id: not known absent.
-      if (model.writes.some((w) => w.root === tool.root_path && !w.applied && w.entity === undefined)) return null;
+      if (
+        model.replayedCreates.has(tool.root_path) ||
+        model.writes.some((w) => w.root === tool.root_path && !w.applied && w.entity === undefined)
+      )
+        return null;
       // A value another member of an entity holds may name it by another key (Redmine's
       // `/projects/aurora-mobile.json`): not known to be absent, so no 404 is claimed.
       if (await namesByAnotherKey(model, plan.collection, id)) return null;

@@ -120,6 +120,11 @@ export class ServedModel {
   private loaded = false;
   /** This session's writes, in order (write-log.ts: which recorded reads are still current). */
   readonly writes: SessionWrite[] = [];
+  /**
+   * Roots a create went to that the model replayed rather than applied, while check-effects
+   * verifies (it keeps no write log): such a create may have made any id, so none is claimed absent.
+   */
+  readonly replayedCreates = new Set<string>();
   /** Other models of the session (a GraphQL endpoint's entities, src/model/graphql/model.ts), reset with it. */
   private parts = new Map<string, { reset(): void }>();
 
