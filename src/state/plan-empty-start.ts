@@ -18,6 +18,7 @@ import { childPointer } from '../json/pointer.js';
 import type { PlanLine } from '../model/plan/types.js';
 import type { Vocabulary } from '../store/vocabulary.js';
 import type { Ctx } from './plan-context.js';
+import type { ReadLine } from './facts.js';
 
 /**
  * The place the tool's later reads (after its type's first change) list entities at, when
@@ -56,6 +57,28 @@ export function emptyListIsWhole(body: JsonValue, pointer: string, vocabulary: V
   return !says(body, 0);
 }
 
+/** ES-21 over the objects views showed: their members in first-seen order, required where every one shows it. */
+function membersOf(objects: Iterable<JsonValue | undefined>): { fields: string[]; required_fields: string[]; shown: number } {
+  const fields: string[] = [];
+  const counts = new Map<string, number>();
+  let shown = 0;
+  for (const o of objects) {
+    if (!isObject(o)) continue;
+    shown++;
+    for (const k of keysOf(o)) {
+      if (!counts.has(k)) fields.push(k);
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+  }
+  return { fields, required_fields: fields.filter((k) => counts.get(k) === shown), shown };
+}
+
+/** A read as a plan line (its path value as `id`, for an item tool). */
+function lineOf(ctx: Ctx, r: ReadLine): PlanLine {
+  const id = ctx.facts.pathValue(r.record_id);
+  return { path: r.path, query: r.query, record_ordinal: r.ordinal, status: r.status, ...(id !== undefined ? { id } : {}) };
+}
+
 /**
  * ES-21 for a list its initial reads showed empty: the members its later reads' entries show
  * (in first-seen order; required where every entry shows it). A view's members are its shape,
@@ -63,24 +86,17 @@ export function emptyListIsWhole(body: JsonValue, pointer: string, vocabulary: V
  */
 export function laterListFields(ctx: Ctx, pointer: string): { fields: string[]; required_fields: string[] } {
   const initial = new Set(ctx.initialAll.map((r) => r.record_id));
-  const fields: string[] = [];
-  const counts = new Map<string, number>();
-  let entries = 0;
-  // The first later reads, by ordinal: facts.ts loads their bodies (laterListBodies); others read as undefined.
-  for (const l of [...ctx.facts.listReads].sort((a, b) => a.ordinal - b.ordinal)) {
-    if (l.tool !== ctx.tool || initial.has(l.record_id)) continue;
-    const body = ctx.facts.bodyValue(l.body_id);
-    const list = body === undefined ? undefined : at(body, pointer);
-    for (const o of Array.isArray(list) ? list : []) {
-      if (!isObject(o)) continue;
-      entries++;
-      for (const k of keysOf(o)) {
-        if (!counts.has(k)) fields.push(k);
-        counts.set(k, (counts.get(k) ?? 0) + 1);
-      }
-    }
-  }
-  return { fields, required_fields: fields.filter((k) => counts.get(k) === entries) };
+  // The first later reads, by ordinal: facts.ts loads their bodies (laterBodies); others read as undefined.
+  const entries = [...ctx.facts.listReads]
+    .sort((a, b) => a.ordinal - b.ordinal)
+    .filter((l) => l.tool === ctx.tool && !initial.has(l.record_id))
+    .flatMap((l) => {
+      const body = ctx.facts.bodyValue(l.body_id);
+      const list = body === undefined ? undefined : at(body, pointer);
+      return Array.isArray(list) ? list : [];
+    });
+  const { fields, required_fields } = membersOf(entries);
+  return { fields, required_fields };
 }
 
 /**
@@ -98,43 +114,19 @@ export function laterItemView(
   const pointers = new Set(located.map((l) => l.entity_pointer));
   if (pointers.size !== 1) return undefined;
   const [pointer] = pointers;
-  const bodyOf = new Map(ctx.facts.reads.map((r) => [r.record_id, r.response_body_id]));
-  const fields: string[] = [];
-  const counts = new Map<string, number>();
-  let entities = 0;
-  for (const l of located) {
-    const bodyId = bodyOf.get(l.record_id);
-    const body = bodyId === undefined ? undefined : ctx.facts.bodyValue(bodyId);
-    const o = body === undefined ? undefined : at(body, pointer);
-    if (!isObject(o)) continue;
-    entities++;
-    for (const k of keysOf(o)) {
-      if (!counts.has(k)) fields.push(k);
-      counts.set(k, (counts.get(k) ?? 0) + 1);
-    }
-  }
-  if (entities === 0) return undefined;
-  // Its one line is its first later read: the envelope another id renders in (OQ-19). That
+  const readOf = new Map(ctx.facts.reads.map((r) => [r.record_id, r]));
+  const { fields, required_fields, shown } = membersOf(
+    located.map((l) => {
+      const r = readOf.get(l.record_id);
+      const body = r === undefined ? undefined : ctx.facts.bodyValue(r.response_body_id);
+      return body === undefined ? undefined : at(body, pointer);
+    }),
+  );
+  if (shown === 0) return undefined;
+  // Its last line is its first later read: the envelope another id renders in (OQ-19). That
   // read shows the state after writes, so no load check compares it; check-effects does.
-  const first = ctx.facts.reads.find((r) => r.record_id === located[0].record_id)!;
-  const id = ctx.facts.pathValue(first.record_id);
-  const line: PlanLine = {
-    path: first.path,
-    query: first.query,
-    record_ordinal: first.ordinal,
-    status: first.status,
-    ...(id !== undefined ? { id } : {}),
-  };
-  const absences: PlanLine[] = ctx.lines.map((r) => {
-    const v = ctx.facts.pathValue(r.record_id);
-    return { path: r.path, query: r.query, record_ordinal: r.ordinal, status: r.status, ...(v !== undefined ? { id: v } : {}) };
-  });
-  return {
-    entity_pointer: pointer,
-    fields,
-    required_fields: fields.filter((k) => counts.get(k) === entities),
-    lines: [...absences, line],
-  };
+  const first = readOf.get(located[0].record_id)!;
+  return { entity_pointer: pointer, fields, required_fields, lines: [...ctx.lines.map((r) => lineOf(ctx, r)), lineOf(ctx, first)] };
 }
 
 /**
