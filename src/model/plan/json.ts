@@ -50,6 +50,9 @@ export function keysOf(v: JsonValue | undefined): string[] {
   return isObject(v) ? objectEntries(v).map(([k]) => k) : [];
 }
 
+/** An object's members as [name, value] pairs, in order (none for another value). */
+export const entriesOf = (v: JsonValue | undefined): [string, JsonValue][] => keysOf(v).map((k) => [k, member(v, k)!]);
+
 /** The member `key` of an object value, or undefined. */
 export function member(v: JsonValue | undefined, key: string): JsonValue | undefined {
   return v === undefined ? undefined : isObject(v) ? child(v, key) : undefined;

@@ -17,7 +17,7 @@ import { catchUp } from './catch-up.js';
 import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
 import { currentWindow, inWindow, orphansOf, orphanWords, sessionWrite, touches, type Orphan } from './write-log.js';
-import { cascadeFreeAnswer } from './cascade.js';
+import { cascadeFreeAnswer, writeFreeAnswer } from './cascade.js';
 import { servedLookups, servedTypes } from './model.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import {
@@ -141,7 +141,15 @@ export async function answerRequest(
       { tool: tool.name, request_line: asked },
     );
   }
-  const fromState = unapplied ? null : await answerFromState(ctx, tool, call, model);
+  // Issue 45: past an update or delete the model did not apply, where every effect it may have had answers alike (cascade.ts).
+  const fromState = unapplied
+    ? await writeFreeAnswer(
+        ctx,
+        model,
+        model.writes.filter((w) => w.root === tool.root_path && !w.applied && touches(w, tool, call)),
+        () => answerFromState(ctx, tool, call, model),
+      )
+    : await answerFromState(ctx, tool, call, model);
   if (fromState) return stateAnswer(ctx, tool, fromState);
 
   const answer = await replay(ctx, tool, call, model);

@@ -12,14 +12,14 @@
  */
 import { canonicalJson } from '../../json/canonical.js';
 import { childPointer } from '../../json/pointer.js';
-import { replaceAt } from '../plan/json.js';
 import type { StateAnswer } from './read-index.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
 import type { ServeContext } from './context.js';
-import { at, isObject, member } from '../plan/json.js';
+import { at, entriesOf, isObject, member, objectFrom, replaceAt } from '../plan/json.js';
+import type { JsonValue } from '../../json/exact.js';
 import { scalarId } from './ids.js';
 import { itemWritesOf, jsonValueOf, readBody, toolRecords } from './records.js';
-import type { Orphan } from './write-log.js';
+import type { Orphan, SessionWrite } from './write-log.js';
 
 /** The cascades a delete may have had on the entities naming the deleted one. */
 const CASCADES = ['kept', 'deleted', 'cleared'] as const;
@@ -83,31 +83,95 @@ export async function cascadeFreeAnswer(
   answer: () => Promise<StateAnswer | null>,
 ): Promise<StateAnswer | null> {
   for (const o of orphans) if (queryKeys.some((k) => k.startsWith(o.field)) && !(await nullListingRefuted(ctx, o))) return null;
+  const worlds = CASCADES.map((cascade) => async () => {
+    for (const o of orphans) {
+      if (cascade === 'deleted') model.remove(o.collection, o.id);
+      const e = await model.entity(o.collection, o.id);
+      if (cascade === 'cleared' && e) await model.put({ ...e, value: replaceAt(e.value, childPointer('', o.field), null) });
+    }
+  });
+  const same = await sameUnderAll(model, worlds, answer);
+  if (same === null) return null;
+  const named = [...new Set(orphans.map((o) => `${o.collection} naming ${o.deleted} ${o.deletedId}`))].join(', ');
+  return {
+    ...same,
+    why: `${same.why}; the answer is the same whether the app deleted, kept or cleared the ${named}, which the capture does not show`,
+  };
+}
+
+/**
+ * Issue 45: the answer `answer()` gives whatever the session's writes the model did not apply
+ * did — an update it declined (no `PUT` of the API took effect in the capture) may have replaced
+ * the entity, merged into it, or not been made; a delete removed it or not — when it is the same
+ * under every combination (at most three such writes), else null. `/posts?userId=2` after a
+ * declined `PUT /posts/4` that keeps its `userId: 3` answers; `/posts` and `/posts/4` do not.
+ * A create the model did not apply may have made any entity: never answered past.
+ */
+export async function writeFreeAnswer(
+  ctx: ServeContext,
+  model: ServedModel,
+  writes: readonly SessionWrite[],
+  answer: () => Promise<StateAnswer | null>,
+): Promise<StateAnswer | null> {
+  const types = await servedTypes(ctx);
+  const effects: { collection: string; identity: string; id: string; kinds: string[]; body: JsonValue | undefined }[] = [];
+  for (const w of writes) {
+    const type = types.find((t) => t.root_path === w.root);
+    const body = w.call.body as JsonValue | undefined;
+    if (!type || w.entity === undefined) return null;
+    if (w.method === 'DELETE') effects.push({ ...type, id: w.entity, kinds: ['none', 'remove'], body });
+    else if ((w.method === 'PUT' || w.method === 'PATCH') && isObject(body))
+      effects.push({ ...type, id: w.entity, kinds: ['none', 'replace', 'merge'], body });
+    else return null;
+  }
+  if (effects.length === 0 || effects.length > 3) return null;
+  // Every combination of the writes' possible effects, in the order the session made them.
+  let combos: string[][] = [[]];
+  for (const e of effects) combos = combos.flatMap((c) => e.kinds.map((k) => [...c, k]));
+  const worlds = combos.map((kinds) => async () => {
+    for (const [i, e] of effects.entries()) {
+      const current = await model.entity(e.collection, e.id);
+      if (kinds[i] === 'remove') model.remove(e.collection, e.id);
+      else if (current && kinds[i] === 'replace')
+        await model.put({ ...current, value: objectFrom([...entriesOf(e.body), [e.identity, member(current.value, e.identity)!]]) });
+      else if (current && kinds[i] === 'merge')
+        await model.put({
+          ...current,
+          value: objectFrom([...entriesOf(current.value).filter(([k]) => member(e.body, k) === undefined), ...entriesOf(e.body)]),
+        });
+    }
+  });
+  const same = await sameUnderAll(model, worlds, answer);
+  if (same === null) return null;
+  const named = writes.map((w) => `${w.method} ${w.root}/${w.entity}`).join(', ');
+  return {
+    ...same,
+    why: `${same.why}; the answer is the same whatever ${named} did (the model did not apply ${writes.length === 1 ? 'it' : 'them'}: replaced, merged or not made)`,
+  };
+}
+
+/** The answer `answer()` gives in every world (each changes the model from where it is), when it is the same in all; the model is left as it was. */
+async function sameUnderAll(
+  model: ServedModel,
+  worlds: readonly (() => Promise<void>)[],
+  answer: () => Promise<StateAnswer | null>,
+): Promise<StateAnswer | null> {
   const saved = model.writtenEntities();
   let first: StateAnswer | null = null;
   try {
-    for (const cascade of CASCADES) {
+    for (const world of worlds) {
       model.restore(new Map([...saved].map(([c, m]) => [c, new Map(m)])));
-      for (const o of orphans) {
-        if (cascade === 'deleted') model.remove(o.collection, o.id);
-        const e = await model.entity(o.collection, o.id);
-        if (cascade === 'cleared' && e) await model.put({ ...e, value: replaceAt(e.value, childPointer('', o.field), null) });
-      }
+      await world();
       const a = await answer();
       if (a === null) return null;
       if (first === null) first = a;
       else if (seen(a) !== seen(first)) return null;
     }
   } catch {
-    // A cascade under which the state cannot answer is one the answer may depend on.
+    // A world in which the state cannot answer is one the answer may depend on.
     return null;
   } finally {
     model.restore(saved);
   }
-  if (first === null) return null;
-  const named = [...new Set(orphans.map((o) => `${o.collection} naming ${o.deleted} ${o.deletedId}`))].join(', ');
-  return {
-    ...first,
-    why: `${first.why}; the answer is the same whether the app deleted, kept or cleared the ${named}, which the capture does not show`,
-  };
+  return first;
 }

@@ -9,7 +9,7 @@
 import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import { clockNow, readClock } from '../plan/clocks.js';
-import { at, isObject, jsonEqual, keysOf, member, objectFrom, replaceAt } from '../plan/json.js';
+import { at, entriesOf, isObject, jsonEqual, keysOf, member, objectFrom, replaceAt } from '../plan/json.js';
 import type { StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { notFound, servedState, type StateAnswer } from './from-state.js';
@@ -141,8 +141,6 @@ async function answerRecord(
     request: record.request_kind === 'json' ? jsonValueOf(await readBody(ctx, record.request_body_id)) : undefined,
   };
 }
-
-const entriesOf = (v: JsonValue | undefined): [string, JsonValue][] => keysOf(v).map((k) => [k, member(v, k)!]);
 
 /**
  * Values the server set in the recorded answer (members its recorded request did not give)
