@@ -15,11 +15,11 @@
  */
 import { CapstateError } from '../../errors.js';
 import { fieldOf, spelling, type ListQuery } from '../plan/list-queries.js';
-import type { ListPlan, StateEntity } from '../plan/types.js';
+import type { ListPlan } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
 import type { ServedModel } from './model.js';
-import { namingAny, referencedCollection } from './tree-filters.js';
+import { namingAny, referencedCollection, type ReferenceSite } from './tree-filters.js';
 
 /** Throws the decline for the first reference filter value the model cannot answer by equality. */
 export async function knownReferences(
@@ -52,23 +52,16 @@ export async function knownReferences(
           `names no ${name} that an entity of ${plan.collection} references; the app may read it as another key (an identifier) or list nothing`,
         );
       // A key learned as `tree` answers for what sits under the entity too (tree-filters.ts).
-      const under = tree.has(f.field) ? null : await subEntityOf(ctx, model, all, plan.tool, name, v);
+      const under = tree.has(f.field) ? null : await subEntityOf({ ctx, model, all, tool: plan.tool, field: name }, v);
       if (under) decline(v, `names ${name} ${v}, which ${under}; the app's filter may list theirs too or not`);
     }
   }
 }
 
 /** Words naming an entity under the one `field` references by `id` (tree-filters.ts: in the referenced collection, one naming it by a reference), or null. */
-async function subEntityOf(
-  ctx: ServeContext,
-  model: ServedModel,
-  all: readonly StateEntity[],
-  tool: string,
-  field: string,
-  id: string,
-): Promise<string | null> {
-  const collection = await referencedCollection(ctx, model, all, tool, field, id);
+async function subEntityOf(site: ReferenceSite, id: string): Promise<string | null> {
+  const collection = await referencedCollection(site, id);
   if (collection === null) return null;
-  const [first] = await namingAny(model, collection, new Set([id]));
+  const [first] = await namingAny(site.model, collection, new Set([id]));
   return first ? `${collection} ${first[0]} names by its ${first[1]}` : null;
 }

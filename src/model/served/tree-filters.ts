@@ -29,19 +29,21 @@ import type { ListPlan, ListQueries, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, servedTypes, ServedModel } from './model.js';
 
+/** Where a reference is read: a list's entities (`all`, as `tool` shows them) and their reference member `field`. */
+export interface ReferenceSite {
+  ctx: ServeContext;
+  model: ServedModel;
+  all: readonly StateEntity[];
+  tool: string;
+  field: string;
+}
+
 /**
  * The collection the references of `field` (on `tool`'s view of `all`) that name `id` point
  * into: the type whose entity `id` agrees with a referencing value's members (`{"id": 1, "name":
  * "Aurora"}` is project 1); null when none does.
  */
-export async function referencedCollection(
-  ctx: ServeContext,
-  model: ServedModel,
-  all: readonly StateEntity[],
-  tool: string,
-  field: string,
-  id: string,
-): Promise<string | null> {
+export async function referencedCollection({ ctx, model, all, tool, field }: ReferenceSite, id: string): Promise<string | null> {
   const ref = all.map((e) => fieldOf(e, tool, field)).find((r) => isObject(r) && spelling(member(r, 'id')) === id);
   if (!isObject(ref)) return null;
   for (const type of await servedTypes(ctx)) {
@@ -78,20 +80,13 @@ export async function namingAny(model: ServedModel, collection: string, ids: Rea
 }
 
 /** `id` and every id under it in the collection `field`'s references point into (recursively); `[id]` when that collection is not known. */
-export async function subtreeIds(
-  ctx: ServeContext,
-  model: ServedModel,
-  all: readonly StateEntity[],
-  tool: string,
-  field: string,
-  id: string,
-): Promise<string[]> {
-  const collection = await referencedCollection(ctx, model, all, tool, field, id);
+export async function subtreeIds(site: ReferenceSite, id: string): Promise<string[]> {
+  const collection = await referencedCollection(site, id);
   const found = new Set([id]);
   if (collection === null) return [...found];
   for (let frontier = new Set([id]); frontier.size > 0; ) {
     const next = new Set<string>();
-    for (const [child] of await namingAny(model, collection, frontier)) if (!found.has(child)) next.add(child);
+    for (const [child] of await namingAny(site.model, collection, frontier)) if (!found.has(child)) next.add(child);
     for (const c of next) found.add(c);
     frontier = next;
   }
@@ -115,7 +110,8 @@ export async function withSubtrees(
       continue;
     }
     const values: string[] = [];
-    for (const v of f.values) for (const id of await subtreeIds(ctx, model, all, tool, f.field.slice(0, -3), v)) values.push(id);
+    const site = { ctx, model, all, tool, field: f.field.slice(0, -3) };
+    for (const v of f.values) for (const id of await subtreeIds(site, v)) values.push(id);
     filter.push({ ...f, values: [...new Set(values)] });
   }
   return { ...query, filter };
