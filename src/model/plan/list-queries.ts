@@ -10,7 +10,7 @@
 import type { JsonValue } from '../../json/exact.js';
 import type { Vocabulary } from '../../store/vocabulary.js';
 import { isObject, member } from './json.js';
-import type { StateEntity } from './types.js';
+import type { ListQueries, StateEntity } from './types.js';
 
 /** A list query read from a request line's keys (decisions: "ES-37 / list queries"). */
 export interface ListQuery {
@@ -359,3 +359,88 @@ export function applyListQuery(entities: readonly StateEntity[], q: ListQuery, t
 /** Whether a query reads anything (a line without one lists the collection as ES-35 says). */
 export const isListQuery = (q: ListQuery | undefined): q is ListQuery =>
   q !== undefined && (q.filter !== undefined || q.sort !== undefined || q.window !== undefined);
+
+/**
+ * Issue 16: what a list's lines teach as its `list_queries`: a query key is answered for any
+ * value only when every line using its unit (its kind; apart from it each filter operator and the
+ * multi-field sort) reproduced. One per list: plans.ts over its initial lines, later-queries.ts
+ * over the reads after the capture's verified writes.
+ */
+export class UnitLearning {
+  private readonly learned = new Map<QueryUnit, Set<string>>();
+  private readonly failedUnits = new Set<QueryUnit>();
+
+  /** A line that reproduced: each unit it rests on, with its keys. */
+  learn(units: ReadonlyMap<QueryUnit, readonly string[]>): void {
+    for (const [u, names] of units) for (const n of names) (this.learned.get(u) ?? this.learned.set(u, new Set()).get(u)!).add(n);
+  }
+
+  /** A line that did not: each unit it rests on. */
+  fail(units: Iterable<QueryUnit>): void {
+    for (const u of units) this.failedUnits.add(u);
+  }
+
+  /** Whether every one of `units` already failed (another line cannot teach them). */
+  allFailed(units: Iterable<QueryUnit>): boolean {
+    return [...units].every((u) => this.failedUnits.has(u));
+  }
+
+  /** The keys of the units no line failed, by kind. */
+  queries(): ListQueries {
+    const kept = [...this.learned].filter(([u]) => !this.failedUnits.has(u));
+    const of = (k: QueryKind) => [...new Set(kept.filter(([u]) => kindOf(u) === k).flatMap(([, names]) => [...names]))].sort();
+    return {
+      filter: of('filter'),
+      sort: of('sort'),
+      window: of('window'),
+      ...(kept.some(([u]) => u === 'sort:multi') ? { multi_sort: true as const } : {}),
+      ...(kept.some(([u]) => u === 'filter:any') ? { any_of: true as const } : {}),
+    };
+  }
+}
+
+/** `had` with the keys and habits of `more` added (each key list sorted): keys learned after the state pass join a plan's. */
+export function withListQueries(had: ListQueries | undefined, more: Partial<ListQueries>): ListQueries {
+  const base = had ?? { filter: [], sort: [], window: [] };
+  const union = (a: readonly string[] = [], b: readonly string[] = []) => [...new Set([...a, ...b])].sort();
+  return {
+    ...base,
+    filter: union(base.filter, more.filter),
+    sort: union(base.sort, more.sort),
+    window: union(base.window, more.window),
+    ...(base.multi_sort || more.multi_sort ? { multi_sort: true as const } : {}),
+    ...(base.any_of || more.any_of ? { any_of: true as const } : {}),
+    ...(base.tree || more.tree ? { tree: union(base.tree, more.tree) } : {}),
+  };
+}
+
+/**
+ * How a list's query keys are read against its entities (`all`) and view members (`fields`):
+ * a key that is a field (the view's, or a member any entity holds), and the field path a
+ * reference's id key filters (`project_id` → `project.id`, where `project` holds references).
+ * Each name is decided once.
+ */
+export function keyReaders(
+  fields: Iterable<string>,
+  all: readonly StateEntity[],
+): { isField: (name: string) => boolean; referenceOf: (name: string) => string | undefined } {
+  const named = new Set(fields);
+  const fieldCache = new Map<string, boolean>();
+  const refCache = new Map<string, string | undefined>();
+  return {
+    isField: (name) => {
+      let hit = fieldCache.get(name);
+      if (hit === undefined) fieldCache.set(name, (hit = named.has(name) || all.some((e) => member(e.value, name) !== undefined)));
+      return hit;
+    },
+    // Issue 44: a key naming a reference's id (Redmine's `project_id`) filters on `project.id`.
+    referenceOf: (name) => {
+      if (!refCache.has(name))
+        refCache.set(
+          name,
+          referenceFilterField(name, (f) => named.has(f) && holdsReferences(all, f)),
+        );
+      return refCache.get(name);
+    },
+  };
+}

@@ -155,6 +155,12 @@ async function run(
 ): Promise<{ checks: EffectCheck[]; blamed: Map<string, Blame>; later: LaterQueries[] }> {
   const model = new ServedModel(ctx);
   const learning = new LaterQueryLearning();
+  // A write the model did not apply: its type's later reads teach no key (later-queries.ts), and
+  // a create may have made any id of its type (from-state.ts claims none absent).
+  const replayedWrite = (tool: ManifestTool, call: CallRequest) => {
+    learning.write(tool, false);
+    if (tool.method.toUpperCase() === 'POST' && itemValue(tool, call) === undefined) model.replayedCreates.add(tool.root_path);
+  };
   const random = fixedRandom();
   const touched = new Map<string, Set<string>>();
   // Per entity (`collection\u0000id`), the write tools that wrote it, latest last.
@@ -164,13 +170,8 @@ async function run(
   for (const { tool, record } of await timeline(ctx)) {
     // Only to decide which writes to use, a read can blame nothing before a write touched what it renders: skipped.
     if (!everyRecord && !writes.has(tool.name)) {
-      // A write with no model replays: its type's later reads teach no key (later-queries.ts),
-      // and a create may have made any id of its type.
-      if (isWriteTool(ctx, tool)) {
-        learning.write(tool, false);
-        const call = await recordCall(ctx, record);
-        if (tool.method.toUpperCase() === 'POST' && itemValue(tool, call) === undefined) model.replayedCreates.add(tool.root_path);
-      }
+      // A write with no model replays.
+      if (isWriteTool(ctx, tool)) replayedWrite(tool, await recordCall(ctx, record));
       const target = await readTarget(ctx, tool);
       if (target === null || !touched.has(target)) continue;
       // Nor can it once every write that touched what it renders is blamed (the run's blame is the same).
@@ -214,10 +215,8 @@ async function run(
       ...(detail !== null ? { detail } : {}),
     });
     if (isWriteTool(ctx, tool)) {
-      learning.write(tool, answer?.source === 'state');
-      // A create the model replayed may have made any id of its type (from-state.ts claims none absent).
-      if (answer?.source !== 'state' && tool.method.toUpperCase() === 'POST' && itemValue(tool, call) === undefined)
-        model.replayedCreates.add(tool.root_path);
+      if (answer?.source === 'state') learning.write(tool, true);
+      else replayedWrite(tool, call);
     } else if (answer?.source === 'replay') await learning.observe(ctx, tool, record, model);
     if (wm) {
       const target = wm.collection !== null ? `collection:${wm.collection}` : `document:${wm.documentTool}`;

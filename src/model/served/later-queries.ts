@@ -17,7 +17,7 @@
 import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import { at, isObject, member } from '../plan/json.js';
-import { applyListQuery, holdsReferences, kindOf, parseListQuery, referenceFilterField, type QueryUnit } from '../plan/list-queries.js';
+import { applyListQuery, keyReaders, parseListQuery, UnitLearning, withListQueries } from '../plan/list-queries.js';
 import type { ListQueries } from '../plan/types.js';
 import { restorePlanFacts } from '../plan/stored.js';
 import type { ServeContext } from './context.js';
@@ -34,8 +34,8 @@ export interface LaterQueries {
 
 /** What one check-effects run learns from the reads it replays after writes. */
 export class LaterQueryLearning {
-  private readonly learned = new Map<string, Map<QueryUnit, Set<string>>>();
-  private readonly failed = new Map<string, Set<QueryUnit>>();
+  /** Per list tool, what its reads after the capture's writes taught (plans.ts's rule, list-queries.ts). */
+  private readonly units = new Map<string, UnitLearning>();
   /** Roots the model applied a write to: reads there come after the capture's writes. */
   private readonly written = new Set<string>();
   /** Roots a write the model did not apply went to: the model no longer stands where the app did. */
@@ -55,13 +55,12 @@ export class LaterQueryLearning {
     // A nested list's parent and a default filter need the plan's own lines (plans.ts).
     if (plan?.kind !== 'list' || plan.parent || plan.default_filter || plan.page_envelope) return;
     const all = await model.collection(plan.collection);
-    const isField = (name: string) => plan.fields.includes(name) || all.some((e) => member(e.value, name) !== undefined);
-    const referenceOf = (name: string) => referenceFilterField(name, (f) => plan.fields.includes(f) && holdsReferences(all, f));
+    const { isField, referenceOf } = keyReaders(plan.fields, all);
     const parsed = parseListQuery(record.query_pairs, ctx.vocabulary, isField, referenceOf);
     if (!parsed.ok || parsed.query.window !== undefined) return;
+    const units = this.units.get(tool.name) ?? this.units.set(tool.name, new UnitLearning()).get(tool.name)!;
     // A long session repeats its reads: once each unit failed, another read cannot teach it (its body stays unread).
-    const failed = this.failed.get(tool.name);
-    if (failed && [...parsed.units.keys()].every((u) => failed.has(u))) return;
+    if (units.allFailed(parsed.units.keys())) return;
     const identity = (await servedTypes(ctx)).find((t) => t.collection === plan.collection)?.identity;
     const body = jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type));
     const list = body === undefined ? undefined : at(body, plan.list_pointer);
@@ -69,31 +68,16 @@ export class LaterQueryLearning {
     const listed = list.map((o) => idOf(o, identity));
     if (listed.some((id) => id === undefined)) return;
     const picked = applyListQuery(all, parsed.query, tool.name).entities.map((e) => e.id);
-    const same = picked.length === listed.length && picked.every((id, i) => id === listed[i]);
-    for (const [unit, names] of parsed.units) {
-      if (same) {
-        const units = this.learned.get(tool.name) ?? this.learned.set(tool.name, new Map()).get(tool.name)!;
-        for (const n of names) (units.get(unit) ?? units.set(unit, new Set()).get(unit)!).add(n);
-      } else (this.failed.get(tool.name) ?? this.failed.set(tool.name, new Set()).get(tool.name)!).add(unit);
-    }
+    if (picked.length === listed.length && picked.every((id, i) => id === listed[i])) units.learn(parsed.units);
+    else units.fail(parsed.units.keys());
   }
 
   /** Per tool, the keys every read naming them reproduced (a unit that failed once is not learned). */
   result(): LaterQueries[] {
-    const out: LaterQueries[] = [];
-    for (const [tool, units] of [...this.learned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const kept = [...units].filter(([u]) => !this.failed.get(tool)?.has(u));
-      const of = (k: 'filter' | 'sort') => [...new Set(kept.filter(([u]) => kindOf(u) === k).flatMap(([, n]) => [...n]))].sort();
-      const q: ListQueries = {
-        filter: of('filter'),
-        sort: of('sort'),
-        window: [],
-        ...(kept.some(([u]) => u === 'sort:multi') ? { multi_sort: true as const } : {}),
-        ...(kept.some(([u]) => u === 'filter:any') ? { any_of: true as const } : {}),
-      };
-      if (q.filter.length + q.sort.length > 0) out.push({ tool, list_queries: q });
-    }
-    return out;
+    return [...this.units]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([tool, units]) => ({ tool, list_queries: units.queries() }))
+      .filter(({ list_queries: q }) => q.filter.length + q.sort.length > 0);
   }
 }
 
@@ -112,16 +96,7 @@ export async function storeLaterQueries(ctx: ServeContext, later: readonly Later
   for (const { tool, list_queries: q } of later) {
     const plan = await state?.plan(tool);
     if (plan?.kind !== 'list') continue;
-    const had = plan.list_queries ?? { filter: [], sort: [], window: [] };
-    const union = (a: string[], b: string[]) => [...new Set([...a, ...b])].sort();
-    const list_queries: ListQueries = {
-      ...had,
-      filter: union(had.filter, q.filter),
-      sort: union(had.sort, q.sort),
-      window: had.window,
-      ...(had.multi_sort || q.multi_sort ? { multi_sort: true as const } : {}),
-      ...(had.any_of || q.any_of ? { any_of: true as const } : {}),
-    };
+    const list_queries = withListQueries(plan.list_queries, q);
     await restorePlanFacts(ctx.k, ctx.captureId, { ...plan, list_queries });
   }
 }

@@ -15,17 +15,9 @@
  * (reference-filters.ts).
  */
 import { isObject, jsonEqual, keysOf, member } from '../plan/json.js';
-import {
-  applyListQuery,
-  fieldOf,
-  holdsReferences,
-  parseListQuery,
-  referenceFilterField,
-  spelling,
-  type ListQuery,
-} from '../plan/list-queries.js';
+import { applyListQuery, fieldOf, keyReaders, parseListQuery, spelling, withListQueries, type ListQuery } from '../plan/list-queries.js';
 import { restorePlanFacts } from '../plan/stored.js';
-import type { ListPlan, ListQueries, StateEntity } from '../plan/types.js';
+import type { ListPlan, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, servedTypes, ServedModel } from './model.js';
 
@@ -133,12 +125,7 @@ export async function learnTreeFilters(ctx: ServeContext): Promise<string[]> {
     if (plan?.kind !== 'list' || plan.parent || !plan.lines.some((l) => l.reason === 'membership-differs' && l.query)) continue;
     const keys = await treeKeysOf(ctx, model, plan);
     if (keys.length === 0) continue;
-    const had: ListQueries = plan.list_queries ?? { filter: [], sort: [], window: [] };
-    const list_queries: ListQueries = {
-      ...had,
-      filter: [...new Set([...had.filter, ...keys])].sort(),
-      tree: [...new Set([...(had.tree ?? []), ...keys])].sort(),
-    };
+    const list_queries = withListQueries(plan.list_queries, { filter: keys, tree: keys });
     await restorePlanFacts(ctx.k, ctx.captureId, { ...plan, list_queries });
     learned.push(plan.tool);
   }
@@ -148,8 +135,7 @@ export async function learnTreeFilters(ctx: ServeContext): Promise<string[]> {
 /** The reference keys whose subtree reading reproduces every line of `plan` naming them, where it explains one plain equality did not. */
 async function treeKeysOf(ctx: ServeContext, model: ServedModel, plan: ListPlan): Promise<string[]> {
   const all = await model.collection(plan.collection);
-  const isField = (name: string) => plan.fields.includes(name) || all.some((e) => member(e.value, name) !== undefined);
-  const referenceOf = (name: string) => referenceFilterField(name, (f) => plan.fields.includes(f) && holdsReferences(all, f));
+  const { isField, referenceOf } = keyReaders(plan.fields, all);
   const explained = new Set<string>();
   const failed = new Set<string>();
   for (const line of plan.lines) {

@@ -15,25 +15,10 @@ import type { MergedTypes } from './merge-entities.js';
 import { lineKey, type ReadLine, type StateFacts } from '../facts.js';
 import { at, isObject, jsonEqual, keysOf, member } from '../../model/plan/json.js';
 import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList, replaceShown, shownAt } from '../../model/plan/render.js';
-import {
-  REASON_PRECEDENCE,
-  type ItemPlan,
-  type ListPlan,
-  type ListQueries,
-  type Plan,
-  type PlanLine,
-  type StateDocument,
-} from '../../model/plan/types.js';
+import { REASON_PRECEDENCE, type ItemPlan, type ListPlan, type Plan, type PlanLine, type StateDocument } from '../../model/plan/types.js';
 import type { Shaping } from '../../model/plan/variants.js';
 import { childPointer } from '../../json/pointer.js';
-import {
-  applyListQuery,
-  holdsReferences,
-  kindOf,
-  referenceFilterField,
-  type QueryKind,
-  type QueryUnit,
-} from '../../model/plan/list-queries.js';
+import { applyListQuery, keyReaders, UnitLearning } from '../../model/plan/list-queries.js';
 import {
   MAX_RENDERED_BYTES,
   lineName,
@@ -333,24 +318,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
   ].sort();
   const listObs = ctx.obs.filter((o) => o.view_kind === 'list');
   const all = ctx.state.all(ctx.collection);
-  const fieldNames = new Set(ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? []);
-  const fieldCache = new Map<string, boolean>();
-  const isField = (name: string) => {
-    let hit = fieldCache.get(name);
-    if (hit === undefined)
-      fieldCache.set(name, (hit = fieldNames.has(name) || all.some((e) => isObject(e.value) && member(e.value, name) !== undefined)));
-    return hit;
-  };
-  // Issue 44: a key naming a reference's id (Redmine's `project_id`) filters on `project.id`.
-  const refCache = new Map<string, string | undefined>();
-  const referenceOf = (name: string) => {
-    if (!refCache.has(name))
-      refCache.set(
-        name,
-        referenceFilterField(name, (f) => fieldNames.has(f) && holdsReferences(all, f)),
-      );
-    return refCache.get(name);
-  };
+  const { isField, referenceOf } = keyReaders(ctx.facts.viewFields.get(`${ctx.tool}\u0000list`)?.fields ?? [], all);
   const byRecord = <T extends { record_id: number }>(rows: T[]) => {
     const m = new Map<number, T[]>();
     for (const r of rows) (m.get(r.record_id) ?? m.set(r.record_id, []).get(r.record_id)!).push(r);
@@ -380,8 +348,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
     ];
   };
   const lines: PlanLine[] = [];
-  const failedUnits = new Set<QueryUnit>();
-  const learnedUnits = new Map<QueryUnit, Set<string>>();
+  const units = new UnitLearning();
   for (const r of ctx.lines) {
     const base = { path: r.path, query: r.query, record_ordinal: r.ordinal, status: r.status };
     const m = membership.get(r.record_id);
@@ -389,7 +356,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
       const listedIds = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
       const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, baseFilters(r), defaults?.lifted_by, referenceOf);
       if (read.kind === 'query') {
-        for (const [u, names] of read.units) for (const n of names) (learnedUnits.get(u) ?? learnedUnits.set(u, new Set()).get(u)!).add(n);
+        units.learn(read.units);
         lines.push({
           ...base,
           membership: read.membership,
@@ -399,11 +366,11 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
         continue;
       }
       if (read.kind === 'differs') {
-        for (const u of read.units) failedUnits.add(u);
+        units.fail(read.units);
         lines.push({ ...base, membership: 'recorded', listed_ids: listedIds, reason: 'membership-differs', detail: read.detail });
         continue;
       }
-      for (const u of read.failed ?? []) failedUnits.add(u);
+      units.fail(read.failed ?? []);
       lines.push({ ...base, membership: read.membership, ...(read.membership === 'recorded' ? { listed_ids: listedIds } : {}) });
       continue;
     }
@@ -439,17 +406,8 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
   if (lines.length > 0 && lines.every((l) => l.reason === 'membership-differs')) {
     reasons.push({ reason: 'membership-differs', detail: `no request line's list is one the state reproduces: ${lines[0].detail}` });
   }
-  // Issue 16: a query key is answered for any value only when every line using its unit (its
-  // kind; apart from it each filter operator and the multi-field sort) reproduced.
-  const kept = [...learnedUnits].filter(([u]) => !failedUnits.has(u));
-  const learned = (k: QueryKind) => [...new Set(kept.filter(([u]) => kindOf(u) === k).flatMap(([, names]) => [...names]))].sort();
-  const listQueries: ListQueries = {
-    filter: learned('filter'),
-    sort: learned('sort'),
-    window: learned('window'),
-    ...(kept.some(([u]) => u === 'sort:multi') ? { multi_sort: true as const } : {}),
-    ...(kept.some(([u]) => u === 'filter:any') ? { any_of: true as const } : {}),
-  };
+  // Issue 16: a query key is answered for any value only when every line using its unit reproduced.
+  const listQueries = units.queries();
   const hasQueries = listQueries.filter.length + listQueries.sort.length + listQueries.window.length > 0;
   const echoes = windowEchoes(ctx, ctx.lines, listPointer);
   const plan: ListPlan = {
