@@ -334,17 +334,20 @@ describe('faults: stores that must not be written are refused in one line', () =
     }
   });
 
-  it('a store locked by another writer: load and readers say "busy: a load is writing" after waiting, not "is not a capstate store"', () => {
+  it('a store locked by another writer: load and readers say "busy: a load is writing" after waiting, not "is not a capstate store"', async () => {
     const f = join(sdir, 'locked.sqlite');
     copyFileSync(db, f);
     const holder = new Database(f);
     holder.exec('BEGIN EXCLUSIVE');
     try {
-      const load = cli(['load', fixture('grafana', 'capture.har'), '--db', f]);
+      // Both wait out SQLite's busy timeout: side by side, not one after the other.
+      const [load, info] = await Promise.all([
+        cliAsync(['load', fixture('grafana', 'capture.har'), '--db', f]),
+        cliAsync(['info', '--db', f]),
+      ]);
       expect(load.status).toBe(1);
       expect(load.stderr).toMatch(/busy: a load is writing .*locked\.sqlite; try again when it has finished/);
       noStack(load.stderr);
-      const info = cli(['info', '--db', f]);
       expect(info.status).toBe(1);
       expect(info.stderr).toMatch(/busy: a load is writing/);
       expect(info.stderr).not.toMatch(/not a capstate store/);

@@ -7,10 +7,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { citedRules, plainError, plainText, planSentence, REASON_WORDS } from '../src/model/plan/words.js';
 import { REASON_PRECEDENCE } from '../src/model/plan/types.js';
-import { loadCaptures } from '../src/ingest/load-captures.js';
 import { toolInputCached } from '../src/model/served/answer.js';
 import { jsonValueOf, readBody, recordArguments, toolRecords } from '../src/model/served/records.js';
 import { cli, fixture, root, tempDir } from './helpers.js';
+import { fixtureStore } from './fixture-stores.js';
 import { writeHar } from './har-builder.js';
 import { METHOD_EXCHANGES, serveHar, serveStore } from './serve-helpers.js';
 import { CLOSED_BROWSER_POLICY } from '../src/serve/browser-policy.js';
@@ -158,9 +158,7 @@ function readText(r: { content: unknown[]; structuredContent?: unknown; isError?
 
 describe('MCP answers carry no rule IDs: every recorded call of every fixture; `rules` names them', () => {
   it.each(cases)('fixture %s', async (name) => {
-    const db = join(dir, `mcp-${name}.sqlite`);
-    await loadCaptures({ db, files: [captureOf(name)], loadedAt: '2026-01-01T00:00:00.000Z' });
-    const s = await serveStore(db);
+    const s = await serveStore(await fixtureStore(name));
     let calls = 0;
     try {
       for (const tool of s.ctx.manifest.tools) {

@@ -25,6 +25,7 @@ import type { EnvironmentState, ItemPlan, ListPlan } from '../src/model/plan/typ
 import { plainError, plainText } from '../src/model/plan/words.js';
 import { kyselyFor, listMigrations, openStore, rawConnection } from '../src/store/open.js';
 import { withSnapshot } from '../src/store/snapshot.js';
+import { fixtureStore } from './fixture-stores.js';
 import { writeHar } from './har-builder.js';
 import { bodiesBefore0014, captureOf, cli, fixture, fixtureCases, tempDir } from './helpers.js';
 import { expectValidOpenApi } from './openapi-check.js';
@@ -260,13 +261,13 @@ async function expectServingRendersPlans(db: string): Promise<number> {
 
 describe('stored state: the state_* rows equal what `capstate state --json` reports (consistency)', () => {
   it.each(cases)('fixture %s', async (name) => {
-    await expectConsistent(await load(`consistent-${name}`, captureOf(name)));
-    await expectViewsAgree(join(dir, `consistent-${name}.sqlite`));
-    await expectServingRendersPlans(join(dir, `consistent-${name}.sqlite`));
+    const db = await fixtureStore(name);
+    await expectConsistent(db);
+    await expectViewsAgree(db);
+    await expectServingRendersPlans(db);
     // Where the fixture has a hand-reviewed document, the stored state prints it byte for byte.
     const reviewed = fixture(name, 'expected', 'state.json');
-    if (existsSync(reviewed))
-      expect(cli(['state', '--db', join(dir, `consistent-${name}.sqlite`), '--json']).stdout).toBe(readFileSync(reviewed, 'utf8'));
+    if (existsSync(reviewed)) expect(cli(['state', '--db', db, '--json']).stdout).toBe(readFileSync(reviewed, 'utf8'));
   });
 
   it('a generated capture (bench generator, about 2 MB)', async () => {
@@ -281,9 +282,9 @@ describe('stored state: the state_* rows equal what `capstate state --json` repo
 });
 
 describe('issue 47: capstate export openapi is valid OpenAPI 3.1 and byte-stable on every fixture', () => {
-  // On the stores the consistency tests above loaded (loading every fixture again would double the cost).
+  // On the fixture stores the consistency tests above read (fixture-stores.ts), not loaded again.
   it.each(cases)('fixture %s', async (name) => {
-    await expectValidOpenApi(join(dir, `consistent-${name}.sqlite`), name);
+    await expectValidOpenApi(await fixtureStore(name), name);
   });
 });
 
