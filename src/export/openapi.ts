@@ -15,6 +15,7 @@ import { templateParams } from '../manifest/paths.js';
 import type { Plan } from '../model/plan/types.js';
 import type { ReadConventions } from '../model/plan/conventions.js';
 import { at, replaceAt } from '../model/plan/json.js';
+import { matcherKeyParts } from '../model/plan/label-matchers.js';
 import type { ServeContext } from '../model/served/context.js';
 import { verifiedWrites } from '../model/served/effects.js';
 import { servedTypes } from '../model/served/model.js';
@@ -46,7 +47,10 @@ function roleOf(plan: Plan | undefined, key: string, conventions: ReadConvention
   if (embeds.has(key)) return 'embed';
   if (plan?.kind !== 'list') return null;
   const q = plan.list_queries;
-  if (q?.filter.includes(key) || plan.default_filter?.lifted_by.includes(key) || conventions?.filter.includes(key)) return 'filter';
+  // A label matcher key is learned as the key, its operator and the member it reads (`filter = labels`).
+  const matcher = q?.filter.some((k) => matcherKeyParts(k)?.key === key);
+  if (q?.filter.includes(key) || matcher || plan.default_filter?.lifted_by.includes(key) || conventions?.filter.includes(key))
+    return 'filter';
   if (q?.sort.includes(key) || conventions?.sort.has(key)) return 'sort';
   if (q?.window.includes(key) || conventions?.window.has(key)) return 'page';
   return null;

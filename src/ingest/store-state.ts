@@ -11,6 +11,7 @@ import { checkWrites } from '../model/served/effects.js';
 import { learnRelations } from '../model/served/relations.js';
 import { storeLaterQueries } from '../model/served/later-queries.js';
 import { learnTreeFilters } from '../model/served/tree-filters.js';
+import { learnPairedQueries } from '../model/served/paired-queries.js';
 import { viewsHash } from '../model/plan/stored.js';
 import { storeState, type CheckWrites } from '../state/writer.js';
 import type { StateProgress } from '../state/index.js';
@@ -24,6 +25,8 @@ export function checkWritesOn(db: Sqlite, file: string): CheckWrites {
     await learnRelations(await serveContextOn(db, k, file, captureId));
     // Issue 44: reference keys that list what sits under the entity named (tree-filters.ts), with every type at hand.
     await learnTreeFilters(await serveContextOn(db, k, file, captureId));
+    // Issue 44: keys a filtered read reproduced beside the whole list read just before it (paired-queries.ts).
+    await learnPairedQueries(await serveContextOn(db, k, file, captureId));
     // Each context is dropped after its step (its caches with it); the connection stays the caller's.
     const { later_queries, ...mark } = await checkWrites(await serveContextOn(db, k, file, captureId));
     // Issue 44: the list keys the reads after the capture's verified writes taught (later-queries.ts).

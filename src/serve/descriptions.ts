@@ -18,6 +18,7 @@ import { embeddedOf, knownCollections, readConventions, referenceMembers, served
 import { embedKey, type WidenedEmbedded } from '../model/plan/embed-conventions.js';
 import { widenQueries, type ReadConventions } from '../model/plan/conventions.js';
 import { pageWords } from '../model/plan/page-envelope.js';
+import { matcherKeyParts } from '../model/plan/label-matchers.js';
 import { writeModelOf, type WriteKind, type WriteModel } from '../model/served/writes.js';
 import { storedVerifiedWrites } from '../model/served/effects.js';
 import { jsonValueOf, listPointerOf, readBody, toolRecords, type ToolRecord } from '../model/served/records.js';
@@ -301,7 +302,9 @@ function describeListServing(plan: ListPlan, conv: ReadConventions, references: 
       const op = (Object.keys(OP) as (keyof typeof OP)[]).find(
         (o) => k.endsWith(`_${o}`) && plan.fields.includes(k.slice(0, -o.length - 1)),
       );
-      // Issue 44: a reference key learned as `tree` (tree-filters.ts) names what it lists.
+      // Issue 44: a reference key learned as `tree` (tree-filters.ts) names what it lists; a label matcher key its spelling.
+      const m = matcherKeyParts(k);
+      if (m) return `${m.key} (label matchers name${m.op}"value" on ${m.container})`;
       return op ? `${k} (${OP[op]})` : q.tree?.includes(k) ? `${k} (the one named and those under it)` : k;
     };
     // Several values of one key only where a recorded line proved a repeated key is OR (issue 44: json-server 1.0 ignores it).

@@ -10,6 +10,7 @@
 import type { JsonValue } from '../../json/exact.js';
 import type { Vocabulary } from '../../store/vocabulary.js';
 import { isObject, member } from './json.js';
+import { isPattern, labelReader, matcherKey, matcherKeyParts, matcherOf, matchesLabel, type MatchOp } from './label-matchers.js';
 import type { ListQueries, StateEntity } from './types.js';
 
 /** A list query read from a request line's keys (decisions: "ES-37 / list queries"). */
@@ -19,13 +20,26 @@ export interface ListQuery {
    * operator key (`views_gte`, `userId_ne`, `title_like`: the field and json-server's suffix)
    * carries its operator in `op`; without one the filter is equality (decisions: "ES-37 / list queries").
    */
-  filter?: { field: string; values: string[]; op?: FilterOp; nulls?: true }[];
+  filter?: ListFilter[];
   /** One sort field and its direction (a stable sort: ties keep state order). */
   sort?: { field: string; direction: 'asc' | 'desc' };
   /** A multi-field sort's further fields (`_sort=userId,views&_order=asc,desc`), compared in turn where the ones before tie. */
   then_by?: { field: string; direction: 'asc' | 'desc' }[];
   /** A window of the (filtered, sorted) list: the first `offset` skipped, at most `size` shown (null: the rest). */
   window?: { offset: number; size: number | null };
+}
+
+/**
+ * One filter: the field (a dotted path into nested objects), its values, and how they compare:
+ * equality (any value) unless `op` (json-server's key suffixes) or `matcher` (a label matcher,
+ * below) says otherwise.
+ */
+export interface ListFilter {
+  field: string;
+  values: string[];
+  op?: FilterOp;
+  nulls?: true;
+  matcher?: MatchOp;
 }
 
 /** A filter operator other than equality: json-server's key suffixes (`_gte`, `_lte`, `_ne`, `_like`). */
@@ -66,6 +80,7 @@ export function parseListQuery(
   vocabulary: Vocabulary,
   isField: (name: string, use: 'filter' | 'sort') => boolean,
   referenceOf: (name: string) => string | undefined = () => undefined,
+  labelsOf: (label: string) => string | undefined = () => undefined,
 ): ParsedQuery {
   const kinds = new Map<QueryKind, string[]>();
   const note = (k: QueryKind, name: string) => {
@@ -76,6 +91,8 @@ export function parseListQuery(
   const filters = new Map<string, string[]>();
   /** Keys read as a reference's id, with the field path they filter (`project_id` → `project.id`). */
   const references = new Map<string, string>();
+  /** Label matchers, each its own filter (several are all asked for), by their spelled key (`matcherKey`). */
+  const matchers = new Map<string, ListFilter>();
   let sortField: string | null = null;
   let direction: 'asc' | 'desc' | null = null;
   let multiFields: { field: string; desc: boolean }[] | null = null;
@@ -144,19 +161,35 @@ export function parseListQuery(
     const op = isField(name, 'filter')
       ? undefined
       : OPS.find((o) => name.endsWith(`_${o}`) && isField(name.slice(0, -o.length - 1), 'filter'));
-    if (!isField(name, 'filter') && op === undefined) return { ok: false, key: name, why: 'no field of the listed entities' };
+    if (!isField(name, 'filter') && op === undefined) {
+      // Issue 44: a key whose value is a label matcher (`filter=alertname="DiskFull"`) on a label
+      // one object member of the entities holds (`labels`).
+      const m = matcherOf(value);
+      const container = m && labelsOf(m.label);
+      if (!m || container === undefined) return { ok: false, key: name, why: 'no field of the listed entities' };
+      const spelled = matcherKey(name, m.op, container);
+      // Several matchers in one key: the app may ask for all of them or any; no line here says which.
+      if (matchers.has(spelled) || [...matchers.keys()].some((k) => matcherKeyParts(k)?.key === name))
+        return { ok: false, key: name, why: 'a repeated matcher key' };
+      note('filter', spelled);
+      matchers.set(spelled, { field: `${container}.${m.label}`, values: [m.value], matcher: m.op });
+      continue;
+    }
     if (op === 'like' && !isPattern(value)) return { ok: false, key: name, why: `${JSON.stringify(value)} is no regular expression` };
     note('filter', name);
     filters.set(name, [...(filters.get(name) ?? []), value]);
   }
   const query: ListQuery = {};
-  if (filters.size) {
-    query.filter = [...filters].map(([key, values]) => {
-      const ref = references.get(key);
-      if (ref !== undefined) return { field: ref, values };
-      const op = isField(key, 'filter') ? undefined : OPS.find((o) => key.endsWith(`_${o}`));
-      return op === undefined ? { field: key, values } : { field: key.slice(0, -op.length - 1), values, op };
-    });
+  if (filters.size || matchers.size) {
+    query.filter = [
+      ...[...filters].map(([key, values]): ListFilter => {
+        const ref = references.get(key);
+        if (ref !== undefined) return { field: ref, values };
+        const op = isField(key, 'filter') ? undefined : OPS.find((o) => key.endsWith(`_${o}`));
+        return op === undefined ? { field: key, values } : { field: key.slice(0, -op.length - 1), values, op };
+      }),
+      ...matchers.values(),
+    ];
   }
   if (multiFields !== null) {
     const dirs = multiDirs ?? (direction !== null ? [direction] : []);
@@ -208,16 +241,6 @@ function sortTerm(term: string): { field: string; desc: boolean } {
   const colon = /^(.+):(asc|desc)$/i.exec(term);
   if (colon) return { field: colon[1], desc: colon[2].toLowerCase() === 'desc' };
   return { field: term.replace(/^[-+]/, ''), desc: term.startsWith('-') };
-}
-
-/** Whether a `_like` value is a pattern JavaScript's RegExp reads (json-server builds `new RegExp(value, 'i')`). */
-function isPattern(value: string): boolean {
-  try {
-    new RegExp(value, 'i');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -300,7 +323,9 @@ function compare(a: JsonValue | undefined, b: JsonValue | undefined): number {
  * equality filter says `nulls`: the API lists such entities under any value (issue 44,
  * src/model/served/null-filters.ts; json-server 1.0 does).
  */
-function matches(v: JsonValue | undefined, f: { values: string[]; op?: FilterOp; nulls?: true }): boolean {
+function matches(v: JsonValue | undefined, f: ListFilter): boolean {
+  // A label matcher reads an absent label as the empty string (Prometheus's matchers).
+  if (f.matcher) return matchesLabel(v === undefined || v === null ? '' : spelling(v), f.matcher, f.values[0]);
   if (v === null && f.nulls && f.op === undefined) return true;
   if (v === null || v === undefined) return false;
   const s = spelling(v);
@@ -423,11 +448,16 @@ export function withListQueries(had: ListQueries | undefined, more: Partial<List
 export function keyReaders(
   fields: Iterable<string>,
   all: readonly StateEntity[],
-): { isField: (name: string) => boolean; referenceOf: (name: string) => string | undefined } {
+): {
+  isField: (name: string) => boolean;
+  referenceOf: (name: string) => string | undefined;
+  labelsOf: (label: string) => string | undefined;
+} {
   const named = new Set(fields);
   const fieldCache = new Map<string, boolean>();
   const refCache = new Map<string, string | undefined>();
   return {
+    labelsOf: labelReader(named, all),
     isField: (name) => {
       let hit = fieldCache.get(name);
       if (hit === undefined) fieldCache.set(name, (hit = named.has(name) || all.some((e) => member(e.value, name) !== undefined)));

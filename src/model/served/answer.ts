@@ -19,6 +19,7 @@ import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './w
 import { currentWindow, inWindow, orphansOf, orphanWords, sessionWrite, touches, type Orphan } from './write-log.js';
 import { cascadeFreeAnswer, writeFreeAnswer } from './cascade.js';
 import { servedLookups, servedTypes } from './model.js';
+import { pairedWindowAnswer } from './paired-answer.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
 import {
   boundIsRead,
@@ -151,6 +152,10 @@ export async function answerRequest(
       )
     : await answerFromState(ctx, tool, call, model);
   if (fromState) return stateAnswer(ctx, tool, fromState);
+  // Issue 44: past writes the model did not apply, the whole list the capture read after the same writes, filtered (paired-answer.ts).
+  const plan = unapplied ? await (await servedLookups(ctx))?.plan(tool.name) : undefined;
+  const paired = plan?.kind === 'list' ? await pairedWindowAnswer(ctx, tool, plan, call, model, callLine(tool, call)) : null;
+  if (paired) return stateAnswer(ctx, tool, paired);
 
   const answer = await replay(ctx, tool, call, model);
   // The capture's own write, replayed: its later reads may show the state it left (catch-up.ts).

@@ -19,7 +19,7 @@ import type { ServeContext } from './context.js';
 import { servedState } from './from-state.js';
 import type { CallRequest } from './input-schema.js';
 import { ServedModel, servedTypes } from './model.js';
-import { isWriteTool, itemValue, jsonValueOf, readBody, requestLine, toolRecords, type ToolRecord } from './records.js';
+import { isWriteTool, itemValue, jsonValueOf, readBody, requestLine, timeline, type ToolRecord } from './records.js';
 import { effectsToTry, writeModelOf, type WriteKind, type WriteModel } from './writes.js';
 import { createdIdOf, entityIdIn, type RandomBytes } from './ids.js';
 import { childPointer } from '../../json/pointer.js';
@@ -110,13 +110,6 @@ async function recordCall(ctx: ServeContext, r: ToolRecord): Promise<CallRequest
     call.body = value !== undefined ? value : typeof b.content === 'string' ? b.content : undefined;
   }
   return call;
-}
-
-/** Every admitted record in timeline order, with its tool. */
-async function timeline(ctx: ServeContext): Promise<{ tool: ManifestTool; record: ToolRecord }[]> {
-  const all: { tool: ManifestTool; record: ToolRecord }[] = [];
-  for (const tool of ctx.manifest.tools) for (const record of await toolRecords(ctx, tool.name)) all.push({ tool, record });
-  return all.sort((a, b) => a.record.timeline_position - b.record.timeline_position);
 }
 
 /** What a read tool renders from: its collection or its document (null: a record view). */
@@ -217,7 +210,10 @@ async function run(
     if (isWriteTool(ctx, tool)) {
       if (answer?.source === 'state') learning.write(tool, true);
       else replayedWrite(tool, call);
-    } else if (answer?.source === 'replay') await learning.observe(ctx, tool, record, model);
+    } else if (answer?.source === 'replay' || (answer?.convention !== undefined && detail === null)) {
+      // A replayed read, or one an API convention (a key another list proved) answered as recorded: its keys may be the list's own.
+      await learning.observe(ctx, tool, record, model);
+    }
     if (wm) {
       const target = wm.collection !== null ? `collection:${wm.collection}` : `document:${wm.documentTool}`;
       if (!touched.has(target)) touched.set(target, new Set());

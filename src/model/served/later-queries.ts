@@ -55,8 +55,8 @@ export class LaterQueryLearning {
     // A nested list's parent and a default filter need the plan's own lines (plans.ts).
     if (plan?.kind !== 'list' || plan.parent || plan.default_filter || plan.page_envelope) return;
     const all = await model.collection(plan.collection);
-    const { isField, referenceOf } = keyReaders(plan.fields, all);
-    const parsed = parseListQuery(record.query_pairs, ctx.vocabulary, isField, referenceOf);
+    const { isField, referenceOf, labelsOf } = keyReaders(plan.fields, all);
+    const parsed = parseListQuery(record.query_pairs, ctx.vocabulary, isField, referenceOf, labelsOf);
     if (!parsed.ok || parsed.query.window !== undefined) return;
     const units = this.units.get(tool.name) ?? this.units.set(tool.name, new UnitLearning()).get(tool.name)!;
     // A long session repeats its reads: once each unit failed, another read cannot teach it (its body stays unread).

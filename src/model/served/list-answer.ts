@@ -7,6 +7,7 @@
 import { CapstateError } from '../../errors.js';
 import { lineQuery, renderList } from '../plan/render.js';
 import { isListQuery, parseListQuery, referenceFilterField, type ListQuery } from '../plan/list-queries.js';
+import { labelReader, matcherKeyParts } from '../plan/label-matchers.js';
 import { knownReferences } from './reference-filters.js';
 import { withSubtrees } from './tree-filters.js';
 import type { QueryPair } from './cache-busters.js';
@@ -87,11 +88,16 @@ export async function answerList(
       (use === 'filter' && learned.filter.includes(name) && !operatorKey(name) && referenceOf(name) === undefined);
     // Issue 44 kind 4: a key that lifts the default filter with the value a recorded line lifted it by (`status_id=*`) filters nothing.
     const lifts = liftingPairs(plan, call.query);
+    // Issue 44: label matchers (`filter=alertname="DiskFull"`) only where a line proved a key so.
+    const labelsOf = learned.filter.some((k) => matcherKeyParts(k) !== undefined)
+      ? labelReader(new Set(plan.fields), await model.collection(plan.collection))
+      : undefined;
     const parsed = parseListQuery(
       call.query.filter((p) => !lifts.includes(p)),
       ctx.vocabulary,
       isField,
       referenceOf,
+      labelsOf,
     );
     if (!parsed.ok || !isListQuery(parsed.query)) return null;
     // Issue 44: a reference key learned (or borrowed) as `tree` lists what sits under the entity named too (tree-filters.ts).

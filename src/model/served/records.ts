@@ -324,3 +324,10 @@ export async function itemWritesOf(ctx: ServeContext, root: string): Promise<Map
   }
   return out;
 }
+
+/** Every admitted record in timeline order, with its tool. */
+export async function timeline(ctx: ServeContext): Promise<{ tool: ManifestTool; record: ToolRecord }[]> {
+  const all: { tool: ManifestTool; record: ToolRecord }[] = [];
+  for (const tool of ctx.manifest.tools) for (const record of await toolRecords(ctx, tool.name)) all.push({ tool, record });
+  return all.sort((a, b) => a.record.timeline_position - b.record.timeline_position);
+}
