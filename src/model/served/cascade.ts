@@ -14,10 +14,10 @@ import { canonicalJson } from '../../json/canonical.js';
 import { childPointer } from '../../json/pointer.js';
 import type { StateAnswer } from './read-index.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
-import type { ServeContext } from './context.js';
+import { perContextKey, type ServeContext } from './context.js';
 import { at, entriesOf, isObject, member, objectFrom, replaceAt } from '../plan/json.js';
 import type { JsonValue } from '../../json/exact.js';
-import { scalarId } from './ids.js';
+import { idIn } from './ids.js';
 import { itemWritesOf, jsonValueOf, readBody, toolRecords } from './records.js';
 import type { Orphan, SessionWrite } from './write-log.js';
 
@@ -41,32 +41,39 @@ function seen(a: StateAnswer): string {
  * the same entity, filtering on that reference by another value, that does not list `o`. Then,
  * whatever the delete did to `o` (deleted, kept, cleared), a filter by another value leaves it out.
  */
-async function nullListingRefuted(ctx: ServeContext, o: Orphan): Promise<boolean> {
-  const types = await servedTypes(ctx);
-  const deletedRoot = types.find((t) => t.collection === o.deleted)?.root_path;
-  const identity = types.find((t) => t.collection === o.collection)?.identity;
-  if (deletedRoot === undefined || identity === undefined) return false;
-  const deletes = ((await itemWritesOf(ctx, deletedRoot)).get(o.deletedId) ?? []).filter(
-    (r) => ctx.tools.get(r.tool)?.method.toUpperCase() === 'DELETE' && r.status >= 200 && r.status <= 299,
-  );
-  if (deletes.length === 0) return false;
-  const after = deletes[0].timeline_position;
-  const state = await servedLookups(ctx);
-  for (const tool of ctx.manifest.tools) {
-    if (tool.method.toUpperCase() !== 'GET') continue;
-    const plan = await state?.plan(tool.name);
-    if (plan?.kind !== 'list' || plan.collection !== o.collection) continue;
-    for (const r of await toolRecords(ctx, tool.name)) {
-      if (r.timeline_position <= after || r.status < 200 || r.status > 299) continue;
-      if (!r.query_pairs.some((q) => q.name === o.field && q.value !== o.deletedId)) continue;
-      const body = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
-      const list = body === undefined ? undefined : at(body, plan.list_pointer);
-      if (!Array.isArray(list)) continue;
-      if (!list.some((x) => isObject(x) && String(scalarId(member(x, identity)) ?? '') === o.id)) return true;
+const nullListingRefuted = (ctx: ServeContext, o: Orphan): Promise<boolean> =>
+  nullListingRefutedFor(ctx, o.collection, o.id, o.field, o.deleted, o.deletedId);
+
+/** `nullListingRefuted` once per served store and orphan: it reads the capture's records, the same for every call. */
+const nullListingRefutedFor = perContextKey(
+  async (ctx, collection: string, id: string, field: string, deleted: string, deletedId: string) => {
+    const o: Orphan = { collection, id, field, deleted, deletedId };
+    const types = await servedTypes(ctx);
+    const deletedRoot = types.find((t) => t.collection === o.deleted)?.root_path;
+    const identity = types.find((t) => t.collection === o.collection)?.identity;
+    if (deletedRoot === undefined || identity === undefined) return false;
+    const deletes = ((await itemWritesOf(ctx, deletedRoot)).get(o.deletedId) ?? []).filter(
+      (r) => ctx.tools.get(r.tool)?.method.toUpperCase() === 'DELETE' && r.status >= 200 && r.status <= 299,
+    );
+    if (deletes.length === 0) return false;
+    const after = deletes[0].timeline_position;
+    const state = await servedLookups(ctx);
+    for (const tool of ctx.manifest.tools) {
+      if (tool.method.toUpperCase() !== 'GET') continue;
+      const plan = await state?.plan(tool.name);
+      if (plan?.kind !== 'list' || plan.collection !== o.collection) continue;
+      for (const r of await toolRecords(ctx, tool.name)) {
+        if (r.timeline_position <= after || r.status < 200 || r.status > 299) continue;
+        if (!r.query_pairs.some((q) => q.name === o.field && q.value !== o.deletedId)) continue;
+        const body = jsonValueOf(await readBody(ctx, r.response_body_id, r.response_media_type));
+        const list = body === undefined ? undefined : at(body, plan.list_pointer);
+        if (!Array.isArray(list)) continue;
+        if (!list.some((x) => idIn(x, identity) === o.id)) return true;
+      }
     }
-  }
-  return false;
-}
+    return false;
+  },
+);
 
 /**
  * The answer `answer()` gives under every cascade of `orphans`, when it is the same under all

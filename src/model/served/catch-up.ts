@@ -25,7 +25,7 @@ import type { ItemPlan, ListPlan, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
 import { captureWrites, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
-import { createdIdOf, scalarId } from './ids.js';
+import { createdIdOf, idIn, scalarId } from './ids.js';
 import { currentWindow, inWindow } from './write-log.js';
 import { newestFirst } from './writes.js';
 import { answerFromState } from './from-state.js';
@@ -63,10 +63,10 @@ function shownIn(reads: readonly WindowRead[], identity: string): Map<string, Js
     // A read naming query keys may show a projection or a variant; the plain reads show the entity.
     if (!plan || r.status < 200 || r.status > 299 || (r.query_pairs.length > 0 && plan.kind === 'item')) continue;
     for (const o of shownAt(plan, body) ?? []) {
-      const id = scalarId(isObject(o) ? member(o, identity) : undefined);
+      const id = idIn(o, identity);
       if (id === undefined) continue;
-      const prev = shown.get(String(id));
-      if (!prev || prev.at <= r.timeline_position) shown.set(String(id), { value: o!, at: r.timeline_position });
+      const prev = shown.get(id);
+      if (!prev || prev.at <= r.timeline_position) shown.set(id, { value: o!, at: r.timeline_position });
     }
   }
   return new Map([...shown].map(([id, s]) => [id, s.value]));

@@ -14,7 +14,7 @@ import { isObject, member, replaceAt } from '../plan/json.js';
 import { singular } from '../plan/relations.js';
 import type { StateEntity } from '../plan/types.js';
 import { perContext, type ServeContext } from './context.js';
-import { scalarId } from './ids.js';
+import { idIn, scalarId } from './ids.js';
 import { shownAt } from '../plan/render.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
 import { itemValue, itemWritesOf, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
@@ -76,8 +76,7 @@ async function learn(ctx: ServeContext): Promise<LearnedCascade | null> {
       // The entities that named the deleted one before the capture's writes (the stored state).
       const naming = new Map<string, string>();
       for (const e of await collection(other.collection))
-        for (const f of referenceFields(deleted.collection))
-          if (isObject(e.value) && String(scalarId(member(e.value, f)) ?? '') === id) naming.set(e.id, f);
+        for (const f of referenceFields(deleted.collection)) if (idIn(e.value, f) === id) naming.set(e.id, f);
       if (naming.size === 0) continue;
       // An entity a later write named may have been changed by that write, not the delete.
       const writes = await itemWrites(other.root_path);
@@ -144,7 +143,7 @@ export async function applyDeleteCascade(
   for (const other of await servedTypes(ctx)) {
     if (other.collection === collection) continue;
     for (const e of await model.collection(other.collection)) {
-      const field = referenceFields(collection).find((f) => isObject(e.value) && String(scalarId(member(e.value, f)) ?? '') === id);
+      const field = referenceFields(collection).find((f) => idIn(e.value, f) === id);
       if (field === undefined) continue;
       if (learnedCascade.cascade === 'deleted') model.remove(e.collection, e.id);
       if (learnedCascade.cascade === 'cleared') await model.put({ ...e, value: replaceAt(e.value, childPointer('', field), null) });

@@ -127,3 +127,9 @@ export function entityIdIn(answer: JsonValue, pointer: string, identity: string)
 export function scalarId(v: JsonValue | undefined): string | number | bigint | undefined {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? v : undefined;
 }
+
+/** The id an object shows in member `identity`, spelled as the model keys entities (OQ-9: `7` and `"7"` are one id); undefined for a value that is no object or names none. */
+export function idIn(o: JsonValue | undefined, identity: string): string | undefined {
+  const v = isObject(o) ? scalarId(member(o, identity)) : undefined;
+  return v === undefined ? undefined : String(v);
+}

@@ -14,9 +14,8 @@
  * model did not apply teaches nothing (the model does not stand where the app did). Windows
  * are not learned here: their totals and links come from a plan line's record (ES-36).
  */
-import type { JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
-import { at, isObject, member } from '../plan/json.js';
+import { at } from '../plan/json.js';
 import { applyListQuery, keyReaders, parseListQuery, UnitLearning, withListQueries } from '../plan/list-queries.js';
 import type { ListQueries } from '../plan/types.js';
 import { restorePlanFacts } from '../plan/stored.js';
@@ -24,7 +23,7 @@ import type { ServeContext } from './context.js';
 import { servedState } from './from-state.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { jsonValueOf, readBody, type ToolRecord } from './records.js';
-import { scalarId } from './ids.js';
+import { idIn } from './ids.js';
 
 /** A list tool's keys learned from its reads after the capture's writes. */
 export interface LaterQueries {
@@ -65,7 +64,7 @@ export class LaterQueryLearning {
     const body = jsonValueOf(await readBody(ctx, record.response_body_id, record.response_media_type));
     const list = body === undefined ? undefined : at(body, plan.list_pointer);
     if (identity === undefined || !Array.isArray(list)) return;
-    const listed = list.map((o) => idOf(o, identity));
+    const listed = list.map((o) => idIn(o, identity));
     if (listed.some((id) => id === undefined)) return;
     const picked = applyListQuery(all, parsed.query, tool.name).entities.map((e) => e.id);
     if (picked.length === listed.length && picked.every((id, i) => id === listed[i])) units.learn(parsed.units);
@@ -80,11 +79,6 @@ export class LaterQueryLearning {
       .filter(({ list_queries: q }) => q.filter.length + q.sort.length > 0);
   }
 }
-
-const idOf = (o: JsonValue, identity: string) => {
-  const v = isObject(o) ? scalarId(member(o, identity)) : undefined;
-  return v === undefined || v === null ? undefined : String(v);
-};
 
 /**
  * Writes each tool's later-learned keys into its stored list plan (beside the keys its initial

@@ -16,12 +16,12 @@
  * record, ES-36), nor keys a line of the plan named where the state did not reproduce it.
  */
 import type { JsonValue } from '../../json/exact.js';
-import { at, isObject, member } from '../plan/json.js';
+import { at } from '../plan/json.js';
 import { applyListQuery, keyReaders, parseListQuery, UnitLearning } from '../plan/list-queries.js';
 import type { ListPlan, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { servedState } from './from-state.js';
-import { scalarId } from './ids.js';
+import { idIn } from './ids.js';
 import { storeLaterQueries, type LaterQueries } from './later-queries.js';
 import { servedTypes } from './model.js';
 import { isWriteTool, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
@@ -118,10 +118,10 @@ export function listedEntities(plan: ListPlan, identity: string, body: JsonValue
   const out: StateEntity[] = [];
   const seen = new Set<string>();
   for (const [i, o] of list.entries()) {
-    const id = isObject(o) ? scalarId(member(o, identity)) : undefined;
-    if (id === undefined || id === null || seen.has(String(id))) return undefined;
-    seen.add(String(id));
-    out.push({ collection: plan.collection, id: String(id), value: o, view_values: {}, state_order: i, record_ordinals: [] });
+    const id = idIn(o, identity);
+    if (id === undefined || seen.has(id)) return undefined;
+    seen.add(id);
+    out.push({ collection: plan.collection, id, value: o, view_values: {}, state_order: i, record_ordinals: [] });
   }
   return out;
 }
