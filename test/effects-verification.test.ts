@@ -7,13 +7,12 @@
  * extended: the load runs that skipping check and stores its set; `verifiedWrites` reads it.)
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeServeContext, openServeContext } from '../src/model/served/context.js';
 import { checkEffects, verifiedWrites } from '../src/model/served/effects.js';
-import { cli, fixture, tempDir } from './helpers.js';
+import { fixtureStore } from './fixture-stores.js';
+import { fixture } from './helpers.js';
 
-const dir = tempDir();
 const withWrites = readdirSync(fixture()).filter(
   (name) =>
     existsSync(fixture(name, 'capture.har')) &&
@@ -28,9 +27,7 @@ describe("write effects: serving's verification skips only replays that cannot b
   it.each(withWrites)(
     '%s: the write tools serving verifies are those check-effects verifies, with the same effects',
     async (name) => {
-      const db = join(dir, `${name}.sqlite`);
-      const r = cli(['load', fixture(name, 'capture.har'), '--db', db, '--quiet']);
-      expect(r.status, r.stderr).toBe(0);
+      const db = await fixtureStore(name);
       const full = await (async () => {
         const ctx = await openServeContext(db);
         try {

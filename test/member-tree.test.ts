@@ -6,7 +6,6 @@
  * their order in the body (json_tree's ids are not consecutive; both grow in document order).
  */
 import { describe, expect, it } from 'vitest';
-import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
@@ -14,7 +13,8 @@ import { acceptsForTree, classifyRetainedBody, flattenMembers, memberNodeParams 
 import { parseExactJson, stringifyExact, type JsonValue } from '../src/json/exact.js';
 import { MEMBER_NODE_INSERT, MEMBER_TREE_SQL } from '../src/load/member-tree.js';
 import { type Sqlite } from '../src/store/open.js';
-import { cli, fixture, migratedStore, root, tempDir } from './helpers.js';
+import { fixtureStore } from './fixture-stores.js';
+import { fixtureCases, migratedStore, tempDir } from './helpers.js';
 import { registerBodyFunctions } from '../src/store/body-content.js';
 
 const dir = tempDir();
@@ -200,18 +200,14 @@ describe('ES-5 members flattened by json_tree equal the JavaScript flattening', 
     }
   });
 
-  it("ES-5 every fixture: the stored member rows are the JavaScript flattening of each body's exact value", () => {
-    const captures = readdirSync(join(root, 'fixtures')).flatMap((f) =>
-      ['capture.har', 'evidence.json'].map((c) => fixture(f, c)).filter((p) => existsSync(p)),
-    );
+  it("ES-5 every fixture: the stored member rows are the JavaScript flattening of each body's exact value", async () => {
+    const captures = fixtureCases();
     expect(captures.length).toBeGreaterThan(5);
     const check = store('check.sqlite');
     let id = 0;
     let bodies = 0;
     for (const capture of captures) {
-      const file = join(dir, `f${bodies}-${captures.indexOf(capture)}.sqlite`);
-      const r = cli(['load', capture, '--db', file]);
-      if (r.status !== 0) continue; // fixtures of refused captures (admission) store nothing
+      const file = await fixtureStore(capture);
       const db = new Database(file, { readonly: true });
       registerBodyFunctions(db);
       for (const b of db

@@ -5,13 +5,14 @@
  * looks the marking up instead of replaying the capture at its first write call; a state
  * stored before 0011 has none, and serving checks its writes as before.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { generateHar } from '../bench/gen-har.js';
 import { answerCall } from '../src/model/served/call.js';
 import { closeServeContext, openServeContext } from '../src/model/served/context.js';
+import { fixtureStore } from './fixture-stores.js';
 import { bodiesBefore0014, cli, fixture, tempDir } from './helpers.js';
 import { serveStore, text } from './serve-helpers.js';
 
@@ -32,9 +33,11 @@ interface Evidence {
   write_effects?: { verified: Marked[]; replayed: Marked[] };
 }
 
-function load(name: string, file = join(dir, `${name}.sqlite`)): string {
-  const r = cli(['load', fixture(name, 'capture.har'), '--db', file, '--quiet']);
-  expect(r.status, r.stderr).toBe(0);
+/** The fixture's store: the worker's shared one (fixture-stores.ts), or a copy of it at `file` for a test that changes it. */
+async function load(name: string, file?: string): Promise<string> {
+  const shared = await fixtureStore(name);
+  if (file === undefined) return shared;
+  copyFileSync(shared, file);
   return file;
 }
 
@@ -76,8 +79,8 @@ describe('ES-41 extended: write effects verified per tool', () => {
 
   it.each(withWrites)(
     "%s: the stored marking is check-effects' verified set, and every write tool is marked once",
-    (name) => {
-      const db = load(name);
+    async (name) => {
+      const db = await load(name);
       const ce = cli(['check-effects', '--db', db, '--json']);
       expect(ce.status, ce.stderr).toBe(0);
       const report = JSON.parse(ce.stdout) as { write_tools: { verified: Marked[]; replayed: Marked[] } };
@@ -100,9 +103,9 @@ describe('ES-41 extended: write effects verified per tool', () => {
     120_000,
   );
 
-  it('`write-effects` stays unknown only while some write tool replays; `state` says so in one plain line', () => {
+  it('`write-effects` stays unknown only while some write tool replays; `state` says so in one plain line', async () => {
     for (const name of ['json-server', 'grafana']) {
-      const db = load(name);
+      const db = await load(name);
       const e = evidenceOf(db);
       expect(e.status).toBe('inferred');
       expect(e.unknown.slice(0, 2)).toEqual(['authorization', 'response-semantics']);
@@ -118,12 +121,12 @@ describe('ES-41 extended: write effects verified per tool', () => {
       expect(line).not.toMatch(/\b(ES|OQ|DOC)-\d/);
     }
     // json-server verifies every write (no unknown left), grafana replays some: both readings are exercised.
-    expect(evidenceOf(join(dir, 'json-server.sqlite')).unknown).not.toContain('write-effects');
-    expect(evidenceOf(join(dir, 'grafana.sqlite')).unknown).toContain('write-effects');
+    expect(evidenceOf(await load('json-server')).unknown).not.toContain('write-effects');
+    expect(evidenceOf(await load('grafana')).unknown).toContain('write-effects');
   }, 120_000);
 
   it('serving follows the stored marking at the first write call, without checking the capture again', async () => {
-    const db = load('json-server', join(dir, 'edited.sqlite'));
+    const db = await load('json-server', join(dir, 'edited.sqlite'));
     expect(await writeSource(db, 'patch_posts_by_id', PATCH)).toBe('state');
     // Marked replayed by hand: a check run now would verify the merge again (it did at load).
     const w = new Database(db);
@@ -142,7 +145,7 @@ describe('ES-41 extended: write effects verified per tool', () => {
   }, 120_000);
 
   it('a store whose state was stored before migration 0011 still serves writes (checked at the first write call), and `migrate --recompute` stores the marking', async () => {
-    const db = load('json-server', join(dir, 'old.sqlite'));
+    const db = await load('json-server', join(dir, 'old.sqlite'));
     // The store as capstate wrote it before 0011: no table, the pass's evidence, schema version 10.
     const w = new Database(db);
     w.exec('drop table state_write_effects');
@@ -164,7 +167,7 @@ describe('ES-41 extended: write effects verified per tool', () => {
     expect(cli(['state', '--db', db]).stdout).toMatch(/^writes: not checked when this state was stored/m);
     expect(evidenceOf(db).write_effects).toBeUndefined();
     expect(cli(['migrate', '--db', db, '--recompute']).status).toBe(0);
-    expect(evidenceOf(db)).toEqual(evidenceOf(join(dir, 'json-server.sqlite')));
+    expect(evidenceOf(db)).toEqual(evidenceOf(await load('json-server')));
   }, 120_000);
 });
 
