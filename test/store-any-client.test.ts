@@ -114,7 +114,7 @@ describe('issue 46: the clients are here', () => {
 });
 
 describe.each(cases)('issue 46: fixture %s read by Python and sqlite-utils', (name) => {
-  it('python3 reads every table, every body as recorded and the views a user starts with, as capstate counts them; sqlite-utils counts every table; both again after capstate search', async () => {
+  it('python3 reads every table, every body as recorded and the views a user starts with, as capstate counts them, again after capstate search; sqlite-utils counts every table of the searched store', async () => {
     const db = await store(name);
     if (db === null) return; // refused at load: no store to read (fixtures.test.ts says which)
     for (const searched of [false, true]) {
@@ -132,8 +132,11 @@ describe.each(cases)('issue 46: fixture %s read by Python and sqlite-utils', (na
         expect(read.counts, python).toEqual(here);
       }
       const tables = Object.fromEntries(Object.entries(here).filter(([t]) => !USER_VIEWS.includes(t)));
-      expect(sqliteUtilsCounts(db)).toEqual(tables);
-      if (searched) expect(Object.keys(tables)).toContain('search_body');
+      // Once, on the searched store: every table of the plain one and the search tables besides.
+      if (searched) {
+        expect(Object.keys(tables)).toContain('search_body');
+        expect(sqliteUtilsCounts(db)).toEqual(tables);
+      }
     }
   });
 });

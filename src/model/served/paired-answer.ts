@@ -33,7 +33,10 @@ export async function pairedWindowAnswer(
   asked: string,
 ): Promise<StateAnswer | null> {
   const learned = plan.list_queries;
-  if (!learned || call.query.length === 0 || plan.parent || plan.default_filter || plan.counters.length > 0) return null;
+  // A list the state pass proved whole (`all`): a list the app cuts to a default page would be
+  // filtered from its first page only, where the app filters the whole collection.
+  if (!learned || call.query.length === 0 || plan.membership !== 'all' || plan.parent || plan.default_filter || plan.counters.length > 0)
+    return null;
   const window = await currentWindow(ctx, model.writes);
   if (window === null || window === 'stale') return null;
   const whole = (await toolRecords(ctx, tool.name))

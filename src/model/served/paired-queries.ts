@@ -37,7 +37,8 @@ export async function learnPairedQueries(ctx: ServeContext): Promise<void> {
     if (tool.method.toUpperCase() !== 'GET') continue;
     const plan = await state.plan(tool.name);
     // A nested list's parent, a default filter and a page envelope need the plan's own lines (plans.ts).
-    if (plan?.kind !== 'list' || plan.parent || plan.default_filter || plan.page_envelope) continue;
+    // A list the state pass proved whole only: one the app cuts to a default page is no collection to filter.
+    if (plan?.kind !== 'list' || plan.membership !== 'all' || plan.parent || plan.default_filter || plan.page_envelope) continue;
     const identity = types.find((t) => t.collection === plan.collection)?.identity;
     const records = await toolRecords(ctx, tool.name);
     if (identity !== undefined && records.some((r) => r.query_pairs.length > 0)) lists.set(tool.name, { plan, identity });
