@@ -169,7 +169,7 @@ export function parseListQuery(
       if (!m || container === undefined) return { ok: false, key: name, why: 'no field of the listed entities' };
       const spelled = matcherKey(name, m.op, container);
       // Several matchers in one key: the app may ask for all of them or any; no line here says which.
-      if (matchers.has(spelled) || [...matchers.keys()].some((k) => matcherKeyParts(k)?.key === name))
+      if ([...matchers.keys()].some((k) => matcherKeyParts(k)?.key === name))
         return { ok: false, key: name, why: 'a repeated matcher key' };
       note('filter', spelled);
       matchers.set(spelled, { field: `${container}.${m.label}`, values: [m.value], matcher: m.op });
@@ -385,45 +385,6 @@ export function applyListQuery(entities: readonly StateEntity[], q: ListQuery, t
 export const isListQuery = (q: ListQuery | undefined): q is ListQuery =>
   q !== undefined && (q.filter !== undefined || q.sort !== undefined || q.window !== undefined);
 
-/**
- * Issue 16: what a list's lines teach as its `list_queries`: a query key is answered for any
- * value only when every line using its unit (its kind; apart from it each filter operator and the
- * multi-field sort) reproduced. One per list: plans.ts over its initial lines, later-queries.ts
- * over the reads after the capture's verified writes.
- */
-export class UnitLearning {
-  private readonly learned = new Map<QueryUnit, Set<string>>();
-  private readonly failedUnits = new Set<QueryUnit>();
-
-  /** A line that reproduced: each unit it rests on, with its keys. */
-  learn(units: ReadonlyMap<QueryUnit, readonly string[]>): void {
-    for (const [u, names] of units) for (const n of names) (this.learned.get(u) ?? this.learned.set(u, new Set()).get(u)!).add(n);
-  }
-
-  /** A line that did not: each unit it rests on. */
-  fail(units: Iterable<QueryUnit>): void {
-    for (const u of units) this.failedUnits.add(u);
-  }
-
-  /** Whether every one of `units` already failed (another line cannot teach them). */
-  allFailed(units: Iterable<QueryUnit>): boolean {
-    return [...units].every((u) => this.failedUnits.has(u));
-  }
-
-  /** The keys of the units no line failed, by kind. */
-  queries(): ListQueries {
-    const kept = [...this.learned].filter(([u]) => !this.failedUnits.has(u));
-    const of = (k: QueryKind) => [...new Set(kept.filter(([u]) => kindOf(u) === k).flatMap(([, names]) => [...names]))].sort();
-    return {
-      filter: of('filter'),
-      sort: of('sort'),
-      window: of('window'),
-      ...(kept.some(([u]) => u === 'sort:multi') ? { multi_sort: true as const } : {}),
-      ...(kept.some(([u]) => u === 'filter:any') ? { any_of: true as const } : {}),
-    };
-  }
-}
-
 /** `had` with the keys and habits of `more` added (each key list sorted): keys learned after the state pass join a plan's. */
 export function withListQueries(had: ListQueries | undefined, more: Partial<ListQueries>): ListQueries {
   const base = had ?? { filter: [], sort: [], window: [] };
@@ -474,3 +435,27 @@ export function keyReaders(
     },
   };
 }
+
+type ParsedOk = Extract<ParsedQuery, { ok: true }>;
+
+/** A request line's query read against a list's fields and entities (`keyReaders`: fields, references, labels). */
+export function readListQuery(
+  pairs: readonly { name: string; value: string }[],
+  vocabulary: Vocabulary,
+  fields: Iterable<string>,
+  all: readonly StateEntity[],
+): ParsedQuery {
+  const { isField, referenceOf, labelsOf } = keyReaders(fields, all);
+  return parseListQuery(pairs, vocabulary, isField, referenceOf, labelsOf);
+}
+
+/** The kinds of a query naming a key `learned` does not hold, each with its names. */
+export const unlearnedKeys = (parsed: ParsedOk, learned: ListQueries): [QueryKind, string[]][] =>
+  [...parsed.kinds].filter(([kind, names]) => names.some((n) => !learned[kind].includes(n)));
+
+/**
+ * Whether the habits a query rests on are learned: several sort fields, and a key given more
+ * than once (OR in one API, ignored in another; only a recorded line tells).
+ */
+export const habitsLearned = (parsed: ParsedOk, learned: ListQueries): boolean =>
+  (!parsed.units.has('sort:multi') || learned.multi_sort === true) && (!parsed.units.has('filter:any') || learned.any_of === true);

@@ -16,7 +16,8 @@
  */
 import type { ManifestTool } from '../../manifest/read.js';
 import { at } from '../plan/json.js';
-import { applyListQuery, keyReaders, parseListQuery, UnitLearning, withListQueries } from '../plan/list-queries.js';
+import { applyListQuery, readListQuery, withListQueries } from '../plan/list-queries.js';
+import { UnitLearning } from '../plan/unit-learning.js';
 import type { ListQueries } from '../plan/types.js';
 import { restorePlanFacts } from '../plan/stored.js';
 import type { ServeContext } from './context.js';
@@ -54,8 +55,7 @@ export class LaterQueryLearning {
     // A nested list's parent and a default filter need the plan's own lines (plans.ts).
     if (plan?.kind !== 'list' || plan.parent || plan.default_filter || plan.page_envelope) return;
     const all = await model.collection(plan.collection);
-    const { isField, referenceOf, labelsOf } = keyReaders(plan.fields, all);
-    const parsed = parseListQuery(record.query_pairs, ctx.vocabulary, isField, referenceOf, labelsOf);
+    const parsed = readListQuery(record.query_pairs, ctx.vocabulary, plan.fields, all);
     if (!parsed.ok || parsed.query.window !== undefined) return;
     const units = this.units.get(tool.name) ?? this.units.set(tool.name, new UnitLearning()).get(tool.name)!;
     // A long session repeats its reads: once each unit failed, another read cannot teach it (its body stays unread).
@@ -66,9 +66,11 @@ export class LaterQueryLearning {
     if (identity === undefined || !Array.isArray(list)) return;
     const listed = list.map((o) => idIn(o, identity));
     if (listed.some((id) => id === undefined)) return;
-    const picked = applyListQuery(all, parsed.query, tool.name).entities.map((e) => e.id);
-    if (picked.length === listed.length && picked.every((id, i) => id === listed[i])) units.learn(parsed.units);
-    else units.fail(parsed.units.keys());
+    units.judge(
+      parsed.units,
+      applyListQuery(all, parsed.query, tool.name).entities.map((e) => e.id),
+      listed,
+    );
   }
 
   /** Per tool, the keys every read naming them reproduced (a unit that failed once is not learned). */

@@ -6,7 +6,7 @@
  */
 import { CapstateError } from '../../errors.js';
 import { lineQuery, renderList } from '../plan/render.js';
-import { isListQuery, parseListQuery, referenceFilterField, type ListQuery } from '../plan/list-queries.js';
+import { habitsLearned, isListQuery, parseListQuery, referenceFilterField, unlearnedKeys, type ListQuery } from '../plan/list-queries.js';
 import { labelReader, matcherKeyParts } from '../plan/label-matchers.js';
 import { knownReferences } from './reference-filters.js';
 import { withSubtrees } from './tree-filters.js';
@@ -107,13 +107,11 @@ export async function answerList(
       parsed.query.filter = (
         await withSubtrees(ctx, model, await model.collection(plan.collection), plan.tool, parsed.query, treeFields)
       ).filter;
-    const unlearned = [...parsed.kinds].filter(([kind, names]) => names.some((n) => !learned[kind].includes(n)));
+    const unlearned = unlearnedKeys(parsed, learned);
     // Issue 44: a window no line of the list learned may still be a page the API's page envelope explains.
     const paging = unlearned.length === 1 && unlearned[0][0] === 'window' ? await pageEnvelopeFor(ctx, plan, unlearned[0][1]) : null;
     if (unlearned.length > 0 && !paging) return null;
-    if (parsed.units.has('sort:multi') && !learned.multi_sort) return null;
-    // Issue 44: a repeated key is OR in one API and ignored in another; only a recorded line tells.
-    if (parsed.units.has('filter:any') && !learned.any_of) return null;
+    if (!habitsLearned(parsed, learned)) return null;
     // Issue 44: the keys answered only by a convention the API's other lists proved.
     for (const p of call.query) {
       const b = widened.borrowed.get(p.name);

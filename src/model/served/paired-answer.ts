@@ -11,7 +11,7 @@
  * and links come from a plan line's record (ES-36), which this answer does not have.
  */
 import { replaceAt } from '../plan/json.js';
-import { applyListQuery, isListQuery, keyReaders, parseListQuery } from '../plan/list-queries.js';
+import { applyListQuery, habitsLearned, isListQuery, readListQuery, unlearnedKeys } from '../plan/list-queries.js';
 import type { ListPlan } from '../plan/types.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
@@ -47,12 +47,10 @@ export async function pairedWindowAnswer(
   const body = jsonValueOf(await readBody(ctx, whole.response_body_id, whole.response_media_type));
   const all = listedEntities(plan, identity, body);
   if (!all || body === undefined) return null;
-  const { isField, referenceOf, labelsOf } = keyReaders(plan.fields, all);
-  const parsed = parseListQuery(call.query, ctx.vocabulary, isField, referenceOf, labelsOf);
+  const parsed = readListQuery(call.query, ctx.vocabulary, plan.fields, all);
   if (!parsed.ok || !isListQuery(parsed.query) || parsed.query.window !== undefined) return null;
   // Every key one the list learned (its own lines proved them), and no habit it did not learn.
-  if ([...parsed.kinds].some(([kind, names]) => names.some((n) => !learned[kind].includes(n)))) return null;
-  if ((parsed.units.has('sort:multi') && !learned.multi_sort) || (parsed.units.has('filter:any') && !learned.any_of)) return null;
+  if (unlearnedKeys(parsed, learned).length > 0 || !habitsLearned(parsed, learned)) return null;
   const picked = applyListQuery(all, parsed.query, tool.name).entities.map((e) => e.value);
   return {
     status: whole.status,

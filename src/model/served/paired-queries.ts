@@ -17,7 +17,9 @@
  */
 import type { JsonValue } from '../../json/exact.js';
 import { at } from '../plan/json.js';
-import { applyListQuery, keyReaders, parseListQuery, UnitLearning } from '../plan/list-queries.js';
+import { applyListQuery, readListQuery } from '../plan/list-queries.js';
+import { UnitLearning } from '../plan/unit-learning.js';
+import { matcherKeyParts } from '../plan/label-matchers.js';
 import type { ListPlan, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { servedState } from './from-state.js';
@@ -69,6 +71,7 @@ export async function learnPairedQueries(ctx: ServeContext): Promise<void> {
     // Any write may change any list (a silence changes the alerts it silences): every pair restarts.
     if (!list) {
       whole.clear();
+      // Bodies read before the write are not paired again: only the entities since the last write are kept.
       listed.clear();
       continue;
     }
@@ -88,14 +91,15 @@ export async function learnPairedQueries(ctx: ServeContext): Promise<void> {
     const all = await entitiesOf(before, plan, identity);
     const shown = await entitiesOf(record, plan, identity);
     if (!all || !shown) continue;
-    const { isField, referenceOf, labelsOf } = keyReaders(plan.fields, all);
-    const parsed = parseListQuery(record.query_pairs, ctx.vocabulary, isField, referenceOf, labelsOf);
+    const parsed = readListQuery(record.query_pairs, ctx.vocabulary, plan.fields, all);
     if (!parsed.ok || parsed.query.window !== undefined) continue;
     const learning = units.get(record.tool) ?? units.set(record.tool, new UnitLearning()).get(record.tool)!;
     if (learning.allFailed(parsed.units.keys())) continue;
-    const picked = applyListQuery(all, parsed.query, record.tool).entities.map((e) => e.id);
-    if (picked.length === shown.length && picked.every((id, i) => id === shown[i].id)) learning.learn(parsed.units);
-    else learning.fail(parsed.units.keys());
+    learning.judge(
+      parsed.units,
+      applyListQuery(all, parsed.query, record.tool).entities.map((e) => e.id),
+      shown.map((e) => e.id),
+    );
   }
   const learned: LaterQueries[] = [];
   for (const [tool, learning] of [...units].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -105,7 +109,7 @@ export async function learnPairedQueries(ctx: ServeContext): Promise<void> {
     const refuted = new Set(
       plan.lines.filter((l) => l.reason !== undefined).flatMap((l) => [...new URLSearchParams(l.query ?? '').keys()]),
     );
-    const keep = (keys: string[]) => keys.filter((k) => !refuted.has(k.split(' ')[0]));
+    const keep = (keys: string[]) => keys.filter((k) => !refuted.has(matcherKeyParts(k)?.key ?? k));
     const list_queries = { ...q, filter: keep(q.filter), sort: keep(q.sort) };
     if (list_queries.filter.length + list_queries.sort.length > 0) learned.push({ tool, list_queries });
   }

@@ -18,7 +18,8 @@ import { alternateKeyOf, collectionsOf, envelopeTemplate, renderItem, renderList
 import { REASON_PRECEDENCE, type ItemPlan, type ListPlan, type Plan, type PlanLine, type StateDocument } from '../../model/plan/types.js';
 import type { Shaping } from '../../model/plan/variants.js';
 import { childPointer } from '../../json/pointer.js';
-import { applyListQuery, keyReaders, UnitLearning } from '../../model/plan/list-queries.js';
+import { applyListQuery, keyReaders } from '../../model/plan/list-queries.js';
+import { UnitLearning } from '../../model/plan/unit-learning.js';
 import {
   MAX_RENDERED_BYTES,
   lineName,
