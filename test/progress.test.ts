@@ -127,10 +127,10 @@ describe.skipIf(!hasScript)('progress: capstate load through a pseudo-terminal a
       response: {
         status: 200,
         headers: [],
-        content: { mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'x'.repeat(3000) }) },
+        content: { mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'x'.repeat(30_000) }) },
       },
     });
-  writeFileSync(big, `{"log":{"version":"1.2","entries":[${Array.from({ length: 3000 }, (_, i) => entry(i)).join(',')}]}}`);
+  writeFileSync(big, `{"log":{"version":"1.2","entries":[${Array.from({ length: 300 }, (_, i) => entry(i)).join(',')}]}}`);
   const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
   it('on a terminal: the progress line updates in place with percent; piped: plain lines; --quiet: nothing on stderr', () => {
