@@ -6,7 +6,8 @@
  * transaction, so the transaction that stores a capture's state (a load's or a migrate's)
  * stores all of it or nothing.
  */
-import { serveContextOn } from '../model/served/context.js';
+import { serveContextOn, type ServeContext } from '../model/served/context.js';
+import { shareFacts } from '../model/served/records.js';
 import { checkWrites } from '../model/served/effects.js';
 import { learnRelations } from '../model/served/relations.js';
 import { storeLaterQueries } from '../model/served/later-queries.js';
@@ -21,16 +22,23 @@ import { kyselyFor, type Sqlite } from '../store/open.js';
 export function checkWritesOn(db: Sqlite, file: string): CheckWrites {
   return async (captureId) => {
     const k = kyselyFor(db);
+    // Each step has a context of its own, dropped after it with its caches: a step reads what the
+    // one before it stored. The records and bodies are the same facts in every step (shareFacts).
+    let previous: ServeContext | null = null;
+    const context = async () => {
+      const ctx = await serveContextOn(db, k, file, captureId);
+      previous = previous ? shareFacts(previous, ctx) : ctx;
+      return ctx;
+    };
     // Issue 16: the plans' embedded relations are learned first, so the check serves them.
-    await learnRelations(await serveContextOn(db, k, file, captureId));
+    await learnRelations(await context());
     // Issue 44: reference keys that list what sits under the entity named (tree-filters.ts), with every type at hand.
-    await learnTreeFilters(await serveContextOn(db, k, file, captureId));
+    await learnTreeFilters(await context());
     // Issue 44: keys a filtered read reproduced beside the whole list read just before it (paired-queries.ts).
-    await learnPairedQueries(await serveContextOn(db, k, file, captureId));
-    // Each context is dropped after its step (its caches with it); the connection stays the caller's.
-    const { later_queries, ...mark } = await checkWrites(await serveContextOn(db, k, file, captureId));
+    await learnPairedQueries(await context());
+    const { later_queries, ...mark } = await checkWrites(await context());
     // Issue 44: the list keys the reads after the capture's verified writes taught (later-queries.ts).
-    await storeLaterQueries(await serveContextOn(db, k, file, captureId), later_queries);
+    await storeLaterQueries(await context(), later_queries);
     return mark;
   };
 }

@@ -33,6 +33,7 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
   const plans = new Map<string, Promise<Plan | undefined>>();
   const documents = new Map<string, Promise<StateDocument | undefined>>();
   const collections = new BoundedCache<StateEntity[]>(COLLECTION_CACHE_CHARS);
+  const entities = new BoundedCache<StateEntity | undefined>(ENTITY_CACHE_CHARS);
   const once = <T>(cache: Map<string, Promise<T>>, key: string, read: () => Promise<T>) => {
     let hit = cache.get(key);
     if (!hit) cache.set(key, (hit = read()));
@@ -59,16 +60,19 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
           .executeTakeFirst();
         return r && documentOf(r);
       }),
-    entity: async (collection, id) => {
-      const r = await k
-        .selectFrom('state_entities')
-        .selectAll()
-        .where('capture_id', '=', captureId)
-        .where('collection', '=', collection)
-        .where('entity_key', '=', id)
-        .executeTakeFirst();
-      return r && entityOf(r);
-    },
+    entity: (collection, id) =>
+      entities.read(`${collection}\u0000${id}`, async () => {
+        const r = await k
+          .selectFrom('state_entities')
+          .selectAll()
+          .where('capture_id', '=', captureId)
+          .where('collection', '=', collection)
+          .where('entity_key', '=', id)
+          .executeTakeFirst();
+        // A miss is kept too (a session asks for ids nobody has), at the size of its key.
+        if (!r) return { value: undefined, chars: collection.length + id.length + 16 };
+        return { value: Object.freeze(entityOf(r)), chars: r.value.length + r.view_values.length };
+      }),
     records: () => k.selectFrom('state_records').selectAll().where('capture_id', '=', captureId).execute(),
     types: async () =>
       (await k.selectFrom('state_types').selectAll().where('capture_id', '=', captureId).orderBy('position').execute()).map(typeOf),
@@ -98,6 +102,12 @@ export async function storedLookups(k: Kysely<DB>, captureId: number, file: stri
  * next one reads (the JSON values inside are shared: writers build new ones, as `put` does).
  */
 const COLLECTION_CACHE_CHARS = 8 * 1024 * 1024;
+
+/**
+ * Entities looked up one by one, kept up to this many characters: a write check looks up the
+ * entity of every write it replays (r200: 50,378 look-ups of a few hundred entities).
+ */
+const ENTITY_CACHE_CHARS = 4 * 1024 * 1024;
 
 /** Values read once and kept while their sizes fit the budget; the oldest go first. */
 export class BoundedCache<T> {

@@ -50,16 +50,17 @@ export async function allocateId(
   random?: RandomBytes,
 ): Promise<JsonValue> {
   if (given !== undefined && given !== null) return given;
+  if (typeof recordedId === 'string' && UUID.test(recordedId)) return random ? uuidFrom(random) : randomUUID();
+  if (recordedId === undefined || isInt(recordedId)) {
+    // The model keeps the top as writes change the collection (a long session creates thousands).
+    const { allInt, top } = await model.intIds(wm.collection!, wm.identity!);
+    if (allInt) {
+      const next = BigInt(top) + 1n;
+      return next <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(next) : next;
+    }
+  }
   const ids = (await model.collection(wm.collection!)).map((e) => member(e.value, wm.identity!)).filter((v) => v !== undefined);
   const max = (xs: bigint[]) => xs.reduce((m, v) => (v > m ? v : m), 0n);
-  if (typeof recordedId === 'string' && UUID.test(recordedId)) return random ? uuidFrom(random) : randomUUID();
-  if ((recordedId === undefined || isInt(recordedId)) && ids.every(isInt)) {
-    // Compared as they are (`<` orders numbers and bigints alike): converting every id to a
-    // bigint on each create was most of a long session's write check.
-    const top = (ids as (number | bigint)[]).reduce<number | bigint>((m, v) => (v > m ? v : m), 0);
-    const next = BigInt(top) + 1n;
-    return next <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(next) : next;
-  }
   const counter = typeof recordedId === 'string' ? /^(.*?)(\d+)$/.exec(recordedId) : null;
   if (counter) {
     const [, prefix, digits] = counter;

@@ -13,6 +13,8 @@ import { storedLookups, type StoredLookups } from '../plan/lookups.js';
 import type { StateDocument, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import type { SessionWrite } from './write-log.js';
+import { isInt } from './ids.js';
+import { member } from '../plan/json.js';
 
 /** What a model reads its entities and documents from before any write. */
 interface Base {
@@ -68,10 +70,54 @@ export interface ServedStateDocument {
   documents: StateDocument[];
 }
 
-/** A collection as `collection()` answers it, and the state order of the stored state's first entity (Infinity: none). */
+/** Whether every entity showing an identity member shows an integer, and the largest of them (0: none). */
+export interface IntIds {
+  allInt: boolean;
+  top: number | bigint;
+}
+
+/**
+ * A collection as `collection()` answers it, and the state order of the stored state's first
+ * entity (Infinity: none); with what each create reads of it, kept as writes change it: the
+ * largest state order (its place) and, per identity member, the integer ids' top (its id).
+ * Reading them off the whole collection on each create made a long session's k-th create cost
+ * k (r200's write check: a fifth of its state pass).
+ */
 interface Merged {
   list: StateEntity[];
   first: number;
+  maxOrder?: number;
+  ids: Map<string, IntIds>;
+}
+
+/** An identity value joining a collection's integer ids (none: the entity lacks the member). */
+function joins(held: IntIds, v: JsonValue | undefined): void {
+  if (v === undefined) return;
+  if (isInt(v)) held.top = v > held.top ? v : held.top;
+  else held.allInt = false;
+}
+
+/** A created entity added to `merged`'s list: what it kept grows with it. */
+function noteAdded(merged: Merged, e: StateEntity): void {
+  if (merged.maxOrder !== undefined) merged.maxOrder = Math.max(merged.maxOrder, e.state_order);
+  for (const [identity, held] of merged.ids) joins(held, member(e.value, identity));
+}
+
+/**
+ * An entity gone from `merged`'s list (removed, or replaced in its place by `now`): what it
+ * may have decided (the largest order, an identity's top or its one non-integer id) is read
+ * again when next asked.
+ */
+function noteGone(merged: Merged, gone: StateEntity, now?: StateEntity): void {
+  if (merged.maxOrder !== undefined && now?.state_order !== gone.state_order && gone.state_order >= merged.maxOrder)
+    merged.maxOrder = undefined;
+  for (const [identity, held] of merged.ids) {
+    const was = member(gone.value, identity);
+    const is = now && member(now.value, identity);
+    if (was === is) continue;
+    if (was !== undefined && !(isInt(was) && was < held.top)) merged.ids.delete(identity);
+    else joins(held, is);
+  }
 }
 
 /**
@@ -85,6 +131,7 @@ function placed(merged: Merged, e: StateEntity, before: StateEntity | undefined,
   const at = list.findIndex((x) => x.id === e.id);
   if (at >= 0) {
     if (before?.state_order !== e.state_order) return false;
+    noteGone(merged, list[at], e);
     list[at] = e;
     return true;
   }
@@ -95,6 +142,7 @@ function placed(merged: Merged, e: StateEntity, before: StateEntity | undefined,
   if ((e.state_order >= first || first === Infinity) && (!last || e.state_order > last.state_order)) list.push(e);
   else if (e.state_order < first && (!list.length || e.state_order < list[0].state_order)) list.unshift(e);
   else return false;
+  noteAdded(merged, e);
   return true;
 }
 
@@ -152,6 +200,23 @@ export class ServedModel {
     return [...(await this.mergedOf(collection)).list];
   }
 
+  /** The collection's integer ids under `identity` (ids.ts: the next id after the top). */
+  async intIds(collection: string, identity: string): Promise<IntIds> {
+    const merged = await this.mergedOf(collection);
+    let held = merged.ids.get(identity);
+    if (!held) {
+      held = { allInt: true, top: 0 };
+      for (const e of merged.list) {
+        const v = member(e.value, identity);
+        if (v === undefined) continue;
+        if (!isInt(v)) held.allInt = false;
+        else if (v > held.top) held.top = v;
+      }
+      merged.ids.set(identity, held);
+    }
+    return held;
+  }
+
   /** The kept collection (a copy of it is what `collection()` answers), merged when not kept. */
   private async mergedOf(collection: string): Promise<Merged> {
     let merged = this.merged.get(collection);
@@ -165,7 +230,7 @@ export class ServedModel {
     const first = base.length ? base[0].state_order : Infinity;
     const written = this.entities.get(collection);
     // A copy: `placed` edits the list in place, and the stored lookups keep `base` for every session.
-    if (!written) return { list: [...base], first };
+    if (!written) return { list: [...base], first, ids: new Map() };
     const out: StateEntity[] = [];
     const seen = new Set<string>();
     for (const e of base) {
@@ -179,7 +244,11 @@ export class ServedModel {
       this.created.set(collection, created);
     }
     const added = [...created.values()].sort((a, b) => a.state_order - b.state_order);
-    return { list: [...added.filter((e) => e.state_order < first), ...out, ...added.filter((e) => e.state_order >= first)], first };
+    return {
+      list: [...added.filter((e) => e.state_order < first), ...out, ...added.filter((e) => e.state_order >= first)],
+      first,
+      ids: new Map(),
+    };
   }
 
   async document(tool: string): Promise<StateDocument | undefined> {
@@ -190,8 +259,11 @@ export class ServedModel {
   async put(entity: Omit<StateEntity, 'state_order'> & { state_order?: number }): Promise<StateEntity> {
     const current = await this.entity(entity.collection, entity.id);
     let order = entity.state_order ?? current?.state_order;
-    // Read in place (no copy of the collection per create).
-    if (order === undefined) order = (await this.mergedOf(entity.collection)).list.reduce((m, e) => Math.max(m, e.state_order), -1) + 1;
+    if (order === undefined) {
+      const merged = await this.mergedOf(entity.collection);
+      merged.maxOrder ??= merged.list.reduce((m, e) => Math.max(m, e.state_order), -1);
+      order = merged.maxOrder + 1;
+    }
     const e: StateEntity = { ...entity, state_order: order };
     let written = this.entities.get(e.collection);
     if (!written) this.entities.set(e.collection, (written = new Map()));
@@ -217,7 +289,11 @@ export class ServedModel {
     written.set(id, null);
     this.created.get(collection)?.delete(id);
     const merged = this.merged.get(collection);
-    if (merged) merged.list = merged.list.filter((e) => e.id !== id);
+    if (merged) {
+      const gone = merged.list.find((e) => e.id === id);
+      merged.list = merged.list.filter((e) => e !== gone);
+      if (gone) noteGone(merged, gone);
+    }
   }
 
   /** What this session wrote to entities so far, for `restore` (catch-up.ts keeps a state only if the capture's reads agree). */

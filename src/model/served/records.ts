@@ -10,6 +10,7 @@ import { parseAcceptedJson, type JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import { perContextKey, type ServeContext } from './context.js';
 import { servedLookups } from './model.js';
+import { BoundedCache } from '../plan/lookups.js';
 import { storedContent } from '../../store/body-content.js';
 import { lineBound, readRecordLines, type LineBound, type RecordLine } from '../../store/record-lines.js';
 
@@ -140,6 +141,20 @@ const latestOf = perContextKey(async (ctx, tool): Promise<Record<RecordClass, To
  * over the whole capture) again (100 tools: 3 s at 500 MB). The promise is cached, like the
  * other lookups here: concurrent first calls share one read.
  */
+/**
+ * Gives context `to` the records and bodies `from` read, for contexts on one transaction's
+ * facts one after another (the load's write-check steps, src/ingest/store-state.ts): neither
+ * changes under them (state_records is written before the steps), and reading a long
+ * session's records again for each step cost seconds.
+ */
+export function shareFacts(from: ServeContext, to: ServeContext): ServeContext {
+  const records = cache.get(from);
+  if (records) cache.set(to, records);
+  const held = bodies.get(from);
+  if (held) bodies.set(to, held);
+  return to;
+}
+
 function allToolRecords(ctx: ServeContext): Promise<Map<string, ToolRecord[]>> {
   let hit = cache.get(ctx);
   if (!hit) cache.set(ctx, (hit = readAllToolRecords(ctx)));
@@ -190,20 +205,30 @@ export async function boundIsRead(ctx: ServeContext, ordinal: number): Promise<b
   return !!r && (ctx.vocabulary.isSafeMethod(r.method) || r.is_query_post === 1);
 }
 
+/**
+ * Bodies read, kept per context up to this many characters (bytes for binary ones): a long
+ * single-app session answers the same few bodies tens of thousands of times (r200's write
+ * check read 154,751 bodies, of a few hundred rows), and a query per read was a fifth of its
+ * state pass. A body is never changed once stored.
+ */
+const BODY_CACHE_CHARS = 8 * 1024 * 1024;
+type StoredBody = Omit<RetainedBodyView, 'media_type'>;
+const bodies = new WeakMap<ServeContext, BoundedCache<StoredBody>>();
+
 /** One retained body as the store keeps it (kind decided by src/load/bodies.ts). */
 export async function readBody(ctx: ServeContext, bodyId: number, mediaType: string | null = null): Promise<RetainedBodyView> {
-  const b = await ctx.k
-    .selectFrom('body')
-    .select(['kind', 'bytes', 'unusable_reason', 'content', 'coding'])
-    .where('id', '=', bodyId)
-    .executeTakeFirstOrThrow();
-  return {
-    kind: b.kind,
-    bytes: b.bytes,
-    media_type: mediaType,
-    unusable_reason: b.unusable_reason,
-    content: storedContent(b.content, b.coding),
-  };
+  let cache = bodies.get(ctx);
+  if (!cache) bodies.set(ctx, (cache = new BoundedCache<StoredBody>(BODY_CACHE_CHARS)));
+  const b = await cache.read(String(bodyId), async () => {
+    const row = await ctx.k
+      .selectFrom('body')
+      .select(['kind', 'bytes', 'unusable_reason', 'content', 'coding'])
+      .where('id', '=', bodyId)
+      .executeTakeFirstOrThrow();
+    const content = storedContent(row.content, row.coding);
+    return { value: { kind: row.kind, bytes: row.bytes, unusable_reason: row.unusable_reason, content }, chars: content?.length ?? 0 };
+  });
+  return { ...b, media_type: mediaType };
 }
 
 /**

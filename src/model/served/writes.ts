@@ -16,7 +16,7 @@ import { notFound, servedState, type StateAnswer } from './from-state.js';
 import { templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
-import { callLine, jsonValueOf, latestRecord, readBody, toolRecords, type ToolRecord } from './records.js';
+import { callLine, jsonValueOf, latestRecord, readBody, type ToolRecord } from './records.js';
 import { childPointer } from '../../json/pointer.js';
 import { cascadeAfterRemove } from './delete-cascade.js';
 import { omitsRecorded, referenceBase, requestGave, typeDefaults, withDefaults } from './create-members.js';
@@ -425,7 +425,7 @@ export async function applyWrite(
   const id = call.params.get(wm.idParam!)!;
   const current = await model.entity(collection, id);
   if (!current) {
-    const own = (await toolRecords(ctx, tool.name)).some((r) => r.status === 404);
+    const own = (await latestRecord(ctx, tool.name, '404')) !== null;
     return notFound(ctx, own || !wm.itemTool ? tool.name : wm.itemTool, asked, `${collection} holds no entity ${id}`);
   }
   if (wm.kind === 'remove') {
