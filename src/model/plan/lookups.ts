@@ -107,7 +107,7 @@ const COLLECTION_CACHE_CHARS = 8 * 1024 * 1024;
  * Entities looked up one by one, kept up to this many characters: a write check looks up the
  * entity of every write it replays (r200: 50,378 look-ups of a few hundred entities).
  */
-const ENTITY_CACHE_CHARS = 4 * 1024 * 1024;
+const ENTITY_CACHE_CHARS = 256 * 1024;
 
 /** Values read once and kept while their sizes fit the budget; the oldest go first. */
 export class BoundedCache<T> {

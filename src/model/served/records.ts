@@ -211,7 +211,7 @@ export async function boundIsRead(ctx: ServeContext, ordinal: number): Promise<b
  * check read 154,751 bodies, of a few hundred rows), and a query per read was a fifth of its
  * state pass. A body is never changed once stored.
  */
-const BODY_CACHE_CHARS = 8 * 1024 * 1024;
+const BODY_CACHE_CHARS = 512 * 1024;
 type StoredBody = Omit<RetainedBodyView, 'media_type'>;
 const bodies = new WeakMap<ServeContext, BoundedCache<StoredBody>>();
 
