@@ -206,12 +206,7 @@ export class ServedModel {
     let held = merged.ids.get(identity);
     if (!held) {
       held = { allInt: true, top: 0 };
-      for (const e of merged.list) {
-        const v = member(e.value, identity);
-        if (v === undefined) continue;
-        if (!isInt(v)) held.allInt = false;
-        else if (v > held.top) held.top = v;
-      }
+      for (const e of merged.list) joins(held, member(e.value, identity));
       merged.ids.set(identity, held);
     }
     return held;

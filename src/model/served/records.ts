@@ -141,20 +141,6 @@ const latestOf = perContextKey(async (ctx, tool): Promise<Record<RecordClass, To
  * over the whole capture) again (100 tools: 3 s at 500 MB). The promise is cached, like the
  * other lookups here: concurrent first calls share one read.
  */
-/**
- * Gives context `to` the records and bodies `from` read, for contexts on one transaction's
- * facts one after another (the load's write-check steps, src/ingest/store-state.ts): neither
- * changes under them (state_records is written before the steps), and reading a long
- * session's records again for each step cost seconds.
- */
-export function shareFacts(from: ServeContext, to: ServeContext): ServeContext {
-  const records = cache.get(from);
-  if (records) cache.set(to, records);
-  const held = bodies.get(from);
-  if (held) bodies.set(to, held);
-  return to;
-}
-
 function allToolRecords(ctx: ServeContext): Promise<Map<string, ToolRecord[]>> {
   let hit = cache.get(ctx);
   if (!hit) cache.set(ctx, (hit = readAllToolRecords(ctx)));
@@ -229,6 +215,20 @@ export async function readBody(ctx: ServeContext, bodyId: number, mediaType: str
     return { value: { kind: row.kind, bytes: row.bytes, unusable_reason: row.unusable_reason, content }, chars: content?.length ?? 0 };
   });
   return { ...b, media_type: mediaType };
+}
+
+/**
+ * Gives context `to` the records and bodies `from` read, for contexts on one transaction's
+ * facts one after another (the load's write-check steps, src/ingest/store-state.ts): neither
+ * changes under them (state_records is written before the steps), and reading a long
+ * session's records again for each step cost seconds.
+ */
+export function shareFacts(from: ServeContext, to: ServeContext): ServeContext {
+  const records = cache.get(from);
+  if (records) cache.set(to, records);
+  const held = bodies.get(from);
+  if (held) bodies.set(to, held);
+  return to;
 }
 
 /**
