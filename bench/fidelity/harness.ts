@@ -11,6 +11,7 @@ import { alertmanager } from './apps/alertmanager.js';
 import { apolloServer } from './apps/apollo-server.js';
 import { graphqlYoga } from './apps/graphql-yoga.js';
 import { redmine } from './apps/redmine.js';
+import { wordpress } from './apps/wordpress.js';
 import { bodyOf, type Answer, type MaskRules } from './compare.js';
 
 /** The repository root (this file runs from bench/fidelity/ or dist/bench/fidelity/). */
@@ -95,6 +96,7 @@ export const APPS: FidelityApp[] = [
   },
   alertmanager,
   redmine,
+  wordpress,
   graphqlYoga,
   apolloServer,
 ];
