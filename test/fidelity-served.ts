@@ -27,7 +27,7 @@ export interface ServedFidelityApp {
   /** Resets the served model (`POST /__capstate/reset`). */
   reset(): Promise<void>;
   /** The app's own answer to a held-out request (truth.json): by id, or the last one by method and path. */
-  truth(idOrMethod: string, path?: string): { status: number; json?: unknown };
+  truth(idOrMethod: string, path?: string): { status: number; json?: unknown; link?: string | null };
 }
 
 /** Serves `bench/fidelity/<name>/capture.har` for the calling file's tests (beforeAll/afterAll). */
@@ -76,7 +76,7 @@ export function servedFidelityApp(name: string): ServedFidelityApp {
     },
     truth: (idOrMethod, path) => {
       const t = JSON.parse(readFileSync(join(app, 'truth.json'), 'utf8')) as {
-        answers: { id: string; method: string; path: string; status: number; json?: unknown }[];
+        answers: { id: string; method: string; path: string; status: number; json?: unknown; link?: string | null }[];
       };
       return path === undefined
         ? t.answers.find((a) => a.id === idOrMethod)!

@@ -11,6 +11,7 @@ import { canonicalJson } from '../../json/canonical.js';
 import { stringifyExact, type JsonValue } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
+import { recordedLink, toolLinkHabit, withHabitLink } from './link-habit.js';
 import { answerFromState, replayReason, type StateAnswer } from './from-state.js';
 import { embeddedOf } from './read-index.js';
 import { catchUp } from './catch-up.js';
@@ -18,6 +19,7 @@ import type { ServedModel } from './model.js';
 import { applyWrite, writeModelOf, type WriteKind, type WriteOptions } from './writes.js';
 import { currentWindow, inWindow, orphansOf, orphanWords, sessionWrite, touches, type Orphan } from './write-log.js';
 import { cascadeFreeAnswer, writeFreeAnswer } from './cascade.js';
+import { countInDoubt } from './counters.js';
 import { servedLookups, servedTypes } from './model.js';
 import { pairedWindowAnswer } from './paired-answer.js';
 import { toolInput, type CallRequest, type ToolInput } from './input-schema.js';
@@ -195,8 +197,12 @@ async function otherTypesStale(
   });
   if (written)
     return { words: `it embeds ${written.relation!.collection}, which this session wrote without the model applying it`, orphans: [] };
-  const orphans = await orphansOf(ctx, model, plan.collection, plan.kind === 'item' ? itemValue(tool, call) : undefined);
-  return orphans.length ? { words: orphanWords(orphans[0]), orphans } : null;
+  const id = plan.kind === 'item' ? itemValue(tool, call) : undefined;
+  const orphans = await orphansOf(ctx, model, plan.collection, id);
+  if (orphans.length) return { words: orphanWords(orphans[0]), orphans };
+  // Issue 45 (kind 3): a count it shows of what names it, after a write that named it (counters.ts).
+  const counted = await countInDoubt(ctx, model, plan.collection, id);
+  return counted ? { words: counted, orphans: [] } : null;
 }
 
 /**
@@ -227,6 +233,7 @@ async function recordedAfterSameWrites(
 }
 
 export async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<CallAnswer> {
+  const headers = await withAppLink(ctx, tool, a);
   const base = {
     tool: tool.name,
     status: a.status,
@@ -236,7 +243,7 @@ export async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: Stat
     why: a.why,
     rules: a.rules ?? [],
     ...(a.convention ? { convention: a.convention } : {}),
-    ...(a.headers ? { headers: a.headers } : {}),
+    ...(headers ? { headers } : {}),
   };
   // A recorded answer that is not JSON (an empty 404, a 204) is answered as recorded.
   if (a.record) return { ...base, body: await answerBody(ctx, a.record), media_type: a.record.response_media_type };
@@ -247,6 +254,24 @@ export async function stateAnswer(ctx: ServeContext, tool: ManifestTool, a: Stat
     body: { kind: 'json', bytes, value: a.value, text, is_rendered_oversize: bytes > MAX_USABLE_BODY_BYTES },
     media_type: a.media_type ?? (await mediaTypeOf(ctx, tool, a.record_ordinal)),
   };
+}
+
+/**
+ * Issue 44 (kind 8): a 2xx state answer's headers with the Link the app sends with such answers
+ * (link-habit.ts); a page's recomputed links and other statuses' (notFound's) stay as made. Where
+ * the tool's answers show a Link the model cannot make, the app's own Link for this very request
+ * line, when the capture recorded one, else a decline.
+ */
+async function withAppLink(ctx: ServeContext, tool: ManifestTool, a: StateAnswer): Promise<Record<string, string> | undefined> {
+  if (a.headers?.link !== undefined || a.status < 200 || a.status > 299) return a.headers;
+  try {
+    return withHabitLink(a.headers, await toolLinkHabit(ctx, tool.name), a.value, tool.name, a.request_line);
+  } catch (e) {
+    const same = (await toolRecords(ctx, tool.name)).filter((r) => r.status === a.status && requestLine(r) === a.request_line).at(-1);
+    const link = same && (await recordedLink(ctx, same.ordinal));
+    if (link === undefined) throw e;
+    return { ...a.headers, link };
+  }
 }
 
 /** The media type of the record a state answer is shaped like (its own tool's, else JSON). */

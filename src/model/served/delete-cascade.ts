@@ -28,10 +28,14 @@ export interface LearnedCascade {
   proof: number[];
 }
 
-/** The fields by which an entity names one of `collection` (`postId`, `post_id` for posts), as write-log.ts's orphans are found. */
+/**
+ * The fields by which an entity names one of `collection` (`postId`, `post_id` for posts, and
+ * WordPress's bare `post` holding the id), as write-log.ts's orphans are found. Only a scalar
+ * value names an entity (idIn), so json-server's expanded `post` object does not.
+ */
 export function referenceFields(collection: string): string[] {
   const word = singular(collection.split('/').pop() ?? collection);
-  return [`${word}Id`, `${word}_id`];
+  return [`${word}Id`, `${word}_id`, word];
 }
 
 /** The API's delete cascade as the capture shows it, learned once per served store; null when it shows none, or more than one. */

@@ -17,7 +17,20 @@ import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { onlyEmbedded, relationCall, withRecordedMembersAt, withRelatedMembers } from './relations.js';
 import { relationWords } from '../plan/relations.js';
-import { callLine, jsonValueOf, latestRecord, lineRecords, readBody, toolRecords, type ToolRecord } from './records.js';
+import {
+  callLine,
+  jsonValueOf,
+  latestRecord,
+  lineRecords,
+  readBody,
+  requestLine,
+  toolRecords,
+  type RetainedBodyView,
+  type ToolRecord,
+} from './records.js';
+import { linkBy, linkHabitOf } from './link-habit.js';
+import { singular } from '../plan/relations.js';
+import { CapstateError } from '../../errors.js';
 
 import { answerList } from './list-answer.js';
 import {
@@ -70,14 +83,37 @@ export async function notFound(
   const own = (await latestRecord(ctx, toolName, '404')) ?? undefined;
   const recorded = own ?? (await apiNotFoundRecord(ctx, toolName));
   if (recorded) {
-    const value = jsonValueOf(await readBody(ctx, recorded.response_body_id, recorded.response_media_type));
+    const body = await readBody(ctx, recorded.response_body_id, recorded.response_media_type);
+    // Issue 44 (kind 6): a 404 that names its own collection (WordPress's `rest_post_invalid_id`,
+    // "Invalid post ID.") is that collection's, not the API's: another's would be a plausible wrong body.
+    const named = own ? undefined : collectionNamed(body, recorded.root_path, ctx.tools.get(toolName)?.root_path);
+    if (named !== undefined)
+      throw new CapstateError(
+        'no-convention',
+        `${toolName}: ${asked}: ${what}, but the only 404 of this API the capture recorded (#${recorded.ordinal}, ${requestLine(recorded)}) names ${named}, so it is not the app's answer here`,
+        { tool: toolName, request_line: asked, nearest_tool: recorded.tool, did_not_match: `a 404 that names ${named}` },
+      );
+    // Issue 44 (kind 8): the Link the recorded 404 came with, unless it names that request's own path.
+    const link = linkBy(await linkHabitOf(ctx, [recorded]), undefined, toolName, asked);
+    const headers = link === undefined ? {} : { headers: { link } };
+    const value = jsonValueOf(body);
     const why = own
       ? `${what}: the app's own 404, shaped like record #${recorded.ordinal}`
       : `${what}: the API's own 404, as another of its item reads answered it (record #${recorded.ordinal})`;
     const convention = own ? {} : { convention: 'api-not-found' };
     return value === undefined
-      ? { status: 404, value: null, record_ordinal: recorded.ordinal, request_line: asked, why, rules, record: recorded, ...convention }
-      : { status: 404, value, record_ordinal: recorded.ordinal, request_line: asked, why, rules, ...convention };
+      ? {
+          status: 404,
+          value: null,
+          record_ordinal: recorded.ordinal,
+          request_line: asked,
+          why,
+          rules,
+          record: recorded,
+          ...convention,
+          ...headers,
+        }
+      : { status: 404, value, record_ordinal: recorded.ordinal, request_line: asked, why, rules, ...convention, ...headers };
   }
   // No 404 of the API is recorded: the status is known (the whole membership is), its body is
   // not. An RFC 9457 problem document says so in a shape no client takes for the app's own body.
@@ -98,6 +134,18 @@ export async function notFound(
     convention: 'default-not-found',
     media_type: 'application/problem+json',
   };
+}
+
+/**
+ * The word of `root`'s collection (`post` or `posts` of `/wp-json/wp/v2/posts`) where a retained
+ * body names it, and `asked`'s collection is another; else undefined. Words end at anything but
+ * a letter, so `rest_post_invalid_id` names `post` and `postcard` does not.
+ */
+function collectionNamed(body: RetainedBodyView, root: string, asked: string | undefined): string | undefined {
+  const word = (r: string) => singular(r.split('/').filter(Boolean).pop() ?? '').toLowerCase();
+  const own = word(root);
+  if (own === '' || asked === undefined || word(asked) === own || typeof body.content !== 'string') return undefined;
+  return new RegExp(`(^|[^a-z])${own.replace(/[^a-z0-9]/g, '')}s?([^a-z]|$)`, 'i').test(body.content) ? own : undefined;
 }
 
 /** The call answered from the model, or null when the state has no answer for it. */

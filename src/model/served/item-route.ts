@@ -14,6 +14,9 @@
  * the caller's decline. A query is answered only when it names cache-busters alone (`?_=1712`,
  * cache-busters.ts), which the answer ignores and says so.
  */
+import { CapstateError } from '../../errors.js';
+import { itemReadsLinkHabit, withHabitLink } from './link-habit.js';
+import { countInDoubt } from './counters.js';
 import { stringifyExact } from '../../json/exact.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ItemPlan } from '../plan/types.js';
@@ -92,7 +95,13 @@ export async function answerByItemRoute(
   // Issue 44 (kind 7): an entity naming one this session deleted may be gone or changed in the app;
   // issue 45: so may one a write the model did not apply named; and after such a create, an id
   // the model lacks may be the created one, so its absence is not claimed.
-  if (await orphanedBy(ctx, model, plan.collection, id)) return null;
+  const doubt = (await orphanedBy(ctx, model, plan.collection, id)) ?? (await countInDoubt(ctx, model, plan.collection, id));
+  if (doubt)
+    throw new CapstateError(
+      'stale-record',
+      `${list.name}: ${doubt}; the capture does not show what the app answers ${asked} after that, so the model does not answer it`,
+      { tool: list.name, request_line: asked },
+    );
   const unapplied = model.writes.filter((w) => w.root === list.root_path && !w.applied);
   if (unapplied.some((w) => w.entity === id) || (!entity && unapplied.some((w) => w.entity === undefined))) return null;
   if (!entity) {
@@ -106,7 +115,10 @@ export async function answerByItemRoute(
     return answerIgnoring(query, () => stateAnswer(ctx, list, nf));
   }
   const text = stringifyExact(entity.value);
+  // Issue 44 (kind 8): the Link the API's item reads send, where they agree on one.
+  const headers = withHabitLink(undefined, await itemReadsLinkHabit(ctx), entity.value, list.name, asked);
   return answerIgnoring(query, async () => ({
+    ...(headers ? { headers } : {}),
     tool: list.name,
     status: 200,
     body: { kind: 'json', bytes: Buffer.byteLength(text), value: entity.value, text },
