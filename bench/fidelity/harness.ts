@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { alertmanager } from './apps/alertmanager.js';
 import { apolloServer } from './apps/apollo-server.js';
+import { djangoRest } from './apps/django-rest.js';
 import { graphqlYoga } from './apps/graphql-yoga.js';
 import { redmine } from './apps/redmine.js';
 import { wordpress } from './apps/wordpress.js';
@@ -97,6 +98,7 @@ export const APPS: FidelityApp[] = [
   alertmanager,
   redmine,
   wordpress,
+  djangoRest,
   graphqlYoga,
   apolloServer,
 ];
