@@ -146,6 +146,14 @@ export function isItemTemplate(template: string): boolean {
   return segs.length >= 2 && isParamSegment(segs[segs.length - 1]) && !segs.slice(0, -1).some(isParamSegment);
 }
 
+/**
+ * The parameter an item template ends in (`/posts/{id}`, Redmine's `/issues/{id}.json`, Django
+ * REST framework's `/api/posts/{id}/`: a suffix or a trailing slash after it), else undefined.
+ */
+export function itemParamOf(template: string): string | undefined {
+  return /\{([^}/]+)\}[^/{}]*\/?$/.exec(template)?.[1];
+}
+
 /** `{uid}` names of a template, in order. */
 export function templateParams(template: string): string[] {
   return [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);

@@ -328,6 +328,8 @@ function matches(v: JsonValue | undefined, f: ListFilter): boolean {
   if (f.matcher) return matchesLabel(v === undefined || v === null ? '' : spelling(v), f.matcher, f.values[0]);
   if (v === null && f.nulls && f.op === undefined) return true;
   if (v === null || v === undefined) return false;
+  // An array of ids or words (WordPress's `categories: [3, 4]`) is filtered by membership: `categories=3`.
+  if (Array.isArray(v) && f.op === undefined) return v.some((x) => f.values.includes(spelling(x) ?? '\0'));
   const s = spelling(v);
   if (s === null) return false;
   switch (f.op) {

@@ -94,7 +94,11 @@ export async function cascadeFreeAnswer(
     for (const o of orphans) {
       if (cascade === 'deleted') model.remove(o.collection, o.id);
       const e = await model.entity(o.collection, o.id);
-      if (cascade === 'cleared' && e) await model.put({ ...e, value: replaceAt(e.value, childPointer('', o.field), null) });
+      // A list of ids loses the deleted one (Django's many-to-many); a scalar reference becomes null.
+      if (cascade !== 'cleared' || !e) continue;
+      const ids = member(e.value, o.field);
+      const cleared = o.list && Array.isArray(ids) ? ids.filter((x) => String(x) !== o.deletedId) : null;
+      await model.put({ ...e, value: replaceAt(e.value, childPointer('', o.field), cleared) });
     }
   });
   const same = await sameUnderAll(model, worlds, answer);

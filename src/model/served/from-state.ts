@@ -12,7 +12,7 @@ import { collectionsOf, entityByKey, lineQuery, renderItem } from '../plan/rende
 import type { ItemPlan, ListPlan } from '../plan/types.js';
 import { namesVariantKey } from '../plan/variants.js';
 import { perContextKey, type ServeContext } from './context.js';
-import { templateParams } from '../../manifest/paths.js';
+import { itemParamOf, templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { onlyEmbedded, relationCall, withRecordedMembersAt, withRelatedMembers } from './relations.js';
@@ -61,7 +61,7 @@ export function apiNotFoundRecord(ctx: ServeContext, except?: string): Promise<T
 const apiNotFound = perContextKey(async (ctx, except): Promise<ToolRecord | null> => {
   let best: ToolRecord | null = null;
   for (const tool of ctx.manifest.tools) {
-    if (tool.name === except || tool.method.toUpperCase() !== 'GET' || !/\{[^}/]+\}[^/{}]*$/.test(tool.template)) continue;
+    if (tool.name === except || tool.method.toUpperCase() !== 'GET' || itemParamOf(tool.template) === undefined) continue;
     for (const r of await toolRecords(ctx, tool.name)) if (r.status === 404 && (!best || r.ordinal > best.ordinal)) best = r;
   }
   return best;

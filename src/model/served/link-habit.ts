@@ -7,6 +7,7 @@
  * Link is a plausible wrong answer, so where the recorded answers show a Link the model cannot
  * make for this one, the read is declined (docs/decisions.md, "The app's Link header").
  */
+import { itemParamOf } from '../../manifest/paths.js';
 import { CapstateError } from '../../errors.js';
 import type { JsonValue } from '../../json/exact.js';
 import { perContext, perContextKey, type ServeContext } from './context.js';
@@ -160,7 +161,7 @@ export const toolLinkHabit = perContextKey(async (ctx, tool: string) =>
 export const itemReadsLinkHabit = perContext(async (ctx) => {
   const records: ToolRecord[] = [];
   for (const tool of ctx.manifest.tools)
-    if (tool.method.toUpperCase() === 'GET' && /\{[^}/]+\}[^/{}]*$/.test(tool.template))
+    if (tool.method.toUpperCase() === 'GET' && itemParamOf(tool.template) !== undefined)
       records.push(...(await toolRecords(ctx, tool.name)).filter((r) => r.status >= 200 && r.status <= 299));
   return linkHabitOf(ctx, records);
 });

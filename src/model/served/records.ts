@@ -4,6 +4,7 @@
  * `initial_reads` view), and body classification from the store — decided once by the
  * single owner, src/load/bodies.ts (DESC-6, ES-5); this module only reads its verdict.
  */
+import { itemParamOf } from '../../manifest/paths.js';
 import { type BodyKind } from '../../load/bodies.js';
 import { canonicalJson } from '../../json/canonical.js';
 import { parseAcceptedJson, type JsonValue } from '../../json/exact.js';
@@ -324,8 +325,8 @@ export async function requestBodyKey(ctx: ServeContext, r: ToolRecord): Promise<
 
 /** The value of the template's last parameter when the template ends in one (an item route), else undefined. */
 export function itemValue(tool: ManifestTool, call: LineCall): string | undefined {
-  const m = /\{([^}/]+)\}[^/{}]*$/.exec(tool.template);
-  return m ? call.params.get(m[1]) : undefined;
+  const param = itemParamOf(tool.template);
+  return param === undefined ? undefined : call.params.get(param);
 }
 
 /** The capture's writes under `root` (or under every root) that got a response, in timeline order. */

@@ -32,7 +32,7 @@ import { applyWrite, writeModelOf, type WriteKind, type WriteModel } from './wri
 /** What a write path names: a collection (create), one of its entities, or a document. */
 type Target =
   | { kind: 'collection'; collection: string; root: string; identity: string }
-  | { kind: 'entity'; collection: string; root: string; identity: string; id: string }
+  | { kind: 'entity'; collection: string; root: string; identity: string; id: string; slash: boolean }
   | { kind: 'document'; tool: ManifestTool; root: string };
 
 /** The verified write kinds of the same method that prove a convention, per target (a PUT the capture verified as a merge merges). */
@@ -58,12 +58,16 @@ async function targetOf(ctx: ServeContext, path: string): Promise<Target | null>
   if (same && (await state.plan(same.name))?.kind === 'document') return { kind: 'document', tool: same, root: same.root_path };
   const list = await listAt(path);
   if (list) return { kind: 'collection', ...list };
-  const cut = path.lastIndexOf('/');
-  if (cut <= 0 || cut === path.length - 1) return null;
-  const parent = await listAt(path.slice(0, cut));
+  // An API whose paths end in a slash (Django REST framework's `/api/tags/1/`) names the entity
+  // before it, below the list at `/api/tags/`.
+  const slash = path.length > 1 && path.endsWith('/') ? '/' : '';
+  const bare = slash ? path.slice(0, -1) : path;
+  const cut = bare.lastIndexOf('/');
+  if (cut <= 0 || cut === bare.length - 1) return null;
+  const parent = await listAt(bare.slice(0, cut + (slash ? 1 : 0)));
   if (!parent) return null;
   try {
-    return { kind: 'entity', ...parent, id: decodeURIComponent(path.slice(cut + 1)) };
+    return { kind: 'entity', ...parent, id: decodeURIComponent(bare.slice(cut + 1)), slash: slash !== '' };
   } catch {
     return null;
   }
@@ -84,10 +88,14 @@ async function proofOf(
     if (!wm || wm.parent || wm.pointer !== '') continue;
     // The bare path of the API: `ROOT` for a create, `ROOT/{id}` for an entity; a document is
     // written as the API updates anything (a verified PATCH of an entity or of another document).
-    const last = tool.template.split('/').at(-1)!;
-    const item = isParamSegment(last) && tool.template === `${tool.root_path}/${last}`;
+    // A trailing slash is the API's spelling (`/api/posts/{id}/`), proved only for paths spelled alike.
+    const slash = tool.template.length > 1 && tool.template.endsWith('/');
+    if (target.kind === 'entity' && slash !== target.slash) continue;
+    const template = slash ? tool.template.slice(0, -1) : tool.template;
+    const last = template.split('/').at(-1)!;
+    const item = isParamSegment(last) && template === `${tool.root_path.replace(/\/$/, '')}/${last}`;
     const plain = templateParams(tool.template).length === 0;
-    const bare = target.kind === 'collection' ? plain : target.kind === 'entity' ? item && isItemTemplate(tool.template) : item || plain;
+    const bare = target.kind === 'collection' ? plain : target.kind === 'entity' ? item && isItemTemplate(template) : item || plain;
     if (bare) return { tool, wm, kind };
   }
   return null;

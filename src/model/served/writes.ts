@@ -21,6 +21,7 @@ import { childPointer } from '../../json/pointer.js';
 import { cascadeAfterRemove } from './delete-cascade.js';
 import { omitsRecorded, referenceBase, requestGave, typeDefaults, withDefaults } from './create-members.js';
 import { resolvedReferences, updateStamps } from './update-effects.js';
+import { requireSentMembers } from './sent-members.js';
 import { allocateId, createdIdOf, idShape, isInt, scalarId, type RandomBytes } from './ids.js';
 
 export type WriteKind = 'create' | 'create-with-defaults' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
@@ -368,6 +369,9 @@ export async function applyWrite(
     identity = wm.identity!;
   const part = body === undefined ? undefined : wm.pointer === '' ? body : at(body, wm.pointer);
   if (wm.kind !== 'remove' && !isObject(part)) return null;
+  // Issue 45: a PUT or create of this tool without a member all its recorded ones sent (sent-members.ts).
+  if (!opts.borrowed && (isCreate(wm.kind) || tool.method.toUpperCase() === 'PUT'))
+    await requireSentMembers(ctx, tool, wm.pointer, part!, asked);
   // The entity in the recorded answer: at the entity's place, else the whole answer, if it holds the identity member.
   const holdsIdentity = (v: JsonValue | undefined) => isObject(v) && member(v, identity) !== undefined;
   const recordedEntity =

@@ -1,0 +1,44 @@
+/**
+ * Issue 45: the members every recorded request of a write tool sent. A `PUT` or a create that
+ * leaves one out asks something the capture never showed the app answering: Django REST
+ * framework answers `400 {"author": ["This field is required."]}` to a `PUT` without the fields
+ * every recorded `PUT` carried, where the model would have merged the rest and answered 200 — a
+ * plausible wrong answer. So such a write is declined (writes.ts), not applied.
+ */
+import { CapstateError } from '../../errors.js';
+import type { JsonValue } from '../../json/exact.js';
+import { at, isObject, keysOf, member } from '../plan/json.js';
+import { perContextKey, type ServeContext } from './context.js';
+import { jsonValueOf, readBody, toolRecords } from './records.js';
+
+/** The members (at `pointer` of the body) every 2xx JSON request of `tool` sent, sorted; empty when none was recorded. */
+export const alwaysSent = perContextKey(async (ctx, tool: string, pointer: string): Promise<string[]> => {
+  let common = null as Set<string> | null;
+  for (const r of await toolRecords(ctx, tool)) {
+    if (r.status < 200 || r.status > 299 || r.request_kind !== 'json') continue;
+    const body = jsonValueOf(await readBody(ctx, r.request_body_id));
+    const part = body === undefined ? undefined : pointer === '' ? body : at(body, pointer);
+    if (!isObject(part)) return [];
+    const keys = new Set(keysOf(part));
+    common = common === null ? keys : new Set([...common].filter((k) => keys.has(k)));
+  }
+  return [...(common ?? [])].sort();
+});
+
+/** Throws `no-convention` where `part` lacks a member every recorded request of `tool` (its `method` on `template`) sent. */
+export async function requireSentMembers(
+  ctx: ServeContext,
+  tool: { name: string; method: string; template: string },
+  pointer: string,
+  part: JsonValue,
+  asked: string,
+): Promise<void> {
+  const always = await alwaysSent(ctx, tool.name, pointer);
+  const missing = always.filter((k) => member(part, k) === undefined);
+  if (missing.length === 0) return;
+  throw new CapstateError(
+    'no-convention',
+    `${asked}: every ${tool.method.toUpperCase()} the capture recorded on ${tool.template} sent ${always.join(', ')}; this one lacks ${missing.join(', ')}, and the capture does not show what the app answers then (it may require them)`,
+    { tool: tool.name, request_line: asked, nearest_tool: tool.name, did_not_match: `a request body with ${missing.join(', ')}` },
+  );
+}
