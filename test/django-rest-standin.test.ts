@@ -88,3 +88,28 @@ describe('list queries: a filter on an array of ids is membership', () => {
     ]);
   });
 });
+
+describe('Django REST framework: creates whose place or key the capture does not show', () => {
+  it('placement: after a created author, the authors list (ordered by name, not id) is declined, the create itself answered', async () => {
+    await drf.replayCapture();
+    const w = await drf.send('POST', '/api/authors/', { name: 'Nora Lind', email: 'nora@example.test' });
+    expect(w.status).toBe(201);
+    expect(w.json).toEqual(drf.truth('write-47').json);
+    const r = await drf.get('/api/authors/');
+    expect(r.status).toBe(501);
+    expect(problem(r.json).detail).toContain('does not show where the app lists a new one');
+    // The app lists her by name, before Tom Weber: appending her was a plausible wrong answer.
+    const names = (drf.truth('read-after-write-48').json as { results: { name: string }[] }).results.map((a) => a.name);
+    expect(names.indexOf('Nora Lind')).toBeLessThan(names.indexOf('Tom Weber'));
+  });
+
+  it('likely key: a tag named like one the tags hold is declined; a new name is created', async () => {
+    await drf.replayCapture();
+    const made = await drf.send('POST', '/api/tags/', { name: 'security' });
+    expect(made.status).toBe(drf.truth('write-51').status);
+    const dup = await drf.send('POST', '/api/tags/', { name: 'python' });
+    expect(dup.status).toBe(501);
+    expect(problem(dup.json).detail).toContain('it may be unique');
+    expect(drf.truth('write-53').status).toBe(400);
+  });
+});

@@ -27,7 +27,7 @@ import { servedLookups, servedTypes, type ServedModel } from './model.js';
 import { captureWrites, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 import { createdIdOf, idIn, scalarId } from './ids.js';
 import { currentWindow, inWindow } from './write-log.js';
-import { newestFirst } from './writes.js';
+import { newestFirst } from './placement.js';
 import { answerFromState } from './from-state.js';
 import { sameValue } from './same-value.js';
 

@@ -4,6 +4,7 @@
  * plan learned or an API convention gives it (src/model/plan/conventions.ts), rendered in the
  * envelope of the line most like it, its totals and page links recounted.
  */
+import { holdsUnplaced } from './placement.js';
 import { CapstateError } from '../../errors.js';
 import { lineQuery, renderList } from '../plan/render.js';
 import { habitsLearned, isListQuery, parseListQuery, referenceFilterField, unlearnedKeys, type ListQuery } from '../plan/list-queries.js';
@@ -46,6 +47,13 @@ export async function answerList(
     borrowedFrom.set(c, new Set([...(borrowedFrom.get(c) ?? []), ...tools]));
   let linkRecord: number | undefined;
   let shape = plan;
+  // Issue 45: a created entity whose place in the list the capture does not show (placement.ts).
+  if (!call.query.some((p) => ctx.vocabulary.isOrdering(p.name)) && (await holdsUnplaced(model, plan.collection)))
+    throw new CapstateError(
+      'no-convention',
+      `${plan.tool}: ${asked} would list ${plan.collection} this session created, and the capture does not show where the app lists a new one (its lists are ordered by neither ascending id nor newest first)`,
+      { tool: plan.tool, request_line: asked, nearest_tool: plan.tool, did_not_match: 'the place of a created entity' },
+    );
   if (line) {
     if (line.reason === 'membership-differs') return null;
     const q = lineQuery(line);

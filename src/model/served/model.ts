@@ -173,6 +173,11 @@ export class ServedModel {
    * verifies (it keeps no write log): such a create may have made any id, so none is claimed absent.
    */
   readonly replayedCreates = new Set<string>();
+  /**
+   * Entities this session created whose place in their collection's lists the capture does not
+   * show (`collection\0id`; placement.ts): a list without a sort that would show one is declined.
+   */
+  readonly unplaced = new Set<string>();
   /** Other models of the session (a GraphQL endpoint's entities, src/model/graphql/model.ts), reset with it. */
   private parts = new Map<string, { reset(): void }>();
 
@@ -321,6 +326,7 @@ export class ServedModel {
     this.created.clear();
     this.documents.clear();
     this.writes.length = 0;
+    this.unplaced.clear();
     this.base = null;
     this.loaded = false;
   }

@@ -42,3 +42,31 @@ export async function requireSentMembers(
     { tool: tool.name, request_line: asked, nearest_tool: tool.name, did_not_match: `a request body with ${missing.join(', ')}` },
   );
 }
+
+/** Entities a type must hold, each with its own word in a member, before that member is taken for a key. */
+const KEY_EVIDENCE = 5;
+/** A word as keys are spelled (a tag, a slug, a login, an email): short, no spaces. */
+const KEY_WORD = /^\S{1,64}$/;
+
+/**
+ * Throws `no-convention` where a create gives a member a word an entity of its type already
+ * holds there, and the type's entities (at least five) all hold different words there: the
+ * member may be unique (Django's tag `name`: `400 {"name": ["tag with this name already
+ * exists."]}`), and the capture does not show whether the app takes a second one. Three silences
+ * by three people (Alertmanager's `createdBy`) are not evidence enough; a title (spaces) is no key.
+ */
+export function refuseLikelyDuplicate(held: readonly { value: JsonValue }[], part: JsonValue, collection: string, asked: string): void {
+  if (held.length < KEY_EVIDENCE || !isObject(part)) return;
+  for (const k of keysOf(part)) {
+    const v = member(part, k);
+    if (typeof v !== 'string' || !KEY_WORD.test(v)) continue;
+    const values = held.map((e) => member(e.value, k));
+    if (!values.includes(v) || !values.every((x) => typeof x === 'string' && KEY_WORD.test(x)) || new Set(values).size !== values.length)
+      continue;
+    throw new CapstateError(
+      'no-convention',
+      `${asked}: ${collection} already holds ${k} ${JSON.stringify(v)}, and every one of its ${held.length} entities holds a different ${k}: it may be unique, and the capture does not show whether the app takes a second one`,
+      { request_line: asked, did_not_match: `a ${k} no entity holds` },
+    );
+  }
+}

@@ -21,8 +21,9 @@ import { childPointer } from '../../json/pointer.js';
 import { cascadeAfterRemove } from './delete-cascade.js';
 import { omitsRecorded, referenceBase, requestGave, typeDefaults, withDefaults } from './create-members.js';
 import { resolvedReferences, updateStamps } from './update-effects.js';
-import { requireSentMembers } from './sent-members.js';
-import { allocateId, createdIdOf, idShape, isInt, scalarId, type RandomBytes } from './ids.js';
+import { refuseLikelyDuplicate, requireSentMembers } from './sent-members.js';
+import { placeCreated } from './placement.js';
+import { allocateId, createdIdOf, idShape, scalarId, type RandomBytes } from './ids.js';
 
 export type WriteKind = 'create' | 'create-with-defaults' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
 
@@ -182,26 +183,6 @@ function transformed(recordedRequest: JsonValue | undefined, recordedEntity: Jso
   // Only where the answer echoes the entity (it shares a request member): a wrapper such as
   // Grafana's `{"id": 17, "message": "Annotation added"}` shows nothing of what was stored.
   return keysOf(recordedRequest).some((k) => member(recordedEntity, k) !== undefined);
-}
-
-/**
- * Where a created entity goes among its type's (ES-34's state order): after all others,
- * unless the state holds its entities by integer id, largest first (Redmine lists issues
- * newest first), and the new id is the largest: then first.
- */
-export function newestFirst(held: StateEntity[], identity: string, id: JsonValue): { state_order?: number } {
-  if (held.length < 2 || !isInt(id)) return {};
-  // One walk that stops at the first id out of descending order (most collections ascend):
-  // `<` orders numbers and bigints alike, so no id is converted.
-  let previous: number | bigint | undefined;
-  let lowest = Infinity;
-  for (const e of held) {
-    const v = member(e.value, identity);
-    if (!isInt(v) || (previous !== undefined && !(v < previous))) return {};
-    previous = v;
-    lowest = Math.min(lowest, e.state_order);
-  }
-  return (id as number | bigint) > (member(held[0].value, identity) as number | bigint) ? { state_order: lowest - 1 } : {};
 }
 
 /**
@@ -403,6 +384,8 @@ export async function applyWrite(
     const given = entriesOf(part).filter(([k]) => k !== identity && !(own && transformed(recordedRequest, recordedEntity, k)));
     // The type's entities before this create: what references, defaults and order are read from.
     const held = await model.collection(collection);
+    // A recorded create check-effects verifies is the app's own: it took the value.
+    if (!opts.verifying) refuseLikelyDuplicate(held, part!, collection, asked);
     const referenced = own ? referencedObjects(held, recordedRequest, recordedEntity, part!) : [];
     const server = own
       ? serverFields(recordedEntity, recordedRequest, part!, undefined, identity).filter(([k]) => !referenced.some(([r]) => r === k))
@@ -418,7 +401,7 @@ export async function applyWrite(
       value: stored,
       view_values: {},
       record_ordinals: [],
-      ...newestFirst(held, identity, id),
+      ...placeCreated(model, collection, held, identity, id),
     });
     // The answer shows what the recorded answer shows; the defaults are the later reads'.
     const answer = shapedAnswer(shape?.value, wm, value, id);
