@@ -1,9 +1,10 @@
 /**
- * Issue 45: the members every recorded request of a write tool sent. A `PUT` or a create that
- * leaves one out asks something the capture never showed the app answering: Django REST
- * framework answers `400 {"author": ["This field is required."]}` to a `PUT` without the fields
- * every recorded `PUT` carried, where the model would have merged the rest and answered 200 — a
- * plausible wrong answer. So such a write is declined (writes.ts), not applied.
+ * Issue 45: the members every recorded request of a write tool sent. A `PUT` that leaves one
+ * out asks something the capture never showed the app answering — json-server drops the member,
+ * Redmine keeps it, Django REST framework answers `400 {"author": ["This field is required."]}`
+ * — where the model would have merged the rest and answered 200: a plausible wrong answer. So
+ * such a PUT is declined (writes.ts), not applied. A create is not held to it: a create that
+ * leaves members to the server's defaults is the common case (json-server takes any).
  */
 import { CapstateError } from '../../errors.js';
 import type { JsonValue } from '../../json/exact.js';
