@@ -35,6 +35,8 @@ export interface Vocabulary {
   isNextToken(name: string): boolean;
   /** ES-35/36 in headers (issue 18): an item-total, next-link or range header, by its name (any case), or null. */
   headerKind(name: string): 'total' | 'next' | 'range' | null;
+  /** The header names (lower-case) of one `headerKind`, for a query that reads only those. */
+  headerNames(kind: 'total' | 'next' | 'range'): readonly string[];
   /**
    * Issue 44: a query key clients add only to defeat caches (`_` of jQuery's `cache: false`;
    * the `cache_buster` rows), compared exactly as spelled: the libraries send these spellings,
@@ -115,6 +117,7 @@ async function load(k: Kysely<DB>): Promise<Vocabulary> {
     isRandom: (param) => random.has(paramBase(param)),
     windowRole: (param) => windowRoles.get(paramBase(param)) ?? null,
     headerKind: (name) => headerKinds.get(name.toLowerCase()) ?? null,
+    headerNames: (kind) => [...headerKinds].filter(([, k]) => k === kind).map(([n]) => n),
     isItemTotal: (name) => {
       // As list_counters.sql compares: SQLite's lower() is ASCII-only.
       const plain = name.replace(/[A-Z]+/g, (c) => c.toLowerCase()).replace(/[_-]/g, '');
