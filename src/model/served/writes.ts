@@ -351,8 +351,7 @@ export async function applyWrite(
   const part = body === undefined ? undefined : wm.pointer === '' ? body : at(body, wm.pointer);
   if (wm.kind !== 'remove' && !isObject(part)) return null;
   // Issue 45: a PUT of this tool without a member all its recorded ones sent (sent-members.ts).
-  if (!opts.borrowed && tool.method.toUpperCase() === 'PUT')
-    await requireSentMembers(ctx, tool, wm.pointer, part!, asked);
+  if (!opts.borrowed && tool.method.toUpperCase() === 'PUT') await requireSentMembers(ctx, tool, wm.pointer, part!, asked);
   // The entity in the recorded answer: at the entity's place, else the whole answer, if it holds the identity member.
   const holdsIdentity = (v: JsonValue | undefined) => isObject(v) && member(v, identity) !== undefined;
   const recordedEntity =
