@@ -173,7 +173,7 @@ async function learnStamps(ctx: ServeContext, tool: ManifestTool, wm: WriteModel
  * searching the reads after each update parsed every body after the write, to the capture's
  * end when no read showed the entity, for every update (h500: 44 s of its state pass).
  */
-async function firstReadAfter(
+export async function firstReadAfter(
   ctx: ServeContext,
   root: string,
   identity: string,
@@ -181,7 +181,11 @@ async function firstReadAfter(
   after: number,
   before: number,
 ): Promise<JsonValue | undefined> {
-  const read = (await readsShowing(ctx, root, identity)).get(id)?.find((x) => x.r.timeline_position > after);
+  const index = await readsShowing(ctx, root, identity);
+  const at = index.showing.get(id);
+  const read = (at === undefined ? [] : typeof at === 'number' ? [at] : at)
+    .map((i) => index.reads[i])
+    .find((x) => x.r.timeline_position > after);
   if (!read || read.r.timeline_position >= before) return undefined;
   const objects = shownAt(read.plan, jsonValueOf(await readBody(ctx, read.r.response_body_id, read.r.response_media_type))) ?? [];
   return objects.find((x) => isObject(x) && String(member(x, identity)) === id);
@@ -189,10 +193,21 @@ async function firstReadAfter(
 
 type ShowingRead = { r: ToolRecord; plan: ItemPlan | ListPlan };
 
-/** Per id, the 2xx reads under `root` (item reads without a query, and lists) that show it at their plan's place, in timeline order; each body parsed once. */
+/**
+ * The 2xx reads under a root (item reads without a query, and lists) in timeline order, and per
+ * id the ones that show it at their plan's place, by their index in `reads`: one number for an id
+ * one read shows (most ids of a long capture), an array only for several. An array per id was
+ * the write check's largest live set at 500 MB (92,000 ids: 25 MB of arrays and their objects).
+ */
+interface ReadsIndex {
+  reads: ShowingRead[];
+  showing: Map<string, number | number[]>;
+}
+
+/** Per root, which reads show which ids; each body parsed once. */
 const readsShowing = perContextKey(indexReads);
 
-async function indexReads(ctx: ServeContext, root: string, identity: string): Promise<Map<string, ShowingRead[]>> {
+async function indexReads(ctx: ServeContext, root: string, identity: string): Promise<ReadsIndex> {
   const state = await servedLookups(ctx);
   const reads: ShowingRead[] = [];
   for (const t of ctx.manifest.tools) {
@@ -205,19 +220,21 @@ async function indexReads(ctx: ServeContext, root: string, identity: string): Pr
     }
   }
   reads.sort((a, b) => a.r.timeline_position - b.r.timeline_position);
-  const out = new Map<string, ShowingRead[]>();
-  for (const read of reads) {
+  const showing = new Map<string, number | number[]>();
+  for (const [i, read] of reads.entries()) {
     const objects = shownAt(read.plan, jsonValueOf(await readBody(ctx, read.r.response_body_id, read.r.response_media_type))) ?? [];
     for (const o of objects) {
       if (!isObject(o)) continue;
       const id = String(member(o, identity));
-      const list = out.get(id) ?? [];
+      const had = showing.get(id);
       // A read listing the same id twice counts once (its first showing is the one returned).
-      if (list.at(-1) !== read) list.push(read);
-      out.set(id, list);
+      if (had === undefined) showing.set(id, i);
+      else if (typeof had === 'number') {
+        if (had !== i) showing.set(id, [had, i]);
+      } else if (had.at(-1) !== i) had.push(i);
     }
   }
-  return out;
+  return { reads, showing };
 }
 
 /** The boolean members of an entity, one object level down included (`status.is_closed`). */
