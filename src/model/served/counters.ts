@@ -9,10 +9,11 @@
  */
 import type { JsonValue } from '../../json/exact.js';
 import { isObject, member } from '../plan/json.js';
-import { singular } from '../plan/relations.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
 import { collectionFields } from './read-index.js';
+import { referenceFields, referenceLists } from './delete-cascade.js';
+import { scalarId } from './ids.js';
 
 /** Member names of a count: `count`, `…_count`, `…Count`, `num_…`. */
 const COUNTER = /^count$|^num_|[a-z0-9](_count|Count)$/;
@@ -27,10 +28,8 @@ export async function countInDoubt(ctx: ServeContext, model: ServedModel, collec
   if (counters.length === 0) return null;
   const types = await servedTypes(ctx);
   const own = types.find((t) => t.collection === collection)?.root_path;
-  const last = collection.split('/').pop() ?? collection;
-  const word = singular(last);
-  const scalars = [word, `${word}Id`, `${word}_id`];
-  const lists = [last, `${word}Ids`, `${word}_ids`];
+  const scalars = referenceFields(collection);
+  const lists = referenceLists(collection);
   for (const w of model.writes) {
     if (w.root === own) continue;
     // A create names what its body names; a delete what its entity named; an update what its body moves it to.
@@ -60,7 +59,8 @@ function idsNamed(v: JsonValue, scalars: readonly string[], lists: readonly stri
   if (!isObject(v)) return [];
   const out: string[] = [];
   const scalar = (x: JsonValue | undefined) => {
-    if (typeof x === 'string' || typeof x === 'number' || typeof x === 'bigint') out.push(String(x));
+    const id = scalarId(x);
+    if (id !== undefined) out.push(String(id));
   };
   for (const s of scalars) scalar(member(v, s));
   for (const l of lists) {

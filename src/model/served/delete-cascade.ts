@@ -38,6 +38,18 @@ export function referenceFields(collection: string): string[] {
   return [`${word}Id`, `${word}_id`, word];
 }
 
+/**
+ * The array members by which an entity names several of `collection` (`tags: [1, 5]`,
+ * `tag_ids`, `tagIds`: Django REST framework's many-to-many, WordPress's categories). No cascade
+ * the capture shows says what a delete does to them (the app may drop the id, as Django does,
+ * or keep it), so write-log.ts leaves every delete's holders in doubt, applied or not.
+ */
+export function referenceLists(collection: string): string[] {
+  const plural = collection.split('/').pop() ?? collection;
+  const word = singular(plural);
+  return [...new Set([plural, `${word}_ids`, `${word}Ids`])];
+}
+
 /** The API's delete cascade as the capture shows it, learned once per served store; null when it shows none, or more than one. */
 export const deleteCascade = perContext(learn);
 

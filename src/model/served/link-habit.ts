@@ -10,6 +10,8 @@
 import { itemParamOf } from '../../manifest/paths.js';
 import { CapstateError } from '../../errors.js';
 import type { JsonValue } from '../../json/exact.js';
+import { childPointer, pointerTokens } from '../../json/pointer.js';
+import { at, entriesOf, isObject } from '../plan/json.js';
 import { perContext, perContextKey, type ServeContext } from './context.js';
 import { jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 
@@ -19,8 +21,8 @@ export type LinkHabit =
   | { kind: 'none' }
   /** Each sends the same one, naming nothing of its own request: the answer sends it too. */
   | { kind: 'constant'; value: string }
-  /** Each sends `<` its body's member at `member` `>` and the same rest: the answer fills it from its own body. */
-  | { kind: 'member'; member: string[]; rest: string }
+  /** Each sends `<` its body's member at `pointer` `>` and the same rest: the answer fills it from its own body. */
+  | { kind: 'member'; pointer: string; rest: string }
   /** They send one the model cannot tell how to make: the answer is declined. */
   | { kind: 'unknown'; ordinal: number; value: string };
 
@@ -41,8 +43,11 @@ const recordedLinks = perContext(async (ctx): Promise<Map<number, string>> => {
     .where('header.side', '=', 'response')
     .where('header.source', '=', 'header')
     .where((eb) => eb(eb.fn<string>('lower', ['header.name']), 'in', [...names]))
+    .orderBy('record.ordinal')
+    .orderBy('header.position')
     .execute();
-  for (const r of rows) if (r.value !== null) out.set(r.ordinal, r.value);
+  // A record's first such header, as a page's links are read (list-answer.ts).
+  for (const r of rows) if (r.value !== null && !out.has(r.ordinal)) out.set(r.ordinal, r.value);
   return out;
 });
 
@@ -84,21 +89,20 @@ function splitLink(link: string): [string, string] | null {
   return m ? [m[1], m[2]] : null;
 }
 
-/** The string members of an answer, and of the one object it wraps (`{"issue": {…}}`), by path. */
-function stringMembers(value: JsonValue | undefined): [string[], string][] {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
-  const out: [string[], string][] = [];
-  const objects = Object.entries(value).filter(([, v]) => v !== null && typeof v === 'object' && !Array.isArray(v));
-  for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out.push([[k], v]);
-  if (objects.length === 1 && Object.keys(value).length === 1)
-    for (const [k, v] of Object.entries(objects[0][1] as Record<string, JsonValue>))
-      if (typeof v === 'string') out.push([[objects[0][0], k], v]);
+/** The string members of an answer, and of the one object it wraps (`{"issue": {…}}`), by pointer. */
+function stringMembers(value: JsonValue | undefined): [string, string][] {
+  const entries = entriesOf(value);
+  const out: [string, string][] = [];
+  for (const [k, v] of entries) if (typeof v === 'string') out.push([childPointer('', k), v]);
+  const [only] = entries;
+  if (entries.length === 1 && isObject(only[1]))
+    for (const [k, v] of entriesOf(only[1])) if (typeof v === 'string') out.push([childPointer(childPointer('', only[0]), k), v]);
   return out;
 }
 
 /** A member every record's Link names as its href, with the same rest; null when none does. */
 async function memberTemplate(ctx: ServeContext, records: readonly ToolRecord[], links: Map<number, string>): Promise<LinkHabit | null> {
-  let candidates: string[][] | null = null;
+  let candidates: string[] | null = null;
   let rest: string | null = null;
   for (const r of records) {
     const parts = splitLink(links.get(r.ordinal)!);
@@ -108,10 +112,10 @@ async function memberTemplate(ctx: ServeContext, records: readonly ToolRecord[],
     const here = stringMembers(body)
       .filter(([, v]) => v === parts[0])
       .map(([p]) => p);
-    candidates = candidates === null ? here : candidates.filter((c) => here.some((h) => h.join('\0') === c.join('\0')));
+    candidates = candidates === null ? here : candidates.filter((c) => here.includes(c));
     if (candidates.length === 0) return null;
   }
-  return candidates && rest !== null ? { kind: 'member', member: candidates[0], rest } : null;
+  return candidates && rest !== null ? { kind: 'member', pointer: candidates[0], rest } : null;
 }
 
 /**
@@ -122,15 +126,13 @@ export function linkBy(habit: LinkHabit, value: JsonValue | undefined, tool: str
   if (habit.kind === 'none') return undefined;
   if (habit.kind === 'constant') return habit.value;
   if (habit.kind === 'member') {
-    let v: JsonValue | undefined = value;
-    for (const k of habit.member)
-      v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, JsonValue>)[k] : undefined;
+    const v = value === undefined ? undefined : at(value, habit.pointer);
     if (typeof v === 'string') return `<${v}>${habit.rest}`;
   }
   const shown =
     habit.kind === 'unknown'
       ? `record #${habit.ordinal} sent Link: ${habit.value}`
-      : `its Link names ${habit.member.join('.')}, which this answer lacks`;
+      : `its Link names ${pointerTokens(habit.pointer).join('.')}, which this answer lacks`;
   throw new CapstateError(
     'no-convention',
     `${tool}: the app sends a Link header with answers like this one (${shown}), and the capture does not show which it sends for ${asked}`,

@@ -5,6 +5,7 @@
  * envelope of the line most like it, its totals and page links recounted.
  */
 import { holdsUnplaced } from './placement.js';
+import { recordedLink } from './link-habit.js';
 import { CapstateError } from '../../errors.js';
 import { lineQuery, renderList } from '../plan/render.js';
 import { habitsLearned, isListQuery, parseListQuery, referenceFilterField, unlearnedKeys, type ListQuery } from '../plan/list-queries.js';
@@ -291,16 +292,7 @@ async function pageLinks(
 ): Promise<string | 'none' | null> {
   const pageKey = call.query.find((p) => ctx.vocabulary.windowRole(p.name) === 'page')?.name;
   if (!pageKey) return null;
-  const recorded = await ctx.k
-    .selectFrom('header')
-    .innerJoin('record', 'record.id', 'header.record_id')
-    .select(['header.name', 'header.value'])
-    .where('record.capture_id', '=', ctx.captureId)
-    .where('record.ordinal', '=', ordinal)
-    .where('header.side', '=', 'response')
-    .where('header.source', '=', 'header')
-    .execute();
-  const value = recorded.find((h) => h.value !== null && ctx.vocabulary.headerKind(h.name) === 'next')?.value;
+  const value = await recordedLink(ctx, ordinal);
   const first = value?.match(/<([^>]*)>/)?.[1];
   if (!first || !/rel="?(first|prev|next|last)"?/.test(value!)) return null;
   let base: URL;

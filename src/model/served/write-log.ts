@@ -12,8 +12,8 @@ import { canonicalJson } from '../../json/canonical.js';
 import type { ManifestTool } from '../../manifest/read.js';
 import type { ServeContext } from './context.js';
 import { isObject, member } from '../plan/json.js';
-import { deleteCascade, referenceFields } from './delete-cascade.js';
-import { singular } from '../plan/relations.js';
+import { deleteCascade, referenceFields, referenceLists } from './delete-cascade.js';
+import { idIn, scalarId } from './ids.js';
 import { servedTypes, type ServedModel } from './model.js';
 import type { CallRequest } from './input-schema.js';
 import { captureWrites, itemValue, lineRecords, requestBodyKey } from './records.js';
@@ -112,10 +112,9 @@ export async function orphansOf(ctx: ServeContext, model: ServedModel, collectio
   // left in doubt. One the model did not apply (replayed: WordPress's `?force=true`) took
   // nothing with it, so what names its entity is in doubt whatever the API's cascade.
   const learned = named.some((w) => w.applied) && (await deleteCascade(ctx)) !== null;
-  const deletes = named;
   const types = await servedTypes(ctx);
   const out: Orphan[] = [];
-  for (const w of deletes) {
+  for (const w of named) {
     const deleted = types.find((t) => t.root_path === w.root)?.collection;
     if (deleted === undefined || deleted === collection) continue;
     const fields = w.applied && learned ? [] : referenceFields(deleted);
@@ -124,32 +123,16 @@ export async function orphansOf(ctx: ServeContext, model: ServedModel, collectio
       id === undefined ? await model.collection(collection) : [await model.entity(collection, id)].filter((e) => e !== undefined);
     for (const e of entities) {
       if (!isObject(e.value)) continue;
-      for (const f of fields) {
-        const v = member(e.value, f);
-        if (isScalarId(v) && String(v) === w.entity) out.push({ collection, id: e.id, field: f, deleted, deletedId: w.entity! });
-      }
+      for (const f of fields)
+        if (idIn(e.value, f) === w.entity) out.push({ collection, id: e.id, field: f, deleted, deletedId: w.entity! });
       for (const f of lists) {
         const v = member(e.value, f);
-        if (Array.isArray(v) && v.some((x) => isScalarId(x) && String(x) === w.entity))
+        if (Array.isArray(v) && v.some((x) => scalarId(x) !== undefined && String(x) === w.entity))
           out.push({ collection, id: e.id, field: f, deleted, deletedId: w.entity!, list: true });
       }
     }
   }
   return out;
-}
-
-const isScalarId = (v: unknown): v is string | number | bigint => typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint';
-
-/**
- * The array members by which an entity names several of `collection` (`tags: [1, 5]`,
- * `tag_ids`, `tagIds`: Django REST framework's many-to-many, WordPress's categories). No cascade
- * the capture shows says what a delete does to them (the app may drop the id, as Django does,
- * or keep it), so every delete leaves them in doubt, applied or not.
- */
-function referenceLists(collection: string): string[] {
-  const plural = collection.split('/').pop() ?? collection;
-  const word = singular(plural);
-  return [...new Set([plural, `${word}_ids`, `${word}Ids`])];
 }
 
 /** An orphan in words. */
