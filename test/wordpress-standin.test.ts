@@ -11,6 +11,8 @@
  *   apply (WordPress's `?force=true` is replayed), is in doubt (write-log.ts orphansOf);
  * - a count an entity shows (`count` of a category) after a delete of what it counted (counters.ts).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { linkRels } from '../bench/fidelity/compare.js';
 import { servedFidelityApp } from './fidelity-served.js';
@@ -102,3 +104,105 @@ describe('WordPress: not-found, orphans and counts', () => {
     expect((r.json as { id: number; count: number }[]).find((c) => c.id === 3)?.count).toBe(5);
   });
 });
+
+describe('WordPress: the default filter, page and order of its posts list', () => {
+  it('default page and default filter: the state pass reads the plain list as published posts, cut to pages of 10', async () => {
+    const row = await wp
+      .mcp()
+      .ctx.k.selectFrom('state_plans')
+      .select('view_facts')
+      .where('tool', '=', 'get_wp_json_wp_v2_posts')
+      .executeTakeFirstOrThrow();
+    const plan = JSON.parse(String(row.view_facts)) as { default_size?: number; default_filter?: unknown; default_order?: unknown };
+    expect(plan.default_size).toBe(10);
+    expect(plan.default_filter).toEqual({ field: 'status', values: ['publish'], lifted_by: ['status'] });
+    expect(plan.default_order).toContainEqual({ field: 'date', direction: 'desc' });
+  });
+
+  it("catch-up (gone): after the capture's writes, a later 404 of post 8 shows its forced delete done, so posts reads answer from state", async () => {
+    await wp.replayCapture();
+    for (const id of ['filter-12', 'filter-19', 'after-write-38', 'repeat-45']) {
+      const t = wp.truth(id);
+      const r = await wp.get(heldOutPath(id));
+      expect(r.h('capstate-answer'), id).toMatch(/^(state|convention)/);
+      expect(ids(r.json), id).toEqual(ids(t.json));
+    }
+  });
+
+  it("default order: the post the capture created is placed newest first, where the app's unsorted lines put it", async () => {
+    await wp.replayCapture();
+    const r = await wp.get(`${V2}/posts?author=1`);
+    expect((r.json as { id: number }[])[0].id).toBe(18);
+    expect(ids(r.json)).toEqual(ids(wp.truth('after-write-38').json));
+  });
+
+  it('page links: a page sends the prev and next links the recorded page sent, not first and last', async () => {
+    await wp.replayCapture();
+    for (const id of ['page-28', 'page-29']) {
+      const r = await wp.get(heldOutPath(id));
+      expect(rels(r.h('link')), id).toEqual(rels(wp.truth(id).link));
+      expect(Object.keys(rels(r.h('link')) ?? {}), id).not.toContain('first');
+    }
+  });
+
+  it("count headers: X-WP-Total and X-WP-TotalPages, learned by their values, are recounted as the app's recorded page sent them", async () => {
+    await wp.reset();
+    const har = JSON.parse(readFileSync(join(wp.app, 'capture.har'), 'utf8')) as {
+      log: { entries: { request: { url: string }; response: { headers: { name: string; value: string }[] } }[] };
+    };
+    const page = har.log.entries.find((e) => e.request.url.endsWith('/wp-json/wp/v2/posts?per_page=3&page=2'))!;
+    const recorded = (n: string) => page.response.headers.find((h) => h.name.toLowerCase() === n)?.value;
+    const r = await wp.get(`${V2}/posts?per_page=3&page=2`);
+    expect(r.h('x-wp-total')).toBe(recorded('x-wp-total'));
+    expect(r.h('x-wp-totalpages')).toBe(recorded('x-wp-totalpages'));
+    // A filter no record shows: one page of what it matched.
+    await wp.replayCapture();
+    const a = await wp.get(`${V2}/posts?author=3`);
+    expect(a.h('x-wp-total')).toBe(String((wp.truth('filter-12').json as unknown[]).length));
+    expect(a.h('x-wp-totalpages')).toBe('1');
+  });
+
+  it('default filter (unseen): a status the plain list hides and no line asked for is declined', async () => {
+    await wp.replayCapture();
+    const r = await wp.get(`${V2}/posts?status=private`);
+    expect(r.status).toBe(501);
+    expect(declined(r.json).detail).toContain('whose status is private');
+    // The app holds a private post the capture never read: an empty list was a plausible wrong answer.
+    expect((wp.truth('filter-18').json as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it('odd value: a filter value that is no number, on a field of numbers, is declined', async () => {
+    await wp.replayCapture();
+    const r = await wp.get(`${V2}/posts?author=2,3`);
+    expect(r.status).toBe(501);
+    expect(declined(r.json).detail).toContain('holds a number there');
+    expect((wp.truth('filter-13').json as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it('past the last page: a page no record shows past the end is declined (WordPress answers 400)', async () => {
+    await wp.replayCapture();
+    const r = await wp.get(`${V2}/posts?page=2`);
+    expect(r.status).toBe(501);
+    expect(declined(r.json).detail).toContain('page past the last');
+    expect(wp.truth('page-30').status).toBe(400);
+  });
+
+  it('unanswered write: DELETE /categories/4?force=true, which no tool answers, leaves the posts naming category 4 declined', async () => {
+    await wp.replayCapture();
+    expect((await wp.get(`${V2}/posts/9`)).h('capstate-answer')).toBe('state');
+    const d = await wp.send('DELETE', `${V2}/categories/4?force=true`);
+    expect(d.status).toBe(501);
+    const r = await wp.get(`${V2}/posts/9`);
+    expect(r.status).toBe(501);
+    expect(declined(r.json).detail).toContain('categories');
+  });
+});
+
+/** The ids a list answer shows, in order (the server's clocks differ between the recording and the truth run). */
+const ids = (json: unknown) => (json as { id: number }[]).map((p) => p.id);
+
+/** A held-out request's path, from the benchmark's list (bench/fidelity/wordpress/heldout.json). */
+function heldOutPath(id: string): string {
+  const list = JSON.parse(readFileSync(join(wp.app, 'heldout.json'), 'utf8')) as { requests: { id: string; path: string }[] };
+  return list.requests.find((h) => h.id === id)!.path;
+}

@@ -20,7 +20,7 @@ import { ServedModel } from '../model/served/model.js';
 import { loggedWrite } from '../model/served/write-log.js';
 import { itemValue } from '../model/served/records.js';
 import type { CallAnswer } from '../model/served/answer.js';
-import { answerWriteByConvention } from '../model/served/write-route.js';
+import { answerWriteByConvention, logUnansweredWrite } from '../model/served/write-route.js';
 import { answerByItemRoute } from '../model/served/item-route.js';
 import { DECLINED_CODES, DECLINED_STATUS, provenanceHeaders } from '../model/served/provenance.js';
 import { admit, corsHeaders, httpGuard, isJsonContentType, preflightHeaders, type HttpGuard } from './guard.js';
@@ -93,13 +93,14 @@ function asDecline(e: unknown, tool: ManifestTool, input: { callQueryArg: string
  * from before it (write-log.ts). The entity is the item route's id; a collection read route
  * (`/issues.json`) makes every read of the type stale.
  */
-function logUnroutedWrite(routes: Route[], model: ServedModel, method: string, path: string): void {
+function logUnroutedWrite(routes: Route[], model: ServedModel, method: string, path: string): boolean {
   const match = matchRoute(routes, 'GET', path);
-  if (!match) return;
+  if (!match) return false;
   const { r: read, m } = match;
   const params = new Map(read.params.map((p, i) => [p, m[i + 1]]));
   const call = { params, query: [] };
   model.writes.push(loggedWrite({ root: read.tool.root_path, tool: '', method, call, applied: false, entity: itemValue(read.tool, call) }));
+  return true;
 }
 
 function send(
@@ -304,7 +305,8 @@ export function httpHandler(
             )
           : null);
       if (conventional) return sendAnswer(conventional);
-      if (!ctx.vocabulary.isSafeMethod(method)) logUnroutedWrite(routes, model, method, path);
+      if (!ctx.vocabulary.isSafeMethod(method) && !logUnroutedWrite(routes, model, method, path))
+        await logUnansweredWrite(ctx, model, method, path);
       if (await statics.has(path)) {
         throw new CapstateError('no-route', `${method} ${path}: this is a file the capture recorded, answered for GET and HEAD only`, {
           method,

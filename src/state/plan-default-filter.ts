@@ -43,12 +43,20 @@ function candidates(fields: readonly string[], all: readonly StateEntity[]): str
  * The list's default filter, or null. `plain`: the tool's line without a query and the ids it
  * listed, in order; `others`: every other recorded line with the ids it listed (to find the
  * keys that lift the filter). Only a line that is not nested (no parent) is read so.
+ *
+ * `paged`: where the plain line may also be cut to a default page (plan-default-window.ts:
+ * WordPress lists 10 published posts of 11), its size and how many recorded lines a reading
+ * reproduces. The plain line then shows the first page of what the filter passes, so an entity
+ * the filter passes may be left out past the page, and many fields explain the page alone
+ * (WordPress's `sticky`, false on the page, leaves out sticky post 1 too); the one kept is the
+ * single predicate that reproduces more recorded lines than any other and than none.
  */
 export function defaultFilterOf(
   ctx: Ctx,
   plain: { listed: string[] } | undefined,
   others: { line: ReadLine; listed: string[] }[],
   all: readonly StateEntity[],
+  paged?: { size: number; reproduced: (filter: DefaultFilter | null) => number },
 ): DefaultFilter | null {
   if (!plain || plain.listed.length === 0) return null;
   const listed = new Set(plain.listed);
@@ -65,22 +73,61 @@ export function defaultFilterOf(
       else values.add(s);
     }
     if (!ok || (values.size >= listed.size && values.size > 1)) continue;
-    if (all.some((e) => !listed.has(e.id) && values.has(spell(fieldOf(e, ctx.tool, field)) ?? '\u0000'))) continue;
+    const passed = (e: StateEntity) => values.has(spell(fieldOf(e, ctx.tool, field)) ?? '\u0000');
+    if (paged ? all.every(passed) : all.some((e) => !listed.has(e.id) && passed(e))) continue;
     const boolean = all.every((e) => typeof fieldOf(e, ctx.tool, field) === 'boolean');
     found.push({ field, values: [...values].sort(), boolean, rank });
   }
   found.sort((a, b) => Number(b.boolean) - Number(a.boolean) || a.values.length - b.values.length || a.rank - b.rank);
-  const best = found[0];
-  if (!best) return null;
-  // The state's order must be the line's order: the filter alone renders it.
-  const picked = applyListQuery(all, { filter: [{ field: best.field, values: best.values }] }, ctx.tool).entities.map((e) => e.id);
-  if (picked.length !== plain.listed.length || picked.some((id, i) => id !== plain.listed[i])) return null;
-  const passes = new Set(picked);
+  // The state's order must be the line's order: the filter alone renders it (its first page, where paged).
+  const window = paged ? { window: { offset: 0, size: paged.size } } : {};
+  const renders = (f: { field: string; values: string[] }) => {
+    const picked = applyListQuery(all, { filter: [f], ...window }, ctx.tool).entities;
+    return picked.length === plain.listed.length && picked.every((e, i) => e.id === plain.listed[i]);
+  };
+  const best = paged ? bestReproducing(found.filter(renders), ctx, all, others, paged) : found[0];
+  if (!best || !renders(best)) return null;
+  return { field: best.field, values: best.values, lifted_by: liftingKeys(ctx, all, best, others) };
+}
+
+/** The keys of recorded lines that list an entity the predicate leaves out (`status_id`): they lift it. */
+function liftingKeys(
+  ctx: Ctx,
+  all: readonly StateEntity[],
+  f: { field: string; values: string[] },
+  others: { line: ReadLine; listed: string[] }[],
+): string[] {
+  const passes = new Set(applyListQuery(all, { filter: [f] }, ctx.tool).entities.map((e) => e.id));
   const lifted = new Set<string>();
   const v = ctx.facts.vocabulary;
   for (const o of others)
     if (o.listed.some((id) => !passes.has(id)))
       for (const q of o.line.query_pairs)
         if (!v.isPagination(q.name) && !v.isOrdering(q.name) && !v.isProjection(q.name)) lifted.add(q.name);
-  return { field: best.field, values: best.values, lifted_by: [...lifted].sort() };
+  return [...lifted].sort();
+}
+
+/**
+ * Of the predicates that explain a paged plain line, the one that reproduces the most recorded
+ * lines, where it reproduces more than no default filter and more than every other; null when
+ * two tie (the capture does not tell them apart).
+ */
+function bestReproducing(
+  found: { field: string; values: string[] }[],
+  ctx: Ctx,
+  all: readonly StateEntity[],
+  others: { line: ReadLine; listed: string[] }[],
+  paged: { size: number; reproduced: (filter: DefaultFilter | null) => number },
+): { field: string; values: string[] } | null {
+  const none = paged.reproduced(null);
+  let best: { field: string; values: string[] } | null = null;
+  let top = none;
+  let tied = false;
+  for (const f of found) {
+    const lifted = liftingKeys(ctx, all, f, others);
+    const n = paged.reproduced({ ...f, lifted_by: lifted });
+    if (n > top) [best, top, tied] = [f, n, false];
+    else if (n === top && best) tied = true;
+  }
+  return tied ? null : best;
 }

@@ -35,6 +35,7 @@ export function readLineQuery(
   base: { field: string; values: string[] }[] = [],
   lifting: readonly string[] = [],
   referenceOf?: (name: string) => string | undefined,
+  defaultSize?: number,
 ): LineRead {
   const same = (ids: string[]) => ids.length === listedIds.length && ids.every((id, i) => id === listedIds[i]);
   // Issue 44 kind 9 (ES-35): a filtered line may list every entity the state holds and still
@@ -45,8 +46,9 @@ export function readLineQuery(
   // only where that reproduces the line (Redmine's `project_id=1` also lists subprojects'
   // issues, `project_id=garden` names a project by identifier); a key that lifts the default
   // filter (`status_id=*`) names no filter of its own. Else the line reads as before.
+  // A list the app cuts to a default page (plan-default-window.ts) is read as that window even without a key.
   const parse = (pairs: ReadLine['query_pairs'], refs?: (name: string) => string | undefined) =>
-    pairs.length ? parseListQuery(pairs, ctx.facts.vocabulary, isField, refs) : null;
+    pairs.length || defaultSize !== undefined ? parseListQuery(pairs, ctx.facts.vocabulary, isField, refs, undefined, defaultSize) : null;
   const reproduces = (p: ParsedQuery | null) =>
     p?.ok === true &&
     same(applyListQuery(all, { ...p.query, filter: [...base, ...(p.query.filter ?? [])] }, ctx.tool).entities.map((e) => e.id));

@@ -73,7 +73,10 @@ export const count = (v: string) => (/^[0-9]{1,9}$/.test(v) ? Number(v) : null);
 /**
  * Reads a request line's query pairs as a list query, or says which key it cannot follow.
  * `isField` says whether a name is a field of the listed entities that may be filtered (a
- * key) or sorted by (a sort parameter's value).
+ * key) or sorted by (a sort parameter's value). `defaultSize`: the page size the app cuts the
+ * list to when the call names none (issue 44: Django REST framework's `PAGE_SIZE`, WordPress's
+ * 10; src/state/plan-default-window.ts learns it): a call naming no size key shows at most that
+ * many, a page number alone counts pages of it.
  */
 export function parseListQuery(
   pairs: readonly { name: string; value: string }[],
@@ -81,6 +84,7 @@ export function parseListQuery(
   isField: (name: string, use: 'filter' | 'sort') => boolean,
   referenceOf: (name: string) => string | undefined = () => undefined,
   labelsOf: (label: string) => string | undefined = () => undefined,
+  defaultSize?: number,
 ): ParsedQuery {
   const kinds = new Map<QueryKind, string[]>();
   const note = (k: QueryKind, name: string) => {
@@ -203,18 +207,19 @@ export function parseListQuery(
   else if (sortField !== null) query.sort = { field: sortField, direction: direction ?? 'asc' };
   else if (direction !== null) return { ok: false, key: kinds.get('sort')![0], why: 'a direction without a sort field' };
   if (kinds.has('window')) {
-    const { page, size, offset, end } = win;
+    const { page, offset, end } = win;
+    const size = win.size ?? (end === undefined ? defaultSize : undefined);
     if (page !== undefined) {
       if (size === undefined || page < 1 || offset !== undefined || end !== undefined)
         return { ok: false, key: kinds.get('window')![0], why: 'a page number without one page size' };
       query.window = { offset: (page - 1) * size, size };
     } else if (offset !== undefined || end !== undefined || size !== undefined) {
       const from = offset ?? 0;
-      if (end !== undefined && (size !== undefined || end < from))
+      if (end !== undefined && (win.size !== undefined || end < from))
         return { ok: false, key: kinds.get('window')![0], why: 'an end beside a size, or before the start' };
       query.window = { offset: from, size: end !== undefined ? end - from : (size ?? null) };
     }
-  }
+  } else if (defaultSize !== undefined) query.window = { offset: 0, size: defaultSize };
   return { ok: true, query, kinds, units: unitsOf(query, kinds, filters) };
 }
 
@@ -300,7 +305,7 @@ export function fieldOf(e: StateEntity, tool: string, field: string): JsonValue 
   return rest.reduce<JsonValue | undefined>((v, k) => member(v, k), own && Object.hasOwn(own, head) ? own[head] : member(e.value, head));
 }
 
-function compare(a: JsonValue | undefined, b: JsonValue | undefined): number {
+export function compare(a: JsonValue | undefined, b: JsonValue | undefined): number {
   if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1;
   // A reference (`"priority": {"id": 3, "name": "High"}`) sorts by its `id` (issue 44, Redmine's `sort=priority:desc`).
   if (isObject(a) && isObject(b) && member(a, 'id') !== undefined && member(b, 'id') !== undefined)
@@ -446,9 +451,10 @@ export function readListQuery(
   vocabulary: Vocabulary,
   fields: Iterable<string>,
   all: readonly StateEntity[],
+  defaultSize?: number,
 ): ParsedQuery {
   const { isField, referenceOf, labelsOf } = keyReaders(fields, all);
-  return parseListQuery(pairs, vocabulary, isField, referenceOf, labelsOf);
+  return parseListQuery(pairs, vocabulary, isField, referenceOf, labelsOf, defaultSize);
 }
 
 /** The kinds of a query naming a key `learned` does not hold, each with its names. */

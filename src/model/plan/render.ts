@@ -5,6 +5,7 @@
 import type { JsonValue } from '../../json/exact.js';
 import { at, codePointSorted, isObject, keysOf, member, objectFrom, replaceAt } from './json.js';
 import type { ItemPlan, ListPlan, PlanLine, StateEntity, WindowEcho } from './types.js';
+import { pageLinkValue } from './page-links.js';
 import { renderClock, type ClockFormat } from './clocks.js';
 import { applyListQuery, count, isListQuery, type ListQuery } from './list-queries.js';
 
@@ -59,7 +60,10 @@ export function renderEntity(
 }
 
 /** `matched`: for a list query, how many entities it matched before its window (what total headers count). */
-export type Rendered = { status: 'entity-absent' } | { status: 'rendered'; body: JsonValue; matched?: number };
+export type Rendered =
+  | { status: 'entity-absent' }
+  | { status: 'link-unknown'; detail: string }
+  | { status: 'rendered'; body: JsonValue; matched?: number };
 
 /** A scalar member's value as a path names it (OQ-9: `7` and `"7"` name one entity). */
 export const asPathValue = (v: JsonValue | undefined) =>
@@ -143,8 +147,18 @@ export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, 
     const v = echoValue(e, line);
     if (v !== undefined && at(body, e.member) !== undefined) body = replaceAt(body, e.member, v);
   }
+  // Issue 44: members linking the next and previous page show the line's (a `recorded` line without a query keeps its own).
+  if (picked || line.membership === 'all')
+    for (const l of plan.page_links ?? []) {
+      if (at(body, l.member) === undefined) continue;
+      const v = pageLinkValue(l, line, picked?.matched ?? items.length);
+      if (v === undefined) return { status: 'link-unknown', detail: `how the app writes ${l.member.slice(1)} for ${lineName(line)}` };
+      body = replaceAt(body, l.member, v);
+    }
   return { status: 'rendered', body, ...(picked ? { matched: picked.matched } : {}) };
 }
+
+const lineName = (line: PlanLine) => `${line.path}${line.query ? `?${line.query}` : ''}`;
 
 /** What a window echo shows for a line: its window's value, else the value its query names, else the default. */
 function echoValue(e: WindowEcho, line: PlanLine): number | undefined {
@@ -176,7 +190,12 @@ export function envelopeTemplate(plan: ItemPlan | ListPlan, envelope: JsonValue,
   if (at(envelope, pointer) === undefined) return undefined;
   let t = replaceAt(envelope, pointer, null);
   if (plan.kind === 'list')
-    for (const c of [...plan.counters, ...(line?.total_members ?? []), ...(plan.window_echoes ?? []).map((e) => e.member)])
+    for (const c of [
+      ...plan.counters,
+      ...(line?.total_members ?? []),
+      ...(plan.window_echoes ?? []).map((e) => e.member),
+      ...(plan.page_links ?? []).map((l) => l.member),
+    ])
       if (at(t, c) !== undefined) t = replaceAt(t, c, null);
   // ES-25: shared envelopes are compared without the members generated per response.
   if (isObject(t) && plan.per_response_members.length)

@@ -173,16 +173,46 @@ export interface DefaultFilter {
 export interface ListPlan extends ViewFacts {
   kind: 'list';
   default_filter?: DefaultFilter;
+  /**
+   * Issue 44 kind 1: the page size the app cuts the list to when a call names none (Django REST
+   * framework's `PAGE_SIZE`, WordPress's 10), learned where it reproduced recorded lines no
+   * reading without it did (src/state/plan-default-window.ts).
+   */
+  default_size?: number;
+  /**
+   * Issue 44/45: the fields (and directions) each of which orders every recorded line of the
+   * list that names no sort, where the state's order does not follow them (WordPress's posts, by
+   * id and `date`, newest first): where a created entity goes, when they agree
+   * (src/state/plan-default-order.ts, src/model/served/placement.ts).
+   */
+  default_order?: { field: string; direction: 'asc' | 'desc' }[];
   list_queries?: ListQueries;
   parent?: ListParent;
   /** Issue 44: members of the envelope rendered from the line's window (steps/window-echoes.ts). */
   window_echoes?: WindowEcho[];
   /** Issue 44: a recorded page set apart as a variant (ES-20) that its window explains (page-envelope.ts). */
   page_envelope?: PageEnvelope;
+  /** Issue 44: envelope members that link the next or previous page (src/state/plan-page-links.ts). */
+  page_links?: PageLink[];
   list_pointer: string;
   membership: 'all' | 'recorded';
   counters: string[];
 }
+/**
+ * Issue 44: an envelope member linking a page beside the line's (Django REST framework's `next`,
+ * `previous`): the request's URL at `origin`, its page `key` one more or less; `first`: how a link
+ * to page 1 is written (the key left out or named), `order`: the keys sorted or in the request's
+ * order, each where a recorded link showed it.
+ */
+export interface PageLink {
+  member: string;
+  rel: 'next' | 'prev';
+  key: string;
+  origin: string;
+  first?: 'omitted' | 'named';
+  order?: 'sorted' | 'request';
+}
+
 /** What a page envelope's member shows: a page number of RFC 8288's page links, the page count or the count the query matched. */
 export type PageQuantity = 'first' | 'prev' | 'next' | 'last' | 'pages' | 'matched';
 

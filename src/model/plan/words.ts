@@ -4,7 +4,7 @@
  * IDs (`ES-8`, `OQ-19`, `DOC-5`, `§13`, `[#6]`) stay in the `--json` documents, which keep
  * the stored text as it is; text meant for reading goes through `plainText`.
  */
-import type { Plan, Reason, StateType } from './types.js';
+import type { ListPlan, Plan, Reason, StateType } from './types.js';
 
 /**
  * A spec rule ID (`ES-37`, `OQ-19`, `DOC-5`, `BS-65`, `MCP-1`): only the spec's own prefixes,
@@ -94,6 +94,25 @@ export const REASON_WORDS: Record<Reason, string> = {
 
 const at = (pointer: string) => (pointer ? `at ${pointer}` : 'as the whole body');
 
+/**
+ * Issue 44: what a list shows unless the call asks otherwise, as the state pass learned it: its
+ * default filter, its default page size and the orders of its unsorted lines, in words.
+ */
+export function listHabits(p: ListPlan): string[] {
+  const out: string[] = [];
+  const d = p.default_filter;
+  if (d)
+    out.push(
+      `only those whose ${d.field} is ${d.values.join(' or ')}${d.lifted_by.length ? ` (${d.lifted_by.join(' or ')} asks for others)` : ''}`,
+    );
+  if (p.default_size !== undefined) out.push(`pages of ${p.default_size}`);
+  if (p.default_order?.length)
+    out.push(
+      `ordered by ${p.default_order.map((o) => `${o.field} ${o.direction === 'desc' ? 'descending' : 'ascending'}`).join(' and by ')}`,
+    );
+  return out;
+}
+
 /** One sentence saying how a read tool is answered. */
 export function planSentence(p: Plan): string {
   switch (p.kind) {
@@ -104,6 +123,9 @@ export function planSentence(p: Plan): string {
         `Answers the list of ${p.collection} from the state, ${at(p.list_pointer)} of the response, ` +
         (p.membership === 'all' ? 'with every entity of the type' : 'with the entities its records listed') +
         (p.counters.length ? `; counts kept in ${p.counters.join(', ')}` : '') +
+        listHabits(p)
+          .map((h) => `; ${h}`)
+          .join('') +
         '.'
       );
     case 'document':

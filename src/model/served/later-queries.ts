@@ -55,7 +55,7 @@ export class LaterQueryLearning {
     // A nested list's parent and a default filter need the plan's own lines (plans.ts).
     if (plan?.kind !== 'list' || plan.parent || plan.default_filter || plan.page_envelope) return;
     const all = await model.collection(plan.collection);
-    const parsed = readListQuery(record.query_pairs, ctx.vocabulary, plan.fields, all);
+    const parsed = readListQuery(record.query_pairs, ctx.vocabulary, plan.fields, all, plan.default_size);
     if (!parsed.ok || parsed.query.window !== undefined) return;
     const units = this.units.get(tool.name) ?? this.units.set(tool.name, new UnitLearning()).get(tool.name)!;
     // A long session repeats its reads: once each unit failed, another read cannot teach it (its body stays unread).

@@ -8,6 +8,7 @@ import { holdsUnplaced } from './placement.js';
 import { recordedLink } from './link-habit.js';
 import { CapstateError } from '../../errors.js';
 import { lineQuery, renderList } from '../plan/render.js';
+import { at } from '../plan/json.js';
 import { habitsLearned, isListQuery, parseListQuery, referenceFilterField, unlearnedKeys, type ListQuery } from '../plan/list-queries.js';
 import { labelReader, matcherKeyParts } from '../plan/label-matchers.js';
 import { knownReferences } from './reference-filters.js';
@@ -15,12 +16,14 @@ import { withSubtrees } from './tree-filters.js';
 import type { QueryPair } from './cache-busters.js';
 import { withNullFilters } from './null-filters.js';
 import { pageEnvelopeFor } from './page-envelope.js';
+import { countHeaders, pagesOf } from './count-headers.js';
 import { pageWords, renderPage } from '../plan/page-envelope.js';
 import { widenQueries, type ApiConvention, type WidenedQueries } from '../plan/conventions.js';
 import type { ListPlan, PlanLine } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
 import type { ServedModel } from './model.js';
+import { oddValue, refusePageGuess, unseenBehindDefault } from './list-declines.js';
 import { entitiesFor, envelopeOf, parentId, readConventions, referenceMembers, type StateAnswer } from './read-index.js';
 import { lineRecords, toolRecords } from './records.js';
 
@@ -97,6 +100,13 @@ export async function answerList(
       (use === 'filter' && learned.filter.includes(name) && !operatorKey(name) && referenceOf(name) === undefined);
     // Issue 44 kind 4: a key that lifts the default filter with the value a recorded line lifted it by (`status_id=*`) filters nothing.
     const lifts = liftingPairs(plan, call.query);
+    const unseen = unseenBehindDefault(plan, call.query, lifts);
+    if (unseen)
+      throw new CapstateError(
+        'no-convention',
+        `${plan.tool}: ${asked} asks for ${plan.collection} whose ${plan.default_filter!.field} is ${unseen.value}, which the list leaves out unless asked (${unseen.name}); the capture never asked for them, so the state does not hold them all`,
+        { tool: plan.tool, request_line: asked, nearest_tool: plan.tool, did_not_match: `${unseen.name}=${unseen.value}` },
+      );
     // Issue 44: label matchers (`filter=alertname="DiskFull"`) only where a line proved a key so.
     const labelsOf = learned.filter.some((k) => matcherKeyParts(k) !== undefined)
       ? labelReader(new Set(plan.fields), await model.collection(plan.collection))
@@ -107,6 +117,7 @@ export async function answerList(
       isField,
       referenceOf,
       labelsOf,
+      plan.default_size,
     );
     if (!parsed.ok || !isListQuery(parsed.query)) return null;
     // Issue 44: a reference key learned (or borrowed) as `tree` lists what sits under the entity named too (tree-filters.ts).
@@ -116,6 +127,13 @@ export async function answerList(
       parsed.query.filter = (
         await withSubtrees(ctx, model, await model.collection(plan.collection), plan.tool, parsed.query, treeFields)
       ).filter;
+    const odd = oddValue(parsed.query, await model.collection(plan.collection), plan.tool);
+    if (odd)
+      throw new CapstateError(
+        'no-convention',
+        `${plan.tool}: ${asked} filters ${odd.field} by ${JSON.stringify(odd.value)}, and every ${plan.collection} entity holds a number there; the capture does not show how the app reads such a value (a list of values, an error, or no match)`,
+        { tool: plan.tool, request_line: asked, nearest_tool: plan.tool, did_not_match: `${odd.field}=${odd.value}` },
+      );
     const unlearned = unlearnedKeys(parsed, learned);
     // Issue 44: a window no line of the list learned may still be a page the API's page envelope explains.
     const paging = unlearned.length === 1 && unlearned[0][0] === 'window' ? await pageEnvelopeFor(ctx, plan, unlearned[0][1]) : null;
@@ -195,6 +213,9 @@ export async function answerList(
       shape = { ...plan, window_echoes: conv.window_echoes };
     line = {
       ...template,
+      // The call's own request line: what the envelope's page links link from (page-links.ts).
+      path: asked.slice(asked.indexOf(' ') + 1).split('?')[0],
+      query: call.query.length ? new URLSearchParams(call.query.map((p) => [p.name, p.value])).toString() : null,
       filter: parsed.query.filter,
       sort: parsed.query.sort,
       then_by: parsed.query.then_by,
@@ -220,12 +241,29 @@ export async function answerList(
   );
   const rendered = renderList(shape, line, envelope, entities);
   if (rendered.status !== 'rendered') return null;
+  await refusePageGuess(ctx, plan, {
+    line,
+    call,
+    asked,
+    body: rendered.body,
+    matched: rendered.matched,
+    envelope,
+    recorded: !!recordedLine,
+  });
   if (nulls.habit && nulls.listsNull(entities.all(plan.collection), lineQuery(line), plan.tool))
     restsOn('api-null-filter', nulls.habit.tools);
   const headers: Record<string, string> = {};
   // Issue 16: a total header (X-Total-Count) counts what the query matched, as the capture shows.
   if (rendered.matched !== undefined)
     for (const h of line.total_headers ?? []) if (ctx.vocabulary.headerKind(h) === 'total') headers[h] = String(rendered.matched);
+  // Issue 44: headers whose recorded values counted each line's matches or pages (WordPress's X-WP-Total, X-WP-TotalPages).
+  const counts = await countHeaders(ctx, plan.tool);
+  if (counts.size) {
+    const shown = at(rendered.body, plan.list_pointer);
+    const matched = rendered.matched ?? (Array.isArray(shown) ? shown.length : undefined);
+    if (matched !== undefined)
+      for (const [h, kind] of counts) headers[h] = String(kind === 'matched' ? matched : pagesOf(matched, line.window?.size));
+  }
   if (rendered.matched !== undefined && line.window?.size) {
     const path = asked.slice(asked.indexOf(' ') + 1).split('?')[0];
     const link = await pageLinks(
@@ -268,7 +306,9 @@ function liftingPairs(plan: ListPlan, query: readonly QueryPair[]): QueryPair[] 
           l.reason === undefined &&
           l.query !== null &&
           new URLSearchParams(l.query).getAll(p.name).includes(p.value) &&
-          (l.membership === 'all' || (l.filter ?? []).every((f) => f.field === d.field)),
+          (l.membership === 'all' || (l.filter ?? []).every((f) => f.field === d.field)) &&
+          // WordPress's `status=draft` filters by the value; it is no lift.
+          !(l.filter ?? []).some((f) => f.field === d.field && f.values.includes(p.value)),
       ),
   );
 }
@@ -276,11 +316,14 @@ function liftingPairs(plan: ListPlan, query: readonly QueryPair[]): QueryPair[] 
 const PAGE_RELS = ['first', 'prev', 'next', 'last'] as const;
 
 /**
- * Issue 16: a page's `Link` header, recomputed where the envelope's record sent one for a
- * page-number window (json-server's `_page`): `first` and `last` always, `prev` and `next`
- * where such a page exists, each the recorded link's origin with the call's own path and
- * query, its page key set to that page. Null when the record sent none, or the call names
- * no page key; `none` for a page that links nowhere (past the last, or the only one).
+ * Issue 16/44: a page's `Link` header, recomputed where the envelope's record sent page links:
+ * the page relations the record's header named (json-server: `first`, `prev`, `next`, `last`;
+ * WordPress: `prev` and `next` only; one of `prev` and `next` stands for both, the other being
+ * absent on a first or last page), each where such a page exists, each the recorded link's origin
+ * with the call's own path and query, its page key set to that page (added last where the call
+ * named none: WordPress's `?per_page=5` links `?per_page=5&page=2`). The page key is the call's,
+ * else the one the recorded links page by. Null when the record sent none; `none` for a page
+ * that links nowhere (past the last, or the only one).
  */
 async function pageLinks(
   ctx: ServeContext,
@@ -290,17 +333,25 @@ async function pageLinks(
   window: { offset: number; size: number },
   matched: number,
 ): Promise<string | 'none' | null> {
-  const pageKey = call.query.find((p) => ctx.vocabulary.windowRole(p.name) === 'page')?.name;
-  if (!pageKey) return null;
   const value = await recordedLink(ctx, ordinal);
-  const first = value?.match(/<([^>]*)>/)?.[1];
-  if (!first || !/rel="?(first|prev|next|last)"?/.test(value!)) return null;
+  const links = [...(value ?? '').matchAll(/<([^>]*)>\s*;\s*rel="?([^",;]+)"?/g)].filter(([, , rel]) =>
+    (PAGE_RELS as readonly string[]).includes(rel),
+  );
+  if (links.length === 0) return null;
   let base: URL;
   try {
-    base = new URL(first);
+    base = new URL(links[0][1]);
   } catch {
     return null;
   }
+  // A window by offset or end (`_start=2&_end=5`) is no page: it links none.
+  if (call.query.some((p) => ['offset', 'end'].includes(ctx.vocabulary.windowRole(p.name) ?? ''))) return null;
+  const pageKey =
+    call.query.find((p) => ctx.vocabulary.windowRole(p.name) === 'page')?.name ??
+    [...base.searchParams.keys()].find((k) => ctx.vocabulary.windowRole(k) === 'page');
+  if (!pageKey) return null;
+  const named = new Set(links.map(([, , rel]) => rel));
+  if (named.has('prev') || named.has('next')) named.add('prev').add('next');
   const page = Math.floor(window.offset / window.size) + 1;
   const last = Math.max(1, Math.ceil(matched / window.size));
   // Issue 44 (kind 8): a page past the last, or the only page, links nowhere — the recorded
@@ -312,9 +363,10 @@ async function pageLinks(
     next: page < last ? page + 1 : null,
     last,
   };
+  const pairs = call.query.some((p) => p.name === pageKey) ? call.query : [...call.query, { name: pageKey, value: '' }];
   const href = (n: number) =>
-    `${base.origin}${path}?${call.query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.name === pageKey ? String(n) : p.value)}`).join('&')}`;
-  return PAGE_RELS.filter((rel) => target[rel] !== null)
+    `${base.origin}${path}?${pairs.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.name === pageKey ? String(n) : p.value)}`).join('&')}`;
+  return PAGE_RELS.filter((rel) => named.has(rel) && target[rel] !== null)
     .map((rel) => `<${href(target[rel]!)}>; rel="${rel}"`)
     .join(', ');
 }

@@ -47,7 +47,7 @@ export async function pairedWindowAnswer(
   const body = jsonValueOf(await readBody(ctx, whole.response_body_id, whole.response_media_type));
   const all = listedEntities(plan, identity, body);
   if (!all || body === undefined) return null;
-  const parsed = readListQuery(call.query, ctx.vocabulary, plan.fields, all);
+  const parsed = readListQuery(call.query, ctx.vocabulary, plan.fields, all, plan.default_size);
   if (!parsed.ok || !isListQuery(parsed.query) || parsed.query.window !== undefined) return null;
   // Every key one the list learned (its own lines proved them), and no habit it did not learn.
   if (unlearnedKeys(parsed, learned).length > 0 || !habitsLearned(parsed, learned)) return null;

@@ -91,7 +91,7 @@ export async function learnPairedQueries(ctx: ServeContext): Promise<void> {
     const all = await entitiesOf(before, plan, identity);
     const shown = await entitiesOf(record, plan, identity);
     if (!all || !shown) continue;
-    const parsed = readListQuery(record.query_pairs, ctx.vocabulary, plan.fields, all);
+    const parsed = readListQuery(record.query_pairs, ctx.vocabulary, plan.fields, all, plan.default_size);
     if (!parsed.ok || parsed.query.window !== undefined) continue;
     const learning = units.get(record.tool) ?? units.set(record.tool, new UnitLearning()).get(record.tool)!;
     if (learning.allFailed(parsed.units.keys())) continue;

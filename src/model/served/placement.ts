@@ -9,9 +9,11 @@
  */
 import type { JsonValue } from '../../json/exact.js';
 import { member } from '../plan/json.js';
-import type { StateEntity } from '../plan/types.js';
+import { compare, fieldOf } from '../plan/list-queries.js';
+import type { ListPlan, StateEntity } from '../plan/types.js';
+import { perContext } from './context.js';
 import { isInt } from './ids.js';
-import type { ServedModel } from './model.js';
+import { servedLookups, type ServedModel } from './model.js';
 
 /**
  * Where a created entity goes among its type's: after all others, unless the state holds its
@@ -66,10 +68,50 @@ function ascendingOf(model: ServedModel, collection: string, held: readonly Stat
   return kept;
 }
 
+/** A list's learned default orders (ListPlan.default_order) and the tool whose view reads them. */
+export interface Orders {
+  tool: string;
+  orders: NonNullable<ListPlan['default_order']>;
+}
+
+/** The default orders a list plan of each collection learned (the first list that learned any), read once per served store. */
+export const collectionOrders = perContext(async (ctx): Promise<Map<string, Orders>> => {
+  const state = await servedLookups(ctx);
+  const out = new Map<string, Orders>();
+  for (const tool of ctx.manifest.tools) {
+    const plan = tool.method.toUpperCase() === 'GET' ? await state?.plan(tool.name) : undefined;
+    if (plan?.kind === 'list' && plan.default_order && !out.has(plan.collection))
+      out.set(plan.collection, { tool: plan.tool, orders: plan.default_order });
+  }
+  return out;
+});
+
+/**
+ * Where the default orders (plan-default-order.ts) put an entity of value `value` among `held`
+ * (in state order): before the first entity each order sorts after it. Null when the orders put
+ * it in different places, or one cannot read it (the capture does not show which is the rule).
+ */
+export function placeByOrders(held: readonly StateEntity[], value: JsonValue, orders: Orders): { state_order?: number } | null {
+  const created: StateEntity = { collection: '', id: '', value, view_values: {}, record_ordinals: [], state_order: 0 };
+  let place: number | undefined;
+  for (const o of orders.orders) {
+    const mine = fieldOf(created, orders.tool, o.field);
+    if (mine === undefined || mine === null) return null;
+    const sign = o.direction === 'desc' ? -1 : 1;
+    let i = held.findIndex((e) => sign * compare(mine, fieldOf(e, orders.tool, o.field)) < 0);
+    if (i === -1) i = held.length;
+    if (place !== undefined && place !== i) return null;
+    place = i;
+  }
+  if (place === undefined || place === held.length) return {};
+  return { state_order: place === 0 ? held[0].state_order - 1 : (held[place - 1].state_order + held[place].state_order) / 2 };
+}
+
 /**
  * The place of a created entity `id` of `collection` among `held` (its type's entities before
- * the create): `newestFirst`'s, else after all others; marked unplaced in the model where the
- * held order is neither by ascending id nor newest first.
+ * the create): where the list's learned default orders agree to put it (`placeByOrders`), else
+ * `newestFirst`'s, else after all others; marked unplaced in the model where the orders
+ * disagree, or the held order is neither by ascending id nor newest first.
  */
 export function placeCreated(
   model: ServedModel,
@@ -77,7 +119,13 @@ export function placeCreated(
   held: StateEntity[],
   identity: string,
   id: JsonValue,
+  ordered?: { value: JsonValue; orders: Orders | undefined },
 ): { state_order?: number } {
+  if (ordered?.orders) {
+    const placed = placeByOrders(held, ordered.value, ordered.orders);
+    if (placed === null) model.unplaced.add(`${collection}\0${String(id)}`);
+    return placed ?? {};
+  }
   const first = newestFirst(held, identity, id);
   if (first.state_order !== undefined) return first;
   if (held.length < 2) return {};

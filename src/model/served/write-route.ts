@@ -171,3 +171,18 @@ export async function answerWriteByConvention(
     why: `${written.why}, by the API's write convention: ${method} on ${what} as ${proved} took effect in the capture`,
   };
 }
+
+/**
+ * A write no tool of the capture and no convention answers (`DELETE /categories/4?force=true`
+ * where the capture never wrote categories and no categories item read shows its route), logged
+ * as one the model did not apply under the collection, and entity, its path names, where it
+ * names one a list of the capture knows: the reads it may have changed (a post listing category
+ * 4) are declined from now on rather than answered from a state the app no longer holds.
+ */
+export async function logUnansweredWrite(ctx: ServeContext, model: ServedModel, method: string, path: string): Promise<void> {
+  const target = await targetOf(ctx, path);
+  if (!target) return;
+  const entity = target.kind === 'entity' ? target.id : undefined;
+  const call: CallRequest = { params: new Map(entity === undefined ? [] : [['id', entity]]), query: [] };
+  model.writes.push(loggedWrite({ root: target.root, tool: '', method, call, applied: false, entity }));
+}

@@ -22,7 +22,7 @@ import { cascadeAfterRemove } from './delete-cascade.js';
 import { omitsRecorded, referenceBase, requestGave, typeDefaults, withDefaults } from './create-members.js';
 import { resolvedReferences, updateStamps } from './update-effects.js';
 import { refuseLikelyDuplicate, requireSentMembers } from './sent-members.js';
-import { placeCreated } from './placement.js';
+import { collectionOrders, placeCreated } from './placement.js';
 import { allocateId, createdIdOf, idShape, scalarId, type RandomBytes } from './ids.js';
 
 export type WriteKind = 'create' | 'create-with-defaults' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
@@ -400,7 +400,7 @@ export async function applyWrite(
       value: stored,
       view_values: {},
       record_ordinals: [],
-      ...placeCreated(model, collection, held, identity, id),
+      ...placeCreated(model, collection, held, identity, id, { value: stored, orders: (await collectionOrders(ctx)).get(collection) }),
     });
     // The answer shows what the recorded answer shows; the defaults are the later reads'.
     const answer = shapedAnswer(shape?.value, wm, value, id);

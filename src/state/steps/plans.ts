@@ -36,7 +36,8 @@ import { parentOf, readLineQuery } from '../plan-list-lines.js';
 import { documentOf } from './documents.js';
 import { emptyListCounters, emptyListIsWhole, emptyListPointer, laterItemView, laterListFields } from '../plan-empty-start.js';
 import { windowEchoes } from '../plan-window-echoes.js';
-import { defaultFilterOf } from '../plan-default-filter.js';
+import { pageLinksOf } from '../plan-page-links.js';
+import { listDefaults } from '../plan-list-defaults.js';
 
 /** Statuses that answer for an absent entity (the gate's "checked absence"). */
 const ABSENCE = new Set([400, 404, 410]);
@@ -222,6 +223,10 @@ function checkLines(ctx: Ctx, plan: ItemPlan | ListPlan, reasons: Outcome['reaso
       });
       continue;
     }
+    if (rendered.status === 'link-unknown') {
+      reasons.push({ reason: 'fields-differ', detail: `record #${line.record_ordinal} does not show ${rendered.detail}` });
+      continue;
+    }
     if (renderedBytes(rendered.body) > MAX_RENDERED_BYTES) {
       reasons.push({ reason: 'rendered-oversize', detail: `rendering ${lineName(line)} exceeds ${MAX_RENDERED_BYTES} bytes (DOC-4)` });
       continue;
@@ -329,25 +334,17 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
   const shownBy = byRecord(ctx.facts.observations.filter((o) => o.tool === ctx.tool));
   const parent = parentOf(ctx, all, membership, shownBy, isField, totals);
   const parentFilter = (r: ReadLine) => (parent ? { field: parent.field, value: parent.valueOf(r) } : undefined);
-  // Issue 44 kind 4: a list whose plain line shows a proper subset of its collection by one field.
+  // Issue 44: what the list shows unless asked: a default filter, page size and order (plan-list-defaults.ts).
   const listedOf = (r: ReadLine) => (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
-  // Only a list at one path: a nested list's plain lines are one per parent (issue 18 reads those).
-  const atOnePath = !ctx.facts.tools.find((t) => t.name === ctx.tool)?.template.includes('{');
-  const plainLine = atOnePath ? ctx.lines.find((r) => r.query_pairs.length === 0 && membership.has(r.record_id)) : undefined;
-  const defaults = defaultFilterOf(
-    ctx,
-    plainLine && { listed: listedOf(plainLine) },
-    ctx.lines.filter((r) => r !== plainLine && membership.has(r.record_id)).map((line) => ({ line, listed: listedOf(line) })),
+  const { defaults, defaultSize, orders, baseFilters } = listDefaults(ctx, {
+    membership,
+    listedOf,
     all,
-  );
-  const baseFilters = (r: ReadLine) => {
-    const p = parentFilter(r);
-    const lifted = r.query_pairs.some((q) => defaults?.lifted_by.includes(q.name));
-    return [
-      ...(p ? [{ field: p.field, values: [p.value] }] : []),
-      ...(defaults && !lifted ? [{ field: defaults.field, values: defaults.values }] : []),
-    ];
-  };
+    isField,
+    referenceOf,
+    totals,
+    parentFilter,
+  });
   const lines: PlanLine[] = [];
   const units = new UnitLearning();
   for (const r of ctx.lines) {
@@ -355,7 +352,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
     const m = membership.get(r.record_id);
     if (m) {
       const listedIds = (shownBy.get(r.record_id) ?? []).map((o) => o.entity_id);
-      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, baseFilters(r), defaults?.lifted_by, referenceOf);
+      const read = readLineQuery(ctx, r, m, listedIds, all, isField, totals, baseFilters(r), defaults?.lifted_by, referenceOf, defaultSize);
       if (read.kind === 'query') {
         units.learn(read.units);
         lines.push({
@@ -411,6 +408,7 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
   const listQueries = units.queries();
   const hasQueries = listQueries.filter.length + listQueries.sort.length + listQueries.window.length > 0;
   const echoes = windowEchoes(ctx, ctx.lines, listPointer);
+  const links = pageLinksOf(ctx, ctx.lines, listPointer);
   const plan: ListPlan = {
     tool: ctx.tool,
     kind: 'list',
@@ -427,7 +425,12 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
         }
       : {}),
     ...(echoes.length ? { window_echoes: echoes } : {}),
+    // Page links are rendered for lines read as windows of the state only; a list no line of which
+    // is one keeps comparing them as data (ES-25) and replays, as before.
+    ...(links.length && lines.some((l) => l.window !== undefined) ? { page_links: links } : {}),
     ...(defaults ? { default_filter: defaults } : {}),
+    ...(defaultSize !== undefined ? { default_size: defaultSize } : {}),
+    ...(orders.length ? { default_order: orders } : {}),
     list_pointer: listPointer,
     membership: lines.every((l) => l.membership === 'all') ? 'all' : 'recorded',
     counters,

@@ -1,0 +1,121 @@
+/**
+ * Issue 44: the list answers the model refuses to guess (list-answer.ts): what no recorded line
+ * shows the app doing, where a plausible answer would be wrong in another app — a page cut the
+ * capture never saw, a page past the last, a filter value of another form than the field's, a
+ * value the default filter hides that no line asked for. Each throws `no-convention` (a 501 no
+ * client takes for the app's answer) naming what did not match.
+ */
+import { CapstateError } from '../../errors.js';
+import type { JsonValue } from '../../json/exact.js';
+import { at, isObject, keysOf } from '../plan/json.js';
+import { fieldOf, type ListQuery } from '../plan/list-queries.js';
+import type { ListPlan, PlanLine, StateEntity } from '../plan/types.js';
+import type { QueryPair } from './cache-busters.js';
+import { perContext, type ServeContext } from './context.js';
+import type { CallRequest } from './input-schema.js';
+import { servedLookups } from './model.js';
+
+/** A rendered list answer, as the checks below read it. */
+export interface RenderedList {
+  line: PlanLine;
+  call: CallRequest;
+  asked: string;
+  body: JsonValue;
+  matched: number | undefined;
+  /** The answer's envelope: its record's body. */
+  envelope: JsonValue;
+  /** The call is a recorded line of the list. */
+  recorded: boolean;
+}
+
+/**
+ * Declines a rendered list answer that would guess where the app cuts the list into pages:
+ * longer than the API's default page where this list learned none, longer than its record in an
+ * envelope with a next-page member, or a page past the last no record shows.
+ */
+export async function refusePageGuess(ctx: ServeContext, plan: ListPlan, v: RenderedList): Promise<void> {
+  // Issue 44 kind 1: another list of the API cuts to a default page (Django REST framework's
+  // PAGE_SIZE is the API's), this one was never seen longer than it: a list longer than that
+  // page may be cut here too, with page links the record does not show. Declined.
+  const cut = plan.default_size === undefined && !v.call.query.some((p) => ctx.vocabulary.windowRole(p.name) === 'size');
+  const listed = cut ? at(v.body, plan.list_pointer) : undefined;
+  const apiSize = Array.isArray(listed) ? await apiDefaultSize(ctx) : undefined;
+  if (apiSize && Array.isArray(listed) && listed.length > apiSize.size)
+    throw new CapstateError(
+      'no-convention',
+      `${plan.tool}: ${v.asked} would list ${listed.length} ${plan.collection}, and ${apiSize.tool} cuts its lists to pages of ${apiSize.size}; the capture never showed this list longer than that, so where the app cuts it is not known`,
+      { tool: plan.tool, request_line: v.asked, nearest_tool: plan.tool, did_not_match: "a list longer than the API's default page" },
+    );
+  // An envelope with a next-page member (`"next": null`) that never showed this list longer: it may be a page, cut where the capture does not show.
+  const recordedList = Array.isArray(listed) ? at(v.envelope, plan.list_pointer) : undefined;
+  const nextMember = isObject(v.envelope) ? keysOf(v.envelope).find((k) => ctx.vocabulary.isNextToken(k)) : undefined;
+  if (Array.isArray(listed) && Array.isArray(recordedList) && nextMember && listed.length > recordedList.length)
+    throw new CapstateError(
+      'no-convention',
+      `${plan.tool}: ${v.asked} would list ${listed.length} ${plan.collection}, more than record #${v.line.record_ordinal} listed (${recordedList.length}), in an envelope with a next-page member (${nextMember}); the capture does not show where the app cuts this list into pages`,
+      { tool: plan.tool, request_line: v.asked, nearest_tool: plan.tool, did_not_match: 'a list longer than any the capture read' },
+    );
+  // Issue 44 (kind 8): a page past the last, no record of this list shows what the app answers
+  // there: an empty page (json-server), the last page (json-server 1.0) or an error (WordPress's 400).
+  const w = v.line.window;
+  if (!v.recorded && w && w.offset > 0 && v.matched !== undefined && w.offset >= v.matched && !showsPastLast(plan))
+    throw new CapstateError(
+      'no-convention',
+      `${plan.tool}: ${v.asked} asks for a page past the last; the capture does not show what the app answers there (an empty page, the last one, or an error)`,
+      { tool: plan.tool, request_line: v.asked, nearest_tool: plan.tool, did_not_match: 'a page past the last page' },
+    );
+}
+
+/** The smallest default page size a list of the API learned (ListPlan.default_size), with its tool; read once per served store. */
+const apiDefaultSize = perContext(async (ctx): Promise<{ size: number; tool: string } | undefined> => {
+  const state = await servedLookups(ctx);
+  let out: { size: number; tool: string } | undefined;
+  for (const tool of ctx.manifest.tools) {
+    const plan = tool.method.toUpperCase() === 'GET' ? await state?.plan(tool.name) : undefined;
+    if (plan?.kind === 'list' && plan.default_size !== undefined && (out === undefined || plan.default_size < out.size))
+      out = { size: plan.default_size, tool: plan.tool };
+  }
+  return out;
+});
+
+/** Whether a recorded line of the list read a page past its last: a window past its start that listed nothing. */
+const showsPastLast = (plan: ListPlan): boolean =>
+  plan.lines.some(
+    (l) => l.reason === undefined && l.status >= 200 && l.status <= 299 && (l.window?.offset ?? 0) > 0 && l.listed_ids?.length === 0,
+  );
+
+/**
+ * Issue 44 kind 4: a key that lifts the default filter, given a value no recorded line lifted
+ * or filtered it by (WordPress's `status=private`, where the capture read `status=draft`), asks
+ * for entities the default filter hid from every plain read: the state holds them only where a
+ * recorded line lifted it to the whole collection (Redmine's `status_id=*`). The first such pair
+ * otherwise, to decline.
+ */
+export function unseenBehindDefault(plan: ListPlan, query: readonly QueryPair[], lifted: readonly QueryPair[]): QueryPair | undefined {
+  const d = plan.default_filter;
+  if (!d || plan.lines.some((l) => l.reason === undefined && l.membership === 'all' && l.query !== null)) return undefined;
+  return query.find(
+    (p) =>
+      d.lifted_by.includes(p.name) &&
+      !lifted.includes(p) &&
+      !plan.lines.some((l) => l.reason === undefined && (l.filter ?? []).some((f) => f.field === d.field && f.values.includes(p.value))),
+  );
+}
+
+/**
+ * Issue 44: an equality filter's value that is no number, on a field every entity holding it
+ * holds a number (or numbers) in: WordPress reads `author=2,3` as either author, json-server as
+ * no match, another app answers 400. No recorded line read such a value, so the call is declined.
+ */
+export function oddValue(q: ListQuery, all: readonly StateEntity[], tool: string): { field: string; value: string } | undefined {
+  const numeric = (v: JsonValue | undefined) =>
+    typeof v === 'number' || typeof v === 'bigint' || (Array.isArray(v) && v.every((x) => typeof x === 'number' || typeof x === 'bigint'));
+  for (const f of q.filter ?? []) {
+    if (f.op || f.matcher) continue;
+    const value = f.values.find((x) => !/^-?[0-9]+(\.[0-9]+)?$/.test(x));
+    if (value === undefined) continue;
+    const held = all.map((e) => fieldOf(e, tool, f.field)).filter((v) => v !== undefined && v !== null);
+    if (held.length > 0 && held.every(numeric)) return { field: f.field, value };
+  }
+  return undefined;
+}
