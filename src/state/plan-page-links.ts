@@ -16,13 +16,13 @@
  * rendered: the line is declined (src/model/plan/render.ts). The state pass keeps the reading
  * only when every line then renders exactly as recorded (steps/plans.ts, checkLines).
  */
-import type { JsonValue } from '../json/exact.js';
 import { count } from '../model/plan/list-queries.js';
-import { isObject, keysOf, member } from '../model/plan/json.js';
+import { keysOf, member } from '../model/plan/json.js';
 import type { PageLink } from '../model/plan/types.js';
 import { withPage } from '../model/plan/page-links.js';
 import type { ReadLine } from './facts.js';
-import { ok, type Ctx } from './plan-context.js';
+import type { Ctx } from './plan-context.js';
+import { envelopeBodies } from './plan-window-echoes.js';
 
 type Pair = [string, string];
 const key = (pairs: readonly Pair[]) => pairs.map(([k, v]) => `${k}=${v}`).join('&');
@@ -30,13 +30,8 @@ const sorted = (pairs: readonly Pair[]) => [...pairs].sort((a, b) => (a[0] < b[0
 
 /** The page links of a list whose list sits at the top-level member `listPointer`. */
 export function pageLinksOf(ctx: Ctx, lines: readonly ReadLine[], listPointer: string): PageLink[] {
-  if (!/^\/[^/]+$/.test(listPointer)) return [];
   const isPage = (k: string) => ctx.facts.vocabulary.windowRole(k) === 'page';
-  const bodies: { r: ReadLine; body: JsonValue }[] = [];
-  for (const r of lines) {
-    const body = ok(r.status) ? ctx.facts.bodyValue(r.response_body_id) : undefined;
-    if (body !== undefined && isObject(body)) bodies.push({ r, body });
-  }
+  const bodies = envelopeBodies(ctx, lines, listPointer);
   if (bodies.length === 0) return [];
   const out: PageLink[] = [];
   for (const name of keysOf(bodies[0].body)) {

@@ -18,13 +18,8 @@ import { ok, type Ctx } from './plan-context.js';
 
 /** The echo members of a list whose list sits at the top-level member `listPointer` (`/issues`). */
 export function windowEchoes(ctx: Ctx, lines: readonly ReadLine[], listPointer: string): WindowEcho[] {
-  if (!/^\/[^/]+$/.test(listPointer)) return [];
   const vocabulary = ctx.facts.vocabulary;
-  const bodies: { r: ReadLine; body: JsonValue }[] = [];
-  for (const r of lines) {
-    const body = ok(r.status) ? ctx.facts.bodyValue(r.response_body_id) : undefined;
-    if (body !== undefined && isObject(body)) bodies.push({ r, body });
-  }
+  const bodies = envelopeBodies(ctx, lines, listPointer);
   if (bodies.length === 0) return [];
   const out: WindowEcho[] = [];
   for (const key of keysOf(bodies[0].body)) {
@@ -50,4 +45,15 @@ export function windowEchoes(ctx: Ctx, lines: readonly ReadLine[], listPointer: 
       out.push({ member: `/${key}`, role, keys: [...keys].sort(), ...(fallback !== undefined ? { default: fallback } : {}) });
   }
   return out;
+}
+
+/** The 2xx lines' object bodies of a list whose list sits at a top-level member (`/issues`): where its envelope's members are. */
+export function envelopeBodies(ctx: Ctx, lines: readonly ReadLine[], listPointer: string): { r: ReadLine; body: JsonValue }[] {
+  if (!/^\/[^/]+$/.test(listPointer)) return [];
+  const bodies: { r: ReadLine; body: JsonValue }[] = [];
+  for (const r of lines) {
+    const body = ok(r.status) ? ctx.facts.bodyValue(r.response_body_id) : undefined;
+    if (body !== undefined && isObject(body)) bodies.push({ r, body });
+  }
+  return bodies;
 }
