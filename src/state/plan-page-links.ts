@@ -19,14 +19,13 @@
 import { count } from '../model/plan/list-queries.js';
 import { keysOf, member } from '../model/plan/json.js';
 import type { PageLink } from '../model/plan/types.js';
-import { withPage } from '../model/plan/page-links.js';
+import { sortedPairs, withPage } from '../model/plan/page-links.js';
 import type { ReadLine } from './facts.js';
 import type { Ctx } from './plan-context.js';
 import { envelopeBodies } from './plan-window-echoes.js';
 
 type Pair = [string, string];
 const key = (pairs: readonly Pair[]) => pairs.map(([k, v]) => `${k}=${v}`).join('&');
-const sorted = (pairs: readonly Pair[]) => [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 
 /** The page links of a list whose list sits at the top-level member `listPointer`. */
 export function pageLinksOf(ctx: Ctx, lines: readonly ReadLine[], listPointer: string): PageLink[] {
@@ -75,11 +74,11 @@ function readLink(value: string, r: ReadLine, isPage: (k: string) => boolean): P
   if (p === null || q === null) return null;
   const rel = q === p + 1 ? 'next' : q === p - 1 ? 'prev' : null;
   if (rel === null) return null;
-  const rest = (pairs: Pair[]) => key(sorted(pairs.filter(([k]) => k !== pageKey)));
+  const rest = (pairs: Pair[]) => key(sortedPairs(pairs.filter(([k]) => k !== pageKey)));
   if (rest(linked) !== rest(asked)) return null;
   // The order the link's keys are in: the request's (its page key moved in place, or added last) or sorted.
   const inRequestOrder = key(withPage(asked, pageKey, linkedPage.length ? linkedPage[0][1] : null));
-  const inSorted = key(sorted(linked));
+  const inSorted = key(sortedPairs(linked));
   const spelled = key(linked);
   const order =
     spelled === inRequestOrder && spelled === inSorted

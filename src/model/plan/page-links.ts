@@ -6,6 +6,9 @@ import type { PageLink, PlanLine } from './types.js';
 
 type Pair = [string, string];
 
+/** Query pairs sorted by key, as Django's `replace_query_param` writes them (a stable sort: one key's values keep their order). */
+export const sortedPairs = (pairs: readonly Pair[]): Pair[] => [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+
 /** The request's pairs with its page key set to `page` where it names one, else added last; without it where `page` is null. */
 export function withPage(pairs: readonly Pair[], pageKey: string, page: string | null): Pair[] {
   const has = pairs.some(([k]) => k === pageKey);
@@ -28,7 +31,7 @@ export function pageLinkValue(l: PageLink, line: PlanLine, matched: number): str
   if (target === 1 && l.first === undefined) return undefined;
   const asked = [...new URLSearchParams(line.query ?? '')];
   const pairs = withPage(asked, l.key, target === 1 && l.first === 'omitted' ? null : String(target));
-  const bySort = [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const bySort = sortedPairs(pairs);
   const spell = (ps: [string, string][]) => new URLSearchParams(ps).toString();
   if (spell(bySort) !== spell(pairs) && l.order === undefined) return undefined;
   const query = spell(l.order === 'sorted' ? bySort : pairs);

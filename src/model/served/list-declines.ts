@@ -13,7 +13,7 @@ import type { ListPlan, PlanLine, StateEntity } from '../plan/types.js';
 import type { QueryPair } from './cache-busters.js';
 import { perContext, type ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
-import { servedLookups } from './model.js';
+import { servedListPlans } from './model.js';
 
 /** A rendered list answer, as the checks below read it. */
 export interface RenderedList {
@@ -68,13 +68,10 @@ export async function refusePageGuess(ctx: ServeContext, plan: ListPlan, v: Rend
 
 /** The smallest default page size a list of the API learned (ListPlan.default_size), with its tool; read once per served store. */
 const apiDefaultSize = perContext(async (ctx): Promise<{ size: number; tool: string } | undefined> => {
-  const state = await servedLookups(ctx);
   let out: { size: number; tool: string } | undefined;
-  for (const tool of ctx.manifest.tools) {
-    const plan = tool.method.toUpperCase() === 'GET' ? await state?.plan(tool.name) : undefined;
-    if (plan?.kind === 'list' && plan.default_size !== undefined && (out === undefined || plan.default_size < out.size))
+  for (const plan of await servedListPlans(ctx))
+    if (plan.default_size !== undefined && (out === undefined || plan.default_size < out.size))
       out = { size: plan.default_size, tool: plan.tool };
-  }
   return out;
 });
 

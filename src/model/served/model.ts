@@ -10,8 +10,8 @@ import { stringifyExact, type JsonValue } from '../../json/exact.js';
 import { sha256Hex } from '../../json/sha256.js';
 import { readStoredState } from '../plan/stored.js';
 import { storedLookups, type StoredLookups } from '../plan/lookups.js';
-import type { StateDocument, StateEntity } from '../plan/types.js';
-import type { ServeContext } from './context.js';
+import type { ListPlan, StateDocument, StateEntity } from '../plan/types.js';
+import { perContext, type ServeContext } from './context.js';
 import type { SessionWrite } from './write-log.js';
 import { isInt } from './ids.js';
 import { member } from '../plan/json.js';
@@ -47,6 +47,20 @@ export function servedLookups(ctx: ServeContext): Promise<StoredLookups | null> 
   }
   return hit;
 }
+
+/**
+ * The list plans of the API's GET tools, in manifest order, read once per served store: where a
+ * habit learned on one list (its page envelope, default page, default orders) is looked up.
+ */
+export const servedListPlans = perContext(async (ctx): Promise<ListPlan[]> => {
+  const state = await servedLookups(ctx);
+  const out: ListPlan[] = [];
+  for (const tool of ctx.manifest.tools) {
+    const plan = state && tool.method.toUpperCase() === 'GET' ? await state.plan(tool.name) : undefined;
+    if (plan?.kind === 'list') out.push(plan);
+  }
+  return out;
+});
 
 const types = new WeakMap<ServeContext, Promise<ServedType[]>>();
 

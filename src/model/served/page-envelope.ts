@@ -8,7 +8,7 @@
 import type { JsonValue } from '../../json/exact.js';
 import type { ListPlan, PageEnvelope } from '../plan/types.js';
 import { perContext, type ServeContext } from './context.js';
-import { servedLookups } from './model.js';
+import { servedListPlans } from './model.js';
 import { envelopeOf } from './read-index.js';
 import { toolRecords } from './records.js';
 
@@ -18,15 +18,10 @@ export interface ServedPageEnvelope extends PageEnvelope {
 }
 
 /** The page envelopes the API's list plans hold, read once per served store. */
-export const pageEnvelopes = perContext(async (ctx): Promise<ServedPageEnvelope[]> => {
-  const state = await servedLookups(ctx);
-  const out: ServedPageEnvelope[] = [];
-  for (const tool of ctx.manifest.tools) {
-    const plan = tool.method.toUpperCase() === 'GET' ? await state?.plan(tool.name) : undefined;
-    if (plan?.kind === 'list' && plan.page_envelope) out.push({ ...plan.page_envelope, tool: tool.name });
-  }
-  return out;
-});
+export const pageEnvelopes = perContext(
+  async (ctx): Promise<ServedPageEnvelope[]> =>
+    (await servedListPlans(ctx)).flatMap((plan) => (plan.page_envelope ? [{ ...plan.page_envelope, tool: plan.tool }] : [])),
+);
 
 /**
  * The page envelope a call naming the window keys `keys` renders in for `plan`, with the

@@ -13,7 +13,7 @@ import { compare, fieldOf } from '../plan/list-queries.js';
 import type { ListPlan, StateEntity } from '../plan/types.js';
 import { perContext } from './context.js';
 import { isInt } from './ids.js';
-import { servedLookups, type ServedModel } from './model.js';
+import { servedListPlans, type ServedModel } from './model.js';
 
 /**
  * Where a created entity goes among its type's: after all others, unless the state holds its
@@ -76,13 +76,9 @@ export interface Orders {
 
 /** The default orders a list plan of each collection learned (the first list that learned any), read once per served store. */
 export const collectionOrders = perContext(async (ctx): Promise<Map<string, Orders>> => {
-  const state = await servedLookups(ctx);
   const out = new Map<string, Orders>();
-  for (const tool of ctx.manifest.tools) {
-    const plan = tool.method.toUpperCase() === 'GET' ? await state?.plan(tool.name) : undefined;
-    if (plan?.kind === 'list' && plan.default_order && !out.has(plan.collection))
-      out.set(plan.collection, { tool: plan.tool, orders: plan.default_order });
-  }
+  for (const plan of await servedListPlans(ctx))
+    if (plan.default_order && !out.has(plan.collection)) out.set(plan.collection, { tool: plan.tool, orders: plan.default_order });
   return out;
 });
 
