@@ -3,7 +3,7 @@
  * pairs, and the held-out property of every app's heldout.json: no request the capture made.
  */
 import { describe, expect, it } from 'vitest';
-import { judge, isDeclined, type Answer } from '../bench/fidelity/compare.js';
+import { declineReason, judge, isDeclined, type Answer } from '../bench/fidelity/compare.js';
 import { APPS, captureRequests, heldOut } from '../bench/fidelity/harness.js';
 
 const answer = (over: Partial<Answer>): Answer => ({
@@ -52,6 +52,14 @@ describe('fidelity judgement', () => {
     expect(judge(truth, answer({ status: 200, json: [], capstate: { answer: 'declined; tool=get_posts' } })).verdict).toBe('declined');
     expect(judge(truth, answer({ status: 502, json: {}, capstate: { error: 'no-response' } })).verdict).toBe('declined');
     expect(judge(truth, answer({ status: 500, json: {} })).verdict).toBe('wrong');
+  });
+
+  it('names a decline by the reason capstate gave: its error header, else its problem code', () => {
+    expect(declineReason(answer({ status: 501, json: { code: 'no-record' }, capstate: { error: 'no-convention' } }))).toBe('no-convention');
+    expect(
+      declineReason(answer({ status: 404, content_type: 'application/problem+json', json: { code: 'default-not-found' }, capstate: {} })),
+    ).toBe('default-not-found');
+    expect(declineReason(answer({ status: 200, json: [], capstate: { answer: 'declined' } }))).toBe('declined');
   });
 
   it('masks the members an app sets itself', () => {

@@ -77,6 +77,17 @@ export function isDeclined(a: Answer): boolean {
 }
 
 /**
+ * Why the model declined, as its own error code says: the `x-capstate-error` header, else the
+ * `code` of its problem document (a not-found the capture gave no body for: `default-not-found`),
+ * else `declined`. Read from capstate's answer only, for the table of declines by reason.
+ */
+export function declineReason(a: Answer): string {
+  if (a.capstate?.error) return a.capstate.error;
+  const code = a.json !== null && typeof a.json === 'object' ? (a.json as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : 'declined';
+}
+
+/**
  * Matched when status and body (after masking) agree and, where the truth has them,
  * `X-Total-Count` and `Link` (origin masked) agree too; otherwise declined (isDeclined) or
  * wrong. `why` says what differed, for the raw results.

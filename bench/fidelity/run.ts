@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { judge, type Answer, type Verdict } from './compare.js';
+import { declineReason, judge, type Answer, type Verdict } from './compare.js';
 import { APPS, appDir, captureRequests, heldOut, root, send, type FidelityApp } from './harness.js';
 
 const cli = process.env.FIDELITY_CLI ?? join(root, 'dist/src/cli/main.js');
@@ -101,6 +101,29 @@ function table(rows: [string, string, Record<Verdict, number>][]): string {
   return [line(head), ...body.map(line)].join('\n') + '\n';
 }
 
+/**
+ * The declines of each app by the reason capstate gave (declineReason): what keeps a request
+ * from being answered — a capture that never showed the key, the route, the not-found body or the
+ * app after such a write — rather than how many.
+ */
+function declines(apps: Record<string, { results: Result[] }>): string {
+  const counts = new Map<string, Map<string, number>>();
+  for (const [name, { results }] of Object.entries(apps))
+    for (const r of results)
+      if (r.verdict === 'declined') {
+        const c = counts.get(name) ?? counts.set(name, new Map()).get(name)!;
+        const why = declineReason(r.model);
+        c.set(why, (c.get(why) ?? 0) + 1);
+      }
+  const reasons = [...new Set([...counts.values()].flatMap((c) => [...c.keys()]))].sort();
+  if (reasons.length === 0) return '';
+  const head = ['declined by reason', ...reasons];
+  const body = [...counts].map(([name, c]) => [name, ...reasons.map((w) => String(c.get(w) ?? 0))]);
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
+  return [line(head), ...body.map(line)].join('\n') + '\n';
+}
+
 async function main(): Promise<void> {
   if (!existsSync(cli)) throw new Error(`${cli} missing: run npm run build`);
   const wanted = process.argv.slice(2);
@@ -137,6 +160,7 @@ async function main(): Promise<void> {
   }
   if (rows.length > 0 && new Set(rows.map((r) => r[0])).size > 1) rows.push(['all', 'all', all]);
   process.stdout.write(table(rows));
+  process.stdout.write('\n' + declines(out as Record<string, { results: Result[] }>));
   mkdirSync(join(root, 'bench/out'), { recursive: true });
   writeFileSync(join(root, 'bench/out/fidelity.json'), JSON.stringify({ cli, apps: out }, null, 1) + '\n');
   process.stderr.write('raw results: bench/out/fidelity.json\n');
