@@ -22,22 +22,37 @@ export interface Measured {
   stdout: string;
   /** The 1-minute load average when the process ended: other work on the machine shows here. */
   loadAvg: number;
+  /**
+   * The longest time the process wrote nothing to stderr while it ran (from its start to its
+   * first output, between outputs, and from its last output to its end): how long a user
+   * watching its progress saw nothing (issue 49: never more than 5 s).
+   */
+  silentMs: number;
 }
 
 /** Runs `node ARGS` in `cwd` and measures it. */
 export function measure(cwd: string, args: string[]): Promise<Measured> {
   // GNU time writes to its own -o file, so the child's stderr (progress, errors) passes through
-  // untouched and cannot be confused with the measurement.
+  // untouched (timed on the way) and cannot be confused with the measurement.
   const timeOut = join(tmpdir(), `capstate-bench-${process.pid}-${Math.floor(performance.now())}.time`);
   const [cmd, argv] = haveTime ? [TIME_BIN, ['-o', timeOut, '-f', '%M %U %S', process.execPath, ...args]] : [process.execPath, args];
   return new Promise((ok, fail) => {
     const t0 = performance.now();
-    const child = spawn(cmd, argv, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(cmd, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => chunks.push(b));
+    let lastOutput = t0;
+    let silentMs = 0;
+    child.stderr.on('data', (b: Buffer) => {
+      const t = performance.now();
+      silentMs = Math.max(silentMs, t - lastOutput);
+      lastOutput = t;
+      process.stderr.write(b);
+    });
     child.on('error', fail);
     child.on('close', (code) => {
       const wallMs = performance.now() - t0;
+      silentMs = Math.max(silentMs, t0 + wallMs - lastOutput);
       let rssMB: number | null = null;
       let cpuMs: number | null = null;
       if (haveTime && existsSync(timeOut)) {
@@ -48,7 +63,7 @@ export function measure(cwd: string, args: string[]): Promise<Measured> {
         if (Number.isFinite(user) && Number.isFinite(sys)) cpuMs = (user + sys) * 1000;
         rmSync(timeOut, { force: true });
       }
-      ok({ code, wallMs, rssMB, cpuMs, stdout: Buffer.concat(chunks).toString('utf8'), loadAvg: loadavg()[0] });
+      ok({ code, wallMs, rssMB, cpuMs, stdout: Buffer.concat(chunks).toString('utf8'), loadAvg: loadavg()[0], silentMs });
     });
   });
 }

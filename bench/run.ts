@@ -132,6 +132,8 @@ interface LoadRun {
   phasesMs: { facts: number; manifest: number; state: number } | null;
   /** The CLI's --json document, kept verbatim for results.json. */
   report: unknown;
+  /** The longest stretch its progress on stderr was silent (Measured.silentMs). */
+  silentMs: number;
 }
 
 /** The `phases_ms` of the report's one capture, when it has them. */
@@ -171,7 +173,17 @@ async function runLoad(file: string, db: string): Promise<LoadRun> {
   const { records, members } = countRows(db);
   let dbBytes = 0;
   for (const suffix of ['', '-wal']) if (existsSync(db + suffix)) dbBytes += statSync(db + suffix).size;
-  return { wallMs: m.wallMs, rssMB: m.rssMB, records, members, dbBytes, loadAvg: m.loadAvg, phasesMs: phasesOf(report), report };
+  return {
+    wallMs: m.wallMs,
+    rssMB: m.rssMB,
+    records,
+    members,
+    dbBytes,
+    loadAvg: m.loadAvg,
+    phasesMs: phasesOf(report),
+    report,
+    silentMs: m.silentMs,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,9 +288,11 @@ function table(results: FileResult[]): string {
     const mark = (ok: boolean) => (ok ? 'met' : 'NOT met');
     const rssOk = l.rssMB !== null && l.rssMB <= 256;
     const loads = [...r.baseline.runs.map((x) => x.loadAvg), ...l.runs.map((x) => x.loadAvg)];
+    const silent = Math.max(...l.runs.map((x) => x.silentMs));
     return (
       `${basename(r.file)}: load ${fmt(l.mbPerSec)} MB/s, load/base ${fmt(l.vsBaseline, 2)} (target ≥ 40 MB/s and ≥ 0.3: ${mark(l.mbPerSec >= 40 && l.vsBaseline >= 0.3)}); ` +
       `load RSS ${fmt(l.rssMB, 0)} MB (≤ 256: ${mark(rssOk)}); store ${fmt(l.dbTimesHar, 2)}× HAR (≤ 2: ${mark(l.dbTimesHar <= 2)}); ` +
+      `progress silent at most ${fmt(silent / 1000, 2)} s (issue 49: ≤ 5: ${mark(silent <= 5000)}); ` +
       `1-min load average ${fmt(Math.min(...loads))}–${fmt(Math.max(...loads))} on ${cpus().length} CPUs`
     );
   });

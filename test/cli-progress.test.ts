@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { LoadProgress } from '../src/ingest/load-captures.js';
 import { loadCaptures } from '../src/ingest/load-captures.js';
 import { progressReporter } from '../src/cli/progress.js';
+import { HEARTBEAT_EVERY_MS, HEARTBEAT_LOOK_MS } from '../src/cli/progress-heartbeat.js';
 import { LoadEstimator, loadFraction } from '../src/cli/progress-estimate.js';
 import { cli, tempDir } from './helpers.js';
 
@@ -175,6 +176,13 @@ describe('cli-progress: a heartbeat while the load thread is busy', () => {
     closeSync(fd);
     expect(readFileSync(file, 'utf8')).toBe(after);
     expect(after).toMatch(/capstate: a\.har: \d+%, .*state: evaluating the rules over the records \(0:0\d so far\)\n/);
+  });
+});
+
+describe('cli-progress: issue 49, progress never silent for 5 s', () => {
+  it('off a terminal the heartbeat repeats the step every 4 s and looks every 250 ms: no silence reaches 5 s', () => {
+    expect(HEARTBEAT_EVERY_MS.file + HEARTBEAT_LOOK_MS).toBeLessThan(5000);
+    expect(HEARTBEAT_EVERY_MS.tty + HEARTBEAT_LOOK_MS).toBeLessThan(5000);
   });
 });
 

@@ -27,6 +27,16 @@ export interface Heartbeat {
   stop(): void;
 }
 
+/** How often the worker looks whether a line is due: a silence lasts at most its interval and this. */
+export const HEARTBEAT_LOOK_MS = 250;
+
+/**
+ * The heartbeat's interval when the reporter does not set one: on a terminal the line is
+ * redrawn each second; off one (a log, CI) a line every 4 s, so that with the worker's look no
+ * silence reaches issue 49's 5 s.
+ */
+export const HEARTBEAT_EVERY_MS = { tty: 1000, file: 4000 } as const;
+
 // The worker's code, run with `eval` so it needs no file of its own beside the build.
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -59,7 +69,7 @@ setInterval(() => {
   } finally {
     Atomics.store(flags, 0, 0);
   }
-}, Math.min(250, everyMs));
+}, Math.min(${HEARTBEAT_LOOK_MS}, everyMs));
 parentPort.postMessage('ready');
 `;
 

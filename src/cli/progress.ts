@@ -9,7 +9,7 @@
 import { isMainThread } from 'node:worker_threads';
 import type { LoadProgress } from '../ingest/load-captures.js';
 import { LoadEstimator, type Estimate } from './progress-estimate.js';
-import { startHeartbeat, type Heartbeat } from './progress-heartbeat.js';
+import { HEARTBEAT_EVERY_MS, startHeartbeat, type Heartbeat } from './progress-heartbeat.js';
 
 /** Progress is shown for files over this size. */
 export const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -141,7 +141,7 @@ export function progressReporter(
     if (stepOf(p) !== lastStep) stepAt = Date.now();
     beat ??= startHeartbeat({
       fd: beatOpts.fd,
-      everyMs: beatOpts.everyMs ?? (stream.isTTY ? 1000 : 5000),
+      everyMs: beatOpts.everyMs ?? (stream.isTTY ? HEARTBEAT_EVERY_MS.tty : HEARTBEAT_EVERY_MS.file),
       tty: !!stream.isTTY,
       columns: stream.columns,
       onReady: beatOpts.onReady,
