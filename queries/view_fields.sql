@@ -14,7 +14,7 @@ with obs as materialized (
 generated as materialized (
   select capture_id, path, member_key from per_response_members
 ),
-shown as materialized (
+shown as (
   -- The entity object's own members: its node's children, a range of member_node's key. A
   -- member named "" stays out, as it did when this was the pointer range (entity_pointer || '/', …).
   select obs.capture_id, obs.tool, obs.all_index, obs.list_index, m.key, m.position
@@ -27,44 +27,35 @@ shown as materialized (
 counts as (
   select capture_id, tool, count(*) as all_count, count(list_index) as list_count from obs group by capture_id, tool
 ),
-scoped as materialized (
-  -- Read three times below. Issue 49: a member's count and first showing are aggregated once
-  -- per member, and only the first observation's members are ranked, where five window passes
-  -- over every shown member's row took 1.2 s of a 50 MB capture's state pass (now 0.3 s).
+scoped as (
   select capture_id, tool, 'all' as scope, key, all_index as obs_index, position from shown
   union all
   select capture_id, tool, 'list', key, list_index, position from shown where list_index is not null
 ),
-tally as (
-  -- Per member: how many observations show it, and the first that does.
-  select capture_id, tool, scope, key, count(*) as shown_count, min(obs_index) as first_index
-  from scoped
-  group by capture_id, tool, scope, key
+ranked as (
+  -- Each member's place in its scope's first observation (1, 2, …; null in the others).
+  select s.*,
+         case when s.obs_index = 1
+           then row_number() over (partition by s.capture_id, s.tool, s.scope, s.obs_index order by s.position) end as first_place
+  from scoped s
 ),
-base as materialized (
-  -- The first observation's members, by place (1, 2, …).
-  select capture_id, tool, scope, key, position, row_number() over (partition by capture_id, tool, scope order by position) as base_place
-  from scoped
-  where obs_index = 1
-),
-firsts as materialized (
-  -- Each member where it was first shown, with its place in the first observation (null: the first lacks it).
-  select t.capture_id, t.tool, t.scope, t.key, t.shown_count, t.first_index, min(s.position) as position, max(b.base_place) as base_place
-  from tally t
-  join scoped s on s.capture_id = t.capture_id and s.tool = t.tool and s.scope = t.scope and s.key = t.key and s.obs_index = t.first_index
-  left join base b on b.capture_id = t.capture_id and b.tool = t.tool and b.scope = t.scope and b.key = t.key
-  group by t.capture_id, t.tool, t.scope, t.key, t.shown_count, t.first_index
+based as (
+  -- The member's place in the first observation, on every row of it (null: the first lacks it).
+  select r.*, max(r.first_place) over (partition by r.capture_id, r.tool, r.scope, r.key) as base_place
+  from ranked r
 ),
 anchored as (
-  -- A member the first observation lacks: the latest place of the first observation's members before it where it was first shown.
-  select f.*,
-         case when f.base_place is null then (
-           select max(b.base_place)
-           from scoped p
-           join base b on b.capture_id = p.capture_id and b.tool = p.tool and b.scope = p.scope and b.key = p.key
-           where p.capture_id = f.capture_id and p.tool = f.tool and p.scope = f.scope and p.obs_index = f.first_index and p.position < f.position
-         ) end as before_place
-  from firsts f
+  -- The latest place of the first observation's members before this one in its observation.
+  select b.*,
+         max(b.base_place) over (
+           partition by b.capture_id, b.tool, b.scope, b.obs_index order by b.position
+           rows between unbounded preceding and 1 preceding) as before_place
+  from based b
+),
+firsts as (
+  select s.*, row_number() over (partition by s.capture_id, s.tool, s.scope, s.key order by s.obs_index, s.position) as rn,
+         count(*) over (partition by s.capture_id, s.tool, s.scope, s.key) as shown_count
+  from anchored s
 ),
 final as (
   -- A member the first observation lacks goes where it was first shown: right after the last (in
@@ -73,9 +64,10 @@ final as (
   select f.capture_id, f.tool, f.scope, f.key as field,
          row_number() over (
            partition by f.capture_id, f.tool, f.scope
-           order by coalesce(f.base_place, coalesce(f.before_place, 0) + 1), f.base_place is not null, f.first_index, f.position) - 1 as field_order,
+           order by coalesce(f.base_place, coalesce(f.before_place, 0) + 1), f.base_place is not null, f.obs_index, f.position) - 1 as field_order,
          cast(f.shown_count = case f.scope when 'all' then c.all_count else c.list_count end as integer) as is_required
-  from anchored f
+  from firsts f
   join counts c on c.capture_id = f.capture_id and c.tool = f.tool
+  where f.rn = 1
 )
 select * from final;
