@@ -96,8 +96,13 @@ function table(rows: [string, string, Record<Verdict, number>][]): string {
     String(c.declined),
     String(c.matched + c.wrong + c.declined),
   ]);
+  return columns(head, body, 2);
+}
+
+/** Rows under `head` in columns as wide as their widest cell: the first `left` left-aligned, the counts right-aligned. */
+function columns(head: string[], body: string[][], left: number): string {
   const w = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => (i < 2 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
+  const line = (r: string[]) => r.map((c, i) => (i < left ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
   return [line(head), ...body.map(line)].join('\n') + '\n';
 }
 
@@ -118,10 +123,11 @@ function declines(apps: Record<string, { results: Result[] }>): string {
   const reasons = [...new Set([...counts.values()].flatMap((c) => [...c.keys()]))].sort();
   if (reasons.length === 0) return '';
   const head = ['declined by reason', ...reasons];
-  const body = [...counts].map(([name, c]) => [name, ...reasons.map((w) => String(c.get(w) ?? 0))]);
-  const w = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
-  return [line(head), ...body.map(line)].join('\n') + '\n';
+  return columns(
+    head,
+    [...counts].map(([name, c]) => [name, ...reasons.map((w) => String(c.get(w) ?? 0))]),
+    1,
+  );
 }
 
 async function main(): Promise<void> {

@@ -6,7 +6,7 @@
  * (the rule vocabulary docs/rules.md explains), and `--json` is unchanged (a versioned promise).
  */
 import type { EnvironmentState, ItemPlan, ListPlan, Plan, StateType } from '../model/plan/types.js';
-import { listHabits, plainText, REASON_WORDS } from '../model/plan/words.js';
+import { plainText, REASON_WORDS, unlessAsked } from '../model/plan/words.js';
 
 type Evidence = EnvironmentState['evidence'];
 
@@ -86,7 +86,7 @@ export function planWords(p: Plan, explain: boolean, extra: (p: ItemPlan | ListP
     `${p.counters.length ? `, counts in ${p.counters.join(', ')}` : ''}` +
     `${p.page_envelope ? `, any page by ${p.page_envelope.keys.join('/')} in the envelope of #${p.page_envelope.record_ordinal}` : ''}` +
     `${p.parent ? `, those whose ${p.parent.field} is the {${p.parent.param}} in the path` : ''}` +
-    `${listHabits(p).length ? `; unless asked, ${listHabits(p).join('; ')}` : ''}${extra(p)})`
+    `${unlessAsked(p)}${extra(p)})`
   );
 }
 

@@ -18,7 +18,7 @@ import { embeddedOf, knownCollections, readConventions, referenceMembers, served
 import { embedKey, type WidenedEmbedded } from '../model/plan/embed-conventions.js';
 import { widenQueries, type ReadConventions } from '../model/plan/conventions.js';
 import { pageWords } from '../model/plan/page-envelope.js';
-import { listHabits } from '../model/plan/words.js';
+import { unlessAsked } from '../model/plan/words.js';
 import { matcherKeyParts } from '../model/plan/label-matchers.js';
 import { writeModelOf, type WriteKind, type WriteModel } from '../model/served/writes.js';
 import { storedVerifiedWrites } from '../model/served/effects.js';
@@ -343,8 +343,7 @@ function describeListServing(plan: ListPlan, conv: ReadConventions, references: 
     parts.push(`but replays ${shown} (the state does not reproduce which items ${differs.length === 1 ? 'it lists' : 'they list'})`);
   }
   // Issue 44: what the list shows unless asked (its default filter, page size and order).
-  const habits = listHabits(plan);
-  return parts.join(', ') + (habits.length ? `; unless asked, ${habits.join('; ')}` : '');
+  return parts.join(', ') + unlessAsked(plan);
 }
 
 /**

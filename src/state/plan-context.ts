@@ -9,7 +9,7 @@
 import { stringifyExact, type JsonValue } from '../json/exact.js';
 import type { Observation } from './steps/merge-entities.js';
 import type { ReadLine, StateFacts } from './facts.js';
-import type { Collections } from '../model/plan/render.js';
+import { lineName, type Collections } from '../model/plan/render.js';
 import type { Reason } from '../model/plan/types.js';
 import type { ViewShaping } from '../model/plan/variants.js';
 
@@ -23,7 +23,7 @@ export interface Outcome {
   reasons: { reason: Reason; detail: string }[];
 }
 
-export const lineName = (r: { path: string; query: string | null }) => (r.query ? `${r.path}?${r.query}` : r.path);
+export { lineName };
 
 export interface Ctx {
   facts: StateFacts;

@@ -17,7 +17,7 @@
 import { compare, fieldOf } from '../model/plan/list-queries.js';
 import type { StateEntity } from '../model/plan/types.js';
 import type { ReadLine } from './facts.js';
-import type { Ctx } from './plan-context.js';
+import { ok, type Ctx } from './plan-context.js';
 
 /** Neighbouring pairs the lines must show in order, in all, before an order is learned. */
 const PAIRS = 3;
@@ -33,7 +33,7 @@ export function defaultOrdersOf(
   const v = ctx.facts.vocabulary;
   const byId = new Map(all.map((e) => [e.id, e]));
   const unsorted = lines
-    .filter((l) => l.line.status >= 200 && l.line.status <= 299 && !l.line.query_pairs.some((p) => v.isOrdering(p.name)))
+    .filter((l) => ok(l.line.status) && !l.line.query_pairs.some((p) => v.isOrdering(p.name)))
     .map((l) => l.listed.map((id) => byId.get(id)))
     .filter((es): es is StateEntity[] => es.length > 1 && es.every((e) => e !== undefined));
   if (unsorted.reduce((n, es) => n + es.length - 1, 0) < PAIRS) return [];

@@ -16,6 +16,7 @@ import type { JsonValue } from '../../json/exact.js';
 import { childPointer } from '../../json/pointer.js';
 import { isObject, keysOf, member, replaceAt } from './json.js';
 import { applyListQuery, type ListQuery } from './list-queries.js';
+import { pageOf } from './page-links.js';
 import { renderEntity } from './render.js';
 import type { ListPlan, PageEnvelope, PageQuantity, StateEntity } from './types.js';
 
@@ -40,7 +41,7 @@ export function renderPage(
   const w = query.window;
   if (!w?.size) return null;
   const picked = applyListQuery(all, query, plan.tool);
-  const page = Math.floor(w.offset / w.size) + 1;
+  const page = pageOf(w.offset, w.size);
   const pages = Math.ceil(picked.matched / w.size);
   if (page > pages) return null;
   const q = quantities(page, pages, picked.matched);
@@ -77,7 +78,7 @@ export function explainPage(
   });
   if (lists.length !== 1) return null;
   const matched = applyListQuery(all, { ...query, window: undefined }, plan.tool).entities.length;
-  const q = quantities(Math.floor(w.offset / w.size) + 1, Math.ceil(matched / w.size), matched);
+  const q = quantities(pageOf(w.offset, w.size), Math.ceil(matched / w.size), matched);
   const members: PageEnvelope['members'] = [];
   for (const k of names) {
     if (k === lists[0]) continue;

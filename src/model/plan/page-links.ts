@@ -6,6 +6,12 @@ import type { PageLink, PlanLine } from './types.js';
 
 type Pair = [string, string];
 
+/** The page (1, 2, …) a window of `size` starting at `offset` is. */
+export const pageOf = (offset: number, size: number): number => Math.floor(offset / size) + 1;
+
+/** The last page of `matched` entities in pages of `size`: 1 where none matched (one empty page). */
+export const lastPageOf = (matched: number, size: number): number => Math.max(1, Math.ceil(matched / size));
+
 /** Query pairs sorted by key, as Django's `replace_query_param` writes them (a stable sort: one key's values keep their order). */
 export const sortedPairs = (pairs: readonly Pair[]): Pair[] => [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 
@@ -24,8 +30,8 @@ export function withPage(pairs: readonly Pair[], pageKey: string, page: string |
 export function pageLinkValue(l: PageLink, line: PlanLine, matched: number): string | null | undefined {
   const w = line.window;
   const size = w?.size ?? null;
-  const page = w && size ? Math.floor(w.offset / size) + 1 : 1;
-  const last = size ? Math.max(1, Math.ceil(matched / size)) : 1;
+  const page = w && size ? pageOf(w.offset, size) : 1;
+  const last = size ? lastPageOf(matched, size) : 1;
   const target = l.rel === 'next' ? (page < last ? page + 1 : null) : page > 1 && page <= last ? page - 1 : null;
   if (target === null) return null;
   if (target === 1 && l.first === undefined) return undefined;

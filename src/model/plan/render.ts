@@ -5,7 +5,7 @@
 import type { JsonValue } from '../../json/exact.js';
 import { at, codePointSorted, isObject, keysOf, member, objectFrom, replaceAt } from './json.js';
 import type { ItemPlan, ListPlan, PlanLine, StateEntity, WindowEcho } from './types.js';
-import { pageLinkValue } from './page-links.js';
+import { pageLinkValue, pageOf } from './page-links.js';
 import { renderClock, type ClockFormat } from './clocks.js';
 import { applyListQuery, count, isListQuery, type ListQuery } from './list-queries.js';
 
@@ -158,7 +158,8 @@ export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, 
   return { status: 'rendered', body, ...(picked ? { matched: picked.matched } : {}) };
 }
 
-const lineName = (line: PlanLine) => `${line.path}${line.query ? `?${line.query}` : ''}`;
+/** A request line's path and query as written (`/posts?_page=2`): how checks and declines name a line. */
+export const lineName = (r: { path: string; query: string | null }) => (r.query ? `${r.path}?${r.query}` : r.path);
 
 /** What a window echo shows for a line: its window's value, else the value its query names, else the default. */
 function echoValue(e: WindowEcho, line: PlanLine): number | undefined {
@@ -166,7 +167,7 @@ function echoValue(e: WindowEcho, line: PlanLine): number | undefined {
   if (w) {
     if (e.role === 'offset') return w.offset;
     if (e.role === 'size') return w.size ?? e.default;
-    return w.size ? Math.floor(w.offset / w.size) + 1 : e.default;
+    return w.size ? pageOf(w.offset, w.size) : e.default;
   }
   const named = [...new URLSearchParams(line.query ?? '')].find(([k]) => e.keys.includes(k));
   return (named && count(named[1])) ?? e.default;

@@ -113,6 +113,12 @@ export function listHabits(p: ListPlan): string[] {
   return out;
 }
 
+/** The list's habits as a clause (`; unless asked, pages of 10; ordered by date descending`), or nothing. */
+export function unlessAsked(p: ListPlan): string {
+  const habits = listHabits(p);
+  return habits.length ? `; unless asked, ${habits.join('; ')}` : '';
+}
+
 /** One sentence saying how a read tool is answered. */
 export function planSentence(p: Plan): string {
   switch (p.kind) {

@@ -18,6 +18,7 @@ import { withNullFilters } from './null-filters.js';
 import { pageEnvelopeFor } from './page-envelope.js';
 import { countHeaders, pagesOf } from './count-headers.js';
 import { pageWords, renderPage } from '../plan/page-envelope.js';
+import { lastPageOf, pageOf } from '../plan/page-links.js';
 import { widenQueries, type ApiConvention, type WidenedQueries } from '../plan/conventions.js';
 import type { ListPlan, PlanLine } from '../plan/types.js';
 import type { ServeContext } from './context.js';
@@ -45,6 +46,8 @@ export async function answerList(
 ): Promise<StateAnswer | null> {
   let line = recordedLine;
   let how: string;
+  // The call's path (`GET /posts?_page=2` → `/posts`): what the answer's page links link from.
+  const askedPath = asked.slice(asked.indexOf(' ') + 1).split('?')[0];
   /** Issue 44: the API conventions the answer rests on, each with the tools whose lines proved it. */
   const borrowedFrom = new Map<ApiConvention, Set<string>>();
   const restsOn = (c: ApiConvention, tools: Iterable<string> = []) =>
@@ -214,7 +217,7 @@ export async function answerList(
     line = {
       ...template,
       // The call's own request line: what the envelope's page links link from (page-links.ts).
-      path: asked.slice(asked.indexOf(' ') + 1).split('?')[0],
+      path: askedPath,
       query: call.query.length ? new URLSearchParams(call.query.map((p) => [p.name, p.value])).toString() : null,
       filter: parsed.query.filter,
       sort: parsed.query.sort,
@@ -265,11 +268,10 @@ export async function answerList(
       for (const [h, kind] of counts) headers[h] = String(kind === 'matched' ? matched : pagesOf(matched, line.window?.size));
   }
   if (rendered.matched !== undefined && line.window?.size) {
-    const path = asked.slice(asked.indexOf(' ') + 1).split('?')[0];
     const link = await pageLinks(
       ctx,
       linkRecord ?? line.record_ordinal,
-      path,
+      askedPath,
       call,
       line.window as { offset: number; size: number },
       rendered.matched,
@@ -352,8 +354,8 @@ async function pageLinks(
   if (!pageKey) return null;
   const named = new Set(links.map(([, , rel]) => rel));
   if (named.has('prev') || named.has('next')) named.add('prev').add('next');
-  const page = Math.floor(window.offset / window.size) + 1;
-  const last = Math.max(1, Math.ceil(matched / window.size));
+  const page = pageOf(window.offset, window.size);
+  const last = lastPageOf(matched, window.size);
   // Issue 44 (kind 8): a page past the last, or the only page, links nowhere — the recorded
   // links show only a page inside a longer list (decisions: "page links past the end").
   if (page > last || (last === 1 && page === 1)) return 'none';
