@@ -180,6 +180,27 @@ describe('cli-progress: a heartbeat while the load thread is busy', () => {
 });
 
 describe('cli-progress: issue 49, progress never silent for 5 s', () => {
+  it('in the reading too: while the parse side reads for credentials before counting a byte, the heartbeat says the capture is being read', async () => {
+    const file = join(dir, 'beat-reading.log');
+    const fd = openSync(file, 'w');
+    let ready!: () => void;
+    const started = new Promise<void>((res) => (ready = res));
+    const r = progressReporter(
+      { isTTY: false, write: (c: string) => writeFileSync(fd, c) },
+      { heartbeat: { fd, everyMs: 100, onReady: () => ready() } },
+    );
+    // What the loader tells as the reading begins (load-captures.ts): no byte read yet, so no line of its own.
+    r.update({ ...p({ phase: 'facts' }), bytesRead: 0, records: 0 });
+    await started;
+    const until = Date.now() + 1500;
+    while (Date.now() < until) {
+      /* busy, as the first pass keeps the loader */
+    }
+    r.end();
+    closeSync(fd);
+    expect(readFileSync(file, 'utf8')).toMatch(/capstate: a\.har: \d+%, .*reading the capture \(0:0\d so far\)\n/);
+  });
+
   it('off a terminal the heartbeat repeats the step every 4 s and looks every 250 ms: no silence reaches 5 s', () => {
     expect(HEARTBEAT_EVERY_MS.file + HEARTBEAT_LOOK_MS).toBeLessThan(5000);
     expect(HEARTBEAT_EVERY_MS.tty + HEARTBEAT_LOOK_MS).toBeLessThan(5000);

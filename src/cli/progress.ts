@@ -56,9 +56,11 @@ function stateWords(p: LoadProgress): string {
   }
 }
 
-/** What a step after the reading is doing: `state: building type 3 of 8`. */
+/** What a step is doing: `reading the capture`, `state: building type 3 of 8`. */
 function stepWords(p: LoadProgress): string {
-  return p.phase === 'manifest' ? `finding the tools in ${p.records.toLocaleString('en-US')} records` : stateWords(p);
+  const phase = p.phase ?? 'facts';
+  if (phase === 'facts') return 'reading the capture';
+  return phase === 'manifest' ? `finding the tools in ${p.records.toLocaleString('en-US')} records` : stateWords(p);
 }
 
 /**
@@ -133,10 +135,11 @@ export function progressReporter(
   };
   // A new phase or state step is always shown; units within a step and bytes are throttled.
   const stepOf = (p: LoadProgress) => `${p.file} ${p.phase ?? 'facts'} ${p.step?.step ?? ''}`;
-  // After the reading, the heartbeat is told each step, to repeat while this thread is busy.
+  // The heartbeat is told each step, to repeat while nothing else is said: after the reading while
+  // this thread is busy, and in the reading while the parse side reads for credentials (issue 49).
   const tellBeat = (p: LoadProgress, e: Estimate) => {
     const phase = p.phase ?? 'facts';
-    if (phase === 'facts' || !beatOpts) return;
+    if (!beatOpts) return;
     if (phase === 'done') return beat?.tell(null);
     if (stepOf(p) !== lastStep) stepAt = Date.now();
     beat ??= startHeartbeat({

@@ -243,6 +243,9 @@ async function loadInput(
       );
     };
 
+    // Issue 49: the reading has begun. The parse side reads the whole file for credentials (BS-65)
+    // before it counts a byte, so this is what the progress shows meanwhile (its heartbeat).
+    opts.onProgress?.({ file, bytesRead: 0, bytesTotal: st.size, records, phase: 'facts' });
     // The parse side runs in a worker thread (pipeline.ts); this thread stores what it hands over.
     for await (const m of parsed.items) {
       if (m.t === 'credentials') {
