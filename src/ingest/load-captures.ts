@@ -142,6 +142,9 @@ async function loadInput(
 ): Promise<LoadedCapture> {
   const t0 = performance.now();
   const st = statSync(identity);
+  // Issue 49: the reading has begun. This thread hashes the file and the parse side reads it whole
+  // for credentials (BS-65) before a byte is counted: the progress's heartbeat says so meanwhile.
+  opts.onProgress?.({ file, bytesRead: 0, bytesTotal: st.size, records: 0, phase: 'facts' });
   // The parse worker's first pass (credentials) runs while this thread hashes the file.
   const parsed = parsedCapture(path, opts.sensitive ?? [], inflate);
   try {
@@ -243,9 +246,6 @@ async function loadInput(
       );
     };
 
-    // Issue 49: the reading has begun. The parse side reads the whole file for credentials (BS-65)
-    // before it counts a byte, so this is what the progress shows meanwhile (its heartbeat).
-    opts.onProgress?.({ file, bytesRead: 0, bytesTotal: st.size, records, phase: 'facts' });
     // The parse side runs in a worker thread (pipeline.ts); this thread stores what it hands over.
     for await (const m of parsed.items) {
       if (m.t === 'credentials') {
