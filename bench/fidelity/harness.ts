@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { alertmanager } from './apps/alertmanager.js';
 import { apolloServer } from './apps/apollo-server.js';
 import { djangoRest } from './apps/django-rest.js';
+import { feathersApp } from './apps/feathers.js';
 import { graphqlYoga } from './apps/graphql-yoga.js';
 import { redmine } from './apps/redmine.js';
 import { wordpress } from './apps/wordpress.js';
@@ -101,6 +102,7 @@ export const APPS: FidelityApp[] = [
   djangoRest,
   graphqlYoga,
   apolloServer,
+  feathersApp,
 ];
 
 export const appDir = (app: FidelityApp) => join(root, 'bench', 'fidelity', app.name);
