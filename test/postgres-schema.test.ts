@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMigrations, openStore } from '../src/store/open.js';
 import { postgresSchemaVersion, schemaFiles, SQLITE_ONLY_MIGRATIONS } from '../src/store/postgres-schema.js';
-import { tempDir } from './helpers.js';
+import { cli, fixture, tempDir } from './helpers.js';
 import { createStoreDatabase, startPostgres, type Postgres } from './postgres-helpers.js';
 
 const dir = tempDir();
@@ -148,5 +148,31 @@ describe('issue 20: a PostgreSQL store starts at the schema version schema/*.sql
     } finally {
       db.close();
     }
+  });
+});
+
+describe('issue 44: a store before migrations that only add vocabulary rows (0017) is brought up to date by a write command', () => {
+  it('read-only, it is refused with the fix; capstate migrate adds the rows it lacks and the version, and reading works again', () => {
+    const store = pg.url('vocabulary_topup');
+    const load = cli(['load', fixture('json-server', 'capture.har'), '--db', store]);
+    expect(load.status, load.stderr).toBe(0);
+    // The store as a capstate before 0017 left it: schema version 16, no `$limit` or `$sort` rows.
+    pg.psql(
+      'postgres',
+      "delete from vocabulary_topup.vocabulary where name in ('$limit', '$sort'); update vocabulary_topup.meta set value = '16' where key = 'schema_version'",
+    );
+    const read = cli(['state', '--db', store]);
+    expect(read.status).not.toBe(0);
+    expect(read.stderr).toMatch(/is at schema version 16, this capstate needs 17; run: capstate migrate --db /);
+    const migrate = cli(['migrate', '--db', store]);
+    expect(migrate.status, migrate.stderr).toBe(0);
+    expect(pg.psql('postgres', "select value from vocabulary_topup.meta where key = 'schema_version'").trim()).toBe('17');
+    expect(
+      pg
+        .psql('postgres', "select vocabulary || ' ' || name from vocabulary_topup.vocabulary where name in ('$limit', '$sort') order by 1")
+        .trim()
+        .split('\n'),
+    ).toEqual(['ordering $sort', 'pagination $limit', 'window_size $limit']);
+    expect(cli(['state', '--db', store]).status).toBe(0);
   });
 });

@@ -70,7 +70,8 @@ export function listDefaults(ctx: Ctx, input: ListDefaultsInput): ListDefaults {
       referenceOf,
       size,
     );
-    if (read.kind === 'query') return !counts(r) || !!read.line.total_members?.length || !!read.line.total_headers?.length;
+    if (read.kind === 'query')
+      return !counts(r) || (!read.line.unseen && (!!read.line.total_members?.length || !!read.line.total_headers?.length));
     return read.kind === 'plain' && read.membership === 'all';
   };
   let defaults = defaultFilterOf(ctx, plainLine && { listed: listedOf(plainLine) }, others, all);

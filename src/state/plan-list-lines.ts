@@ -73,13 +73,8 @@ export function readLineQuery(
   if (parsed?.ok && isListQuery(parsed.query)) {
     const picked = applyListQuery(all, parsed.query, ctx.tool);
     if (same(picked.entities.map((e) => e.id))) {
-      const totals = (totalsOf.members.get(r.record_id) ?? [])
-        .filter((c) => Number(c.value) === picked.matched)
-        .map((c) => c.member_pointer);
-      const headers = (totalsOf.headers.get(r.record_id) ?? [])
-        .filter((s) => s.total !== null && Number(s.total) === picked.matched)
-        .map((s) => s.name.toLowerCase());
-      const membership = proves && picked.entities.length === all.length ? 'all' : 'recorded';
+      const { unseen, totals, headers } = countedTotals(totalsOf, r.record_id, picked.matched);
+      const membership = proves && picked.entities.length === all.length && unseen === 0 ? 'all' : 'recorded';
       return {
         kind: 'query',
         membership,
@@ -88,6 +83,7 @@ export function readLineQuery(
           ...parsed.query,
           ...(totals.length ? { total_members: [...new Set(totals)].sort() } : {}),
           ...(headers.length ? { total_headers: [...new Set(headers)].sort() } : {}),
+          ...(unseen > 0 ? { unseen } : {}),
         },
       };
     }
@@ -134,6 +130,31 @@ function filteringKey(r: Pick<ReadLine, 'query_pairs'>, vocabulary: Vocabulary, 
 }
 
 export type Totals = { members: Map<number, StateFacts['counters']>; headers: Map<number, StateFacts['pageSignals']> };
+
+/**
+ * A query line's item totals (ES-36 members, total headers) that count what the query matches in
+ * the state; where none does and some count more, the least of those, `unseen` entities more:
+ * the app held entities the capture never showed (issue 44: a Feathers list paged through in
+ * part says `"total": 14` where the state matches 13). Those totals are then the line's, counted
+ * as the state's matches plus `unseen` (render.ts), and no other query is answered from the
+ * list's state. A total below the matches is no count of them: left as recorded, as before.
+ */
+function countedTotals(totalsOf: Totals, recordId: number, matched: number): { unseen: number; totals: string[]; headers: string[] } {
+  const members = (totalsOf.members.get(recordId) ?? []).map((c) => ({ at: c.member_pointer, n: Number(c.value) }));
+  const headers = (totalsOf.headers.get(recordId) ?? [])
+    .filter((s) => s.total !== null)
+    .map((s) => ({ at: s.name.toLowerCase(), n: Number(s.total) }));
+  const counting = (n: number) => ({
+    totals: members.filter((c) => c.n === n).map((c) => c.at),
+    headers: headers.filter((h) => h.n === n).map((h) => h.at),
+  });
+  const exact = counting(matched);
+  if (exact.totals.length || exact.headers.length) return { unseen: 0, ...exact };
+  const more = [...members, ...headers].map((c) => c.n).filter((n) => Number.isSafeInteger(n) && n > matched);
+  if (more.length === 0) return { unseen: 0, ...exact };
+  const least = Math.min(...more);
+  return { unseen: least - matched, ...counting(least) };
+}
 
 /**
  * Issue 18 (ES-35, ES-37): the field a nested collection's entities carry their parent in.

@@ -142,6 +142,20 @@ export function postgresSchema(): string {
 export const SQLITE_ONLY_MIGRATIONS: ReadonlySet<number> = new Set([14, 16]);
 
 /**
+ * SQLite migrations that only add vocabulary rows (0017: Feathers' `$limit` and `$sort`): a
+ * PostgreSQL store before them is brought up to date by a write command, which adds the rows it
+ * lacks (`postgresVocabularyTopUp`), rather than refused as a store of another schema.
+ */
+export const VOCABULARY_ROWS_MIGRATIONS: ReadonlySet<number> = new Set([17]);
+
+/** Whether a PostgreSQL store at schema `version` reaches the current one by vocabulary rows alone. */
+export function onlyVocabularyRowsSince(version: number): boolean {
+  return listMigrations()
+    .filter((m) => m.version > version && !SQLITE_ONLY_MIGRATIONS.has(m.version))
+    .every((m) => VOCABULARY_ROWS_MIGRATIONS.has(m.version));
+}
+
+/**
  * The schema version a PostgreSQL store starts at: the last SQLite migration's that changed
  * what schema/*.sql gives PostgreSQL (its stores cannot be migrated yet, so a SQLite-only
  * change must not make them stale).
@@ -163,16 +177,36 @@ const literal = (v: unknown): string => (typeof v === 'number' || typeof v === '
  * schema version in `meta` (PostgreSQL has no `user_version`).
  */
 export function postgresSeed(): string {
+  return (
+    [
+      `INSERT INTO meta (key, value) VALUES ('schema_version', ${literal(String(postgresSchemaVersion()))});`,
+      ...vocabularyRows().map((r) => `INSERT INTO vocabulary (vocabulary, name, rank) VALUES (${r.map(literal).join(', ')});`),
+    ].join('\n') + '\n'
+  );
+}
+
+/**
+ * The statements that bring a store's vocabulary up to SQLite's migrations (the rows it lacks,
+ * none changed) and its schema version to the current one: for a store `onlyVocabularyRowsSince`
+ * says so of.
+ */
+export function postgresVocabularyTopUp(): string {
+  return (
+    [
+      ...vocabularyRows().map(
+        (r) => `INSERT INTO vocabulary (vocabulary, name, rank) VALUES (${r.map(literal).join(', ')}) ON CONFLICT DO NOTHING;`,
+      ),
+      `UPDATE meta SET value = ${literal(String(postgresSchemaVersion()))} WHERE key = 'schema_version';`,
+    ].join('\n') + '\n'
+  );
+}
+
+/** The vocabulary rows SQLite's migrations seed, read from an in-memory store migrated here (one list, kept in the migrations). */
+function vocabularyRows(): unknown[][] {
   const db = new Database(':memory:');
   try {
     for (const m of listMigrations()) db.exec(m.sql);
-    const rows = db.prepare('select vocabulary, name, rank from vocabulary order by vocabulary, name').raw(true).all() as unknown[][];
-    return (
-      [
-        `INSERT INTO meta (key, value) VALUES ('schema_version', ${literal(String(postgresSchemaVersion()))});`,
-        ...rows.map((r) => `INSERT INTO vocabulary (vocabulary, name, rank) VALUES (${r.map(literal).join(', ')});`),
-      ].join('\n') + '\n'
-    );
+    return db.prepare('select vocabulary, name, rank from vocabulary order by vocabulary, name').raw(true).all() as unknown[][];
   } finally {
     db.close();
   }

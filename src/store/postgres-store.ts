@@ -15,7 +15,13 @@ import type pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { CapstateError, shellWord } from '../errors.js';
 import { listViews, orderViews, queriesHash } from './open.js';
-import { postgresSchema, postgresSchemaVersion, postgresSeed } from './postgres-schema.js';
+import {
+  onlyVocabularyRowsSince,
+  postgresSchema,
+  postgresSchemaVersion,
+  postgresSeed,
+  postgresVocabularyTopUp,
+} from './postgres-schema.js';
 import { postgresView } from './postgres-views.js';
 import type { DB } from './types.js';
 
@@ -176,7 +182,18 @@ export async function openPostgresStore(url: string, opts: { write?: boolean } =
           `${displayUrl(url)} was written by a newer capstate (schema version ${version}); upgrade capstate`,
           { file: displayUrl(url) },
         );
-      if (version < latest)
+      if (version < latest && onlyVocabularyRowsSince(version)) {
+        // Issue 44: the migrations since only add vocabulary rows; a write command adds them.
+        if (!opts.write)
+          throw new CapstateError(
+            'stale-store',
+            `${displayUrl(url)} is at schema version ${version}, this capstate needs ${latest}; ${fix}`,
+            {
+              file: displayUrl(url),
+            },
+          );
+        await client.query(postgresVocabularyTopUp());
+      } else if (version < latest)
         throw new CapstateError(
           'stale-store',
           `${displayUrl(url)} is at schema version ${version}, this capstate needs ${latest}; PostgreSQL stores cannot be migrated yet: load the captures into a new schema`,

@@ -20,6 +20,7 @@
  * (`convention: api-filter`, …; provenance.ts).
  */
 import { referenceKey, type FilterOp } from './list-queries.js';
+import { keyedSortKey } from './keyed-sort.js';
 import type { ListPlan, ListQueries, WindowEcho } from './types.js';
 import type { Vocabulary } from '../../store/vocabulary.js';
 
@@ -170,6 +171,14 @@ export function widenQueries(plan: ListPlan, conv: ReadConventions, references: 
         if (conv.tree.length && borrowed.has(`${field}${suffix}`)) queries.tree!.push(`${field}${suffix}`);
       }
   for (const [key, tools] of conv.sort) borrow(queries.sort, key, 'api-sort', tools);
+  // A keyed sort (`$sort[id]`) learned on any list sorts by any field so spelled (`$sort[views]`).
+  const keyedTools = new Map<string, string[]>();
+  for (const [key, tools] of [...own.sort.map((k) => [k, [plan.tool]] as const), ...conv.sort])
+    for (const field of plan.fields) {
+      const spelled = keyedSortKey(key, field);
+      if (spelled !== undefined) keyedTools.set(spelled, [...new Set([...(keyedTools.get(spelled) ?? []), ...tools])]);
+    }
+  for (const [key, tools] of keyedTools) borrow(queries.sort, key, 'api-sort', tools);
   for (const [key, tools] of conv.window) borrow(queries.window, key, 'api-window', tools);
   if (own.multi_sort || conv.multi_sort.length) queries.multi_sort = true;
   if (own.any_of || conv.any_of.length) queries.any_of = true;

@@ -12,6 +12,7 @@ import type { Vocabulary } from '../../store/vocabulary.js';
 import { isObject, member } from './json.js';
 import { isPattern, labelReader, matcherKey, matcherKeyParts, matcherOf, matchesLabel, type MatchOp } from './label-matchers.js';
 import type { ListQueries, StateEntity } from './types.js';
+import { keyedSort } from './keyed-sort.js';
 
 /** A list query read from a request line's keys (decisions: "ES-37 / list queries"). */
 export interface ListQuery {
@@ -102,11 +103,21 @@ export function parseListQuery(
   let multiFields: { field: string; desc: boolean }[] | null = null;
   let multiDirs: ('asc' | 'desc')[] | null = null;
   const win: Partial<Record<'page' | 'size' | 'offset' | 'end', number>> = {};
+  /** Sorts spelled with the field in the key (`$sort[views]=-1`), in the order the call names them. */
+  const keyed: { field: string; direction: 'asc' | 'desc' }[] = [];
   for (const { name, value } of pairs) {
     if (vocabulary.isProjection(name)) return { ok: false, key: name, why: 'a projection (ES-12..ES-19 decide it)' };
     if (vocabulary.isRandom(name)) return { ok: false, key: name, why: 'a random order' };
     if (vocabulary.isOrdering(name)) {
       note('sort', name);
+      const inKey = keyedSort(name, value);
+      if (inKey) {
+        if (!isField(inKey.field, 'sort'))
+          return { ok: false, key: name, why: `sorts by ${JSON.stringify(inKey.field)}, no field of the listed entities` };
+        if (keyed.some((k) => k.field === inKey.field)) return { ok: false, key: name, why: 'one field sorted twice' };
+        keyed.push(inKey);
+        continue;
+      }
       if (value.includes(',')) {
         // Issue 16: a multi-field sort, json-server's `_sort=userId,views&_order=asc,desc`.
         const parts = value.split(',');
@@ -183,6 +194,11 @@ export function parseListQuery(
     note('filter', name);
     filters.set(name, [...(filters.get(name) ?? []), value]);
   }
+  if (keyed.length > 0) {
+    if (sortField !== null || direction !== null || multiFields !== null || multiDirs !== null)
+      return { ok: false, key: kinds.get('sort')![0], why: 'a sort spelled two ways' };
+    [multiFields, multiDirs] = [keyed.map((k) => ({ field: k.field, desc: k.direction === 'desc' })), keyed.map((k) => k.direction)];
+  }
   const query: ListQuery = {};
   if (filters.size || matchers.size) {
     query.filter = [
@@ -202,7 +218,8 @@ export function parseListQuery(
       direction: dirs[i] ?? (f.desc ? ('desc' as const) : ('asc' as const)),
     }));
     query.sort = first;
-    query.then_by = rest;
+    // One keyed sort is a plain sort (the `sort` unit); several are the multi-field one.
+    if (rest.length > 0 || keyed.length === 0) query.then_by = rest;
   } else if (multiDirs !== null) return { ok: false, key: kinds.get('sort')![0], why: 'several directions for one sort field' };
   else if (sortField !== null) query.sort = { field: sortField, direction: direction ?? 'asc' };
   else if (direction !== null) return { ok: false, key: kinds.get('sort')![0], why: 'a direction without a sort field' };

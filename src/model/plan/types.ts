@@ -86,6 +86,13 @@ export interface PlanLine {
   /** Such a line's item totals that count what its query matches (before the window): body pointers, header names. */
   total_members?: string[];
   total_headers?: string[];
+  /**
+   * Issue 44: how many more entities those totals counted than the state holds for the query:
+   * the app held entities its capture never showed (a list paged through in part). The totals
+   * render as the state's count plus these; no query the capture did not record is answered
+   * from the state of such a list (src/model/served/list-answer.ts).
+   */
+  unseen?: number;
   /** A list line whose membership the state cannot reproduce (issue 18): it replays its record; the other lines keep the plan. */
   reason?: 'membership-differs';
   detail?: string;

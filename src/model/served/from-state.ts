@@ -44,6 +44,7 @@ import {
   type StateAnswer,
 } from './read-index.js';
 import { embedKey } from '../plan/embed-conventions.js';
+import { stringsOf, withAskedId } from './not-found-echo.js';
 
 export { embeddedOf, knownCollections, readConventions, referenceMembers, servedState, type StateAnswer } from './read-index.js';
 
@@ -79,6 +80,7 @@ export async function notFound(
   asked: string,
   what: string,
   rules: string[] = [],
+  id?: string,
 ): Promise<StateAnswer> {
   const own = (await latestRecord(ctx, toolName, '404')) ?? undefined;
   const recorded = own ?? (await apiNotFoundRecord(ctx, toolName));
@@ -96,10 +98,21 @@ export async function notFound(
     // Issue 44 (kind 8): the Link the recorded 404 came with, unless it names that request's own path.
     const link = linkBy(await linkHabitOf(ctx, [recorded]), undefined, toolName, asked);
     const headers = link === undefined ? {} : { headers: { link } };
-    const value = jsonValueOf(body);
+    const kept = jsonValueOf(body);
+    // Issue 44 (kind 6): a 404 naming the id it was asked for names the one asked now (not-found-echo.ts).
+    const recordedId = recordedItemId(ctx, recorded);
+    const echo = kept === undefined || id === undefined || recordedId === undefined ? undefined : withAskedId(kept, recordedId, id, 404);
+    if (echo && !echo.ok)
+      throw new CapstateError(
+        'no-convention',
+        `${toolName}: ${asked}: ${what}, but the 404 the capture recorded (#${recorded.ordinal}, ${requestLine(recorded)}) ${echo.why}, so how the app names ${id} is not known`,
+        { tool: toolName, request_line: asked, nearest_tool: recorded.tool, did_not_match: `a 404 naming ${recordedId}` },
+      );
+    const value = echo?.ok ? echo.value : kept;
+    const named_id = echo?.ok && echo.echoed ? `, naming ${id} where it named ${recordedId}` : '';
     const why = own
-      ? `${what}: the app's own 404, shaped like record #${recorded.ordinal}`
-      : `${what}: the API's own 404, as another of its item reads answered it (record #${recorded.ordinal})`;
+      ? `${what}: the app's own 404, shaped like record #${recorded.ordinal}${named_id}`
+      : `${what}: the API's own 404, as another of its item reads answered it (record #${recorded.ordinal}${named_id})`;
     const convention = own ? {} : { convention: 'api-not-found' };
     return value === undefined
       ? {
@@ -145,7 +158,18 @@ function collectionNamed(body: RetainedBodyView, root: string, asked: string | u
   const word = (r: string) => singular(r.split('/').filter(Boolean).pop() ?? '').toLowerCase();
   const own = word(root);
   if (own === '' || asked === undefined || word(asked) === own || typeof body.content !== 'string') return undefined;
-  return new RegExp(`(^|[^a-z])${own.replace(/[^a-z0-9]/g, '')}s?([^a-z]|$)`, 'i').test(body.content) ? own : undefined;
+  // What a JSON body says is in its strings: a member name (Feathers' `"message"`) names no collection.
+  const value = jsonValueOf(body);
+  const said = value === undefined ? [body.content] : stringsOf(value);
+  const named = new RegExp(`(^|[^a-z])${own.replace(/[^a-z0-9]/g, '')}s?([^a-z]|$)`, 'i');
+  return said.some((s) => named.test(s)) ? own : undefined;
+}
+
+/** The id a recorded item read (or write) was asked for: its path value of the tool's item parameter. */
+function recordedItemId(ctx: ServeContext, r: ToolRecord): string | undefined {
+  const template = ctx.tools.get(r.tool)?.template;
+  const param = template === undefined ? undefined : itemParamOf(template);
+  return param === undefined ? undefined : r.params.get(param);
 }
 
 /** The call answered from the model, or null when the state has no answer for it. */
@@ -246,7 +270,7 @@ export async function answerFromState(
       if (call.query.length > 0 && !line) return null;
       // Issue 45 (kind 5): one this session deleted is gone whatever else the state knows.
       if (model.isWritten(plan.collection, id))
-        return notFound(ctx, tool.name, asked, `${plan.collection} entity ${id} was deleted in this session`, ['ES-35']);
+        return notFound(ctx, tool.name, asked, `${plan.collection} entity ${id} was deleted in this session`, ['ES-35'], asked_id);
       if (!(await knownCollections(ctx)).has(plan.collection)) return null;
       // A create of the type the model did not apply may have made this very id: not known absent.
       if (
@@ -257,7 +281,14 @@ export async function answerFromState(
       // A value another member of an entity holds may name it by another key (Redmine's
       // `/projects/aurora-mobile.json`): not known to be absent, so no 404 is claimed.
       if (await namesByAnotherKey(model, plan.collection, id)) return null;
-      return notFound(ctx, tool.name, asked, `${plan.collection} holds no entity ${id} (its whole membership is known)`, ['ES-35']);
+      return notFound(
+        ctx,
+        tool.name,
+        asked,
+        `${plan.collection} holds no entity ${id} (its whole membership is known)`,
+        ['ES-35'],
+        asked_id,
+      );
     }
     // A 2xx line the plan checked keeps its own envelope; another id, or a line recorded as
     // an error before the entity existed, renders in the shared one (OQ-19).

@@ -111,6 +111,7 @@ export async function answerByItemRoute(
       asked,
       `${plan.collection} holds no entity ${id} (its whole membership is known); read by the item route the API proves (${proof})`,
       rules,
+      id,
     );
     return answerIgnoring(query, () => stateAnswer(ctx, list, nf));
   }

@@ -7,7 +7,7 @@
 import { holdsUnplaced } from './placement.js';
 import { recordedLink } from './link-habit.js';
 import { CapstateError } from '../../errors.js';
-import { lineQuery, renderList } from '../plan/render.js';
+import { lineName, lineQuery, renderList } from '../plan/render.js';
 import { at } from '../plan/json.js';
 import { habitsLearned, isListQuery, parseListQuery, referenceFilterField, unlearnedKeys, type ListQuery } from '../plan/list-queries.js';
 import { labelReader, matcherKeyParts } from '../plan/label-matchers.js';
@@ -91,6 +91,19 @@ export async function answerList(
       borrowed: new Map(),
     };
     if (call.query.length === 0) return null;
+    // Issue 44: a list whose recorded totals counted entities the capture never showed: any other
+    // query may pick some of those, so the state answers none (a record of this line still may).
+    const partial = plan.lines.find((l) => l.unseen !== undefined);
+    if (partial) {
+      const records = await toolRecords(ctx, plan.tool);
+      if (lineRecords(records, call).length > 0) return null;
+      const lines = [...new Set(plan.lines.map(lineName))];
+      throw new CapstateError(
+        'no-record',
+        `${plan.tool}: no retained record answers ${asked}, and the state cannot: record #${partial.record_ordinal} (${lineName(partial)}) counted ${partial.unseen} more ${plan.collection} than the capture ever showed, which a query it never made may list`,
+        { tool: plan.tool, request_line: asked, recorded_request_lines: lines.slice(0, 20) },
+      );
+    }
     const learned = widened.queries;
     // Filters only on the keys learned as filters (an operator key as spelled: `views_gte`); a
     // sort by any field the view shows, on several fields only where a multi-field sort was learned.

@@ -412,7 +412,7 @@ export async function applyWrite(
   const current = await model.entity(collection, id);
   if (!current) {
     const own = (await latestRecord(ctx, tool.name, '404')) !== null;
-    return notFound(ctx, own || !wm.itemTool ? tool.name : wm.itemTool, asked, `${collection} holds no entity ${id}`);
+    return notFound(ctx, own || !wm.itemTool ? tool.name : wm.itemTool, asked, `${collection} holds no entity ${id}`, [], id);
   }
   if (wm.kind === 'remove') {
     model.remove(collection, id);
