@@ -13,7 +13,7 @@ import type { ReadLine, StateFacts } from './facts.js';
 import { lineName, type Ctx } from './plan-context.js';
 
 export type LineRead =
-  | { kind: 'plain'; membership: 'all' | 'recorded'; failed?: QueryUnit[] }
+  | { kind: 'plain'; membership: 'all' | 'recorded'; failed?: QueryUnit[]; unseen?: number }
   | { kind: 'query'; membership: 'all' | 'recorded'; line: Partial<PlanLine>; units: Map<QueryUnit, string[]> }
   | { kind: 'differs'; detail: string; units: QueryUnit[] };
 
@@ -111,6 +111,10 @@ export function readLineQuery(
       detail: `record #${r.ordinal} (${lineName(r)}) lists ${shown}, and no filter, sort or window explains it (issue 18)${why}`,
     };
   }
+  // Issue 44: a line with no query whose total counts more than the state holds lists part of a
+  // collection the capture never showed whole (a first page, its size not learned).
+  const { unseen } = countedTotals(totalsOf, r.record_id, all.length);
+  if (unseen > 0) return { kind: 'plain', membership: 'recorded', unseen };
   return { kind: 'plain', membership: proves ? 'all' : 'recorded' };
 }
 

@@ -25,7 +25,7 @@ import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
 import type { ServedModel } from './model.js';
 import { oddValue, refusePageGuess, unseenBehindDefault } from './list-declines.js';
-import { entitiesFor, envelopeOf, parentId, readConventions, referenceMembers, type StateAnswer } from './read-index.js';
+import { entitiesFor, envelopeOf, knownCollections, parentId, readConventions, referenceMembers, type StateAnswer } from './read-index.js';
 import { lineRecords, toolRecords } from './records.js';
 
 /**
@@ -102,6 +102,22 @@ export async function answerList(
         'no-record',
         `${plan.tool}: no retained record answers ${asked}, and the state cannot: record #${partial.record_ordinal} (${lineName(partial)}) counted ${partial.unseen} more ${plan.collection} than the capture ever showed, which a query it never made may list`,
         { tool: plan.tool, request_line: asked, recorded_request_lines: lines.slice(0, 20) },
+      );
+    }
+    // Issue 44: nor from a list no line shows whole — every entity, or a total of them the state
+    // holds: a full page (`?limit=3` listing 3) says nothing of what comes after it.
+    if (
+      !plan.parent &&
+      !(await knownCollections(ctx)).has(plan.collection) &&
+      !countedWhole(plan) &&
+      // A header that counted every recorded line's matches (WordPress's X-WP-Total) counts them whole too.
+      ![...(await countHeaders(ctx, plan.tool)).values()].includes('matched')
+    ) {
+      if (lineRecords(await toolRecords(ctx, plan.tool), call).length > 0) return null;
+      throw new CapstateError(
+        'no-record',
+        `${plan.tool}: no retained record answers ${asked}, and the state cannot: no line of the capture shows every entity of ${plan.collection}, or counts them, so a query it never made may list some it never showed`,
+        { tool: plan.tool, request_line: asked, recorded_request_lines: [...new Set(plan.lines.map(lineName))].slice(0, 20) },
       );
     }
     const learned = widened.queries;
@@ -401,4 +417,19 @@ function describeQuery(q: ListQuery): string {
       q.window.size === null ? `from item ${q.window.offset + 1}` : `items ${q.window.offset + 1} to ${q.window.offset + q.window.size}`,
     );
   return `the collection ${parts.join(', ')}, from this session's state`;
+}
+
+/**
+ * Whether a recorded line of `plan` counted the whole collection, as its default filter (if any)
+ * leaves it, and the state held every entity it counted: a total (ES-36 member or header) equal
+ * to the state's matches, on a line filtered by nothing but that default.
+ */
+function countedWhole(plan: ListPlan): boolean {
+  return plan.lines.some(
+    (l) =>
+      l.reason === undefined &&
+      l.unseen === undefined &&
+      (!!l.total_members?.length || !!l.total_headers?.length) &&
+      (l.filter ?? []).every((f) => f.field === plan.default_filter?.field),
+  );
 }

@@ -369,7 +369,12 @@ function listPlan(whole: Ctx, reasons: Outcome['reasons'], emptyAt?: string): Li
         continue;
       }
       units.fail(read.failed ?? []);
-      lines.push({ ...base, membership: read.membership, ...(read.membership === 'recorded' ? { listed_ids: listedIds } : {}) });
+      lines.push({
+        ...base,
+        membership: read.membership,
+        ...(read.membership === 'recorded' ? { listed_ids: listedIds } : {}),
+        ...(read.unseen ? { unseen: read.unseen } : {}),
+      });
       continue;
     }
     // IDN-3 / OQ-11 (5): an empty list constrains nothing; it renders what it recorded (nothing).
