@@ -5,36 +5,13 @@
  * another list proved) would otherwise page the three entities the state holds as if they were
  * all 27 (a plausible wrong answer: `?limit=2&offset=2` listed item 3 alone).
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
 import { serveHttp } from './serve-helpers.js';
+import { writeHar } from './har-builder.js';
 
 const dir = tempDir();
-
-/** One HAR entry: a GET answered 200 with `body` as JSON, a second apart. */
-const entry = (i: number, url: string, body: unknown) => {
-  const text = JSON.stringify(body);
-  return {
-    startedDateTime: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-    time: 1,
-    request: { method: 'GET', url, httpVersion: 'HTTP/1.1', headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
-    response: {
-      status: 200,
-      statusText: 'OK',
-      httpVersion: 'HTTP/1.1',
-      headers: [{ name: 'Content-Type', value: 'application/json' }],
-      cookies: [],
-      content: { size: text.length, mimeType: 'application/json', text },
-      redirectURL: '',
-      headersSize: -1,
-      bodySize: text.length,
-    },
-    cache: {},
-    timings: { send: 0, wait: 1, receive: 0 },
-  };
-};
 
 const items = [1, 2, 3].map((id) => ({ id, name: `item ${id}` }));
 const users = [1, 2, 3].map((id) => ({ id, name: `user ${id}` }));
@@ -48,29 +25,19 @@ describe('issue 44: a list known in part answers only what its records show', ()
   let base = '';
   let close: () => Promise<void>;
   beforeAll(async () => {
-    const har = join(dir, 'in-part.har');
-    writeFileSync(
-      har,
-      JSON.stringify({
-        log: {
-          version: '1.2',
-          creator: { name: 'test', version: '1' },
-          entries: [
-            // 3 of 27 items, with no query: a first page whose size the capture never shows.
-            entry(1, 'http://api.test/items', { total: 27, limit: 3, skip: 0, data: items }),
-            // Tags, whole, paged by limit/offset: the API's window convention.
-            entry(2, 'http://api.test/tags?limit=2&offset=0', { total: 2, limit: 2, skip: 0, data: tags }),
-            entry(3, 'http://api.test/tags?limit=1&offset=1', { total: 2, limit: 1, skip: 1, data: [tags[1]] }),
-            // Users in plain arrays, no total: two full pages say nothing of what comes after them.
-            entry(4, 'http://api.test/users?limit=3&offset=0', users.slice(0, 3)),
-            entry(5, 'http://api.test/users?limit=2&offset=1', users.slice(1, 3)),
-            // Groups: a page shorter than its limit is the end of the list: every group is shown.
-            entry(6, 'http://api.test/groups?limit=10&offset=0', groups),
-            entry(7, 'http://api.test/groups?limit=2&offset=1', groups.slice(1, 3)),
-          ],
-        },
-      }),
-    );
+    const har = writeHar(dir, 'in-part.har', [
+      // 3 of 27 items, with no query: a first page whose size the capture never shows.
+      { url: 'http://api.test/items', body: { total: 27, limit: 3, skip: 0, data: items } },
+      // Tags, whole, paged by limit/offset: the API's window convention.
+      { url: 'http://api.test/tags?limit=2&offset=0', body: { total: 2, limit: 2, skip: 0, data: tags } },
+      { url: 'http://api.test/tags?limit=1&offset=1', body: { total: 2, limit: 1, skip: 1, data: [tags[1]] } },
+      // Users in plain arrays, no total: two full pages say nothing of what comes after them.
+      { url: 'http://api.test/users?limit=3&offset=0', body: users.slice(0, 3) },
+      { url: 'http://api.test/users?limit=2&offset=1', body: users.slice(1, 3) },
+      // Groups: a page shorter than its limit is the end of the list: every group is shown.
+      { url: 'http://api.test/groups?limit=10&offset=0', body: groups },
+      { url: 'http://api.test/groups?limit=2&offset=1', body: groups.slice(1, 3) },
+    ]);
     ({ base, close } = await serveHttp(har, join(dir, 'in-part.sqlite')));
   });
   afterAll(() => close?.());

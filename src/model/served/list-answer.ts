@@ -24,7 +24,7 @@ import type { ListPlan, PlanLine } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
 import type { ServedModel } from './model.js';
-import { oddValue, refusePageGuess, unseenBehindDefault } from './list-declines.js';
+import { oddValue, refusePageGuess, refuseUnknownOrder, unseenBehindDefault } from './list-declines.js';
 import { entitiesFor, envelopeOf, knownCollections, parentId, readConventions, referenceMembers, type StateAnswer } from './read-index.js';
 import { lineRecords, toolRecords } from './records.js';
 
@@ -194,6 +194,7 @@ export async function answerList(
       const all = await model.collection(plan.collection);
       const query = { ...parsed.query, filter: nulls.filter };
       const { reading, envelope, status } = paging;
+      await refuseUnknownOrder(ctx, plan, query, all, asked);
       const value = renderPage(reading, envelope, plan, query, all);
       // A page past the last: the app may answer it empty or as the last page (json-server 1.0
       // clamps it); unless a record of this very line shows which, no answer is made up.
@@ -271,6 +272,9 @@ export async function answerList(
     plan.collection,
     lineQuery(line) || line.membership === 'all' ? 'all' : (line.listed_ids ?? []),
   );
+  // Issue 44: a query no record shows lists in an order the capture showed, or not at all.
+  const query = lineQuery(line);
+  if (!recordedLine && query) await refuseUnknownOrder(ctx, plan, query, entities.all(plan.collection), asked);
   const rendered = renderList(shape, line, envelope, entities);
   if (rendered.status !== 'rendered') return null;
   await refusePageGuess(ctx, plan, {
@@ -420,16 +424,19 @@ function describeQuery(q: ListQuery): string {
 }
 
 /**
- * Whether a recorded line of `plan` counted the whole collection, as its default filter (if any)
- * leaves it, and the state held every entity it counted: a total (ES-36 member or header) equal
- * to the state's matches, on a line filtered by nothing but that default.
+ * Whether a recorded line of `plan` showed the whole collection, as its default filter (if any)
+ * leaves it, and the state held every entity of it: a total (ES-36 member or header) equal to the
+ * state's matches, or a last page — shorter than its size, reproduced from state at its offset, so
+ * the state holds every entity before it too — on a line filtered by nothing but that default.
  */
 function countedWhole(plan: ListPlan): boolean {
   return plan.lines.some(
     (l) =>
       l.reason === undefined &&
       l.unseen === undefined &&
-      (!!l.total_members?.length || !!l.total_headers?.length) &&
-      (l.filter ?? []).every((f) => f.field === plan.default_filter?.field),
+      (l.filter ?? []).every((f) => f.field === plan.default_filter?.field) &&
+      (!!l.total_members?.length ||
+        !!l.total_headers?.length ||
+        (l.window?.size != null && l.listed_ids !== undefined && l.listed_ids.length < l.window.size)),
   );
 }

@@ -8,12 +8,13 @@
 import { CapstateError } from '../../errors.js';
 import type { JsonValue } from '../../json/exact.js';
 import { at, isObject, keysOf } from '../plan/json.js';
-import { fieldOf, type ListQuery } from '../plan/list-queries.js';
+import { applyListQuery, compare, fieldOf, type ListQuery } from '../plan/list-queries.js';
 import type { ListPlan, PlanLine, StateEntity } from '../plan/types.js';
 import type { QueryPair } from './cache-busters.js';
 import { perContext, type ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
-import { servedListPlans } from './model.js';
+import { servedListPlans, servedLookups } from './model.js';
+import { collectionOrders, type Orders } from './placement.js';
 
 /** A rendered list answer, as the checks below read it. */
 export interface RenderedList {
@@ -115,4 +116,91 @@ export function oddValue(q: ListQuery, all: readonly StateEntity[], tool: string
     if (held.length > 0 && held.every(numeric)) return { field: f.field, value };
   }
   return undefined;
+}
+
+/**
+ * Issue 44: declines a list answer whose order the capture never showed. Entities a sort leaves
+ * tied — every entity, without a sort — keep the state's order, which is the app's own only where
+ * a complete unsorted list row of the collection showed it (ES-33 `row`); in order of first
+ * appearance (a list read only sorted or paged, `appearance`) it is the capture's, and Feathers
+ * lists `$sort[userId]=1` with message 1 before 5, 8 and 11 where the state, read newest first,
+ * held them the other way round. Only ties that touch the answer's window count: a top three
+ * with no tie among or after them is known whatever the rest. A tie is ordered too where the
+ * list's learned default orders (plan-default-order.ts: WordPress's posts, newest first) order
+ * the two as the state does (one of them does, none the other way: the capture does not tell
+ * which is the app's rule, and none contradicts the answer), where recorded unsorted lines of one
+ * filter showed the two in that order (pages of it: their offsets count), or one of them is this
+ * session's (placement.ts places those, or the answer is declined before this).
+ */
+export async function refuseUnknownOrder(
+  ctx: ServeContext,
+  plan: ListPlan,
+  query: ListQuery,
+  all: readonly StateEntity[],
+  asked: string,
+): Promise<void> {
+  const state = await servedLookups(ctx);
+  const types = (await state?.types()) ?? [];
+  if (types.find((t) => t.collection === plan.collection)?.order_source !== 'appearance') return;
+  const orders = (await collectionOrders(ctx)).get(plan.collection);
+  const initial = new Set((await state?.collection(plan.collection))?.map((e) => e.id) ?? []);
+  const shown = shownPositions(plan);
+  const known = (a: StateEntity, b: StateEntity) =>
+    !initial.has(a.id) ||
+    !initial.has(b.id) ||
+    // The orders the unsorted lines taught decide where they tell the two apart; where they
+    // disagree (a write changed one of the fields) nothing does; where none is learned or they
+    // tie, the order the recorded lines showed the two in.
+    (orders === undefined ? 'tie' : byOrders(orders, a, b)) === 'before' ||
+    ((orders === undefined || byOrders(orders, a, b) === 'tie') && shownBefore(shown, a.id, b.id));
+  const sorted = applyListQuery(all, { ...query, window: undefined }, plan.tool).entities;
+  const from = query.window?.offset ?? 0;
+  const to = query.window?.size == null ? sorted.length : Math.min(sorted.length, from + query.window.size);
+  const keys = query.sort ? [query.sort, ...(query.then_by ?? [])] : [];
+  // Each neighbouring pair with one of the two in the window (the pair across each edge included).
+  for (let i = Math.max(0, from - 1); i < Math.min(to, sorted.length - 1); i++) {
+    const [a, b] = [sorted[i], sorted[i + 1]];
+    if (!keys.every((k) => compare(fieldOf(a, plan.tool, k.field), fieldOf(b, plan.tool, k.field)) === 0) || known(a, b)) continue;
+    const what = keys.length
+      ? `${plan.collection} ${a.id} and ${b.id} tie on ${keys.map((k) => k.field).join(', ')}`
+      : `it names no sort for ${plan.collection} ${a.id} and ${b.id}`;
+    const learned = orders?.orders.length
+      ? `its unsorted lines were ordered by each of ${orders.orders.map((o) => o.field).join(', ')}, which do not agree on these two now`
+      : `the capture never read ${plan.collection} whole without a sort`;
+    throw new CapstateError(
+      'no-convention',
+      `${plan.tool}: ${asked}: ${what}, and ${learned}, so the order the app lists them in is not known`,
+      { tool: plan.tool, request_line: asked, nearest_tool: plan.tool, did_not_match: 'the order of entities no sort orders' },
+    );
+  }
+}
+
+/** Where a list's learned default orders put `a` against `b`: before (one of them does, none the other way), after, in disagreement, or tied by all. */
+function byOrders(orders: Orders, a: StateEntity, b: StateEntity): 'before' | 'after' | 'disagree' | 'tie' {
+  const signs = orders.orders.map(
+    (o) => (o.direction === 'desc' ? -1 : 1) * compare(fieldOf(a, orders.tool, o.field), fieldOf(b, orders.tool, o.field)),
+  );
+  const [before, after] = [signs.some((c) => c < 0), signs.some((c) => c > 0)];
+  return before && after ? 'disagree' : before ? 'before' : after ? 'after' : 'tie';
+}
+
+/** Per filter of the list's recorded unsorted lines, where they showed each entity: its page's offset plus its place. */
+function shownPositions(plan: ListPlan): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const l of plan.lines) {
+    if (l.reason !== undefined || l.sort !== undefined || l.listed_ids === undefined) continue;
+    const key = JSON.stringify(l.filter ?? []);
+    const at = out.get(key) ?? out.set(key, new Map()).get(key)!;
+    l.listed_ids.forEach((id, i) => at.set(id, (l.window?.offset ?? 0) + i));
+  }
+  return out;
+}
+
+/** Whether one filter's recorded unsorted lines showed `a` before `b`. */
+function shownBefore(shown: Map<string, Map<string, number>>, a: string, b: string): boolean {
+  for (const at of shown.values()) {
+    const [x, y] = [at.get(a), at.get(b)];
+    if (x !== undefined && y !== undefined && x < y) return true;
+  }
+  return false;
 }
