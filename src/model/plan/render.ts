@@ -143,9 +143,14 @@ export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, 
     for (const c of plan.counters) if (at(body, c) !== undefined) body = replaceAt(body, c, items.length);
   }
   // Issue 44: members echoing the request's window show the line's window.
+  // A line that names no key of the echo's role, of a list whose lines never showed its default,
+  // would keep the template's echo of another request's window (Feathers' `"limit": 20` for a
+  // call that gets 5): not known.
   for (const e of plan.window_echoes ?? []) {
+    if (at(body, e.member) === undefined) continue;
     const v = echoValue(e, line);
-    if (v !== undefined && at(body, e.member) !== undefined) body = replaceAt(body, e.member, v);
+    if (v === undefined) return { status: 'link-unknown', detail: `what the app echoes in ${e.member.slice(1)} for ${lineName(line)}` };
+    body = replaceAt(body, e.member, v);
   }
   // Issue 44: members linking the next and previous page show the line's (a `recorded` line without a query keeps its own).
   if (picked || line.membership === 'all')
