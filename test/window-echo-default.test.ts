@@ -4,7 +4,8 @@
  * showed for calls that name none. Where no line showed that default, a call naming no window key
  * is declined: the template's recorded `"limit": 2` is another request's echo, and Feathers answers
  * such a call with its own default (`"limit": 5`) — a plausible wrong answer a probe of the real
- * app found.
+ * app found. So is a page larger than any the capture asked for or saw by default, whose size the
+ * answer echoes: Feathers caps `$limit=100` at its `paginate.max` and echoes 20.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,5 +43,12 @@ describe('issue 44: a window echo whose default the capture never showed', () =>
       json: { total: 2, limit: 2, skip: 0, data: [notes[1], notes[0]] },
     });
     expect((await get('/notes?$sort[id]=-1')).status).toBe(501);
+  });
+
+  it('a page larger than any the capture asked for, echoed, is declined: the app may cap it (Feathers lists 20 for $limit=100)', async () => {
+    const r = await get('/notes?$limit=3');
+    expect(r.status).toBe(501);
+    expect(r.json.detail).toContain('asks for pages of 3, more than any request of the capture asked for (2)');
+    expect((await get('/notes?$limit=1')).status).toBe(200);
   });
 });

@@ -24,7 +24,7 @@ import type { ListPlan, PlanLine } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
 import type { ServedModel } from './model.js';
-import { oddValue, refusePageGuess, refuseUnknownOrder, unseenBehindDefault } from './list-declines.js';
+import { oddValue, refuseLargerPage, refusePageGuess, refuseUnknownOrder, unseenBehindDefault } from './list-declines.js';
 import { entitiesFor, envelopeOf, knownCollections, parentId, readConventions, referenceMembers, type StateAnswer } from './read-index.js';
 import { lineRecords, toolRecords } from './records.js';
 
@@ -244,6 +244,7 @@ export async function answerList(
     // (Redmine's `offset`, `limit`) echo it here too, where this list's envelope has them.
     if (parsed.query.window && !plan.window_echoes?.length && conv.window_echoes.length)
       shape = { ...plan, window_echoes: conv.window_echoes };
+    await refuseLargerPage(ctx, shape, parsed.query, asked);
     line = {
       ...template,
       // The call's own request line: what the envelope's page links link from (page-links.ts).

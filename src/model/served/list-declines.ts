@@ -204,3 +204,27 @@ function shownBefore(shown: Map<string, Map<string, number>>, a: string, b: stri
   }
   return false;
 }
+
+/**
+ * Issue 44: declines a page larger than any the API's recorded lines asked for, where the answer
+ * echoes its size: an app may cap a page (Feathers' `paginate.max`: `$limit=100` echoes
+ * `"limit": 20` and lists 20), refuse it (WordPress answers 400 past `per_page=100`), or honour it,
+ * and the capture shows none of these.
+ */
+export async function refuseLargerPage(ctx: ServeContext, plan: ListPlan, query: ListQuery, asked: string): Promise<void> {
+  const size = query.window?.size;
+  if (size == null || !plan.window_echoes?.some((e) => e.role === 'size')) return;
+  // The largest page the app was seen to list: a size a recorded line asked for, or one an echo
+  // showed for calls naming none (Redmine's `"limit": 25`).
+  let largest = 0;
+  for (const p of await servedListPlans(ctx)) {
+    for (const l of p.lines) largest = Math.max(largest, l.window?.size ?? 0);
+    for (const e of p.window_echoes ?? []) if (e.role === 'size') largest = Math.max(largest, e.default ?? 0);
+  }
+  if (size <= largest) return;
+  throw new CapstateError(
+    'no-convention',
+    `${plan.tool}: ${asked} asks for pages of ${size}, more than any request of the capture asked for (${largest}); the capture does not show whether the app caps a page, refuses it or lists them all`,
+    { tool: plan.tool, request_line: asked, nearest_tool: plan.tool, did_not_match: `a page of ${size}` },
+  );
+}
