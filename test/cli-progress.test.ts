@@ -152,16 +152,22 @@ describe('cli-progress: off a terminal, the steps after the reading', () => {
   });
 });
 
+/** A reporter off a terminal writing to file `name`, its heartbeat every 100 ms; `started` once the heartbeat runs. */
+function beatingReporter(name: string) {
+  const file = join(dir, name);
+  const fd = openSync(file, 'w');
+  let ready!: () => void;
+  const started = new Promise<void>((res) => (ready = res));
+  const r = progressReporter(
+    { isTTY: false, write: (c: string) => writeFileSync(fd, c) },
+    { heartbeat: { fd, everyMs: 100, onReady: () => ready() } },
+  );
+  return { file, fd, r, started };
+}
+
 describe('cli-progress: a heartbeat while the load thread is busy', () => {
   it('repeats the step with its time left while this thread is blocked, and writes nothing after the reporter ends', async () => {
-    const file = join(dir, 'beat.log');
-    const fd = openSync(file, 'w');
-    let ready!: () => void;
-    const started = new Promise<void>((res) => (ready = res));
-    const r = progressReporter(
-      { isTTY: false, write: (c: string) => writeFileSync(fd, c) },
-      { heartbeat: { fd, everyMs: 100, onReady: () => ready() } },
-    );
+    const { file, fd, r, started } = beatingReporter('beat.log');
     r.update(p({ phase: 'facts' }));
     r.update(p({ phase: 'state', step: { step: 'views', done: 0, total: 1 } }));
     await started;
@@ -181,14 +187,7 @@ describe('cli-progress: a heartbeat while the load thread is busy', () => {
 
 describe('cli-progress: issue 49, progress never silent for 5 s', () => {
   it('in the reading too: while the parse side reads for credentials before counting a byte, the heartbeat says the capture is being read', async () => {
-    const file = join(dir, 'beat-reading.log');
-    const fd = openSync(file, 'w');
-    let ready!: () => void;
-    const started = new Promise<void>((res) => (ready = res));
-    const r = progressReporter(
-      { isTTY: false, write: (c: string) => writeFileSync(fd, c) },
-      { heartbeat: { fd, everyMs: 100, onReady: () => ready() } },
-    );
+    const { file, fd, r, started } = beatingReporter('beat-reading.log');
     // What the loader tells as the reading begins (load-captures.ts): no byte read yet, so no line of its own.
     r.update({ ...p({ phase: 'facts' }), bytesRead: 0, records: 0 });
     await started;

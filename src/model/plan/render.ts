@@ -136,8 +136,10 @@ export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, 
       : (line.listed_ids ?? []).map((id) => state.entity(plan.collection, id)).filter((e): e is StateEntity => e !== undefined);
   const items = entities.map((e) => renderEntity(e, plan));
   let body = replaceAt(envelope, plan.list_pointer, items);
-  if (picked) {
-    for (const c of line.total_members ?? []) if (at(body, c) !== undefined) body = replaceAt(body, c, picked.matched + (line.unseen ?? 0));
+  // What the query matched, with the entities its record counted and the capture never showed.
+  const counted = picked ? picked.matched + (line.unseen ?? 0) : undefined;
+  if (counted !== undefined) {
+    for (const c of line.total_members ?? []) if (at(body, c) !== undefined) body = replaceAt(body, c, counted);
   } else if (line.membership === 'all') {
     // A counter counts what an `all` line lists; a `recorded` line keeps its recorded total.
     for (const c of plan.counters) if (at(body, c) !== undefined) body = replaceAt(body, c, items.length);
@@ -156,11 +158,11 @@ export function renderList(plan: ListPlan, line: PlanLine, envelope: JsonValue, 
   if (picked || line.membership === 'all')
     for (const l of plan.page_links ?? []) {
       if (at(body, l.member) === undefined) continue;
-      const v = pageLinkValue(l, line, picked ? picked.matched + (line.unseen ?? 0) : items.length);
+      const v = pageLinkValue(l, line, counted ?? items.length);
       if (v === undefined) return { status: 'link-unknown', detail: `how the app writes ${l.member.slice(1)} for ${lineName(line)}` };
       body = replaceAt(body, l.member, v);
     }
-  return { status: 'rendered', body, ...(picked ? { matched: picked.matched + (line.unseen ?? 0) } : {}) };
+  return { status: 'rendered', body, ...(counted !== undefined ? { matched: counted } : {}) };
 }
 
 /** A request line's path and query as written (`/posts?_page=2`): how checks and declines name a line. */

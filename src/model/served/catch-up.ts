@@ -22,11 +22,10 @@ import type { JsonValue } from '../../json/exact.js';
 import { isObject, keysOf, member, objectFrom } from '../plan/json.js';
 import { shownAt } from '../plan/render.js';
 import type { ManifestTool } from '../../manifest/read.js';
-import { itemParamOf } from '../../manifest/paths.js';
 import type { ItemPlan, ListPlan, StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
-import { captureWrites, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
+import { captureWrites, itemValue, jsonValueOf, readBody, toolRecords, type ToolRecord } from './records.js';
 import { createdIdOf, idIn, scalarId } from './ids.js';
 import { currentWindow, inWindow } from './write-log.js';
 import { collectionOrders, newestFirst, placeByOrders } from './placement.js';
@@ -83,8 +82,7 @@ function goneIn(reads: readonly WindowRead[], shown: ReadonlySet<string>): Set<s
   const latest = new Map<string, number>();
   for (const { tool, plan, record: r } of reads) {
     if (plan?.kind !== 'item' || r.query_pairs.length > 0) continue;
-    const param = itemParamOf(tool.template);
-    const id = param === undefined ? undefined : r.params.get(param);
+    const id = itemValue(tool, r);
     if (id === undefined) continue;
     if (r.status === 404 || r.status === 410) latest.set(id, r.timeline_position);
     else if (r.status >= 200 && r.status <= 299) latest.delete(id);

@@ -84,7 +84,7 @@ async function learn(ctx: ServeContext): Promise<LearnedCascade | null> {
   deletes.sort((a, b) => a.d.timeline_position - b.d.timeline_position);
   for (const [i, { tool, d }] of deletes.entries()) {
     const deleted = types.find((t) => t.root_path === tool.root_path);
-    const id = itemValue(tool, { params: d.params, query: [] });
+    const id = itemValue(tool, d);
     if (!deleted || d.status < 200 || d.status > 299 || id === undefined) continue;
     const until = deletes[i + 1]?.d.timeline_position ?? Infinity;
     for (const other of types) {

@@ -19,6 +19,7 @@ import { onlyEmbedded, relationCall, withRecordedMembersAt, withRelatedMembers }
 import { relationWords } from '../plan/relations.js';
 import {
   callLine,
+  itemValue,
   jsonValueOf,
   latestRecord,
   lineRecords,
@@ -167,9 +168,8 @@ function collectionNamed(body: RetainedBodyView, root: string, asked: string | u
 
 /** The id a recorded item read (or write) was asked for: its path value of the tool's item parameter. */
 function recordedItemId(ctx: ServeContext, r: ToolRecord): string | undefined {
-  const template = ctx.tools.get(r.tool)?.template;
-  const param = template === undefined ? undefined : itemParamOf(template);
-  return param === undefined ? undefined : r.params.get(param);
+  const tool = ctx.tools.get(r.tool);
+  return tool === undefined ? undefined : itemValue(tool, r);
 }
 
 /** The call answered from the model, or null when the state has no answer for it. */

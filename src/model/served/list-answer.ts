@@ -91,35 +91,34 @@ export async function answerList(
       borrowed: new Map(),
     };
     if (call.query.length === 0) return null;
-    // Issue 44: a list whose recorded totals counted entities the capture never showed: any other
-    // query may pick some of those, so the state answers none (a record of this line still may).
+    // Issue 44: the state answers a query no record shows only for a list it holds whole; a
+    // record of this very line still may answer (replay decides), else the decline says why.
+    const notWhole = async (why: string): Promise<null> => {
+      if (lineRecords(await toolRecords(ctx, plan.tool), call).length > 0) return null;
+      throw new CapstateError('no-record', `${plan.tool}: no retained record answers ${asked}, and the state cannot: ${why}`, {
+        tool: plan.tool,
+        request_line: asked,
+        recorded_request_lines: [...new Set(plan.lines.map(lineName))].slice(0, 20),
+      });
+    };
+    // A list whose recorded totals counted entities the capture never showed: any other query may pick some.
     const partial = plan.lines.find((l) => l.unseen !== undefined);
-    if (partial) {
-      const records = await toolRecords(ctx, plan.tool);
-      if (lineRecords(records, call).length > 0) return null;
-      const lines = [...new Set(plan.lines.map(lineName))];
-      throw new CapstateError(
-        'no-record',
-        `${plan.tool}: no retained record answers ${asked}, and the state cannot: record #${partial.record_ordinal} (${lineName(partial)}) counted ${partial.unseen} more ${plan.collection} than the capture ever showed, which a query it never made may list`,
-        { tool: plan.tool, request_line: asked, recorded_request_lines: lines.slice(0, 20) },
+    if (partial)
+      return notWhole(
+        `record #${partial.record_ordinal} (${lineName(partial)}) counted ${partial.unseen} more ${plan.collection} than the capture ever showed, which a query it never made may list`,
       );
-    }
-    // Issue 44: nor from a list no line shows whole — every entity, or a total of them the state
-    // holds: a full page (`?limit=3` listing 3) says nothing of what comes after it.
+    // Nor a list no line shows whole — every entity, or a total of them the state holds: a full
+    // page (`?limit=3` listing 3) says nothing of what comes after it.
     if (
       !plan.parent &&
       !(await knownCollections(ctx)).has(plan.collection) &&
       !countedWhole(plan) &&
       // A header that counted every recorded line's matches (WordPress's X-WP-Total) counts them whole too.
       ![...(await countHeaders(ctx, plan.tool)).values()].includes('matched')
-    ) {
-      if (lineRecords(await toolRecords(ctx, plan.tool), call).length > 0) return null;
-      throw new CapstateError(
-        'no-record',
-        `${plan.tool}: no retained record answers ${asked}, and the state cannot: no line of the capture shows every entity of ${plan.collection}, or counts them, so a query it never made may list some it never showed`,
-        { tool: plan.tool, request_line: asked, recorded_request_lines: [...new Set(plan.lines.map(lineName))].slice(0, 20) },
+    )
+      return notWhole(
+        `no line of the capture shows every entity of ${plan.collection}, or counts them, so a query it never made may list some it never showed`,
       );
-    }
     const learned = widened.queries;
     // Filters only on the keys learned as filters (an operator key as spelled: `views_gte`); a
     // sort by any field the view shows, on several fields only where a multi-field sort was learned.

@@ -145,14 +145,14 @@ export async function refuseUnknownOrder(
   const orders = (await collectionOrders(ctx)).get(plan.collection);
   const initial = new Set((await state?.collection(plan.collection))?.map((e) => e.id) ?? []);
   const shown = shownPositions(plan);
-  const known = (a: StateEntity, b: StateEntity) =>
-    !initial.has(a.id) ||
-    !initial.has(b.id) ||
+  const known = (a: StateEntity, b: StateEntity) => {
+    if (!initial.has(a.id) || !initial.has(b.id)) return true;
     // The orders the unsorted lines taught decide where they tell the two apart; where they
     // disagree (a write changed one of the fields) nothing does; where none is learned or they
     // tie, the order the recorded lines showed the two in.
-    (orders === undefined ? 'tie' : byOrders(orders, a, b)) === 'before' ||
-    ((orders === undefined || byOrders(orders, a, b) === 'tie') && shownBefore(shown, a.id, b.id));
+    const taught = orders === undefined ? 'tie' : byOrders(orders, a, b);
+    return taught === 'before' || (taught === 'tie' && shownBefore(shown, a.id, b.id));
+  };
   const sorted = applyListQuery(all, { ...query, window: undefined }, plan.tool).entities;
   const from = query.window?.offset ?? 0;
   const to = query.window?.size == null ? sorted.length : Math.min(sorted.length, from + query.window.size);

@@ -337,7 +337,7 @@ export async function requestBodyKey(ctx: ServeContext, r: ToolRecord): Promise<
 const bodyKeys = new WeakMap<ServeContext, BoundedCache<string | null>>();
 
 /** The value of the template's last parameter when the template ends in one (an item route), else undefined. */
-export function itemValue(tool: ManifestTool, call: LineCall): string | undefined {
+export function itemValue(tool: ManifestTool, call: Pick<LineCall, 'params'>): string | undefined {
   const param = itemParamOf(tool.template);
   return param === undefined ? undefined : call.params.get(param);
 }
@@ -358,7 +358,7 @@ export async function captureWrites(ctx: ServeContext, root?: string): Promise<T
 export async function itemWritesOf(ctx: ServeContext, root: string): Promise<Map<string, ToolRecord[]>> {
   const out = new Map<string, ToolRecord[]>();
   for (const w of await captureWrites(ctx, root)) {
-    const id = itemValue(ctx.tools.get(w.tool)!, { params: w.params, query: [] });
+    const id = itemValue(ctx.tools.get(w.tool)!, w);
     if (id !== undefined) out.set(id, [...(out.get(id) ?? []), w]);
   }
   return out;
