@@ -9,10 +9,14 @@
  * - an array of ids (`tags: [1]`) names the entities it lists, so a delete of one leaves its
  *   holders in doubt (write-log.ts orphansOf), and a filter on it is membership (list-queries.ts).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyListQuery } from '../src/model/plan/list-queries.js';
 import type { StateEntity } from '../src/model/plan/types.js';
 import { servedFidelityApp } from './fidelity-served.js';
+import { tempDir } from './helpers.js';
+import { serveHttp } from './serve-helpers.js';
 
 const drf = servedFidelityApp('django-rest');
 const problem = (json: unknown) => json as { code: string; detail: string };
@@ -35,6 +39,36 @@ describe('Django REST framework: writes on paths that end in a slash', () => {
     const r = await drf.get('/api/posts/3/');
     expect(r.status).toBe(404);
     expect(r.json).toEqual(drf.truth('read-after-write-44').json);
+  });
+});
+
+describe('Django REST framework: writes by the item route of a collection held in part', () => {
+  it('write convention: PATCH /api/comments/4/ merges as the recorded PATCH of a post did, by the item route GET /api/comments/{id}/, though the comments list is a page of 5 of 8', async () => {
+    await drf.replayCapture();
+    const w = await drf.send('PATCH', '/api/comments/4/', { body: 'Which profiler do you recommend?' });
+    expect(w.h('capstate-convention')).toContain('api-write');
+    expect(w.status).toBe(drf.truth('write-57').status);
+    expect(w.json).toEqual(drf.truth('write-57').json);
+    expect((await drf.get('/api/comments/4/')).json).toEqual(drf.truth('read-after-write-58').json);
+  });
+
+  it('write convention: an entity of that collection the model does not hold is declined, not answered 404', async () => {
+    await drf.replayCapture();
+    const w = await drf.send('PATCH', '/api/comments/7/', { body: 'x' });
+    expect(w.status).toBe(501);
+    expect(problem(w.json).detail).toContain('the model holds no comments entity 7');
+  });
+
+  it('whole PUT body: a PUT by the convention without a member the recorded PUTs always sent is declined, and a whole one is applied', async () => {
+    await drf.replayCapture();
+    const part = await drf.send('PUT', '/api/comments/3/', { body: 'Only a body' });
+    expect(part.status).toBe(501);
+    expect(problem(part.json).detail).toContain('lacks post, author_name of comments 3');
+    // The read after it may show the app's change or not: declined too.
+    expect((await drf.get('/api/comments/3/')).status).toBe(501);
+    const whole = await drf.send('PUT', '/api/authors/2/', { name: 'Ben Okafor', email: 'ben@example.net' });
+    expect(whole.status).toBe(200);
+    expect(whole.json).toEqual({ id: 2, name: 'Ben Okafor', email: 'ben@example.net' });
   });
 });
 
@@ -95,8 +129,8 @@ describe('Django REST framework: creates whose place or key the capture does not
     const w = await drf.send('POST', '/api/authors/', { name: 'Nora Lind', email: 'nora@example.test' });
     expect(w.status).toBe(201);
     expect(w.json).toEqual(drf.truth('write-47').json);
-    // Five authors: more than any recorded page showed, so the list itself waits (page cut, below).
-    expect((await drf.get('/api/authors/')).status).toBe(501);
+    // Five authors: more than the record listed, within the API's page of 5 (page cut, below).
+    expect((await drf.get('/api/authors/')).json).toEqual(drf.truth('read-after-write-48').json);
     // The benchmark's next author writes, then the list the app answered after them.
     expect((await drf.send('PATCH', '/api/authors/2/', { email: 'ben.okafor@example.test' })).status).toBe(200);
     expect((await drf.send('DELETE', '/api/authors/4/')).status).toBe(drf.truth('write-59').status);
@@ -116,14 +150,21 @@ describe('Django REST framework: creates whose place or key the capture does not
     expect(problem(r.json).detail).toContain('does not show where the app lists a new one');
   });
 
-  it('page cut: a list whose envelope has a next-page member is declined when it would list more than any record showed', async () => {
+  it('api-page-cut: a list grown past its record answers the page of 5 the posts and comments lists showed, its next member linking page 2', async () => {
     await drf.replayCapture();
     expect((await drf.send('POST', '/api/tags/', { name: 'security' })).status).toBe(201);
     const r = await drf.get('/api/tags/');
-    expect(r.status).toBe(501);
-    expect(problem(r.json).detail).toContain('next-page member (next)');
-    // The app cut it to a page of 5 with a link to the next: six tags in one page were wrong.
-    expect((drf.truth('read-after-write-52').json as { next: string | null }).next).not.toBeNull();
+    expect(r.status).toBe(200);
+    expect(r.h('capstate-convention')).toContain('api-page-cut');
+    // Six tags: the first five by name, a count of six, and the next page as the app links it.
+    expect(r.json).toEqual(drf.truth('read-after-write-52').json);
+    expect((r.json as { next: string }).next).toBe('http://127.0.0.1:8392/api/tags/?page=2');
+  });
+
+  it('api-page-cut: a page the cut never showed a list at (?page=2 of tags) stays declined', async () => {
+    await drf.replayCapture();
+    expect((await drf.send('POST', '/api/tags/', { name: 'security' })).status).toBe(201);
+    expect((await drf.get('/api/tags/?page=2')).status).toBe(501);
   });
 
   it('likely key: a tag named like one the tags hold is declined; a new name is created', async () => {
@@ -134,5 +175,62 @@ describe('Django REST framework: creates whose place or key the capture does not
     expect(dup.status).toBe(501);
     expect(problem(dup.json).detail).toContain('it may be unique');
     expect(drf.truth('write-53').status).toBe(400);
+  });
+});
+
+/** The recorded Django capture with one plain list's answer changed, served for one test. */
+async function variantServed(change: (url: string, body: { count: number; next: string | null; results: unknown[] }) => void) {
+  const har = JSON.parse(readFileSync(join(drf.app, 'capture.har'), 'utf8')) as {
+    log: { entries: { request: { method: string; url: string }; response: { content: { text?: string } } }[] };
+  };
+  for (const e of har.log.entries) {
+    const text = e.response.content.text;
+    if (e.request.method !== 'GET' || !text?.startsWith('{"count"')) continue;
+    const body = JSON.parse(text) as { count: number; next: string | null; results: unknown[] };
+    change(new URL(e.request.url).pathname + new URL(e.request.url).search, body);
+    e.response.content.text = JSON.stringify(body);
+  }
+  const dir = tempDir();
+  writeFileSync(join(dir, 'capture.har'), JSON.stringify(har));
+  return serveHttp(join(dir, 'capture.har'), join(dir, 'store.sqlite'));
+}
+
+describe("Django REST framework: the API's page cut needs every plain page to agree", () => {
+  const grownTags = async (base: string) => {
+    for (const [method, path, body] of [
+      ['POST', '/api/tags/', { name: 'security' }],
+      ['POST', '/api/tags/', { name: 'testing-2' }],
+    ] as const)
+      await fetch(base + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(`${base}/api/tags/`);
+    return { status: r.status, json: (await r.json()) as { code?: string; detail?: string } };
+  };
+
+  it('api-page-cut: plain pages of 5 and of 4 show no one page, so a grown list is declined', async () => {
+    const { base, close } = await variantServed((url, body) => {
+      if (url === '/api/comments/') body.results = body.results.slice(0, 4);
+    });
+    try {
+      const r = await grownTags(base);
+      expect(r.status).toBe(501);
+      expect(r.json.detail).toContain('next-page member (next)');
+    } finally {
+      await close();
+    }
+  });
+
+  it('api-page-cut: a plain list of 6 without a next page shows the API does not cut at 5', async () => {
+    const { base, close } = await variantServed((url, body) => {
+      if (url !== '/api/tags/') return;
+      body.results = [...body.results, { id: 7, name: 'web' }];
+      body.count = body.results.length;
+    });
+    try {
+      const r = await grownTags(base);
+      expect(r.status).toBe(501);
+      expect(r.json.detail).toContain('next-page member (next)');
+    } finally {
+      await close();
+    }
   });
 });

@@ -61,7 +61,9 @@ export interface WidenedQueries {
  * `api-embed`: a relation embedded as another read of the API proved it (embed-conventions.ts);
  * `api-null-filter`: an entity whose field is null listed under any equality filter on it, as a
  * recorded filtered read of the API showed (served/null-filters.ts); `api-page-envelope`: a page
- * in the page envelope another list's recorded page proved (served/page-envelope.ts).
+ * in the page envelope another list's recorded page proved (served/page-envelope.ts);
+ * `api-page-cut`: a list grown past its record, cut to the page other lists' plain lines showed
+ * the API cuts to (served/page-cut.ts).
  */
 export type ApiConvention =
   | 'api-filter'
@@ -71,7 +73,8 @@ export type ApiConvention =
   | 'api-embed'
   | 'page-links-end'
   | 'api-null-filter'
-  | 'api-page-envelope';
+  | 'api-page-envelope'
+  | 'api-page-cut';
 
 const add = <K>(m: Map<K, string[]>, k: K, tool: string) => {
   const l = m.get(k) ?? [];

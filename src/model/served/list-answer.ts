@@ -16,6 +16,7 @@ import { withSubtrees } from './tree-filters.js';
 import type { QueryPair } from './cache-busters.js';
 import { withNullFilters } from './null-filters.js';
 import { pageEnvelopeFor } from './page-envelope.js';
+import { pageCutFor } from './page-cut.js';
 import { countHeaders, pagesOf } from './count-headers.js';
 import { pageWords, renderPage } from '../plan/page-envelope.js';
 import { lastPageOf, pageOf } from '../plan/page-links.js';
@@ -272,6 +273,24 @@ export async function answerList(
     plan.collection,
     lineQuery(line) || line.membership === 'all' ? 'all' : (line.listed_ids ?? []),
   );
+  // Issue 44 kind 1: a list held whole, called with no query, grown past what its record listed,
+  // in the envelope of the API's page cut (page-cut.ts), answers the cut's first page.
+  const recordedList = at(envelope, plan.list_pointer);
+  const cut =
+    plan.default_size === undefined &&
+    line.membership === 'all' &&
+    !lineQuery(line) &&
+    call.query.length === 0 &&
+    Array.isArray(recordedList) &&
+    entities.all(plan.collection).length > recordedList.length
+      ? await pageCutFor(ctx, envelope)
+      : undefined;
+  if (cut) {
+    line = { ...line, window: { offset: 0, size: cut.size }, total_members: plan.counters };
+    shape = { ...shape, page_links: [cut.next] };
+    restsOn('api-page-cut', [cut.tool]);
+    how = `${how}, cut to the API's default page of ${cut.size} (record #${cut.record_ordinal} of ${cut.tool} showed it)`;
+  }
   // Issue 44: a query no record shows lists in an order the capture showed, or not at all.
   const query = lineQuery(line);
   if (!recordedLine && query) await refuseUnknownOrder(ctx, plan, query, entities.all(plan.collection), asked);
@@ -285,6 +304,7 @@ export async function answerList(
     matched: rendered.matched,
     envelope,
     recorded: !!recordedLine,
+    cut: !!cut,
   });
   if (nulls.habit && nulls.listsNull(entities.all(plan.collection), lineQuery(line), plan.tool))
     restsOn('api-null-filter', nulls.habit.tools);

@@ -27,6 +27,8 @@ export interface RenderedList {
   envelope: JsonValue;
   /** The call is a recorded line of the list. */
   recorded: boolean;
+  /** The answer is cut to the API's default page (page-cut.ts): where the app cuts it is known. */
+  cut: boolean;
 }
 
 /**
@@ -35,6 +37,7 @@ export interface RenderedList {
  * envelope with a next-page member, or a page past the last no record shows.
  */
 export async function refusePageGuess(ctx: ServeContext, plan: ListPlan, v: RenderedList): Promise<void> {
+  if (v.cut) return;
   // Issue 44 kind 1: another list of the API cuts to a default page (Django REST framework's
   // PAGE_SIZE is the API's), this one was never seen longer than it: a list longer than that
   // page may be cut here too, with page links the record does not show. Declined.

@@ -23,7 +23,9 @@ import { isItemTemplate, isParamSegment, templateParams } from '../../manifest/p
 import { stateAnswer, type CallAnswer } from './answer.js';
 import type { ServeContext } from './context.js';
 import { verifiedWrites } from './effects.js';
-import { wholeListAt } from './read-index.js';
+import { collectionFields, wholeListAt } from './read-index.js';
+import { alwaysSent } from './sent-members.js';
+import { isObject, keysOf, member } from '../plan/json.js';
 import { loggedWrite } from './write-log.js';
 import type { CallRequest } from './input-schema.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
@@ -32,7 +34,7 @@ import { applyWrite, writeModelOf, type WriteKind, type WriteModel } from './wri
 /** What a write path names: a collection (create), one of its entities, or a document. */
 type Target =
   | { kind: 'collection'; collection: string; root: string; identity: string }
-  | { kind: 'entity'; collection: string; root: string; identity: string; id: string; slash: boolean }
+  | { kind: 'entity'; collection: string; root: string; identity: string; id: string; slash: boolean; byItemRoute?: true }
   | { kind: 'document'; tool: ManifestTool; root: string };
 
 /** The verified write kinds of the same method that prove a convention, per target (a PUT the capture verified as a merge merges). */
@@ -64,13 +66,34 @@ async function targetOf(ctx: ServeContext, path: string): Promise<Target | null>
   const bare = slash ? path.slice(0, -1) : path;
   const cut = bare.lastIndexOf('/');
   if (cut <= 0 || cut === bare.length - 1) return null;
-  const parent = await listAt(bare.slice(0, cut + (slash ? 1 : 0)));
-  if (!parent) return null;
+  let id: string;
   try {
-    return { kind: 'entity', ...parent, id: decodeURIComponent(bare.slice(cut + 1)), slash: slash !== '' };
+    id = decodeURIComponent(bare.slice(cut + 1));
   } catch {
     return null;
   }
+  const parent = await listAt(bare.slice(0, cut + (slash ? 1 : 0)));
+  if (parent) return { kind: 'entity', ...parent, id, slash: slash !== '' };
+  // A collection no list holds whole, read by an item route of its own (Django REST framework's
+  // `GET /api/comments/{id}/`, its list a page of 5 of 8): the route names its entities.
+  const prefix = bare.slice(0, cut + 1);
+  for (const t of ctx.manifest.tools) {
+    const rest = t.template.startsWith(prefix) ? t.template.slice(prefix.length) : '';
+    if (t.method.toUpperCase() !== 'GET' || !rest.endsWith(slash) || !isParamSegment(slash ? rest.slice(0, -1) : rest)) continue;
+    const plan = await state.plan(t.name);
+    const type = plan?.kind === 'item' && plan.entity_pointer === '' ? types.find((x) => x.collection === plan.collection) : undefined;
+    if (type)
+      return {
+        kind: 'entity',
+        collection: type.collection,
+        root: type.root_path,
+        identity: type.identity,
+        id,
+        slash: slash !== '',
+        byItemRoute: true,
+      };
+  }
+  return null;
 }
 
 /** A verified write of `kinds` on a bare path of the API (`ROOT`, `ROOT/{id}`): the convention's proof. */
@@ -128,6 +151,15 @@ export async function answerWriteByConvention(
   };
   const log = (applied: boolean, tool = '') => model.writes.push(loggedWrite({ root: target.root, tool, method, call, applied, entity }));
   const what = target.kind === 'document' ? `the document ${path}` : target.collection;
+  // An entity named by its item route only: where the model holds none, whether the app does is not known.
+  if (target.kind === 'entity' && target.byItemRoute && !(await model.entity(target.collection, target.id))) {
+    log(false);
+    throw new CapstateError(
+      'no-convention',
+      `${method} ${path}: the model holds no ${target.collection} entity ${target.id}, and no list of the capture shows every ${target.collection} entity, so whether the app holds it is not known; reads it may change are declined from now on`,
+      { method, path },
+    );
+  }
   if (!proof) {
     log(false);
     throw new CapstateError(
@@ -136,6 +168,7 @@ export async function answerWriteByConvention(
       { method, path },
     );
   }
+  if (method === 'PUT' && target.kind === 'entity') await requireWholeBody(ctx, model, proof, target, body, log, `${method} ${path}`);
   const wm: WriteModel =
     target.kind === 'document'
       ? {
@@ -170,6 +203,36 @@ export async function answerWriteByConvention(
     convention: [...new Set([...(answer.convention?.split(', ') ?? []), 'api-write'])].sort().join(', '),
     why: `${written.why}, by the API's write convention: ${method} on ${what} as ${proved} took effect in the capture`,
   };
+}
+
+/**
+ * Issue 45: a PUT by the API's convention sends what the proving PUTs sent — every member of the
+ * entity but those they never sent (its identity, the server's own: `created_at`). Django REST
+ * framework answers a PUT of a comment without its `post` with `400 {"post": ["This field is
+ * required."]}`, where merging the rest would answer 200: a plausible wrong answer. One that
+ * lacks a member is declined (as sent-members.ts declines the proving tool's own) and logged.
+ */
+async function requireWholeBody(
+  ctx: ServeContext,
+  model: ServedModel,
+  proof: { tool: ManifestTool; wm: WriteModel },
+  target: { collection: string; identity: string; id: string },
+  body: JsonValue | undefined,
+  log: (applied: boolean) => void,
+  asked: string,
+): Promise<void> {
+  const always = await alwaysSent(ctx, proof.tool.name, proof.wm.pointer);
+  const current = await model.entity(target.collection, target.id);
+  if (always.length === 0 || !current || !isObject(body)) return;
+  const unsent = (await collectionFields(ctx, proof.wm.collection ?? '')).filter((f) => !always.includes(f));
+  const missing = keysOf(current.value).filter((k) => k !== target.identity && !unsent.includes(k) && member(body, k) === undefined);
+  if (missing.length === 0) return;
+  log(false);
+  throw new CapstateError(
+    'no-convention',
+    `${asked}: every PUT the capture recorded on ${proof.tool.template} sent every member of its entity but ${unsent.join(', ')}; this one lacks ${missing.join(', ')} of ${target.collection} ${target.id}, and the capture does not show what the app answers then (it may require them)`,
+    { request_line: asked, nearest_tool: proof.tool.name, did_not_match: `a request body with ${missing.join(', ')}` },
+  );
 }
 
 /**
