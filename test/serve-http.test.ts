@@ -86,6 +86,23 @@ describe("HTTP serving answers on the app's own paths, as the MCP tools do", () 
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: 'bad-json' });
   });
+
+  it('HEAD of a path a GET tool answers: the GET answer without its body', async () => {
+    const get = await json('GET', '/posts/1');
+    const head = await json('HEAD', '/posts/1');
+    expect(head.status).toBe(get.status);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(head.headers.get('x-capstate-tool')).toBe('get_posts_by_id');
+    expect(await head.text()).toBe('');
+    expect((await json('HEAD', '/nothing/here')).status).toBe(501);
+  });
+
+  it('an OPTIONS that is no CORS preflight is declined: the capture never recorded what the app allows', async () => {
+    const r = await json('OPTIONS', '/posts');
+    expect(r.status).toBe(501);
+    expect(r.headers.get('capstate-answer')).toBe('declined');
+    expect(((await r.json()) as { detail: string }).detail).toContain('only as a CORS preflight');
+  });
 });
 
 describe('serve --http [HOST:]PORT', () => {

@@ -15,7 +15,8 @@ export interface Answer {
   x_total_count: string | null;
   link: string | null;
   /** Only on the model's answers: capstate's provenance and error headers, kept to classify. */
-  capstate?: { source?: string | null; answer?: string | null; error?: string | null };
+  /** capstate's provenance headers: Capstate-Answer, X-Capstate-Source, X-Capstate-Error and, where one was used, Capstate-Convention. */
+  capstate?: { source?: string | null; answer?: string | null; error?: string | null; convention?: string | null };
 }
 
 export type Verdict = 'matched' | 'wrong' | 'declined';

@@ -246,7 +246,12 @@ export async function send(base: string, r: Req, extra: Record<string, string> =
     link: h('link'),
   };
   if (h('x-capstate-source') !== null || h('x-capstate-error') !== null || h('capstate-answer') !== null) {
-    a.capstate = { source: h('x-capstate-source'), answer: h('capstate-answer'), error: h('x-capstate-error') };
+    a.capstate = {
+      source: h('x-capstate-source'),
+      answer: h('capstate-answer'),
+      error: h('x-capstate-error'),
+      ...(h('capstate-convention') !== null ? { convention: h('capstate-convention') } : {}),
+    };
   }
   return a;
 }

@@ -283,10 +283,17 @@ export function httpHandler(
       );
     }
 
-    const match = matchRoute(routes, method, path);
+    // HEAD is GET without the body (RFC 9110 §9.3.2): a path a GET tool answers answers HEAD as it.
+    const match = matchRoute(routes, method, path) ?? (method === 'HEAD' ? matchRoute(routes, 'GET', path) : undefined);
     if (!match) {
+      // An OPTIONS that is no CORS preflight (answered above) asks what the app allows there, which
+      // the capture did not record (Django REST framework answers its schema): declined, not a made-up Allow.
       if (method === 'OPTIONS') {
-        return sendOk(204, '', { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
+        throw new CapstateError(
+          'no-route',
+          `OPTIONS ${path}: the capture recorded no OPTIONS answer here; capstate answers an OPTIONS only as a CORS preflight (with Origin and Access-Control-Request-Method)`,
+          { method, path },
+        );
       }
       // A page, script, style, image or font the capture recorded and no tool answers.
       const file = method === 'GET' || method === 'HEAD' ? await statics.answer(path, url.search.slice(1)) : null;

@@ -13,6 +13,7 @@ import { at, entriesOf, isObject, jsonEqual, keysOf, member, objectFrom, replace
 import type { StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { notFound, servedState, type StateAnswer } from './from-state.js';
+import { refuseDanglingReference } from './dangling-references.js';
 import { templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
@@ -384,7 +385,10 @@ export async function applyWrite(
     // The type's entities before this create: what references, defaults and order are read from.
     const held = await model.collection(collection);
     // A recorded create check-effects verifies is the app's own: it took the value.
-    if (!opts.verifying) refuseLikelyDuplicate(held, part!, collection, asked);
+    if (!opts.verifying) {
+      refuseLikelyDuplicate(held, part!, collection, asked);
+      await refuseDanglingReference(ctx, model, tool, call, collection, part!, undefined, asked);
+    }
     const referenced = own ? referencedObjects(held, recordedRequest, recordedEntity, part!) : [];
     const server = own
       ? serverFields(recordedEntity, recordedRequest, part!, undefined, identity).filter(([k]) => !referenced.some(([r]) => r === k))
@@ -423,6 +427,7 @@ export async function applyWrite(
     const answer = recordedEntity === undefined ? undefined : shapedAnswer(shape?.value, wm, current.value, id);
     return { ...answered(answer, why), ...cascade.mark };
   }
+  if (!opts.verifying) await refuseDanglingReference(ctx, model, tool, call, collection, part!, current.value, asked);
   // Issue 45: reference forms resolved as the API's create showed them (update-effects.ts).
   const refs = await resolvedReferences(ctx, model, collection, current.value, part!);
   if (!refs) return null;
