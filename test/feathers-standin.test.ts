@@ -123,6 +123,52 @@ describe('Feathers: a list the capture paged through in part', () => {
   });
 });
 
+describe('Feathers: pages of a list held in part, after deletes', () => {
+  const page = (skip: number) => feathers.get(`/messages?%24sort%5Bid%5D=-1&%24limit=5${skip ? `&%24skip=${skip}` : ''}`);
+  it('unseen window: after deleting 14 to 10, page 1 (15, 9, 8, 7, 6) sorts before message 5, the last the recorded pages showed, and is answered; page 2 would end where message 1 may sit, and is declined', async () => {
+    await feathers.replayCapture();
+    for (const id of [14, 13, 12, 11, 10]) expect((await feathers.send('DELETE', `/messages/${id}`)).status).toBe(200);
+    const first = await page(0);
+    expect(first.h('capstate-answer')).toBe('state');
+    expect((first.json as { data: { id: number }[] }).data.map((m) => m.id)).toEqual([15, 9, 8, 7, 6]);
+    expect((first.json as { total: number }).total).toBe(9);
+    // The app's page 2 is 5, 3, 2 and 1: the state holds no message 1, so its 5, 3, 2 would be wrong.
+    const second = await page(5);
+    expect(second.status).toBe(501);
+    expect(problem(second.json).detail).toContain('the page lists 3 of 5');
+  });
+
+  it('unseen window: a page holding an entity past the run the capture showed is declined, though full', async () => {
+    await feathers.replayCapture();
+    for (const id of [14, 13, 12, 11, 10, 9]) expect((await feathers.send('DELETE', `/messages/${id}`)).status).toBe(200);
+    // Page 1 is now 15, 8, 7, 6, 5: each at or before message 5, so it is answered. Deleting 8 brings
+    // message 3 onto it, and the unseen message may sort before 3.
+    expect((await page(0)).status).toBe(200);
+    expect((await feathers.send('DELETE', '/messages/8')).status).toBe(200);
+    const moved = await page(0);
+    expect(moved.status).toBe(501);
+    expect(problem(moved.json).detail).toContain('holds messages 3, which does not sort before 5');
+  });
+});
+
+describe('Feathers: the id of a create after the highest was removed', () => {
+  it('reused top: after DELETE /messages/15 (the highest id), a create is declined: the app may give 15 again or 16', async () => {
+    await feathers.replayCapture();
+    expect((await feathers.send('DELETE', '/messages/15')).status).toBe(200);
+    const made = await feathers.send('POST', '/messages', { text: 'after the top', userId: 2, read: false, likes: 0 });
+    expect(made.status).toBe(501);
+    expect(problem(made.json).detail).toContain('removed messages 15, the highest id it held');
+  });
+
+  it('reused top: after deleting another message, a create takes the next id', async () => {
+    await feathers.replayCapture();
+    expect((await feathers.send('DELETE', '/messages/3')).status).toBe(200);
+    const made = await feathers.send('POST', '/messages', { text: 'after another', userId: 2, read: false, likes: 0 });
+    expect(made.status).toBe(201);
+    expect((made.json as { id: number }).id).toBe(16);
+  });
+});
+
 describe('Feathers: the 404 that names the id it was asked for', () => {
   it('not-found echo: GET /users/99 is the API’s 404 naming 99 (recorded for message 4), and PATCH /messages/99 names 99', async () => {
     await feathers.replayCapture();

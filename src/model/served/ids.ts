@@ -5,6 +5,7 @@
  * random ids from a fixed stream (`RandomBytes`), so its words are the same on every load.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { CapstateError } from '../../errors.js';
 import type { JsonValue } from '../../json/exact.js';
 import { at, isObject, keysOf, member } from '../plan/json.js';
 import type { ServedModel } from './model.js';
@@ -73,6 +74,24 @@ export async function allocateId(
     }
   }
   return randomLike(typeof recordedId === 'string' ? recordedId : 'xxxxxxxxxxxxxxxxxxxxxxxx', random);
+}
+
+/**
+ * Issue 45 (id allocation): the next integer after the highest held is the capture's evidence for
+ * a create's id, but once this session removed the entity holding the highest, apps part ways:
+ * json-server 0.17 gives the next create that id again (the highest held plus one), Feathers'
+ * memory service and a database sequence the one after it (a counter). The capture shows neither,
+ * so such a create is declined (`no-convention`) rather than answered with an id that may be wrong.
+ */
+export async function refuseReusedTop(model: ServedModel, collection: string, id: JsonValue, asked: string): Promise<void> {
+  if (!isInt(id)) return;
+  const removed = model.removedTop(collection);
+  if (removed === undefined || removed < BigInt(id)) return;
+  throw new CapstateError(
+    'no-convention',
+    `${asked}: this session removed ${collection} ${removed}, the highest id it held; the capture does not show whether the app gives the next one ${String(id)} (the highest held plus one) or a number past every id it gave (a counter)`,
+    { request_line: asked, did_not_match: 'a create after the highest id was removed' },
+  );
 }
 
 /**

@@ -9,7 +9,15 @@ import { recordedLink } from './link-habit.js';
 import { CapstateError } from '../../errors.js';
 import { lineName, lineQuery, renderList } from '../plan/render.js';
 import { at } from '../plan/json.js';
-import { habitsLearned, isListQuery, parseListQuery, referenceFilterField, unlearnedKeys, type ListQuery } from '../plan/list-queries.js';
+import {
+  applyListQuery,
+  habitsLearned,
+  isListQuery,
+  parseListQuery,
+  referenceFilterField,
+  unlearnedKeys,
+  type ListQuery,
+} from '../plan/list-queries.js';
 import { labelReader, matcherKeyParts } from '../plan/label-matchers.js';
 import { knownReferences } from './reference-filters.js';
 import { withSubtrees } from './tree-filters.js';
@@ -17,6 +25,7 @@ import type { QueryPair } from './cache-busters.js';
 import { withNullFilters } from './null-filters.js';
 import { pageEnvelopeFor } from './page-envelope.js';
 import { pageCutFor } from './page-cut.js';
+import { refuseUnseenWindow } from './unseen-window.js';
 import { countHeaders, pagesOf } from './count-headers.js';
 import { pageWords, renderPage } from '../plan/page-envelope.js';
 import { lastPageOf, pageOf } from '../plan/page-links.js';
@@ -294,6 +303,9 @@ export async function answerList(
   // Issue 44: a query no record shows lists in an order the capture showed, or not at all.
   const query = lineQuery(line);
   if (!recordedLine && query) await refuseUnknownOrder(ctx, plan, query, entities.all(plan.collection), asked);
+  // Issue 44: a recorded page of a list held in part, moved by this session's writes (unseen-window.ts).
+  if (recordedLine?.unseen && query)
+    await refuseUnseenWindow(ctx, plan, line, applyListQuery(entities.all(plan.collection), query, plan.tool).entities, asked);
   const rendered = renderList(shape, line, envelope, entities);
   if (rendered.status !== 'rendered') return null;
   await refusePageGuess(ctx, plan, {

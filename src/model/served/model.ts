@@ -310,6 +310,14 @@ export class ServedModel {
     }
   }
 
+  /** The largest integer id this session removed from `collection` (as its entity key), if any. */
+  removedTop(collection: string): bigint | undefined {
+    let top: bigint | undefined;
+    for (const [id, e] of this.entities.get(collection) ?? [])
+      if (e === null && /^-?[0-9]+$/.test(id) && (top === undefined || BigInt(id) > top)) top = BigInt(id);
+    return top;
+  }
+
   /** What this session wrote to entities so far, for `restore` (catch-up.ts keeps a state only if the capture's reads agree). */
   writtenEntities(): Map<string, Map<string, StateEntity | null>> {
     return new Map([...this.entities].map(([c, m]) => [c, new Map(m)]));

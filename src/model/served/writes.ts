@@ -14,6 +14,7 @@ import type { StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { notFound, servedState, type StateAnswer } from './from-state.js';
 import { refuseDanglingReference } from './dangling-references.js';
+import { refuseReusedTop } from './ids.js';
 import { templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
@@ -368,6 +369,7 @@ export async function applyWrite(
   if (isCreate(wm.kind)) {
     let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), scalarId(member(part, identity)), opts.random);
     const chosen = scalarId(opts.chosenId);
+    if (chosen === undefined && !opts.verifying) await refuseReusedTop(model, collection, id, asked);
     let adopted = '';
     if (
       chosen !== undefined &&
