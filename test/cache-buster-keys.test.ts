@@ -7,6 +7,7 @@
  * or a cache-buster with another value, is still declined. On the fidelity benchmark's captures
  * (bench/fidelity/, recorded from the real apps in Debian's Chromium).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -231,6 +232,58 @@ describe('issue 44: the vocabulary decides which keys are cache-busters', () => 
       expect((e as CapstateError).context).toMatchObject({ ignored_keys: '_=1712' });
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('issue 44: an ignored key is part of the URL the app links from', () => {
+  const js = servedFidelityApp('json-server-0.17');
+  const drf = servedFidelityApp('django-rest');
+
+  it('page links keep the ignored key where it was asked (json-server 0.17, the real app answers so)', async () => {
+    // json-server 0.17.4 answered `GET /posts?_=5&_page=2&_limit=3` with these links (probed).
+    await js.reset();
+    const r = await js.get('/posts?_=5&_page=2&_limit=3');
+    expect(r.h('capstate-convention')).toBe('ignored-key');
+    const b = js.base();
+    expect(r.h('link')).toBe(
+      `<${b}/posts?_=5&_page=1&_limit=3>; rel="first", <${b}/posts?_=5&_page=1&_limit=3>; rel="prev", <${b}/posts?_=5&_page=3&_limit=3>; rel="next", <${b}/posts?_=5&_page=3&_limit=3>; rel="last"`,
+    );
+  });
+
+  it("ignored key: a replayed answer linking the request's own URL (Django's next) is declined, since the app's link would name the key", async () => {
+    await drf.reset();
+    const r = await drf.get('/api/posts/?published=true&_=1712');
+    expect(r.status).toBe(501);
+    expect((r.json as { detail: string }).detail).toContain(
+      "links the request's own URL (http://127.0.0.1:8392/api/posts/?page=2&published=true)",
+    );
+    // A replayed answer without such a link is still answered.
+    expect((await drf.get('/api/tags/?_=5')).status).toBe(200);
+  });
+
+  it("ignored key: a page rendered from state names it in the envelope's next link, as Django does", async () => {
+    // The Django capture with its read of page 3 moved before the writes: the posts list is then
+    // held whole and rendered from state (the app's own answer after the writes: truth repeat-33).
+    const har = JSON.parse(readFileSync(join(drf.app, 'capture.har'), 'utf8')) as {
+      log: { entries: { request: { url: string }; startedDateTime: string }[] };
+    };
+    const entries = har.log.entries;
+    const page3 = entries.findIndex((e) => e.request.url.endsWith('/api/posts/?page=3'));
+    const [moved] = entries.splice(page3, 1);
+    entries.splice(6, 0, moved);
+    entries.forEach((e, i) => {
+      e.startedDateTime = new Date(Date.UTC(2026, 11, 7, 10, 0, i)).toISOString();
+    });
+    const d = tempDir();
+    writeFileSync(join(d, 'capture.har'), JSON.stringify(har));
+    const { base, close } = await serveHttp(join(d, 'capture.har'), join(d, 'store.sqlite'));
+    try {
+      const r = await fetch(`${base}/api/posts/?published=true&_=1712`);
+      expect(r.headers.get('x-capstate-source')).toBe('state');
+      expect(((await r.json()) as { next: string }).next).toBe((drf.truth('repeat-33').json as { next: string }).next);
+    } finally {
+      await close();
     }
   });
 });

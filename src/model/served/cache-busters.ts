@@ -102,5 +102,30 @@ export async function answerIgnoring(ignored: readonly QueryPair[] | undefined, 
       e.exitCode,
     );
   }
+  // A replayed answer that links the request's own URL (Django's `"next": "http://host/api/posts/?page=2"`)
+  // shows it without the key, where the app builds its links from the URL it was asked, key and all.
+  const own = a.source === 'replay' ? ownLink(a) : undefined;
+  if (own)
+    throw new CapstateError(
+      'no-convention',
+      `${a.request_line}: the recorded answer links the request's own URL (${own}), which the app builds from every key it is asked, so its answer would name ${pairsText(ignored)} there; the capture does not show it (${ignoredWords(ignored)})`,
+      {
+        tool: a.tool,
+        request_line: a.request_line,
+        ignored_keys: pairsText(ignored),
+        did_not_match: 'an answer without a link to its own URL',
+      },
+    );
   return { ...a, convention: withIgnoredConvention(a.convention), why: `${a.why}; ${ignoredWords(ignored)}` };
+}
+
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A link in a replayed answer's body or Link header to the request's own path (absolute, or relative with a query), or undefined. */
+function ownLink(a: CallAnswer): string | undefined {
+  const path = a.request_line.slice(a.request_line.indexOf(' ') + 1).split('?')[0];
+  if (!path) return undefined;
+  const link = new RegExp(`(https?://[^"\\s<>]*${escaped(path)}(\\?[^"\\s<>]*)?(?=["<>\\s]|$))|("${escaped(path)}\\?[^"]*)`);
+  const found = link.exec(a.body.text ?? '') ?? link.exec(a.headers?.link ?? '');
+  return found?.[0].replace(/^"/, '');
 }

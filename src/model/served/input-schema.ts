@@ -49,6 +49,8 @@ export interface CallRequest {
   query: { name: string; value: string }[];
   /** Issue 44: the cache-busters the call named, taken out of `query` (cache-busters.ts); absent when none. */
   ignored?: QueryPair[];
+  /** With `ignored`: every pair as the call named them, in its order — what the app builds page links from (list-answer.ts). */
+  asked?: QueryPair[];
   /** The request body the call gives, if any. */
   body?: unknown;
 }
@@ -246,6 +248,7 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
   }
   const query: { name: string; value: string }[] = [];
   const ignored: QueryPair[] = [];
+  const asked: QueryPair[] = [];
   const queryArg = input.callQueryArg;
   if (given[queryArg] !== undefined) {
     const q = given[queryArg];
@@ -256,6 +259,7 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
       // path sees the call without it, and the answer says it was ignored (call.ts).
       if (!key && isIgnorable(input.cacheBuster, name, v)) {
         ignored.push({ name, value: v as string });
+        asked.push({ name, value: v as string });
         continue;
       }
       if (!key)
@@ -273,10 +277,11 @@ export function checkArguments(toolName: string, input: ToolInput, args: unknown
             `${queryArg}.${name}`,
           );
         query.push({ name, value: s });
+        asked.push({ name, value: s });
       }
     }
   }
-  const out: CallRequest = { params, query, ...(ignored.length ? { ignored } : {}) };
+  const out: CallRequest = { params, query, ...(ignored.length ? { ignored, asked } : {}) };
   if (input.bodyArg && given[input.bodyArg] !== undefined) {
     const body = given[input.bodyArg];
     const shape = input.bodyShape ?? {};

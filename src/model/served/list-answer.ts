@@ -272,6 +272,9 @@ export async function answerList(
     how = `${describeQuery(parsed.query)}, a query no record shows (${from}), in the envelope of #${template.record_ordinal}`;
   }
   if (line.status < 200 || line.status > 299) return null;
+  // Issue 44: the app builds page links from the URL it was asked, cache-busters too (Django's
+  // `next` of `?published=true&_=1712` is `?_=1712&page=2&published=true`).
+  if (call.asked) line = { ...line, query: new URLSearchParams(call.asked.map((p) => [p.name, p.value])).toString() };
   // Issue 44: where the API lists null-valued entities under any equality filter, the call's do too.
   const nulls = await withNullFilters(ctx, line.filter, call);
   if (nulls.fields.length) line = { ...line, filter: nulls.filter };
@@ -430,7 +433,8 @@ async function pageLinks(
     next: page < last ? page + 1 : null,
     last,
   };
-  const pairs = call.query.some((p) => p.name === pageKey) ? call.query : [...call.query, { name: pageKey, value: '' }];
+  const asked = call.asked ?? call.query;
+  const pairs = asked.some((p) => p.name === pageKey) ? asked : [...asked, { name: pageKey, value: '' }];
   const href = (n: number) =>
     `${base.origin}${path}?${pairs.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.name === pageKey ? String(n) : p.value)}`).join('&')}`;
   return PAGE_RELS.filter((rel) => named.has(rel) && target[rel] !== null)
