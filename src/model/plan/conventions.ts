@@ -43,6 +43,8 @@ export interface ReadConventions {
   tree: string[];
   /** Window keys (`_page`, `_limit`), each with its tools. */
   window: Map<string, string[]>;
+  /** The tools whose lists answer in an envelope (list pointer not the root): a window borrowed from one is borrowed only by a list answering alike. */
+  enveloped: string[];
   /** Envelope members that echo the window on a list that learned its window keys (Redmine's `offset`, `limit`), from the first such list. */
   window_echoes: WindowEcho[];
   /** Header names a windowed line's record sent and the plan recounted (`x-total-count`), with the line's tool and record. */
@@ -102,12 +104,14 @@ export function learnReadConventions(
     any_of: [],
     tree: [],
     window: new Map(),
+    enveloped: [],
     window_echoes: [],
     window_headers: null,
   };
   for (const plan of plans) {
     const q = plan.list_queries;
     if (!q) continue;
+    if (plan.list_pointer !== '') out.enveloped.push(plan.tool);
     for (const key of q.filter) {
       const op = plan.fields.includes(key)
         ? undefined
@@ -182,7 +186,10 @@ export function widenQueries(plan: ListPlan, conv: ReadConventions, references: 
       if (spelled !== undefined) keyedTools.set(spelled, [...new Set([...(keyedTools.get(spelled) ?? []), ...tools])]);
     }
   for (const [key, tools] of keyedTools) borrow(queries.sort, key, 'api-sort', tools);
-  for (const [key, tools] of conv.window) borrow(queries.window, key, 'api-window', tools);
+  // A window proved on a list answering in an envelope (json-server 1.0's `_page` answers
+  // `{"first", …, "data": […]}`) says nothing of a list answering a bare array, and the other way round.
+  const alike = (t: string) => conv.enveloped.includes(t) === (plan.list_pointer !== '');
+  for (const [key, tools] of conv.window) borrow(queries.window, key, 'api-window', tools.filter(alike));
   if (own.multi_sort || conv.multi_sort.length) queries.multi_sort = true;
   if (own.any_of || conv.any_of.length) queries.any_of = true;
   if (!queries.tree!.length) delete queries.tree;

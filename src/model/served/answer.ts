@@ -111,7 +111,7 @@ export async function answerRequest(
   const kind = writes.get(tool.name);
   if (kind) {
     const wm = await writeModelOf(ctx, tool);
-    const written = wm && (await applyWrite(ctx, tool, { ...wm, kind }, call, model, opts));
+    const written = wm && (await applyWrite(ctx, tool, { ...wm, kind }, call, model, { ...opts, ...(logged ? { inFlight: logged } : {}) }));
     if (written) {
       if (logged) logged.applied = true;
       return stateAnswer(ctx, tool, written);

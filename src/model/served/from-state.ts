@@ -16,7 +16,7 @@ import { itemParamOf, templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { onlyEmbedded, relationCall, withRecordedMembersAt, withRelatedMembers } from './relations.js';
-import { relationWords } from '../plan/relations.js';
+import { relationWords, type Relation } from '../plan/relations.js';
 import {
   callLine,
   itemValue,
@@ -35,6 +35,7 @@ import { CapstateError } from '../../errors.js';
 
 import { answerList } from './list-answer.js';
 import {
+  countedAndAbsent,
   embeddedOf,
   entitiesFor,
   envelopeOf,
@@ -225,6 +226,9 @@ export async function answerFromState(
     const template =
       rel.unlearned.length === 0 ? undefined : plan.lines.find((l) => recorded.has(l.record_ordinal) && l.status >= 200 && l.status <= 299);
     if (rel.unlearned.length > 0 && !template) return null;
+    // Issue 44: an entity's children are known only where the model holds their collection whole:
+    // after a dropped read, json-server 1.0's post 2 embedded only this session's comment.
+    if (!(await childrenHeld(ctx, rel.relations))) return null;
     if (rel.relations.length > 0 || template) {
       const base = await answerFromState(ctx, tool, template ? call : rel.base, model, false);
       if (!base || base.record || base.status < 200 || base.status > 299)
@@ -360,4 +364,11 @@ export async function replayReason(ctx: ServeContext, tool: ManifestTool, call: 
   )
     return 'projection';
   return namesVariantKey(plan.projected_query_keys, call.query) ? 'variant' : null;
+}
+
+/** Whether the model holds every collection whose children the relations embed (read whole, or counted whole). */
+async function childrenHeld(ctx: ServeContext, relations: readonly Relation[]): Promise<boolean> {
+  const whole = await knownCollections(ctx);
+  const { counted } = await countedAndAbsent(ctx);
+  return relations.every((r) => r.kind !== 'children' || whole.has(r.collection) || counted.has(r.collection));
 }

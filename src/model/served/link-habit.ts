@@ -164,10 +164,18 @@ export const toolLinkHabit = perContextKey(async (ctx, tool: string) =>
  * The habit of the API's item reads' 2xx answers together (GET tools whose template ends in a
  * parameter): what an item read by the API's item route, which has no records of its own, sends.
  */
-export const itemReadsLinkHabit = perContext(async (ctx) => {
+export const itemReadsLinkHabit = perContext(async (ctx): Promise<LinkHabit> => {
   const records: ToolRecord[] = [];
   for (const tool of ctx.manifest.tools)
     if (tool.method.toUpperCase() === 'GET' && itemParamOf(tool.template) !== undefined)
       records.push(...(await toolRecords(ctx, tool.name)).filter((r) => r.status >= 200 && r.status <= 299));
-  return linkHabitOf(ctx, records);
+  const habit = await linkHabitOf(ctx, records);
+  // Item reads of other collections that send a Link say nothing of this collection's: WordPress
+  // links a post and a page to their permalinks, a user to the API root. Only none is lent.
+  if (habit.kind === 'member' || habit.kind === 'constant') {
+    const links = await recordedLinks(ctx);
+    const first = records.find((r) => links.has(r.ordinal));
+    if (first) return { kind: 'unknown', ordinal: first.ordinal, value: links.get(first.ordinal)! };
+  }
+  return habit;
 });

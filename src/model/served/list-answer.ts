@@ -22,7 +22,7 @@ import { labelReader, matcherKeyParts } from '../plan/label-matchers.js';
 import { knownReferences } from './reference-filters.js';
 import { withSubtrees } from './tree-filters.js';
 import type { QueryPair } from './cache-busters.js';
-import { withNullFilters } from './null-filters.js';
+import { refuseUnheldNulls, withNullFilters } from './null-filters.js';
 import { pageEnvelopeFor } from './page-envelope.js';
 import { pageCutFor } from './page-cut.js';
 import { refuseUnseenWindow } from './unseen-window.js';
@@ -35,7 +35,16 @@ import type { ServeContext } from './context.js';
 import type { CallRequest } from './input-schema.js';
 import type { ServedModel } from './model.js';
 import { oddValue, refuseLargerPage, refusePageGuess, refuseUnknownOrder, unseenBehindDefault } from './list-declines.js';
-import { entitiesFor, envelopeOf, knownCollections, parentId, readConventions, referenceMembers, type StateAnswer } from './read-index.js';
+import {
+  countedWhole,
+  entitiesFor,
+  envelopeOf,
+  knownCollections,
+  parentId,
+  readConventions,
+  referenceMembers,
+  type StateAnswer,
+} from './read-index.js';
 import { lineRecords, toolRecords } from './records.js';
 
 /**
@@ -123,8 +132,14 @@ export async function answerList(
       !plan.parent &&
       !(await knownCollections(ctx)).has(plan.collection) &&
       !countedWhole(plan) &&
-      // A header that counted every recorded line's matches (WordPress's X-WP-Total) counts them whole too.
-      ![...(await countHeaders(ctx, plan.tool)).values()].includes('matched')
+      // A header that counted every recorded line's matches (WordPress's X-WP-Total) counts them whole
+      // too, where one of those lines filters by nothing but the default (`?post=3` counts post 3's comments only).
+      !(
+        [...(await countHeaders(ctx, plan.tool)).values()].includes('matched') &&
+        plan.lines.some(
+          (l) => l.reason === undefined && l.unseen === undefined && (l.filter ?? []).every((f) => f.field === plan.default_filter?.field),
+        )
+      )
     )
       return notWhole(
         `no line of the capture shows every entity of ${plan.collection}, or counts them, so a query it never made may list some it never showed`,
@@ -278,6 +293,8 @@ export async function answerList(
   // Issue 44: where the API lists null-valued entities under any equality filter, the call's do too.
   const nulls = await withNullFilters(ctx, line.filter, call);
   if (nulls.fields.length) line = { ...line, filter: nulls.filter };
+  // Issue 45: a delete that cleared references may have cleared them on entities the model does not hold (null-filters.ts).
+  if (nulls.fields.length) await refuseUnheldNulls(ctx, model, plan, nulls.fields, asked);
   const envelope = await envelopeOf(ctx, line.record_ordinal);
   if (envelope === undefined) return null;
   const entities = await entitiesFor(
@@ -457,22 +474,4 @@ function describeQuery(q: ListQuery): string {
       q.window.size === null ? `from item ${q.window.offset + 1}` : `items ${q.window.offset + 1} to ${q.window.offset + q.window.size}`,
     );
   return `the collection ${parts.join(', ')}, from this session's state`;
-}
-
-/**
- * Whether a recorded line of `plan` showed the whole collection, as its default filter (if any)
- * leaves it, and the state held every entity of it: a total (ES-36 member or header) equal to the
- * state's matches, or a last page — shorter than its size, reproduced from state at its offset, so
- * the state holds every entity before it too — on a line filtered by nothing but that default.
- */
-function countedWhole(plan: ListPlan): boolean {
-  return plan.lines.some(
-    (l) =>
-      l.reason === undefined &&
-      l.unseen === undefined &&
-      (l.filter ?? []).every((f) => f.field === plan.default_filter?.field) &&
-      (!!l.total_members?.length ||
-        !!l.total_headers?.length ||
-        (l.window?.size != null && l.listed_ids !== undefined && l.listed_ids.length < l.window.size)),
-  );
 }

@@ -310,6 +310,11 @@ export class ServedModel {
     }
   }
 
+  /** Whether this session removed `id` from `collection`. */
+  removedHere(collection: string, id: string): boolean {
+    return this.entities.get(collection)?.get(id) === null;
+  }
+
   /** The largest integer id this session removed from `collection` (as its entity key), if any. */
   removedTop(collection: string): bigint | undefined {
     let top: bigint | undefined;

@@ -13,7 +13,10 @@ import { applyListQuery, fieldOf, type ListQuery } from '../plan/list-queries.js
 import type { ListPlan, StateEntity } from '../plan/types.js';
 import type { CallRequest } from './input-schema.js';
 import { perContext, type ServeContext } from './context.js';
-import { servedLookups } from './model.js';
+import { servedLookups, servedTypes, type ServedModel } from './model.js';
+import { CapstateError } from '../../errors.js';
+import { deleteCascade, referenceFields } from './delete-cascade.js';
+import { countedAndAbsent, knownCollections } from './read-index.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
 
 /** The records whose filtered lists showed null-valued entities; null when the capture shows no such habit. */
@@ -94,4 +97,38 @@ export async function withNullFilters(
       q !== undefined &&
       applyListQuery(all, { ...q, window: undefined }, tool).entities.some((e) => fields.some((f) => fieldOf(e, tool, f) === null)),
   };
+}
+
+/**
+ * Issue 45: where the API clears the references to what a delete removed (delete-cascade.ts,
+ * `cleared`), or the capture does not show what it does, and this session deleted an entity such a field names, entities the model does not
+ * hold may now hold null there, and the null-filter habit lists them under any value: json-server
+ * 1.0's `/comments?postId=1` after `DELETE /posts/5` lists comments 5 and 6, which a capture that
+ * never read every comment does not show. Such a read of a collection the model does not hold
+ * whole is declined (`stale-record`).
+ */
+export async function refuseUnheldNulls(
+  ctx: ServeContext,
+  model: ServedModel,
+  plan: ListPlan,
+  fields: readonly string[],
+  asked: string,
+): Promise<void> {
+  // A cascade that deletes or keeps leaves no null behind; one that clears, or one the capture does not show, may.
+  const cascade = (await deleteCascade(ctx))?.cascade;
+  if (cascade === 'deleted' || cascade === 'kept') return;
+  if ((await knownCollections(ctx)).has(plan.collection) || (await countedAndAbsent(ctx)).counted.has(plan.collection)) return;
+  const types = await servedTypes(ctx);
+  const cleared = model.writes.find(
+    (w) =>
+      w.applied &&
+      w.method === 'DELETE' &&
+      fields.some((f) => referenceFields(types.find((t) => t.root_path === w.root)?.collection ?? '').includes(f)),
+  );
+  if (!cleared) return;
+  throw new CapstateError(
+    'stale-record',
+    `${plan.tool}: ${asked}: this session's DELETE under ${cleared.root} cleared the references to it, where the API does so, on ${plan.collection} the model may not hold (no list of the capture shows them all), and this filter lists those holding null`,
+    { tool: plan.tool, request_line: asked, nearest_tool: plan.tool, did_not_match: `every ${plan.collection} entity held` },
+  );
 }

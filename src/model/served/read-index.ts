@@ -68,6 +68,10 @@ export interface StateAnswer {
 interface PlanIndex {
   /** Collections with a list plan line of membership `all`. */
   whole: Set<string>;
+  /** Issue 45: collections a list plan without a default filter counted whole (countedWhole). */
+  counted: Set<string>;
+  /** Issue 45: per collection, the ids a recorded item read answered not found (an item plan's 404 or 410 line). */
+  absent: Map<string, Set<string>>;
   /** Issue 18: per collection, an item plan that learned an alternate key. */
   alternateKeys: Map<string, ItemPlan>;
   /** Issue 44: the API's read conventions, learned from every list plan. */
@@ -89,6 +93,8 @@ export function planIndex(ctx: ServeContext): Promise<PlanIndex> {
       const keys = new Set<string>();
       const out: PlanIndex = {
         whole: new Set(),
+        counted: new Set(),
+        absent: new Map(),
         alternateKeys: new Map(),
         conventions: learnReadConventions([]),
         embeds: learnEmbedConventions([]),
@@ -102,6 +108,11 @@ export function planIndex(ctx: ServeContext): Promise<PlanIndex> {
         if (plan?.kind === 'list' || plan?.kind === 'item') reads.push(plan);
         for (const r of await toolRecords(ctx, tool.name)) for (const q of r.query_pairs) keys.add(q.name);
         if (plan?.kind === 'list' && plan.lines.some((l) => l.membership === 'all')) out.whole.add(plan.collection);
+        if (plan?.kind === 'list' && !plan.default_filter && countedWhole(plan)) out.counted.add(plan.collection);
+        if (plan?.kind === 'item')
+          for (const l of plan.lines)
+            if ((l.status === 404 || l.status === 410) && l.id !== undefined)
+              out.absent.set(plan.collection, (out.absent.get(plan.collection) ?? new Set()).add(l.id));
         if (plan?.kind === 'item' && plan.alternate_key !== undefined && !out.alternateKeys.has(plan.collection))
           out.alternateKeys.set(plan.collection, plan);
       }
@@ -126,6 +137,29 @@ export function planIndex(ctx: ServeContext): Promise<PlanIndex> {
  */
 export async function knownCollections(ctx: ServeContext): Promise<Set<string>> {
   return (await planIndex(ctx)).whole;
+}
+
+/** Issue 45: collections a list counted whole, and the ids recorded item reads found absent (held-whole.ts). */
+export async function countedAndAbsent(ctx: ServeContext): Promise<Pick<PlanIndex, 'counted' | 'absent'>> {
+  return planIndex(ctx);
+}
+
+/**
+ * Whether a recorded line of `plan` showed the whole collection, as its default filter (if any)
+ * leaves it, and the state held every entity of it: a total (ES-36 member or header) equal to the
+ * state's matches, or a last page — shorter than its size, reproduced from state at its offset, so
+ * the state holds every entity before it too — on a line filtered by nothing but that default.
+ */
+export function countedWhole(plan: ListPlan): boolean {
+  return plan.lines.some(
+    (l) =>
+      l.reason === undefined &&
+      l.unseen === undefined &&
+      (l.filter ?? []).every((f) => f.field === plan.default_filter?.field) &&
+      (!!l.total_members?.length ||
+        !!l.total_headers?.length ||
+        (l.window?.size != null && l.listed_ids !== undefined && l.listed_ids.length < l.window.size)),
+  );
 }
 
 /**

@@ -14,7 +14,8 @@ import type { StateEntity } from '../plan/types.js';
 import type { ServeContext } from './context.js';
 import { notFound, servedState, type StateAnswer } from './from-state.js';
 import { refuseDanglingReference } from './dangling-references.js';
-import { refuseReusedTop } from './ids.js';
+import { knownAbsent, refuseUnknownTop } from './held-whole.js';
+import type { SessionWrite } from './write-log.js';
 import { templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
@@ -25,7 +26,7 @@ import { omitsRecorded, referenceBase, requestGave, typeDefaults, withDefaults }
 import { resolvedReferences, updateStamps } from './update-effects.js';
 import { refuseLikelyDuplicate, requireSentMembers } from './sent-members.js';
 import { collectionOrders, placeCreated } from './placement.js';
-import { allocateId, createdIdOf, idShape, scalarId, type RandomBytes } from './ids.js';
+import { allocateId, createdIdOf, idShape, isInt, refuseReusedTop, scalarId, type RandomBytes } from './ids.js';
 
 export type WriteKind = 'create' | 'create-with-defaults' | 'merge' | 'replace' | 'remove' | 'document-merge' | 'document-replace';
 
@@ -313,6 +314,8 @@ export interface WriteOptions {
    * transformed members) is not this collection's, so only the request and the model decide.
    */
   borrowed?: boolean;
+  /** The session's log entry of this very write (answer.ts logs it before applying): not one of the earlier writes held-whole.ts weighs. */
+  inFlight?: SessionWrite;
 }
 
 export async function applyWrite(
@@ -369,7 +372,11 @@ export async function applyWrite(
   if (isCreate(wm.kind)) {
     let id = await allocateId(model, wm, createdIdOf(wm, shape?.value), scalarId(member(part, identity)), opts.random);
     const chosen = scalarId(opts.chosenId);
-    if (chosen === undefined && !opts.verifying) await refuseReusedTop(model, collection, id, asked);
+    if (chosen === undefined && !opts.verifying) {
+      await refuseReusedTop(model, collection, id, asked);
+      if (isInt(id) && scalarId(member(part, identity)) === undefined)
+        await refuseUnknownTop(ctx, model, collection, identity, asked, opts.inFlight);
+    }
     let adopted = '';
     if (
       chosen !== undefined &&
@@ -417,6 +424,8 @@ export async function applyWrite(
   const id = call.params.get(wm.idParam!)!;
   const current = await model.entity(collection, id);
   if (!current) {
+    // Issue 45: not held is not found only where the model knows it absent (held-whole.ts); else replay decides.
+    if (!opts.verifying && !(await knownAbsent(ctx, model, collection, id, opts.inFlight))) return null;
     const own = (await latestRecord(ctx, tool.name, '404')) !== null;
     return notFound(ctx, own || !wm.itemTool ? tool.name : wm.itemTool, asked, `${collection} holds no entity ${id}`, [], id);
   }
