@@ -21,15 +21,19 @@ import { serveHttp } from './serve-helpers.js';
 const drf = servedFidelityApp('django-rest');
 const problem = (json: unknown) => json as { code: string; detail: string };
 
+/** After the capture's own requests, a held-out write answered by the API's write convention as the app answered it, and the read of its entity after. */
+async function conventionWriteThenRead([method, path, body, id]: [string, string, unknown, string], readId: string): Promise<void> {
+  await drf.replayCapture();
+  const w = await drf.send(method, path, body);
+  expect(w.h('capstate-convention')).toContain('api-write');
+  expect(w.status).toBe(drf.truth(id).status);
+  expect(w.json).toEqual(drf.truth(id).json);
+  expect((await drf.get(path)).json).toEqual(drf.truth(readId).json);
+}
+
 describe('Django REST framework: writes on paths that end in a slash', () => {
   it('write convention: PATCH /api/authors/2/ merges like the recorded PATCH of a post, and the read after shows it', async () => {
-    await drf.replayCapture();
-    const w = await drf.send('PATCH', '/api/authors/2/', { email: 'ben.okafor@example.test' });
-    expect(w.h('capstate-answer')).toBe('convention');
-    expect(w.status).toBe(drf.truth('write-49').status);
-    expect(w.json).toEqual(drf.truth('write-49').json);
-    const r = await drf.get('/api/authors/2/');
-    expect(r.json).toEqual(drf.truth('read-after-write-50').json);
+    await conventionWriteThenRead(['PATCH', '/api/authors/2/', { email: 'ben.okafor@example.test' }, 'write-49'], 'read-after-write-50');
   });
 
   it('item writes: a declined PUT of post 5 leaves the delete and the 404 of post 3 answered', async () => {
@@ -44,12 +48,10 @@ describe('Django REST framework: writes on paths that end in a slash', () => {
 
 describe('Django REST framework: writes by the item route of a collection held in part', () => {
   it('write convention: PATCH /api/comments/4/ merges as the recorded PATCH of a post did, by the item route GET /api/comments/{id}/, though the comments list is a page of 5 of 8', async () => {
-    await drf.replayCapture();
-    const w = await drf.send('PATCH', '/api/comments/4/', { body: 'Which profiler do you recommend?' });
-    expect(w.h('capstate-convention')).toContain('api-write');
-    expect(w.status).toBe(drf.truth('write-57').status);
-    expect(w.json).toEqual(drf.truth('write-57').json);
-    expect((await drf.get('/api/comments/4/')).json).toEqual(drf.truth('read-after-write-58').json);
+    await conventionWriteThenRead(
+      ['PATCH', '/api/comments/4/', { body: 'Which profiler do you recommend?' }, 'write-57'],
+      'read-after-write-58',
+    );
   });
 
   it('write convention: an entity of that collection the model does not hold is declined, not answered 404', async () => {

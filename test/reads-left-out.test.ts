@@ -145,3 +145,36 @@ describe('reads left out: lists and embeds of a collection held in part', () => 
     });
   });
 });
+
+describe('reads left out: what an update leaves of the members it does not send', () => {
+  it("unshownUpdate: Redmine's PUTs with no later read of their issues replay (204) and leave the issue unknown, not replaced by the PUT's members", async () => {
+    await withoutReads(
+      'redmine',
+      ['/issues.json', '/issues/1.json', '/issues/13.json', '/issues.json?project_id=2'],
+      async (base, truth) => {
+        const r = await ask(base, 'GET', '/issues/6.json');
+        expect(r.status).toBe(501);
+        // The app kept every member the PUT did not send.
+        expect(truth('after-write-37').json).toMatchObject({ issue: { id: 6, project: { id: 2 } } });
+        // A held-out PUT leaving members out is declined: the capture never showed what becomes of them.
+        const put = await ask(base, 'PUT', '/issues/3.json', { issue: { done_ratio: 10 } });
+        expect(put.status).toBe(501);
+        expect((put.json as { detail: string }).detail).toContain(
+          'no update of the capture by PUT /issues/{id}.json that left members out was followed',
+        );
+      },
+    );
+  });
+});
+
+describe('reads left out: a write to a collection no kept read shows', () => {
+  it('logUnansweredWrite: DELETE /api/tags/1/ with no tags read kept is declined and logged, so post 12, whose tags held 1, is declined too (Django dropped the tag)', async () => {
+    await withoutReads('django-rest', ['/api/tags/', '/api/tags/2/'], async (base, truth) => {
+      expect((await ask(base, 'DELETE', '/api/tags/1/')).status).toBe(501);
+      const r = await ask(base, 'GET', '/api/posts/12/');
+      expect(r.status).toBe(501);
+      expect((r.json as { detail: string }).detail).toContain('posts 12 names tags 1');
+      expect((truth('read-after-write-55').json as { tags: number[] }).tags).toEqual([]);
+    });
+  });
+});

@@ -294,7 +294,7 @@ export async function answerList(
   const nulls = await withNullFilters(ctx, line.filter, call);
   if (nulls.fields.length) line = { ...line, filter: nulls.filter };
   // Issue 45: a delete that cleared references may have cleared them on entities the model does not hold (null-filters.ts).
-  if (nulls.fields.length) await refuseUnheldNulls(ctx, model, plan, nulls.fields, asked);
+  await refuseUnheldNulls(ctx, model, plan, line.filter ?? [], asked);
   const envelope = await envelopeOf(ctx, line.record_ordinal);
   if (envelope === undefined) return null;
   const entities = await entitiesFor(

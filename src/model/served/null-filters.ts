@@ -111,9 +111,12 @@ export async function refuseUnheldNulls(
   ctx: ServeContext,
   model: ServedModel,
   plan: ListPlan,
-  fields: readonly string[],
+  filter: NonNullable<ListQuery['filter']>,
   asked: string,
 ): Promise<void> {
+  // Every equality filter: where the habit is not shown, the app may still list null under any value.
+  const fields = filter.filter((f) => f.op === undefined).map((f) => f.field);
+  if (fields.length === 0) return;
   // A cascade that deletes or keeps leaves no null behind; one that clears, or one the capture does not show, may.
   const cascade = (await deleteCascade(ctx))?.cascade;
   if (cascade === 'deleted' || cascade === 'kept') return;

@@ -115,7 +115,8 @@ export async function orphansOf(ctx: ServeContext, model: ServedModel, collectio
   const types = await servedTypes(ctx);
   const out: Orphan[] = [];
   for (const w of named) {
-    const deleted = types.find((t) => t.root_path === w.root)?.collection;
+    // A root no type of the state names (its reads left out) is still named by its last segment (`tags`).
+    const deleted = types.find((t) => t.root_path === w.root)?.collection ?? w.root.split('/').filter(Boolean).pop();
     if (deleted === undefined || deleted === collection) continue;
     const fields = w.applied && learned ? [] : referenceFields(deleted);
     const lists = referenceLists(deleted);

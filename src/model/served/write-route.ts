@@ -244,7 +244,22 @@ async function requireWholeBody(
  */
 export async function logUnansweredWrite(ctx: ServeContext, model: ServedModel, method: string, path: string): Promise<void> {
   const target = await targetOf(ctx, path);
-  if (!target) return;
+  if (!target) {
+    // A path of no collection the capture read (`DELETE /api/tags/1/` where no tags read was kept):
+    // logged under the path before its last segment, that segment as the entity, so the entities
+    // naming it (a post's `tags: [1]`) are in doubt too (write-log.ts orphansOf).
+    const segments = path.split('/').filter(Boolean);
+    if (segments.length < 2) return;
+    let entity: string;
+    try {
+      entity = decodeURIComponent(segments.at(-1)!);
+    } catch {
+      return;
+    }
+    const call: CallRequest = { params: new Map([['id', entity]]), query: [] };
+    model.writes.push(loggedWrite({ root: `/${segments.slice(0, -1).join('/')}`, tool: '', method, call, applied: false, entity }));
+    return;
+  }
   const entity = target.kind === 'entity' ? target.id : undefined;
   const call: CallRequest = { params: new Map(entity === undefined ? [] : [['id', entity]]), query: [] };
   model.writes.push(loggedWrite({ root: target.root, tool: '', method, call, applied: false, entity }));

@@ -15,6 +15,7 @@ import type { ServeContext } from './context.js';
 import { notFound, servedState, type StateAnswer } from './from-state.js';
 import { refuseDanglingReference } from './dangling-references.js';
 import { knownAbsent, refuseUnknownTop } from './held-whole.js';
+import { unshownUpdate } from './update-evidence.js';
 import type { SessionWrite } from './write-log.js';
 import { templateParams } from '../../manifest/paths.js';
 import type { CallRequest } from './input-schema.js';
@@ -443,6 +444,7 @@ export async function applyWrite(
   const refs = await resolvedReferences(ctx, model, collection, current.value, part!);
   if (!refs) return null;
   const sent = refs.part;
+  if (!opts.verifying && (await unshownUpdate(ctx, tool, wm, call, current.value, sent, asked)) === 'replay') return null;
   const requested = entriesOf(sent);
   // The entity the recorded update wrote, as the stored state (before the capture's writes) holds it
   // (not read for a borrowed write: the record is another collection's).
