@@ -7,7 +7,6 @@
  * or a cache-buster with another value, is still declined. On the fidelity benchmark's captures
  * (bench/fidelity/, recorded from the real apps in Debian's Chromium).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +15,7 @@ import { answerCall } from '../src/model/served/call.js';
 import { ServedModel } from '../src/model/served/model.js';
 import { openStore, kyselyFor } from '../src/store/open.js';
 import { readVocabulary } from '../src/store/vocabulary.js';
-import { servedFidelityApp } from './fidelity-served.js';
+import { serveCaptureVariant, servedFidelityApp } from './fidelity-served.js';
 import { root, tempDir } from './helpers.js';
 import { serveHar, serveHttp, serveStoreHttp, type Served } from './serve-helpers.js';
 
@@ -265,19 +264,15 @@ describe('issue 44: an ignored key is part of the URL the app links from', () =>
   it("ignored key: a page rendered from state names it in the envelope's next link, as Django does", async () => {
     // The Django capture with its read of page 3 moved before the writes: the posts list is then
     // held whole and rendered from state (the app's own answer after the writes: truth repeat-33).
-    const har = JSON.parse(readFileSync(join(drf.app, 'capture.har'), 'utf8')) as {
-      log: { entries: { request: { url: string }; startedDateTime: string }[] };
-    };
-    const entries = har.log.entries;
-    const page3 = entries.findIndex((e) => e.request.url.endsWith('/api/posts/?page=3'));
-    const [moved] = entries.splice(page3, 1);
-    entries.splice(6, 0, moved);
-    entries.forEach((e, i) => {
-      e.startedDateTime = new Date(Date.UTC(2026, 11, 7, 10, 0, i)).toISOString();
+    const { base, close } = await serveCaptureVariant('django-rest', (har) => {
+      const entries = har.log.entries;
+      const page3 = entries.findIndex((e) => e.request.url.endsWith('/api/posts/?page=3'));
+      const [moved] = entries.splice(page3, 1);
+      entries.splice(6, 0, moved);
+      entries.forEach((e, i) => {
+        e.startedDateTime = new Date(Date.UTC(2026, 11, 7, 10, 0, i)).toISOString();
+      });
     });
-    const d = tempDir();
-    writeFileSync(join(d, 'capture.har'), JSON.stringify(har));
-    const { base, close } = await serveHttp(join(d, 'capture.har'), join(d, 'store.sqlite'));
     try {
       const r = await fetch(`${base}/api/posts/?published=true&_=1712`);
       expect(r.headers.get('x-capstate-source')).toBe('state');

@@ -9,14 +9,10 @@
  * - an array of ids (`tags: [1]`) names the entities it lists, so a delete of one leaves its
  *   holders in doubt (write-log.ts orphansOf), and a filter on it is membership (list-queries.ts).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyListQuery } from '../src/model/plan/list-queries.js';
 import type { StateEntity } from '../src/model/plan/types.js';
-import { servedFidelityApp } from './fidelity-served.js';
-import { tempDir } from './helpers.js';
-import { serveHttp } from './serve-helpers.js';
+import { serveCaptureVariant, servedFidelityApp } from './fidelity-served.js';
 
 const drf = servedFidelityApp('django-rest');
 const problem = (json: unknown) => json as { code: string; detail: string };
@@ -200,59 +196,48 @@ describe('Django REST framework: creates whose place or key the capture does not
   });
 });
 
-/** The recorded Django capture with one plain list's answer changed, served for one test. */
-async function variantServed(change: (url: string, body: { count: number; next: string | null; results: unknown[] }) => void) {
-  const har = JSON.parse(readFileSync(join(drf.app, 'capture.har'), 'utf8')) as {
-    log: { entries: { request: { method: string; url: string }; response: { content: { text?: string } } }[] };
-  };
-  for (const e of har.log.entries) {
-    const text = e.response.content.text;
-    if (e.request.method !== 'GET' || !text?.startsWith('{"count"')) continue;
-    const body = JSON.parse(text) as { count: number; next: string | null; results: unknown[] };
-    change(new URL(e.request.url).pathname + new URL(e.request.url).search, body);
-    e.response.content.text = JSON.stringify(body);
-  }
-  const dir = tempDir();
-  writeFileSync(join(dir, 'capture.har'), JSON.stringify(har));
-  return serveHttp(join(dir, 'capture.har'), join(dir, 'store.sqlite'));
-}
-
-describe("Django REST framework: the API's page cut needs every plain page to agree", () => {
-  const grownTags = async (base: string) => {
-    for (const [method, path, body] of [
-      ['POST', '/api/tags/', { name: 'security' }],
-      ['POST', '/api/tags/', { name: 'testing-2' }],
-    ] as const)
-      await fetch(base + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const r = await fetch(`${base}/api/tags/`);
-    return { status: r.status, json: (await r.json()) as { code?: string; detail?: string } };
-  };
-
-  it('api-page-cut: plain pages of 5 and of 4 show no one page, so a grown list is declined', async () => {
-    const { base, close } = await variantServed((url, body) => {
-      if (url === '/api/comments/') body.results = body.results.slice(0, 4);
-    });
-    try {
-      const r = await grownTags(base);
-      expect(r.status).toBe(501);
-      expect(r.json.detail).toContain('next-page member (next)');
-    } finally {
-      await close();
+/** The recorded Django capture with the bodies of its GET envelopes (`{"count", …}`) changed by `change`, served for one test. */
+const variantServed = (change: (url: string, body: { count: number; next: string | null; results: unknown[] }) => void) =>
+  serveCaptureVariant('django-rest', (har) => {
+    for (const e of har.log.entries) {
+      const text = e.response.content.text;
+      if (e.request.method !== 'GET' || !text?.startsWith('{"count"')) continue;
+      const body = JSON.parse(text) as { count: number; next: string | null; results: unknown[] };
+      change(new URL(e.request.url).pathname + new URL(e.request.url).search, body);
+      e.response.content.text = JSON.stringify(body);
     }
   });
 
+describe("Django REST framework: the API's page cut needs every plain page to agree", () => {
+  /** Serves the capture as `change` leaves it, creates two tags, and expects the grown tags list declined. */
+  const expectGrownTagsDeclined = async (change: Parameters<typeof variantServed>[0]) => {
+    const { base, close } = await variantServed(change);
+    try {
+      for (const name of ['security', 'testing-2'])
+        await fetch(`${base}/api/tags/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name }),
+        });
+      const r = await fetch(`${base}/api/tags/`);
+      expect(r.status).toBe(501);
+      expect(((await r.json()) as { detail: string }).detail).toContain('next-page member (next)');
+    } finally {
+      await close();
+    }
+  };
+
+  it('api-page-cut: plain pages of 5 and of 4 show no one page, so a grown list is declined', async () => {
+    await expectGrownTagsDeclined((url, body) => {
+      if (url === '/api/comments/') body.results = body.results.slice(0, 4);
+    });
+  });
+
   it('api-page-cut: a plain list of 6 without a next page shows the API does not cut at 5', async () => {
-    const { base, close } = await variantServed((url, body) => {
+    await expectGrownTagsDeclined((url, body) => {
       if (url !== '/api/tags/') return;
       body.results = [...body.results, { id: 7, name: 'web' }];
       body.count = body.results.length;
     });
-    try {
-      const r = await grownTags(base);
-      expect(r.status).toBe(501);
-      expect(r.json.detail).toContain('next-page member (next)');
-    } finally {
-      await close();
-    }
   });
 });

@@ -3,7 +3,7 @@
  * Debian's Chromium) served over HTTP and over MCP for one test file, with the app's seed
  * (db.json: the state the session read before any write) to compute json-server's answers from.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { APPS, captureRequests, send } from '../bench/fidelity/harness.js';
@@ -83,4 +83,30 @@ export function servedFidelityApp(name: string): ServedFidelityApp {
         : t.answers.findLast((a) => a.method === idOrMethod && a.path === path)!;
     },
   };
+}
+
+/** A HAR's entries, as the variant helpers below change them. */
+export interface HarEntries {
+  log: {
+    entries: {
+      startedDateTime: string;
+      request: { method: string; url: string };
+      response: { content: { text?: string } };
+    }[];
+  };
+}
+
+/**
+ * Serves a changed copy of `bench/fidelity/<name>/capture.har` (its entries as `change` leaves
+ * them) over HTTP from a store of its own: the real capture with a read moved, dropped or edited.
+ */
+export async function serveCaptureVariant(
+  name: string,
+  change: (har: HarEntries) => void,
+): Promise<{ base: string; close: () => Promise<void> }> {
+  const har = JSON.parse(readFileSync(join(root, 'bench', 'fidelity', name, 'capture.har'), 'utf8')) as HarEntries;
+  change(har);
+  const dir = tempDir();
+  writeFileSync(join(dir, 'capture.har'), JSON.stringify(har));
+  return serveHttp(join(dir, 'capture.har'), join(dir, 'store.sqlite'));
 }

@@ -6,12 +6,11 @@
  * part, a window borrowed across envelope shapes, a Link learned on one collection only. Each is
  * declined now, and the app's answer shows the guess would have been wrong.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APPS, appDir, captureRequests, send, type Req } from '../bench/fidelity/harness.js';
-import { tempDir } from './helpers.js';
-import { serveHttp } from './serve-helpers.js';
+import { serveCaptureVariant } from './fidelity-served.js';
 
 interface Truth {
   answers: { id: string; status: number; json?: unknown }[];
@@ -27,17 +26,13 @@ async function withoutReads(
   use: (base: string, truth: (id: string) => { status: number; json?: unknown }) => Promise<void>,
 ) {
   const dir = appDir(APPS.find((a) => a.name === app)!);
-  const har = JSON.parse(readFileSync(join(dir, 'capture.har'), 'utf8')) as {
-    log: { entries: { request: { method: string; url: string } }[] };
-  };
   const left = (e: { request: { method: string; url: string } }) => {
     const u = new URL(e.request.url);
     return e.request.method === 'GET' && paths.includes(u.pathname + u.search);
   };
-  har.log.entries = har.log.entries.filter((e) => !left(e));
-  const work = tempDir();
-  writeFileSync(join(work, 'capture.har'), JSON.stringify(har));
-  const { base, close } = await serveHttp(join(work, 'capture.har'), join(work, 'store.sqlite'));
+  const { base, close } = await serveCaptureVariant(app, (har) => {
+    har.log.entries = har.log.entries.filter((e) => !left(e));
+  });
   const answers = (JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as Truth).answers;
   try {
     const kept = captureRequests(APPS.find((a) => a.name === app)!).filter((r) => !(r.method === 'GET' && paths.includes(r.path)));

@@ -17,7 +17,7 @@ import { referenceFields, referenceLists } from './delete-cascade.js';
 import type { CallRequest } from './input-schema.js';
 import { servedTypes, type ServedModel } from './model.js';
 import { knownCollections } from './read-index.js';
-import { lineRecords, requestBodyKey, toolRecords } from './records.js';
+import { recordedTaken } from './records.js';
 import { scalarId } from './ids.js';
 
 /** The first member of `part` naming an entity a collection known whole does not hold, with that collection and id. */
@@ -59,9 +59,7 @@ export async function refuseDanglingReference(
   if (!isObject(part)) return;
   const found = await danglingIn(ctx, model, collection, part, current);
   if (!found) return;
-  const key = call.body === undefined ? null : canonicalJson(call.body as JsonValue);
-  for (const r of lineRecords(await toolRecords(ctx, tool.name), call))
-    if (r.status >= 200 && r.status <= 299 && (await requestBodyKey(ctx, r)) === key) return;
+  if (await recordedTaken(ctx, tool, call)) return;
   throw new CapstateError(
     'no-convention',
     `${asked}: ${found.field} names ${found.collection} ${found.id}, which the model does not hold, and it holds every ${found.collection} entity the app does; the capture does not show what the app answers a reference to no entity (it may refuse it, or take it)`,

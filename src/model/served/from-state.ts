@@ -35,8 +35,8 @@ import { CapstateError } from '../../errors.js';
 
 import { answerList } from './list-answer.js';
 import {
-  countedAndAbsent,
   embeddedOf,
+  heldWhole,
   entitiesFor,
   envelopeOf,
   holdsRequired,
@@ -368,7 +368,6 @@ export async function replayReason(ctx: ServeContext, tool: ManifestTool, call: 
 
 /** Whether the model holds every collection whose children the relations embed (read whole, or counted whole). */
 async function childrenHeld(ctx: ServeContext, relations: readonly Relation[]): Promise<boolean> {
-  const whole = await knownCollections(ctx);
-  const { counted } = await countedAndAbsent(ctx);
-  return relations.every((r) => r.kind !== 'children' || whole.has(r.collection) || counted.has(r.collection));
+  for (const r of relations) if (r.kind === 'children' && !(await heldWhole(ctx, r.collection))) return false;
+  return true;
 }

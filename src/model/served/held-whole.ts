@@ -18,7 +18,7 @@ import { isObject, keysOf, member } from '../plan/json.js';
 import { perContextKey, type ServeContext } from './context.js';
 import { createdIdOf, isInt } from './ids.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
-import { countedAndAbsent, knownCollections } from './read-index.js';
+import { heldWhole, recordedAbsent } from './read-index.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
 import type { SessionWrite } from './write-log.js';
 
@@ -37,8 +37,7 @@ export async function knownAbsent(
 ): Promise<boolean> {
   if (model.removedHere(collection, id)) return true;
   if (await unappliedUnder(ctx, model, collection, ['POST'], inFlight, id)) return false;
-  const { counted, absent } = await countedAndAbsent(ctx);
-  return absent.get(collection)?.has(id) === true || (await knownCollections(ctx)).has(collection) || counted.has(collection);
+  return (await recordedAbsent(ctx, collection, id)) || (await heldWhole(ctx, collection));
 }
 
 /**
@@ -102,8 +101,7 @@ export async function refuseUnknownTop(
 ): Promise<void> {
   const root = (await servedTypes(ctx)).find((t) => t.collection === collection)?.root_path;
   const unapplied = await unappliedUnder(ctx, model, collection, ['POST'], inFlight);
-  const whole = (await knownCollections(ctx)).has(collection) || (await countedAndAbsent(ctx)).counted.has(collection);
-  if (!unapplied && (whole || (await nextIdShown(ctx, collection, identity)))) return;
+  if (!unapplied && ((await heldWhole(ctx, collection)) || (await nextIdShown(ctx, collection, identity)))) return;
   throw new CapstateError(
     'no-convention',
     unapplied

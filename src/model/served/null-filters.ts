@@ -16,7 +16,7 @@ import { perContext, type ServeContext } from './context.js';
 import { servedLookups, servedTypes, type ServedModel } from './model.js';
 import { CapstateError } from '../../errors.js';
 import { deleteCascade, referenceFields } from './delete-cascade.js';
-import { countedAndAbsent, knownCollections } from './read-index.js';
+import { heldWhole } from './read-index.js';
 import { jsonValueOf, readBody, toolRecords } from './records.js';
 
 /** The records whose filtered lists showed null-valued entities; null when the capture shows no such habit. */
@@ -120,7 +120,7 @@ export async function refuseUnheldNulls(
   // A cascade that deletes or keeps leaves no null behind; one that clears, or one the capture does not show, may.
   const cascade = (await deleteCascade(ctx))?.cascade;
   if (cascade === 'deleted' || cascade === 'kept') return;
-  if ((await knownCollections(ctx)).has(plan.collection) || (await countedAndAbsent(ctx)).counted.has(plan.collection)) return;
+  if (await heldWhole(ctx, plan.collection)) return;
   const types = await servedTypes(ctx);
   const cleared = model.writes.find(
     (w) =>

@@ -139,9 +139,18 @@ export async function knownCollections(ctx: ServeContext): Promise<Set<string>> 
   return (await planIndex(ctx)).whole;
 }
 
-/** Issue 45: collections a list counted whole, and the ids recorded item reads found absent (held-whole.ts). */
-export async function countedAndAbsent(ctx: ServeContext): Promise<Pick<PlanIndex, 'counted' | 'absent'>> {
-  return planIndex(ctx);
+/**
+ * Issue 45: whether the model holds every entity of `collection` the capture started from: a list
+ * read it whole (knownCollections), or counted it whole with no default filter hiding some.
+ */
+export async function heldWhole(ctx: ServeContext, collection: string): Promise<boolean> {
+  const index = await planIndex(ctx);
+  return index.whole.has(collection) || index.counted.has(collection);
+}
+
+/** Issue 45: whether a recorded item read of `collection` answered `id` not found (404 or 410). */
+export async function recordedAbsent(ctx: ServeContext, collection: string, id: string): Promise<boolean> {
+  return (await planIndex(ctx)).absent.get(collection)?.has(id) === true;
 }
 
 /**

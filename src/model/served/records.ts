@@ -315,6 +315,17 @@ export function callLine(tool: ManifestTool, call: LineCall): string {
 export const isWriteTool = (ctx: ServeContext, tool: ManifestTool): boolean =>
   !ctx.vocabulary.isSafeMethod(tool.method) && !tool.is_query_post;
 
+/**
+ * Whether the capture recorded this very call (its request line and body) answered 2xx: the app
+ * took it, so a refusal the model would make of it for want of evidence does not hold.
+ */
+export async function recordedTaken(ctx: ServeContext, tool: ManifestTool, call: LineCall & { body?: unknown }): Promise<boolean> {
+  const key = call.body === undefined ? null : canonicalJson(call.body);
+  for (const r of lineRecords(await toolRecords(ctx, tool.name), call))
+    if (r.status >= 200 && r.status <= 299 && (await requestBodyKey(ctx, r)) === key) return true;
+  return false;
+}
+
 /** A recorded request body's canonical JSON: equal values, member order aside, give equal keys. */
 export async function requestBodyKey(ctx: ServeContext, r: ToolRecord): Promise<string | null> {
   if (r.request_kind === 'none') return null;

@@ -18,8 +18,7 @@ import { at, isObject, jsonEqual, keysOf, member } from '../plan/json.js';
 import { perContextKey, type ServeContext } from './context.js';
 import { scalarId } from './ids.js';
 import { servedLookups, servedTypes } from './model.js';
-import { itemValue, jsonValueOf, lineRecords, readBody, requestBodyKey, timeline, toolRecords } from './records.js';
-import { canonicalJson } from '../../json/canonical.js';
+import { itemValue, jsonValueOf, readBody, recordedTaken, timeline, toolRecords } from './records.js';
 import type { CallRequest } from './input-schema.js';
 import type { WriteModel } from './writes.js';
 
@@ -115,9 +114,7 @@ export async function unshownUpdate(
   const shownEffect = await updateShown(ctx, tool.name, wm.pointer);
   const left = keysOf(current).filter((k) => k !== identity && member(part, k) === undefined && !shownEffect.server.includes(k));
   if (left.length === 0 || shownEffect.kind === wm.kind) return 'apply';
-  const key = call.body === undefined ? null : canonicalJson(call.body as JsonValue);
-  for (const r of lineRecords(await toolRecords(ctx, tool.name), call))
-    if (r.status >= 200 && r.status <= 299 && (await requestBodyKey(ctx, r)) === key) return 'replay';
+  if (await recordedTaken(ctx, tool, call)) return 'replay';
   throw new CapstateError(
     'no-convention',
     `${asked}: it leaves out ${left.join(', ')}, and no update of the capture by ${tool.method.toUpperCase()} ${tool.template} that left members out was followed by an answer or a read showing them ${wm.kind === 'merge' ? 'kept' : 'dropped'}, as the model would`,
